@@ -1,0 +1,16 @@
+"""Padded-buffer tensor memory descriptions in the style of libnd4j, speaking numpy, PyTorch,
+XLA, DirectML and DLPack conventions. Pure Python + numpy."""
+
+from .errors import InvalidLayoutError, LayoutError, NotRepresentableError
+from .descriptor import ShapeDescriptor, dense_strides, recover_padding
+from .array import NdArray
+
+__all__ = [
+    "LayoutError",
+    "InvalidLayoutError",
+    "NotRepresentableError",
+    "ShapeDescriptor",
+    "NdArray",
+    "dense_strides",
+    "recover_padding",
+]

@@ -1,0 +1,439 @@
+"""ShapeDescriptor: one exact, checked description of where a tensor's elements live.
+
+Vocabulary (units live in names, design guide habit 4):
+
+* ``shape``: logical sizes, numpy order (outermost dimension first).
+* ``strides``: distance between neighbours along each dimension, in ELEMENTS.
+  ``strides_in_bytes`` is the same in bytes.
+* ``offset``: elements from the start of the allocation to element ``(0, ..., 0)``.
+* ``alloc_size``: elements in the whole allocation, padding included.
+
+Two representations, one canonical value
+----------------------------------------
+Most layouts the project deals with are *padded buffers* in the sense of the libnd4j ADR
+"NdArray strides and Arm Compute" (seeds/004): the logical array sits inside a bigger
+array of shape ``padded_shape[i] = shape[i] + paddings[i]``, laid out densely in ``order``,
+with element 0 at index ``padding_offsets`` of the big array. Strides then follow the ADR's
+*strict* rule (for order 'c')::
+
+    strides[i - 1] == strides[i] * padded_shape[i],   strides[-1] == 1
+
+and everything else is derived::
+
+    strides     = dense strides of padded_shape in `order`
+    offset      = sum(padding_offsets[i] * strides[i])
+    alloc_size  = prod(padded_shape)
+
+Any other strided view (a transpose, a step slice, a stride-0 broadcast, negative strides)
+cannot be written that way; it is stored as an :class:`ExplicitLayout` (strides, offset,
+alloc_size). :meth:`ShapeDescriptor.create` is the one factory: it always tries the padded
+form first (recovering paddings from strides exactly as the ADR's pseudo-code does), so one
+memory layout has one descriptor, and equal layouts compare and hash equal.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .errors import InvalidLayoutError
+
+ORDERS = ("c", "f")
+
+# Above this many logical elements, `overlaps` stops enumerating addresses and answers
+# conservatively (True = "may overlap") when the cheap sorted-stride test is inconclusive.
+_EXACT_OVERLAP_LIMIT = 1 << 20
+
+
+def _as_int_tuple(values: Iterable, field: str, context: str) -> Tuple[int, ...]:
+    try:
+        items = tuple(values)
+    except TypeError:
+        raise InvalidLayoutError(f"{field} must be a sequence of integers, got {values!r}: {context}") from None
+    result = []
+    for v in items:
+        try:
+            result.append(operator.index(v))
+        except TypeError:
+            raise InvalidLayoutError(
+                f"{field} must contain integers, got {v!r} in {items!r}: {context}"
+            ) from None
+    return tuple(result)
+
+
+def dense_strides(shape: Sequence[int], order: str = "c") -> Tuple[int, ...]:
+    """Element strides of a dense (packed) array of ``shape`` in ``order``.
+
+    Order 'c': the last dimension moves fastest, ``strides[i] = prod(shape[i+1:])``.
+    Order 'f': the first dimension moves fastest, ``strides[i] = prod(shape[:i])``.
+    """
+    strides = [0] * len(shape)
+    step = 1
+    dims = range(len(shape) - 1, -1, -1) if order == "c" else range(len(shape))
+    for i in dims:
+        strides[i] = step
+        step *= shape[i]
+    return tuple(strides)
+
+
+def _dims_inner_first(rank: int, order: str) -> range:
+    """Dimension indices from the fastest-moving to the slowest in ``order``."""
+    return range(rank - 1, -1, -1) if order == "c" else range(rank)
+
+
+@dataclass(frozen=True)
+class ExplicitLayout:
+    """A strided view that is not a padded buffer: stored as given (all in elements)."""
+
+    strides: Tuple[int, ...]
+    offset: int
+    alloc_size: int
+
+
+@dataclass(frozen=True)
+class ShapeDescriptor:
+    """Shape, dtype, order and padded-buffer fields of a tensor; see the module docstring.
+
+    Build it with :meth:`create`; ``__post_init__`` only checks.
+    """
+
+    shape: Tuple[int, ...]
+    dtype: np.dtype
+    order: str
+    paddings: Tuple[int, ...]
+    padding_offsets: Tuple[int, ...]
+    explicit: Optional[ExplicitLayout] = None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def create(
+        cls,
+        shape: Iterable[int],
+        dtype="float32",
+        order: Optional[str] = "c",
+        *,
+        strides: Optional[Iterable[int]] = None,
+        offset: int = 0,
+        alloc_size: Optional[int] = None,
+        paddings: Optional[Iterable[int]] = None,
+        padding_offsets: Optional[Iterable[int]] = None,
+    ) -> "ShapeDescriptor":
+        """The one canonicalising factory.
+
+        Either give ``paddings``/``padding_offsets`` (a libnd4j padded buffer), or
+        ``strides``/``offset``/``alloc_size`` (any strided view, all in elements), not both.
+        With strides, ``order`` is only a preference: the strides decide. A layout that is a
+        padded buffer in the other order gets that order, so one layout has one descriptor.
+        """
+        context = f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, paddings={paddings!r}, padding_offsets={padding_offsets!r}"
+        shape_t = _as_int_tuple(shape, "shape", context)
+        dtype_n = _check_dtype(dtype, context)
+        if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
+            raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {context}")
+        preferred = "c" if order is None else order.lower()
+        orders = (preferred, "f" if preferred == "c" else "c")
+        for i, n in enumerate(shape_t):
+            if n < 0:
+                raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {context}")
+
+        if strides is None and offset == 0 and alloc_size is None:
+            rank = len(shape_t)
+            pads = (0,) * rank if paddings is None else _as_int_tuple(paddings, "paddings", context)
+            offs = (0,) * rank if padding_offsets is None else _as_int_tuple(padding_offsets, "padding_offsets", context)
+            return cls(shape_t, dtype_n, orders[0], pads, offs)
+
+        if paddings is not None or padding_offsets is not None:
+            raise InvalidLayoutError(
+                f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {context}"
+            )
+        if strides is None:
+            strides_t = dense_strides(shape_t, orders[0])
+        else:
+            strides_t = _as_int_tuple(strides, "strides", context)
+            if len(strides_t) != len(shape_t):
+                raise InvalidLayoutError(
+                    f"strides has {len(strides_t)} entries but shape has rank {len(shape_t)}: "
+                    f"shape={shape_t}, strides={strides_t}"
+                )
+        offset = operator.index(offset)
+        low, high = _reach(shape_t, strides_t)
+        if alloc_size is None:
+            alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
+        alloc_size = operator.index(alloc_size)
+        layout = ExplicitLayout(strides_t, offset, alloc_size)
+        _check_inside(shape_t, layout, context)
+        for candidate in orders:
+            padded = recover_padding(shape_t, strides_t, offset, alloc_size, candidate)
+            if padded is not None:
+                return cls(shape_t, dtype_n, candidate, padded[0], padded[1])
+        return cls(shape_t, dtype_n, orders[0], (0,) * len(shape_t), (0,) * len(shape_t), layout)
+
+    def __post_init__(self) -> None:
+        rank = len(self.shape)
+        where = repr(self) if _fields_sane(self) else f"shape={self.shape!r}"
+        if self.order not in ORDERS:
+            raise InvalidLayoutError(f"order must be 'c' or 'f', got {self.order!r}: {where}")
+        for field in ("paddings", "padding_offsets"):
+            values = getattr(self, field)
+            if len(values) != rank:
+                raise InvalidLayoutError(
+                    f"{field} has {len(values)} entries but shape has rank {rank}: "
+                    f"shape={self.shape}, {field}={values}"
+                )
+        for i, (p, o) in enumerate(zip(self.paddings, self.padding_offsets)):
+            if p < 0:
+                raise InvalidLayoutError(f"paddings[{i}] is {p}, expected >= 0: {where}")
+            if not 0 <= o <= p:
+                raise InvalidLayoutError(
+                    f"padding_offsets[{i}] is {o}, expected 0 <= padding_offsets[{i}] <= paddings[{i}] = {p}: {where}"
+                )
+        if self.explicit is not None:
+            if any(self.paddings) or any(self.padding_offsets):
+                raise InvalidLayoutError(f"an explicit layout carries no paddings: {where}")
+            if len(self.explicit.strides) != rank:
+                raise InvalidLayoutError(
+                    f"strides has {len(self.explicit.strides)} entries but shape has rank {rank}: "
+                    f"shape={self.shape}, strides={self.explicit.strides}"
+                )
+            _check_inside(self.shape, self.explicit, where)
+
+    # ------------------------------------------------------------------ derived facts
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """Number of logical elements."""
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def padded_shape(self) -> Tuple[int, ...]:
+        """shape + paddings; for an explicit layout, just the shape."""
+        return tuple(n + p for n, p in zip(self.shape, self.paddings))
+
+    @property
+    def strides(self) -> Tuple[int, ...]:
+        if self.explicit is not None:
+            return self.explicit.strides
+        return dense_strides(self.padded_shape, self.order)
+
+    @property
+    def strides_in_bytes(self) -> Tuple[int, ...]:
+        return tuple(s * self.itemsize for s in self.strides)
+
+    @property
+    def offset(self) -> int:
+        if self.explicit is not None:
+            return self.explicit.offset
+        return sum(o * s for o, s in zip(self.padding_offsets, self.strides))
+
+    @property
+    def offset_in_bytes(self) -> int:
+        return self.offset * self.itemsize
+
+    @property
+    def alloc_size(self) -> int:
+        if self.explicit is not None:
+            return self.explicit.alloc_size
+        return math.prod(self.padded_shape)
+
+    @property
+    def alloc_size_in_bytes(self) -> int:
+        return self.alloc_size * self.itemsize
+
+    @property
+    def has_padded_buffer(self) -> bool:
+        """libnd4j's ARRAY_HAS_PADDED_BUFFER: strides follow the strict rule over a bigger buffer."""
+        return any(self.paddings)
+
+    @property
+    def ews(self) -> int:
+        """libnd4j's element-wise stride: the constant distance between consecutive elements
+        visited in ``order``, or 0 when there is none (a padded buffer, a transpose...).
+        Dimensions of size 1 are ignored, as their stride never matters."""
+        if self.size <= 1:
+            return 1
+        pairs = [(s, d) for n, s, d in zip(self.shape, self.strides, dense_strides(self.shape, self.order)) if n > 1]
+        # The fastest-moving dimension of size > 1 has dense stride 1, so its stride is the candidate.
+        candidate = min(pairs, key=lambda pair: pair[1])[0]
+        if candidate > 0 and all(s == candidate * d for s, d in pairs):
+            return candidate
+        return 0
+
+    def is_contiguous(self, order: Optional[str] = None) -> bool:
+        """Dense in ``order`` (default: the descriptor's own), as numpy's flags judge it:
+        strides of size-1 dimensions are ignored; offset and allocation size are not looked at."""
+        order = self.order if order is None else order.lower()
+        if order not in ORDERS:
+            raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {self!r}")
+        if self.size == 0:
+            return True
+        dense = dense_strides(self.shape, order)
+        return all(s == d for n, s, d in zip(self.shape, self.strides, dense) if n > 1)
+
+    @property
+    def overlaps(self) -> bool:
+        """True when two logical elements may share an address (stride-0 broadcasts,
+        overlapping strides). Exact up to 2**20 elements, conservative above."""
+        return _may_overlap(self.shape, self.strides)
+
+    def element_offset(self, index: Sequence[int]) -> int:
+        """Elements from the start of the allocation to element ``index``."""
+        index = _as_int_tuple(index, "index", repr(self))
+        if len(index) != self.rank:
+            raise IndexError(f"index has {len(index)} entries but shape has rank {self.rank}: index={index}, {self!r}")
+        for i, (e, n) in enumerate(zip(index, self.shape)):
+            if not 0 <= e < n:
+                raise IndexError(f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index}, {self!r}")
+        return self.offset + sum(e * s for e, s in zip(index, self.strides))
+
+    # ------------------------------------------------------------------ libnd4j shapeInfo
+    def to_shape_info(self) -> Tuple[int, ...]:
+        """libnd4j's ``[rank, shape..., strides..., extra, ews, order]``; see formats.nd4j."""
+        from .formats import nd4j
+
+        return nd4j.to_shape_info(self)
+
+    @classmethod
+    def from_shape_info(cls, info: Sequence[int], alloc_size: Optional[int] = None, offset: int = 0) -> "ShapeDescriptor":
+        from .formats import nd4j
+
+        return nd4j.from_shape_info(info, alloc_size=alloc_size, offset=offset)
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        # Compact, CuTe-like: dtype[shape]:(strides) +offset /alloc, then padding and order.
+        text = (
+            f"ShapeDescriptor({self.dtype.name}[{','.join(map(str, self.shape))}]"
+            f":({','.join(map(str, self.strides))}) +{self.offset} /{self.alloc_size} {self.order}"
+        )
+        if self.has_padded_buffer:
+            text += f" paddings=({','.join(map(str, self.paddings))})@({','.join(map(str, self.padding_offsets))})"
+        return text + ")"
+
+
+def _fields_sane(d: ShapeDescriptor) -> bool:
+    """Whether repr(d) can be computed (used only to build error messages)."""
+    try:
+        repr_parts = (d.strides, d.offset, d.alloc_size)
+        return len(repr_parts) == 3
+    except Exception:
+        return False
+
+
+def _check_dtype(dtype, context: str) -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {context}") from None
+    if dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None:
+        raise InvalidLayoutError(
+            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype: {context}"
+        )
+    return dt
+
+
+def _reach(shape: Sequence[int], strides: Sequence[int]) -> Tuple[int, int]:
+    """(lowest, highest) element offset reachable from element 0, relative to element 0."""
+    if math.prod(shape) == 0:
+        return 0, -1
+    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    return low, high
+
+
+def _check_inside(shape: Tuple[int, ...], layout: ExplicitLayout, context: str) -> None:
+    """Refuse any layout that would reach outside its allocation."""
+    if layout.alloc_size < 0:
+        raise InvalidLayoutError(f"alloc_size is {layout.alloc_size}, expected >= 0: {context}")
+    if math.prod(shape) == 0:
+        return
+    low, high = _reach(shape, layout.strides)
+    if layout.offset + low < 0:
+        raise InvalidLayoutError(
+            f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + low}, "
+            f"before the start of the allocation (expected >= 0): {context}"
+        )
+    if layout.offset + high >= layout.alloc_size:
+        raise InvalidLayoutError(
+            f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + high}, "
+            f"past the end of the allocation of alloc_size {layout.alloc_size} "
+            f"(expected < {layout.alloc_size}): {context}"
+        )
+
+
+def recover_padding(
+    shape: Sequence[int], strides: Sequence[int], offset: int, alloc_size: int, order: str
+) -> Optional[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
+    """(paddings, padding_offsets) when ``strides`` describe a padded buffer, else None.
+
+    The ADR's pseudo-code, for order 'c' (order 'f' reads the dimensions the other way)::
+
+        shapesAfterPadding[j] = strides[j - 1] / strides[j]      for j = rank-1 .. 1
+        shapesAfterPadding[0] = allocSize / strides[0]
+        paddings[j] = shapesAfterPadding[j] - shape[j]
+
+    The ADR notes padding offsets cannot be read off the offset in general; with every
+    padding offset bounded by its padding they can: they are the digits of ``offset`` in
+    the mixed radix ``padded_shape`` (innermost digit first), and this function requires
+    that decomposition to land every element inside the padded box.
+    """
+    rank = len(shape)
+    if rank == 0 or any(n == 0 for n in shape):
+        # rank 0: only offset 0 in a 1-element buffer is a "padded buffer" (with nothing padded)
+        ok = rank == 0 and offset == 0 and alloc_size == 1
+        return ((), ()) if ok else None
+    dims = list(_dims_inner_first(rank, order))
+    if strides[dims[0]] != 1:
+        return None
+    padded = [0] * rank
+    for inner, outer in zip(dims, dims[1:]):
+        if strides[inner] <= 0 or strides[outer] % strides[inner]:
+            return None
+        padded[inner] = strides[outer] // strides[inner]
+    last = dims[-1]
+    if strides[last] <= 0 or alloc_size % strides[last]:
+        return None
+    padded[last] = alloc_size // strides[last]
+    if any(p < n for p, n in zip(padded, shape)):
+        return None
+    offsets = [0] * rank
+    rest = offset
+    for d in dims[:-1]:
+        rest, offsets[d] = divmod(rest, padded[d])
+    offsets[last] = rest
+    if any(o + n > p for o, n, p in zip(offsets, shape, padded)):
+        return None
+    return tuple(p - n for p, n in zip(padded, shape)), tuple(offsets)
+
+
+def _may_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
+    if not dims:
+        return False
+    if dims[0][0] == 0:
+        return True
+    # Sufficient test: each stride clears the whole extent of the faster dimensions.
+    extent = 1
+    for s, n in dims:
+        if s < extent:
+            break
+        extent += s * (n - 1)
+    else:
+        return False
+    size = math.prod(n for _, n in dims)
+    if size > _EXACT_OVERLAP_LIMIT:
+        return True
+    addresses = np.zeros((), dtype=np.int64)
+    for s, n in dims:
+        addresses = np.add.outer(addresses, np.arange(n, dtype=np.int64) * s)
+    return np.unique(addresses).size != size
