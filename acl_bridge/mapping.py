@@ -1,0 +1,302 @@
+"""Pure-Python mapping between ShapeDescriptors and ACL's tensor description.
+
+Nothing here needs ACL: it is the arithmetic ACL's ``TensorInfo`` would do, checked on any
+machine. ACL's conventions (arm_compute/core/TensorInfo.h, Dimensions.h):
+
+* ``TensorShape`` and ``Strides`` list dimension 0 first, and dimension 0 is the innermost
+  one (x): numpy's order reversed. :func:`_to_acl_order` is the ONE place in the project
+  that reverses dimension order.
+* Strides are unsigned 32-bit byte counts; at most 6 dimensions; no dimension of size 0.
+* A tensor with custom strides is ``TensorInfo::init(shape, 1, data_type,
+  strides_in_bytes, offset_first_element_in_bytes, total_size_in_bytes)``.
+* Kernels read consecutive elements along x: an x stride other than the element size is
+  silently ignored by them, so it is refused here.
+* ``PaddingSize`` is (top, right, bottom, left) around the x-y plane. ACL lays a padded
+  tensor out as (TensorInfo::init_auto_padding / extend_padding)::
+
+      stride_x = element_size
+      stride_y = (left + x + right) * stride_x
+      stride_z = (top + y + bottom) * stride_y        (higher dimensions dense on top)
+      offset_first_element_in_bytes = left * stride_x + top * stride_y
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+
+MAX_DIMS = 6
+MAX_U32 = 2**32  # strides and sizes must stay below this many bytes
+
+# numpy dtype -> ACL DataType name, and the quantized ACL types by numpy storage type.
+_DATA_TYPES = {
+    np.dtype("float32"): "F32",
+    np.dtype("float16"): "F16",
+    np.dtype("int32"): "S32",
+    np.dtype("uint32"): "U32",
+    np.dtype("int16"): "S16",
+    np.dtype("uint16"): "U16",
+    np.dtype("int8"): "S8",
+    np.dtype("uint8"): "U8",
+}
+_QUANTIZED_TYPES = {np.dtype("uint8"): "QASYMM8", np.dtype("int8"): "QASYMM8_SIGNED"}
+DATA_LAYOUTS = ("NCHW", "NHWC")
+
+# ACL's auto_padding (TensorInfo::auto_padding): some kernels process 32 elements at a time
+# and may read 32 values past the last element, hence the extra 32 on the right.
+AUTO_PAD_X = 4
+AUTO_PAD_EXTRA_X = 32
+AUTO_PAD_Y = 4
+
+
+@dataclass(frozen=True)
+class PaddingSize:
+    """ACL's PaddingSize, in elements, around the x (left/right) and y (top/bottom) axes."""
+
+    top: int = 0
+    right: int = 0
+    bottom: int = 0
+    left: int = 0
+
+    def __repr__(self) -> str:
+        return f"PaddingSize(top={self.top}, right={self.right}, bottom={self.bottom}, left={self.left})"
+
+    def union(self, other: "PaddingSize") -> "PaddingSize":
+        """Largest padding per side, as ACL's extend_padding combines them."""
+        return PaddingSize(*(max(a, b) for a, b in zip(self.as_tuple(), other.as_tuple())))
+
+    def as_tuple(self) -> Tuple[int, int, int, int]:
+        return (self.top, self.right, self.bottom, self.left)
+
+    def covers(self, needed: "PaddingSize") -> bool:
+        return all(a >= b for a, b in zip(self.as_tuple(), needed.as_tuple()))
+
+
+@dataclass(frozen=True)
+class AclTensorInfo:
+    """What ACL's TensorInfo holds for one tensor, in ACL's order (x first)."""
+
+    tensor_shape: Tuple[int, ...]
+    strides_in_bytes: Tuple[int, ...]
+    offset_first_element_in_bytes: int
+    total_size_in_bytes: int
+    padding: PaddingSize
+    data_type: str
+    data_layout: str = "NCHW"
+    quantization_scale: float = 0.0
+    quantization_offset: int = 0
+
+    def __repr__(self) -> str:
+        q = f" q=({self.quantization_scale},{self.quantization_offset})" if self.data_type.startswith("QASYMM") else ""
+        return (
+            f"AclTensorInfo({self.data_type}[{','.join(map(str, self.tensor_shape))}]"
+            f":({','.join(map(str, self.strides_in_bytes))})B +{self.offset_first_element_in_bytes}B"
+            f" /{self.total_size_in_bytes}B {self.data_layout} {self.padding!r}{q})"
+        )
+
+
+def _to_acl_order(values: Sequence[int]) -> Tuple[int, ...]:
+    """numpy order (outermost first) <-> ACL order (x, the innermost, first).
+
+    The only function in the project that reverses dimension order; it is its own inverse.
+    """
+    return tuple(reversed(tuple(values)))
+
+
+def _descriptor(obj: Union[NdArray, ShapeDescriptor]) -> ShapeDescriptor:
+    if isinstance(obj, NdArray):
+        return obj.descriptor
+    if isinstance(obj, ShapeDescriptor):
+        return obj
+    raise InvalidLayoutError(f"expected an NdArray or a ShapeDescriptor, got {type(obj).__name__}")
+
+
+def data_type_for(dtype, quantization: Optional[Tuple[float, int]] = None) -> str:
+    """ACL DataType name for a numpy dtype (quantized types need (scale, offset))."""
+    dt = np.dtype(dtype)
+    if dt.byteorder == (">" if np.little_endian else "<"):
+        raise NotRepresentableError(f"dtype {dt} is not in native byte order, which ACL requires")
+    table = _QUANTIZED_TYPES if quantization is not None else _DATA_TYPES
+    if dt not in table:
+        expected = sorted(t.name for t in table)
+        what = "quantized " if quantization is not None else ""
+        raise NotRepresentableError(f"dtype {dt} has no {what}ACL data type, expected one of {expected}")
+    return table[dt]
+
+
+def _check_quantization(quantization, dtype: np.dtype) -> Tuple[float, int]:
+    try:
+        scale, offset = quantization
+        scale, offset = float(scale), int(offset)
+    except (TypeError, ValueError):
+        raise InvalidLayoutError(f"quantization must be (scale, offset), got {quantization!r}") from None
+    if not (math.isfinite(scale) and scale > 0):
+        raise InvalidLayoutError(f"quantization scale is {scale}, expected a finite number > 0")
+    info = np.iinfo(dtype)
+    if not info.min <= offset <= info.max:
+        raise InvalidLayoutError(
+            f"quantization offset is {offset}, expected {info.min} <= offset <= {info.max} for {dtype}"
+        )
+    return scale, offset
+
+
+def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """(tensor_shape, strides_in_bytes) in ACL order, or NotRepresentableError with the reason."""
+    if d.rank > MAX_DIMS:
+        raise NotRepresentableError(f"rank is {d.rank}, ACL tensors have at most {MAX_DIMS} dimensions: {d!r}")
+    for i, n in enumerate(d.shape):
+        if n == 0:
+            raise NotRepresentableError(f"shape[{i}] is 0, ACL cannot represent a dimension of size 0: {d!r}")
+    shape = d.shape or (1,)
+    strides = list(d.strides_in_bytes or (d.itemsize,))
+    # A dimension of size 1 is never stepped along: give it the stride a dense layout would,
+    # so harmless numpy quirks (negative or odd strides on size-1 axes) do not block ACL.
+    inner_extent = d.itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        if shape[i] == 1:
+            strides[i] = inner_extent
+        inner_extent = max(inner_extent, strides[i] * shape[i])
+    for i, (n, s) in enumerate(zip(shape, strides)):
+        if s < 0:
+            raise NotRepresentableError(f"strides_in_bytes[{i}] is {s}, ACL strides are unsigned: {d!r}")
+        if s == 0:
+            raise NotRepresentableError(
+                f"strides_in_bytes[{i}] is 0 for a dimension of size {n}: ACL broadcasts through "
+                f"dimensions of size 1, not stride-0 views: {d!r}"
+            )
+        if s >= MAX_U32:
+            raise NotRepresentableError(f"strides_in_bytes[{i}] is {s}, expected < 2**32 for ACL: {d!r}")
+    if strides[-1] != d.itemsize:
+        raise NotRepresentableError(
+            f"the innermost stride is {strides[-1]} bytes, expected the element size {d.itemsize}: "
+            f"ACL kernels read consecutive elements along x and would ignore it: {d!r}"
+        )
+    return _to_acl_order(shape), _to_acl_order(strides)
+
+
+def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides: Sequence[int]) -> PaddingSize:
+    """Padding the buffer offers around the x-y plane, read from strides and offset the way
+    ACL's layout rule (module docstring) writes them; 0 where the strides do not say."""
+    es = d.itemsize
+    offset, total = d.offset_in_bytes, d.alloc_size_in_bytes
+    x = acl_shape[0]
+    if len(acl_shape) == 1:
+        return PaddingSize(left=offset // es, right=max(0, (total - offset) // es - x))
+    sy = acl_strides[1]
+    left = (offset % sy) // es
+    right = max(0, sy // es - left - x)
+    y = acl_shape[1]
+    plane = acl_strides[2] if len(acl_shape) > 2 else total
+    if plane % sy:
+        return PaddingSize(right=right, left=left)
+    rows = plane // sy
+    top = (offset // sy) % rows if len(acl_shape) > 2 else offset // sy
+    return PaddingSize(top=top, right=right, bottom=max(0, rows - top - y), left=left)
+
+
+def tensor_info(
+    array_or_descriptor: Union[NdArray, ShapeDescriptor],
+    data_layout: str = "NCHW",
+    quantization: Optional[Tuple[float, int]] = None,
+) -> AclTensorInfo:
+    """ACL's description of an NdArray's memory, or NotRepresentableError saying why not.
+
+    ``data_layout`` only labels the tensor: numpy's (N, C, H, W) becomes ACL's (W, H, C, N)
+    and numpy's (N, H, W, C) becomes (C, W, H, N); for NHWC the channel is x.
+    """
+    d = _descriptor(array_or_descriptor)
+    if data_layout not in DATA_LAYOUTS:
+        raise InvalidLayoutError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
+    data_type = data_type_for(d.dtype, quantization)
+    scale, qoffset = _check_quantization(quantization, d.dtype) if quantization is not None else (0.0, 0)
+    acl_shape, acl_strides = acl_shape_and_strides(d)
+    total = d.alloc_size_in_bytes
+    if total >= MAX_U32:
+        raise NotRepresentableError(f"total_size_in_bytes is {total}, expected < 2**32 for ACL: {d!r}")
+    return AclTensorInfo(
+        tensor_shape=acl_shape,
+        strides_in_bytes=acl_strides,
+        offset_first_element_in_bytes=d.offset_in_bytes,
+        total_size_in_bytes=total,
+        padding=_available_padding(d, acl_shape, acl_strides),
+        data_type=data_type,
+        data_layout=data_layout,
+        quantization_scale=scale,
+        quantization_offset=qoffset,
+    )
+
+
+_NUMPY_TYPES = {name: dt for dt, name in _DATA_TYPES.items()}
+_NUMPY_TYPES.update({name: dt for dt, name in _QUANTIZED_TYPES.items()})
+
+
+def descriptor_from_tensor_info(info: AclTensorInfo) -> ShapeDescriptor:
+    """The inverse mapping: ACL's description back to a ShapeDescriptor (paddings recovered)."""
+    if info.data_type not in _NUMPY_TYPES:
+        raise InvalidLayoutError(f"data_type is {info.data_type!r}, expected one of {sorted(_NUMPY_TYPES)}: {info!r}")
+    dtype = _NUMPY_TYPES[info.data_type]
+    es = dtype.itemsize
+    if len(info.strides_in_bytes) != len(info.tensor_shape):
+        raise InvalidLayoutError(
+            f"strides_in_bytes has {len(info.strides_in_bytes)} entries but tensor_shape has "
+            f"{len(info.tensor_shape)}: {info!r}"
+        )
+    for field, value in (("strides_in_bytes", info.strides_in_bytes),
+                         ("offset_first_element_in_bytes", (info.offset_first_element_in_bytes,)),
+                         ("total_size_in_bytes", (info.total_size_in_bytes,))):
+        if any(v % es for v in value):
+            raise InvalidLayoutError(f"{field} is {value}, expected multiples of the element size {es}: {info!r}")
+    return ShapeDescriptor.create(
+        _to_acl_order(info.tensor_shape), dtype, "c",
+        strides=tuple(s // es for s in _to_acl_order(info.strides_in_bytes)),
+        offset=info.offset_first_element_in_bytes // es,
+        alloc_size=info.total_size_in_bytes // es,
+    )
+
+
+def _acl_num_dimensions(shape: Sequence[int]) -> int:
+    """ACL's TensorShape::num_dimensions(): trailing (ACL order) dimensions of size 1 don't count."""
+    acl = list(_to_acl_order(shape))
+    while len(acl) > 1 and acl[-1] == 1:
+        acl.pop()
+    return len(acl) if shape else 0
+
+
+def padded_descriptor(shape: Sequence[int], dtype, padding: PaddingSize) -> ShapeDescriptor:
+    """A C-order padded buffer with ACL ``padding`` around its x-y plane (numpy's last two dims)."""
+    shape = tuple(shape)
+    rank = len(shape)
+    paddings, offsets = [0] * rank, [0] * rank
+    if rank >= 1:
+        paddings[-1], offsets[-1] = padding.left + padding.right, padding.left
+    if rank >= 2:
+        paddings[-2], offsets[-2] = padding.top + padding.bottom, padding.top
+    elif padding.top or padding.bottom:
+        raise NotRepresentableError(f"a 1-D tensor has no y axis for top/bottom padding {padding!r}: shape={shape}")
+    return ShapeDescriptor.create(shape, dtype, "c", paddings=paddings, padding_offsets=offsets)
+
+
+def auto_padding(shape: Sequence[int], dtype="float32") -> ShapeDescriptor:
+    """The padded descriptor ACL's ``TensorInfo::auto_padding()`` produces.
+
+    PaddingSize(top=4, right=4 + 32, bottom=4, left=4); a tensor with one dimension (as ACL
+    counts them, ignoring outer dimensions of size 1) gets no top/bottom.
+    """
+    ndims = _acl_num_dimensions(shape)
+    pad_x = AUTO_PAD_X if ndims >= 1 else 0
+    extra_x = AUTO_PAD_EXTRA_X if ndims >= 1 else 0
+    pad_y = AUTO_PAD_Y if ndims >= 2 else 0
+    return padded_descriptor(shape, dtype, PaddingSize(top=pad_y, right=pad_x + extra_x, bottom=pad_y, left=pad_x))
+
+
+def extend_padding(d: Union[NdArray, ShapeDescriptor], padding: PaddingSize) -> ShapeDescriptor:
+    """ACL's ``extend_padding``: the larger of the current and the requested padding per side,
+    strides recomputed from the compact shape plus padding (custom strides are discarded)."""
+    d = _descriptor(d)
+    current = tensor_info(d).padding
+    return padded_descriptor(d.shape, d.dtype, current.union(padding))
