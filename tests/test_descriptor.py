@@ -1,0 +1,225 @@
+"""ShapeDescriptor and NdArray: behaviour, derived facts and every error message."""
+
+import numpy as np
+import pytest
+
+from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray.formats.dlpack import from_dlpack
+
+
+def test_dense_c_order_derived_facts():
+    d = ShapeDescriptor.create((3, 4, 2))
+    assert d.strides == (8, 2, 1)  # the ADR's [3,4,2] example
+    assert d.strides_in_bytes == (32, 8, 4)
+    assert (d.offset, d.alloc_size, d.alloc_size_in_bytes) == (0, 24, 96)
+    assert d.ews == 1 and d.is_contiguous() and not d.is_contiguous("f")
+    assert not d.has_padded_buffer and not d.overlaps
+
+
+def test_fortran_order():
+    d = ShapeDescriptor.create((3, 4, 2), "float64", "f")
+    assert d.strides == (1, 3, 12) and d.is_contiguous("f") and d.ews == 1
+
+
+def test_padded_buffer_fields_and_offsets():
+    d = ShapeDescriptor.create((2, 3), paddings=(1, 2), padding_offsets=(1, 1))
+    assert d.padded_shape == (3, 5)
+    assert d.strides == (5, 1)
+    assert d.offset == 1 * 5 + 1
+    assert d.alloc_size == 15
+    assert d.has_padded_buffer and d.ews == 0
+    assert d.element_offset((1, 2)) == 6 + 5 + 2
+
+
+def test_strides_are_canonicalised_to_paddings():
+    padded = ShapeDescriptor.create((2, 3), paddings=(1, 2), padding_offsets=(1, 1))
+    same = ShapeDescriptor.create((2, 3), strides=(5, 1), offset=6, alloc_size=15)
+    assert same == padded and hash(same) == hash(padded)
+    assert same.explicit is None
+
+
+def test_f_order_strides_get_f_order():
+    d = ShapeDescriptor.create((3, 4), strides=(1, 3))
+    assert d.order == "f" and d.explicit is None
+
+
+def test_explicit_layouts_keep_their_strides():
+    d = ShapeDescriptor.create((3, 4), strides=(-4, 1), offset=8)
+    assert d.explicit is not None and d.strides == (-4, 1) and d.offset == 8 and d.alloc_size == 12
+    assert not d.has_padded_buffer
+
+
+def test_overlap_detection():
+    assert ShapeDescriptor.create((3, 4), strides=(0, 1)).overlaps
+    assert ShapeDescriptor.create((3, 4), strides=(2, 1)).overlaps  # rows share elements
+    assert not ShapeDescriptor.create((3, 4), strides=(1, 3)).overlaps
+    # interleaved but disjoint: the cheap test is inconclusive, enumeration decides
+    assert not ShapeDescriptor.create((2, 2), strides=(1, 2), alloc_size=4).overlaps
+    assert ShapeDescriptor.create((2, 3), strides=(2, 1)).overlaps
+
+
+def test_descriptor_is_frozen():
+    d = ShapeDescriptor.create((2,))
+    with pytest.raises(AttributeError):
+        d.shape = (3,)
+
+
+def test_repr_is_compact():
+    d = ShapeDescriptor.create((2, 2, 5, 5), paddings=(0, 0, 1, 1))
+    assert repr(d) == "ShapeDescriptor(float32[2,2,5,5]:(72,36,6,1) +0 /144 c paddings=(0,0,1,1)@(0,0,0,0))"
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(shape=(2, 3, 4, 5), strides=(60, 20, 5)),
+         r"strides has 3 entries but shape has rank 4: shape=\(2, 3, 4, 5\), strides=\(60, 20, 5\)"),
+        (dict(shape=(2, -1)), r"shape\[1\] is -1, expected a size >= 0"),
+        (dict(shape=(2, 3), paddings=(1,)), r"paddings has 1 entries but shape has rank 2"),
+        (dict(shape=(2, 3), paddings=(-1, 0)), r"paddings\[0\] is -1, expected >= 0"),
+        (dict(shape=(2, 3), paddings=(1, 1), padding_offsets=(2, 0)),
+         r"padding_offsets\[0\] is 2, expected 0 <= padding_offsets\[0\] <= paddings\[0\] = 1"),
+        (dict(shape=(2, 3), strides=(3, 1), alloc_size=5),
+         r"reaches element 5, past the end of the allocation of alloc_size 5 \(expected < 5\)"),
+        (dict(shape=(2, 3), strides=(-3, 1)), r"reaches element -3, before the start of the allocation"),
+        (dict(shape=(2, 3), strides=(3, 1), paddings=(0, 0)), r"give either paddings/padding_offsets or strides"),
+        (dict(shape=(2, 3), order="k"), r"order must be 'c' or 'f', got 'k'"),
+        (dict(shape=(2, 3), dtype=object), r"dtype is dtype\('O'\), expected a numeric or boolean scalar dtype"),
+        (dict(shape=(2, 3.5)), r"shape must contain integers, got 3.5"),
+    ],
+)
+def test_invalid_descriptors(kwargs, match):
+    with pytest.raises(InvalidLayoutError, match=match):
+        ShapeDescriptor.create(**kwargs)
+
+
+def test_element_offset_errors():
+    d = ShapeDescriptor.create((2, 3))
+    with pytest.raises(IndexError, match=r"index\[1\] is 3, expected 0 <= index\[1\] < 3"):
+        d.element_offset((0, 3))
+    with pytest.raises(IndexError, match=r"index has 1 entries but shape has rank 2"):
+        d.element_offset((0,))
+
+
+# ---------------------------------------------------------------- NdArray
+
+
+def test_empty_is_aligned_and_padded():
+    a = NdArray.empty((2, 2, 5, 5), paddings=(0, 0, 1, 1))
+    assert a.base_ptr % 64 == 0
+    assert a.allocation.nbytes == 576
+    assert a.data_ptr == a.base_ptr
+
+
+def test_full_fills_elements_and_padding_separately():
+    a = NdArray.full((2, 3), 7.0, paddings=(1, 2), padding_offsets=(1, 1), padding_value=-1.0)
+    buf = a.buffer().reshape(3, 5)
+    expected = np.full((3, 5), -1.0, np.float32)
+    expected[1:3, 1:4] = 7.0
+    np.testing.assert_array_equal(buf, expected)
+    assert a.padding_mask().sum() == 15 - 6
+
+
+def test_numpy_view_is_zero_copy_and_excludes_padding():
+    a = NdArray.zeros((2, 3), paddings=(0, 2))
+    v = a.numpy()
+    v[...] = np.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(a.buffer(), [0, 1, 2, 0, 0, 3, 4, 5, 0, 0])
+    assert np.shares_memory(v, a.allocation)
+
+
+def test_fill_padding_never_touches_elements():
+    a = NdArray.zeros((2, 3), paddings=(1, 1), padding_offsets=(1, 0))
+    a.numpy()[...] = 5
+    a.fill_padding(9)
+    np.testing.assert_array_equal(a.numpy(), np.full((2, 3), 5))
+    assert (a.buffer()[a.padding_mask()] == 9).all()
+
+
+def test_from_numpy_wraps_without_copy_negative_strides():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    v = x[:, ::-1, 1:3]
+    a = NdArray.from_numpy(v)
+    assert a.descriptor.strides == (12, -4, 1)
+    assert a.descriptor.offset == 8  # element (0,0,0) is x[0,2,1]; the allocation starts at x[0,0,1]
+    np.testing.assert_array_equal(a.numpy(), v)
+    a.numpy()[0, 0, 0] = -1
+    assert x[0, 2, 1] == -1
+
+
+def test_from_numpy_fortran_and_broadcast():
+    f = NdArray.from_numpy(np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+    assert f.descriptor.order == "f" and f.descriptor.strides == (1, 2)
+    b = NdArray.from_numpy(np.broadcast_to(np.arange(3.0), (4, 3)))
+    assert b.descriptor.strides == (0, 1) and b.descriptor.overlaps and b.readonly
+
+
+def test_from_numpy_readonly_stays_readonly():
+    x = np.arange(4.0)
+    x.flags.writeable = False
+    a = NdArray.from_numpy(x)
+    assert a.readonly and not a.numpy().flags.writeable
+    with pytest.raises(InvalidLayoutError, match="needs a writeable NdArray"):
+        a.fill_padding(0)
+
+
+def test_views_share_the_allocation():
+    a = NdArray.from_numpy(np.arange(24.0).reshape(2, 3, 4))
+    ref = a.numpy()
+    for view, expected in [
+        (a[1], ref[1]),
+        (a[:, ::2, ::-1], ref[:, ::2, ::-1]),
+        (a.transpose(2, 0, 1), ref.transpose(2, 0, 1)),
+        (a.reshape(6, 4), ref.reshape(6, 4)),
+        (a.broadcast_to((5, 2, 3, 4)), np.broadcast_to(ref, (5, 2, 3, 4))),
+        (a[1, 2, 3], ref[1, 2, 3]),
+    ]:
+        assert view.allocation.ctypes.data == a.allocation.ctypes.data
+        np.testing.assert_array_equal(view.numpy(), expected)
+
+
+def test_slicing_a_padded_buffer_stays_a_padded_buffer():
+    a = NdArray.zeros((4, 6), paddings=(0, 2))
+    v = a[1:3, 2:5]
+    assert v.descriptor.explicit is None
+    assert v.descriptor.paddings == (2, 5) and v.descriptor.padding_offsets == (1, 2)
+
+
+def test_reshape_that_needs_a_copy_is_refused():
+    a = NdArray.from_numpy(np.arange(24.0).reshape(2, 3, 4)).transpose(2, 0, 1)
+    with pytest.raises(NotRepresentableError, match=r"reshape from \(4, 2, 3\) to \(24,\) needs a copy"):
+        a.reshape(24)
+
+
+def test_contiguous_copies_in_the_requested_order():
+    a = NdArray.from_numpy(np.arange(6.0).reshape(2, 3)).transpose()
+    c = a.contiguous("c")
+    assert c.descriptor.strides == (2, 1) and c.base_ptr != a.base_ptr
+    np.testing.assert_array_equal(c.numpy(), a.numpy())
+    f = a.contiguous("f", paddings=(1, 0))
+    assert f.descriptor.order == "f" and f.descriptor.strides == (1, 4)
+    np.testing.assert_array_equal(f.numpy(), a.numpy())
+
+
+def test_dlpack_round_trip_keeps_memory():
+    a = NdArray.full((2, 3), 1.5, paddings=(0, 2))
+    b = from_dlpack(a)
+    assert b.data_ptr == a.data_ptr
+    assert b.descriptor.strides == (5, 1)
+    np.testing.assert_array_equal(b.numpy(), a.numpy())
+    n = from_dlpack(np.arange(12, dtype=np.int32).reshape(3, 4)[1:, ::2])
+    np.testing.assert_array_equal(n.numpy(), [[4, 6], [8, 10]])
+    assert n.descriptor.strides == (4, 2)
+
+
+def test_from_numpy_rejects_unaligned_strides():
+    raw = np.zeros(40, np.uint8)
+    odd = np.lib.stride_tricks.as_strided(raw.view(np.float32), shape=(3,), strides=(6,))
+    with pytest.raises(NotRepresentableError, match=r"strides\[0\] is 6 bytes, not a multiple of the itemsize 4"):
+        NdArray.from_numpy(odd)
+
+
+def test_ndarray_rejects_short_allocation():
+    d = ShapeDescriptor.create((4,))
+    with pytest.raises(InvalidLayoutError, match=r"allocation has 8 bytes but the descriptor needs alloc_size_in_bytes 16"):
+        NdArray(np.zeros(8, np.uint8), d)
