@@ -1,0 +1,108 @@
+"""acl_bridge.mapping: ACL's tensor description, computed without ACL."""
+
+import numpy as np
+import pytest
+
+from acl_bridge import (
+    PaddingSize,
+    auto_padding,
+    descriptor_from_tensor_info,
+    extend_padding,
+    padded_descriptor,
+    tensor_info,
+)
+from acl_bridge.mapping import AclTensorInfo
+from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+
+
+def test_nhwc_channel_is_x():
+    info = tensor_info(ShapeDescriptor.create((1, 4, 5, 3)), data_layout="NHWC")
+    assert info.tensor_shape == (3, 5, 4, 1) and info.data_layout == "NHWC"
+    assert info.strides_in_bytes == (4, 12, 60, 240)
+
+
+def test_quantized_types():
+    info = tensor_info(ShapeDescriptor.create((2, 3), "uint8"), quantization=(0.5, 10))
+    assert (info.data_type, info.quantization_scale, info.quantization_offset) == ("QASYMM8", 0.5, 10)
+    info = tensor_info(ShapeDescriptor.create((2, 3), "int8"), quantization=(0.25, -3))
+    assert info.data_type == "QASYMM8_SIGNED"
+    assert tensor_info(ShapeDescriptor.create((2,), "uint8")).data_type == "U8"
+
+
+def test_offset_view_of_a_padded_buffer():
+    a = NdArray.zeros((4, 6), paddings=(2, 4), padding_offsets=(1, 2))
+    info = tensor_info(a[1:3, 2:5])
+    assert info.tensor_shape == (3, 2)
+    assert info.strides_in_bytes == (4, 40)
+    # element (0,0) of the view is element (1,2) of a, itself at padded index (2,4)
+    assert info.offset_first_element_in_bytes == (2 * 10 + 4) * 4
+    assert info.padding == PaddingSize(top=2, right=3, bottom=2, left=4)
+
+
+def test_strided_view_along_y_is_representable():
+    a = NdArray.from_numpy(np.zeros((6, 5), np.float32))[::2]
+    info = tensor_info(a)
+    assert info.strides_in_bytes == (4, 40) and info.tensor_shape == (5, 3)
+
+
+def test_size_one_dimensions_get_dense_strides():
+    x = np.zeros((3, 1, 4), np.float32)[:, ::-1, :]  # numpy keeps a harmless negative stride
+    info = tensor_info(NdArray.from_numpy(x))
+    assert info.strides_in_bytes == (4, 16, 16)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: ShapeDescriptor.create((1,) * 7), r"rank is 7, ACL tensors have at most 6 dimensions"),
+        (lambda: ShapeDescriptor.create((2, 0)), r"shape\[1\] is 0, ACL cannot represent a dimension of size 0"),
+        (lambda: ShapeDescriptor.create((2, 3), strides=(-3, 1), offset=3), r"strides_in_bytes\[0\] is -12, ACL strides are unsigned"),
+        (lambda: ShapeDescriptor.create((2, 3), strides=(1, 2)), r"the innermost stride is 8 bytes, expected the element size 4"),
+        (lambda: ShapeDescriptor.create((3, 2), strides=(0, 1)), r"strides_in_bytes\[0\] is 0 for a dimension of size 3"),
+        (lambda: ShapeDescriptor.create((2, 3), strides=(2**30, 1)), r"strides_in_bytes\[0\] is 4294967296, expected < 2\*\*32"),
+        (lambda: ShapeDescriptor.create((2**30 + 1,)), r"total_size_in_bytes is 4294967300, expected < 2\*\*32"),
+        (lambda: ShapeDescriptor.create((2,), "float64"), r"dtype float64 has no ACL data type"),
+        (lambda: ShapeDescriptor.create((2,), ">f4"), r"dtype >f4 is not in native byte order"),
+    ],
+)
+def test_not_representable(make, match):
+    with pytest.raises(NotRepresentableError, match=match):
+        tensor_info(make())
+
+
+def test_invalid_arguments():
+    d = ShapeDescriptor.create((2, 3))
+    with pytest.raises(InvalidLayoutError, match=r"data_layout is 'NCWH', expected one of \('NCHW', 'NHWC'\)"):
+        tensor_info(d, data_layout="NCWH")
+    with pytest.raises(InvalidLayoutError, match=r"quantization scale is 0.0, expected a finite number > 0"):
+        tensor_info(ShapeDescriptor.create((2,), "uint8"), quantization=(0, 0))
+    with pytest.raises(InvalidLayoutError, match=r"quantization offset is 300, expected 0 <= offset <= 255"):
+        tensor_info(ShapeDescriptor.create((2,), "uint8"), quantization=(1.0, 300))
+    with pytest.raises(NotRepresentableError, match=r"dtype float32 has no quantized ACL data type"):
+        tensor_info(d, quantization=(1.0, 0))
+    with pytest.raises(InvalidLayoutError, match=r"expected an NdArray or a ShapeDescriptor, got list"):
+        tensor_info([1, 2])
+
+
+def test_inverse_mapping_errors():
+    bad = AclTensorInfo((5,), (4,), 2, 20, PaddingSize(), "F32")
+    with pytest.raises(InvalidLayoutError, match=r"offset_first_element_in_bytes is \(2,\), expected multiples of the element size 4"):
+        descriptor_from_tensor_info(bad)
+    with pytest.raises(InvalidLayoutError, match=r"data_type is 'X9'"):
+        descriptor_from_tensor_info(AclTensorInfo((5,), (4,), 0, 20, PaddingSize(), "X9"))
+
+
+def test_padded_descriptor_and_extend_padding():
+    d = padded_descriptor((3, 4), "float32", PaddingSize(top=1, right=2, bottom=0, left=1))
+    assert d.paddings == (1, 3) and d.padding_offsets == (1, 1)
+    assert tensor_info(d).padding == PaddingSize(top=1, right=2, bottom=0, left=1)
+    e = extend_padding(d, PaddingSize(top=0, right=4, bottom=2, left=0))
+    assert tensor_info(e).padding == PaddingSize(top=1, right=4, bottom=2, left=1)
+    with pytest.raises(NotRepresentableError, match=r"a 1-D tensor has no y axis"):
+        padded_descriptor((4,), "float32", PaddingSize(top=1))
+
+
+def test_auto_padding_counts_dimensions_like_acl():
+    # numpy (1, 5) is ACL TensorShape(5): one dimension, so no top/bottom padding
+    assert auto_padding((1, 5)).paddings == (0, 40)
+    assert auto_padding((3, 5)).paddings == (8, 40)
