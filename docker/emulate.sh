@@ -1,0 +1,562 @@
+#!/usr/bin/env bash
+# Emulated arm64 environment for acl-ndarray: QEMU user mode + an OCI image per target.
+#
+#   ./docker/emulate.sh demo                       main job (trixie image)
+#   ./docker/emulate.sh test                       host tests, emulated trixie + bookworm, selftest
+#   ./docker/emulate.sh shell [trixie|bookworm]    interactive shell in the image
+#   ./docker/emulate.sh run TARGET -- CMD...       any command in the image (repo at /src)
+#   ./docker/emulate.sh emu-test [TARGET...]       only the emulated tests
+#   ./docker/emulate.sh host-test                  only the host tests
+#   ./docker/emulate.sh build [TARGET...]          only set up + build the images
+#   ./docker/emulate.sh selftest                   prove a failing emulated test fails the run
+#   ./docker/emulate.sh clean                      drop cached images, root filesystems, venvs
+# Options (before or after the command):
+#   --cpu NAME      emulated CPU (QEMU_CPU): cortex-a53, cortex-a72, neoverse-n1, a64fx, max...
+#   --target NAME   trixie | bookworm (for demo/shell/run/emu-test/selftest)
+#   --rebuild       ignore caches: re-bootstrap the base, rebuild the image, fresh host venv
+#   -v, --verbose   stream the output of long steps instead of heartbeat lines
+# Environment: ACL_NDARRAY_CACHE (cache dir, default /var/cache/acl-ndarray),
+#   ACL_NDARRAY_ENGINE (docker|podman; default: docker if one answers, else podman),
+#   ACL_NDARRAY_BASE (auto|pull|debootstrap; default auto), ACL_NDARRAY_MIRROR (Debian
+#   mirror URL for debootstrap; default: taken from the host's apt sources), QEMU_CPU.
+# Details, timings and the native (real Arm device) instructions: docker/README.md.
+set -Eeuo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/.." && pwd)
+TARGETS_ALL=(trixie bookworm)
+HOST_REQUIREMENTS="numpy cffi pytest hypothesis"
+
+# ---------------------------------------------------------------- output and timing
+T0=$(date +%s)
+ts() { date +%H:%M:%S; }
+log() { printf '[%s] %s\n' "$(ts)" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$(ts)" "$*" >&2; exit 1; }
+fmt_dur() { local s=$1; printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+STAGE_NAMES=() STAGE_SECS=() STAGE_RESULTS=()
+# stage NAME CMD...: run one stage, record its time and result; never aborts the script.
+stage() {
+    local name=$1; shift
+    local start rc=0
+    start=$(date +%s)
+    log "=== stage: $name"
+    # not in a subshell (state and cleanup stay in this shell); set -e is inactive in a
+    # function called from a || list, so every step below checks its own errors.
+    "$@" || rc=$?
+    local secs=$(( $(date +%s) - start )) result
+    case $rc in
+        0) result=PASS ;;
+        75) result="PASS (no tests collected)"; rc=0 ;;  # see inside.sh / run_pytest
+        *) result="FAIL (exit $rc)" ;;
+    esac
+    STAGE_NAMES+=("$name") STAGE_SECS+=("$secs") STAGE_RESULTS+=("$result")
+    log "=== stage: $name: $result in $(fmt_dur "$secs")"
+    return "$rc"
+}
+summary() {
+    [ ${#STAGE_NAMES[@]} -gt 0 ] || return 0
+    printf '\n%-44s %9s  %s\n' "stage" "time" "result" >&2
+    local i
+    for i in "${!STAGE_NAMES[@]}"; do
+        printf '%-44s %9s  %s\n' "${STAGE_NAMES[$i]}" "$(fmt_dur "${STAGE_SECS[$i]}")" \
+            "${STAGE_RESULTS[$i]}" >&2
+    done
+    printf '%-44s %9s\n\n' "total" "$(fmt_dur $(( $(date +%s) - T0 )))" >&2
+}
+
+# run_long LABEL LOGFILE CMD...: run a long step with its output in LOGFILE, printing a
+# heartbeat line every 30 s (works without a terminal); on failure show the log's tail.
+run_long() {
+    local label=$1 logf=$2; shift 2
+    local start pid rc=0 last=0 now
+    start=$(date +%s)
+    mkdir -p "$(dirname "$logf")"
+    log "$label (log: $logf)"
+    : >"$logf" || return 1
+    if [ "$VERBOSE" = 1 ]; then
+        "$@" 2>&1 | tee "$logf" || rc=${PIPESTATUS[0]}
+    else
+        "$@" >"$logf" 2>&1 &
+        pid=$!
+        BG_PIDS+=("$pid")
+        while kill -0 "$pid" 2>/dev/null; do
+            sleep 2
+            now=$(date +%s)
+            if [ $((now - last)) -ge 30 ]; then
+                [ "$last" = 0 ] || log "  ... $label: $(fmt_dur $((now - start))) elapsed; $(tail -n 1 "$logf" 2>/dev/null | cut -c1-100)"
+                last=$now
+            fi
+        done
+        wait "$pid" || rc=$?
+    fi
+    if [ "$rc" != 0 ]; then
+        log "$label FAILED (exit $rc) after $(fmt_dur $(( $(date +%s) - start ))); last lines of $logf:"
+        tail -n 40 "$logf" >&2 || true
+        return "$rc"
+    fi
+    log "$label done in $(fmt_dur $(( $(date +%s) - start )))"
+}
+
+# ---------------------------------------------------------------- cleanup (always runs)
+CONTAINER_PREFIX=acl-ndarray-run-$$- TMP_PATHS=() BG_PIDS=() ENGINE_READY=0
+cleanup() {
+    local rc=$? p
+    trap - EXIT INT TERM
+    for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    if [ "$ENGINE_READY" = 1 ]; then  # containers of this run (normally gone already: --rm)
+        eng ps -a --format '{{.Names}}' 2>/dev/null | grep "^$CONTAINER_PREFIX" \
+            | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rm -f >/dev/null 2>&1 || true
+    fi
+    [ -z "${CACHE:-}" ] || unmount_under "$CACHE/rootfs"
+    for p in "${TMP_PATHS[@]}"; do rm -rf "$p" 2>/dev/null || true; done
+    summary
+    exit "$rc"
+}
+# unmount everything at or below a directory, deepest first (debootstrap leaves /proc,
+# /sys... mounted in the target when its second stage fails)
+unmount_under() {
+    local root m
+    root=$(readlink -f "$1" 2>/dev/null) || return 0
+    awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo \
+        | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- arguments
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+CMD="" TARGET="" REBUILD=0 VERBOSE=${ACL_NDARRAY_VERBOSE:-0} ARGS=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --cpu) [ $# -ge 2 ] || die "--cpu needs a CPU name"; export QEMU_CPU=$2; shift 2 ;;
+        --cpu=*) export QEMU_CPU=${1#--cpu=}; shift ;;
+        --target) [ $# -ge 2 ] || die "--target needs a name"; TARGET=$2; shift 2 ;;
+        --target=*) TARGET=${1#--target=}; shift ;;
+        --rebuild) REBUILD=1; shift ;;
+        -v|--verbose) VERBOSE=1; shift ;;
+        -h|--help|help) usage; exit 0 ;;
+        --) shift; ARGS+=("$@"); break ;;
+        -*) die "unknown option $1 (see --help)" ;;
+        *) if [ -z "$CMD" ]; then CMD=$1; else ARGS+=("$1"); fi; shift ;;
+    esac
+done
+[ -n "$CMD" ] || { usage; exit 2; }
+valid_target() { case $1 in trixie|bookworm) return 0 ;; *) return 1 ;; esac; }
+[ -z "$TARGET" ] || valid_target "$TARGET" || die "--target must be trixie or bookworm, not '$TARGET'"
+
+# ---------------------------------------------------------------- privileges and cache
+if [ "$(id -u)" != 0 ]; then
+    # apt-get, binfmt_misc, debootstrap and the root Podman store need root.
+    command -v sudo >/dev/null || die "run as root (apt-get, binfmt_misc, debootstrap and podman need it)"
+    log "re-running under sudo"
+    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,QEMU_CPU,CI \
+        "${BASH_SOURCE[0]}" "$@"
+fi
+CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
+mkdir -p "$CACHE"/{rootfs,logs,ccache,host-venv}
+LOGS=$CACHE/logs
+# one run at a time per cache (builds and the podman store are shared)
+exec 9>"$CACHE/.lock"
+if ! flock -n 9; then
+    log "another emulate.sh holds $CACHE/.lock; waiting"
+    flock 9
+fi
+
+hash_of() { sha256sum | cut -c1-12; }
+pkg_list() { sed -e 's/#.*//' "$SCRIPT_DIR/packages-$1.txt" | xargs; }
+
+# ---------------------------------------------------------------- host setup
+APT_UPDATED=0
+apt_install() {  # apt_install [--recommends] PKG...
+    local rec=--no-install-recommends
+    if [ "${1:-}" = --recommends ]; then rec=; shift; fi
+    [ $# -gt 0 ] || return 0
+    if [ "$APT_UPDATED" = 0 ]; then
+        run_long "apt-get update" "$LOGS/apt-update.log" apt-get update
+        APT_UPDATED=1
+    fi
+    # shellcheck disable=SC2086
+    run_long "apt-get install $*" "$LOGS/apt-install.log" \
+        env DEBIAN_FRONTEND=noninteractive apt-get install -y $rec "$@"
+}
+have_pkg() { dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^ii'; }
+
+ENGINE=${ACL_NDARRAY_ENGINE:-}
+pick_engine() {
+    if [ -z "$ENGINE" ]; then
+        if command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1; then
+            ENGINE=docker
+        else
+            ENGINE=podman
+        fi
+    fi
+    case $ENGINE in docker|podman) ;; *) die "ACL_NDARRAY_ENGINE must be docker or podman" ;; esac
+}
+
+ensure_host_tools() {
+    [ -r /etc/debian_version ] || die "this script sets up Debian or Ubuntu hosts (apt); on others install qemu-user-static + podman/docker by hand"
+    local need=()
+    command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
+    command -v debootstrap >/dev/null || need+=(debootstrap)
+    [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
+    python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+    command -v flock >/dev/null || need+=(util-linux)
+    apt_install "${need[@]}"
+    if [ "$ENGINE" = podman ]; then
+        need=()
+        command -v podman >/dev/null || need+=(podman)
+        command -v runc >/dev/null || need+=(runc)
+        apt_install --recommends "${need[@]}"
+    fi
+    log "engine: $ENGINE ($("$ENGINE" --version 2>/dev/null | head -n1)); $(qemu-aarch64-static --version | head -n1)"
+}
+
+# Register qemu-aarch64 with binfmt_misc, flag F (interpreter opened at registration, so
+# it works inside chroots and containers). Idempotent.
+ensure_binfmt() {
+    local dir=/proc/sys/fs/binfmt_misc entry conf line name type off magic mask interp flags
+    entry=$dir/qemu-aarch64
+    if [ ! -e "$dir/register" ]; then
+        mount -t binfmt_misc binfmt_misc "$dir" 2>/dev/null || true
+    fi
+    if [ ! -e "$dir/register" ]; then
+        if [ "$ENGINE" = docker ]; then
+            log "WARNING: binfmt_misc is not available here; assuming the Docker engine's machine emulates arm64 (Docker Desktop does)"
+            return 0
+        fi
+        die "cannot mount binfmt_misc at $dir: this machine (or the container this runs in) does not let us register QEMU for aarch64. Run on a host/VM where you are root, or a container started with --privileged, or register qemu-aarch64 with flag F on the host first."
+    fi
+    if [ -e "$entry" ]; then
+        if grep -qx enabled "$entry" && grep -q '^flags:.*F' "$entry"; then
+            return 0
+        fi
+        log "binfmt entry qemu-aarch64 exists without flag F (or disabled); re-registering it"
+        echo -1 >"$entry" || die "cannot remove the old binfmt entry $entry"
+    fi
+    conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+    [ -r "$conf" ] || die "$conf missing (package qemu-user-static)"
+    line=$(grep -v '^#' "$conf" | grep ':qemu-aarch64:' | head -n1)
+    IFS=: read -r _ name type off magic mask interp flags <<<"$line"
+    printf ':%s:%s:%s:%s:%s:%s:%s' "$name" "$type" "$off" "$magic" "$mask" \
+        /usr/bin/qemu-aarch64-static F >"$dir/register" \
+        || die "registering qemu-aarch64 with binfmt_misc failed"
+    grep -qx enabled "$entry" || die "binfmt entry $entry is not enabled after registration"
+    log "registered qemu-aarch64 with binfmt_misc (flags F)"
+}
+
+check_cpu() {
+    [ -n "${QEMU_CPU:-}" ] || return 0
+    command -v qemu-aarch64-static >/dev/null || return 0
+    qemu-aarch64-static -cpu help | awk '{print $1}' | grep -qx -- "$QEMU_CPU" \
+        || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(qemu-aarch64-static -cpu help | awk 'NR>1{print $1}' | xargs)"
+}
+
+# Debian mirror for debootstrap, read from the host's apt sources (one-line and deb822).
+debian_mirror() {
+    if [ -n "${ACL_NDARRAY_MIRROR:-}" ]; then echo "$ACL_NDARRAY_MIRROR"; return; fi
+    local codenames='^(buster|bullseye|bookworm|trixie|forky|duke|sid|oldstable|stable|testing|unstable)$'
+    local files=() f
+    [ -r /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
+    for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+        [ -r "$f" ] && files+=("$f")
+    done
+    local m
+    m=$(for f in "${files[@]}"; do
+        case $f in
+        *.sources)  # deb822 stanzas
+            awk -v re="$codenames" '
+                function flush() { if (types ~ /(^| )deb( |$)/ && enabled != "no")
+                                       { n = split(suites, s, " "); for (i = 1; i <= n; i++) if (s[i] ~ re) { split(uris, u, " "); print u[1]; break } }
+                                   types = uris = suites = ""; enabled = "" }
+                /^[ \t]*$/ { flush(); next }
+                /^#/ { next }
+                { key = tolower($1); sub(/:$/, "", key); $1 = ""; sub(/^ +/, "");
+                  if (key == "types") types = $0; else if (key == "uris") uris = $0;
+                  else if (key == "suites") suites = $0; else if (key == "enabled") enabled = tolower($0) }
+                END { flush() }' "$f" ;;
+        *)  # one-line format: deb [options] URI SUITE COMPONENTS...
+            sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk -v re="$codenames" '$1 == "deb" && $3 ~ re { print $2 }' ;;
+        esac
+    done | grep -E '^(https?|file):' | head -n1)
+    [ -n "$m" ] || die "no Debian mirror in this machine's apt sources (an Ubuntu host?); set ACL_NDARRAY_MIRROR to a Debian mirror URL, or use Docker with a registry"
+    echo "${m%/}"
+}
+
+# ---------------------------------------------------------------- base images
+# Sets BASE_REF to an arm64 image of Debian SUITE with (for debootstrap) all packages.
+BASE_REF=""
+ensure_base() {
+    local suite=$1 mode=${ACL_NDARRAY_BASE:-auto}
+    # 1. a pulled public image already in the local store
+    if [ "$mode" != debootstrap ] && [ "$REBUILD" = 0 ] && engine_has_arm64 "debian:$suite"; then
+        BASE_REF=debian:$suite; log "base: public image debian:$suite (local copy)"; return 0
+    fi
+    # 2. the public image from a registry, when one answers
+    if [ "$mode" != debootstrap ]; then
+        if run_long "pull debian:$suite (linux/arm64)" "$LOGS/pull-$suite.log" \
+            timeout 300 "${ENGINE_CMD[@]}" pull --platform linux/arm64 "debian:$suite"; then
+            BASE_REF=debian:$suite; return 0
+        fi
+        [ "$mode" = pull ] && die "ACL_NDARRAY_BASE=pull but pulling debian:$suite failed"
+        log "no registry answered; making the base with debootstrap instead"
+    fi
+    # 3. debootstrap from the host's own mirror, cached as a tarball, imported
+    local mirror pkgs key tag tarball
+    mirror=$(debian_mirror) || return 1
+    pkgs=$(pkg_list "$suite") || return 1
+    key=$(printf '%s\n' "$suite" "$mirror" "$pkgs" minbase v1 | hash_of)
+    tag=localhost/acl-ndarray-base:$suite-$key
+    tarball=$CACHE/rootfs/$suite-$key.tar
+    if [ "$REBUILD" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
+        BASE_REF=$tag; log "base: $tag (cached image)"; return 0
+    fi
+    if [ "$REBUILD" = 1 ] || [ ! -s "$tarball" ]; then
+        bootstrap_rootfs "$suite" "$mirror" "$pkgs" "$tarball" || return 1
+    else
+        log "base: cached root filesystem $tarball"
+    fi
+    import_rootfs "$tarball" "$tag" || return 1
+    BASE_REF=$tag
+}
+
+engine_has_arm64() {
+    local arch
+    arch=$(eng image inspect --format '{{.Architecture}}' "$1" 2>/dev/null) || return 1
+    [ "$arch" = arm64 ]
+}
+
+bootstrap_rootfs() {
+    local suite=$1 mirror=$2 pkgs=$3 tarball=$4 dir keyring=()
+    dir=$CACHE/rootfs/$suite.build
+    unmount_under "$dir"; rm -rf "$dir" "$tarball.tmp"
+    mkdir -p "$dir" || return 1
+    [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] \
+        && keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
+    log "debootstrap $suite arm64 from $mirror with $(echo "$pkgs" | wc -w) packages"
+    run_long "debootstrap $suite (arm64, minbase)" "$LOGS/debootstrap-$suite.log" \
+        debootstrap --arch=arm64 --variant=minbase --components=main "${keyring[@]}" \
+            --include="$(echo "$pkgs" | tr ' ' ',')" "$suite" "$dir" "$mirror" || return 1
+    unmount_under "$dir"
+    rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* "$dir"/tmp/* \
+        "$dir"/debootstrap
+    run_long "pack root filesystem ($(du -sh "$dir" | cut -f1))" "$LOGS/pack-$suite.log" \
+        tar --numeric-owner --xattrs -C "$dir" -cf "$tarball.tmp" . || return 1
+    mv "$tarball.tmp" "$tarball" || return 1
+    rm -rf "$dir"
+}
+
+import_rootfs() {
+    local tarball=$1 tag=$2
+    if [ "$ENGINE" = podman ]; then
+        run_long "import $tag" "$LOGS/import.log" eng import --arch arm64 "$tarball" "$tag"
+    else
+        run_long "import $tag" "$LOGS/import.log" eng import --platform linux/arm64 "$tarball" "$tag"
+    fi
+}
+
+# ---------------------------------------------------------------- target images
+ENGINE_GLOBAL=() RUN_FLAGS=() ENGINE_CMD=()
+engine_flags() {
+    if [ "$ENGINE" = podman ]; then
+        # crun fails on hybrid cgroups; Podman's default rlimits exceed some hosts' hard limits
+        ENGINE_GLOBAL=(--runtime runc --cgroup-manager cgroupfs --events-backend file)
+        RUN_FLAGS=(--ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
+    fi
+    ENGINE_CMD=("$ENGINE" "${ENGINE_GLOBAL[@]}")
+    ENGINE_READY=1
+}
+eng() { "$ENGINE" "${ENGINE_GLOBAL[@]}" "$@"; }
+
+image_tag() {  # tag keyed by the Dockerfile and the package list of the target
+    local key
+    key=$(cat "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR/packages-$1.txt" | hash_of)
+    echo "localhost/acl-ndarray:$1-$key"
+}
+
+IMAGE=""
+ensure_image() {
+    local target=$1 tag
+    tag=$(image_tag "$target")
+    if [ "$REBUILD" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
+        log "image: $tag (cached)"; IMAGE=$tag; return 0
+    fi
+    ensure_base "$target" || return 1
+    local nocache=()
+    [ "$REBUILD" = 1 ] && nocache=(--no-cache)
+    run_long "build $tag from $BASE_REF" "$LOGS/build-$target.log" \
+        eng build "${nocache[@]}" "${RUN_FLAGS[@]}" --network host --platform linux/arm64 \
+            --build-arg "TARGET=$target" --build-arg "BASE=$BASE_REF" \
+            --label "org.acl-ndarray.base=$BASE_REF" \
+            -t "$tag" -f "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR" || return 1
+    IMAGE=$tag
+}
+
+# ---------------------------------------------------------------- running containers
+# emu_run TARGET [--tty] [--network] [-v SRC:DST]... -- CMD...
+emu_run() {
+    local target=$1; shift
+    local flags=() name image
+    image=$(image_tag "$target") || return 1
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        case $1 in
+            --tty) if [ -t 0 ] && [ -t 1 ]; then flags+=(-it); else flags+=(-i); fi ;;
+            --network) flags+=(--network host) ;;
+            -v) flags+=(-v "$2"); shift ;;
+        esac
+        shift
+    done
+    shift
+    [[ " ${flags[*]} " == *" --network host "* ]] || flags+=(--network none)
+    name=$CONTAINER_PREFIX$target-$RANDOM
+    mkdir -p "$CACHE/ccache/$target"
+    eng run --rm --name "$name" "${RUN_FLAGS[@]}" "${flags[@]}" \
+        -e "QEMU_CPU=${QEMU_CPU:-}" -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
+        -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
+        -v "$REPO:/src:ro" -v "$CACHE/ccache/$target:/ccache" \
+        "$image" "$@"
+}
+
+host_setup() {  # tools, engine, binfmt: fatal (die) when impossible
+    pick_engine
+    engine_flags
+    ensure_host_tools
+    check_cpu
+    ensure_binfmt
+}
+prepare() {  # everything the emulated commands need, up to the image of each target
+    local t
+    stage "host setup" host_setup || return 1
+    for t in "$@"; do stage "image $t" ensure_image "$t" || return 1; done
+}
+
+# ---------------------------------------------------------------- host tests
+host_tests() {
+    local py key venv rc=0
+    py=$(command -v python3) || die "python3 missing"
+    key=$(printf '%s\n' "$HOST_REQUIREMENTS" "$("$py" -c 'import sys; print(sys.version)')" | hash_of)
+    venv=$CACHE/host-venv/$key
+    if [ "$REBUILD" = 1 ] || [ ! -x "$venv/bin/python" ] || [ ! -e "$venv/.complete" ]; then
+        rm -rf "$venv"
+        run_long "host venv ($HOST_REQUIREMENTS)" "$LOGS/host-venv.log" \
+            sh -c "'$py' -m venv '$venv' && '$venv/bin/python' -m pip install --disable-pip-version-check $HOST_REQUIREMENTS && touch '$venv/.complete'" \
+            || return 1
+    else
+        log "host venv: $venv (cached)"
+    fi
+    cd "$REPO" || return 1
+    log "host: $("$venv/bin/python" -c 'import sys, numpy, cffi; print("Python", sys.version.split()[0], "numpy", numpy.__version__, "cffi", cffi.__version__)')"
+    HYPOTHESIS_PROFILE=default "$venv/bin/python" -m pytest -q -rfEs -p no:cacheprovider tests || rc=$?
+    pytest_rc host "$rc"
+}
+
+# pytest exit codes: 5 = nothing collected. Reported loudly as its own result (75), so the
+# summary shows "no tests collected" instead of a silent PASS, without failing the run.
+pytest_rc() {
+    case $2 in
+        0) return 0 ;;
+        5) log "WARNING: $1: pytest collected no tests (exit 5); reported as 'no tests collected'"; return 75 ;;
+        *) return "$2" ;;
+    esac
+}
+
+# ---------------------------------------------------------------- commands
+emu_tests() {  # emu_tests TARGET [TESTDIR_ON_HOST]
+    local target=$1 extra=()
+    if [ -n "${2:-}" ]; then extra=(-v "$2:/selftest:ro"); fi
+    emu_run "$target" "${extra[@]}" -- bash /src/docker/inside.sh test ${2:+/selftest}
+}
+
+selftest() {
+    local dir rc=0
+    dir=$(mktemp -d /tmp/acl-ndarray-selftest.XXXXXX) || return 1
+    TMP_PATHS+=("$dir")
+    cat >"$dir/test_harness_selftest.py" <<'EOF'
+def test_passes():
+    assert 1 + 1 == 2
+
+
+def test_fails_on_purpose():
+    assert 1 + 1 == 3, "deliberate failure: the harness must report it"
+EOF
+    chmod -R a+rX "$dir"
+    log "selftest: running a deliberately failing test in the ${1} container"
+    emu_tests "$1" "$dir" || rc=$?
+    if [ "$rc" = 0 ] || [ "$rc" = 75 ]; then
+        log "SELFTEST FAILED: a failing emulated test left the harness with exit $rc"
+        return 1
+    fi
+    log "selftest OK: the failing emulated test made the harness exit $rc (non-zero)"
+}
+
+targets_or_default() {  # args, else --target, else both
+    if [ $# -gt 0 ]; then echo "$@"; elif [ -n "$TARGET" ]; then echo "$TARGET"; else echo "${TARGETS_ALL[@]}"; fi
+}
+
+main() {
+    local rc=0 t targets
+    log "acl-ndarray emulate.sh $CMD; repo $REPO; cache $CACHE; QEMU_CPU=${QEMU_CPU:-<qemu default: max>}"
+    case $CMD in
+    test)
+        [ ${#ARGS[@]} -eq 0 ] || die "test takes no arguments"
+        stage "host setup" host_setup || rc=1
+        stage "host tests" host_tests || rc=1
+        for t in "${TARGETS_ALL[@]}"; do
+            if stage "image $t" ensure_image "$t"; then
+                stage "emulated tests $t" emu_tests "$t" || rc=1
+            else
+                rc=1
+            fi
+        done
+        stage "selftest (failing test => non-zero)" selftest trixie || rc=1
+        ;;
+    host-test)
+        stage "host setup" host_setup || rc=1
+        stage "host tests" host_tests || rc=1 ;;
+    emu-test)
+        read -ra targets <<<"$(targets_or_default "${ARGS[@]}")"
+        prepare "${targets[@]}" || rc=1
+        if [ "$rc" = 0 ]; then
+            for t in "${targets[@]}"; do stage "emulated tests $t" emu_tests "$t" || rc=1; done
+        fi ;;
+    build)
+        read -ra targets <<<"$(targets_or_default "${ARGS[@]}")"
+        prepare "${targets[@]}" || rc=1 ;;
+    selftest)
+        t=${TARGET:-trixie}
+        prepare "$t" || rc=1
+        [ "$rc" != 0 ] || stage "selftest (failing test => non-zero)" selftest "$t" || rc=1 ;;
+    demo)
+        t=${TARGET:-trixie}
+        prepare "$t" || rc=1
+        [ "$rc" != 0 ] || stage "demo ($t)" emu_run "$t" -- bash /src/docker/inside.sh demo || rc=1 ;;
+    shell)
+        t=${ARGS[0]:-${TARGET:-trixie}}
+        valid_target "$t" || die "shell: unknown target '$t'"
+        prepare "$t" || rc=1
+        [ "$rc" != 0 ] || emu_run "$t" --tty --network -- bash /src/docker/inside.sh shell || rc=$?
+        ;;
+    run)
+        t=${ARGS[0]:-${TARGET:-}}
+        [ -n "$t" ] || die "usage: emulate.sh run TARGET -- CMD..."
+        if [ "${ARGS[0]:-}" = "$t" ]; then ARGS=("${ARGS[@]:1}"); fi
+        valid_target "$t" || die "run: unknown target '$t'"
+        [ ${#ARGS[@]} -gt 0 ] || die "usage: emulate.sh run TARGET -- CMD..."
+        prepare "$t" || rc=1
+        [ "$rc" != 0 ] || emu_run "$t" --network -- bash /src/docker/inside.sh run "${ARGS[@]}" || rc=$?
+        ;;
+    clean)
+        pick_engine; engine_flags
+        if command -v "$ENGINE" >/dev/null; then
+            eng images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null \
+                | grep -E '^localhost/acl-ndarray(-base)?:' | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rmi -f || true
+        fi
+        rm -rf "$CACHE"/rootfs "$CACHE"/host-venv "$CACHE"/ccache "$CACHE"/logs
+        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs}" ;;
+    *) die "unknown command '$CMD' (see --help)" ;;
+    esac
+    if [ "$rc" = 0 ]; then log "$CMD: OK"; else log "$CMD: FAILED"; fi
+    return "$rc"
+}
+main
