@@ -34,6 +34,29 @@ def _address(arr: np.ndarray) -> int:
     return arr.__array_interface__["data"][0]
 
 
+def _dense_owner(arr: np.ndarray) -> Optional[np.ndarray]:
+    """The dense numpy array whose buffer ``arr`` views, when its size suits ``arr``'s dtype."""
+    owner = arr
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner is arr or not (owner.flags.c_contiguous or owner.flags.f_contiguous):
+        return None
+    itemsize, start = arr.dtype.itemsize, _address(owner)
+    if owner.nbytes % itemsize or (_address(arr) - start) % itemsize:
+        return None
+    low, high = _byte_reach(arr)
+    if not (start <= _address(arr) + low and _address(arr) + high <= start + owner.nbytes):
+        return None
+    return owner
+
+
+def _byte_reach(arr: np.ndarray):
+    """(lowest, one past the highest) byte any element of ``arr`` occupies, relative to element 0."""
+    low = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s > 0)
+    return low, high + arr.dtype.itemsize
+
+
 class NdArray:
     """Memory (``allocation``) described by a :class:`ShapeDescriptor` (``descriptor``)."""
 
@@ -111,14 +134,25 @@ class NdArray:
         if arr.size == 0:
             d = ShapeDescriptor.create(arr.shape, arr.dtype, order, strides=(0,) * arr.ndim, alloc_size=0)
             return cls(np.empty(0, np.uint8), d, readonly=not arr.flags.writeable)
-        # The element at the lowest address: last index along negative strides, else first.
-        lowest = tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(arr.shape, arr.strides))
         strides = tuple(s // itemsize for s in arr.strides)
-        low_element = arr[lowest].reshape(1)
-        offset = (_address(arr) - _address(low_element)) // itemsize
-        d = ShapeDescriptor.create(arr.shape, arr.dtype, order, strides=strides, offset=offset)
+        owner = _dense_owner(arr)
+        if owner is not None:
+            # A view of a dense numpy buffer: the whole buffer is the allocation, so a
+            # padded buffer sliced out of a bigger array is recognised as one.
+            start = _address(owner)
+            offset = (_address(arr) - start) // itemsize
+            d = ShapeDescriptor.create(arr.shape, arr.dtype, order, strides=strides, offset=offset,
+                                       alloc_size=owner.nbytes // itemsize)
+            first = owner.reshape(-1)[:1]
+        else:
+            # Only the bytes the elements occupy: from the lowest element (last index along
+            # negative strides, else first) to the highest.
+            lowest = tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(arr.shape, arr.strides))
+            first = arr[lowest].reshape(1)
+            offset = (_address(arr) - _address(first)) // itemsize
+            d = ShapeDescriptor.create(arr.shape, arr.dtype, order, strides=strides, offset=offset)
         allocation = np.lib.stride_tricks.as_strided(
-            low_element.view(np.uint8), shape=(d.alloc_size_in_bytes,), strides=(1,),
+            first.view(np.uint8).reshape(-1)[:1], shape=(d.alloc_size_in_bytes,), strides=(1,),
             writeable=bool(arr.flags.writeable),
         )
         return cls(allocation, d, readonly=not arr.flags.writeable)

@@ -141,10 +141,25 @@ def test_from_numpy_wraps_without_copy_negative_strides():
     v = x[:, ::-1, 1:3]
     a = NdArray.from_numpy(v)
     assert a.descriptor.strides == (12, -4, 1)
-    assert a.descriptor.offset == 8  # element (0,0,0) is x[0,2,1]; the allocation starts at x[0,0,1]
+    # the allocation is x's whole buffer; element (0,0,0) is x[0,2,1], linear index 9
+    assert a.descriptor.offset == 9 and a.descriptor.alloc_size == 24
     np.testing.assert_array_equal(a.numpy(), v)
     a.numpy()[0, 0, 0] = -1
     assert x[0, 2, 1] == -1
+
+
+def test_from_numpy_of_a_slice_recovers_the_padded_buffer():
+    x = np.zeros((6, 10), np.float32)
+    a = NdArray.from_numpy(x[1:5, 2:7])
+    assert a.descriptor.paddings == (2, 5) and a.descriptor.padding_offsets == (1, 2)
+    assert a.base_ptr == x.ctypes.data and a.allocation.nbytes == x.nbytes
+
+
+def test_from_numpy_without_a_dense_owner_spans_only_the_elements():
+    raw = np.arange(40, dtype=np.float32)
+    strided = np.lib.stride_tricks.as_strided(raw[4:], shape=(3, 2), strides=(40, 4))
+    a = NdArray.from_numpy(strided)
+    np.testing.assert_array_equal(a.numpy(), strided)
 
 
 def test_from_numpy_fortran_and_broadcast():
