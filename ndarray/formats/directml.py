@@ -460,20 +460,23 @@ class BufferTensorDesc:
         return self if self.rank >= 4 else self.expand_to_rank(4)
 
     # ------------------------------------------------------------------ ShapeDescriptor
-    def to_shape_descriptor(self):
+    def to_shape_descriptor(self, alloc_size_in_bytes: Optional[int] = None):
         """The same layout as an ``ndarray.ShapeDescriptor``: shape = sizes, strides =
-        effective strides (elements), offset 0, alloc_size = total_tensor_size_in_bytes //
-        element size. Stride 0 gives a broadcast (overlapping, hence read-only) view; NHWC
-        strides on NCHW sizes give the permuted view of an NHWC buffer."""
+        effective strides (elements), offset 0, alloc_size = total_tensor_size_in_bytes
+        (or ``alloc_size_in_bytes``) // element size. Stride 0 gives a broadcast
+        (overlapping, hence read-only) view; NHWC strides on NCHW sizes give the permuted
+        view of an NHWC buffer."""
         from ndarray.descriptor import ShapeDescriptor
 
+        if alloc_size_in_bytes is None:
+            alloc_size_in_bytes = self.total_tensor_size_in_bytes
         return ShapeDescriptor.create(
             self.sizes,
             self.dtype,
             "c",
             strides=self.effective_strides,
             offset=0,
-            alloc_size=self.total_tensor_size_in_bytes // self.element_size_in_bytes,
+            alloc_size=alloc_size_in_bytes // self.element_size_in_bytes,
         )
 
     @classmethod
@@ -511,12 +514,6 @@ class BufferTensorDesc:
             raise NotRepresentableError(
                 f"shape has rank {d.rank} but DirectML tensors have at most {MAX_DIMENSION_COUNT} dimensions: {d!r}"
             )
-        if d.offset != 0:
-            raise NotRepresentableError(
-                f"offset is {d.offset} elements ({d.offset_in_bytes} bytes) but DML_BUFFER_TENSOR_DESC has no "
-                f"offset (expected 0; bind the buffer at DML_BUFFER_BINDING::Offset = {d.offset_in_bytes} "
-                f"bytes instead): {d!r}"
-            )
         for field, values, minimum in (("shape", d.shape, 1), ("strides", d.strides, 0)):
             for i, v in enumerate(values):
                 if not minimum <= v <= _UINT32_MAX:
@@ -525,6 +522,12 @@ class BufferTensorDesc:
                         f"must be {minimum}..{_UINT32_MAX} (unsigned 32-bit"
                         f"{', no size-0 dimensions' if minimum else ''}): {d!r}"
                     )
+        if d.offset != 0:
+            raise NotRepresentableError(
+                f"offset is {d.offset} elements ({d.offset_in_bytes} bytes) but DML_BUFFER_TENSOR_DESC has no "
+                f"offset (expected 0; bind the buffer at DML_BUFFER_BINDING::Offset = {d.offset_in_bytes} "
+                f"bytes instead): {d!r}"
+            )
         sizes = d.shape if d.rank else (1,)
         strides: Optional[tuple[int, ...]] = d.strides if d.rank else (1,)
         if all(s == p for n, s, p in zip(sizes, strides, packed_strides(sizes)) if n > 1):
@@ -533,9 +536,15 @@ class BufferTensorDesc:
         return cls(name, sizes, strides, max(minimum, d.alloc_size_in_bytes))
 
     def wrap(self, buffer: np.ndarray):
-        """An ``ndarray.NdArray`` over ``buffer`` (a C-contiguous numpy array of any dtype,
-        at least total_tensor_size_in_bytes long) described by this tensor, without
-        copying. Broadcast (overlapping) descriptions give a read-only NdArray."""
+        """An ``ndarray.NdArray`` over ``buffer`` (a C-contiguous numpy array of any dtype)
+        described by this tensor, without copying; its allocation is the first
+        min(buffer bytes, total_tensor_size_in_bytes) bytes. Broadcast (overlapping)
+        descriptions give a read-only NdArray.
+
+        Only the elements must fit: ``(index_of_last_element + 1) * element size`` bytes.
+        DirectML itself wants a bound buffer of at least total_tensor_size_in_bytes
+        (rounded up to 4 bytes); a numpy view does not need that slack.
+        """
         from ndarray.array import NdArray
 
         if not isinstance(buffer, np.ndarray) or not buffer.flags.c_contiguous:
@@ -544,12 +553,16 @@ class BufferTensorDesc:
                 f"{'' if not isinstance(buffer, np.ndarray) else ' with strides ' + str(buffer.strides)}: {self!r}"
             )
         raw = buffer.reshape(-1).view(np.uint8)
-        if raw.nbytes < self.total_tensor_size_in_bytes:
+        needed = (self.index_of_last_element + 1) * self.element_size_in_bytes
+        if raw.nbytes < needed:
             raise InvalidLayoutError(
-                f"buffer has {raw.nbytes} bytes but total_tensor_size_in_bytes is "
-                f"{self.total_tensor_size_in_bytes} (expected at least that many): {self!r}"
+                f"buffer has {raw.nbytes} bytes but the elements reach byte {needed} "
+                f"(index_of_last_element + 1 = {self.index_of_last_element + 1} elements of "
+                f"{self.element_size_in_bytes} bytes; expected at least that many): {self!r}"
             )
-        return NdArray(raw, self.to_shape_descriptor(), readonly=not buffer.flags.writeable)
+        alloc = min(raw.nbytes, self.total_tensor_size_in_bytes)
+        alloc -= alloc % self.element_size_in_bytes
+        return NdArray(raw, self.to_shape_descriptor(alloc), readonly=not buffer.flags.writeable)
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
