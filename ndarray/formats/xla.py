@@ -169,7 +169,8 @@ def _validate(element_type, dimensions, minor_to_major, tiles, padded_dimensions
                 f"tiles[{level}] {text} has {len(tile)} entries but the array it tiles has rank "
                 f"{tiled_rank}, expected at most {tiled_rank}{where}"
             )
-        tiled_rank += sum(1 for t in tile if t != COMBINE)
+        # the k tiled dimensions become m outer + m inner ones (m = entries that are not '*')
+        tiled_rank += 2 * sum(1 for t in tile if t != COMBINE) - len(tile)
 
 
 def _ints(values, field: str, context: str) -> Tuple[int, ...]:
@@ -551,7 +552,8 @@ class XlaShape:
                 (w, n, s) for d, w, n, s in zip(view.axis_dims, view.axis_divisors, view.shape, view.strides)
                 if d == dim and n > 1
             )
-            if not axes:
+            if not axes:  # size 1: any stride works; take its first undivided axis's
+                strides[dim] = next(s for d, w, s in zip(view.axis_dims, view.axis_divisors, view.strides) if d == dim and w == 1)
                 continue
             unit = axes[0][2] if axes[0][0] == 1 else None
             expected_w, expected_s = 1, unit
@@ -563,7 +565,7 @@ class XlaShape:
                         f"{self.rank}; use to_tiled_view() for the higher-rank view: {self!r}"
                     )
                 expected_w, expected_s = w * n, s * n
-            strides[dim] = unit
+                strides[dim] = unit
         return ShapeDescriptor.create(self.dimensions, self.dtype, strides=strides, offset=0, alloc_size=self.buffer_size)
 
     @classmethod
@@ -588,8 +590,9 @@ class XlaShape:
                 f"(padding only after it): {descriptor!r}"
             )
         rank, shape, strides = descriptor.rank, descriptor.shape, descriptor.strides
-        # Most minor first; ties (size-1 dimensions) keep XLA's default: higher dimension more minor.
-        m2m = tuple(sorted(range(rank), key=lambda d: (strides[d], -d)))
+        # Most minor first. Equal strides only nest when the more minor one has size 1, so
+        # size-1 dimensions go first; among them, XLA's default (higher dimension more minor).
+        m2m = tuple(sorted(range(rank), key=lambda d: (strides[d], shape[d] != 1, -d)))
         bounds = [0] * rank
         for k, d in enumerate(m2m):
             inner = strides[m2m[k - 1]] * bounds[m2m[k - 1]] if k else 1
