@@ -1,0 +1,555 @@
+"""``python -m acl_bridge`` / ``acl-ndarray``: look at layouts and at the ACL installation.
+
+    acl-ndarray info
+    acl-ndarray describe --shape 2,2,5,5 [--dtype float32] [--order c|f]
+                         [--paddings 0,0,1,1 [--padding-offsets 0,0,0,0]]
+                         [--strides 72,36,6,1 [--offset 0] [--alloc-size 144]]
+                         [--acl-auto-padding | --acl-padding TOP,RIGHT,BOTTOM,LEFT]
+    acl-ndarray describe --xla 'F32[3,5]{1,0:T(2,2)}'
+    acl-ndarray describe --directml FLOAT32 --sizes 1,1,3,5 [--strides 15,1,5,1] [--total-size BYTES]
+        common: [--index 2,3] [--data-layout NCHW|NHWC] [--coords] [--columns N] [--no-map]
+                [--json] [--out FILE.png|FILE.svg]
+    acl-ndarray demo [ARGS...]
+
+Errors are one line on stderr: exit code 2 for bad input (usage, an invalid layout), 1 for
+runtime failures (a file that cannot be written, the native layer). ``--traceback``
+anywhere on the command line shows the Python traceback as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import re
+import sys
+import traceback
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ndarray import LayoutError
+
+PROG = "acl-ndarray"
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad command-line input: exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of printing usage and exiting."""
+
+    def error(self, message: str):  # noqa: D401 (argparse's signature)
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ---------------------------------------------------------------------------- parsing helpers
+def _ints(text: str, option: str) -> Tuple[int, ...]:
+    """'2,2,5,5' (also '2x2x5x5', '(2, 2, 5, 5)', '{1,1,3,5}', '' for rank 0) -> (2, 2, 5, 5)."""
+    cleaned = text.strip().strip("()[]{}").replace("x", ",").replace(" ", "")
+    if cleaned == "":
+        return ()
+    try:
+        return tuple(int(v) for v in cleaned.split(","))
+    except ValueError:
+        raise UsageError(f"{option} is {text!r}, expected comma-separated integers such as 2,2,5,5") from None
+
+
+def _int(text: str, option: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"{option} is {text!r}, expected an integer") from None
+
+
+# ---------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Padded-buffer NdArray layouts and their Arm Compute Library tensors.",
+        epilog="--traceback anywhere on the command line shows Python tracebacks on errors.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo}", parser_class=_Parser)
+
+    sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")
+
+    d = sub.add_parser(
+        "describe",
+        help="strides, offset, paddings, ACL mapping and memory map of a layout",
+        description="Describe a layout given as a shape (with strides or paddings), XLA text or DirectML sizes/strides.",
+    )
+    src = d.add_argument_group("layout as a shape (ndarray.ShapeDescriptor; all in elements)")
+    src.add_argument("--shape", help="logical shape, outermost first: 2,2,5,5")
+    src.add_argument("--dtype", default=None, help="numpy dtype (default float32)")
+    src.add_argument("--order", choices=("c", "f"), default="c", help="memory order of the (padded) buffer")
+    src.add_argument("--strides", help="element strides (with --shape or --directml)")
+    src.add_argument("--offset", help="elements from the allocation start to element 0 (with --strides)")
+    src.add_argument("--alloc-size", help="elements in the whole allocation (with --strides)")
+    src.add_argument("--paddings", help="per-dimension padding of a libnd4j padded buffer: 0,0,1,1")
+    src.add_argument("--padding-offsets", help="index of element 0 inside the padded buffer: 0,0,1,1")
+    src.add_argument("--acl-auto-padding", action="store_true",
+                     help="the layout ACL's TensorInfo::auto_padding() gives --shape")
+    src.add_argument("--acl-padding", metavar="TOP,RIGHT,BOTTOM,LEFT",
+                     help="ACL PaddingSize around the x-y plane of --shape")
+    xs = d.add_argument_group("layout as XLA text (ndarray.formats.xla)")
+    xs.add_argument("--xla", metavar="TEXT", help="e.g. 'F32[3,5]{1,0:T(2,2)}'")
+    ds = d.add_argument_group("layout as a DirectML buffer tensor (ndarray.formats.directml)")
+    ds.add_argument("--directml", metavar="DATA_TYPE", help="FLOAT32, UINT8, ... (with --sizes)")
+    ds.add_argument("--sizes", help="DirectML sizes, outermost first: 1,1,3,5")
+    ds.add_argument("--total-size", help="TotalTensorSizeInBytes (default: DMLCalcBufferTensorSize)")
+    out = d.add_argument_group("output")
+    out.add_argument("--index", help="also print where the element at this index is: 2,3")
+    out.add_argument("--data-layout", choices=("NCHW", "NHWC"), default="NCHW", help="label of the ACL tensor")
+    out.add_argument("--coords", action="store_true", help="memory map cells show coordinates, not linear indices")
+    out.add_argument("--columns", help="cells per row of the memory map (default: the innermost padded extent)")
+    out.add_argument("--no-map", action="store_true", help="no text memory map")
+    out.add_argument("--json", action="store_true", help="print the facts as JSON (no memory map)")
+    out.add_argument("--out", metavar="FILE", help="draw the memory map to FILE.png or FILE.svg")
+    out.add_argument("--cell", help="cell size in pixels for --out (default: from the number of cells)")
+
+    m = sub.add_parser("demo", help="run the ACL demo (needs the native ACL layer)")
+    m.add_argument("args", nargs=argparse.REMAINDER, help="passed to acl_bridge.demo.main")
+    return parser
+
+
+# ---------------------------------------------------------------------------- info
+def _guard(fn):
+    """fn() or a one-line reason: info must never crash."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - report, never crash
+        return f"unavailable ({type(e).__name__}: {e})"
+
+
+def _armnn_version() -> str:
+    try:
+        import pyarmnn  # type: ignore
+    except Exception as e:  # noqa: BLE001 - ImportError, or a broken install
+        return f"not installed ({type(e).__name__}: {e})" if not isinstance(e, ModuleNotFoundError) else "not installed"
+    version = getattr(pyarmnn, "ARMNN_VERSION", None)
+    if version is None and hasattr(pyarmnn, "GetVersion"):
+        version = pyarmnn.GetVersion()
+    extra = getattr(pyarmnn, "__version__", None)
+    return f"{version}" + (f" (pyarmnn {extra})" if extra else "")
+
+
+def _proc_cpu_features() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip().lower() in ("features", "flags"):
+                    return value.strip()
+    except OSError as e:
+        return f"unavailable ({e})"
+    return "unavailable (no Features/flags line in /proc/cpuinfo)"
+
+
+def _opencl(native) -> str:
+    for name in ("opencl_platforms", "opencl_report", "cl_platforms"):
+        fn = getattr(native, name, None) if native is not None else None
+        if callable(fn):
+            value = fn()
+            if isinstance(value, (list, tuple)):
+                return "; ".join(map(str, value)) if value else "none"
+            return str(value)
+    vendors = "/etc/OpenCL/vendors"
+    icds = sorted(os.listdir(vendors)) if os.path.isdir(vendors) else []
+    if icds:
+        return f"not probed by the native layer; ICD files in {vendors}: {', '.join(icds)}"
+    return f"none found (the native layer does not probe OpenCL; no ICD files in {vendors})"
+
+
+def cmd_info(args, out, err) -> int:
+    import numpy as np
+
+    try:
+        from acl_bridge import native
+    except Exception as e:  # noqa: BLE001 - a broken native.py must not break info
+        native, ok, reason = None, False, f"acl_bridge.native could not be imported: {type(e).__name__}: {e}"
+    else:
+        try:
+            ok, reason = native.native_available()
+        except Exception as e:  # noqa: BLE001
+            ok, reason = False, f"native_available() failed: {type(e).__name__}: {e}"
+    rows: List[Tuple[str, str]] = [
+        ("python", f"{platform.python_version()} ({sys.executable})"),
+        ("numpy", np.__version__),
+        ("machine", f"{platform.machine()} {platform.system()} {platform.release()}"),
+    ]
+    if ok:
+        rows.append(("ACL", _guard(lambda: f"{native.acl_version()} ({reason})")))
+        report = _guard(native.cpu_report)
+        rows.append(("CPU (ACL)", str(report)))
+        rows.append(("threads", _guard(lambda: str(native.num_threads()))))
+    else:
+        rows.append(("ACL", f"native layer not available: {reason}"))
+        rows.append(("threads", f"unknown without the native layer (os.cpu_count() = {os.cpu_count()})"))
+    rows.append(("CPU features", _proc_cpu_features() + " (from /proc/cpuinfo)"))
+    rows.append(("Arm NN", _guard(_armnn_version)))
+    rows.append(("OpenCL", _guard(lambda: _opencl(native))))
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key.ljust(width)}  {value}", file=out)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------- describe
+def _join(values) -> str:
+    return ",".join(str(int(v)) for v in values)
+
+
+def _descriptor_facts(d, data_layout: str) -> Dict[str, Any]:
+    from acl_bridge import tensor_info
+    from ndarray import LayoutError
+
+    facts: Dict[str, Any] = {
+        "layout": repr(d),
+        "dtype": d.dtype.name,
+        "itemsize": d.itemsize,
+        "shape": list(d.shape),
+        "order": d.order,
+        "strides": list(d.strides),
+        "strides_in_bytes": list(d.strides_in_bytes),
+        "offset": d.offset,
+        "offset_in_bytes": d.offset_in_bytes,
+        "alloc_size": d.alloc_size,
+        "alloc_size_in_bytes": d.alloc_size_in_bytes,
+        "padded_shape": list(d.padded_shape),
+        "paddings": list(d.paddings),
+        "padding_offsets": list(d.padding_offsets),
+        "ews": d.ews,
+        "contiguous_c": d.is_contiguous("c"),
+        "contiguous_f": d.is_contiguous("f"),
+        "has_padded_buffer": d.has_padded_buffer,
+        "overlaps": d.overlaps,
+    }
+    try:
+        info = tensor_info(d, data_layout=data_layout)
+    except LayoutError as e:
+        facts["acl"] = {"error": f"{type(e).__name__}: {e}"}
+    else:
+        facts["acl"] = {
+            "tensor_shape": list(info.tensor_shape),
+            "strides_in_bytes": list(info.strides_in_bytes),
+            "offset_first_element_in_bytes": info.offset_first_element_in_bytes,
+            "total_size_in_bytes": info.total_size_in_bytes,
+            "padding": {"top": info.padding.top, "right": info.padding.right,
+                        "bottom": info.padding.bottom, "left": info.padding.left},
+            "data_type": info.data_type,
+            "data_layout": info.data_layout,
+        }
+    return facts
+
+
+def _shape_source(args):
+    """ShapeDescriptor from --shape and friends."""
+    from acl_bridge import PaddingSize, auto_padding, padded_descriptor
+    from ndarray import ShapeDescriptor
+
+    shape = _ints(args.shape, "--shape")
+    dtype = args.dtype or "float32"
+    explicit = [o for o in ("strides", "offset", "alloc_size") if getattr(args, o) is not None]
+    padded = [o for o in ("paddings", "padding_offsets") if getattr(args, o) is not None]
+    acl = [o for o in ("acl_auto_padding", "acl_padding") if getattr(args, o)]
+    given = [g for g in (explicit, padded, acl) if g]
+    if len(given) > 1 or len(acl) > 1:
+        names = ", ".join("--" + o.replace("_", "-") for g in given for o in g)
+        raise UsageError(f"{names}: give strides/offset/alloc-size, paddings/padding-offsets or one ACL padding, not several")
+    if args.acl_auto_padding:
+        return auto_padding(shape, dtype), f"ACL auto padding of {_join(shape)}"
+    if args.acl_padding:
+        top, right, bottom, left = _padding4(args.acl_padding)
+        return padded_descriptor(shape, dtype, PaddingSize(top, right, bottom, left)), None
+    d = ShapeDescriptor.create(
+        shape, dtype, args.order,
+        strides=None if args.strides is None else _ints(args.strides, "--strides"),
+        offset=0 if args.offset is None else _int(args.offset, "--offset"),
+        alloc_size=None if args.alloc_size is None else _int(args.alloc_size, "--alloc-size"),
+        paddings=None if args.paddings is None else _ints(args.paddings, "--paddings"),
+        padding_offsets=None if args.padding_offsets is None else _ints(args.padding_offsets, "--padding-offsets"),
+    )
+    return d, None
+
+
+def _padding4(text: str) -> Tuple[int, int, int, int]:
+    values = _ints(text, "--acl-padding")
+    if len(values) != 4 or min(values) < 0:
+        raise UsageError(f"--acl-padding is {text!r}, expected four integers >= 0: TOP,RIGHT,BOTTOM,LEFT")
+    return values  # type: ignore[return-value]
+
+
+def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
+    """(facts, memory map, notes) for the layout the arguments give."""
+    from ndarray import picture
+
+    sources = [name for name, v in (("--shape", args.shape), ("--xla", args.xla), ("--directml", args.directml)) if v is not None]
+    if len(sources) != 1:
+        raise UsageError(
+            f"describe needs exactly one of --shape, --xla, --directml, got {', '.join(sources) or 'none'}"
+        )
+    columns = None if args.columns is None else _int(args.columns, "--columns")
+    if columns is not None and columns < 1:
+        raise UsageError(f"--columns is {columns}, expected >= 1")
+    index = None if args.index is None else _ints(args.index, "--index")
+    notes: List[str] = []
+    if args.xla is not None:
+        for opt in ("shape", "strides", "sizes", "paddings", "padding_offsets", "offset", "alloc_size", "dtype", "total_size"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt.replace('_', '-')} does not go with --xla: the XLA text says everything")
+        return _describe_xla(args, columns, index)
+    if args.directml is not None:
+        for opt in ("paddings", "padding_offsets", "offset", "alloc_size", "dtype"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt.replace('_', '-')} does not go with --directml (use --sizes, --strides, --total-size)")
+        if args.sizes is None:
+            raise UsageError("--directml needs --sizes, e.g. --directml FLOAT32 --sizes 1,1,3,5")
+        from ndarray.formats.directml import BufferTensorDesc
+
+        desc = BufferTensorDesc(
+            args.directml, _ints(args.sizes, "--sizes"),
+            None if args.strides is None else _ints(args.strides, "--strides"),
+            None if args.total_size is None else _int(args.total_size, "--total-size"),
+        )
+        d = desc.to_shape_descriptor()
+        facts = {"source": f"DirectML {desc!r}", "directml": {
+            "data_type": desc.data_type, "sizes": list(desc.sizes),
+            "strides": None if desc.strides is None else list(desc.strides),
+            "effective_strides": list(desc.effective_strides),
+            "total_tensor_size_in_bytes": desc.total_tensor_size_in_bytes,
+            "minimum_size_in_bytes": desc.minimum_size_in_bytes,
+            "is_packed": desc.is_packed, "is_broadcast": desc.is_broadcast}}
+        facts.update(_descriptor_facts(d, args.data_layout))
+        if index is not None:
+            facts["element_offset"] = {"index": list(index), "offset": desc.element_offset(index)}
+        return facts, picture.descriptor_map(d, columns, title=repr(desc)), notes
+    if args.sizes is not None or args.total_size is not None:
+        raise UsageError("--sizes and --total-size go with --directml")
+    d, title = _shape_source(args)
+    facts = {"source": title or "shape"}
+    facts.update(_descriptor_facts(d, args.data_layout))
+    if index is not None:
+        facts["element_offset"] = {"index": list(index), "offset": d.element_offset(index)}
+    return facts, picture.descriptor_map(d, columns, title=_short_title(d, title)), notes
+
+
+def _short_title(d, title: Optional[str]) -> str:
+    text = f"{d.dtype.name}[{_join(d.shape)}] strides ({_join(d.strides)}) offset {d.offset} alloc {d.alloc_size}"
+    if d.has_padded_buffer:
+        text += f" paddings ({_join(d.paddings)}) at ({_join(d.padding_offsets)})"
+    return f"{title}: {text}" if title else text
+
+
+def _describe_xla(args, columns, index):
+    try:
+        from ndarray.formats import xla
+    except ImportError as e:
+        raise RuntimeError(f"--xla needs ndarray.formats.xla, which this installation lacks: {e}") from None
+    from ndarray import LayoutError, picture
+
+    shape = xla.parse(args.xla)
+    facts: Dict[str, Any] = {
+        "source": f"XLA {shape!r}",
+        "xla": {
+            "notation": repr(shape),
+            "element_type": shape.element_type,
+            "dimensions": list(shape.dimensions),
+            "minor_to_major": list(shape.minor_to_major),
+            "tiles": [list(t) for t in shape.tiles],
+            "padded_dimensions": list(shape.padded_dimensions),
+            "tiled_shape": list(shape.tiled_shape),
+            "buffer_size": shape.buffer_size,
+            "buffer_size_in_bytes": shape.buffer_size_in_bytes,
+        },
+    }
+    try:
+        view = shape.to_tiled_view()
+        facts["xla"]["tiled_view"] = {"shape": list(view.shape), "strides": list(view.strides)}
+    except LayoutError as e:
+        facts["xla"]["tiled_view"] = {"error": f"{type(e).__name__}: {e}"}
+    if index is not None:
+        facts["element_offset"] = {"index": list(index), "offset": shape.linear_index(index)}
+    try:
+        d = shape.to_shape_descriptor()
+    except LayoutError as e:
+        facts["shape_descriptor"] = {"error": f"{type(e).__name__}: {e}"}
+    else:
+        facts["shape_descriptor"] = _descriptor_facts(d, args.data_layout)
+    return facts, picture.xla_map(shape, columns), []
+
+
+def _format_facts(facts: Dict[str, Any], m) -> List[str]:
+    lines: List[str] = []
+
+    def row(key, value, indent=""):
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        elif isinstance(value, (list, tuple)):
+            value = _join(value) if all(isinstance(v, int) for v in value) else str(value)
+        lines.append(f"{indent}{key:<31} {value}")
+
+    def descriptor_block(f, indent=""):
+        row("layout", f["layout"], indent)
+        row("dtype", f"{f['dtype']} ({f['itemsize']} bytes)", indent)
+        row("shape", f["shape"], indent)
+        row("order", f["order"], indent)
+        row("strides", f"{_join(f['strides'])} elements = {_join(f['strides_in_bytes'])} bytes", indent)
+        row("offset", f"{f['offset']} elements = {f['offset_in_bytes']} bytes", indent)
+        row("alloc_size", f"{f['alloc_size']} elements = {f['alloc_size_in_bytes']} bytes", indent)
+        row("padded_shape", f["padded_shape"], indent)
+        row("paddings", f["paddings"], indent)
+        row("padding_offsets", f["padding_offsets"], indent)
+        row("ews", f["ews"], indent)
+        row("contiguous", f"c: {'yes' if f['contiguous_c'] else 'no'}, f: {'yes' if f['contiguous_f'] else 'no'}", indent)
+        row("has_padded_buffer", f["has_padded_buffer"], indent)
+        row("overlaps", f["overlaps"], indent)
+        acl = f["acl"]
+        if "error" in acl:
+            lines.append(f"{indent}ACL mapping: not representable: {acl['error']}")
+        else:
+            lines.append(f"{indent}ACL mapping (acl_bridge.tensor_info; ACL order, x first):")
+            sub = indent + "  "
+            row("tensor_shape", acl["tensor_shape"], sub)
+            row("strides_in_bytes", acl["strides_in_bytes"], sub)
+            row("offset_first_element_in_bytes", acl["offset_first_element_in_bytes"], sub)
+            row("total_size_in_bytes", acl["total_size_in_bytes"], sub)
+            p = acl["padding"]
+            row("padding", f"top={p['top']} right={p['right']} bottom={p['bottom']} left={p['left']}", sub)
+            row("data_type", acl["data_type"], sub)
+            row("data_layout", acl["data_layout"], sub)
+
+    row("source", facts["source"])
+    if "directml" in facts:
+        dm = facts["directml"]
+        row("directml data_type", dm["data_type"])
+        row("directml sizes", dm["sizes"])
+        row("directml strides", "implicit (packed)" if dm["strides"] is None else _join(dm["strides"]))
+        row("directml total size", f"{dm['total_tensor_size_in_bytes']} bytes (minimum {dm['minimum_size_in_bytes']})")
+    if "xla" in facts:
+        x = facts["xla"]
+        row("xla", x["notation"])
+        row("element_type", x["element_type"])
+        row("dimensions", x["dimensions"])
+        row("minor_to_major", x["minor_to_major"])
+        row("tiles", "".join("(" + ",".join("*" if t < 0 else str(t) for t in tile) + ")" for tile in x["tiles"]) or "none")
+        if x["padded_dimensions"]:
+            row("padded_dimensions", x["padded_dimensions"])
+        row("tiled_shape", x["tiled_shape"])
+        row("buffer_size", f"{x['buffer_size']} elements = {x['buffer_size_in_bytes']} bytes")
+        tv = x["tiled_view"]
+        row("tiled view", tv["error"] if "error" in tv else f"shape {_join(tv['shape'])} strides {_join(tv['strides'])} (elements)")
+    if "element_offset" in facts:
+        e = facts["element_offset"]
+        row(f"element ({_join(e['index'])})", f"at offset {e['offset']}")
+    if "xla" in facts:
+        sd = facts["shape_descriptor"]
+        if "error" in sd:
+            lines.append(f"ShapeDescriptor: not representable: {sd['error']}")
+        else:
+            lines.append("ShapeDescriptor:")
+            descriptor_block(sd, "  ")
+    else:
+        descriptor_block(facts)
+    row("cells", f"{m.alloc_size} = {m.element_cells} holding elements + {m.padding_cells} padding"
+        + (f" ({m.shared_cells} shared)" if m.shared_cells else ""))
+    return lines
+
+
+def cmd_describe(args, out, err) -> int:
+    from ndarray import picture
+
+    facts, m, _ = _describe(args)
+    facts["cells"] = {"total": m.alloc_size, "elements": m.element_cells, "padding": m.padding_cells,
+                      "shared": m.shared_cells, "columns": m.columns, "element0_offset": m.element0}
+    cell = None if args.cell is None else _int(args.cell, "--cell")
+    if cell is not None and not 3 <= cell <= 64:
+        raise UsageError(f"--cell is {cell}, expected 3..64 pixels")
+    if args.out and not args.out.lower().endswith((".png", ".svg")):
+        raise UsageError(f"--out is {args.out!r}, expected a file name ending in .png or .svg")
+    written = None
+    if args.out:  # draw first: a file that cannot be written fails before anything is printed
+        if m.alloc_size > 100_000:
+            print(f"drawing {m.alloc_size} cells to {args.out}...", file=err)
+        written = picture.write_picture(args.out, m, cell=cell)
+    if args.json:
+        print(json.dumps(facts, indent=2), file=out)
+    else:
+        for line in _format_facts(facts, m):
+            print(line, file=out)
+        if not args.no_map:
+            print(f"memory map ({m.columns} cells per row; '.' padding, [ ] element 0, '*' shared):", file=out)
+            print(picture.text_map(m, coordinates=args.coords), file=out)
+    if written and not args.json:
+        print(f"wrote {written.upper()} {args.out}", file=out)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------- demo
+def cmd_demo(args, out, err) -> int:
+    if importlib.util.find_spec("acl_bridge.demo") is None:
+        try:
+            from acl_bridge import native_available
+
+            ok, reason = native_available()
+        except Exception as e:  # noqa: BLE001
+            ok, reason = False, str(e)
+        why = "" if ok else f" ({reason})"
+        print(f"{PROG} demo: the demo needs the native ACL layer and acl_bridge.demo, which is not installed{why}", file=err)
+        return EXIT_RUNTIME
+    demo = importlib.import_module("acl_bridge.demo")
+    result = demo.main(list(args.args))
+    return int(result or 0)
+
+
+# ---------------------------------------------------------------------------- main
+COMMANDS = {"info": cmd_info, "describe": cmd_describe, "demo": cmd_demo}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit code (never raises, except SystemExit for --help)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # --traceback may stand anywhere; after 'demo' it is also left in the demo's arguments.
+    cut = argv.index("demo") if "demo" in argv else len(argv)
+    show_traceback = "--traceback" in argv
+    argv = _glue_negative_values([a for a in argv[:cut] if a != "--traceback"]) + argv[cut:]
+    out, err = sys.stdout, sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            build_parser().print_help(out)
+            return EXIT_USAGE
+        return COMMANDS[args.command](args, out, err)
+    except UsageError as e:
+        _report(e, err, show_traceback)
+        return EXIT_USAGE
+    except (LayoutError, IndexError) as e:  # InvalidLayoutError, NotRepresentableError
+        _report(e, err, show_traceback)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=err)
+        return 130
+    except Exception as e:  # noqa: BLE001 - one line, exit 1
+        _report(e, err, show_traceback, runtime=True)
+        return EXIT_RUNTIME
+
+
+def _glue_negative_values(argv: List[str]) -> List[str]:
+    """['--strides', '-3,1'] -> ['--strides=-3,1']: argparse would take '-3,1' for an option."""
+    out: List[str] = []
+    for a in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and re.fullmatch(r"-\d[\d,\s]*", a):
+            out[-1] = f"{out[-1]}={a}"
+        else:
+            out.append(a)
+    return out
+
+
+def _report(e: BaseException, err, show_traceback: bool, runtime: bool = False) -> None:
+    if show_traceback:
+        traceback.print_exception(type(e), e, e.__traceback__, file=err)
+    kind = "" if isinstance(e, UsageError) else f"{type(e).__name__}: "
+    message = " ".join(str(e).split())  # one line
+    print(f"{PROG}: error: {kind}{message}", file=err)
