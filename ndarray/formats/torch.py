@@ -313,8 +313,7 @@ def _as_ndarray(array: Any):
     if isinstance(array, np.ndarray):
         return NdArray.from_numpy(array)
     raise InvalidLayoutError(
-        f"array is a {type(array).__name__} but expected an ndarray.NdArray or a numpy "
-        f"array: array={array!r}"
+        f"array is a {type(array).__name__} but expected an ndarray.NdArray or a numpy array"
     )
 
 
