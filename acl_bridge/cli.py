@@ -528,6 +528,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (LayoutError, IndexError) as e:  # InvalidLayoutError, NotRepresentableError
         _report(e, err, show_traceback)
         return EXIT_USAGE
+    except BrokenPipeError:  # `acl-ndarray describe ... | head`: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_RUNTIME
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return 130
