@@ -70,7 +70,7 @@ class NdArray:
                 f"allocation must be a 1-D uint8 numpy array, got {getattr(allocation, 'dtype', type(allocation))!r} "
                 f"with shape {getattr(allocation, 'shape', None)}: {descriptor!r}"
             )
-        if allocation.strides != (1,):
+        if allocation.nbytes and allocation.strides != (1,):
             raise InvalidLayoutError(f"allocation must be contiguous bytes, got strides {allocation.strides}: {descriptor!r}")
         if allocation.nbytes < descriptor.alloc_size_in_bytes:
             raise InvalidLayoutError(
@@ -148,7 +148,7 @@ class NdArray:
             # Only the bytes the elements occupy: from the lowest element (last index along
             # negative strides, else first) to the highest.
             lowest = tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(arr.shape, arr.strides))
-            first = arr[lowest].reshape(1)
+            first = arr[lowest].reshape(1) if arr.ndim else arr.reshape(1)
             offset = (_address(arr) - _address(first)) // itemsize
             d = ShapeDescriptor.create(arr.shape, arr.dtype, order, strides=strides, offset=offset)
         allocation = np.lib.stride_tricks.as_strided(

@@ -162,6 +162,14 @@ def test_from_numpy_without_a_dense_owner_spans_only_the_elements():
     np.testing.assert_array_equal(a.numpy(), strided)
 
 
+@pytest.mark.parametrize("arr", [np.zeros((2, 0, 3)), np.array(3.5), np.arange(4.0)[2, ...]],
+                         ids=["empty", "0-d", "0-d-owner"])
+def test_from_numpy_empty_and_0d(arr):
+    a = NdArray.from_numpy(arr)
+    assert a.shape == arr.shape
+    np.testing.assert_array_equal(a.numpy(), arr)
+
+
 def test_from_numpy_fortran_and_broadcast():
     f = NdArray.from_numpy(np.asfortranarray(np.arange(6.0).reshape(2, 3)))
     assert f.descriptor.order == "f" and f.descriptor.strides == (1, 2)
