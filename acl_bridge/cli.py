@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--cell", help="cell size in pixels for --out (default: from the number of cells)")
 
     m = sub.add_parser("demo", help="run the ACL demo (needs the native ACL layer)")
-    m.add_argument("args", nargs=argparse.REMAINDER, help="passed to acl_bridge.demo.main")
+    m.add_argument("args", nargs="*", metavar="ARGS", help="everything after 'demo', passed to acl_bridge.demo.main")
     return parser
 
 
@@ -512,12 +512,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit code (never raises, except SystemExit for --help)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # --traceback may stand anywhere; after 'demo' it is also left in the demo's arguments.
-    cut = argv.index("demo") if "demo" in argv else len(argv)
-    show_traceback = "--traceback" in argv
-    argv = _glue_negative_values([a for a in argv[:cut] if a != "--traceback"]) + argv[cut:]
+    # The command is the first word that is not an option (the top level has no valued options).
+    command = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    demo_args: Optional[List[str]] = None
+    if command is not None and argv[command] == "demo":  # everything after 'demo' is the demo's
+        argv, demo_args = argv[: command + 1], argv[command + 1 :]
+    show_traceback = "--traceback" in argv or "--traceback" in (demo_args or [])
+    argv = _glue_negative_values([a for a in argv if a != "--traceback"])
     out, err = sys.stdout, sys.stderr
     try:
         args = build_parser().parse_args(argv)
+        if demo_args is not None:
+            args.args = demo_args
         if args.command is None:
             build_parser().print_help(out)
             return EXIT_USAGE

@@ -1,0 +1,278 @@
+"""The command line (acl_bridge.cli): every worked example of the source documents through
+``describe``, the error contract (one line on stderr, exit 2 for bad input, 1 for runtime
+errors), ``info`` never crashing, the ``demo`` placeholder, and one real subprocess run."""
+
+import importlib.machinery
+import json
+import os
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from acl_bridge import cli
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def describe_json(capsys, *argv):
+    code, out, err = run(capsys, "describe", "--json", *argv)
+    assert (code, err) == (0, ""), err
+    return json.loads(out)
+
+
+def field(out: str, name: str) -> str:
+    """The value printed after ``name`` on its line of the text output."""
+    m = re.search(rf"^\s*{re.escape(name)}\s+(.+)$", out, re.M)
+    assert m, f"no line {name!r} in:\n{out}"
+    return m.group(1).strip()
+
+
+# ---------------------------------------------------------------------------- ADR (seeds/004)
+def test_adr_dense_2x2x5x5(capsys):
+    code, out, err = run(capsys, "describe", "--shape", "2,2,5,5", "--dtype", "float32")
+    assert code == 0 and err == ""
+    assert field(out, "tensor_shape") == "5,5,2,2"
+    assert field(out, "strides_in_bytes") == "4,20,100,200"
+    assert field(out, "total_size_in_bytes") == "400"
+    assert field(out, "strides") == "50,25,5,1 elements = 200,100,20,4 bytes"
+    assert field(out, "ews") == "1"
+    assert field(out, "has_padded_buffer") == "no"
+
+
+def test_adr_padded_right1_bottom1(capsys):
+    code, out, _ = run(capsys, "describe", "--shape", "2,2,5,5", "--paddings", "0,0,1,1", "--dtype", "float32")
+    assert code == 0
+    assert field(out, "strides_in_bytes") == "4,24,144,288"
+    assert field(out, "total_size_in_bytes") == "576"
+    assert field(out, "padding") == "top=0 right=1 bottom=1 left=0"
+    assert field(out, "alloc_size") == "144 elements = 576 bytes"
+    assert field(out, "has_padded_buffer") == "yes"
+    assert field(out, "ews") == "0"
+    assert field(out, "contiguous") == "c: no, f: no"
+    assert field(out, "cells") == "144 = 100 holding elements + 44 padding"
+    # the memory map: 6 cells per row, padding column and row, element 0 marked
+    assert " 0 | [0]   1   2   3   4   ." in out
+    assert "30 |   .   .   .   .   .   ." in out
+
+
+def test_adr_padded_same_as_strides_and_as_acl_padding(capsys):
+    by_paddings = describe_json(capsys, "--shape", "2,2,5,5", "--paddings", "0,0,1,1")
+    by_strides = describe_json(capsys, "--shape", "2,2,5,5", "--strides", "72,36,6,1", "--alloc-size", "144", "--offset", "0")
+    by_acl = describe_json(capsys, "--shape", "2,2,5,5", "--acl-padding", "0,1,1,0")
+    for facts in (by_strides, by_acl):
+        assert facts["acl"] == by_paddings["acl"]
+        assert facts["paddings"] == [0, 0, 1, 1]
+        assert facts["cells"] == by_paddings["cells"]
+
+
+def test_acl_auto_padding(capsys):
+    facts = describe_json(capsys, "--shape", "2,2,5,5", "--acl-auto-padding")
+    acl = facts["acl"]
+    assert acl["padding"] == {"top": 4, "right": 36, "bottom": 4, "left": 4}
+    assert acl["strides_in_bytes"] == [4, 180, 2340, 4680]
+    assert acl["offset_first_element_in_bytes"] == 736
+    assert acl["total_size_in_bytes"] == 9360
+    assert facts["cells"]["element0_offset"] == 184 and facts["cells"]["columns"] == 45
+
+
+def test_padding_offsets_move_element0(capsys):
+    code, out, _ = run(capsys, "describe", "--shape", "2,3,4", "--paddings", "0,2,2", "--padding-offsets", "0,1,1")
+    assert code == 0
+    assert field(out, "offset") == "7 elements = 28 bytes"
+    assert field(out, "padding") == "top=1 right=1 bottom=1 left=1"
+    assert " 6 |   . [0]   1   2   3   ." in out
+
+
+# ---------------------------------------------------------------------------- DirectML (seeds/000)
+def test_directml_nhwc_1x1x3x5(capsys):
+    facts = describe_json(capsys, "--directml", "FLOAT32", "--sizes", "1,1,3,5", "--strides", "15,1,5,1")
+    assert facts["directml"]["strides"] == [15, 1, 5, 1]
+    assert facts["directml"]["total_tensor_size_in_bytes"] == 60
+    assert facts["strides"] == [15, 1, 5, 1] and facts["alloc_size"] == 15
+    assert facts["cells"]["padding"] == 0
+    assert facts["acl"]["tensor_shape"] == [5, 3, 1, 1]
+
+
+def test_directml_padded_2x3_height_stride_5(capsys):
+    code, out, err = run(capsys, "describe", "--directml", "UINT8", "--sizes", "2,3", "--strides", "5,1", "--total-size", "10")
+    assert code == 0 and err == ""
+    # A B C x x D E F x x
+    assert "0 | [0]   1   2   .   ." in out
+    assert "5 |   3   4   5   .   ." in out
+    assert field(out, "directml total size") == "10 bytes (minimum 8)"
+    assert field(out, "padding") == "top=0 right=2 bottom=0 left=0"
+    assert field(out, "paddings") == "0,2"
+
+
+def test_directml_dhw_element_h_at_7(capsys):
+    code, out, _ = run(capsys, "describe", "--directml", "UINT8", "--sizes", "2,2,3", "--index", "1,0,1")
+    assert code == 0
+    assert field(out, "element (1,0,1)") == "at offset 7"
+    assert field(out, "directml strides") == "implicit (packed)"
+
+
+# ---------------------------------------------------------------------------- XLA (seeds/002)
+def test_xla_tiled_3x5(capsys):
+    pytest.importorskip("ndarray.formats.xla")
+    code, out, err = run(capsys, "describe", "--xla", "F32[3,5]{1,0:T(2,2)}", "--index", "2,3")
+    assert code == 0 and err == ""
+    assert field(out, "element (2,3)") == "at offset 17"
+    assert field(out, "buffer_size") == "24 elements = 96 bytes"
+    assert field(out, "tiled_shape") == "2,3,2,2"
+    assert field(out, "cells") == "24 = 15 holding elements + 9 padding"
+    assert "ShapeDescriptor: not representable: NotRepresentableError" in out
+
+
+def test_xla_untiled_maps_to_acl(capsys):
+    pytest.importorskip("ndarray.formats.xla")
+    facts = describe_json(capsys, "--xla", "F32[2,3]{1,0}")
+    assert facts["shape_descriptor"]["acl"]["strides_in_bytes"] == [4, 12]
+
+
+# ---------------------------------------------------------------------------- not representable
+def test_unrepresentable_layout_prints_the_reason(capsys):
+    code, out, _ = run(capsys, "describe", "--shape", "2,3", "--strides", "-3,1", "--offset", "3", "--no-map")
+    assert code == 0
+    assert re.search(r"^ACL mapping: not representable: NotRepresentableError: strides_in_bytes\[0\] is -12", out, re.M)
+
+
+# ---------------------------------------------------------------------------- pictures
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_describe_out_writes_a_picture(capsys, tmp_path, suffix):
+    path = tmp_path / f"map.{suffix}"
+    code, out, err = run(capsys, "describe", "--shape", "2,2,5,5", "--paddings", "0,0,1,1", "--out", str(path))
+    assert code == 0 and err == ""
+    assert f"wrote {suffix.upper()} {path}" in out
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") if suffix == "png" else data.count(b'class="padding"') == 44
+
+
+# ---------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["describe", "--shape", "2,x"], r"--shape is '2,x', expected comma-separated integers"),
+        (["describe", "--shape", "2,3", "--strides", "1,2,3"], r"InvalidLayoutError: strides has 3 entries but shape has rank 2"),
+        (["describe", "--shape", "2,3", "--paddings", "1,1", "--strides", "4,1"], r"not several"),
+        (["describe"], r"exactly one of --shape, --xla, --directml"),
+        (["describe", "--shape", "2", "--xla", "F32[2]"], r"exactly one of"),
+        (["describe", "--directml", "FLOAT32"], r"--directml needs --sizes"),
+        (["describe", "--directml", "FLOAT99", "--sizes", "2"], r"data_type is 'FLOAT99'"),
+        (["describe", "--shape", "2,3", "--index", "2,0"], r"index\[0\] is 2"),
+        (["describe", "--shape", "2,3", "--out", "map.jpg"], r"expected a file name ending in .png or .svg"),
+        (["describe", "--shape", "2,3", "--padings", "1"], r"unrecognized arguments: --padings"),
+        (["bogus"], r"invalid choice: 'bogus'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("acl-ndarray: error: ")
+    assert re.search(message, err), err
+    assert "Traceback" not in err
+
+
+def test_xla_bad_input(capsys):
+    pytest.importorskip("ndarray.formats.xla")
+    code, _, err = run(capsys, "describe", "--xla", "F32[3,5]{1,0:T(0)}")
+    assert code == 2 and err.count("\n") == 1 and "tiles[0] (0) has 0" in err
+
+
+def test_traceback_on_request(capsys):
+    code, _, err = run(capsys, "describe", "--shape", "2,x", "--traceback")
+    assert code == 2
+    assert "Traceback" in err and err.rstrip().splitlines()[-1].startswith("acl-ndarray: error: ")
+
+
+def test_runtime_error_is_exit_1(capsys, tmp_path):
+    code, out, err = run(capsys, "describe", "--shape", "2,3", "--out", str(tmp_path / "missing" / "map.png"))
+    assert code == 1
+    assert out == ""  # the picture is drawn before anything is printed
+    assert err.count("\n") == 1 and "FileNotFoundError" in err
+
+
+# ---------------------------------------------------------------------------- info and demo
+def test_info_never_crashes(capsys):
+    code, out, err = run(capsys, "info")
+    assert code == 0
+    for key in ("ACL", "Arm NN", "CPU features", "threads", "OpenCL", "numpy"):
+        assert re.search(rf"^{re.escape(key)}\s", out, re.M), out
+
+
+def test_info_survives_a_failing_native_layer(capsys, monkeypatch):
+    from acl_bridge import native
+
+    def boom(*_):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setattr(native, "native_available", lambda: (True, "pretend"))
+    monkeypatch.setattr(native, "acl_version", boom)
+    monkeypatch.setattr(native, "cpu_report", boom)
+    monkeypatch.setattr(native, "num_threads", boom)
+    code, out, _ = run(capsys, "info")
+    assert code == 0
+    assert "unavailable (RuntimeError: simulated failure)" in out
+
+
+def test_info_reports_why_native_is_missing(capsys, monkeypatch):
+    from acl_bridge import native
+
+    monkeypatch.setattr(native, "native_available", lambda: (False, "no ACL here"))
+    code, out, _ = run(capsys, "info")
+    assert code == 0 and "native layer not available: no ACL here" in out
+
+
+def test_demo_placeholder(capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("acl_bridge.demo") is not None:
+        pytest.skip("acl_bridge.demo exists")
+    code, out, err = run(capsys, "demo")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "the demo needs the native ACL layer" in err
+
+
+def test_demo_calls_acl_bridge_demo_main(capsys, monkeypatch):
+    calls = []
+    fake = types.ModuleType("acl_bridge.demo")
+    fake.__spec__ = importlib.machinery.ModuleSpec("acl_bridge.demo", None)
+    fake.main = lambda args: calls.append(args) or 0
+    monkeypatch.setitem(sys.modules, "acl_bridge.demo", fake)
+    code, _, _ = run(capsys, "demo", "--size", "8", "--traceback")
+    assert code == 0 and calls == [["--size", "8", "--traceback"]]
+
+
+def test_main_module_exposes_main():
+    import acl_bridge.__main__ as entry
+
+    assert entry.main is cli.main
+
+
+# ---------------------------------------------------------------------------- subprocess
+def test_python_m_acl_bridge_describe(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    png = tmp_path / "adr.png"
+    proc = subprocess.run(
+        [sys.executable, "-m", "acl_bridge", "describe", "--shape", "2,2,5,5", "--paddings", "0,0,1,1",
+         "--out", str(png)],
+        cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert field(proc.stdout, "strides_in_bytes") == "4,24,144,288"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = subprocess.run(
+        [sys.executable, "-m", "acl_bridge", "describe", "--shape", "2,x"],
+        cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stdout == ""
