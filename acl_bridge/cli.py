@@ -333,14 +333,24 @@ def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
     facts.update(_descriptor_facts(d, args.data_layout))
     if index is not None:
         facts["element_offset"] = {"index": list(index), "offset": d.element_offset(index)}
-    return facts, picture.descriptor_map(d, columns, title=_short_title(d, title)), notes
+    return facts, picture.descriptor_map(d, columns, title=_short_title(d, title, facts["acl"])), notes
 
 
-def _short_title(d, title: Optional[str]) -> str:
+def _short_title(d, title: Optional[str], acl: Dict[str, Any]) -> str:
+    """Picture title: the layout in elements, then its ACL description in bytes."""
     text = f"{d.dtype.name}[{_join(d.shape)}] strides ({_join(d.strides)}) offset {d.offset} alloc {d.alloc_size}"
     if d.has_padded_buffer:
         text += f" paddings ({_join(d.paddings)}) at ({_join(d.padding_offsets)})"
-    return f"{title}: {text}" if title else text
+    if title:
+        text = f"{title}: {text}"
+    if "error" not in acl:
+        p = acl["padding"]
+        text += (
+            f"\nACL {acl['data_type']} ({_join(acl['tensor_shape'])}) strides ({_join(acl['strides_in_bytes'])}) "
+            f"offset {acl['offset_first_element_in_bytes']} total {acl['total_size_in_bytes']} bytes, "
+            f"padding top {p['top']} right {p['right']} bottom {p['bottom']} left {p['left']}"
+        )
+    return text
 
 
 def _describe_xla(args, columns, index):
