@@ -125,15 +125,31 @@ def _guard(fn):
 
 
 def _armnn_version() -> str:
+    """Arm NN's version through acl_bridge.armnn (which keeps pyarmnn's import chatter off
+    stdout), else pyarmnn directly: ``ARMNN_VERSION`` or ``GetVersion()``."""
     try:
-        import pyarmnn  # type: ignore
-    except Exception as e:  # noqa: BLE001 - ImportError, or a broken install
-        return f"not installed ({type(e).__name__}: {e})" if not isinstance(e, ModuleNotFoundError) else "not installed"
+        from acl_bridge.armnn import armnn_available
+    except ImportError:
+        armnn_available = None
+    if armnn_available is not None:
+        ok, text = armnn_available()
+        return text if ok else f"not installed ({text})"
+    import contextlib
+    import io
+    import warnings
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pyarmnn  # type: ignore
+    except ModuleNotFoundError:
+        return "not installed"
+    except Exception as e:  # noqa: BLE001 - a broken install
+        return f"not installed ({type(e).__name__}: {e})"
     version = getattr(pyarmnn, "ARMNN_VERSION", None)
     if version is None and hasattr(pyarmnn, "GetVersion"):
         version = pyarmnn.GetVersion()
-    extra = getattr(pyarmnn, "__version__", None)
-    return f"{version}" + (f" (pyarmnn {extra})" if extra else "")
+    return f"pyarmnn {version}"
 
 
 def _proc_cpu_features() -> str:
