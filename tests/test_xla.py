@@ -559,3 +559,11 @@ def test_padded_descriptor_to_xla_and_back(args):
     assert shape.to_shape_descriptor() == d
     for index in np.ndindex(*dims):
         assert shape.linear_index(index) == d.element_offset(index)
+
+
+def test_empty_untiled_layout_to_descriptor_and_back():
+    shape = parse("F32[0,3]{1,0}")
+    d = shape.to_shape_descriptor()
+    assert d == ShapeDescriptor.create((0, 3), strides=(3, 1), alloc_size=0)
+    assert XlaShape.from_shape_descriptor(d) == shape
+    assert shape.buffer_size == 0 and shape.linear_indices().shape == (0, 3)

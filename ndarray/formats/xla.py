@@ -545,6 +545,11 @@ class XlaShape:
         Tiled: only when every dimension's view axes collapse into one stride (tiles that
         change nothing); otherwise NotRepresentableError.
         """
+        if not self.tiles:
+            strides, step = [0] * self.rank, 1
+            for d in self.minor_to_major:
+                strides[d], step = step, step * self.bounds[d]
+            return ShapeDescriptor.create(self.dimensions, self.dtype, strides=strides, offset=0, alloc_size=step)
         view = self.to_tiled_view()
         strides = [0] * self.rank
         for dim in range(self.rank):
@@ -553,7 +558,7 @@ class XlaShape:
                 if d == dim and n > 1
             )
             if not axes:  # size 1: any stride works; take its first undivided axis's
-                strides[dim] = next(s for d, w, s in zip(view.axis_dims, view.axis_divisors, view.strides) if d == dim and w == 1)
+                strides[dim] = next((s for d, w, s in zip(view.axis_dims, view.axis_divisors, view.strides) if d == dim and w == 1), 0)
                 continue
             unit = axes[0][2] if axes[0][0] == 1 else None
             expected_w, expected_s = 1, unit
