@@ -191,7 +191,11 @@ def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides
     left = (offset % sy) // es
     right = max(0, sy // es - left - x)
     y = acl_shape[1]
-    plane = acl_strides[2] if len(acl_shape) > 2 else total
+    plane = total
+    if len(acl_shape) > 2:
+        # A padded-buffer descriptor's own z stride is meaningful even where z has size 1
+        # (acl_shape_and_strides replaced it by a dense one, which hides bottom padding).
+        plane = d.strides_in_bytes[-3] if d.explicit is None else acl_strides[2]
     if plane % sy:
         return PaddingSize(right=right, left=left)
     rows = plane // sy

@@ -106,3 +106,8 @@ def test_auto_padding_counts_dimensions_like_acl():
     # numpy (1, 5) is ACL TensorShape(5): one dimension, so no top/bottom padding
     assert auto_padding((1, 5)).paddings == (0, 40)
     assert auto_padding((3, 5)).paddings == (8, 40)
+
+
+def test_bottom_padding_is_seen_through_an_outer_dimension_of_size_1():
+    d = ShapeDescriptor.create((1, 3, 4), paddings=(0, 2, 2), padding_offsets=(0, 1, 1))
+    assert tensor_info(d).padding == PaddingSize(top=1, right=1, bottom=1, left=1)
