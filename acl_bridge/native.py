@@ -1,0 +1,195 @@
+"""The native layer: loading the cffi module, the ONE status-to-exception function, threads
+and the report of what ACL detected.
+
+Imports on every machine: without the compiled module (no ACL at build time, not arm64)
+``native_available()`` returns ``(False, reason)`` and everything else raises
+:class:`AclUnavailableError` with that reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+try:
+    from ._acl_shim import ffi, lib  # built by acl_bridge/_build.py through cffi_modules
+
+    _LOAD_ERROR: Optional[str] = None
+except ImportError as e:  # not built (no ACL headers at install time) or libarm_compute missing
+    ffi = lib = None
+    _LOAD_ERROR = f"the native module acl_bridge._acl_shim could not be loaded: {e}"
+    if "No module named" in str(e):
+        _LOAD_ERROR += (
+            " (the package was installed on a machine without the Arm Compute Library headers, "
+            "so the extension was not built; install libarm-compute-dev on arm64 and reinstall, "
+            "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
+        )
+
+EXPECTED_ABI_VERSION = 1
+
+
+# ---------------------------------------------------------------------------- errors
+class AclError(RuntimeError):
+    """A failure reported by the native layer; ``code`` is the shim status, ``message``
+    ACL's own text (e.g. ``in validate_arguments src/...Kernel.cpp:86: Tensors have
+    different shapes``)."""
+
+    def __init__(self, message: str, code: int = -1, what: str = ""):
+        self.code = code
+        self.message = message
+        self.what = what
+        super().__init__(f"{what}: {message}" if what else message)
+
+
+class AclUnavailableError(AclError):
+    """The native module is not available on this machine."""
+
+
+class AclInvalidArgumentError(AclError):
+    """The shim rejected an argument (unknown enum, rank, NULL...)."""
+
+
+class AclStatusError(AclError):
+    """An ACL Status (validate() or import_memory()) was an error."""
+
+
+class AclExceptionError(AclError):
+    """A C++ exception was caught at the ABI boundary."""
+
+
+class AclOutOfMemoryError(AclError, MemoryError):
+    """std::bad_alloc inside ACL or the shim."""
+
+
+class AclNotImportedError(AclError):
+    """run() before every tensor had its memory imported."""
+
+
+class AclUnsupportedError(AclError):
+    """Not available in the ACL version the module was built against."""
+
+
+_STATUS_ERRORS = {
+    1: AclInvalidArgumentError,  # ACL_SHIM_ERR_INVALID_ARGUMENT
+    2: AclStatusError,  # ACL_SHIM_ERR_ACL_STATUS
+    3: AclExceptionError,  # ACL_SHIM_ERR_EXCEPTION
+    4: AclOutOfMemoryError,  # ACL_SHIM_ERR_OUT_OF_MEMORY
+    5: AclNotImportedError,  # ACL_SHIM_ERR_NOT_IMPORTED
+    6: AclUnsupportedError,  # ACL_SHIM_ERR_UNSUPPORTED
+}
+
+
+def check(status: int, what: str) -> None:
+    """THE one place a native status becomes a Python exception, carrying ACL's message.
+
+    Must be called right after the native call, on the same thread: the message is the
+    shim's thread-local last error.
+    """
+    if status == 0:
+        return
+    message = ffi.string(lib.acl_shim_last_error()).decode("utf-8", "replace")
+    raise _STATUS_ERRORS.get(status, AclError)(message or f"status {status}", status, what)
+
+
+# ---------------------------------------------------------------------------- availability
+def native_available() -> Tuple[bool, str]:
+    """(True, description) when the native ACL module is usable, else (False, why not)."""
+    if _LOAD_ERROR is not None:
+        return False, _LOAD_ERROR
+    abi = lib.acl_shim_abi_version()
+    if abi != EXPECTED_ABI_VERSION:
+        return False, f"native ABI version is {abi}, this acl_bridge expects {EXPECTED_ABI_VERSION}: rebuild"
+    return True, f"ACL {acl_version()} (compiled against {compiled_acl_version()} headers)"
+
+
+def require_native():
+    """(ffi, lib), or AclUnavailableError with the reason."""
+    if _LOAD_ERROR is not None:
+        raise AclUnavailableError(_LOAD_ERROR)
+    return ffi, lib
+
+
+def build_information() -> str:
+    """arm_compute::build_information() of the ACL library actually loaded."""
+    ffi_, lib_ = require_native()
+    needed = ffi_.new("uint64_t *")
+    check(lib_.acl_shim_build_information(ffi_.NULL, 0, needed), "build_information")
+    buf = ffi_.new("char[]", needed[0])
+    check(lib_.acl_shim_build_information(buf, needed[0], needed), "build_information")
+    return ffi_.string(buf).decode("utf-8", "replace")
+
+
+def acl_version() -> str:
+    """Version of the loaded ACL, e.g. '20.08' or '24.11' (from build_information)."""
+    info = build_information()
+    m = re.search(r"arm_compute_version=v?([0-9][0-9.]*)", info)
+    return m.group(1) if m else f"unknown ({info[:80]})"
+
+
+def compiled_acl_version() -> str:
+    """ACL version family of the headers the shim was compiled against ('20.08' or '24.11')."""
+    _, lib_ = require_native()
+    v = lib_.acl_shim_compiled_acl_version()
+    return f"{v // 100}.{v % 100:02d}"
+
+
+def set_num_threads(num_threads: int) -> None:
+    """Threads of ACL's NEON scheduler (0: one per core, ACL's default)."""
+    if not isinstance(num_threads, int) or num_threads < 0:
+        raise ValueError(f"num_threads is {num_threads!r}, expected an int >= 0")
+    ffi_, lib_ = require_native()
+    check(lib_.acl_shim_set_num_threads(num_threads), "set_num_threads")
+
+
+def num_threads() -> int:
+    return cpu_report().num_threads
+
+
+@dataclass(frozen=True)
+class AclReport:
+    """What ACL detected. Feature flags are None where this ACL version does not report them."""
+
+    version: str
+    compiled_against: str
+    build_information: str
+    num_cpus: int
+    num_threads: int
+    fp16: bool
+    dot_product: bool
+    sve: Optional[bool]
+    sve2: Optional[bool]
+    bf16: Optional[bool]
+    i8mm: Optional[bool]
+
+    def __str__(self) -> str:
+        flags = ", ".join(
+            f"{name}={'?' if v is None else ('yes' if v else 'no')}"
+            for name, v in (("fp16", self.fp16), ("dot_product", self.dot_product), ("sve", self.sve),
+                            ("sve2", self.sve2), ("bf16", self.bf16), ("i8mm", self.i8mm))
+        )
+        return (f"ACL {self.version} (headers {self.compiled_against}), {self.num_cpus} CPUs, "
+                f"{self.num_threads} threads, {flags}")
+
+
+def cpu_report() -> AclReport:
+    ffi_, lib_ = require_native()
+    r = ffi_.new("acl_shim_cpu_report *")
+    check(lib_.acl_shim_cpu_report_get(r), "cpu_report")
+
+    def flag(v):
+        return None if v < 0 else bool(v)
+
+    return AclReport(
+        version=acl_version(),
+        compiled_against=compiled_acl_version(),
+        build_information=build_information(),
+        num_cpus=r.num_cpus,
+        num_threads=r.num_threads,
+        fp16=bool(r.has_fp16),
+        dot_product=bool(r.has_dotprod),
+        sve=flag(r.has_sve),
+        sve2=flag(r.has_sve2),
+        bf16=flag(r.has_bf16),
+        i8mm=flag(r.has_i8mm),
+    )

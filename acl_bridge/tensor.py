@@ -1,0 +1,114 @@
+"""AclTensor: an ACL tensor that imports an NdArray's allocation, without copying.
+
+Lifetime rules (cffi habits of cryptography / cairocffi):
+* the native handle is wrapped in ``ffi.gc`` the moment it is created;
+* the AclTensor holds a strong reference to the NdArray (hence its numpy allocation) for
+  as long as ACL may touch the memory; a function that uses the tensor holds the AclTensor;
+* the ACL info is the AclTensorInfo from :func:`acl_bridge.tensor_info`, set with
+  ``TensorInfo::init(shape, 1, data_type, strides_in_bytes, offset_first_element_in_bytes,
+  total_size_in_bytes)`` and marked non-resizable, so ACL cannot re-pad it;
+* memory is imported by :meth:`import_memory` AFTER the function is configured
+  (ACL 20.08 silently misconfigures padded kernels otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from ndarray import NdArray
+
+from .mapping import AclTensorInfo, PaddingSize, tensor_info
+from .native import AclInvalidArgumentError, check, require_native
+
+DATA_TYPE_CODES = {
+    "F32": 0, "F16": 1, "S32": 2, "U8": 3, "QASYMM8": 4, "QASYMM8_SIGNED": 5, "S8": 6, "S16": 7, "U16": 8,
+}
+LAYOUT_CODES = {"NCHW": 0, "NHWC": 1}
+
+
+def native_desc(info: AclTensorInfo):
+    """An ``acl_shim_tensor_desc`` (cffi struct) holding exactly ``info``."""
+    ffi, _ = require_native()
+    if info.data_type not in DATA_TYPE_CODES:
+        raise AclInvalidArgumentError(
+            f"data_type is {info.data_type!r}, the native layer supports {sorted(DATA_TYPE_CODES)}: {info!r}")
+    d = ffi.new("acl_shim_tensor_desc *")
+    d.num_dims = len(info.tensor_shape)
+    for i, (n, s) in enumerate(zip(info.tensor_shape, info.strides_in_bytes)):
+        d.shape[i] = n
+        d.strides_in_bytes[i] = s
+    d.offset_first_element_in_bytes = info.offset_first_element_in_bytes
+    d.total_size_in_bytes = info.total_size_in_bytes
+    d.data_type = DATA_TYPE_CODES[info.data_type]
+    d.data_layout = LAYOUT_CODES[info.data_layout]
+    d.quantization_scale = info.quantization_scale
+    d.quantization_offset = info.quantization_offset
+    return d
+
+
+class AclTensor:
+    """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
+
+    def __init__(self, array: NdArray, data_layout: str = "NCHW",
+                 quantization: Optional[Tuple[float, int]] = None):
+        ffi, lib = require_native()
+        self.array = array  # strong reference: keeps the numpy allocation alive
+        self.info = tensor_info(array, data_layout, quantization)
+        out = ffi.new("acl_shim_tensor **")
+        check(lib.acl_shim_tensor_create(native_desc(self.info), out), "acl_shim_tensor_create")
+        self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
+        self._imported = False
+
+    @property
+    def handle(self):
+        if self._handle is None:
+            raise AclInvalidArgumentError(f"tensor is closed: {self.info!r}")
+        return self._handle
+
+    @property
+    def imported(self) -> bool:
+        return self._imported
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    @property
+    def data_ptr(self) -> int:
+        """Address of element 0 as ACL sees it (base + offset_first_element_in_bytes)."""
+        self.handle  # raises once closed
+        return self.array.base_ptr + self.info.offset_first_element_in_bytes
+
+    def import_memory(self) -> None:
+        """Hand the NdArray's allocation to ACL (after configure, see module docstring)."""
+        ffi, lib = require_native()
+        handle = self.handle  # raises once closed
+        base = ffi.cast("void *", self.array.base_ptr)
+        check(lib.acl_shim_tensor_import(handle, base), "acl_shim_tensor_import")
+        self._imported = True
+
+    def acl_padding(self) -> PaddingSize:
+        """The padding ACL's TensorInfo reports (0 for imported, strided infos)."""
+        ffi, lib = require_native()
+        pad = ffi.new("acl_shim_padding *")
+        check(lib.acl_shim_tensor_describe(self.handle, ffi.NULL, pad), "acl_shim_tensor_describe")
+        return PaddingSize(pad.top, pad.right, pad.bottom, pad.left)
+
+    def close(self) -> None:
+        """Release the native tensor and the reference to the memory now (idempotent).
+        A function configured on this tensor keeps its own share of both."""
+        if self._handle is not None:
+            ffi, _ = require_native()
+            ffi.release(self._handle)
+            self._handle = None
+        self.array = None
+
+    def __enter__(self) -> "AclTensor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._handle is None else ("imported" if self._imported else "not imported")
+        return f"AclTensor({self.info!r}, {state})"

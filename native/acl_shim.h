@@ -1,0 +1,221 @@
+/*
+ * acl_shim.h -- the whole ABI between Python (cffi, API mode) and the C++ that
+ * drives the Arm Compute Library (ACL) NEON functions.
+ *
+ * Rules of this ABI:
+ *  - plain C: opaque handles, fixed-width integers, float/double, plain structs;
+ *    no C++ types; nothing throws across it (every entry point catches all
+ *    C++ exceptions and turns them into a status code);
+ *  - every fallible call returns an int32_t status (ACL_SHIM_OK == 0); the
+ *    message of the last failure on the calling thread is acl_shim_last_error();
+ *  - dimension order is ACL's: index 0 is the innermost (x) dimension;
+ *  - units are in the names: *_in_bytes are bytes, everything else counts elements.
+ *
+ * The part between the CDEF markers is read verbatim by acl_bridge/_build.py
+ * as the cffi declarations, so it must stay parseable by pycparser: no
+ * #include/#if inside it, only integer #defines, typedefs and prototypes.
+ */
+#ifndef ACL_SHIM_H
+#define ACL_SHIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ACL_SHIM_CDEF_BEGIN */
+
+#define ACL_SHIM_ABI_VERSION 1
+#define ACL_SHIM_MAX_DIMS 6
+
+/* ---- status codes ------------------------------------------------------ */
+#define ACL_SHIM_OK 0
+#define ACL_SHIM_ERR_INVALID_ARGUMENT 1 /* the shim rejected an argument (null, unknown enum, rank...) */
+#define ACL_SHIM_ERR_ACL_STATUS 2       /* an ACL Status was an error; message is ACL's */
+#define ACL_SHIM_ERR_EXCEPTION 3        /* a C++ exception was caught at the boundary */
+#define ACL_SHIM_ERR_OUT_OF_MEMORY 4    /* std::bad_alloc */
+#define ACL_SHIM_ERR_NOT_IMPORTED 5     /* run() before every tensor had memory imported */
+#define ACL_SHIM_ERR_UNSUPPORTED 6      /* not available in the ACL version this was built against */
+
+/* ---- enums (values are the ABI; the C++ maps them onto ACL's) --------- */
+#define ACL_SHIM_DT_F32 0
+#define ACL_SHIM_DT_F16 1
+#define ACL_SHIM_DT_S32 2
+#define ACL_SHIM_DT_U8 3
+#define ACL_SHIM_DT_QASYMM8 4
+#define ACL_SHIM_DT_QASYMM8_SIGNED 5
+#define ACL_SHIM_DT_S8 6
+#define ACL_SHIM_DT_S16 7
+#define ACL_SHIM_DT_U16 8
+
+#define ACL_SHIM_LAYOUT_NCHW 0
+#define ACL_SHIM_LAYOUT_NHWC 1
+
+/* Function kinds and the order of their tensors (NULL allowed where "opt"). */
+#define ACL_SHIM_FN_ACTIVATION 1      /* src, dst */
+#define ACL_SHIM_FN_ADD 2             /* a, b, dst (broadcasting) */
+#define ACL_SHIM_FN_SUB 3             /* a, b, dst (broadcasting) */
+#define ACL_SHIM_FN_MUL 4             /* a, b, dst (broadcasting), times params.scale */
+#define ACL_SHIM_FN_POOLING 5         /* src, dst */
+#define ACL_SHIM_FN_CONVOLUTION 6     /* src, weights, bias (opt), dst */
+#define ACL_SHIM_FN_DEPTHWISE 7       /* src, weights, bias (opt), dst */
+#define ACL_SHIM_FN_FULLY_CONNECTED 8 /* src, weights, bias (opt), dst */
+#define ACL_SHIM_FN_GEMM 9            /* a, b, c (opt), dst: dst = alpha*a@b + beta*c */
+#define ACL_SHIM_FN_SOFTMAX 10        /* src, dst */
+#define ACL_SHIM_FN_PERMUTE 11        /* src, dst */
+#define ACL_SHIM_FN_COPY 12           /* src, dst */
+#define ACL_SHIM_FN_PAD 13            /* src, dst */
+#define ACL_SHIM_FN_FILL 14           /* dst */
+#define ACL_SHIM_FN_CAST 15           /* src, dst (data type conversion) */
+#define ACL_SHIM_FN_QUANTIZE 16       /* src, dst */
+#define ACL_SHIM_FN_DEQUANTIZE 17     /* src, dst */
+#define ACL_SHIM_FN_LOG_SOFTMAX 18    /* src, dst */
+
+#define ACL_SHIM_ACT_NONE -1
+#define ACL_SHIM_ACT_RELU 0
+#define ACL_SHIM_ACT_BOUNDED_RELU 1    /* min(a, max(0, x)) */
+#define ACL_SHIM_ACT_LU_BOUNDED_RELU 2 /* min(a, max(b, x)) */
+#define ACL_SHIM_ACT_LEAKY_RELU 3      /* x > 0 ? x : a*x */
+#define ACL_SHIM_ACT_LOGISTIC 4
+#define ACL_SHIM_ACT_TANH 5            /* a * tanh(b * x) */
+#define ACL_SHIM_ACT_SOFT_RELU 6
+#define ACL_SHIM_ACT_ELU 7
+#define ACL_SHIM_ACT_ABS 8
+#define ACL_SHIM_ACT_SQUARE 9
+#define ACL_SHIM_ACT_SQRT 10
+#define ACL_SHIM_ACT_LINEAR 11         /* a*x + b */
+#define ACL_SHIM_ACT_IDENTITY 12
+#define ACL_SHIM_ACT_HARD_SWISH 13
+#define ACL_SHIM_ACT_SWISH 14          /* ACL >= 21.x only */
+#define ACL_SHIM_ACT_GELU 15           /* ACL >= 23.x only */
+
+#define ACL_SHIM_POOL_MAX 0
+#define ACL_SHIM_POOL_AVG 1
+#define ACL_SHIM_POOL_L2 2
+
+#define ACL_SHIM_POLICY_WRAP 0
+#define ACL_SHIM_POLICY_SATURATE 1
+
+#define ACL_SHIM_ROUND_TO_ZERO 0
+#define ACL_SHIM_ROUND_TO_NEAREST_UP 1
+#define ACL_SHIM_ROUND_TO_NEAREST_EVEN 2
+
+#define ACL_SHIM_PAD_CONSTANT 0
+#define ACL_SHIM_PAD_REFLECT 1
+#define ACL_SHIM_PAD_SYMMETRIC 2
+
+/* ---- value types ------------------------------------------------------- */
+typedef struct acl_shim_tensor_desc {
+    int32_t num_dims;                                /* 1..6 */
+    uint32_t shape[ACL_SHIM_MAX_DIMS];               /* ACL order, x first */
+    uint64_t strides_in_bytes[ACL_SHIM_MAX_DIMS];    /* ACL order; ignored by required_padding */
+    uint64_t offset_first_element_in_bytes;          /* from the imported base pointer */
+    uint64_t total_size_in_bytes;
+    int32_t data_type;                               /* ACL_SHIM_DT_* */
+    int32_t data_layout;                             /* ACL_SHIM_LAYOUT_* */
+    float quantization_scale;                        /* quantized types only */
+    int32_t quantization_offset;
+} acl_shim_tensor_desc;
+
+typedef struct acl_shim_padding {
+    uint32_t top;
+    uint32_t right;
+    uint32_t bottom;
+    uint32_t left;
+} acl_shim_padding;
+
+/* Parameters of every function kind in one flat struct; each kind reads only its fields. */
+typedef struct acl_shim_params {
+    int32_t activation;          /* ACL_SHIM_ACT_*; NONE for no fused activation */
+    float act_a;
+    float act_b;
+    int32_t convert_policy;      /* add, sub, mul, cast */
+    int32_t rounding_policy;     /* mul */
+    float scale;                 /* mul */
+    int32_t pool_type;           /* pooling */
+    uint32_t kernel_w;           /* pooling window */
+    uint32_t kernel_h;
+    uint32_t stride_x;           /* pooling, convolution, depthwise */
+    uint32_t stride_y;
+    uint32_t pad_left;
+    uint32_t pad_right;
+    uint32_t pad_top;
+    uint32_t pad_bottom;
+    int32_t exclude_padding;     /* avg pooling */
+    uint32_t depth_multiplier;   /* depthwise */
+    int32_t transpose_weights;   /* fully connected */
+    float alpha;                 /* gemm */
+    float beta;                  /* gemm: beta; softmax: beta (exponent scale) */
+    int32_t axis;                /* softmax */
+    int32_t perm_len;            /* permute: dst dim i = src dim perm[i] (ACL order) */
+    uint32_t perm[ACL_SHIM_MAX_DIMS];
+    int32_t pad_len;             /* pad: per ACL dimension, elements before/after */
+    uint32_t pad_before[ACL_SHIM_MAX_DIMS];
+    uint32_t pad_after[ACL_SHIM_MAX_DIMS];
+    int32_t pad_mode;            /* ACL_SHIM_PAD_* */
+    double constant_value;       /* pad, fill (cast to the tensor's data type) */
+} acl_shim_params;
+
+typedef struct acl_shim_cpu_report {
+    uint32_t num_cpus;           /* as ACL's CPUInfo counts them */
+    uint32_t num_threads;        /* NEScheduler's current thread count */
+    int32_t has_fp16;            /* 1 yes, 0 no, -1 not reported by this ACL version */
+    int32_t has_dotprod;
+    int32_t has_sve;
+    int32_t has_sve2;
+    int32_t has_bf16;
+    int32_t has_i8mm;
+} acl_shim_cpu_report;
+
+typedef struct acl_shim_tensor acl_shim_tensor;     /* owns an arm_compute::Tensor (shared) */
+typedef struct acl_shim_function acl_shim_function; /* owns a configured ACL function */
+
+/* ---- library ----------------------------------------------------------- */
+int32_t acl_shim_abi_version(void);
+/* Major*100+minor of the ACL headers this was compiled against (2008, 2411). */
+int32_t acl_shim_compiled_acl_version(void);
+/* NUL-terminated message of the last failure on this thread ("" if none). */
+const char *acl_shim_last_error(void);
+/* arm_compute::build_information() copied into buf (truncated, NUL-terminated);
+ * *needed receives the full length + 1. */
+int32_t acl_shim_build_information(char *buf, uint64_t capacity, uint64_t *needed);
+int32_t acl_shim_set_num_threads(uint32_t num_threads); /* 0: ACL's default (all cores) */
+int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out);
+
+/* ---- tensors ----------------------------------------------------------- */
+/* A tensor whose info is exactly desc (custom strides, offset, total size) and is
+ * NOT resizable: ACL may not add padding to it. No memory yet. */
+int32_t acl_shim_tensor_create(const acl_shim_tensor_desc *desc, acl_shim_tensor **out);
+/* Import memory: base is the start of the allocation; the first element is at
+ * base + offset_first_element_in_bytes. The caller keeps it alive and must call
+ * this after acl_shim_function_create (ACL 20.08 silently misconfigures otherwise). */
+int32_t acl_shim_tensor_import(acl_shim_tensor *tensor, void *base);
+/* Read back the info ACL holds (strides, offset, total, padding). */
+int32_t acl_shim_tensor_describe(const acl_shim_tensor *tensor, acl_shim_tensor_desc *out,
+                                 acl_shim_padding *padding);
+void acl_shim_tensor_destroy(acl_shim_tensor *tensor);
+
+/* ---- functions --------------------------------------------------------- */
+/* Padding negotiation: build throw-away resizable tensors with the shapes, types
+ * and layouts of descs (strides/offset/total ignored; NULL entries = absent
+ * optional tensor), configure the function on them and report the padding ACL
+ * asked for, per tensor, in out[0..n) (zero for NULL entries). */
+int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
+                                  const acl_shim_tensor_desc *const *descs, int32_t n,
+                                  acl_shim_padding *out);
+/* validate() then configure() on the given tensors (NULL = absent optional).
+ * The function keeps the tensors alive (shared ownership). */
+int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params,
+                                 acl_shim_tensor *const *tensors, int32_t n,
+                                 acl_shim_function **out);
+int32_t acl_shim_function_run(acl_shim_function *function);
+void acl_shim_function_destroy(acl_shim_function *function);
+
+/* ACL_SHIM_CDEF_END */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ACL_SHIM_H */

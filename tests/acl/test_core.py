@@ -1,0 +1,210 @@
+"""Native layer basics: loading, version report, threads, the status->exception path,
+tensor import (zero copy) and lifetimes, padding negotiation and the copy fallback."""
+
+import gc
+import warnings
+
+import numpy as np
+import pytest
+
+from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
+
+from .helpers import Guarded, arange_values
+
+pytestmark = pytest.mark.acl
+
+
+def test_native_available_and_report():
+    from acl_bridge import native
+
+    ok, reason = native.native_available()
+    assert ok, reason
+    version = native.acl_version()
+    assert version in ("20.08", "24.11"), version
+    assert native.compiled_acl_version() == version
+    report = native.cpu_report()
+    assert report.num_cpus >= 1 and report.num_threads >= 1
+    assert isinstance(report.fp16, bool) and isinstance(report.dot_product, bool)
+    assert "ACL " + version in str(report)
+
+
+def test_set_num_threads():
+    from acl_bridge import native
+
+    before = native.num_threads()
+    try:
+        native.set_num_threads(1)
+        assert native.num_threads() == 1
+        native.set_num_threads(2)
+        assert native.num_threads() == 2
+    finally:
+        native.set_num_threads(before)
+    with pytest.raises(ValueError, match="num_threads is -1"):
+        native.set_num_threads(-1)
+
+
+def test_acl_status_becomes_exception_with_acls_message():
+    from acl_bridge.functions import Activation
+    from acl_bridge.native import AclError, AclStatusError
+
+    src = NdArray.zeros((2, 3, 4))
+    dst = NdArray.zeros((2, 3, 5))
+    with pytest.raises(AclStatusError, match="NEActivationLayer::validate: .*Tensors have different shapes") as e:
+        Activation(src, dst, "relu")
+    assert isinstance(e.value, AclError) and isinstance(e.value, RuntimeError)
+    assert e.value.code == 2
+    assert "validate" in e.value.message
+
+
+def test_shim_argument_errors_are_exceptions():
+    from acl_bridge.functions import Pooling
+    from acl_bridge.native import AclInvalidArgumentError
+
+    src = NdArray.zeros((1, 1, 4, 4))
+    dst = NdArray.zeros((1, 1, 2, 2))
+    with pytest.raises(AclInvalidArgumentError, match="stride_x and stride_y must be >= 1"):
+        Pooling(src, dst, "max", kernel=2, stride=0)
+
+
+def test_unknown_activation_name():
+    from acl_bridge.functions import Activation
+    from ndarray import InvalidLayoutError
+
+    a = NdArray.zeros((4,))
+    with pytest.raises(InvalidLayoutError, match="function is 'nope'"):
+        Activation(a, a, "nope")
+
+
+def test_tensor_import_is_zero_copy_and_keeps_memory_alive():
+    from acl_bridge.tensor import AclTensor
+
+    g = Guarded((2, 2, 5, 5), variant="padded")
+    t = AclTensor(g.array)
+    assert t.data_ptr == g.array.data_ptr
+    assert t.info.strides_in_bytes == (4, 24, 144, 288)  # the ADR's padded example
+    assert t.info.total_size_in_bytes == 576
+    assert t.acl_padding() == type(t.acl_padding())()  # imported infos carry no ACL padding
+    ref = t.array
+    del g
+    gc.collect()
+    assert t.array is ref  # the tensor still holds the memory
+    with t:
+        pass
+    with pytest.raises(Exception, match="closed"):
+        t.handle
+
+
+def test_run_after_close_raises():
+    from acl_bridge.functions import Copy
+    from acl_bridge.native import AclError
+
+    src, dst = NdArray.zeros((3, 4)), NdArray.zeros((3, 4))
+    f = Copy(src, dst)
+    f.close()
+    with pytest.raises(AclError, match="closed"):
+        f.run()
+
+
+def test_required_padding_can_be_allocated_up_front():
+    """Negotiate first, allocate exactly that padding, then configure: nothing is copied."""
+    from acl_bridge.functions import Pooling
+
+    shape, out_shape = (1, 2, 9, 9), (1, 2, 9, 9)
+    kwargs = dict(pool_type="max", kernel=3, stride=1, padding=1)
+    pads = Pooling.required_padding(ShapeDescriptor.create(shape), ShapeDescriptor.create(out_shape), **kwargs)
+    src = Pooling.padded_empty(shape, "float32", pads["src"])
+    dst = Pooling.padded_empty(out_shape, "float32", pads["dst"])
+    src.numpy()[...] = arange_values(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = Pooling(src, dst, **kwargs)
+    assert f.staged == ()
+    f.run()
+    assert f.copy_count == 0
+    assert f.tensors["dst"].data_ptr == dst.data_ptr
+    x = np.pad(src.numpy(), ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    ref = np.max(np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3)), axis=(-2, -1))
+    np.testing.assert_array_equal(dst.numpy(), ref)
+
+
+def test_copy_fallback_when_padding_is_missing_is_counted_and_correct():
+    """ACL 20.08's 3x3 pooling with pad 1 asks for input padding; a dense buffer lacks it."""
+    from acl_bridge.functions import AclCopyFallbackWarning, Pooling, total_copy_count
+
+    shape = (1, 2, 9, 9)
+    src = Guarded(shape).set(arange_values(shape))
+    dst = Guarded(shape)
+    kwargs = dict(pool_type="max", kernel=3, stride=1, padding=1)
+    pads = Pooling.required_padding(src.array, dst.array, **kwargs)
+    needs_padding = any(pads["src"].as_tuple())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f = Pooling(src.array, dst.array, **kwargs)
+    fallback = [x for x in w if issubclass(x.category, AclCopyFallbackWarning)]
+    assert bool(fallback) == needs_padding
+    assert ("src" in f.staged) == needs_padding
+    before = total_copy_count()
+    f.run()
+    f.run()
+    assert f.copy_count == (2 if needs_padding else 0)
+    assert total_copy_count() - before == f.copy_count
+    x = np.pad(src.numpy(), ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    ref = np.max(np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3)), axis=(-2, -1))
+    np.testing.assert_array_equal(dst.numpy(), ref)
+    assert src.untouched() and dst.untouched()
+    assert f.tensors["dst"].data_ptr == dst.array.data_ptr
+
+
+def test_unrepresentable_layout_uses_counted_fallback_on_every_version():
+    from acl_bridge.functions import AclCopyFallbackWarning, Activation
+
+    shape = (3, 8)
+    src = Guarded(shape, variant="flipped").set(arange_values(shape, modulo=11))
+    dst = Guarded(shape)
+    with pytest.warns(AclCopyFallbackWarning, match="src: .*strides"):
+        f = Activation(src.array, dst.array, "relu")
+    assert f.staged == ("src",)
+    f.run()
+    assert f.copy_count == 1
+    np.testing.assert_array_equal(dst.numpy(), np.maximum(src.numpy(), 0))
+    assert src.untouched() and dst.untouched()
+
+
+def test_allow_copy_false_refuses_the_fallback():
+    from acl_bridge.functions import Activation
+
+    shape = (3, 8)
+    src = Guarded(shape, variant="flipped")
+    dst = Guarded(shape)
+    with pytest.raises(NotRepresentableError, match="allow_copy=False"):
+        Activation(src.array, dst.array, "relu", allow_copy=False)
+
+
+def test_run_releases_the_gil_and_runs_many_times():
+    import threading
+
+    from acl_bridge.functions import Add
+
+    shape = (64, 64)
+    a, b, d = NdArray.zeros(shape), NdArray.zeros(shape), NdArray.zeros(shape)
+    f = Add(a, b, d)
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(3):
+                f.run()
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for i in range(3):
+        a.numpy()[...] = i
+        b.numpy()[...] = 2 * i
+        f.run()
+        np.testing.assert_array_equal(d.numpy(), np.full(shape, 3.0 * i))
