@@ -280,7 +280,7 @@ debian_mirror() {
             sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk -v re="$codenames" '$1 == "deb" && $3 ~ re { print $2 }' ;;
         esac
     done | grep -E '^(https?|file):' | head -n1)
-    [ -n "$m" ] || die "no Debian mirror in this machine's apt sources (an Ubuntu host?); set ACL_NDARRAY_MIRROR to a Debian mirror URL, or use Docker with a registry"
+    # none (an Ubuntu host): empty, debootstrap then uses its own default Debian mirror
     echo "${m%/}"
 }
 
@@ -334,10 +334,10 @@ bootstrap_rootfs() {
     mkdir -p "$dir" || return 1
     [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] \
         && keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
-    log "debootstrap $suite arm64 from $mirror with $(echo "$pkgs" | wc -w) packages"
+    log "debootstrap $suite arm64 from ${mirror:-the default mirror of debootstrap (no Debian mirror in the apt sources; set ACL_NDARRAY_MIRROR to choose)} with $(echo "$pkgs" | wc -w) packages"
     run_long "debootstrap $suite (arm64, minbase)" "$LOGS/debootstrap-$suite.log" \
         debootstrap --arch=arm64 --variant=minbase --components=main "${keyring[@]}" \
-            --include="$(echo "$pkgs" | tr ' ' ',')" "$suite" "$dir" "$mirror" || return 1
+            --include="$(echo "$pkgs" | tr ' ' ',')" "$suite" "$dir" ${mirror:+"$mirror"} || return 1
     unmount_under "$dir"
     rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* "$dir"/tmp/* \
         "$dir"/debootstrap
@@ -357,12 +357,16 @@ import_rootfs() {
 }
 
 # ---------------------------------------------------------------- target images
-ENGINE_GLOBAL=() RUN_FLAGS=() ENGINE_CMD=()
+ENGINE_GLOBAL=() RUN_FLAGS=() ENGINE_CMD=() BUILD_NET=() RUN_PLATFORM=()
 engine_flags() {
     if [ "$ENGINE" = podman ]; then
-        # crun fails on hybrid cgroups; Podman's default rlimits exceed some hosts' hard limits
+        # crun fails on hybrid cgroups; Podman's default rlimits exceed some hosts' hard
+        # limits; host networking for RUN steps that use apt (no CNI setup needed)
         ENGINE_GLOBAL=(--runtime runc --cgroup-manager cgroupfs --events-backend file)
         RUN_FLAGS=(--ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
+        BUILD_NET=(--network host)
+    else
+        RUN_PLATFORM=(--platform linux/arm64)
     fi
     ENGINE_CMD=("$ENGINE" "${ENGINE_GLOBAL[@]}")
     ENGINE_READY=1
@@ -386,7 +390,7 @@ ensure_image() {
     local nocache=()
     [ "$REBUILD" = 1 ] && nocache=(--no-cache)
     run_long "build $tag from $BASE_REF" "$LOGS/build-$target.log" \
-        eng build "${nocache[@]}" "${RUN_FLAGS[@]}" --network host --platform linux/arm64 \
+        eng build "${nocache[@]}" "${RUN_FLAGS[@]}" "${BUILD_NET[@]}" --platform linux/arm64 \
             --build-arg "TARGET=$target" --build-arg "BASE=$BASE_REF" \
             --label "org.acl-ndarray.base=$BASE_REF" \
             -t "$tag" -f "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR" || return 1
@@ -411,7 +415,7 @@ emu_run() {
     [[ " ${flags[*]} " == *" --network host "* ]] || flags+=(--network none)
     name=$CONTAINER_PREFIX$target-$RANDOM
     mkdir -p "$CACHE/ccache/$target"
-    eng run --rm --name "$name" "${RUN_FLAGS[@]}" "${flags[@]}" \
+    eng run --rm --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
         -e "QEMU_CPU=${QEMU_CPU:-}" -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
         -v "$REPO:/src:ro" -v "$CACHE/ccache/$target:/ccache" \
@@ -560,3 +564,4 @@ main() {
     return "$rc"
 }
 main
+exit $?

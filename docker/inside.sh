@@ -102,6 +102,8 @@ install_project() {
         cd "$BUILD"
         [ -d /usr/lib/ccache ] && export PATH=/usr/lib/ccache:$PATH
         export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$BUILD
+        # ACL is installed here: a missing native build is an error, not a silent skip
+        export ACL_NDARRAY_REQUIRE_NATIVE=1
         python3 -m pip install --no-deps --no-build-isolation --no-index -v . >/tmp/pip-install.log 2>&1
     ) || rc=$?
     if [ "$rc" != 0 ]; then
@@ -222,3 +224,4 @@ main() {
     esac
 }
 main "$@"
+exit $?
