@@ -356,7 +356,7 @@ def const_tensor(array: ArrayLike, quantization: Quantization = None, *, allow_c
         s.dense[...] = nd.numpy()
         copied = s.nbytes
         _count(copied)
-    return ann.ConstTensor(tensor_info(nd, quantization, constant=True), s.dense), copied
+    return ann.ConstTensor(tensor_info(nd, quantization, constant=True), s.dense.view()), copied
 
 
 def to_ndarray(tensor) -> NdArray:
@@ -688,7 +688,8 @@ class Binding:
         for (binding, info), s in zip(compiled.input_infos, self._in):
             if hasattr(info, "SetConstant"):
                 info.SetConstant(True)  # 23.08: ConstTensor refuses non-constant infos
-            self._input_tensors.append((binding, ann.ConstTensor(info, s.dense)))
+            # a view: pyarmnn marks what it is given read-only, the staging copy writes s.dense
+            self._input_tensors.append((binding, ann.ConstTensor(info, s.dense.view())))
         self._output_tensors = [(binding, _output_tensor(ann, info, s.dense))
                                 for (binding, info), s in zip(compiled.output_infos, self._out)]
 
