@@ -51,9 +51,10 @@ DESCRIPTION = ("input 1x3x16x16 -> conv3x3(8)+bias+relu -> maxpool 2x2/2 -> conv
 
 # Tolerance per layer: |ours - reference| <= ATOL + RTOL * max|reference| (float32 results
 # against a float64 reference; ACL may use Winograd for 3x3 convolutions, which rounds
-# differently from direct convolution, hence a relative 1e-3 rather than float32's 1e-6).
-ATOL = 1e-5
-RTOL = 1e-3
+# differently from direct convolution, hence a relative 1e-4 rather than float32's 1e-7;
+# measured differences are around 1e-7 relative on ACL 20.08 and 24.11).
+ATOL = 1e-6
+RTOL = 1e-4
 
 
 def deterministic(shape: Sequence[int], salt: int, scale: float) -> np.ndarray:
@@ -285,9 +286,11 @@ def _view(buffers: Dict[str, NdArray], ref: str) -> NdArray:
     return a
 
 
-def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, threads: Optional[int]) -> PathResult:
+def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, threads: Optional[int],
+               x_nd: Optional[NdArray] = None) -> PathResult:
+    """The network on ACL NEON functions; ``x_nd`` (optional) is the input as a padded NdArray."""
     from . import functions as F
-    from .mapping import PaddingSize, padded_descriptor
+    from .mapping import PaddingSize, padded_descriptor, tensor_info
     from .native import native_available, set_num_threads
 
     ok, why = native_available()
@@ -311,15 +314,18 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
                 need[base] = need[base].union(fn.padding[role])
             fn.close()
 
-    # 2. allocate every buffer once, with that padding, and fill inputs and weights.
+    # 2. allocate every buffer once, with that padding, and fill inputs and weights. The
+    #    input is the caller's padded NdArray when it offers what conv1 asks for (ACL reads
+    #    it in place); every other buffer gets exactly the padding asked for.
     buffers: Dict[str, NdArray] = {}
     for name, (shape, data) in buffers_spec.items():
+        if name == "x" and x_nd is not None and tensor_info(x_nd).padding.covers(need["x"]):
+            buffers[name] = x_nd
+            continue
         d = padded_descriptor(shape, np.float32, need[name])
         a = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
-        if data is not None:
-            a.numpy()[...] = data
+        a.numpy()[...] = x if name == "x" else (data if data is not None else 0)
         buffers[name] = a
-    buffers["x"].numpy()[...] = x
 
     # 3. configure for real: no copy allowed (allow_copy=False raises instead of staging).
     fns = []
@@ -449,16 +455,18 @@ def _main(ns, out) -> int:
     print(f"reference output: {np.array2string(ref['softmax'][0], precision=4, max_line_width=200)}", file=out)
 
     results: List[Tuple[str, object]] = []
-    x_nd = None
+    # One input NdArray for both paths, padded the way ACL's auto_padding lays tensors out
+    # (4 elements around the x-y plane, 36 on the right): ACL reads it in place; Arm NN's
+    # tensors are dense, so that path copies it (counted, reported).
+    x_nd = _padded_input(x)
+    print(f"input: {x_nd.descriptor!r}", file=out)
     if "bridge" not in ns.skip:
         try:
-            r = run_bridge(x, w, ns.runs, progress, out, ns.threads)
+            r = run_bridge(x, w, ns.runs, progress, out, ns.threads, x_nd)
             results.append(("bridge", r))
         except _Skip as e:
             results.append(("bridge", f"skipped: native ACL layer not available ({e})"))
     if "armnn" not in ns.skip:
-        # a padded input buffer (ACL auto_padding layout): Arm NN needs it dense, a counted copy
-        x_nd = _padded_input(x)
         try:
             results.append(("armnn", run_armnn(x_nd, w, ns.runs, progress, out)))
         except _Skip as e:

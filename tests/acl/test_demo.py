@@ -37,14 +37,17 @@ class _NoTimer:
 def test_bridge_path_matches_numpy_with_zero_copies(capsys):
     w, x = demo.make_weights(), demo.make_input()
     ref = demo.reference_forward(x, w)
-    r = demo.run_bridge(x, w, 1, _Quiet(), sys.stdout, None)
+    x_nd = demo._padded_input(x)  # ACL auto_padding layout: read in place, not copied
+    assert x_nd.descriptor.has_padded_buffer
+    r = demo.run_bridge(x, w, 1, _Quiet(), sys.stdout, None, x_nd)
     assert r.bytes_copied == 0 and r.copy_note == "nothing staged"
     assert list(r.outputs) == list(demo.LAYERS)
     for layer, got in r.outputs.items():
         assert demo.max_diff(got, ref[layer]) <= demo.tolerance(ref[layer]), layer
     np.testing.assert_allclose(r.outputs["softmax"].sum(), 1.0, rtol=1e-5)
     out = capsys.readouterr().out
-    assert "AclTensorInfo(F32[16,16,3,1]" in out  # the input's ACL description is shown
+    # the input's ACL description is shown: strides of the padded rows, offset of element 0
+    assert "AclTensorInfo(F32[16,16,3,1]:(4,224,5376,16128)B +912B" in out
 
 
 @needs_armnn
