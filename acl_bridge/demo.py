@@ -359,7 +359,10 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
     outputs = {lname: _view(buffers, roles["dst"]).numpy().copy() for lname, _, roles, _ in fns}
     for _, _, _, fn in fns:
         fn.close()
-    return PathResult("bridge (ACL NEON functions, padded NdArrays)", outputs, bytes_copied, note, timing)
+    from .native import acl_version
+
+    return PathResult(f"bridge (ACL {acl_version()} NEON functions, padded NdArrays)", outputs, bytes_copied,
+                      note, timing)
 
 
 # ---------------------------------------------------------------------------- Arm NN path
@@ -371,9 +374,9 @@ def run_armnn(x_nd: NdArray, w: Weights, runs: int, progress: Progress, out) -> 
         ok, why = armnn.armnn_available()
     if not ok:
         raise _Skip(why)
-    for note in armnn.import_notes():
-        print(f"  note from pyarmnn {armnn.armnn_version()} at import: {note}", file=out)
     with progress.step("armnn: describing the network in Python, optimizing for CpuAcc, loading"):
+        for note in armnn.import_notes():  # printed to stdout by pyarmnn itself; captured instead
+            print(f"      pyarmnn {armnn.armnn_version()} said at import: {note}", file=out)
         net = armnn.Network()
         t = net.input(INPUT_SHAPE, name="input")
         t = net.activation(net.conv2d(t, w.conv1_w, w.conv1_b, stride=1, padding=1, name="conv1"), "relu",
