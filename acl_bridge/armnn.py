@@ -123,7 +123,10 @@ def load():
 
 
 def armnn_available() -> Tuple[bool, str]:
-    """(True, "pyarmnn 33.0.0 (Arm NN 23.08)") or (False, why not). Never raises."""
+    """(True, "pyarmnn 33.0.0 (Arm NN 23.08)") or (False, why not). Never raises.
+
+    A probe: if it is what first imports pyarmnn, the deprecation notice is recorded in
+    :func:`import_notes` but not raised as a warning."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PyArmnnDeprecationWarning)

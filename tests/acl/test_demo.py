@@ -74,7 +74,9 @@ def test_demo_module_exits_0_and_prints_zero_copies():
     assert out.count("ok") >= 7 and "EXCEEDED" not in out
     assert "time per inference: median" in out
     assert out.rstrip().endswith("result: PASS")
-    assert "WARNING: PyArmNN is deprecated" not in out.split("note from pyarmnn")[0]  # not printed raw first
+    # pyarmnn 23.08's import-time print is captured and shown as a note, never printed raw
+    assert out.startswith("acl_bridge demo:"), out[:300]
+    assert "WARNING: PyArmNN is deprecated" not in out or "said at import: WARNING: PyArmNN" in out
 
 
 def test_demo_main_strict_in_process(capsys):
