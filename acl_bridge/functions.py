@@ -6,13 +6,19 @@ Every function follows one path (:class:`AclFunction`):
 2. padding negotiation: ask ACL which padding the function needs for these shapes
    (configure on throw-away *resizable* infos, read ``info->padding()``:
    :func:`required_padding`);
-3. a tensor whose buffer offers that padding (or none is needed) is used in place; one that
-   does not (too little padding, or a layout ACL cannot express, such as a negative or
-   non-unit innermost stride) is *staged*: an ACL-padded NdArray is allocated, inputs are
-   copied in before each run and outputs copied back after. Staging is never silent: it
-   warns (:class:`AclCopyFallbackWarning`) at configure time, ``staged`` names the tensors
-   and ``copy_count`` counts the copies; ``allow_copy=False`` makes it an error instead;
-4. ``validate()`` then ``configure()`` on non-resizable imported infos, then
+3. a tensor is used in place when ACL can address it (``tensor_info`` succeeds; dimensions
+   from z up are dense, since ACL kernels collapse them) and either no padding is needed or
+   the buffer has ACL's own padded layout with at least that padding (it is then declared
+   to ACL, which reads it from ``padding()``);
+4. probe: the function is configured a second time on scratch memory with exactly these
+   layouts and run once; ``writes_outside[role]`` records whether ACL wrote any byte that is
+   not an element (20.08's border filling, vector stores past a row end). Such a buffer is
+   staged too, unless ``allow_padding_writes=True`` (then ACL may scribble on the padding);
+5. every other tensor is *staged*: an ACL-padded NdArray is allocated, inputs are copied in
+   before each run and outputs copied back after. Staging is never silent: it warns
+   (:class:`AclCopyFallbackWarning`) at configure time, ``staged`` names the tensors and
+   ``copy_count`` counts the copies; ``allow_copy=False`` makes it an error instead;
+6. ``validate()`` then ``configure()`` on non-resizable imported infos, then
    ``import_memory`` of every buffer; ``run()`` releases the GIL (cffi API mode).
 
 Use :meth:`AclFunction.required_padding` (or the ``padding`` attribute of a configured
@@ -31,7 +37,7 @@ from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDes
 
 from .mapping import PaddingSize, padded_descriptor, tensor_info
 from .native import AclError, check, require_native
-from .tensor import AclTensor, native_desc
+from .tensor import AclTensor, acl_layout_padding, native_desc
 
 # Kind codes, activation codes and policies (values of native/acl_shim.h).
 KIND = {
@@ -86,6 +92,26 @@ def required_padding(kind: str, params, specs: Sequence[Optional[Tuple]]) -> Tup
     return tuple(PaddingSize(p.top, p.right, p.bottom, p.left) for p in out)
 
 
+def _collapse_unsafe(info) -> Optional[str]:
+    """Why ACL kernels would mis-address this layout, or None.
+
+    Measured on ACL 20.08: kernels collapse the dimensions from z (ACL dimension 2) upwards
+    into one (Window::collapse_if_possible) and step through them with the stride of the
+    first, so they silently compute on the wrong memory unless those dimensions are dense
+    on top of each other. ACL's own padded layout (padding around x and y only) satisfies
+    this; a view with gaps between batches or channels does not, and is staged.
+    """
+    shape, strides = info.tensor_shape, info.strides_in_bytes
+    for k in range(3, len(shape)):
+        if shape[k] > 1 and strides[k] != strides[k - 1] * shape[k - 1]:
+            return (f"ACL dimension {k} has stride {strides[k]} bytes, expected {strides[k - 1] * shape[k - 1]} "
+                    f"(dense over dimension {k - 1}): ACL kernels collapse dimensions >= 2: {info!r}")
+    if len(shape) >= 3 and shape[2] > 1 and strides[2] % strides[1]:
+        return (f"ACL dimension 2 has stride {strides[2]} bytes, not a whole number of rows of "
+                f"{strides[1]} bytes: {info!r}")
+    return None
+
+
 def default_params():
     ffi, _ = require_native()
     p = ffi.new("acl_shim_params *")
@@ -122,7 +148,7 @@ class AclFunction:
 
     def __init__(self, arrays: Sequence[Optional[NdArray]], params, *, data_layout: str = "NCHW",
                  quantization: Optional[Dict[str, Tuple[float, int]]] = None, allow_copy: bool = True,
-                 _negotiate_only: bool = False):
+                 allow_padding_writes: bool = False, _negotiate_only: bool = False):
         ffi, lib = require_native()
         self._params = params
         self._handle = None
@@ -138,6 +164,8 @@ class AclFunction:
                      for role, a in zip(self.roles, arrays)]
             self.padding = dict(zip(self.roles, required_padding(self.kind, params, specs)))
             return
+        # the caller's objects too: a numpy array passed in stays alive itself, not only its memory
+        self._sources = [a for a in arrays if a is not None]
         for role, a in zip(self.roles, arrays):
             self.arrays[role] = None if a is None else _check_array(a, role)
         for role in self.outputs:
@@ -151,26 +179,35 @@ class AclFunction:
         # 3. in place, or staged through an ACL-padded copy
         self.staged: Tuple[str, ...] = ()
         self.copy_count = 0
-        reasons = []
+        reasons = {}
         for role, a in self.arrays.items():
-            if a is None:
-                self._acl_arrays[role] = None
-                continue
-            reason = self._needs_staging(role, a)
-            if reason is None:
-                self._acl_arrays[role] = a
-                continue
-            if not allow_copy:
-                raise NotRepresentableError(f"{self.kind}: {role} cannot be used in place ({reason}) and allow_copy=False")
-            reasons.append(f"{role}: {reason}")
-            self.staged += (role,)
-            d = padded_descriptor(a.shape or (1,), a.dtype, self.padding[role])
-            self._acl_arrays[role] = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
+            reason = None if a is None else self._needs_staging(role, a)
+            if reason is not None:
+                reasons[role] = reason
+        for role, a in self.arrays.items():
+            self._acl_arrays[role] = a
+            if a is not None and role in reasons:
+                self._stage(role, reasons[role], allow_copy)
+        # 4. does ACL write outside the elements (border fill, vector stores past a row end)
+        #    of the buffers it would use in place? Probed on scratch memory, same layouts.
+        self.writes_outside: Dict[str, bool] = {}
+        if not allow_padding_writes and len(self.staged) < sum(a is not None for a in self.arrays.values()):
+            descs = {role: None if a is None else native_desc(*self._desc_parts(role, a))
+                     for role, a in self._acl_arrays.items()}
+            flags = ffi.new("int32_t[]", len(descs))
+            arr = ffi.new("acl_shim_tensor_desc *[]", [ffi.NULL if d is None else d for d in descs.values()])
+            check(lib.acl_shim_probe_writes(KIND[self.kind], params, arr, len(descs), flags), f"{self.kind}: probe")
+            for role, flag in zip(descs, flags):
+                self.writes_outside[role] = bool(flag)
+                if flag and role not in self.staged:
+                    reasons[role] = ("ACL writes outside the elements of this buffer (padding or gaps); "
+                                     "pass allow_padding_writes=True to let it")
+                    self._stage(role, reasons[role], allow_copy)
         if reasons:
             warnings.warn(AclCopyFallbackWarning(
-                f"{self.kind}: copying through ACL-padded buffers on every run: " + "; ".join(reasons)),
-                stacklevel=3)
-        # 4. native tensors (ffi.gc'd at creation), validate + configure, then import memory
+                f"{self.kind}: copying through ACL-padded buffers on every run: "
+                + "; ".join(f"{r}: {m}" for r, m in reasons.items())), stacklevel=3)
+        # 5. native tensors (ffi.gc'd at creation), validate + configure, then import memory
         self.tensors = {
             role: None if a is None else AclTensor(a, data_layout, self._quant[role])
             for role, a in self._acl_arrays.items()
@@ -182,6 +219,19 @@ class AclFunction:
         for t in self.tensors.values():
             if t is not None:
                 t.import_memory()
+
+    def _stage(self, role: str, reason: str, allow_copy: bool) -> None:
+        """Use an ACL-padded buffer of ACL's own for ``role``, copied in/out on every run."""
+        a = self.arrays[role]
+        if not allow_copy:
+            raise NotRepresentableError(f"{self.kind}: {role} cannot be used in place ({reason}) and allow_copy=False")
+        d = padded_descriptor(a.shape or (1,), a.dtype, self.padding[role])
+        self._acl_arrays[role] = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
+        self.staged = tuple(r for r in self.roles if r in self.staged or r == role)
+
+    def _desc_parts(self, role, a):
+        info = tensor_info(a, self.data_layout, self._quant[role])
+        return info, acl_layout_padding(a, info)
 
     @classmethod
     def required_padding(cls, *args, **kwargs) -> Dict[str, PaddingSize]:
@@ -196,9 +246,18 @@ class AclFunction:
             info = tensor_info(a, self.data_layout, self._quant[role])
         except NotRepresentableError as e:
             return str(e)
+        reason = _collapse_unsafe(info)
+        if reason is not None:
+            return reason
         need = self.padding[role]
-        if not info.padding.covers(need):
-            return f"ACL needs padding {need!r}, the buffer has {info.padding!r}"
+        if not any(need.as_tuple()):
+            return None
+        declared = acl_layout_padding(a, info)
+        if declared is None:
+            return (f"ACL needs padding {need!r} and this buffer is not laid out as ACL pads tensors "
+                    f"(padding around x and y, dense above): {info!r}")
+        if not declared.covers(need):
+            return f"ACL needs padding {need!r}, the buffer has {declared!r}"
         return None
 
     @classmethod
@@ -249,6 +308,7 @@ class AclFunction:
                 if t is not None:
                     t.close()
             self.tensors = {}
+            self._sources = []
             self.arrays = {}
             self._acl_arrays = {}
 

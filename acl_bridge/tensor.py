@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ndarray import NdArray
+from ndarray import LayoutError, NdArray
 
-from .mapping import AclTensorInfo, PaddingSize, tensor_info
+from .mapping import AclTensorInfo, PaddingSize, padded_descriptor, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
 
 DATA_TYPE_CODES = {
@@ -26,8 +26,23 @@ DATA_TYPE_CODES = {
 LAYOUT_CODES = {"NCHW": 0, "NHWC": 1}
 
 
-def native_desc(info: AclTensorInfo):
-    """An ``acl_shim_tensor_desc`` (cffi struct) holding exactly ``info``."""
+def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
+    """``info.padding`` when the buffer is laid out exactly as ACL pads a tensor
+    (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
+    Only then can the padding be declared to ACL (padding() reports it)."""
+    try:
+        ref = tensor_info(padded_descriptor(array.shape or (1,), array.dtype, info.padding), info.data_layout)
+    except LayoutError:
+        return None
+    same = (ref.offset_first_element_in_bytes == info.offset_first_element_in_bytes
+            and ref.total_size_in_bytes <= info.total_size_in_bytes
+            and all(n == 1 or a == b for n, a, b in zip(info.tensor_shape, ref.strides_in_bytes, info.strides_in_bytes)))
+    return info.padding if same else None
+
+
+def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None):
+    """An ``acl_shim_tensor_desc`` (cffi struct) holding exactly ``info``; with
+    ``declare_padding`` ACL is told the buffer's padding (see acl_layout_padding)."""
     ffi, _ = require_native()
     if info.data_type not in DATA_TYPE_CODES:
         raise AclInvalidArgumentError(
@@ -43,6 +58,9 @@ def native_desc(info: AclTensorInfo):
     d.data_layout = LAYOUT_CODES[info.data_layout]
     d.quantization_scale = info.quantization_scale
     d.quantization_offset = info.quantization_offset
+    if declare_padding is not None and any(declare_padding.as_tuple()):
+        d.declare_padding = 1
+        d.padding_top, d.padding_right, d.padding_bottom, d.padding_left = declare_padding.as_tuple()
     return d
 
 
@@ -50,12 +68,16 @@ class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 
     def __init__(self, array: NdArray, data_layout: str = "NCHW",
-                 quantization: Optional[Tuple[float, int]] = None):
+                 quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True):
+        """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
+        padding (border-filling kernels may then write into it); else custom strides only."""
         ffi, lib = require_native()
         self.array = array  # strong reference: keeps the numpy allocation alive
         self.info = tensor_info(array, data_layout, quantization)
+        self.declared_padding = acl_layout_padding(array, self.info) if declare_padding else None
         out = ffi.new("acl_shim_tensor **")
-        check(lib.acl_shim_tensor_create(native_desc(self.info), out), "acl_shim_tensor_create")
+        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding), out),
+              "acl_shim_tensor_create")
         self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
         self._imported = False
 

@@ -146,20 +146,58 @@ void set_common(acl::TensorInfo &info, const acl_shim_tensor_desc &d) {
     }
 }
 
-// An info that describes existing memory exactly: custom strides, not resizable.
+std::string describe(const acl::ITensorInfo &info) {
+    std::string s = "shape [";
+    for (size_t i = 0; i < info.num_dimensions(); ++i) s += (i ? "," : "") + std::to_string(info.tensor_shape()[i]);
+    s += "] strides [";
+    for (size_t i = 0; i < info.num_dimensions(); ++i) s += (i ? "," : "") + std::to_string(info.strides_in_bytes()[i]);
+    s += "] offset " + std::to_string(info.offset_first_element_in_bytes()) + " total " +
+         std::to_string(info.total_size());
+    return s;
+}
+
+// An info that describes existing memory exactly, not resizable: either ACL's own padded
+// layout with the padding declared (extend_padding), or custom strides (padding() = 0).
 acl::TensorInfo imported_info(const acl_shim_tensor_desc &d) {
     acl::TensorShape shape = to_shape(d);
-    acl::Strides strides;
-    for (int i = 0; i < d.num_dims; ++i) {
-        require(d.strides_in_bytes[i] <= 0xffffffffu, "stride does not fit ACL's uint32 strides");
-        strides.set(i, static_cast<uint32_t>(d.strides_in_bytes[i]));
-    }
     acl::TensorInfo info;
-    info.init(shape, 1, to_data_type(d.data_type), strides, d.offset_first_element_in_bytes,
-              d.total_size_in_bytes);
+    if (d.declare_padding) {
+        info = acl::TensorInfo(shape, 1, to_data_type(d.data_type));
+        info.extend_padding(acl::PaddingSize(d.padding_top, d.padding_right, d.padding_bottom, d.padding_left));
+        bool same = info.offset_first_element_in_bytes() == d.offset_first_element_in_bytes &&
+                    info.total_size() <= d.total_size_in_bytes;
+        // dimensions of size 1 are never stepped along (ACL leaves trailing ones out)
+        for (int i = 0; i < d.num_dims; ++i)
+            same = same && (d.shape[i] == 1 || info.strides_in_bytes()[i] == d.strides_in_bytes[i]);
+        require(same, "declared padding gives ACL layout " + describe(info) +
+                          " which is not the memory described (offset " +
+                          std::to_string(d.offset_first_element_in_bytes) + ", total " +
+                          std::to_string(d.total_size_in_bytes) + ")");
+    } else {
+        acl::Strides strides;
+        for (int i = 0; i < d.num_dims; ++i) {
+            require(d.strides_in_bytes[i] <= 0xffffffffu, "stride does not fit ACL's uint32 strides");
+            strides.set(i, static_cast<uint32_t>(d.strides_in_bytes[i]));
+        }
+        info.init(shape, 1, to_data_type(d.data_type), strides, d.offset_first_element_in_bytes,
+                  d.total_size_in_bytes);
+    }
     set_common(info, d);
     info.set_is_resizable(false);
     return info;
+}
+
+// Marks the bytes of every element of a tensor described by d (true = element byte).
+void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<bool> &mask) {
+    std::vector<uint64_t> coord(d.num_dims, 0);
+    for (;;) {
+        uint64_t off = d.offset_first_element_in_bytes;
+        for (int i = 0; i < d.num_dims; ++i) off += coord[i] * d.strides_in_bytes[i];
+        for (size_t b = 0; b < element_size && off + b < mask.size(); ++b) mask[off + b] = true;
+        int i = 0;
+        while (i < d.num_dims && ++coord[i] == d.shape[i]) coord[i++] = 0;
+        if (i == d.num_dims) break;
+    }
 }
 
 // An info with the shape and type only, resizable: ACL may ask for padding.
@@ -562,6 +600,49 @@ int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
             }
             const acl::PaddingSize pad = t[i]->info()->padding();
             out[i] = acl_shim_padding{pad.top, pad.right, pad.bottom, pad.left};
+        }
+    });
+}
+
+int32_t acl_shim_probe_writes(int32_t kind, const acl_shim_params *params, const acl_shim_tensor_desc *const *descs,
+                              int32_t n, int32_t *writes_outside) {
+    return guarded([&] {
+        require(params != nullptr && descs != nullptr && writes_outside != nullptr,
+                "params, descs and writes_outside must not be NULL");
+        require(n >= 1 && n <= 8, "n must be 1..8");
+        constexpr size_t guard = 256;
+        constexpr uint8_t fill = 0xa5;     // every byte that is not an element
+        constexpr uint8_t element = 0x3f;  // elements: 0x3f3f3f3f is 0.747f, harmless input
+        std::vector<std::unique_ptr<acl::Tensor>> owned(n);
+        std::vector<std::vector<uint8_t>> memory(n);
+        std::vector<std::vector<bool>> masks(n);
+        std::vector<acl::ITensor *> t(n, nullptr);
+        for (int i = 0; i < n; ++i) {
+            if (descs[i] == nullptr) continue;
+            owned[i] = std::make_unique<acl::Tensor>();
+            owned[i]->allocator()->init(imported_info(*descs[i]));
+            t[i] = owned[i].get();
+        }
+        std::unique_ptr<acl::IFunction> f = build(kind, *params, t);
+        for (int i = 0; i < n; ++i) {
+            if (t[i] == nullptr) continue;
+            memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
+            masks[i].assign(memory[i].size(), false);
+            mark_elements(*descs[i], t[i]->info()->element_size(), masks[i]);
+            for (size_t b = 0; b < memory[i].size(); ++b)
+                if (masks[i][b]) memory[i][b] = element;
+            check_status(owned[i]->allocator()->import_memory(memory[i].data()), "TensorAllocator::import_memory");
+        }
+        f->run();
+        for (int i = 0; i < n; ++i) {
+            writes_outside[i] = 0;
+            if (t[i] == nullptr) continue;
+            for (size_t b = 0; b < memory[i].size(); ++b) {
+                if (!masks[i][b] && memory[i][b] != fill) {
+                    writes_outside[i] = 1;
+                    break;
+                }
+            }
         }
     });
 }

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 1
+#define ACL_SHIM_ABI_VERSION 2
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -116,6 +116,15 @@ typedef struct acl_shim_tensor_desc {
     int32_t data_layout;                             /* ACL_SHIM_LAYOUT_* */
     float quantization_scale;                        /* quantized types only */
     int32_t quantization_offset;
+    /* declare_padding != 0: the memory is laid out exactly as ACL pads a tensor
+     * (TensorInfo::extend_padding(padding)); ACL then knows the padding (padding()
+     * reports it, border-filling kernels write into it). The shim checks that the
+     * resulting strides and offset are the ones given above. */
+    int32_t declare_padding;
+    uint32_t padding_top;
+    uint32_t padding_right;
+    uint32_t padding_bottom;
+    uint32_t padding_left;
 } acl_shim_tensor_desc;
 
 typedef struct acl_shim_padding {
@@ -204,6 +213,15 @@ void acl_shim_tensor_destroy(acl_shim_tensor *tensor);
 int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
                                   const acl_shim_tensor_desc *const *descs, int32_t n,
                                   acl_shim_padding *out);
+/* Which bytes outside the elements does this function write? Configures a second
+ * instance of the function on tensors with exactly these descs (imported infos, as
+ * acl_shim_tensor_create makes them), imports scratch buffers (total_size_in_bytes plus
+ * a guard of 256 bytes) filled with one byte value, runs once and sets writes_outside[i]
+ * to 1 when any byte of tensor i that is not an element changed (padding, gaps of a
+ * strided view, or the guard after the buffer), else 0. */
+int32_t acl_shim_probe_writes(int32_t kind, const acl_shim_params *params,
+                              const acl_shim_tensor_desc *const *descs, int32_t n,
+                              int32_t *writes_outside);
 /* validate() then configure() on the given tensors (NULL = absent optional).
  * The function keeps the tensors alive (shared ownership). */
 int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params,

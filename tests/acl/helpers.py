@@ -7,7 +7,8 @@ Layout variants (numpy order, C-order buffers):
 * ``offset``: padding on all four sides of the x-y plane, so element 0 is not at the start;
 * ``strided``: a view taking every other index of the outermost dim of a bigger parent
   (outer stride larger than dense, innermost contiguous: expressible by ACL strides);
-* ``flipped``: a negative-stride view (not expressible by ACL: forces the copy fallback).
+* ``flipped``: a negative-stride view (not expressible by ACL: forces the copy fallback);
+* ``negotiated``: exactly the padding ACL asked for (``padding=``), allocated up front.
 """
 
 from __future__ import annotations
@@ -18,18 +19,24 @@ from ndarray import NdArray, ShapeDescriptor
 
 GUARD_BYTES = 64
 GUARD_VALUE = 0xA5
-VARIANTS = ("contiguous", "padded", "offset", "strided")
+VARIANTS = ("contiguous", "padded", "offset", "strided", "negotiated")
 
 
 class Guarded:
     """An NdArray inside a larger uint8 buffer with guard bytes before and after."""
 
-    def __init__(self, shape, dtype="float32", variant="contiguous"):
+    def __init__(self, shape, dtype="float32", variant="contiguous", padding=None):
         shape = tuple(shape)
         dtype = np.dtype(dtype)
         rank = len(shape)
         self.variant = variant
-        if variant in ("contiguous", "padded", "offset"):
+        if padding is not None:  # exactly the ACL padding asked for (negotiated up front)
+            from acl_bridge.mapping import padded_descriptor
+
+            d = padded_descriptor(shape, dtype, padding)
+            self.raw = np.full(d.alloc_size_in_bytes + 2 * GUARD_BYTES, GUARD_VALUE, np.uint8)
+            self.array = NdArray(self.raw[GUARD_BYTES:GUARD_BYTES + d.alloc_size_in_bytes], d)
+        elif variant in ("contiguous", "padded", "offset"):
             paddings = [0] * rank
             offsets = [0] * rank
             if variant == "padded":

@@ -76,6 +76,7 @@ def test_unknown_activation_name():
 
 
 def test_tensor_import_is_zero_copy_and_keeps_memory_alive():
+    from acl_bridge.mapping import PaddingSize
     from acl_bridge.tensor import AclTensor
 
     g = Guarded((2, 2, 5, 5), variant="padded")
@@ -83,7 +84,11 @@ def test_tensor_import_is_zero_copy_and_keeps_memory_alive():
     assert t.data_ptr == g.array.data_ptr
     assert t.info.strides_in_bytes == (4, 24, 144, 288)  # the ADR's padded example
     assert t.info.total_size_in_bytes == 576
-    assert t.acl_padding() == type(t.acl_padding())()  # imported infos carry no ACL padding
+    # ACL's own padded layout: the padding is declared, so ACL's padding() reports it
+    assert t.declared_padding == PaddingSize(top=0, right=1, bottom=1, left=0)
+    assert t.acl_padding() == t.declared_padding
+    s = AclTensor(g.array[:, :, :, 1:4])  # a view: custom strides, nothing declared
+    assert s.declared_padding is None and s.acl_padding() == PaddingSize()
     ref = t.array
     del g
     gc.collect()
