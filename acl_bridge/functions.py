@@ -10,10 +10,14 @@ Every function follows one path (:class:`AclFunction`):
    from z up are dense, since ACL kernels collapse them) and either no padding is needed or
    the buffer has ACL's own padded layout with at least that padding (it is then declared
    to ACL, which reads it from ``padding()``);
-4. probe: the function is configured a second time on scratch memory with exactly these
-   layouts and run once; ``writes_outside[role]`` records whether ACL wrote any byte that is
-   not an element (20.08's border filling, vector stores past a row end). Such a buffer is
-   staged too, unless ``allow_padding_writes=True`` (then ACL may scribble on the padding);
+4. probe: the function is configured again on scratch memory with exactly these layouts,
+   and once more on dense buffers, both filled with the same values and run once;
+   ``writes_outside[role]`` records whether ACL wrote any byte that is not an element
+   (20.08's border filling, vector stores past a row end): such a buffer is staged too,
+   unless ``allow_padding_writes=True`` (then ACL may write into its padding);
+   ``layout_ok`` records whether the results equal the dense run's: when not (a kernel
+   ignores strides or padding, e.g. 20.08's 1x1 NHWC convolution), every non-dense buffer
+   is staged;
 5. every other tensor is *staged*: an ACL-padded NdArray is allocated, inputs are copied in
    before each run and outputs copied back after. Staging is never silent: it warns
    (:class:`AclCopyFallbackWarning`) at configure time, ``staged`` names the tensors and
@@ -127,6 +131,11 @@ def default_params():
     return p
 
 
+def _is_dense(a: NdArray) -> bool:
+    d = a.descriptor
+    return d.offset == 0 and d.is_contiguous("c") and d.alloc_size == d.size
+
+
 def _check_array(a, role: str) -> NdArray:
     if isinstance(a, np.ndarray):
         a = NdArray.from_numpy(a)
@@ -188,21 +197,32 @@ class AclFunction:
             self._acl_arrays[role] = a
             if a is not None and role in reasons:
                 self._stage(role, reasons[role], allow_copy)
-        # 4. does ACL write outside the elements (border fill, vector stores past a row end)
-        #    of the buffers it would use in place? Probed on scratch memory, same layouts.
+        # 4. probe these exact layouts on scratch memory: does ACL write outside the elements
+        #    (border fill, vector stores past a row end), and does it compute the same as on
+        #    dense buffers (some kernels ignore strides, e.g. 20.08's 1x1 NHWC convolution)?
         self.writes_outside: Dict[str, bool] = {}
-        if not allow_padding_writes and len(self.staged) < sum(a is not None for a in self.arrays.values()):
+        self.layout_ok = True
+        if len(self.staged) < sum(a is not None for a in self.arrays.values()):
             descs = {role: None if a is None else native_desc(*self._desc_parts(role, a))
                      for role, a in self._acl_arrays.items()}
             flags = ffi.new("int32_t[]", len(descs))
+            same = ffi.new("int32_t *")
             arr = ffi.new("acl_shim_tensor_desc *[]", [ffi.NULL if d is None else d for d in descs.values()])
-            check(lib.acl_shim_probe_writes(KIND[self.kind], params, arr, len(descs), flags), f"{self.kind}: probe")
+            check(lib.acl_shim_probe(KIND[self.kind], params, arr, len(descs), flags, same), f"{self.kind}: probe")
+            self.layout_ok = bool(same[0])
             for role, flag in zip(descs, flags):
                 self.writes_outside[role] = bool(flag)
-                if flag and role not in self.staged:
+                if role in self.staged or self.arrays[role] is None:
+                    continue
+                if flag and not allow_padding_writes:
                     reasons[role] = ("ACL writes outside the elements of this buffer (padding or gaps); "
                                      "pass allow_padding_writes=True to let it")
-                    self._stage(role, reasons[role], allow_copy)
+                elif not self.layout_ok and not _is_dense(self.arrays[role]):
+                    reasons[role] = ("ACL computes a different result on this layout than on a dense "
+                                     "buffer (a kernel ignores its strides or padding)")
+                else:
+                    continue
+                self._stage(role, reasons[role], allow_copy)
         if reasons:
             warnings.warn(AclCopyFallbackWarning(
                 f"{self.kind}: copying through ACL-padded buffers on every run: "

@@ -213,15 +213,20 @@ void acl_shim_tensor_destroy(acl_shim_tensor *tensor);
 int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
                                   const acl_shim_tensor_desc *const *descs, int32_t n,
                                   acl_shim_padding *out);
-/* Which bytes outside the elements does this function write? Configures a second
- * instance of the function on tensors with exactly these descs (imported infos, as
- * acl_shim_tensor_create makes them), imports scratch buffers (total_size_in_bytes plus
- * a guard of 256 bytes) filled with one byte value, runs once and sets writes_outside[i]
- * to 1 when any byte of tensor i that is not an element changed (padding, gaps of a
- * strided view, or the guard after the buffer), else 0. */
-int32_t acl_shim_probe_writes(int32_t kind, const acl_shim_params *params,
-                              const acl_shim_tensor_desc *const *descs, int32_t n,
-                              int32_t *writes_outside);
+/* Probe how ACL treats these exact layouts, on scratch memory (never the caller's):
+ * configures a second instance of the function on tensors with exactly these descs
+ * (imported infos, as acl_shim_tensor_create makes them; buffers of total_size_in_bytes
+ * plus a 256-byte guard, non-element bytes set to one value) and a third on dense tensors
+ * of the same shapes, fills the elements of both with the same values, runs both once and
+ * reports:
+ *   writes_outside[i] = 1 when a byte of tensor i that is not an element changed
+ *                       (padding, gaps of a strided view, the guard), else 0;
+ *   *same_result      = 1 when every element of every tensor equals the dense run's
+ *                       (floats within 1e-3 relative, integers within 1), else 0:
+ *                       0 means some kernel mis-addresses these layouts. */
+int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params,
+                       const acl_shim_tensor_desc *const *descs, int32_t n,
+                       int32_t *writes_outside, int32_t *same_result);
 /* validate() then configure() on the given tensors (NULL = absent optional).
  * The function keeps the tensors alive (shared ownership). */
 int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params,

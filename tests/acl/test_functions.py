@@ -45,7 +45,7 @@ def _fns():
 def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs=2):
     """inputs: {role: ndarray values or None}; outputs: {role: (shape, dtype)};
     expected: {role: ndarray}. Tensors are passed in cls.roles order."""
-    from acl_bridge.functions import _collapse_unsafe
+    from acl_bridge.functions import _collapse_unsafe, _is_dense
     from acl_bridge.mapping import tensor_info
     from acl_bridge.tensor import acl_layout_padding
 
@@ -58,17 +58,22 @@ def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs
             specs[role] = outputs[role]
     layout = kwargs.get("data_layout", "NCHW")
     quant = kwargs.get("quantization", {})
+    from acl_bridge.native import AclStatusError
+
     if variant == "negotiated":
         args = [None if s is None else ShapeDescriptor.create(*s) for s in specs.values()]
-        pads = cls.required_padding(*args, **kwargs)
+        try:
+            pads = cls.required_padding(*args, **kwargs)
+        except AclStatusError as e:
+            if "does not support F16" in str(e):  # Debian's 20.08 is built for armv8.0
+                pytest.skip(f"this ACL build has no F16: {e}")
+            raise
         g = {r: None if s is None else Guarded(s[0], s[1], padding=pads[r]) for r, s in specs.items()}
     else:
         g = {r: None if s is None else Guarded(s[0], s[1], variant) for r, s in specs.items()}
     for role, v in inputs.items():
         if v is not None:
             g[role].set(v)
-    from acl_bridge.native import AclStatusError
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -88,13 +93,14 @@ def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs
             need = f.padding[role]
             declared = acl_layout_padding(x.array, info)
             if (_collapse_unsafe(info) or f.writes_outside.get(role)
+                    or (not f.layout_ok and not _is_dense(x.array))
                     or (any(need.as_tuple()) and (declared is None or not declared.covers(need)))):
                 expected_staged.append(role)
         except NotRepresentableError:
             expected_staged.append(role)
     assert list(f.staged) == expected_staged, (f.padding, f.staged, f.writes_outside)
     PADDING_LOG.setdefault((cls.__name__, str(sorted(kwargs.items()))), {}).update(
-        {r: (p.as_tuple(), f.writes_outside.get(r)) for r, p in f.padding.items() if g[r] is not None})
+        {r: (p.as_tuple(), f.writes_outside.get(r), f.layout_ok) for r, p in f.padding.items() if g[r] is not None})
     if variant == "negotiated":
         assert all(r not in f.staged or f.writes_outside.get(r) for r in g), (f.staged, f.writes_outside)
     for _ in range(runs):
