@@ -40,7 +40,7 @@ import numpy as np
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
 from .mapping import PaddingSize, padded_descriptor, tensor_info
-from .native import AclError, check, require_native
+from .native import AclError, AclStatusError, check, require_native
 from .tensor import AclTensor, acl_layout_padding, native_desc
 
 # Kind codes, activation codes and policies (values of native/acl_shim.h).
@@ -188,6 +188,7 @@ class AclFunction:
         # 3. in place, or staged through an ACL-padded copy
         self.staged: Tuple[str, ...] = ()
         self.copy_count = 0
+        self.renegotiated = False  # True: validate() wanted more padding than negotiated
         reasons = {}
         for role, a in self.arrays.items():
             reason = None if a is None else self._needs_staging(role, a)
@@ -197,6 +198,27 @@ class AclFunction:
             self._acl_arrays[role] = a
             if a is not None and role in reasons:
                 self._stage(role, reasons[role], allow_copy)
+        try:
+            self._probe_and_configure(params, reasons, allow_copy, allow_padding_writes)
+        except AclStatusError as e:
+            # Seen on 20.08 (NHWC depthwise with depth_multiplier > 1): validate() on the
+            # final, non-resizable infos wants padding the resizable negotiation did not
+            # report. Retry once with every tensor staged in ACL's auto-padded layout.
+            if "Insufficient Padding" not in str(e) or not allow_copy:
+                raise
+            auto = PaddingSize(top=4, right=36, bottom=4, left=4)
+            self.renegotiated = True
+            self.padding = {r: p.union(auto) for r, p in self.padding.items()}
+            for role, a in self.arrays.items():
+                if a is not None:
+                    reasons.setdefault(role, f"ACL asked for more padding than negotiated ({e.message}); "
+                                             f"staged with ACL's auto padding")
+                    self._stage(role, reasons[role], allow_copy)
+            self._probe_and_configure(params, reasons, allow_copy, allow_padding_writes)
+
+    def _probe_and_configure(self, params, reasons, allow_copy, allow_padding_writes):
+        ffi, lib = require_native()
+        data_layout = self.data_layout
         # 4. probe these exact layouts on scratch memory: does ACL write outside the elements
         #    (border fill, vector stores past a row end), and does it compute the same as on
         #    dense buffers (some kernels ignore strides, e.g. 20.08's 1x1 NHWC convolution)?
@@ -245,7 +267,10 @@ class AclFunction:
         a = self.arrays[role]
         if not allow_copy:
             raise NotRepresentableError(f"{self.kind}: {role} cannot be used in place ({reason}) and allow_copy=False")
-        d = padded_descriptor(a.shape or (1,), a.dtype, self.padding[role])
+        pad = self.padding[role]
+        if len(a.shape) < 2:  # a 1-D tensor has no y axis to pad
+            pad = PaddingSize(right=pad.right, left=pad.left)
+        d = padded_descriptor(a.shape or (1,), a.dtype, pad)
         self._acl_arrays[role] = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
         self.staged = tuple(r for r in self.roles if r in self.staged or r == role)
 

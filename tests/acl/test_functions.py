@@ -98,11 +98,14 @@ def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs
                 expected_staged.append(role)
         except NotRepresentableError:
             expected_staged.append(role)
+    if f.renegotiated:  # ACL's validate() wanted more than negotiated: everything staged
+        expected_staged = [r for r, x in g.items() if x is not None]
     assert list(f.staged) == expected_staged, (f.padding, f.staged, f.writes_outside)
     PADDING_LOG.setdefault((cls.__name__, str(sorted(kwargs.items()))), {}).update(
         {r: (p.as_tuple(), f.writes_outside.get(r), f.layout_ok) for r, p in f.padding.items() if g[r] is not None})
     if variant == "negotiated":
-        assert all(r not in f.staged or f.writes_outside.get(r) for r in g), (f.staged, f.writes_outside)
+        assert f.renegotiated or all(r not in f.staged or f.writes_outside.get(r) for r in g), (
+            f.staged, f.writes_outside)
     for _ in range(runs):
         f.run()
     assert f.copy_count == runs * len(f.staged)
@@ -349,7 +352,7 @@ def test_permute_round_trip():
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int32])
 def test_copy(dtype, variant):
-    x = arange_values((2, 3, 5, 7), scale=1.0, modulo=200).astype(dtype)
+    x = arange_values((2, 3, 5, 7), scale=1.0, modulo=200, shift=0).astype(dtype)
     run_case(_fns().Copy, {"src": x}, {"dst": (x.shape, dtype)}, {}, {"dst": x}, variant, "exact")
 
 
@@ -378,7 +381,7 @@ CASTS = [(np.uint8, np.float32), (np.float32, np.float16), (np.float16, np.float
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("src_t,dst_t", CASTS, ids=[f"{np.dtype(a).name}_{np.dtype(b).name}" for a, b in CASTS])
 def test_cast(src_t, dst_t, variant):
-    x = arange_values((2, 3, 5, 7), scale=1.0, modulo=200).astype(src_t)
+    x = arange_values((2, 3, 5, 7), scale=1.0, modulo=200, shift=0).astype(src_t)
     run_case(_fns().Cast, {"src": x}, {"dst": (x.shape, dst_t)}, {}, {"dst": x.astype(dst_t)}, variant, "exact")
 
 

@@ -1,0 +1,24 @@
+"""ACL test helpers: with ACL_PADDING_REPORT=1 the session ends with what each function
+asked for (padding per tensor, whether ACL wrote outside the elements, whether the probe's
+layout run matched the dense run), as measured by tests/acl/test_functions.py."""
+
+import os
+
+
+def pytest_terminal_summary(terminalreporter):
+    if os.environ.get("ACL_PADDING_REPORT") != "1":
+        return
+    try:
+        from .test_functions import PADDING_LOG
+    except Exception:  # pragma: no cover
+        return
+    if not PADDING_LOG:
+        return
+    from acl_bridge import native
+
+    tr = terminalreporter
+    tr.section(f"ACL {native.acl_version()}: padding asked for (top, right, bottom, left), writes outside elements, layout ok")
+    for (fn, params), roles in sorted(PADDING_LOG.items()):
+        asked = {r: v for r, v in roles.items() if any(v[0]) or v[1] or v[2] is False}
+        if asked:
+            tr.write_line(f"{fn} {params}: {asked}")
