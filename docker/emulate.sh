@@ -103,7 +103,7 @@ CONTAINER_PREFIX=acl-ndarray-run-$$- TMP_PATHS=() BG_PIDS=() ENGINE_READY=0
 cleanup() {
     local rc=$? p
     trap - EXIT INT TERM
-    for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${BG_PIDS[@]}"; do kill_tree "$p"; done
     if [ "$ENGINE_READY" = 1 ]; then  # containers of this run (normally gone already: --rm)
         eng ps -a --format '{{.Names}}' 2>/dev/null | grep "^$CONTAINER_PREFIX" \
             | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rm -f >/dev/null 2>&1 || true
@@ -112,6 +112,11 @@ cleanup() {
     for p in "${TMP_PATHS[@]}"; do rm -rf "$p" 2>/dev/null || true; done
     summary
     exit "$rc"
+}
+kill_tree() {  # a background job of ours and everything it started
+    local c
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do kill_tree "$c"; done
+    kill "$1" 2>/dev/null || true
 }
 # unmount everything at or below a directory, deepest first (debootstrap leaves /proc,
 # /sys... mounted in the target when its second stage fails)
@@ -287,10 +292,13 @@ debian_mirror() {
 # ---------------------------------------------------------------- base images
 # Sets BASE_REF to an arm64 image of Debian SUITE with (for debootstrap) all packages.
 BASE_REF=""
+declare -A BASE_JOB=() BASE_FRESH=()
 ensure_base() {
-    local suite=$1 mode=${ACL_NDARRAY_BASE:-auto}
+    local suite=$1 mode=${ACL_NDARRAY_BASE:-auto} rebuild=$REBUILD
+    # made (again) in this run by prefetch_bases: use it even with --rebuild
+    [ "${BASE_FRESH[$suite]:-0}" = 0 ] || rebuild=0
     # 1. a pulled public image already in the local store
-    if [ "$mode" != debootstrap ] && [ "$REBUILD" = 0 ] && engine_has_arm64 "debian:$suite"; then
+    if [ "$mode" != debootstrap ] && [ "$rebuild" = 0 ] && engine_has_arm64 "debian:$suite"; then
         BASE_REF=debian:$suite; log "base: public image debian:$suite (local copy)"; return 0
     fi
     # 2. the public image from a registry, when one answers
@@ -309,10 +317,10 @@ ensure_base() {
     key=$(printf '%s\n' "$suite" "$mirror" "$pkgs" minbase v1 | hash_of)
     tag=localhost/acl-ndarray-base:$suite-$key
     tarball=$CACHE/rootfs/$suite-$key.tar
-    if [ "$REBUILD" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
+    if [ "$rebuild" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
         BASE_REF=$tag; log "base: $tag (cached image)"; return 0
     fi
-    if [ "$REBUILD" = 1 ] || [ ! -s "$tarball" ]; then
+    if [ "$rebuild" = 1 ] || [ ! -s "$tarball" ]; then
         bootstrap_rootfs "$suite" "$mirror" "$pkgs" "$tarball" || return 1
     else
         log "base: cached root filesystem $tarball"
@@ -365,9 +373,8 @@ engine_flags() {
         ENGINE_GLOBAL=(--runtime runc --cgroup-manager cgroupfs --events-backend file)
         RUN_FLAGS=(--ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
         BUILD_NET=(--network host)
-    else
-        RUN_PLATFORM=(--platform linux/arm64)
     fi
+    RUN_PLATFORM=(--platform linux/arm64)
     ENGINE_CMD=("$ENGINE" "${ENGINE_GLOBAL[@]}")
     ENGINE_READY=1
 }
@@ -379,10 +386,31 @@ image_tag() {  # tag keyed by the Dockerfile and the package list of the target
     echo "localhost/acl-ndarray:$1-$key"
 }
 
+# Base images of all targets whose image is missing are prepared in parallel (background
+# jobs): debootstrap's package configuration under QEMU is single-threaded, so on 2 cores
+# the bookworm base costs almost nothing next to trixie's.
+prefetch_bases() {
+    local t
+    for t in "$@"; do
+        if [ "$REBUILD" = 0 ] && eng image inspect "$(image_tag "$t")" >/dev/null 2>&1; then
+            continue
+        fi
+        log "preparing the $t base in the background"
+        ensure_base "$t" &
+        BASE_JOB[$t]=$!
+        BG_PIDS+=("$!")
+    done
+}
+
 IMAGE=""
 ensure_image() {
     local target=$1 tag
     tag=$(image_tag "$target")
+    if [ -n "${BASE_JOB[$target]:-}" ]; then
+        log "waiting for the $target base (background job ${BASE_JOB[$target]})"
+        if wait "${BASE_JOB[$target]}"; then BASE_FRESH[$target]=1; else log "background preparation of the $target base failed"; fi
+        unset "BASE_JOB[$target]"
+    fi
     if [ "$REBUILD" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
         log "image: $tag (cached)"; IMAGE=$tag; return 0
     fi
@@ -415,8 +443,10 @@ emu_run() {
     [[ " ${flags[*]} " == *" --network host "* ]] || flags+=(--network none)
     name=$CONTAINER_PREFIX$target-$RANDOM
     mkdir -p "$CACHE/ccache/$target"
+    # QEMU_CPU only when chosen: an empty value makes qemu refuse to start
+    [ -z "${QEMU_CPU:-}" ] || flags+=(-e "QEMU_CPU=$QEMU_CPU")
     eng run --rm --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
-        -e "QEMU_CPU=${QEMU_CPU:-}" -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
+        -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
         -v "$REPO:/src:ro" -v "$CACHE/ccache/$target:/ccache" \
         "$image" "$@"
@@ -432,6 +462,7 @@ host_setup() {  # tools, engine, binfmt: fatal (die) when impossible
 prepare() {  # everything the emulated commands need, up to the image of each target
     local t
     stage "host setup" host_setup || return 1
+    [ $# -lt 2 ] || prefetch_bases "$@"
     for t in "$@"; do stage "image $t" ensure_image "$t" || return 1; done
 }
 
@@ -505,6 +536,7 @@ main() {
     test)
         [ ${#ARGS[@]} -eq 0 ] || die "test takes no arguments"
         stage "host setup" host_setup || rc=1
+        prefetch_bases "${TARGETS_ALL[@]}"
         stage "host tests" host_tests || rc=1
         for t in "${TARGETS_ALL[@]}"; do
             if stage "image $t" ensure_image "$t"; then

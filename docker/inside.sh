@@ -112,7 +112,10 @@ install_project() {
         return "$rc"
     fi
     if command -v ccache >/dev/null; then
-        log "ccache: $(ccache -s 2>/dev/null | grep -Ei '^ *(hits|misses|cache hit|cache miss|direct|preprocessed)' | sed 's/  */ /g' | paste -sd';' -)"
+        log "ccache (compiled native code, cache ${CCACHE_DIR:-~/.ccache}): $(ccache -s 2>/dev/null | awk '
+            /^ *Hits:/ && !h { sub(/^ */, ""); gsub(/  +/, " "); h = $0 }
+            /^ *Misses:/ && !m { sub(/^ */, ""); gsub(/  +/, " "); m = $0 }
+            END { print h "; " m }')"
     fi
     local d pkg where
     for d in "$BUILD"/*/__init__.py; do
