@@ -32,8 +32,8 @@ F32 = np.float32
 
 WARMUP = 300
 CYCLES = int(os.environ.get("ACL_NDARRAY_MEMORY_CYCLES", "3000"))
-TIME_LIMIT = float(os.environ.get("ACL_NDARRAY_MEMORY_SECONDS", "240"))  # stop early, but see MIN_CYCLES
-MIN_CYCLES = 1000
+TIME_LIMIT = float(os.environ.get("ACL_NDARRAY_MEMORY_SECONDS", "120"))  # stop early, but see MIN_CYCLES
+MIN_CYCLES = 2000
 BOUND_BYTES = 1024 * 1024  # 1 MiB of RSS growth over the measured cycles (~350 bytes a cycle)
 SUBPROCESS_TIMEOUT = 900.0
 
