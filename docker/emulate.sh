@@ -18,7 +18,8 @@
 # Environment: ACL_NDARRAY_CACHE (cache dir, default /var/cache/acl-ndarray),
 #   ACL_NDARRAY_ENGINE (docker|podman; default: docker if one answers, else podman),
 #   ACL_NDARRAY_BASE (auto|pull|debootstrap; default auto), ACL_NDARRAY_MIRROR (Debian
-#   mirror URL for debootstrap; default: taken from the host's apt sources), QEMU_CPU.
+#   mirror URL for debootstrap; default: taken from the host's apt sources), QEMU_CPU,
+#   ACL_NDARRAY_REBUILD=1 (same as --rebuild), ACL_NDARRAY_VERBOSE=1 (same as -v).
 # Details, timings and the native (real Arm device) instructions: docker/README.md.
 set -Eeuo pipefail
 
@@ -131,8 +132,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- arguments
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
-CMD="" TARGET="" REBUILD=0 VERBOSE=${ACL_NDARRAY_VERBOSE:-0} ARGS=()
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+CMD="" TARGET="" REBUILD=${ACL_NDARRAY_REBUILD:-0} VERBOSE=${ACL_NDARRAY_VERBOSE:-0} ARGS=()
 while [ $# -gt 0 ]; do
     case $1 in
         --cpu) [ $# -ge 2 ] || die "--cpu needs a CPU name"; export QEMU_CPU=$2; shift 2 ;;
@@ -156,7 +157,7 @@ if [ "$(id -u)" != 0 ]; then
     # apt-get, binfmt_misc, debootstrap and the root Podman store need root.
     command -v sudo >/dev/null || die "run as root (apt-get, binfmt_misc, debootstrap and podman need it)"
     log "re-running under sudo"
-    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,QEMU_CPU,CI \
+    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,ACL_NDARRAY_REBUILD,QEMU_CPU,CI \
         "${BASH_SOURCE[0]}" "$@"
 fi
 CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
@@ -380,11 +381,13 @@ engine_flags() {
 }
 eng() { "$ENGINE" "${ENGINE_GLOBAL[@]}" "$@"; }
 
-image_tag() {  # tag keyed by the Dockerfile and the package list of the target
-    local key
-    key=$(cat "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR/packages-$1.txt" | hash_of)
-    echo "localhost/acl-ndarray:$1-$key"
-}
+# Image tags, keyed by the Dockerfile and the package list of the target; computed once
+# at start, so editing those files during a run cannot make it look for another image.
+declare -A IMAGE_TAGS=()
+for _t in "${TARGETS_ALL[@]}"; do
+    IMAGE_TAGS[$_t]=localhost/acl-ndarray:$_t-$(cat "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR/packages-$_t.txt" | hash_of)
+done
+image_tag() { echo "${IMAGE_TAGS[$1]}"; }
 
 # Base images of all targets whose image is missing are prepared in parallel (background
 # jobs): debootstrap's package configuration under QEMU is single-threaded, so on 2 cores
@@ -445,7 +448,7 @@ emu_run() {
     mkdir -p "$CACHE/ccache/$target"
     # QEMU_CPU only when chosen: an empty value makes qemu refuse to start
     [ -z "${QEMU_CPU:-}" ] || flags+=(-e "QEMU_CPU=$QEMU_CPU")
-    eng run --rm --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
+    eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
         -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
         -v "$REPO:/src:ro" -v "$CACHE/ccache/$target:/ccache" \
@@ -517,9 +520,11 @@ def test_fails_on_purpose():
 EOF
     chmod -R a+rX "$dir"
     log "selftest: running a deliberately failing test in the ${1} container"
-    emu_tests "$1" "$dir" || rc=$?
-    if [ "$rc" = 0 ] || [ "$rc" = 75 ]; then
-        log "SELFTEST FAILED: a failing emulated test left the harness with exit $rc"
+    emu_tests "$1" "$dir" 2>&1 | tee "$dir/out.log" >&2 || rc=${PIPESTATUS[0]}
+    # pytest's "tests failed" (1), from the test itself: not any other non-zero code
+    # (an engine or image error would exit 125 and prove nothing)
+    if [ "$rc" != 1 ] || ! grep -q '1 failed, 1 passed' "$dir/out.log"; then
+        log "SELFTEST FAILED: expected the deliberate failure to give exit 1 with '1 failed, 1 passed', got exit $rc"
         return 1
     fi
     log "selftest OK: the failing emulated test made the harness exit $rc (non-zero)"
