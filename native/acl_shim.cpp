@@ -301,6 +301,17 @@ void need(const std::vector<acl::ITensor *> &t, size_t n, std::initializer_list<
     }
 }
 
+// Functions run one after the other (for compositions the shim adds around ACL quirks).
+struct Sequence : acl::IFunction {
+    std::vector<std::unique_ptr<acl::IFunction>> parts;
+    void run() override {
+        for (auto &f : parts) f->run();
+    }
+    void prepare() override {
+        for (auto &f : parts) f->prepare();
+    }
+};
+
 // validate() then configure() one function kind on the given tensors.
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
                                       const std::vector<acl::ITensor *> &t) {
@@ -390,6 +401,25 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 4, {0, 1, 3}, "gemm");
             // reshape_b_only_on_first_run=false: b may change between runs.
             acl::GEMMInfo gi(false, false, false);
+            if (t[2] != nullptr && p.beta == 1.0f &&
+                (t[2]->info()->dimension(1) > 1 || ACL_SHIM_ACL_VERSION < 2411)) {
+                // Measured on 24.11: with beta == 1 NEGEMM takes c as a bias row and
+                // broadcasts its first row (validate() accepts a full matrix); 20.08 rejects
+                // a bias row. So compute dst = alpha*a@b, then dst += c (broadcasting).
+                check_status(acl::NEGEMM::validate(t[0]->info(), t[1]->info(), nullptr, t[3]->info(), p.alpha, 0.0f, gi),
+                             "NEGEMM::validate");
+                check_status(acl::NEArithmeticAddition::validate(t[3]->info(), t[2]->info(), t[3]->info(),
+                                                                 acl::ConvertPolicy::SATURATE),
+                             "NEArithmeticAddition::validate");
+                auto seq = std::make_unique<Sequence>();
+                auto g = std::make_unique<acl::NEGEMM>();
+                g->configure(t[0], t[1], nullptr, t[3], p.alpha, 0.0f, gi);
+                auto add = std::make_unique<acl::NEArithmeticAddition>();
+                add->configure(t[3], t[2], t[3], acl::ConvertPolicy::SATURATE);
+                seq->parts.push_back(std::move(g));
+                seq->parts.push_back(std::move(add));
+                return seq;
+            }
             check_status(acl::NEGEMM::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), p.alpha,
                                                p.beta, gi),
                          "NEGEMM::validate");

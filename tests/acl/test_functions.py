@@ -304,14 +304,17 @@ def test_fully_connected(bias, variant):
              {}, {"dst": ref}, variant, "f32_reduction")
 
 
+GEMM_CASES = [(None, 1.5, 0.0), ((6, 7), 1.5, 0.5), ((6, 7), 1.0, 1.0), ((7,), 1.0, 1.0)]
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("with_c", [False, True])
-def test_gemm(with_c, variant):
+@pytest.mark.parametrize("c_shape,alpha,beta", GEMM_CASES, ids=["no_c", "c_beta_half", "c_beta_1", "bias_row"])
+def test_gemm(c_shape, alpha, beta, variant):
+    """beta == 1 with a full c matrix: 24.11's NEGEMM alone would broadcast c's first row."""
     a = arange_values((6, 10), modulo=11, scale=0.25)
     b = arange_values((10, 7), modulo=5, scale=0.5)
-    c = arange_values((6, 7), modulo=3) if with_c else None
-    alpha, beta = 1.5, (0.5 if with_c else 0.0)
-    ref = alpha * (a.astype(np.float64) @ b) + (beta * c if with_c else 0)
+    c = None if c_shape is None else arange_values(c_shape, modulo=3)
+    ref = alpha * (a.astype(np.float64) @ b) + (0 if c is None else beta * c)
     run_case(_fns().Gemm, {"a": a, "b": b, "c": c}, {"dst": (ref.shape, np.float32)},
              dict(alpha=alpha, beta=beta), {"dst": ref}, variant, "f32_reduction")
 
