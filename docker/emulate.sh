@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Emulated arm64 environment for acl-ndarray: QEMU user mode + an OCI image per target.
 #
-#   ./docker/emulate.sh demo                       main job (trixie image)
+#   ./docker/emulate.sh demo [-- ARGS...]          main job (trixie image): acl_bridge demo ARGS
 #   ./docker/emulate.sh test                       host tests, emulated trixie + bookworm, selftest
 #   ./docker/emulate.sh shell [trixie|bookworm]    interactive shell in the image
 #   ./docker/emulate.sh run TARGET -- CMD...       any command in the image (repo at /src)
@@ -298,9 +298,25 @@ ensure_base() {
     local suite=$1 mode=${ACL_NDARRAY_BASE:-auto} rebuild=$REBUILD
     # made (again) in this run by prefetch_bases: use it even with --rebuild
     [ "${BASE_FRESH[$suite]:-0}" = 0 ] || rebuild=0
-    # 1. a pulled public image already in the local store
-    if [ "$mode" != debootstrap ] && [ "$rebuild" = 0 ] && engine_has_arm64 "debian:$suite"; then
-        BASE_REF=debian:$suite; log "base: public image debian:$suite (local copy)"; return 0
+    local mirror pkgs key tag tarball
+    mirror=$(debian_mirror) || return 1
+    pkgs=$(pkg_list "$suite") || return 1
+    key=$(printf '%s\n' "$suite" "$mirror" "$pkgs" minbase v1 | hash_of)
+    tag=localhost/acl-ndarray-base:$suite-$key
+    tarball=$CACHE/rootfs/$suite-$key.tar
+    # 1. what is already here: a pulled public image, a debootstrap base image or tarball
+    if [ "$rebuild" = 0 ]; then
+        if [ "$mode" != debootstrap ] && engine_has_arm64 "debian:$suite"; then
+            BASE_REF=debian:$suite; log "base: public image debian:$suite (local copy)"; return 0
+        fi
+        if [ "$mode" != pull ] && eng image inspect "$tag" >/dev/null 2>&1; then
+            BASE_REF=$tag; log "base: $tag (cached image)"; return 0
+        fi
+        if [ "$mode" != pull ] && [ -s "$tarball" ]; then
+            log "base: cached root filesystem $tarball"
+            import_rootfs "$tarball" "$tag" || return 1
+            BASE_REF=$tag; return 0
+        fi
     fi
     # 2. the public image from a registry, when one answers
     if [ "$mode" != debootstrap ]; then
@@ -312,20 +328,7 @@ ensure_base() {
         log "no registry answered; making the base with debootstrap instead"
     fi
     # 3. debootstrap from the host's own mirror, cached as a tarball, imported
-    local mirror pkgs key tag tarball
-    mirror=$(debian_mirror) || return 1
-    pkgs=$(pkg_list "$suite") || return 1
-    key=$(printf '%s\n' "$suite" "$mirror" "$pkgs" minbase v1 | hash_of)
-    tag=localhost/acl-ndarray-base:$suite-$key
-    tarball=$CACHE/rootfs/$suite-$key.tar
-    if [ "$rebuild" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
-        BASE_REF=$tag; log "base: $tag (cached image)"; return 0
-    fi
-    if [ "$rebuild" = 1 ] || [ ! -s "$tarball" ]; then
-        bootstrap_rootfs "$suite" "$mirror" "$pkgs" "$tarball" || return 1
-    else
-        log "base: cached root filesystem $tarball"
-    fi
+    bootstrap_rootfs "$suite" "$mirror" "$pkgs" "$tarball" || return 1
     import_rootfs "$tarball" "$tag" || return 1
     BASE_REF=$tag
 }
@@ -359,9 +362,9 @@ bootstrap_rootfs() {
 import_rootfs() {
     local tarball=$1 tag=$2
     if [ "$ENGINE" = podman ]; then
-        run_long "import $tag" "$LOGS/import.log" eng import --arch arm64 "$tarball" "$tag"
+        run_long "import $tag" "$LOGS/import-${tag##*:}.log" eng import --arch arm64 "$tarball" "$tag"
     else
-        run_long "import $tag" "$LOGS/import.log" eng import --platform linux/arm64 "$tarball" "$tag"
+        run_long "import $tag" "$LOGS/import-${tag##*:}.log" eng import --platform linux/arm64 "$tarball" "$tag"
     fi
 }
 
@@ -485,7 +488,7 @@ host_tests() {
     fi
     cd "$REPO" || return 1
     log "host: $("$venv/bin/python" -c 'import sys, numpy, cffi; print("Python", sys.version.split()[0], "numpy", numpy.__version__, "cffi", cffi.__version__)')"
-    HYPOTHESIS_PROFILE=default "$venv/bin/python" -m pytest -q -rfEs -p no:cacheprovider tests || rc=$?
+    HYPOTHESIS_PROFILE=default "$venv/bin/python" -m pytest -q -rfE -p no:cacheprovider tests || rc=$?
     pytest_rc host "$rc"
 }
 
@@ -571,7 +574,7 @@ main() {
     demo)
         t=${TARGET:-trixie}
         prepare "$t" || rc=1
-        [ "$rc" != 0 ] || stage "demo ($t)" emu_run "$t" -- bash /src/docker/inside.sh demo || rc=1 ;;
+        [ "$rc" != 0 ] || stage "demo ($t)" emu_run "$t" -- bash /src/docker/inside.sh demo "${ARGS[@]}" || rc=1 ;;
     shell)
         t=${ARGS[0]:-${TARGET:-trixie}}
         valid_target "$t" || die "shell: unknown target '$t'"

@@ -3,7 +3,7 @@
 # Debian/Ubuntu machine with the packages of docker/packages-<suite>.txt installed:
 #
 #   inside.sh test [TESTDIR]   versions, pip-install the project, pytest (TESTDIR: only that)
-#   inside.sh demo             versions, install, `python3 -m acl_bridge demo` (or a smoke run)
+#   inside.sh demo [ARGS...]   versions, install, `python3 -m acl_bridge demo ARGS` (or a smoke run)
 #   inside.sh shell            versions, install, interactive bash
 #   inside.sh run CMD...       versions, install, CMD
 #   inside.sh versions         only print what this environment runs on
@@ -84,7 +84,8 @@ copy_checkout() {
     rm -rf "$BUILD"
     mkdir -p "$BUILD" || return 1
     tar -C "$SRC" --exclude=./.git --exclude=./build --exclude='*.egg-info' \
-        --exclude=__pycache__ --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
+        --exclude=__pycache__ --exclude=.pytest_cache --exclude=.hypothesis \
+        --exclude='*.so' --exclude='*.o' -cf - . \
         | tar -C "$BUILD" -xf -
 }
 
@@ -210,7 +211,7 @@ main() {
         timed versions versions
         timed "pip install" install_project
         if [ -f "$SRC/acl_bridge/__main__.py" ]; then
-            (cd "$BUILD" && timed "acl_bridge demo" python3 -m acl_bridge demo)
+            (cd "$BUILD" && timed "acl_bridge demo" python3 -m acl_bridge demo "$@")
         else
             log "acl_bridge/__main__.py does not exist yet: smoke run instead of the main job"
             timed smoke smoke
