@@ -45,7 +45,10 @@ stage() {
     # not in a subshell (state and cleanup stay in this shell); set -e is inactive in a
     # function called from a || list, so every step below checks its own errors.
     "$@" || rc=$?
-    local secs=$(( $(date +%s) - start )) result
+    record_stage "$name" $(( $(date +%s) - start )) "$rc"
+}
+record_stage() {  # record_stage NAME SECONDS EXIT_CODE: returns 0 for pass, else 1
+    local name=$1 secs=$2 rc=$3 result
     case $rc in
         0) result=PASS ;;
         75) result="PASS (no tests collected)"; rc=0 ;;  # see inside.sh / run_pytest
@@ -53,7 +56,48 @@ stage() {
     esac
     STAGE_NAMES+=("$name") STAGE_SECS+=("$secs") STAGE_RESULTS+=("$result")
     log "=== stage: $name: $result in $(fmt_dur "$secs")"
-    return "$rc"
+    [ "$rc" = 0 ]
+}
+
+# parallel_stages LABEL TARGET... : "LABEL TARGET" for every target at once (QEMU runs one
+# guest thread per host thread, so two targets use two cores), each with its output in a
+# log; heartbeat lines while they run, then each log in full and one stage record each.
+parallel_stages() {
+    local label=$1; shift
+    local t rc=1 all=0 now last slug=${label// /-}
+    declare -A pid=() t0=() secs=() code=()
+    for t in "$@"; do
+        log "=== stage: $label $t (in parallel; log: $LOGS/$slug-$t.log)"
+        "${STAGE_FN[@]}" "$t" >"$LOGS/$slug-$t.log" 2>&1 &
+        pid[$t]=$! t0[$t]=$(date +%s)
+        BG_PIDS+=("$!")
+    done
+    last=$(date +%s)
+    while :; do
+        for t in "$@"; do
+            if [ -z "${secs[$t]:-}" ] && ! kill -0 "${pid[$t]}" 2>/dev/null; then
+                rc=0; wait "${pid[$t]}" || rc=$?
+                secs[$t]=$(( $(date +%s) - ${t0[$t]} )) code[$t]=$rc
+                log "$label $t finished (exit $rc) after $(fmt_dur "${secs[$t]}")"
+            fi
+        done
+        [ ${#secs[@]} -lt $# ] || break
+        sleep 2
+        now=$(date +%s)
+        if [ $((now - last)) -ge 30 ]; then
+            last=$now
+            for t in "$@"; do
+                [ -z "${secs[$t]:-}" ] || continue
+                log "  ... $label $t: $(fmt_dur $((now - ${t0[$t]}))) elapsed; $(tail -n 1 "$LOGS/$slug-$t.log" 2>/dev/null | cut -c1-90)"
+            done
+        fi
+    done
+    for t in "$@"; do
+        printf '\n----- %s %s: output (%s) -----\n' "$label" "$t" "$LOGS/$slug-$t.log" >&2
+        cat "$LOGS/$slug-$t.log" >&2
+        record_stage "$label $t" "${secs[$t]}" "${code[$t]}" || all=1
+    done
+    return "$all"
 }
 summary() {
     [ ${#STAGE_NAMES[@]} -gt 0 ] || return 0
@@ -546,13 +590,16 @@ main() {
         stage "host setup" host_setup || rc=1
         prefetch_bases "${TARGETS_ALL[@]}"
         stage "host tests" host_tests || rc=1
+        targets=()
         for t in "${TARGETS_ALL[@]}"; do
-            if stage "image $t" ensure_image "$t"; then
-                stage "emulated tests $t" emu_tests "$t" || rc=1
-            else
-                rc=1
-            fi
+            if stage "image $t" ensure_image "$t"; then targets+=("$t"); else rc=1; fi
         done
+        if [ "${#targets[@]}" -gt 1 ] && [ "${ACL_NDARRAY_JOBS:-$(nproc)}" -gt 1 ]; then
+            STAGE_FN=(emu_tests)
+            parallel_stages "emulated tests" "${targets[@]}" || rc=1
+        else
+            for t in "${targets[@]}"; do stage "emulated tests $t" emu_tests "$t" || rc=1; done
+        fi
         stage "selftest (failing test => non-zero)" selftest trixie || rc=1
         ;;
     host-test)
