@@ -26,7 +26,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 2
+EXPECTED_ABI_VERSION = 3
 
 
 # ---------------------------------------------------------------------------- errors
@@ -161,12 +161,14 @@ class AclReport:
     sve2: Optional[bool]
     bf16: Optional[bool]
     i8mm: Optional[bool]
+    f16_kernels: bool  # this ACL build accepts F16 tensors (Debian's builds target armv8.0: no)
 
     def __str__(self) -> str:
         flags = ", ".join(
             f"{name}={'?' if v is None else ('yes' if v else 'no')}"
             for name, v in (("fp16", self.fp16), ("dot_product", self.dot_product), ("sve", self.sve),
-                            ("sve2", self.sve2), ("bf16", self.bf16), ("i8mm", self.i8mm))
+                            ("sve2", self.sve2), ("bf16", self.bf16), ("i8mm", self.i8mm),
+                            ("f16_kernels", self.f16_kernels))
         )
         return (f"ACL {self.version} (headers {self.compiled_against}), {self.num_cpus} CPUs, "
                 f"{self.num_threads} threads, {flags}")
@@ -192,4 +194,5 @@ def cpu_report() -> AclReport:
         sve2=flag(r.has_sve2),
         bf16=flag(r.has_bf16),
         i8mm=flag(r.has_i8mm),
+        f16_kernels=bool(r.f16_kernels),
     )

@@ -643,6 +643,9 @@ int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out) {
 #else
         out->has_sve = out->has_sve2 = out->has_bf16 = out->has_i8mm = -1;
 #endif
+        const acl::TensorInfo f16(acl::TensorShape(8U), 1, acl::DataType::F16);
+        const acl::ActivationLayerInfo relu(acl::ActivationLayerInfo::ActivationFunction::RELU);
+        out->f16_kernels = acl::NEActivationLayer::validate(&f16, &f16, relu).error_code() == acl::ErrorCode::OK;
     });
 }
 

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 2
+#define ACL_SHIM_ABI_VERSION 3
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -175,6 +175,8 @@ typedef struct acl_shim_cpu_report {
     int32_t has_sve2;
     int32_t has_bf16;
     int32_t has_i8mm;
+    int32_t f16_kernels;         /* 1 when this ACL build accepts F16 tensors (validate of an
+                                    F16 activation passes); CPU fp16 alone is not enough */
 } acl_shim_cpu_report;
 
 typedef struct acl_shim_tensor acl_shim_tensor;     /* owns an arm_compute::Tensor (shared) */

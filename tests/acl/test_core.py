@@ -25,6 +25,7 @@ def test_native_available_and_report():
     report = native.cpu_report()
     assert report.num_cpus >= 1 and report.num_threads >= 1
     assert isinstance(report.fp16, bool) and isinstance(report.dot_product, bool)
+    assert isinstance(report.f16_kernels, bool)
     assert "ACL " + version in str(report)
 
 
