@@ -150,8 +150,10 @@ cleanup() {
     trap - EXIT INT TERM
     for p in "${BG_PIDS[@]}"; do kill_tree "$p"; done
     if [ "$ENGINE_READY" = 1 ]; then  # containers of this run (normally gone already: --rm)
+        local now=()
+        [ "$ENGINE" = podman ] && now=(--time 0)
         eng ps -a --format '{{.Names}}' 2>/dev/null | grep "^$CONTAINER_PREFIX" \
-            | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rm -f >/dev/null 2>&1 || true
+            | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rm -f "${now[@]}" >/dev/null 2>&1 || true
     fi
     [ -z "${CACHE:-}" ] || unmount_under "$CACHE/rootfs"
     for p in "${TMP_PATHS[@]}"; do rm -rf "$p" 2>/dev/null || true; done
@@ -479,11 +481,11 @@ ensure_image() {
 # emu_run TARGET [--tty] [--network] [-v SRC:DST]... -- CMD...
 emu_run() {
     local target=$1; shift
-    local flags=() name image
+    local flags=() name image fg=0 pid rc=0
     image=$(image_tag "$target") || return 1
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         case $1 in
-            --tty) if [ -t 0 ] && [ -t 1 ]; then flags+=(-it); else flags+=(-i); fi ;;
+            --tty) fg=1; if [ -t 0 ] && [ -t 1 ]; then flags+=(-it); else flags+=(-i); fi ;;
             --network) flags+=(--network host) ;;
             -v) flags+=(-v "$2"); shift ;;
         esac
@@ -495,11 +497,22 @@ emu_run() {
     mkdir -p "$CACHE/ccache/$target"
     # QEMU_CPU only when chosen: an empty value makes qemu refuse to start
     [ -z "${QEMU_CPU:-}" ] || flags+=(-e "QEMU_CPU=$QEMU_CPU")
-    eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
+    set -- eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
         -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
         -v "$REPO:/src:ro" -v "$CACHE/ccache/$target:/ccache" \
         "$image" "$@"
+    if [ "$fg" = 1 ]; then
+        "$@"
+        return
+    fi
+    # In the background + wait: bash runs the INT/TERM trap (which removes the container)
+    # only after a foreground command returns, but interrupts `wait` at once.
+    "$@" </dev/null &
+    pid=$!
+    BG_PIDS+=("$pid")
+    wait "$pid" || rc=$?
+    return "$rc"
 }
 
 host_setup() {  # tools, engine, binfmt: fatal (die) when impossible
@@ -567,7 +580,11 @@ def test_fails_on_purpose():
 EOF
     chmod -R a+rX "$dir"
     log "selftest: running a deliberately failing test in the ${1} container"
-    emu_tests "$1" "$dir" 2>&1 | tee "$dir/out.log" >&2 || rc=${PIPESTATUS[0]}
+    # background + wait, not a pipeline: a TERM/INT must reach the cleanup trap at once
+    emu_tests "$1" "$dir" >"$dir/out.log" 2>&1 &
+    BG_PIDS+=("$!")
+    wait "$!" || rc=$?
+    cat "$dir/out.log" >&2
     # pytest's "tests failed" (1), from the test itself: not any other non-zero code
     # (an engine or image error would exit 125 and prove nothing)
     if [ "$rc" != 1 ] || ! grep -q '1 failed, 1 passed' "$dir/out.log"; then
@@ -635,7 +652,7 @@ main() {
         valid_target "$t" || die "run: unknown target '$t'"
         [ ${#ARGS[@]} -gt 0 ] || die "usage: emulate.sh run TARGET -- CMD..."
         prepare "$t" || rc=1
-        [ "$rc" != 0 ] || emu_run "$t" --network -- bash /src/docker/inside.sh run "${ARGS[@]}" || rc=$?
+        [ "$rc" != 0 ] || emu_run "$t" --tty --network -- bash /src/docker/inside.sh run "${ARGS[@]}" || rc=$?
         ;;
     clean)
         pick_engine; engine_flags
