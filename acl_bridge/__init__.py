@@ -1,8 +1,10 @@
 """Zero-copy Arm Compute Library tensors over NdArray memory.
 
 The pure mapping (``tensor_info``, ``auto_padding``, ``extend_padding``,
-``descriptor_from_tensor_info``) works on any machine; the native part (cffi over ACL's C++
-API) exists only where it was built against ACL, and ``native_available()`` says why not.
+``descriptor_from_tensor_info``) works on any machine. The native part (cffi over ACL's C++
+API: ``AclTensor`` and the NEON functions) exists only where it was built against ACL;
+``native_available()`` says why not, and using a native name elsewhere raises
+``AclUnavailableError`` with that reason.
 """
 
 from .mapping import (
@@ -14,23 +16,60 @@ from .mapping import (
     padded_descriptor,
     tensor_info,
 )
-
-try:
-    from .native import native_available  # noqa: F401  (native.py imports without ACL)
-except ImportError as _e:  # native.py not there: a source tree without the native layer
-    _reason = f"acl_bridge.native could not be imported: {_e}"
-
-    def native_available():
-        """(False, reason): the native layer is missing from this installation."""
-        return False, _reason
+from .native import (
+    AclError,
+    AclExceptionError,
+    AclInvalidArgumentError,
+    AclNotImportedError,
+    AclOutOfMemoryError,
+    AclReport,
+    AclStatusError,
+    AclUnavailableError,
+    AclUnsupportedError,
+    acl_version,
+    build_information,
+    compiled_acl_version,
+    cpu_report,
+    native_available,
+    num_threads,
+    set_num_threads,
+)
+from .tensor import AclTensor
+from .functions import (
+    AclCopyFallbackWarning,
+    AclFunction,
+    Activation,
+    Add,
+    Cast,
+    Convolution,
+    Copy,
+    DepthwiseConvolution,
+    Dequantize,
+    Fill,
+    FullyConnected,
+    Gemm,
+    Mul,
+    Pad,
+    Permute,
+    Pooling,
+    Quantize,
+    Softmax,
+    Sub,
+    required_padding,
+    total_copy_count,
+)
 
 __all__ = [
-    "AclTensorInfo",
-    "PaddingSize",
-    "auto_padding",
-    "descriptor_from_tensor_info",
-    "extend_padding",
-    "padded_descriptor",
-    "tensor_info",
-    "native_available",
+    # pure mapping
+    "AclTensorInfo", "PaddingSize", "auto_padding", "descriptor_from_tensor_info", "extend_padding",
+    "padded_descriptor", "tensor_info",
+    # native layer
+    "AclError", "AclExceptionError", "AclInvalidArgumentError", "AclNotImportedError", "AclOutOfMemoryError",
+    "AclReport", "AclStatusError", "AclUnavailableError", "AclUnsupportedError", "acl_version",
+    "build_information", "compiled_acl_version", "cpu_report", "native_available", "num_threads",
+    "set_num_threads", "AclTensor",
+    # functions
+    "AclCopyFallbackWarning", "AclFunction", "Activation", "Add", "Cast", "Convolution", "Copy",
+    "DepthwiseConvolution", "Dequantize", "Fill", "FullyConnected", "Gemm", "Mul", "Pad", "Permute",
+    "Pooling", "Quantize", "Softmax", "Sub", "required_padding", "total_copy_count",
 ]
