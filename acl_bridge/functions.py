@@ -41,7 +41,7 @@ from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDes
 
 from .mapping import PaddingSize, padded_descriptor, tensor_info
 from .native import AclError, AclStatusError, check, require_native
-from .tensor import AclTensor, acl_layout_padding, native_desc
+from .tensor import AclTensor, acl_layout_padding, alignment_problem, native_desc
 
 # Kind codes, activation codes and policies (values of native/acl_shim.h).
 KIND = {
@@ -136,6 +136,21 @@ def _is_dense(a: NdArray) -> bool:
     return d.offset == 0 and d.is_contiguous("c") and d.alloc_size == d.size
 
 
+_TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
+
+# Kinds whose kernels are element-wise, so an output identical to an input is safe.
+IN_PLACE_KINDS = frozenset({"activation", "add", "sub", "mul", "copy"})
+
+
+def _shares_memory(a: NdArray, b: NdArray) -> bool:
+    """Whether two NdArrays have an element address in common (numpy's exact test; a
+    problem too hard to solve exactly counts as overlapping)."""
+    try:
+        return bool(np.shares_memory(a.numpy(), b.numpy()))
+    except _TooHardError:
+        return True
+
+
 def _check_array(a, role: str) -> NdArray:
     if isinstance(a, np.ndarray):
         a = NdArray.from_numpy(a)
@@ -181,6 +196,7 @@ class AclFunction:
             a = self.arrays[role]
             if a is not None and a.readonly:
                 raise InvalidLayoutError(f"{role} is written by {self.kind} but is read-only: {a!r}")
+        self._check_aliasing()
         specs = [None if a is None else (a.shape or (1,), a.dtype, data_layout, self._quant[role])
                  for role, a in self.arrays.items()]
         # 2. padding negotiation
@@ -262,6 +278,28 @@ class AclFunction:
             if t is not None:
                 t.import_memory()
 
+    def _check_aliasing(self) -> None:
+        """Refuse an output that shares memory with another tensor of the call.
+
+        ACL kernels read and write in their own order, so overlap gives silently wrong
+        results (measured on 20.08 for copy, softmax and pooling). The exception is the
+        classic in-place element-wise call, where output and input are the very same layout.
+        """
+        for out in self.outputs:
+            a = self.arrays[out]
+            if a is None or a.descriptor.size == 0:
+                continue
+            for role, b in self.arrays.items():
+                if role == out or b is None or b.descriptor.size == 0:
+                    continue
+                in_place = (self.kind in IN_PLACE_KINDS and a.data_ptr == b.data_ptr
+                            and a.descriptor.shape == b.descriptor.shape
+                            and a.descriptor.strides == b.descriptor.strides)
+                if not in_place and _shares_memory(a, b):
+                    raise InvalidLayoutError(
+                        f"{out} overlaps {role} in memory; {self.kind} does not support in-place operation "
+                        f"(only {sorted(IN_PLACE_KINDS)} accept an output identical to an input): {a!r}, {b!r}")
+
     def _stage(self, role: str, reason: str, allow_copy: bool) -> None:
         """Use an ACL-padded buffer of ACL's own for ``role``, copied in/out on every run."""
         a = self.arrays[role]
@@ -287,6 +325,9 @@ class AclFunction:
 
     def _needs_staging(self, role: str, a: NdArray) -> Optional[str]:
         """None when ACL can use ``a`` in place, else why not."""
+        misaligned = alignment_problem(a)
+        if misaligned is not None:
+            return misaligned
         try:
             info = tensor_info(a, self.data_layout, self._quant[role])
         except NotRepresentableError as e:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ndarray import LayoutError, NdArray
+from ndarray import LayoutError, NdArray, NotRepresentableError
 
 from .mapping import AclTensorInfo, PaddingSize, padded_descriptor, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
@@ -64,6 +64,20 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
     return d
 
 
+def alignment_problem(array: NdArray) -> Optional[str]:
+    """Why ACL cannot address ``array``'s elements in place (misaligned memory), or None.
+
+    ACL's kernels load whole elements (and vectors of them) from naturally aligned addresses;
+    numpy can describe memory that is not (``flags.aligned`` False). Strides are whole
+    elements, so the base address decides for every element.
+    """
+    es = array.dtype.itemsize
+    if array.base_ptr % es:
+        return (f"base address {array.base_ptr:#x} is not aligned to the element size {es}: "
+                f"ACL needs naturally aligned elements: {array.descriptor!r}")
+    return None
+
+
 class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 
@@ -72,6 +86,9 @@ class AclTensor:
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
         padding (border-filling kernels may then write into it); else custom strides only."""
         ffi, lib = require_native()
+        problem = alignment_problem(array)
+        if problem is not None:
+            raise NotRepresentableError(problem)
         self.array = array  # strong reference: keeps the numpy allocation alive
         self.info = tensor_info(array, data_layout, quantization)
         self.declared_padding = acl_layout_padding(array, self.info) if declare_padding else None

@@ -417,6 +417,8 @@ def recover_padding(
 
 
 def _may_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    if math.prod(shape) == 0:  # no two elements to share an address
+        return False
     dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
     if not dims:
         return False
