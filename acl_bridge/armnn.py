@@ -53,6 +53,8 @@ import numpy as np
 
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
+from .mapping import check_quantization
+
 ArrayLike = Union[NdArray, np.ndarray]
 Quantization = Optional[Tuple[float, int]]
 
@@ -192,24 +194,11 @@ def data_type_name(dtype, quantization: Quantization = None) -> str:
     if dt not in _QUANTIZED:
         raise NotRepresentableError(
             f"dtype {dt} has no quantized Arm NN data type, expected one of {sorted(t.name for t in _QUANTIZED)}")
-    scale, offset = _check_quantization(quantization, dt)
+    scale, offset = check_quantization(quantization, dt)
     if dt == np.dtype("int16") and offset != 0:
         raise NotRepresentableError(f"quantization offset is {offset}, Arm NN's QSymmS16 is symmetric (offset 0)")
     return _QUANTIZED[dt]
 
-
-def _check_quantization(quantization, dtype: np.dtype) -> Tuple[float, int]:
-    try:
-        scale, offset = quantization
-        scale, offset = float(scale), int(offset)
-    except (TypeError, ValueError):
-        raise InvalidLayoutError(f"quantization must be (scale, offset), got {quantization!r}") from None
-    if not (np.isfinite(scale) and scale > 0):
-        raise InvalidLayoutError(f"quantization scale is {scale}, expected a finite number > 0")
-    info = np.iinfo(dtype)
-    if not info.min <= offset <= info.max:
-        raise InvalidLayoutError(f"quantization offset is {offset}, expected {info.min} <= offset <= {info.max} for {dtype}")
-    return scale, offset
 
 
 def _shape_of(obj) -> Tuple[int, ...]:
@@ -229,7 +218,7 @@ def tensor_info(array_or_descriptor: Union[NdArray, ShapeDescriptor, np.ndarray]
     ann = load()
     d = _descriptor(array_or_descriptor)
     name = data_type_name(d.dtype, quantization)
-    scale, offset = (0.0, 0) if quantization is None else _check_quantization(quantization, d.dtype)
+    scale, offset = (0.0, 0) if quantization is None else check_quantization(quantization, d.dtype)
     info = ann.TensorInfo(ann.TensorShape(_shape_of(d.shape)), getattr(ann, name), scale, offset)
     if constant and hasattr(info, "SetConstant"):
         info.SetConstant(True)

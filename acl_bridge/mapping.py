@@ -129,7 +129,8 @@ def data_type_for(dtype, quantization: Optional[Tuple[float, int]] = None) -> st
     return table[dt]
 
 
-def _check_quantization(quantization, dtype: np.dtype) -> Tuple[float, int]:
+def check_quantization(quantization, dtype: np.dtype) -> Tuple[float, int]:
+    """(scale, offset) checked against the storage dtype's range (ACL and Arm NN alike)."""
     try:
         scale, offset = quantization
         scale, offset = float(scale), int(offset)
@@ -217,7 +218,7 @@ def tensor_info(
     if data_layout not in DATA_LAYOUTS:
         raise InvalidLayoutError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
     data_type = data_type_for(d.dtype, quantization)
-    scale, qoffset = _check_quantization(quantization, d.dtype) if quantization is not None else (0.0, 0)
+    scale, qoffset = check_quantization(quantization, d.dtype) if quantization is not None else (0.0, 0)
     acl_shape, acl_strides = acl_shape_and_strides(d)
     total = d.alloc_size_in_bytes
     if total >= MAX_U32:
