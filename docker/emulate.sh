@@ -301,8 +301,10 @@ ensure_binfmt() {
 check_cpu() {
     [ -n "${QEMU_CPU:-}" ] || return 0
     command -v qemu-aarch64-static >/dev/null || return 0
-    qemu-aarch64-static -cpu help | awk '{print $1}' | grep -qx -- "$QEMU_CPU" \
-        || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(qemu-aarch64-static -cpu help | awk 'NR>1{print $1}' | xargs)"
+    local cpus  # (captured first: grep -q closing the pipe early would fail it under pipefail)
+    cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }')
+    grep -qx -- "$QEMU_CPU" <<<"$cpus" \
+        || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(echo $cpus)"
 }
 
 # Debian mirror for debootstrap, read from the host's apt sources (one-line and deb822).
