@@ -197,6 +197,11 @@ done
 [ -n "$CMD" ] || { usage; exit 2; }
 valid_target() { case $1 in trixie|bookworm) return 0 ;; *) return 1 ;; esac; }
 [ -z "$TARGET" ] || valid_target "$TARGET" || die "--target must be trixie or bookworm, not '$TARGET'"
+if [ -n "${QEMU_CPU:-}" ] && command -v qemu-aarch64-static >/dev/null; then
+    # early, before waiting for the lock (checked again after installing qemu)
+    _cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }')
+    grep -qx -- "$QEMU_CPU" <<<"$_cpus" || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(echo $_cpus)"
+fi
 
 # ---------------------------------------------------------------- privileges and cache
 if [ "$(id -u)" != 0 ]; then
