@@ -199,7 +199,7 @@ valid_target() { case $1 in trixie|bookworm) return 0 ;; *) return 1 ;; esac; }
 [ -z "$TARGET" ] || valid_target "$TARGET" || die "--target must be trixie or bookworm, not '$TARGET'"
 if [ -n "${QEMU_CPU:-}" ] && command -v qemu-aarch64-static >/dev/null; then
     # early, before waiting for the lock (checked again after installing qemu)
-    _cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }')
+    _cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }' || true)  # qemu exits 1 after -cpu help
     grep -qx -- "$QEMU_CPU" <<<"$_cpus" || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(echo $_cpus)"
 fi
 
@@ -307,7 +307,7 @@ check_cpu() {
     [ -n "${QEMU_CPU:-}" ] || return 0
     command -v qemu-aarch64-static >/dev/null || return 0
     local cpus  # (captured first: grep -q closing the pipe early would fail it under pipefail)
-    cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }')
+    cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }' || true)
     grep -qx -- "$QEMU_CPU" <<<"$cpus" \
         || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(echo $cpus)"
 }
