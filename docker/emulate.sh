@@ -660,10 +660,9 @@ main() {
         [ "$rc" != 0 ] || emu_run "$t" --tty --network -- bash /src/docker/inside.sh shell || rc=$?
         ;;
     run)
-        t=${ARGS[0]:-${TARGET:-}}
-        [ -n "$t" ] || die "usage: emulate.sh run TARGET -- CMD..."
-        if [ "${ARGS[0]:-}" = "$t" ]; then ARGS=("${ARGS[@]:1}"); fi
-        valid_target "$t" || die "run: unknown target '$t'"
+        t=${TARGET:-}
+        if [ ${#ARGS[@]} -gt 0 ] && valid_target "${ARGS[0]}"; then t=${ARGS[0]}; ARGS=("${ARGS[@]:1}"); fi
+        [ -n "$t" ] || die "usage: emulate.sh run TARGET -- CMD... (TARGET: trixie or bookworm)"
         [ ${#ARGS[@]} -gt 0 ] || die "usage: emulate.sh run TARGET -- CMD..."
         prepare "$t" || rc=1
         [ "$rc" != 0 ] || emu_run "$t" --tty --network -- bash /src/docker/inside.sh run "${ARGS[@]}" || rc=$?
