@@ -174,9 +174,8 @@ class ShapeDescriptor:
 
     def __post_init__(self) -> None:
         rank = len(self.shape)
-        where = repr(self) if _fields_sane(self) else f"shape={self.shape!r}"
         if self.order not in ORDERS:
-            raise InvalidLayoutError(f"order must be 'c' or 'f', got {self.order!r}: {where}")
+            raise InvalidLayoutError(f"order must be 'c' or 'f', got {self.order!r}: {self._fields_text()}")
         for field in ("paddings", "padding_offsets"):
             values = getattr(self, field)
             if len(values) != rank:
@@ -186,20 +185,26 @@ class ShapeDescriptor:
                 )
         for i, (p, o) in enumerate(zip(self.paddings, self.padding_offsets)):
             if p < 0:
-                raise InvalidLayoutError(f"paddings[{i}] is {p}, expected >= 0: {where}")
+                raise InvalidLayoutError(f"paddings[{i}] is {p}, expected >= 0: {self._fields_text()}")
             if not 0 <= o <= p:
                 raise InvalidLayoutError(
-                    f"padding_offsets[{i}] is {o}, expected 0 <= padding_offsets[{i}] <= paddings[{i}] = {p}: {where}"
+                    f"padding_offsets[{i}] is {o}, expected 0 <= padding_offsets[{i}] <= paddings[{i}] = {p}: "
+                    f"{self._fields_text()}"
                 )
         if self.explicit is not None:
             if any(self.paddings) or any(self.padding_offsets):
-                raise InvalidLayoutError(f"an explicit layout carries no paddings: {where}")
+                raise InvalidLayoutError(f"an explicit layout carries no paddings: {self._fields_text()}")
             if len(self.explicit.strides) != rank:
                 raise InvalidLayoutError(
                     f"strides has {len(self.explicit.strides)} entries but shape has rank {rank}: "
                     f"shape={self.shape}, strides={self.explicit.strides}"
                 )
-            _check_inside(self.shape, self.explicit, where)
+            _check_inside(self.shape, self.explicit, self._fields_text())
+
+    def _fields_text(self) -> str:
+        """The stored fields, for error messages (safe on a value that failed its checks)."""
+        return (f"ShapeDescriptor(shape={self.shape}, dtype={self.dtype}, order={self.order!r}, "
+                f"paddings={self.paddings}, padding_offsets={self.padding_offsets}, explicit={self.explicit})")
 
     # ------------------------------------------------------------------ derived facts
     @property
@@ -320,14 +325,6 @@ class ShapeDescriptor:
             text += f" paddings=({','.join(map(str, self.paddings))})@({','.join(map(str, self.padding_offsets))})"
         return text + ")"
 
-
-def _fields_sane(d: ShapeDescriptor) -> bool:
-    """Whether repr(d) can be computed (used only to build error messages)."""
-    try:
-        repr_parts = (d.strides, d.offset, d.alloc_size)
-        return len(repr_parts) == 3
-    except Exception:
-        return False
 
 
 def _check_dtype(dtype, context: str) -> np.dtype:
