@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Callable, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -49,18 +49,26 @@ ORDERS = ("c", "f")
 _EXACT_OVERLAP_LIMIT = 1 << 20
 
 
-def _as_int_tuple(values: Iterable, field: str, context: str) -> Tuple[int, ...]:
+Context = Union[str, Callable[[], str]]  # text for error messages, or how to build it
+
+
+def _text(context: Context) -> str:
+    """The message context; built only when an error is raised (not on every call)."""
+    return context() if callable(context) else context
+
+
+def _as_int_tuple(values: Iterable, field: str, context: Context) -> Tuple[int, ...]:
     try:
         items = tuple(values)
     except TypeError:
-        raise InvalidLayoutError(f"{field} must be a sequence of integers, got {values!r}: {context}") from None
+        raise InvalidLayoutError(f"{field} must be a sequence of integers, got {values!r}: {_text(context)}") from None
     result = []
     for v in items:
         try:
             result.append(operator.index(v))
         except TypeError:
             raise InvalidLayoutError(
-                f"{field} must contain integers, got {v!r} in {items!r}: {context}"
+                f"{field} must contain integers, got {v!r} in {items!r}: {_text(context)}"
             ) from None
     return tuple(result)
 
@@ -129,16 +137,19 @@ class ShapeDescriptor:
         With strides, ``order`` is only a preference: the strides decide. A layout that is a
         padded buffer in the other order gets that order, so one layout has one descriptor.
         """
-        context = f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, paddings={paddings!r}, padding_offsets={padding_offsets!r}"
+        def context() -> str:
+            return (f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, "
+                    f"paddings={paddings!r}, padding_offsets={padding_offsets!r}")
+
         shape_t = _as_int_tuple(shape, "shape", context)
         dtype_n = _check_dtype(dtype, context)
         if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
-            raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {context}")
+            raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {_text(context)}")
         preferred = "c" if order is None else order.lower()
         orders = (preferred, "f" if preferred == "c" else "c")
         for i, n in enumerate(shape_t):
             if n < 0:
-                raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {context}")
+                raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {_text(context)}")
 
         if strides is None and offset == 0 and alloc_size is None:
             rank = len(shape_t)
@@ -148,7 +159,7 @@ class ShapeDescriptor:
 
         if paddings is not None or padding_offsets is not None:
             raise InvalidLayoutError(
-                f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {context}"
+                f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {_text(context)}"
             )
         if strides is None:
             strides_t = dense_strides(shape_t, orders[0])
@@ -199,7 +210,7 @@ class ShapeDescriptor:
                     f"strides has {len(self.explicit.strides)} entries but shape has rank {rank}: "
                     f"shape={self.shape}, strides={self.explicit.strides}"
                 )
-            _check_inside(self.shape, self.explicit, self._fields_text())
+            _check_inside(self.shape, self.explicit, self._fields_text)
 
     def _fields_text(self) -> str:
         """The stored fields, for error messages (safe on a value that failed its checks)."""
@@ -293,7 +304,7 @@ class ShapeDescriptor:
 
     def element_offset(self, index: Sequence[int]) -> int:
         """Elements from the start of the allocation to element ``index``."""
-        index = _as_int_tuple(index, "index", repr(self))
+        index = _as_int_tuple(index, "index", self.__repr__)
         if len(index) != self.rank:
             raise IndexError(f"index has {len(index)} entries but shape has rank {self.rank}: index={index}, {self!r}")
         for i, (e, n) in enumerate(zip(index, self.shape)):
@@ -327,14 +338,14 @@ class ShapeDescriptor:
 
 
 
-def _check_dtype(dtype, context: str) -> np.dtype:
+def _check_dtype(dtype, context: Context) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {context}") from None
+        raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
     if dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None:
         raise InvalidLayoutError(
-            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype: {context}"
+            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype: {_text(context)}"
         )
     return dt
 
@@ -348,23 +359,23 @@ def _reach(shape: Sequence[int], strides: Sequence[int]) -> Tuple[int, int]:
     return low, high
 
 
-def _check_inside(shape: Tuple[int, ...], layout: ExplicitLayout, context: str) -> None:
+def _check_inside(shape: Tuple[int, ...], layout: ExplicitLayout, context: Context) -> None:
     """Refuse any layout that would reach outside its allocation."""
     if layout.alloc_size < 0:
-        raise InvalidLayoutError(f"alloc_size is {layout.alloc_size}, expected >= 0: {context}")
+        raise InvalidLayoutError(f"alloc_size is {layout.alloc_size}, expected >= 0: {_text(context)}")
     if math.prod(shape) == 0:
         return
     low, high = _reach(shape, layout.strides)
     if layout.offset + low < 0:
         raise InvalidLayoutError(
             f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + low}, "
-            f"before the start of the allocation (expected >= 0): {context}"
+            f"before the start of the allocation (expected >= 0): {_text(context)}"
         )
     if layout.offset + high >= layout.alloc_size:
         raise InvalidLayoutError(
             f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + high}, "
             f"past the end of the allocation of alloc_size {layout.alloc_size} "
-            f"(expected < {layout.alloc_size}): {context}"
+            f"(expected < {layout.alloc_size}): {_text(context)}"
         )
 
 
