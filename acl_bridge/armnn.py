@@ -51,7 +51,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import AclNdarrayError, InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
 from .mapping import check_quantization
 
@@ -60,12 +60,12 @@ Quantization = Optional[Tuple[float, int]]
 
 
 # ---------------------------------------------------------------------------- errors, warnings
-class ArmnnUnavailableError(RuntimeError):
-    """pyarmnn cannot be imported here (the message says why)."""
-
-
-class ArmnnError(RuntimeError):
+class ArmnnError(AclNdarrayError, RuntimeError):
     """Arm NN refused something (optimize, load, run); carries Arm NN's own messages."""
+
+
+class ArmnnUnavailableError(ArmnnError):
+    """pyarmnn cannot be imported here (the message says why)."""
 
 
 class PyArmnnDeprecationWarning(FutureWarning):

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from ndarray.errors import AclNdarrayError
+
 try:
     from ._acl_shim import ffi, lib  # built by acl_bridge/_build.py through cffi_modules
 
@@ -30,7 +32,7 @@ EXPECTED_ABI_VERSION = 3
 
 
 # ---------------------------------------------------------------------------- errors
-class AclError(RuntimeError):
+class AclError(AclNdarrayError, RuntimeError):
     """A failure reported by the native layer; ``code`` is the shim status, ``message``
     ACL's own text (e.g. ``in validate_arguments src/...Kernel.cpp:86: Tensors have
     different shapes``)."""

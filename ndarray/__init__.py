@@ -1,11 +1,23 @@
 """Padded-buffer tensor memory descriptions in the style of libnd4j, speaking numpy, PyTorch,
 XLA, DirectML and DLPack conventions. Pure Python + numpy."""
 
-from .errors import InvalidLayoutError, LayoutError, NotRepresentableError
+from .errors import (
+    AclNdarrayError,
+    ArgumentTypeError,
+    InvalidLayoutError,
+    LayoutError,
+    NotRepresentableError,
+    ReadOnlyError,
+    UnsupportedOptionError,
+)
 from .descriptor import ShapeDescriptor, dense_strides, recover_padding
 from .array import NdArray
 
 __all__ = [
+    "AclNdarrayError",
+    "ArgumentTypeError",
+    "UnsupportedOptionError",
+    "ReadOnlyError",
     "LayoutError",
     "InvalidLayoutError",
     "NotRepresentableError",

@@ -1,22 +1,33 @@
-"""The one small error hierarchy of the project.
+"""The one error hierarchy of the project (ndarray and acl_bridge alike).
 
-Two different situations get two different exceptions (design guide, habit 7):
+Everything this library raises on purpose derives from :class:`AclNdarrayError`, so
+``except AclNdarrayError`` catches "anything from this library". Subclasses say what went
+wrong, and also derive from the builtin a numpy user already catches for that meaning
+(numpy's own habit: ``AxisError(ValueError, IndexError)``)::
 
-* :class:`InvalidLayoutError`: the input itself is wrong (a stride list of the wrong
-  length, a negative dimension, strides that reach outside the allocation...).
-* :class:`NotRepresentableError`: the layout is valid, but a *target* cannot express it
-  (a negative stride is fine for numpy and unrepresentable for ACL; a padded buffer has
-  no DLPack equivalent for its padding...).
+    AclNdarrayError
+    +-- LayoutError (ValueError)
+    |   +-- InvalidLayoutError          the description is wrong in itself
+    |   +-- NotRepresentableError       valid, but the named target cannot express it
+    +-- ArgumentTypeError (TypeError)   an argument of the wrong type (bool for an int...)
+    +-- UnsupportedOptionError (ValueError)  an option name or value this call does not know
+    +-- ReadOnlyError (ValueError)      a read-only buffer given where one is written
+    +-- (acl_bridge) AclError (RuntimeError) and its native-status subclasses,
+        ArmnnError / ArmnnUnavailableError (RuntimeError)
 
-Both derive from :class:`LayoutError`, itself a :class:`ValueError`, so callers who do not
-care about the difference can catch one type. Messages name the field, the value, what was
-expected and the whole object, e.g.::
+Invalid input and "valid, but this target cannot express it" are different errors (design
+guide, habit 7): a negative stride is fine for numpy and unrepresentable for ACL. Messages
+name the field, the value, what was expected and the whole object, e.g.::
 
     strides has 3 entries but shape has rank 4: shape=(2, 3, 4, 5), strides=(60, 20, 5)
 """
 
 
-class LayoutError(ValueError):
+class AclNdarrayError(Exception):
+    """Base class of every exception this library raises on purpose."""
+
+
+class LayoutError(AclNdarrayError, ValueError):
     """Base class of every layout error raised by this project."""
 
 
@@ -26,3 +37,15 @@ class InvalidLayoutError(LayoutError):
 
 class NotRepresentableError(LayoutError):
     """The description is valid, but the named target cannot express it."""
+
+
+class ArgumentTypeError(AclNdarrayError, TypeError):
+    """An argument has the wrong type (e.g. a bool or a float where an int is expected)."""
+
+
+class UnsupportedOptionError(AclNdarrayError, ValueError):
+    """An option name or value that this function does not know (the message lists the known ones)."""
+
+
+class ReadOnlyError(AclNdarrayError, ValueError):
+    """A read-only buffer was given where the library must write (numpy raises ValueError too)."""
