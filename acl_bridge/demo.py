@@ -323,7 +323,7 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
             buffers[name] = x_nd
             continue
         d = padded_descriptor(shape, np.float32, need[name])
-        a = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
+        a = NdArray.allocate(d)
         a.numpy()[...] = x if name == "x" else (data if data is not None else 0)
         buffers[name] = a
 
@@ -508,7 +508,7 @@ def _padded_input(x: np.ndarray) -> NdArray:
     from .mapping import auto_padding
 
     d = auto_padding(x.shape, np.float32)
-    a = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
+    a = NdArray.allocate(d)
     a.numpy()[...] = x
     return a
 

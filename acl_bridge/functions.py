@@ -309,7 +309,7 @@ class AclFunction:
         if len(a.shape) < 2:  # a 1-D tensor has no y axis to pad
             pad = PaddingSize(right=pad.right, left=pad.left)
         d = padded_descriptor(a.shape or (1,), a.dtype, pad)
-        self._acl_arrays[role] = NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
+        self._acl_arrays[role] = NdArray.allocate(d)
         self.staged = tuple(r for r in self.roles if r in self.staged or r == role)
 
     def _desc_parts(self, role, a):
@@ -350,7 +350,7 @@ class AclFunction:
     def padded_empty(cls, shape, dtype, padding: PaddingSize) -> NdArray:
         """A fresh NdArray with exactly ``padding`` around its x-y plane (C order)."""
         d = padded_descriptor(tuple(shape), dtype, padding)
-        return NdArray(np.zeros(d.alloc_size_in_bytes, np.uint8), d)
+        return NdArray.allocate(d)
 
     @property
     def closed(self) -> bool:

@@ -98,6 +98,17 @@ class NdArray:
         return cls(_aligned_bytes(d.alloc_size_in_bytes, alignment_in_bytes), d)
 
     @classmethod
+    def allocate(cls, descriptor: ShapeDescriptor, *,
+                 alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> "NdArray":
+        """A fresh, zero-filled allocation for ``descriptor`` (padding included), its first
+        byte aligned to ``alignment_in_bytes``: THE one way the library allocates a buffer."""
+        if not isinstance(descriptor, ShapeDescriptor):
+            raise InvalidLayoutError(f"descriptor must be a ShapeDescriptor, got {type(descriptor).__name__}")
+        raw = _aligned_bytes(descriptor.alloc_size_in_bytes, alignment_in_bytes)
+        raw[...] = 0
+        return cls(raw, descriptor)
+
+    @classmethod
     def full(cls, shape, fill_value, dtype="float32", order="c", *, paddings=None, padding_offsets=None,
              padding_value=0, alignment_in_bytes=DEFAULT_ALIGNMENT_IN_BYTES) -> "NdArray":
         """Elements set to ``fill_value``, padding cells to ``padding_value``."""
