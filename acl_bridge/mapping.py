@@ -275,3 +275,31 @@ def extend_padding(d: Union[NdArray, ShapeDescriptor], padding: PaddingSize) -> 
     d = _descriptor(d)
     current = tensor_info(d).padding
     return padded_descriptor(d.shape, d.dtype, current.union(padding))
+
+
+def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
+    """``info.padding`` when the buffer is laid out exactly as ACL pads a tensor
+    (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
+    Only then can the padding be declared to ACL (padding() reports it)."""
+    try:
+        ref = tensor_info(padded_descriptor(array.shape or (1,), array.dtype, info.padding), info.data_layout)
+    except LayoutError:
+        return None
+    same = (ref.offset_first_element_in_bytes == info.offset_first_element_in_bytes
+            and ref.total_size_in_bytes <= info.total_size_in_bytes
+            and all(n == 1 or a == b for n, a, b in zip(info.tensor_shape, ref.strides_in_bytes, info.strides_in_bytes)))
+    return info.padding if same else None
+
+
+def alignment_problem(array: NdArray) -> Optional[str]:
+    """Why ACL cannot address ``array``'s elements in place (misaligned memory), or None.
+
+    ACL's kernels load whole elements (and vectors of them) from naturally aligned addresses;
+    numpy can describe memory that is not (``flags.aligned`` False). Strides are whole
+    elements, so the base address decides for every element.
+    """
+    es = array.dtype.itemsize
+    if array.base_ptr % es:
+        return (f"base address {array.base_ptr:#x} is not aligned to the element size {es}: "
+                f"ACL needs naturally aligned elements: {array.descriptor!r}")
+    return None
