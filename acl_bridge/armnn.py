@@ -53,6 +53,7 @@ import numpy as np
 
 from ndarray import AclNdarrayError, InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
+from .layout import window_kernel, window_padding, window_stride
 from .mapping import check_quantization
 
 ArrayLike = Union[NdArray, np.ndarray]
@@ -382,20 +383,11 @@ class Node:
         return f"Node({self.name}: {self.dtype.name}[{','.join(map(str, self.shape))}])"
 
 
-def _pair(v) -> Tuple[int, int]:
-    return (int(v), int(v)) if np.isscalar(v) else (int(v[0]), int(v[1]))
-
-
-def _pads(p) -> Tuple[int, int, int, int]:
-    """(top, bottom, left, right) from an int, (py, px) or (top, bottom, left, right)."""
-    if np.isscalar(p):
-        return (int(p),) * 4
-    p = tuple(int(v) for v in p)
-    if len(p) == 2:
-        return (p[0], p[0], p[1], p[1])
-    if len(p) == 4:
-        return p
-    raise InvalidLayoutError(f"padding is {p!r}, expected an int, (py, px) or (top, bottom, left, right)")
+def _sides(padding) -> Tuple[int, int, int, int]:
+    """(top, bottom, left, right) for Arm NN's descriptors, from any window padding form
+    that acl_bridge.layout.window_padding takes."""
+    p = window_padding(padding)
+    return p.top, p.bottom, p.left, p.right
 
 
 def _window_out(size: int, k: int, stride: int, before: int, after: int, what: str) -> int:
@@ -498,8 +490,8 @@ class Network:
         w = _as_ndarray(weights, "weights")
         if len(x.shape) != 4 or len(w.shape) != 4 or w.shape[1] != x.shape[1]:
             raise InvalidLayoutError(f"conv2d: input {x.shape} (N,C,H,W) and weights {w.shape} (O,C,KH,KW) do not fit")
-        sy, sx = _pair(stride)
-        top, bottom, left, right = _pads(padding)
+        sy, sx = window_stride(stride)
+        top, bottom, left, right = _sides(padding)
         desc = ann.Convolution2dDescriptor()
         desc.m_PadTop, desc.m_PadBottom, desc.m_PadLeft, desc.m_PadRight = top, bottom, left, right
         desc.m_StrideX, desc.m_StrideY = sx, sy
@@ -528,9 +520,9 @@ class Network:
         kinds = {"max": "Max", "avg": "Average", "average": "Average", "l2": "L2"}
         if pool_type not in kinds:
             raise InvalidLayoutError(f"pool_type is {pool_type!r}, expected one of {sorted(kinds)}")
-        kh, kw = _pair(kernel)
-        sy, sx = _pair(stride if stride is not None else kernel)
-        top, bottom, left, right = _pads(padding)
+        kh, kw = window_kernel(kernel)
+        sy, sx = window_stride(stride if stride is not None else kernel)
+        top, bottom, left, right = _sides(padding)
         desc = ann.Pooling2dDescriptor()
         desc.m_PoolType = getattr(ann, "PoolingAlgorithm_" + kinds[pool_type])
         desc.m_PoolWidth, desc.m_PoolHeight = kw, kh

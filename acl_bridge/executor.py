@@ -43,11 +43,18 @@ Spec = Tuple[Tuple[int, ...], np.dtype, str, Quantization]  # shape, dtype, data
 # NdArrays the bridge allocated for ACL (padded_empty, staging buffers, schedule intermediates):
 # they own their padding, so ACL may write there. Keyed by id(); entries vanish with the array.
 _BRIDGE_OWNED: "weakref.WeakValueDictionary[int, NdArray]" = weakref.WeakValueDictionary()
+# Bytes after a bridge-owned allocation that belong to it too: vector stores past the end
+# that the probe sees (its guard has the same size) land there, never in other memory.
+BRIDGE_SLACK_IN_BYTES = 256
+_ALIGNMENT_IN_BYTES = 64
 
 
 def bridge_allocate(descriptor: ShapeDescriptor) -> NdArray:
-    """A zeroed, aligned buffer for ``descriptor`` that the bridge owns (padding included)."""
-    a = NdArray.allocate(descriptor)
+    """A zeroed, 64-byte aligned buffer for ``descriptor`` that the bridge owns (padding
+    included, plus BRIDGE_SLACK_IN_BYTES after it)."""
+    raw = NdArray.allocate(ShapeDescriptor.create((descriptor.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES,), "uint8"),
+                           alignment_in_bytes=_ALIGNMENT_IN_BYTES).allocation
+    a = NdArray(raw, descriptor)
     _BRIDGE_OWNED[id(a)] = a
     return a
 
@@ -149,15 +156,16 @@ def required_padding(kind: str, params, specs: Sequence[Optional[Spec]],
     return pads
 
 
-def probe(kind: str, params, descs: Sequence) -> Tuple[Tuple[bool, ...], bool]:
-    """(writes_outside per tensor, layout_ok): ACL run once on scratch memory laid out as
-    ``descs`` and once on dense buffers (see acl_shim_probe in native/acl_shim.h)."""
+def probe(kind: str, params, descs: Sequence) -> Tuple[Tuple[int, ...], bool]:
+    """(writes_outside per tensor: 0 none, 1 into padding or gaps, 2 past the allocation;
+    layout_ok): ACL run once on scratch memory laid out as ``descs`` and once on dense
+    buffers (see acl_shim_probe in native/acl_shim.h)."""
     ffi, lib = require_native()
     flags = ffi.new("int32_t[]", len(descs))
     same = ffi.new("int32_t *")
     check(lib.acl_shim_probe(abi.KINDS[kind], params, _desc_array(ffi, descs), len(descs), flags, same),
           f"{kind}: probe")
-    return tuple(bool(f) for f in flags), bool(same[0])
+    return tuple(int(f) for f in flags), bool(same[0])
 
 
 # ---------------------------------------------------------------------------- configured function
@@ -287,7 +295,8 @@ def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFac
         info = tensor_info(d, call.data_layout, call.quantization[role])
         descs.append(native_desc(info, acl_layout_padding(d, info), call.backend))
     writes, same = probe(call.kind, call.params, descs)
-    return replace(facts, writes_outside=dict(zip(call.roles, writes)), layout_ok=same)
+    return replace(facts, writes_outside={r: w > 0 for r, w in zip(call.roles, writes)},
+                   writes_beyond={r: w > 1 for r, w in zip(call.roles, writes)}, layout_ok=same)
 
 
 def decide(call: Call, facts: AclFacts) -> Tuple[FunctionPlan, AclFacts]:

@@ -26,7 +26,9 @@ The rules, in the order they are applied (each staging reason is a :class:`Reaso
    not the bridge's to give; ``PADDING_NOT_FREE``: the same, with ``allow_padding_writes``,
    but the bytes hold other elements of the user's memory (a view's parent);
    ``LAYOUT_MISMATCH``: ACL computed a different result on this layout than on a dense one
-   (a kernel ignores strides), for every tensor that is not dense.
+   (a kernel ignores strides), for every tensor that is not dense; ``WRITES_BEYOND``: ACL
+   writes past the end of the memory the user brought (bridge-owned buffers have slack
+   there), whatever the flags.
 
 Who may ACL write into: a buffer the bridge allocated (``Origin.BRIDGE``: ``padded_empty``,
 staging buffers, a schedule's intermediates) owns its padding, so ACL may write there by
@@ -68,6 +70,7 @@ class Reason(str, enum.Enum):
     PADDING_MISSING = "padding_missing"
     RENEGOTIATED = "renegotiated"
     WRITES_OUTSIDE = "writes_outside"
+    WRITES_BEYOND = "writes_beyond"
     PADDING_NOT_FREE = "padding_not_free"
     LAYOUT_MISMATCH = "layout_mismatch"
 
@@ -93,10 +96,11 @@ class AclFacts:
     """What ACL said about this call, gathered by the executor (or written down in a test)."""
 
     required_padding: Mapping[str, PaddingSize]  # negotiation on resizable infos
-    writes_outside: Optional[Mapping[str, bool]] = None  # probe; None: not probed yet
+    writes_outside: Optional[Mapping[str, bool]] = None  # probe: non-element bytes written; None: not probed
     layout_ok: Optional[bool] = None  # probe: same results as on dense buffers
     renegotiate: Optional[str] = None  # validate()'s "Insufficient Padding" message, if any
     auto_padding: Mapping[str, PaddingSize] = field(default_factory=dict)  # ACL's auto_padding()
+    writes_beyond: Mapping[str, bool] = field(default_factory=dict)  # probe: bytes past the allocation written
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,9 @@ def _may_write(t: TensorRequest, options: PlanOptions) -> bool:
 def _probe_reason(t: TensorRequest, facts: AclFacts, options: PlanOptions) -> Optional[Tuple[Reason, str]]:
     """Rule 6, for a tensor still in place once the probe has run."""
     assert facts.writes_outside is not None, "probe facts expected"
+    if facts.writes_beyond.get(t.role) and t.origin is not Origin.BRIDGE:
+        return (Reason.WRITES_BEYOND, "ACL writes past the end of this buffer's memory (vector stores past "
+                "the last row); never allowed on memory the user brought: allocate it with padded_empty")
     if facts.writes_outside.get(t.role) and not _may_write(t, options):
         if options.allow_padding_writes:
             return (Reason.PADDING_NOT_FREE, "ACL writes outside the elements of this buffer and those bytes "

@@ -766,10 +766,11 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
+            const size_t total = descs[i]->total_size_in_bytes;
             for (size_t b = 0; b < memory[i].size(); ++b) {
                 if (!masks[i][b] && memory[i][b] != fill) {
-                    writes_outside[i] = 1;
-                    break;
+                    writes_outside[i] = b < total ? 1 : 2;  // 2: past the allocation, into the guard
+                    if (b >= total) break;
                 }
             }
             for_each_element(*t[i]->info(), *td[i]->info(), [&](uint64_t, size_t off, size_t off_dense) {

@@ -222,7 +222,8 @@ int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
  * of the same shapes, fills the elements of both with the same values, runs both once and
  * reports:
  *   writes_outside[i] = 1 when a byte of tensor i that is not an element changed
- *                       (padding, gaps of a strided view, the guard), else 0;
+ *                       (padding, gaps of a strided view), 2 when a byte past
+ *                       total_size_in_bytes changed (the guard), else 0;
  *   *same_result      = 1 when every element of every tensor equals the dense run's
  *                       (floats within 1e-3 relative, integers within 1), else 0:
  *                       0 means some kernel mis-addresses these layouts. */

@@ -93,6 +93,11 @@ CASES = {
         facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}, {"src": True, "dst": False}, True),
         options=PlanOptions(allow_padding_writes=True), free={"src": False},
         expect={"src": ("staged", Reason.PADDING_NOT_FREE), "dst": ("in_place", None)}),
+    "vector stores past the end of the user's buffer: staged whatever the flags": dict(
+        arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1)), "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": True}, True, writes_beyond={"dst": True}),
+        options=PlanOptions(allow_padding_writes=True),
+        expect={"src": ("in_place", None), "dst": ("staged", Reason.WRITES_BEYOND)}),
     "20.08 1x1 NHWC convolution ignores strides: non-dense tensors staged": dict(
         arrays={"src": view_of_parent, "dst": lambda: dense((1, 1, 8, 8))},
         facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, False),
