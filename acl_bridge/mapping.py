@@ -29,6 +29,7 @@ from typing import Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray.errors import UnsupportedOptionError
 
 from .layout import DATA_LAYOUTS, PaddingSize, to_acl_order
 
@@ -186,7 +187,7 @@ def tensor_info(
     """
     d = _descriptor(array_or_descriptor)
     if data_layout not in DATA_LAYOUTS:
-        raise InvalidLayoutError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
+        raise UnsupportedOptionError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
     data_type = data_type_for(d.dtype, quantization)
     scale, qoffset = check_quantization(quantization, d.dtype) if quantization is not None else (0.0, 0)
     acl_shape, acl_strides = acl_shape_and_strides(d)
