@@ -28,7 +28,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import InvalidLayoutError, LayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.errors import UnsupportedOptionError
 
 from .layout import DATA_LAYOUTS, PaddingSize, to_acl_order
