@@ -31,8 +31,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .descriptor import ShapeDescriptor
-from .errors import InvalidLayoutError, NotRepresentableError
+from ndarray import ShapeDescriptor
+from ndarray.errors import InvalidLayoutError, NotRepresentableError
 
 __all__ = [
     "MemoryMap",
