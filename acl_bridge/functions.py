@@ -107,6 +107,7 @@ class AclFunction:
     kind: str = ""
     roles: Tuple[str, ...] = ()
     outputs: Tuple[str, ...] = ()
+    optional: Tuple[str, ...] = ()  # roles that may be left out (None)
 
     def __init__(self, *args, data_layout: str = "NCHW", quantization: Optional[Dict[str, Tuple[float, int]]] = None,
                  allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon", **options):
@@ -146,9 +147,16 @@ class AclFunction:
     @classmethod
     def _call(cls, args: Sequence, options: dict, quantization) -> tuple:
         """(arrays, kind, params, quantization per role) from the constructor's arguments."""
-        n = len(cls.roles)
-        if len(args) < n:
-            raise ArgumentTypeError(f"{cls.__name__} takes the tensors {cls.roles}, got {len(args)} of them")
+        n = min(len(args), len(cls.roles))
+        arrays = list(args[:n])
+        for role in cls.roles[n:]:  # tensors may also be given by role name
+            if role in options:
+                arrays.append(options.pop(role))
+            elif role in cls.optional:
+                arrays.append(None)
+            else:
+                raise ArgumentTypeError(f"{cls.__name__} takes the tensors {cls.roles} (positional or by name); "
+                                        f"{role} is missing")
         try:
             bound = inspect.signature(cls._params).bind(*args[n:], **options)
         except TypeError as e:
@@ -160,7 +168,7 @@ class AclFunction:
             raise UnsupportedOptionError(f"quantization names {unknown}, expected roles among {cls.roles}")
         kind = cls._kind(**bound.arguments)
         quant.update(cls._quantization(**bound.arguments))
-        return tuple(args[:n]), kind, cls._params(*bound.args, **bound.kwargs), {r: quant.get(r) for r in cls.roles}
+        return tuple(arrays), kind, cls._params(*bound.args, **bound.kwargs), {r: quant.get(r) for r in cls.roles}
 
     @classmethod
     def _kind(cls, **options) -> str:
@@ -379,6 +387,7 @@ class Convolution(AclFunction):
     ``padding`` as for :class:`Pooling`."""
 
     kind, roles, outputs = "convolution", ("src", "weights", "bias", "dst"), ("dst",)
+    optional = ("bias",)
 
     @classmethod
     def _params(cls, stride=(1, 1), padding=0, activation: Optional[str] = None, act_a: float = 0.0,
@@ -394,6 +403,7 @@ class DepthwiseConvolution(AclFunction):
     (N,H,W,C), weights (KH, KW, C*M); bias (C*M,); M = depth_multiplier."""
 
     kind, roles, outputs = "depthwise", ("src", "weights", "bias", "dst"), ("dst",)
+    optional = ("bias",)
 
     @classmethod
     def _params(cls, stride=(1, 1), padding=0, depth_multiplier: int = 1, activation: Optional[str] = None,
@@ -409,6 +419,7 @@ class FullyConnected(AclFunction):
     """dst = src @ weights.T + bias; src (batch, in), weights (out, in), bias (out,)."""
 
     kind, roles, outputs = "fully_connected", ("src", "weights", "bias", "dst"), ("dst",)
+    optional = ("bias",)
 
     @classmethod
     def _params(cls, activation: Optional[str] = None):
@@ -422,6 +433,7 @@ class Gemm(AclFunction):
     """dst = alpha * a @ b + beta * c; a (M,K), b (K,N), c (M,N) or (N,) or None."""
 
     kind, roles, outputs = "gemm", ("a", "b", "c", "dst"), ("dst",)
+    optional = ("c",)
 
     @classmethod
     def _params(cls, alpha: float = 1.0, beta: float = 1.0):
