@@ -30,7 +30,7 @@ from ndarray.errors import ArgumentTypeError, InvalidLayoutError, ReadOnlyError,
 
 from . import abi
 from .backend import backend_named
-from .errors import AclCopyFallbackWarning, AclError
+from .errors import AclCopyFallbackWarning
 from .executor import Call, Configured, bridge_allocate, configure
 from .executor import required_padding as _required_padding
 from .executor import total_copy_count  # noqa: F401  (re-exported)
@@ -131,6 +131,7 @@ class AclFunction:
         self._configured, facts = configure(call)
         self.plan = self._configured.plan
         self.facts = facts
+        self._run = self._configured.run
         if self.plan.staged:
             warnings.warn(AclCopyFallbackWarning(
                 f"{self.kind}: copying through ACL-padded buffers on every run: "
@@ -239,10 +240,7 @@ class AclFunction:
     def run(self) -> "AclFunction":
         """Run the configured function (GIL released during the native call). Runs of one
         function object are serialised; different objects run concurrently."""
-        c = self._configured
-        if c is None:
-            raise AclError("function is closed", what=self.kind)
-        c.run()
+        self._run()  # Configured.run, bound at configure time (see its docstring for the per-call work)
         return self
 
     def __call__(self) -> "AclFunction":
