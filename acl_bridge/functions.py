@@ -520,32 +520,31 @@ class Cast(AclFunction):
         return p
 
 
-class Quantize(AclFunction):
+class _Requantize(AclFunction):
+    """A conversion whose ``quantized`` tensor carries (scale, offset) given as options."""
+
+    roles, outputs = ("src", "dst"), ("dst",)
+    quantized = ""
+
+    @classmethod
+    def _params(cls, scale: float, offset: int):
+        return default_params()
+
+    @classmethod
+    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
+        return {cls.quantized: (scale, offset)}
+
+
+class Quantize(_Requantize):
     """dst = clip(round(src / scale) + offset) into uint8 (QASYMM8) or int8 (QASYMM8_SIGNED)."""
 
-    kind, roles, outputs = "quantize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float, offset: int):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {"dst": (scale, offset)}
+    kind, quantized = "quantize", "dst"
 
 
-class Dequantize(AclFunction):
+class Dequantize(_Requantize):
     """dst = (src - offset) * scale, src uint8/int8 holding QASYMM8/QASYMM8_SIGNED values."""
 
-    kind, roles, outputs = "dequantize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float, offset: int):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {"src": (scale, offset)}
+    kind, quantized = "dequantize", "src"
 
 
 def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingSize, ...]:
