@@ -27,7 +27,17 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ndarray.errors import InvalidLayoutError
+from ..array import NdArray
+from ..descriptor import ShapeDescriptor
+from ..errors import ArgumentTypeError, InvalidLayoutError
+from ..strides import (
+    CHANNELS_LAST_INNER_TO_OUTER as _INNER_TO_OUTER,
+    MEMORY_FORMATS,
+    REQUIRED_RANK as _REQUIRED_RANK,
+    as_int_tuple,
+    normalize_memory_format,
+    strides_for,
+)
 
 __all__ = [
     "MEMORY_FORMATS",
@@ -43,66 +53,11 @@ __all__ = [
     "to_memory_format",
 ]
 
-#: PyTorch's names, as in ``torch.contiguous_format`` / ``torch.channels_last`` /
-#: ``torch.channels_last_3d`` (``"preserve"`` is an operator option, not a layout).
-MEMORY_FORMATS = ("contiguous", "channels_last", "channels_last_3d")
-
-# Dimensions from INNERMOST (stride 1) to outermost for the channels-last formats:
-# NCHW stored as NHWC  -> C fastest, then W, then H, then N: the loop "for k in (1, 3, 2, 0)".
-# NCDHW stored as NDHWC -> C, W, H, D, N.
-_INNER_TO_OUTER = {
-    "channels_last": (1, 3, 2, 0),
-    "channels_last_3d": (1, 4, 3, 2, 0),
-}
-_REQUIRED_RANK = {"channels_last": 4, "channels_last_3d": 5}
-
-# Accepted spellings -> canonical name. ``str(torch.channels_last)`` is
-# "torch.channels_last" and ``str(torch.contiguous_format)`` "torch.contiguous_format",
-# so real torch objects are accepted too without importing torch.
-_ALIASES = {
-    "contiguous": "contiguous",
-    "contiguous_format": "contiguous",
-    "channels_last": "channels_last",
-    "channels_last_3d": "channels_last_3d",
-}
-
 
 # --------------------------------------------------------------------------- validation
-
-
-def normalize_memory_format(memory_format: Any) -> str:
-    """Return the canonical name ("contiguous", "channels_last", "channels_last_3d").
-
-    Accepts those names, "contiguous_format", and ``torch.memory_format`` objects.
-    """
-    text = str(memory_format)
-    key = text[len("torch."):] if text.startswith("torch.") else text
-    try:
-        return _ALIASES[key]
-    except KeyError:
-        raise InvalidLayoutError(
-            f"memory_format is {memory_format!r} but expected one of {MEMORY_FORMATS} "
-            f"(or 'contiguous_format' / a torch.memory_format)"
-        ) from None
-
-
 def _as_dims(values: Iterable[Any], field: str) -> tuple[int, ...]:
-    """Tuple of python ints; rejects floats/bools/non-integers with the field name."""
-    try:
-        items = tuple(values)
-    except TypeError:
-        raise InvalidLayoutError(
-            f"{field} is {values!r} but expected a sequence of integers"
-        ) from None
-    out = []
-    for v in items:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            raise InvalidLayoutError(
-                f"{field} has entry {v!r} of type {type(v).__name__} but expected integers: "
-                f"{field}={items!r}"
-            )
-        out.append(int(v))
-    return tuple(out)
+    """Tuple of python ints (the project's integer rule: bool and floats refused)."""
+    return as_int_tuple(values, field)
 
 
 def _check_shape(shape: Iterable[Any]) -> tuple[int, ...]:
@@ -126,50 +81,6 @@ def _check_shape_strides(
             f"shape={shape}, strides={strides}"
         )
     return shape, strides
-
-
-def _check_rank_for(shape: tuple[int, ...], fmt: str) -> None:
-    rank = _REQUIRED_RANK.get(fmt)
-    if rank is not None and len(shape) != rank:
-        raise InvalidLayoutError(
-            f"shape has rank {len(shape)} but memory_format={fmt!r} needs rank {rank} "
-            f"({'NCHW' if rank == 4 else 'NCDHW'}): shape={shape}"
-        )
-
-
-# --------------------------------------------------------------------------- strides
-
-
-def strides_for(shape: Sequence[int], memory_format: Any = "contiguous") -> tuple[int, ...]:
-    """Element strides PyTorch gives a new tensor of ``shape`` in ``memory_format``.
-
-    contiguous (TensorImpl::empty_tensor_restride):
-        strides[-1] = 1;  strides[i] = strides[i+1] * max(shape[i+1], 1)
-        (the max keeps strides distinct when a dimension has size 0).
-    channels_last (rank 4) / channels_last_3d (rank 5), get_channels_last_strides_2d/3d:
-        stride = 1
-        for k in (1, 3, 2, 0)        # or (1, 4, 3, 2, 0) for 3d
-            strides[k] = stride;  stride *= shape[k]
-        (no max() here: PyTorch doesn't use one either).
-
-    Raises InvalidLayoutError for an unknown format or a rank the format does not have.
-    """
-    fmt = normalize_memory_format(memory_format)
-    shape = _check_shape(shape)
-    if fmt == "contiguous":
-        strides = [0] * len(shape)
-        stride = 1
-        for i in reversed(range(len(shape))):
-            strides[i] = stride
-            stride *= max(shape[i], 1)
-        return tuple(strides)
-    _check_rank_for(shape, fmt)
-    strides = [0] * len(shape)
-    stride = 1
-    for k in _INNER_TO_OUTER[fmt]:
-        strides[k] = stride
-        stride *= shape[k]
-    return tuple(strides)
 
 
 # --------------------------------------------------------------------------- predicates
@@ -304,37 +215,29 @@ def transpose_layout(
     return permute_layout(shape, strides, dims)
 
 
-def _as_ndarray(array: Any):
+def _as_ndarray(array: Any) -> NdArray:
     """NdArray as is; a numpy array wrapped without copying (NdArray.from_numpy)."""
-    from ndarray.array import NdArray
-
     if isinstance(array, NdArray):
         return array
     if isinstance(array, np.ndarray):
         return NdArray.from_numpy(array)
-    raise InvalidLayoutError(
+    raise ArgumentTypeError(
         f"array is a {type(array).__name__} but expected an ndarray.NdArray or a numpy array"
     )
 
 
-def permute(array: Any, dims: Sequence[int]):
+def permute(array: Any, dims: Sequence[int]) -> NdArray:
     """Zero-copy ``Tensor.permute(dims)``: a new NdArray over the SAME allocation whose
     descriptor has shape and strides permuted by ``dims`` (``permute_layout``); offset,
     allocation size and dtype are unchanged and no byte is copied.
     """
-    from ndarray.array import NdArray
-    from ndarray.descriptor import ShapeDescriptor
-
     src = _as_ndarray(array)
     d = src.descriptor
-    shape, strides = permute_layout(d.shape, d.strides, dims)
-    view = ShapeDescriptor.create(
-        shape, d.dtype, d.order, strides=strides, offset=d.offset, alloc_size=d.alloc_size
-    )
-    return NdArray(src.allocation, view, readonly=src.readonly)
+    permute_layout(d.shape, d.strides, dims)  # checks dims with torch's rules and messages
+    return src.transpose(tuple(x + d.rank if x < 0 else x for x in _as_dims(dims, "dims")))
 
 
-def nchw_to_nhwc_view(array: Any):
+def nchw_to_nhwc_view(array: Any) -> NdArray:
     """An NCHW array seen as NHWC without copying: ``permute(array, (0, 2, 3, 1))``.
 
     For a contiguous NCHW array the result has shape (N, H, W, C) and strides
@@ -352,29 +255,14 @@ def nchw_to_nhwc_view(array: Any):
 # --------------------------------------------------------------------------- copies
 
 
-def to_memory_format(array: Any, memory_format: Any = "contiguous"):
-    """``Tensor.contiguous(memory_format=...)`` as an explicit COPY.
+def to_memory_format(array: Any, memory_format: Any = "contiguous") -> NdArray:
+    """``Tensor.contiguous(memory_format=...)`` as an explicit COPY (``NdArray.contiguous``).
 
     Returns a NEW NdArray (own allocation of exactly numel elements) with the same
     shape, dtype and values as ``array`` and strides ``strides_for(shape, memory_format)``.
     The input (NdArray or numpy array) is never modified or aliased.
     """
-    from ndarray.array import NdArray
-    from ndarray.descriptor import ShapeDescriptor
-
     fmt = normalize_memory_format(memory_format)
     src = _as_ndarray(array)
-    d = src.descriptor
-    strides = strides_for(d.shape, fmt)  # raises for a wrong rank before allocating
-    numel = math.prod(d.shape)
-    # A dense allocation of exactly numel elements: element 0 at offset 0 and every
-    # element at offset sum(index[i] * strides[i]) in [0, numel).
-    out_desc = ShapeDescriptor.create(
-        d.shape, d.dtype, "c", strides=strides, offset=0, alloc_size=numel
-    )
-    # NdArray.empty gives an aligned buffer of numel * itemsize bytes; only its bytes are used.
-    storage = NdArray.empty((numel,), d.dtype).allocation
-    out = NdArray(storage, out_desc)
-    if numel:
-        out.numpy()[...] = src.numpy()
-    return out
+    strides_for(src.shape, fmt)  # raises for a wrong rank before allocating
+    return src.contiguous(fmt)
