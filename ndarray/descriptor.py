@@ -381,14 +381,19 @@ def _check_bounds(shape: Tuple[int, ...], itemsize: int, strides: Sequence[int],
         )
 
 
+def _is_ml_dtype(dt: np.dtype) -> bool:
+    """bfloat16, float8_*, int4... from ml_dtypes (the package JAX uses): scalar types numpy lacks."""
+    return type(dt).__module__.startswith("ml_dtypes") or getattr(dt.type, "__module__", "").startswith("ml_dtypes")
+
+
 def _check_dtype(dtype, context: Context) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except TypeError:
         raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
-    if dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None:
+    if (dt.kind not in "biufc" and not _is_ml_dtype(dt)) or dt.fields is not None or dt.subdtype is not None:
         raise InvalidLayoutError(
-            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype: {_text(context)}"
+            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype (or one of ml_dtypes'): {_text(context)}"
         )
     return dt
 

@@ -362,7 +362,7 @@ def _():
 _XLA_BAD = {
     "xla-unclosed-layout": ("F32[3,5]{1,0", r"layout '\{1,0' is missing its closing '\}'"),
     "xla-minor-to-major-not-permutation": ("F32[3,5]{1,1}", r"minor_to_major \{1,1\} is not a permutation of 0..1"),
-    "xla-unknown-element-type": ("Q99[3]", r"element_type 'Q99' is not one of PRED"),
+    "xla-unknown-element-type": ("Q99[3]", r"element_type 'q99' is not one of pred"),
     "xla-non-integer-dimension": ("F32[3,x]{1,0}", r"dimensions \[3,x\] has 'x', expected comma-separated integers"),
     "xla-negative-dimension": ("F32[3,-5]{1,0}", r"dimensions \[3,-5\] has -5 at dimension 1, expected sizes >= 0"),
     "xla-unclosed-tile": ("F32[3,5]{1,0:T(2,2}", r"tile '\(2,2' is missing its closing '\)'"),
