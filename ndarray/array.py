@@ -268,7 +268,7 @@ class NdArray(NumpyProtocol):
         """Zero-copy view of the logical elements (padding excluded)."""
         d = self._descriptor
         if d.size == 0:  # no byte to view: an empty array with the descriptor's strides
-            view = np.lib.stride_tricks.as_strided(np.empty(0, d.dtype), d.shape, d.strides_in_bytes)
+            view = np.ndarray(d.shape, d.dtype, buffer=np.empty(0, np.uint8), strides=d.strides_in_bytes)
             return view if not self._readonly else _read_only(view)
         view = np.ndarray(d.shape, d.dtype, buffer=self._allocation, offset=d.offset_in_bytes, strides=d.strides_in_bytes)
         return _read_only(view) if self._readonly else view

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..array import NdArray
 from ..descriptor import ShapeDescriptor
-from ..errors import ArgumentTypeError, InvalidLayoutError
+from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
 from ..strides import (
     CHANNELS_LAST_INNER_TO_OUTER as _INNER_TO_OUTER,
     MEMORY_FORMATS,
@@ -50,6 +50,8 @@ __all__ = [
     "transpose_layout",
     "permute",
     "nchw_to_nhwc_view",
+    "to_channels_last_memory",
+    "layout_advice",
     "to_memory_format",
 ]
 
@@ -216,13 +218,18 @@ def transpose_layout(
 
 
 def _as_ndarray(array: Any) -> NdArray:
-    """NdArray as is; a numpy array wrapped without copying (NdArray.from_numpy)."""
+    """NdArray as is; a numpy array wrapped without copying (NdArray.from_numpy); any other
+    DLPack producer on the CPU (a torch tensor) imported without copying."""
     if isinstance(array, NdArray):
         return array
     if isinstance(array, np.ndarray):
         return NdArray.from_numpy(array)
+    if hasattr(array, "__dlpack__"):
+        from .dlpack import from_dlpack
+
+        return from_dlpack(array)
     raise ArgumentTypeError(
-        f"array is a {type(array).__name__} but expected an ndarray.NdArray or a numpy array"
+        f"array is a {type(array).__name__} but expected an ndarray.NdArray, a numpy array or a DLPack producer"
     )
 
 
@@ -250,6 +257,54 @@ def nchw_to_nhwc_view(array: Any) -> NdArray:
             f"descriptor={src.descriptor!r}"
         )
     return permute(src, (0, 2, 3, 1))
+
+
+_NHWC_FROM_NCHW = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
+_NAMES = {4: ("NCHW", "NHWC", "channels_last"), 5: ("NCDHW", "NDHWC", "channels_last_3d")}
+
+
+def to_channels_last_memory(array: Any) -> NdArray:
+    """A PyTorch ``channels_last`` (``channels_last_3d``) tensor as the array its memory is, with
+    NO copy: logical NCHW (NCDHW) in, an NdArray of shape (N, H, W, C) ((N, D, H, W, C)) over
+    the same bytes out, dense in C order when the tensor was dense.
+
+    That NHWC array is what ACL (``data_layout="NHWC"``) and numpy code written for NHWC
+    take; element ``[n, h, w, c]`` of the result is element ``[n, c, h, w]`` of the tensor
+    (the result is ``array.permute(0, 2, 3, 1)``). A tensor whose channels are not the
+    innermost dimension (plain contiguous NCHW) is refused with NotRepresentableError saying
+    what to do instead: pass it unchanged with ``data_layout="NCHW"``, or copy it with
+    ``to_memory_format(array, "channels_last")`` first.
+    """
+    src = _as_ndarray(array)
+    d = src.descriptor
+    if d.rank not in _NHWC_FROM_NCHW:
+        raise InvalidLayoutError(
+            f"array has rank {d.rank} but channels_last needs rank 4 (NCHW) and channels_last_3d rank 5 "
+            f"(NCDHW): {d!r}"
+        )
+    logical, memory, fmt = _NAMES[d.rank]
+    if d.shape[1] > 1 and abs(d.strides[1]) != 1:
+        raise NotRepresentableError(
+            f"strides {d.strides} of {logical} shape {d.shape} do not put the channels innermost (C stride "
+            f"{d.strides[1]}, expected 1 for torch.{fmt}): the memory is not {memory}. Use the array as it is "
+            f"with data_layout='NCHW', or copy it with to_memory_format(array, '{fmt}') (torch: "
+            f"x.contiguous(memory_format=torch.{fmt})) and then to_channels_last_memory: {d!r}"
+        )
+    return src.transpose(_NHWC_FROM_NCHW[d.rank])
+
+
+def layout_advice(descriptor: ShapeDescriptor) -> str:
+    """One sentence for an error message about a layout a consumer refused, when PyTorch's
+    memory formats explain it ('' otherwise): a channels_last tensor is named as such, with
+    the zero-copy permute and the ``data_layout`` that takes it."""
+    d = descriptor
+    if d.rank not in _NHWC_FROM_NCHW or not is_channels_last_strides(d.shape, d.strides):
+        return ""
+    logical, memory, fmt = _NAMES[d.rank]
+    perm = _NHWC_FROM_NCHW[d.rank]
+    return (f"this is a PyTorch {fmt} tensor (logical {logical}, memory {memory}): take its memory without "
+            f"a copy with ndarray.formats.torch.to_channels_last_memory(a) (= a.permute{perm}, shape "
+            f"{tuple(d.shape[i] for i in perm)}) and run the function with data_layout='NHWC'")
 
 
 # --------------------------------------------------------------------------- copies
