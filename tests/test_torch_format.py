@@ -455,7 +455,7 @@ def test_bad_permutations():
 
 
 def test_non_array_input():
-    with pytest.raises(ArgumentTypeError, match=r"array is a list but expected an ndarray.NdArray or a numpy array"):
+    with pytest.raises(ArgumentTypeError, match=r"array is a list but expected an ndarray.NdArray, a numpy array or a DLPack producer"):
         tf.to_memory_format([[1, 2], [3, 4]], "contiguous")
 
 
