@@ -10,7 +10,8 @@ from .errors import (
     ReadOnlyError,
     UnsupportedOptionError,
 )
-from .descriptor import ShapeDescriptor, dense_strides, recover_padding
+from .descriptor import ShapeDescriptor, recover_padding
+from .strides import dense_strides
 from .array import NdArray
 
 __all__ = [

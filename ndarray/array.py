@@ -34,7 +34,7 @@ def _aligned_bytes(size_in_bytes: int, alignment_in_bytes: int, *, zero: bool = 
 
 
 def _address(arr: np.ndarray) -> int:
-    return arr.__array_interface__["data"][0]
+    return int(arr.__array_interface__["data"][0])
 
 
 def _dense_owner(arr: np.ndarray) -> Optional[np.ndarray]:
@@ -53,7 +53,7 @@ def _dense_owner(arr: np.ndarray) -> Optional[np.ndarray]:
     return owner
 
 
-def _byte_reach(arr: np.ndarray):
+def _byte_reach(arr: np.ndarray) -> Tuple[int, int]:
     """(lowest, one past the highest) byte any element of ``arr`` occupies, relative to element 0."""
     low = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s < 0)
     high = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s > 0)
@@ -364,7 +364,7 @@ class NdArray(NumpyProtocol):
         self.numpy()[_unwrap_key(key)] = np.asarray(value) if isinstance(value, NdArray) else value
 
     def transpose(self, *axes: Any) -> "NdArray":
-        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = tuple(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         return self._view(self.numpy().transpose(*axes) if axes else self.numpy().T, f"transpose{axes}")
 
     permute = transpose
@@ -376,7 +376,7 @@ class NdArray(NumpyProtocol):
 
     def reshape(self, *shape: Any) -> "NdArray":
         """A view with a new shape, or NotRepresentableError where numpy would need a copy."""
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         src = self.numpy()
         try:
             view = src.reshape(shape)

@@ -386,9 +386,9 @@ def _is_ml_dtype(dt: np.dtype) -> bool:
     return type(dt).__module__.startswith("ml_dtypes") or getattr(dt.type, "__module__", "").startswith("ml_dtypes")
 
 
-def _check_dtype(dtype, context: Context) -> np.dtype:
+def _check_dtype(dtype: Any, context: Context) -> np.dtype:
     try:
-        dt = np.dtype(dtype)
+        dt: np.dtype = np.dtype(dtype)
     except TypeError:
         raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
     if (dt.kind not in "biufc" and not _is_ml_dtype(dt)) or dt.fields is not None or dt.subdtype is not None:

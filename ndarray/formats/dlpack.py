@@ -158,7 +158,8 @@ def _dtype_of(key: Tuple[int, int], lanes: int, producer: str) -> np.dtype:
             f"DLPack dtype {name} of {producer} is not a numpy dtype: install ml_dtypes (the package JAX uses) "
             f"to import it"
         ) from None
-    return np.dtype(getattr(ml_dtypes, name))
+    dtype: np.dtype = np.dtype(getattr(ml_dtypes, name))
+    return dtype
 
 
 def _consume(capsule: Any, managed: Any, shape: Tuple[int, ...], strides: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -172,4 +173,4 @@ def _consume(capsule: Any, managed: Any, shape: Tuple[int, ...], strides: Tuple[
     start = (t.data or 0) + t.byte_offset + low * itemsize
     raw = (ctypes.c_ubyte * ((high - low + 1) * itemsize)).from_address(start)
     raw._owner = owner  # type: ignore[attr-defined]  # the producer's memory lives as long as raw
-    return np.ndarray(shape, dtype, buffer=raw, offset=-low * itemsize, strides=tuple(s * itemsize for s in strides))
+    return np.ndarray(shape, dtype, buffer=memoryview(raw), offset=-low * itemsize, strides=tuple(s * itemsize for s in strides))

@@ -87,7 +87,8 @@ def _ml_dtype(name: str, what: str) -> np.dtype:
             f"{what} needs numpy dtype {name}, which numpy lacks: install ml_dtypes (the package JAX uses) "
             f"to get it"
         ) from None
-    return np.dtype(getattr(ml_dtypes, name))
+    dtype: np.dtype = np.dtype(getattr(ml_dtypes, name))
+    return dtype
 
 
 def _join(values: Iterable[int]) -> str:

@@ -54,7 +54,8 @@ def _int_list(text: str, field: str, shown: str, whole: str, allow_star: bool = 
 
 
 def _dimensions(text: str, whole: str) -> Tuple[Tuple[int, ...], Tuple[bool, ...]]:
-    dims, dynamic = [], []
+    dims: List[int] = []
+    dynamic: List[bool] = []
     for item in text.split(",") if text else []:
         if item == "?":
             raise NotRepresentableError(
