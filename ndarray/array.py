@@ -79,7 +79,10 @@ class NdArray(NumpyProtocol):
     by identity would let ``{a: 1}[b]`` silently call ``bool(a == b)``.
     """
 
-    __slots__ = ("_allocation", "_descriptor", "_readonly", "_root", "__weakref__")
+    # numpy < 1.25's NDArrayOperatorsMixin has no __slots__, so instances already have
+    # __weakref__ (and a __dict__) there; naming it again would be a TypeError.
+    __slots__ = ("_allocation", "_descriptor", "_readonly", "_root") + (
+        () if hasattr(NumpyProtocol, "__weakref__") else ("__weakref__",))
 
     def __init__(
         self,
