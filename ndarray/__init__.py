@@ -4,6 +4,8 @@ XLA, DirectML and DLPack conventions. Pure Python + numpy."""
 from .errors import (
     AclNdarrayError,
     ArgumentTypeError,
+    ExportRefusedError,
+    IndexOutOfRangeError,
     InvalidLayoutError,
     LayoutError,
     NotRepresentableError,
@@ -17,6 +19,8 @@ from .array import NdArray
 __all__ = [
     "AclNdarrayError",
     "ArgumentTypeError",
+    "ExportRefusedError",
+    "IndexOutOfRangeError",
     "UnsupportedOptionError",
     "ReadOnlyError",
     "LayoutError",

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional, Sequence, Tuple
 import numpy as np
 
 from .descriptor import ShapeDescriptor
-from .errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError, ReadOnlyError
+from .errors import ArgumentTypeError, ExportRefusedError, InvalidLayoutError, NotRepresentableError, ReadOnlyError
 from .numpy_protocol import NumpyProtocol
 from .strides import CHANNELS_LAST_INNER_TO_OUTER, as_int, check_rank_for, normalize_memory_format
 
@@ -436,7 +436,7 @@ class NdArray(NumpyProtocol):
         """Export the logical elements (strides in elements, as DLPack wants); padding stays
         invisible to the consumer, which only sees larger strides.
 
-        Negative strides are refused with BufferError (numpy's convention for a layout it
+        Negative strides are refused with ExportRefusedError, a BufferError (numpy's convention for a layout it
         will not export): DLPack allows them, but PyTorch's importer takes the whole process
         down on them. Use ``contiguous()`` first, or ``np.from_dlpack(a.numpy())`` when the
         consumer is numpy.
@@ -444,7 +444,7 @@ class NdArray(NumpyProtocol):
         d = self._descriptor
         for i, (n, s) in enumerate(zip(d.shape, d.strides)):
             if s < 0 and n > 1:
-                raise BufferError(
+                raise ExportRefusedError(
                     f"strides[{i}] is {s}, a negative stride: DLPack consumers such as PyTorch cannot "
                     f"import it (expected strides >= 0; call contiguous() for a copy): {d!r}"
                 )

@@ -40,8 +40,9 @@ from typing import Any, Iterable, Optional, Sequence, Tuple
 import numpy as np
 
 from . import shape_info as _shape_info
+from .dtypes import is_ml_dtype
 from .errors import InvalidLayoutError
-from .strides import Context, as_int, as_int_tuple, context_text, dense_strides, inner_to_outer
+from .strides import Context, as_int, as_int_tuple, check_index, context_text, dense_strides, inner_to_outer
 
 ORDERS = ("c", "f")
 
@@ -111,18 +112,8 @@ class ShapeDescriptor:
         self._check()
 
     @classmethod
-    def create(
-        cls,
-        shape: Iterable[int],
-        dtype: Any = "float32",
-        order: Optional[str] = "c",
-        *,
-        strides: Optional[Iterable[int]] = None,
-        offset: int = 0,
-        alloc_size: Optional[int] = None,
-        paddings: Optional[Iterable[int]] = None,
-        padding_offsets: Optional[Iterable[int]] = None,
-    ) -> "ShapeDescriptor":
+    def create(cls, shape: Iterable[int], dtype: Any = "float32", order: Optional[str] = "c",
+               **layout: Any) -> "ShapeDescriptor":
         """The one canonicalising factory; ``ShapeDescriptor(...)`` is the same call.
 
         Either give ``paddings``/``padding_offsets`` (a libnd4j padded buffer), or
@@ -130,8 +121,7 @@ class ShapeDescriptor:
         With strides, ``order`` is only a preference: the strides decide. A layout that is a
         padded buffer in the other order gets that order, so one layout has one descriptor.
         """
-        return cls(shape, dtype, order, strides=strides, offset=offset, alloc_size=alloc_size,
-                   paddings=paddings, padding_offsets=padding_offsets)
+        return cls(shape, dtype, order, **layout)
 
     @classmethod
     def _from_fields(cls, shape: Tuple[int, ...], dtype: np.dtype, order: str, paddings: Tuple[int, ...],
@@ -265,12 +255,7 @@ class ShapeDescriptor:
 
     def element_offset(self, index: Sequence[int]) -> int:
         """Elements from the start of the allocation to element ``index``."""
-        index = _as_int_tuple(index, "index", self.__repr__)
-        if len(index) != self.rank:
-            raise IndexError(f"index has {len(index)} entries but shape has rank {self.rank}: index={index}, {self!r}")
-        for i, (e, n) in enumerate(zip(index, self.shape)):
-            if not 0 <= e < n:
-                raise IndexError(f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index}, {self!r}")
+        index = check_index(index, self.shape, self.__repr__)
         return self.offset + sum(e * s for e, s in zip(index, self.strides))
 
     # ------------------------------------------------------------------ libnd4j shapeInfo
@@ -381,17 +366,12 @@ def _check_bounds(shape: Tuple[int, ...], itemsize: int, strides: Sequence[int],
         )
 
 
-def _is_ml_dtype(dt: np.dtype) -> bool:
-    """bfloat16, float8_*, int4... from ml_dtypes (the package JAX uses): scalar types numpy lacks."""
-    return type(dt).__module__.startswith("ml_dtypes") or getattr(dt.type, "__module__", "").startswith("ml_dtypes")
-
-
 def _check_dtype(dtype: Any, context: Context) -> np.dtype:
     try:
         dt: np.dtype = np.dtype(dtype)
     except TypeError:
         raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
-    if (dt.kind not in "biufc" and not _is_ml_dtype(dt)) or dt.fields is not None or dt.subdtype is not None:
+    if (dt.kind not in "biufc" and not is_ml_dtype(dt)) or dt.fields is not None or dt.subdtype is not None:
         raise InvalidLayoutError(
             f"dtype is {dt!r}, expected a numeric or boolean scalar dtype (or one of ml_dtypes'): {_text(context)}"
         )

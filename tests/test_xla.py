@@ -395,7 +395,7 @@ def test_index_errors():
     shape = parse("F32[3,5]{1,0:T(2,2)}")
     with pytest.raises(IndexError, match=re.escape("index[1] is 5, expected 0 <= index[1] < 5")):
         shape.linear_index((0, 5))
-    with pytest.raises(IndexError, match=re.escape("index has 1 entries but the shape has rank 2")):
+    with pytest.raises(IndexError, match=re.escape("index has 1 entries but shape has rank 2")):
         shape.linear_index((0,))
 
 

@@ -37,8 +37,9 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..descriptor import ShapeDescriptor
+from ..dtypes import NUMPY_NAMES, dtype_named, is_ml_dtype
 from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
-from ..strides import as_int_tuple
+from ..strides import as_int_tuple, check_index
 from .xla_tiled import COMBINE, XLA_COMBINE_DIMENSION, TiledView, apply_tile, tile_text, tiled_view
 
 __all__ = ["COMBINE", "ELEMENT_TYPES", "PADDING_VALUES", "TiledView", "XlaShape", "XlaTuple"]
@@ -59,36 +60,19 @@ ELEMENT_TYPES = {
     "c64": (64, "complex64"), "c128": (128, "complex128"),
     "token": (0, None), "opaque": (0, None),
 }
-_NUMPY_NAMES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "complex64", "complex128"}
 
 
 def _element_type_of(dtype: np.dtype) -> Optional[str]:
     """XLA's element type of a numpy (or ml_dtypes) dtype, or None."""
     for et, (_, name) in ELEMENT_TYPES.items():
-        if name in _NUMPY_NAMES and np.dtype(name) == dtype:
+        if name in NUMPY_NAMES and np.dtype(name) == dtype:
             return et
-    if type(dtype).__module__.startswith("ml_dtypes") or dtype.type.__module__.startswith("ml_dtypes"):
+    if is_ml_dtype(dtype):
         return next((et for et, (_, name) in ELEMENT_TYPES.items() if name == dtype.name), None)
     return None
 
 # XLA's PaddingValue enum (ZERO_PAD, ONE_PAD, ...) without the _PAD suffix.
 PADDING_VALUES = ("ZERO", "ONE", "LOWEST", "HIGHEST", "UNKNOWN")
-
-
-def _ml_dtype(name: str, what: str) -> np.dtype:
-    """numpy's dtype, or ml_dtypes' for the types numpy lacks (bfloat16, float8_*, int4...)."""
-    if name in _NUMPY_NAMES:
-        return np.dtype(name)
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise NotRepresentableError(
-            f"{what} needs numpy dtype {name}, which numpy lacks: install ml_dtypes (the package JAX uses) "
-            f"to get it"
-        ) from None
-    dtype: np.dtype = np.dtype(getattr(ml_dtypes, name))
-    return dtype
 
 
 def _join(values: Iterable[int]) -> str:
@@ -335,7 +319,7 @@ class XlaShape:
                 f"element_type {self.element_type} has no numpy dtype, expected one of "
                 f"{', '.join(et for et, (_, n) in ELEMENT_TYPES.items() if n)}: {self!r}"
             )
-        return _ml_dtype(name, f"element_type {self.element_type}")
+        return dtype_named(name, f"element_type {self.element_type}")
 
     @property
     def itemsize(self) -> int:
@@ -392,12 +376,7 @@ class XlaShape:
 
     def linear_index(self, index: Sequence[int]) -> int:
         """Position in the buffer (in elements) of the element at logical ``index``."""
-        index = as_int_tuple(index, "index")
-        if len(index) != self.rank:
-            raise IndexError(f"index has {len(index)} entries but the shape has rank {self.rank}: index={index}, {self!r}")
-        for i, (e, n) in enumerate(zip(index, self.dimensions)):
-            if not 0 <= e < n:
-                raise IndexError(f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index}, {self!r}")
+        index = check_index(index, self.dimensions, self.__repr__)
         return int(self._linear(list(index)))
 
     def linear_indices(self) -> np.ndarray:
