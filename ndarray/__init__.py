@@ -12,7 +12,8 @@ from .errors import (
     ReadOnlyError,
     UnsupportedOptionError,
 )
-from .descriptor import ShapeDescriptor, recover_padding
+from .descriptor import ShapeDescriptor
+from .layout_rules import recover_padding
 from .strides import dense_strides
 from .array import NdArray
 
