@@ -411,7 +411,10 @@ class NdArray(NumpyProtocol):
                     f"strides[{i}] is {s}, a negative stride: DLPack consumers such as PyTorch cannot "
                     f"import it (expected strides >= 0; call contiguous() for a copy): {d!r}"
                 )
-        return self.numpy().__dlpack__(*args, **kwargs)
+        try:
+            return self.numpy().__dlpack__(*args, **kwargs)
+        except BufferError as err:  # numpy's refusals (ml_dtypes dtypes, read-only for old consumers...)
+            raise ExportRefusedError(f"numpy cannot export this NdArray through DLPack: {err}: {d!r}") from None
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         device = self.numpy().__dlpack_device__()

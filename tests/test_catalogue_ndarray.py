@@ -94,6 +94,8 @@ ROWS = [
      r"strides\[0\] is -2, a negative stride: DLPack consumers such as PyTorch cannot import it"),
     ("dlpack-negative-stride-is-buffer-error", lambda: dlpack.from_dlpack(NdArray((3, 2))[:, ::-1]), BufferError,
      r"strides\[1\] is -1, a negative stride"),
+    ("dlpack-export-ml-dtype", lambda: NdArray((2,), _bfloat16()).__dlpack__(), ExportRefusedError,
+     r"numpy cannot export this NdArray through DLPack: .*bfloat16\[2\]"),
     ("dlpack-not-cpu", lambda: dlpack.from_dlpack(_FakeDevice()), NotRepresentableError,
      r"__dlpack_device__ is \(2, 0\), expected a CPU device \(1, 0\)"),
     # ---- PyTorch memory formats
@@ -125,6 +127,10 @@ ROWS = [
     ("descriptor-index-rank", lambda: ShapeDescriptor((2, 3)).element_offset((1,)), IndexOutOfRangeError,
      r"index has 1 entries but shape has rank 2"),
 ]
+
+
+def _bfloat16():
+    return pytest.importorskip("ml_dtypes", reason="ml_dtypes (optional) gives numpy a bfloat16").bfloat16
 
 
 class _FakeDevice:

@@ -340,8 +340,8 @@ class XlaShape:
                 f"metadata before the elements, expected none for a ShapeDescriptor: {self!r}"
             )
         if not self.tiles:  # minor_to_major is the dense order, innermost first
-            strides = dense_strides(self.bounds, self.minor_to_major) if self.rank else ()
-            return ShapeDescriptor.create(self.dimensions, self.dtype, strides=strides, offset=0,
+            dense = dense_strides(self.bounds, self.minor_to_major)
+            return ShapeDescriptor.create(self.dimensions, self.dtype, strides=dense, offset=0,
                                           alloc_size=math.prod(self.bounds))
         view = self.to_tiled_view()
         strides = [0] * self.rank
