@@ -31,9 +31,11 @@ class NdArray(NumpyProtocol):
     * ``NdArray(shape, dtype="float32", order="c", *, paddings=None, padding_offsets=None)``:
       a fresh, zero-filled, 64-byte aligned padded buffer (the same as
       ``NdArray.allocate(ShapeDescriptor(shape, dtype, order, paddings=...))``);
-    * ``NdArray(allocation, descriptor, *, readonly=False)``: wrap an existing 1-D ``uint8``
-      allocation, described by ``descriptor``, without copying. The library cannot know
-      who else uses those bytes, so :attr:`padding_is_free` is False.
+    * ``NdArray(allocation, descriptor, *, readonly=False, owns_padding=False)``: wrap an
+      existing 1-D ``uint8`` allocation, described by ``descriptor``, without copying. The
+      library cannot know who else uses those bytes, so :attr:`padding_is_free` is False,
+      unless the caller declares ``owns_padding=True``: "every byte of this allocation that
+      is not an element of ``descriptor`` is mine to lose" (a scratch arena, a test harness).
 
     NdArray speaks numpy (module ``ndarray.numpy_protocol``): ``np.asarray(a)`` is a view of
     the elements, ``a + 1`` and ``np.sum(a)`` return numpy arrays, ``np.add(a, b, out=c)``
@@ -54,6 +56,7 @@ class NdArray(NumpyProtocol):
         order: Optional[str] = None,
         *,
         readonly: bool = False,
+        owns_padding: bool = False,
         dtype: Any = None,
         paddings: Optional[Iterable[int]] = None,
         padding_offsets: Optional[Iterable[int]] = None,
@@ -61,11 +64,12 @@ class NdArray(NumpyProtocol):
         if isinstance(descriptor_or_dtype, ShapeDescriptor):
             if dtype is not None or order is not None or paddings is not None or padding_offsets is not None:
                 raise ArgumentTypeError(
-                    "NdArray(allocation, descriptor) takes only readonly=; dtype, order, paddings and "
+                    "NdArray(allocation, descriptor) takes only readonly= and owns_padding=; dtype, order, paddings and "
                     f"padding_offsets come from the descriptor: {descriptor_or_dtype!r}"
                 )
             self._wrap(allocation_or_shape, descriptor_or_dtype, readonly)
-            self._root: Optional[ShapeDescriptor] = None  # memory brought in: its owner is unknown
+            # memory brought in: its owner is unknown, unless the caller vouches for it
+            self._root: Optional[ShapeDescriptor] = descriptor_or_dtype if owns_padding is True else None
             return
         if isinstance(allocation_or_shape, (np.ndarray, ShapeDescriptor, bytes, bytearray, memoryview)):
             raise ArgumentTypeError(
@@ -416,7 +420,10 @@ class NdArray(NumpyProtocol):
                     f"strides[{i}] is {s}, a negative stride: DLPack consumers such as PyTorch cannot "
                     f"import it (expected strides >= 0; call contiguous() for a copy): {d!r}"
                 )
-        return self.numpy().__dlpack__(*args, **kwargs)
+        try:
+            return self.numpy().__dlpack__(*args, **kwargs)
+        except BufferError as err:  # numpy's refusals (ml_dtypes dtypes, read-only for old consumers...)
+            raise ExportRefusedError(f"numpy cannot export this NdArray through DLPack: {err}: {d!r}") from None
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         device = self.numpy().__dlpack_device__()

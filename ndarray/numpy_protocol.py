@@ -112,6 +112,13 @@ class NumpyProtocol(np.lib.mixins.NDArrayOperatorsMixin):
         result = func(*_unwrap(args, views), **_unwrap(kwargs, views))
         return _rewrap(result, views)
 
+    def __eq__(self, other: Any) -> Any:  # elementwise, as np.ndarray
+        """Elementwise ``==`` with numpy's own fallbacks (``a == None`` is all False, not an error)."""
+        return self.numpy() == (other.numpy() if isinstance(other, NumpyProtocol) else other)
+
+    def __ne__(self, other: Any) -> Any:
+        return self.numpy() != (other.numpy() if isinstance(other, NumpyProtocol) else other)
+
     # ------------------------------------------------------------------ attributes
     @property
     def ndim(self) -> int:

@@ -11,6 +11,8 @@ import pytest
 from ndarray import (
     AclNdarrayError,
     ArgumentTypeError,
+    ExportRefusedError,
+    IndexOutOfRangeError,
     InvalidLayoutError,
     NdArray,
     NotRepresentableError,
@@ -88,16 +90,61 @@ ROWS = [
     ("memory-format-rank", lambda: NdArray((2, 3)).contiguous("channels_last"), InvalidLayoutError,
      r"shape has rank 2 but memory_format='channels_last' needs rank 4"),
     # ---- DLPack
-    ("dlpack-negative-stride", lambda: NdArray((3, 2))[::-1].__dlpack__(), BufferError,
+    ("dlpack-negative-stride", lambda: NdArray((3, 2))[::-1].__dlpack__(), ExportRefusedError,
      r"strides\[0\] is -2, a negative stride: DLPack consumers such as PyTorch cannot import it"),
+    ("dlpack-negative-stride-is-buffer-error", lambda: dlpack.from_dlpack(NdArray((3, 2))[:, ::-1]), BufferError,
+     r"strides\[1\] is -1, a negative stride"),
+    ("dlpack-export-ml-dtype", lambda: NdArray((2,), _bfloat16()).__dlpack__(), ExportRefusedError,
+     r"numpy cannot export this NdArray through DLPack: .*bfloat16\[2\]"),
+    ("dlpack-not-cpu", lambda: dlpack.from_dlpack(_FakeDevice()), NotRepresentableError,
+     r"__dlpack_device__ is \(2, 0\), expected a CPU device \(1, 0\)"),
+    # ---- PyTorch memory formats
+    ("torch-nchw-as-channels-last", lambda: torch.to_channels_last_memory(np.zeros((1, 3, 4, 5), F32)),
+     NotRepresentableError, r"C stride 20, expected 1 for torch.channels_last\): the memory is not NHWC. Use the "
+                            r"array as it is with data_layout='NCHW'"),
+    ("torch-channels-last-rank-3", lambda: torch.to_channels_last_memory(np.zeros((3, 4, 5), F32)), InvalidLayoutError,
+     r"array has rank 3 but channels_last needs rank 4 \(NCHW\)"),
+    # ---- XLA text: refused fields are named
+    ("xla-unbounded-dynamic", lambda: xla.parse("f32[?,5]"), NotRepresentableError,
+     r"dimensions \[\?,5\] has '\?', an unbounded dynamic dimension"),
+    ("xla-sparse-layout", lambda: xla.parse("f32[8]{0:D(C)}"), NotRepresentableError,
+     r"layout attribute 'D\(C\)' is sparse dim level types D\(...\)"),
+    ("xla-physical-shape", lambda: xla.parse("f32[8]{0:P(s32[8]{0})}"), NotRepresentableError,
+     r"is a physical shape P\(...\)"),
+    ("xla-unknown-attribute", lambda: xla.parse("f32[8]{0:Q(1)}"), InvalidLayoutError,
+     r"layout attribute 'Q\(1\)' is not supported, expected T\(...\) tiles, L\(n\)"),
+    ("xla-memory-space-not-int", lambda: xla.parse("f32[8]{0:S(x)}"), InvalidLayoutError,
+     r"memory_space 'S\(x\)' has 'x', expected an integer"),
+    ("xla-unclosed-tuple", lambda: xla.parse("(f32[2], s32[]"), InvalidLayoutError,
+     r"tuple '\(f32\[2\], s32\[\]' is missing its closing '\)'"),
+    ("xla-packed-to-descriptor", lambda: xla.parse("s4[8]{0:E(4)}").to_shape_descriptor(), NotRepresentableError,
+     r"element_size_in_bits E\(4\)|needs dtype int4, which numpy lacks"),
+    ("xla-token-dtype", lambda: xla.parse("token[]").dtype, NotRepresentableError,
+     r"element_type token has no numpy dtype"),
+    ("xla-not-text", lambda: xla.parse(b"f32[2]"), ArgumentTypeError, r"text b'f32\[2\]' is not a string"),
+    ("xla-index-out-of-range", lambda: xla.parse("f32[3,5]{1,0:T(2,2)}").linear_index((3, 0)), IndexOutOfRangeError,
+     r"index\[0\] is 3, expected 0 <= index\[0\] < 3"),
+    ("descriptor-index-rank", lambda: ShapeDescriptor((2, 3)).element_offset((1,)), IndexOutOfRangeError,
+     r"index has 1 entries but shape has rank 2"),
 ]
+
+
+def _bfloat16():
+    return pytest.importorskip("ml_dtypes", reason="ml_dtypes (optional) gives numpy a bfloat16").bfloat16
+
+
+class _FakeDevice:
+    """A DLPack producer on a GPU (kDLCUDA = 2)."""
+
+    def __dlpack_device__(self):
+        return (2, 0)
 
 
 @pytest.mark.parametrize("name, call, error, match", ROWS, ids=[r[0] for r in ROWS])
 def test_bad_input(name, call, error, match):
     with pytest.raises(error, match=match) as info:
         call()
-    assert isinstance(info.value, AclNdarrayError), type(info.value).__mro__
+    assert isinstance(info.value, AclNdarrayError), type(info.value).__mro__  # always the library's own
 
 
 def test_every_row_names_a_distinct_case():

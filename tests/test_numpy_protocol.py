@@ -47,6 +47,8 @@ IDIOMS = {
     "abs": lambda a, b: abs(a - 6),
     "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b,
+    "eq-none": lambda a, b: a == None,  # noqa: E711  numpy's fallback: all False, no error
+    "ne-str": lambda a, b: a != "x",
     "lt-scalar": lambda a, b: a < 5,
     "ge": lambda a, b: a >= b,
     "matmul": lambda a, b: a @ np.transpose(b),

@@ -49,9 +49,12 @@ def test_explicit_layouts_never_report_free_padding():
     assert not a.broadcast_to((2, 4, 6, 8)).padding_is_free
 
 
-def test_wrapped_allocation_is_not_known_free():
+def test_wrapped_allocation_is_not_known_free_unless_declared():
     a = NdArray.zeros((2, 3), paddings=(1, 1))
     assert not NdArray(a.allocation, a.descriptor).padding_is_free
+    owned = NdArray(a.allocation, a.descriptor, owns_padding=True)  # "those bytes are mine to lose"
+    assert owned.padding_is_free and not owned[1:].padding_is_free
+    np.testing.assert_array_equal(owned.free_padding_mask(), a.padding_mask())
 
 
 @pytest.mark.parametrize("offsets", [(0, 0), (1, 2), (2, 3)])

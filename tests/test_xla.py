@@ -323,7 +323,7 @@ def test_element_types_map_to_numpy(name):
     elif numpy_name in NUMPY_NAMES or importlib.util.find_spec("ml_dtypes"):
         assert shape.dtype.name == numpy_name and shape.dtype.itemsize == shape.itemsize
     else:
-        with pytest.raises(NotRepresentableError, match=f"needs numpy dtype {numpy_name}, which numpy lacks: install ml_dtypes"):
+        with pytest.raises(NotRepresentableError, match=f"needs dtype {numpy_name}, which numpy lacks: install ml_dtypes"):
             shape.dtype
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from ..array import NdArray
 from ..dtypes import dtype_named
 from ..errors import NotRepresentableError
+from ..strides import dense_strides
 
 KDL_CPU = 1
 
@@ -135,10 +136,7 @@ def _strides(t: Any, shape: Tuple[int, ...]) -> Tuple[int, ...]:
     """Element strides; NULL means compact row-major (dlpack.h)."""
     if t.strides:
         return tuple(t.strides[i] for i in range(len(shape)))
-    strides, step = [0] * len(shape), 1
-    for i in range(len(shape) - 1, -1, -1):
-        strides[i], step = step, step * shape[i]
-    return tuple(strides)
+    return dense_strides(shape, "c")
 
 
 def _dtype_of(key: Tuple[int, int], lanes: int, producer: str) -> np.dtype:

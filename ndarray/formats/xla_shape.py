@@ -39,7 +39,7 @@ import numpy as np
 from ..descriptor import ShapeDescriptor
 from ..dtypes import dtype_named
 from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
-from ..strides import as_int_tuple, check_index
+from ..strides import as_int_tuple, check_index, dense_strides
 from .xla_fields import ELEMENT_TYPES, PADDING_VALUES, element_type_of, join, validate
 from .xla_tiled import COMBINE, XLA_COMBINE_DIMENSION, TiledView, apply_tile, tile_text, tiled_view
 
@@ -339,11 +339,10 @@ class XlaShape:
                 f"dynamic_shape_metadata_prefix_bytes M({self.dynamic_shape_metadata_prefix_bytes}) puts "
                 f"metadata before the elements, expected none for a ShapeDescriptor: {self!r}"
             )
-        if not self.tiles:
-            strides, step = [0] * self.rank, 1
-            for d in self.minor_to_major:
-                strides[d], step = step, step * self.bounds[d]
-            return ShapeDescriptor.create(self.dimensions, self.dtype, strides=strides, offset=0, alloc_size=step)
+        if not self.tiles:  # minor_to_major is the dense order, innermost first
+            dense = dense_strides(self.bounds, self.minor_to_major)
+            return ShapeDescriptor.create(self.dimensions, self.dtype, strides=dense, offset=0,
+                                          alloc_size=math.prod(self.bounds))
         view = self.to_tiled_view()
         strides = [0] * self.rank
         for dim in range(self.rank):
