@@ -9,7 +9,8 @@
  * 1. clGetDeviceInfo(CL_DEVICE_EXTENSIONS): appends cl_arm_non_uniform_work_group_size
  *    (the "extension route": ACL then builds with -cl-arm-non-uniform-work-group-size
  *    instead of -cl-std=CL3.0, so kernels compile for the driver's default OpenCL C version,
- *    which also works on OpenCL C 1.2 drivers); answers ACL_NDARRAY_CL_LAYER_DEVICE_INFO.
+ *    which also works on OpenCL C 1.2 drivers); answers the two private queries of
+ *    acl_ndarray_cl_layer.h (the layer is active; the driver's own extensions).
  * 2. clBuildProgram / clCompileProgram: removes -cl-arm-non-uniform-work-group-size.
  * 3. clCreateProgramWithSource: removes self-referential `#define convert_X convert_X`
  *    lines (ACL's helpers have `#define convert_uchar2_sat convert_uchar2_sat`; PoCL defines
@@ -81,6 +82,8 @@ static cl_int CL_API_CALL layer_clGetDeviceInfo(cl_device_id device, cl_device_i
         const cl_uint version = ACL_NDARRAY_CL_LAYER_VERSION;
         return answer(&version, sizeof version, capacity, value, size_ret);
     }
+    if (name == ACL_NDARRAY_CL_LAYER_NATIVE_EXTENSIONS)
+        return next.clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, capacity, value, size_ret);
     if (name != CL_DEVICE_EXTENSIONS) return next.clGetDeviceInfo(device, name, capacity, value, size_ret);
     char *ext = native_extensions(device);
     if (ext == NULL) return next.clGetDeviceInfo(device, name, capacity, value, size_ret);

@@ -15,6 +15,9 @@
  * outside the Khronos (0x1000-0x1fff) and registered vendor (0x4000-0x4fff) ranges. */
 #define ACL_NDARRAY_CL_LAYER_DEVICE_INFO 0x7ac10001u
 #define ACL_NDARRAY_CL_LAYER_VERSION 1u
+/* clGetDeviceInfo(device, ACL_NDARRAY_CL_LAYER_NATIVE_EXTENSIONS, ...): the driver's own
+ * CL_DEVICE_EXTENSIONS, without what the layer adds (same size protocol as a string query). */
+#define ACL_NDARRAY_CL_LAYER_NATIVE_EXTENSIONS 0x7ac10002u
 
 /* The extension the layer adds to CL_DEVICE_EXTENSIONS (ACL's "extension route"). */
 #define ACL_NDARRAY_CL_LAYER_EXTENSION "cl_arm_non_uniform_work_group_size"
