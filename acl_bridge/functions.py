@@ -41,7 +41,7 @@ from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDes
 
 from .mapping import PaddingSize, padded_descriptor, tensor_info
 from .native import AclError, AclStatusError, check, require_native
-from .tensor import AclTensor, acl_layout_padding, alignment_problem, native_desc
+from .tensor import AclTensor, acl_layout_padding, alignment_problem, backend_code, native_desc
 
 # Kind codes, activation codes and policies (values of native/acl_shim.h).
 KIND = {
@@ -83,13 +83,14 @@ def _shape_info(shape, dtype, data_layout, quantization):
     return tensor_info(ShapeDescriptor.create(tuple(shape), dtype), data_layout, quantization)
 
 
-def required_padding(kind: str, params, specs: Sequence[Optional[Tuple]]) -> Tuple[PaddingSize, ...]:
+def required_padding(kind: str, params, specs: Sequence[Optional[Tuple]], backend: int = 0) -> Tuple[PaddingSize, ...]:
     """Padding ACL asks for, per tensor, for function ``kind`` on tensors of these specs.
 
-    ``specs``: per tensor (shape, dtype, data_layout, quantization) or None (absent).
+    ``specs``: per tensor (shape, dtype, data_layout, quantization) or None (absent);
+    ``backend``: ABI code (:func:`acl_bridge.tensor.backend_code`).
     """
     ffi, lib = require_native()
-    descs = [None if s is None else native_desc(_shape_info(*s)) for s in specs]
+    descs = [None if s is None else native_desc(_shape_info(*s), backend=backend) for s in specs]
     arr = ffi.new("acl_shim_tensor_desc *[]", [ffi.NULL if d is None else d for d in descs])
     out = ffi.new("acl_shim_padding[]", len(specs))
     check(lib.acl_shim_required_padding(KIND[kind], params, arr, len(specs), out), f"{kind}: required_padding")
@@ -172,8 +173,10 @@ class AclFunction:
 
     def __init__(self, arrays: Sequence[Optional[NdArray]], params, *, data_layout: str = "NCHW",
                  quantization: Optional[Dict[str, Tuple[float, int]]] = None, allow_copy: bool = True,
-                 allow_padding_writes: bool = False, _negotiate_only: bool = False):
+                 allow_padding_writes: bool = False, backend: str = "neon", _negotiate_only: bool = False):
         ffi, lib = require_native()
+        self.backend = backend
+        self._backend_code = backend_code(backend)
         self._params = params
         self._handle = None
         self._lock = threading.Lock()  # one run (copy-in, native run, copy-out) at a time
@@ -186,7 +189,7 @@ class AclFunction:
         if _negotiate_only:  # shapes and dtypes only (NdArray, ShapeDescriptor or numpy array)
             specs = [None if a is None else (tuple(a.shape) or (1,), a.dtype, data_layout, self._quant[role])
                      for role, a in zip(self.roles, arrays)]
-            self.padding = dict(zip(self.roles, required_padding(self.kind, params, specs)))
+            self.padding = dict(zip(self.roles, required_padding(self.kind, params, specs, self._backend_code)))
             return
         # the caller's objects too: a numpy array passed in stays alive itself, not only its memory
         self._sources = [a for a in arrays if a is not None]
@@ -200,7 +203,8 @@ class AclFunction:
         specs = [None if a is None else (a.shape or (1,), a.dtype, data_layout, self._quant[role])
                  for role, a in self.arrays.items()]
         # 2. padding negotiation
-        self.padding: Dict[str, PaddingSize] = dict(zip(self.roles, required_padding(self.kind, params, specs)))
+        self.padding: Dict[str, PaddingSize] = dict(
+            zip(self.roles, required_padding(self.kind, params, specs, self._backend_code)))
         # 3. in place, or staged through an ACL-padded copy
         self.staged: Tuple[str, ...] = ()
         self.copy_count = 0
@@ -241,7 +245,7 @@ class AclFunction:
         self.writes_outside: Dict[str, bool] = {}
         self.layout_ok = True
         if len(self.staged) < sum(a is not None for a in self.arrays.values()):
-            descs = {role: None if a is None else native_desc(*self._desc_parts(role, a))
+            descs = {role: None if a is None else native_desc(*self._desc_parts(role, a), self._backend_code)
                      for role, a in self._acl_arrays.items()}
             flags = ffi.new("int32_t[]", len(descs))
             same = ffi.new("int32_t *")
@@ -267,7 +271,7 @@ class AclFunction:
                 + "; ".join(f"{r}: {m}" for r, m in reasons.items())), stacklevel=3)
         # 5. native tensors (ffi.gc'd at creation), validate + configure, then import memory
         self.tensors = {
-            role: None if a is None else AclTensor(a, data_layout, self._quant[role])
+            role: None if a is None else AclTensor(a, data_layout, self._quant[role], backend=self.backend)
             for role, a in self._acl_arrays.items()
         }
         handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])

@@ -72,6 +72,11 @@ class AclUnsupportedError(AclError):
     """Not available in the ACL version the module was built against."""
 
 
+class AclNoDeviceError(AclError):
+    """No usable OpenCL device: none found, or ACL cannot run its kernels on it (the message
+    says what is missing and how to enable acl-ndarray's OpenCL layer)."""
+
+
 _STATUS_ERRORS = {
     1: AclInvalidArgumentError,  # ACL_SHIM_ERR_INVALID_ARGUMENT
     2: AclStatusError,  # ACL_SHIM_ERR_ACL_STATUS
@@ -79,6 +84,7 @@ _STATUS_ERRORS = {
     4: AclOutOfMemoryError,  # ACL_SHIM_ERR_OUT_OF_MEMORY
     5: AclNotImportedError,  # ACL_SHIM_ERR_NOT_IMPORTED
     6: AclUnsupportedError,  # ACL_SHIM_ERR_UNSUPPORTED
+    7: AclNoDeviceError,  # ACL_SHIM_ERR_NO_DEVICE
 }
 
 

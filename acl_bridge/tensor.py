@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ndarray import LayoutError, NdArray, NotRepresentableError
+from ndarray import LayoutError, NdArray, NotRepresentableError, UnsupportedOptionError
 
 from .mapping import AclTensorInfo, PaddingSize, padded_descriptor, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
@@ -24,6 +24,21 @@ DATA_TYPE_CODES = {
     "F32": 0, "F16": 1, "S32": 2, "U8": 3, "QASYMM8": 4, "QASYMM8_SIGNED": 5, "S8": 6, "S16": 7, "U16": 8,
 }
 LAYOUT_CODES = {"NCHW": 0, "NHWC": 1}
+BACKENDS = ("neon", "cl")  # ACL_SHIM_BACKEND_NEON, ACL_SHIM_BACKEND_CL of native/acl_shim.h
+
+
+def backend_code(backend: str) -> int:
+    """The ABI code of a backend name ("neon": ACL's NE functions on the CPU, "cl": ACL's
+    OpenCL functions). Choosing "cl" first applies ACL_NDARRAY_CL_LAYER (acl_bridge.opencl)."""
+    if backend not in BACKENDS:
+        raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {BACKENDS}")
+    _, lib = require_native()
+    if backend == "cl":
+        from .opencl import prepare_opencl
+
+        prepare_opencl()
+        return lib.ACL_SHIM_BACKEND_CL
+    return lib.ACL_SHIM_BACKEND_NEON
 
 
 def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
@@ -40,9 +55,10 @@ def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingS
     return info.padding if same else None
 
 
-def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None):
+def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None, backend: int = 0):
     """An ``acl_shim_tensor_desc`` (cffi struct) holding exactly ``info``; with
-    ``declare_padding`` ACL is told the buffer's padding (see acl_layout_padding)."""
+    ``declare_padding`` ACL is told the buffer's padding (see acl_layout_padding);
+    ``backend`` is an ABI code (:func:`backend_code`; 0, the default, is NEON)."""
     ffi, _ = require_native()
     if info.data_type not in DATA_TYPE_CODES:
         raise AclInvalidArgumentError(
@@ -58,6 +74,7 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
     d.data_layout = LAYOUT_CODES[info.data_layout]
     d.quantization_scale = info.quantization_scale
     d.quantization_offset = info.quantization_offset
+    d.backend = backend
     if declare_padding is not None and any(declare_padding.as_tuple()):
         d.declare_padding = 1
         d.padding_top, d.padding_right, d.padding_bottom, d.padding_left = declare_padding.as_tuple()
@@ -82,10 +99,14 @@ class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 
     def __init__(self, array: NdArray, data_layout: str = "NCHW",
-                 quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True):
+                 quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True,
+                 backend: str = "neon"):
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
-        padding (border-filling kernels may then write into it); else custom strides only."""
+        padding (border-filling kernels may then write into it); else custom strides only.
+        ``backend``: "neon" (an ACL Tensor) or "cl" (a CLTensor over the same memory)."""
         ffi, lib = require_native()
+        self.backend = backend
+        code = backend_code(backend)
         problem = alignment_problem(array)
         if problem is not None:
             raise NotRepresentableError(problem)
@@ -93,7 +114,7 @@ class AclTensor:
         self.info = tensor_info(array, data_layout, quantization)
         self.declared_padding = acl_layout_padding(array, self.info) if declare_padding else None
         out = ffi.new("acl_shim_tensor **")
-        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding), out),
+        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding, code), out),
               "acl_shim_tensor_create")
         self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
         self._imported = False
@@ -126,6 +147,12 @@ class AclTensor:
         check(lib.acl_shim_tensor_import(handle, base), "acl_shim_tensor_import")
         self._imported = True
 
+    def memory(self):
+        """How the memory reached the device (:class:`acl_bridge.opencl.TensorMemory`)."""
+        from .opencl import tensor_memory
+
+        return tensor_memory(self)
+
     def acl_padding(self) -> PaddingSize:
         """The padding ACL's TensorInfo reports (0 for imported, strided infos)."""
         ffi, lib = require_native()
@@ -150,4 +177,5 @@ class AclTensor:
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else ("imported" if self._imported else "not imported")
-        return f"AclTensor({self.info!r}, {state})"
+        on = "" if self.backend == "neon" else f", backend={self.backend!r}"
+        return f"AclTensor({self.info!r}, {state}{on})"

@@ -228,8 +228,9 @@ typedef struct acl_shim_tensor_memory {
 
 struct acl_shim_tensor; /* declared with its typedef under "value types" below */
 
-/* 1 when this module was built with ACL's CL backend, else 0. */
+/* 1 when this module was built with ACL's CL (NEON) backend, else 0. */
 int32_t acl_shim_cl_available(void);
+int32_t acl_shim_neon_available(void);
 /* The OpenCL platforms' devices as ACL's OpenCL loader sees them: *count receives how many
  * there are; min(count, capacity) are written to out. */
 int32_t acl_shim_cl_devices(acl_shim_cl_device *out, int32_t capacity, int32_t *count);

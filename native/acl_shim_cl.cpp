@@ -277,6 +277,8 @@ extern "C" {
 
 int32_t acl_shim_cl_available(void) { return ACL_SHIM_WITH_CL; }
 
+int32_t acl_shim_neon_available(void) { return ACL_SHIM_WITH_NEON; }
+
 int32_t acl_shim_cl_init(int32_t platform_index, int32_t device_index) {
     return guarded([&] {
 #if ACL_SHIM_WITH_CL
