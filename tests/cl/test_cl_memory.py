@@ -1,0 +1,95 @@
+"""How the NdArray's memory reaches the OpenCL device, proved on the device itself: the
+buffer ACL's CLTensor uses maps back to the NdArray's own address, a kernel's results are
+in the NdArray's bytes when run() returns, and no byte is copied."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from acl.helpers import Guarded, arange_values
+
+pytestmark = pytest.mark.cl
+
+
+def test_tensor_memory_is_the_ndarrays_allocation():
+    from acl_bridge import AclTensor
+
+    g = Guarded((2, 2, 5, 5), "float32", "padded").set(arange_values((2, 2, 5, 5)))
+    t = AclTensor(g.array, backend="cl")
+    before = t.memory()
+    assert before.route == "none" and before.backend == "cl"
+    t.import_memory()
+    m = t.memory()
+    assert m.backend == "cl"
+    assert m.route in ("CL_MEM_USE_HOST_PTR", "cl_arm_import_memory"), m
+    assert m.base_address == g.array.base_ptr
+    assert m.size_in_bytes == g.array.descriptor.alloc_size_in_bytes
+    assert m.mapped_address == m.base_address and m.zero_copy and m.bytes_staged_per_run == 0, m
+    t.close()
+
+
+def test_results_change_the_bytes_in_place_without_copies():
+    """Fill writes through the device buffer; the NdArray (same base pointer, same numpy
+    view) holds the value when run() returns; padding cells and guard bytes are unchanged."""
+    from acl_bridge import Fill
+    from acl_bridge.opencl import memory_report
+
+    g = Guarded((2, 2, 5, 5), "float32", "padded").set(0.0)
+    view = g.numpy()
+    base = g.array.base_ptr
+    f = Fill(g.array, 3.25, backend="cl")
+    assert f.staged == () and f.copy_count == 0
+    f.run()
+    assert g.array.base_ptr == base
+    assert np.all(view == 3.25)  # the numpy view made before the run sees the result
+    assert g.untouched()
+    (mem,) = memory_report(f).values()
+    assert mem.zero_copy and mem.mapped_address == base
+    assert f.copy_count == 0
+    # host writes between runs are seen by the device (no stale device copy)
+    view[...] = -1.0
+    g.set(view.copy())
+    f.run()
+    assert np.all(view == 3.25) and g.untouched()
+    f.close()
+
+
+def test_host_inputs_written_after_configure_are_used():
+    from acl_bridge import Activation
+
+    src = Guarded((3, 7), "float32", "offset").set(arange_values((3, 7)))
+    dst = Guarded((3, 7), "float32", "offset")
+    f = Activation(src.array, dst.array, "relu", backend="cl")
+    for k in range(3):
+        x = arange_values((3, 7), shift=5 * k)
+        src.set(x)
+        dst._snapshot = dst.raw.copy()
+        f.run()
+        np.testing.assert_array_equal(dst.numpy(), np.maximum(x, 0))
+        assert dst.untouched() and src.untouched()
+    assert f.copy_count == 0
+    f.close()
+
+
+def test_devices_report_what_acl_needs():
+    from acl_bridge import opencl
+
+    devices = opencl.cl_devices()
+    assert devices, "cl_init succeeded, so there is a device"
+    (selected,) = [d for d in devices if d.selected]
+    assert selected.non_uniform_work_groups  # ACL accepted it
+    assert selected.layer_active == opencl.layer_requested() or selected.native_non_uniform_work_groups
+    if selected.layer_active:
+        assert "cl_arm_non_uniform_work_group_size" in selected.extensions
+    assert str(selected).startswith(f"[{selected.platform_index}.{selected.device_index}] {selected.name}")
+    assert "OpenCL:" in opencl.describe()
+
+
+def test_unknown_backend_is_refused():
+    from acl_bridge import Fill
+    from ndarray.errors import UnsupportedOptionError
+
+    g = Guarded((4,), "float32")
+    with pytest.raises(UnsupportedOptionError, match=r"backend is 'gpu', expected one of \('neon', 'cl'\)"):
+        Fill(g.array, 1.0, backend="gpu")
