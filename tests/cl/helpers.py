@@ -24,10 +24,11 @@ def neon_available() -> bool:
 
 
 def _run(cls, specs, inputs, kwargs, variant, backend):
-    g = {r: None if s is None else Guarded(s[0], s[1], variant) for r, s in specs.items()}
-    for role, v in inputs.items():
-        if v is not None:
-            g[role].set(v)
+    g = {}
+    for role, spec in specs.items():  # guarded buffers in the variant's layout, inputs filled
+        g[role] = None if spec is None else Guarded(*spec, variant=variant)
+        if g[role] is not None and inputs.get(role) is not None:
+            g[role].set(inputs[role])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         f = cls(*[None if x is None else x.array for x in g.values()], backend=backend, **kwargs)
