@@ -22,71 +22,22 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from ndarray.errors import AclNdarrayError
+from ndarray.errors import AclNdarrayError, ArgumentTypeError
 
+from .cl_layer import (  # noqa: F401  (re-exported: asking for the layer is part of this API)
+    LAYER_ENV,
+    OpenCLLayerError,
+    layer_path,
+    layer_requested,
+    prepare_opencl,
+    use_software_opencl_layer,
+)
+from .errors import AclUnsupportedError
 from .native import check, require_native
-
-LAYER_ENV = "ACL_NDARRAY_CL_LAYER"            # "1": load the layer (before the first OpenCL use)
-LAYER_PATH_ENV = "ACL_NDARRAY_CL_LAYER_PATH"  # another build of the layer
-LAYER_FILE = "libacl_ndarray_cl_layer.so"
-
-_STATE = {"opencl_touched": False}
-
-
-class OpenCLLayerError(AclNdarrayError, RuntimeError):
-    """The OpenCL layer cannot be loaded (not built, or asked for too late)."""
-
-
-def layer_path() -> Optional[str]:
-    """The layer library: $ACL_NDARRAY_CL_LAYER_PATH, else the one built into this package
-    (setup.py builds it where the OpenCL headers with CL/cl_layer.h are installed)."""
-    path = os.environ.get(LAYER_PATH_ENV) or os.path.join(os.path.dirname(os.path.abspath(__file__)), LAYER_FILE)
-    return path if os.path.isfile(path) else None
-
-
-def _layers() -> Tuple[str, ...]:
-    return tuple(p for p in os.environ.get("OPENCL_LAYERS", "").split(":") if p)
-
-
-def layer_requested() -> bool:
-    """Whether OPENCL_LAYERS names the layer (whether it is active: :func:`cl_devices`)."""
-    return any(os.path.basename(p) == LAYER_FILE for p in _layers())
-
-
-def use_software_opencl_layer() -> str:
-    """Make the ICD loader load acl-ndarray's OpenCL layer: prepends it to OPENCL_LAYERS.
-
-    Must run before the first OpenCL use in this process. Returns the layer's path; raises
-    :class:`OpenCLLayerError` when it was not built or OpenCL was already started without it.
-    """
-    path = layer_path()
-    if path is None:
-        raise OpenCLLayerError(
-            f"{LAYER_FILE} was not found next to acl_bridge (nor ${LAYER_PATH_ENV}): it is built by setup.py "
-            f"where the OpenCL headers with CL/cl_layer.h are installed (Debian: opencl-c-headers)")
-    if layer_requested():
-        return path
-    if _STATE["opencl_touched"]:
-        raise OpenCLLayerError(
-            "OpenCL was already used in this process without the layer, and the ICD loader reads OPENCL_LAYERS "
-            f"only when it starts: set {LAYER_ENV}=1 in the environment, or call use_software_opencl_layer() "
-            "before any OpenCL function, tensor or device listing")
-    os.environ["OPENCL_LAYERS"] = ":".join((path,) + _layers())
-    return path
-
-
-def prepare_opencl() -> None:
-    """Called before every native OpenCL use: applies ACL_NDARRAY_CL_LAYER=1 the first time."""
-    if not _STATE["opencl_touched"] and os.environ.get(LAYER_ENV) == "1":
-        use_software_opencl_layer()
-    _STATE["opencl_touched"] = True
-
 
 def _native_cl():
     ffi, lib = require_native()
     if not lib.acl_shim_cl_available():
-        from .native import AclUnsupportedError
-
         raise AclUnsupportedError(
             "this acl_bridge was built without ACL's OpenCL backend (the ACL headers found at build time had no "
             "CL runtime, or ACL is older than 24.x)", what="opencl")
@@ -157,15 +108,13 @@ def cl_devices() -> Tuple[ClDevice, ...]:
 def cl_init(platform_index: Optional[int] = None, device_index: int = 0) -> ClDevice:
     """Start ACL's CLScheduler on a device (default: ACL's, the first platform's default
     device) and return it. CL functions call this implicitly with the default. Raises
-    :class:`acl_bridge.native.AclNoDeviceError` when ACL cannot run its kernels there; the
+    :class:`acl_bridge.errors.AclNoDeviceError` when ACL cannot run its kernels there; the
     message says what is missing and how to enable the layer."""
     ffi, lib = _native_cl()
     if platform_index is None:
         check(lib.acl_shim_cl_init(-1, -1), "cl_init")
     else:
         if not isinstance(platform_index, int) or not isinstance(device_index, int):
-            from ndarray.errors import ArgumentTypeError
-
             raise ArgumentTypeError(f"platform_index and device_index must be ints, got "
                                     f"{platform_index!r}, {device_index!r}")
         check(lib.acl_shim_cl_init(platform_index, device_index), "cl_init")
@@ -196,7 +145,8 @@ def _route_names(lib) -> Dict[int, str]:
 
 
 def tensor_memory(tensor) -> TensorMemory:
-    """The memory route of an :class:`acl_bridge.AclTensor` (maps and unmaps a CL buffer)."""
+    """The memory route of an :class:`acl_bridge.AclTensor` (maps and unmaps a CL buffer),
+    once its memory is imported (route "none" before)."""
     ffi, lib = require_native()
     out = ffi.new("acl_shim_tensor_memory *")
     check(lib.acl_shim_tensor_memory_get(tensor.handle, out), "tensor_memory")

@@ -15,54 +15,21 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ndarray import LayoutError, NdArray, NotRepresentableError, UnsupportedOptionError
+from ndarray import NdArray, NotRepresentableError
 
-from .mapping import AclTensorInfo, PaddingSize, padded_descriptor, tensor_info
+from . import abi
+from .backend import NEON, Backend, backend_named
+from .mapping import AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
 
-DATA_TYPE_CODES = {
-    "F32": 0, "F16": 1, "S32": 2, "U8": 3, "QASYMM8": 4, "QASYMM8_SIGNED": 5, "S8": 6, "S16": 7, "U16": 8,
-}
-LAYOUT_CODES = {"NCHW": 0, "NHWC": 1}
-BACKENDS = ("neon", "cl")  # ACL_SHIM_BACKEND_NEON, ACL_SHIM_BACKEND_CL of native/acl_shim.h
 
-
-def backend_code(backend: str) -> int:
-    """The ABI code of a backend name ("neon": ACL's NE functions on the CPU, "cl": ACL's
-    OpenCL functions). Choosing "cl" first applies ACL_NDARRAY_CL_LAYER (acl_bridge.opencl)."""
-    if backend not in BACKENDS:
-        raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {BACKENDS}")
-    _, lib = require_native()
-    if backend == "cl":
-        from .opencl import prepare_opencl
-
-        prepare_opencl()
-        return lib.ACL_SHIM_BACKEND_CL
-    return lib.ACL_SHIM_BACKEND_NEON
-
-
-def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
-    """``info.padding`` when the buffer is laid out exactly as ACL pads a tensor
-    (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
-    Only then can the padding be declared to ACL (padding() reports it)."""
-    try:
-        ref = tensor_info(padded_descriptor(array.shape or (1,), array.dtype, info.padding), info.data_layout)
-    except LayoutError:
-        return None
-    same = (ref.offset_first_element_in_bytes == info.offset_first_element_in_bytes
-            and ref.total_size_in_bytes <= info.total_size_in_bytes
-            and all(n == 1 or a == b for n, a, b in zip(info.tensor_shape, ref.strides_in_bytes, info.strides_in_bytes)))
-    return info.padding if same else None
-
-
-def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None, backend: int = 0):
+def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None, backend: Backend = NEON):
     """An ``acl_shim_tensor_desc`` (cffi struct) holding exactly ``info``; with
-    ``declare_padding`` ACL is told the buffer's padding (see acl_layout_padding);
-    ``backend`` is an ABI code (:func:`backend_code`; 0, the default, is NEON)."""
+    ``declare_padding`` ACL is told the buffer's padding (see acl_layout_padding)."""
     ffi, _ = require_native()
-    if info.data_type not in DATA_TYPE_CODES:
+    if info.data_type not in abi.DATA_TYPES:
         raise AclInvalidArgumentError(
-            f"data_type is {info.data_type!r}, the native layer supports {sorted(DATA_TYPE_CODES)}: {info!r}")
+            f"data_type is {info.data_type!r}, the native layer supports {sorted(abi.DATA_TYPES)}: {info!r}")
     d = ffi.new("acl_shim_tensor_desc *")
     d.num_dims = len(info.tensor_shape)
     for i, (n, s) in enumerate(zip(info.tensor_shape, info.strides_in_bytes)):
@@ -70,29 +37,15 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
         d.strides_in_bytes[i] = s
     d.offset_first_element_in_bytes = info.offset_first_element_in_bytes
     d.total_size_in_bytes = info.total_size_in_bytes
-    d.data_type = DATA_TYPE_CODES[info.data_type]
-    d.data_layout = LAYOUT_CODES[info.data_layout]
+    d.data_type = abi.DATA_TYPES[info.data_type]
+    d.data_layout = abi.DATA_LAYOUTS[info.data_layout]
     d.quantization_scale = info.quantization_scale
     d.quantization_offset = info.quantization_offset
-    d.backend = backend
-    if declare_padding is not None and any(declare_padding.as_tuple()):
+    if declare_padding:
         d.declare_padding = 1
         d.padding_top, d.padding_right, d.padding_bottom, d.padding_left = declare_padding.as_tuple()
+    backend.mark(d)
     return d
-
-
-def alignment_problem(array: NdArray) -> Optional[str]:
-    """Why ACL cannot address ``array``'s elements in place (misaligned memory), or None.
-
-    ACL's kernels load whole elements (and vectors of them) from naturally aligned addresses;
-    numpy can describe memory that is not (``flags.aligned`` False). Strides are whole
-    elements, so the base address decides for every element.
-    """
-    es = array.dtype.itemsize
-    if array.base_ptr % es:
-        return (f"base address {array.base_ptr:#x} is not aligned to the element size {es}: "
-                f"ACL needs naturally aligned elements: {array.descriptor!r}")
-    return None
 
 
 class AclTensor:
@@ -100,13 +53,12 @@ class AclTensor:
 
     def __init__(self, array: NdArray, data_layout: str = "NCHW",
                  quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True,
-                 backend: str = "neon"):
+                 backend: Backend = NEON):
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
         padding (border-filling kernels may then write into it); else custom strides only.
         ``backend``: "neon" (an ACL Tensor) or "cl" (a CLTensor over the same memory)."""
+        backend = backend_named(backend)
         ffi, lib = require_native()
-        self.backend = backend
-        code = backend_code(backend)
         problem = alignment_problem(array)
         if problem is not None:
             raise NotRepresentableError(problem)
@@ -114,7 +66,7 @@ class AclTensor:
         self.info = tensor_info(array, data_layout, quantization)
         self.declared_padding = acl_layout_padding(array, self.info) if declare_padding else None
         out = ffi.new("acl_shim_tensor **")
-        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding, code), out),
+        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding, backend), out),
               "acl_shim_tensor_create")
         self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
         self._imported = False
@@ -147,12 +99,6 @@ class AclTensor:
         check(lib.acl_shim_tensor_import(handle, base), "acl_shim_tensor_import")
         self._imported = True
 
-    def memory(self):
-        """How the memory reached the device (:class:`acl_bridge.opencl.TensorMemory`)."""
-        from .opencl import tensor_memory
-
-        return tensor_memory(self)
-
     def acl_padding(self) -> PaddingSize:
         """The padding ACL's TensorInfo reports (0 for imported, strided infos)."""
         ffi, lib = require_native()
@@ -177,5 +123,4 @@ class AclTensor:
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else ("imported" if self._imported else "not imported")
-        on = "" if self.backend == "neon" else f", backend={self.backend!r}"
-        return f"AclTensor({self.info!r}, {state}{on})"
+        return f"AclTensor({self.info!r}, {state})"

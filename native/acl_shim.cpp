@@ -877,10 +877,11 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
+            const size_t total = descs[i]->total_size_in_bytes;
             for (size_t b = 0; b < memory[i].size(); ++b) {
                 if (!masks[i][b] && memory[i][b] != fill) {
-                    writes_outside[i] = 1;
-                    break;
+                    writes_outside[i] = b < total ? 1 : 2;  // 2: past the allocation, into the guard
+                    if (b >= total) break;
                 }
             }
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
@@ -918,16 +919,65 @@ int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params, ac
     });
 }
 
+namespace {
+// The checks acl_shim_function_run makes before running (memory imported everywhere).
+void require_imported(const acl_shim_function &function) {
+    for (size_t i = 0; i < function.tensors.size(); ++i) {
+        if (!function.tensors[i]->imported) {
+            fail(ACL_SHIM_ERR_NOT_IMPORTED, "tensor " + std::to_string(i) + " has no memory imported");
+        }
+    }
+}
+}  // namespace
+
 int32_t acl_shim_function_run(acl_shim_function *function) {
     return guarded([&] {
         require(function != nullptr, "function is NULL");
-        for (size_t i = 0; i < function->tensors.size(); ++i) {
-            if (!function->tensors[i]->imported) {
-                fail(ACL_SHIM_ERR_NOT_IMPORTED, "tensor " + std::to_string(i) + " has no memory imported");
-            }
-        }
+        require_imported(*function);
         run_on(*function->function, function->tensors);
     });
+}
+
+int32_t acl_shim_auto_padding(const acl_shim_tensor_desc *desc, acl_shim_padding *out) {
+    return guarded([&] {
+        require(desc != nullptr && out != nullptr, "desc and out must not be NULL");
+        acl::TensorInfo info = resizable_info(*desc);
+        info.auto_padding();
+        const acl::PaddingSize pad = info.padding();
+        *out = acl_shim_padding{pad.top, pad.right, pad.bottom, pad.left};
+    });
+}
+
+int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
+                               const acl_shim_tensor_desc *const *descs, int32_t n) {
+    return guarded([&] {
+        require(params != nullptr && descs != nullptr, "params and descs must not be NULL");
+        require(n >= 1 && n <= 8, "n must be 1..8");
+        const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
+        Tensors owned(n);
+        std::vector<TensorState *> t(n, nullptr);
+        for (int i = 0; i < n; ++i) {
+            if (descs[i] == nullptr) continue;
+            owned[i] = make_tensor(backend, imported_info(*descs[i]));
+            t[i] = owned[i].get();
+        }
+        build_on(backend, kind, *params, t);
+    });
+}
+
+int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, int32_t *failed_index) {
+    int32_t at = -1;
+    const int32_t status = guarded([&] {
+        require(functions != nullptr && n >= 0, "functions must not be NULL and n >= 0");
+        for (at = 0; at < n; ++at) {
+            require(functions[at] != nullptr, "function " + std::to_string(at) + " is NULL");
+            require_imported(*functions[at]);
+            run_on(*functions[at]->function, functions[at]->tensors);
+        }
+        at = -1;
+    });
+    if (failed_index != nullptr) *failed_index = at;
+    return status;
 }
 
 void acl_shim_function_destroy(acl_shim_function *function) {

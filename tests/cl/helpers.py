@@ -52,7 +52,7 @@ def run_cl_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, r
     specs = {role: (None if inputs[role] is None else (inputs[role].shape, inputs[role].dtype))
              if role in inputs else outputs[role] for role in cls.roles}
     f, g = _run(cls, specs, inputs, kwargs, variant, "cl")
-    assert f.backend == "cl"
+    assert f.backend.name == "cl"
     for _ in range(runs):
         f.run()
     # staged copies only for staged tensors; every other tensor is the NdArray's own memory

@@ -14,13 +14,14 @@ pytestmark = pytest.mark.cl
 
 def test_tensor_memory_is_the_ndarrays_allocation():
     from acl_bridge import AclTensor
+    from acl_bridge.opencl import tensor_memory
 
     g = Guarded((2, 2, 5, 5), "float32", "padded").set(arange_values((2, 2, 5, 5)))
     t = AclTensor(g.array, backend="cl")
-    before = t.memory()
+    before = tensor_memory(t)
     assert before.route == "none" and before.backend == "cl"
     t.import_memory()
-    m = t.memory()
+    m = tensor_memory(t)
     assert m.backend == "cl"
     assert m.route in ("CL_MEM_USE_HOST_PTR", "cl_arm_import_memory"), m
     assert m.base_address == g.array.base_ptr
@@ -91,5 +92,5 @@ def test_unknown_backend_is_refused():
     from ndarray.errors import UnsupportedOptionError
 
     g = Guarded((4,), "float32")
-    with pytest.raises(UnsupportedOptionError, match=r"backend is 'gpu', expected one of \('neon', 'cl'\)"):
+    with pytest.raises(UnsupportedOptionError, match=r"backend is 'gpu', expected one of \['cl', 'neon'\]"):
         Fill(g.array, 1.0, backend="gpu")

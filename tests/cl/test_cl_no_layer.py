@@ -16,7 +16,7 @@ pytestmark = pytest.mark.cl
 SCRIPT = textwrap.dedent("""
     import numpy as np
     from acl_bridge import Activation
-    from acl_bridge.native import AclNoDeviceError
+    from acl_bridge.errors import AclNoDeviceError
     from acl_bridge import opencl
     dev = opencl.cl_devices()[0]
     if dev.native_non_uniform_work_groups:
