@@ -94,3 +94,19 @@ def test_unknown_backend_is_refused():
     g = Guarded((4,), "float32")
     with pytest.raises(UnsupportedOptionError, match=r"backend is 'gpu', expected one of \['cl', 'neon'\]"):
         Fill(g.array, 1.0, backend="gpu")
+
+
+def test_schedule_of_cl_functions_runs_in_one_native_call():
+    """relu then add on CL, chained through a bridge-owned intermediate, in one native call."""
+    from acl_bridge import Activation, Add, AclFunction, Schedule
+
+    x = Guarded((2, 2, 5, 5), "float32", "padded").set(arange_values((2, 2, 5, 5), modulo=11))
+    b = Guarded((2, 2, 5, 5), "float32", "offset").set(arange_values((2, 2, 5, 5), scale=0.5))
+    out = Guarded((2, 2, 5, 5), "float32", "padded")
+    pad = Activation.required_padding(x.array.descriptor, x.array.descriptor, backend="cl")["dst"]
+    mid = AclFunction.padded_empty((2, 2, 5, 5), "float32", pad)
+    schedule = Schedule([Activation(x.array, mid, "relu", backend="cl"), Add(mid, b.array, out.array, backend="cl")])
+    assert schedule.native_calls_per_run == 1
+    schedule.run()
+    np.testing.assert_allclose(out.numpy(), np.maximum(x.numpy(), 0) + b.numpy(), rtol=1e-6)
+    assert out.untouched() and x.untouched() and b.untouched()
