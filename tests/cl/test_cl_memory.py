@@ -110,3 +110,25 @@ def test_schedule_of_cl_functions_runs_in_one_native_call():
     schedule.run()
     np.testing.assert_allclose(out.numpy(), np.maximum(x.numpy(), 0) + b.numpy(), rtol=1e-6)
     assert out.untouched() and x.untouched() and b.untouched()
+
+
+def test_memory_only_4_byte_aligned_still_reaches_the_device():
+    """A float32 NdArray whose allocation starts 4 bytes past a 64-byte boundary: the device
+    takes it (CL_MEM_USE_HOST_PTR) or the shim stages it, and says which; results are right."""
+    from acl_bridge import Fill
+    from acl_bridge.opencl import memory_report
+    from ndarray import NdArray, ShapeDescriptor
+
+    raw = NdArray.allocate(ShapeDescriptor.create((4 * 37 + 64,), "uint8")).allocation
+    d = ShapeDescriptor.create((37,), "float32")
+    a = NdArray(raw[4:4 + d.alloc_size_in_bytes], d)
+    assert a.base_ptr % 64 == 4
+    f = Fill(a, 1.5, backend="cl")
+    f.run()
+    assert np.all(a.numpy() == 1.5) and np.all(raw[:4] == 0) and np.all(raw[4 + 4 * 37:] == 0)
+    (mem,) = memory_report(f).values()
+    if mem.route == "staged":
+        assert mem.bytes_staged_per_run == 2 * mem.size_in_bytes and not mem.zero_copy
+    else:
+        assert mem.route == "CL_MEM_USE_HOST_PTR" and mem.base_address == a.base_ptr and mem.zero_copy, mem
+    f.close()
