@@ -8,6 +8,7 @@
 // dlopens libOpenCL.so), so the shim does not link libOpenCL itself.
 #include "acl_shim_internal.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -190,12 +191,16 @@ void import_host(TensorState &t, void *base, uint64_t size) {
     const cl::Context &ctx = acl::CLScheduler::get().context();
     cl_int err = CL_SUCCESS;
     cl_mem mem = nullptr;
-    if (g_arm_import) {
+    // ACL_NDARRAY_CL_MEMORY=staged: skip both zero-copy routes (tests the staging path; a
+    // way out for a driver whose host-pointer buffers misbehave)
+    const char *forced = std::getenv("ACL_NDARRAY_CL_MEMORY");
+    const bool staged_only = forced != nullptr && std::strcmp(forced, "staged") == 0;
+    if (g_arm_import && !staged_only) {
         const cl_import_properties_arm props[] = {CL_IMPORT_TYPE_ARM, CL_IMPORT_TYPE_HOST_ARM, 0};
         mem = clImportMemoryARM(ctx(), CL_MEM_READ_WRITE, props, base, size, &err);
         t.route = ACL_SHIM_MEMORY_CL_IMPORT_ARM;
     }
-    if (mem == nullptr) {
+    if (mem == nullptr && !staged_only) {
         mem = clCreateBuffer(ctx(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size, base, &err);
         t.route = ACL_SHIM_MEMORY_CL_USE_HOST_PTR;
     }

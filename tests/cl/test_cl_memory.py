@@ -132,3 +132,39 @@ def test_memory_only_4_byte_aligned_still_reaches_the_device():
     else:
         assert mem.route == "CL_MEM_USE_HOST_PTR" and mem.base_address == a.base_ptr and mem.zero_copy, mem
     f.close()
+
+
+STAGED_SCRIPT = """
+import numpy as np
+from acl_bridge import Activation, opencl
+opencl.use_software_opencl_layer()
+x = np.arange(-10, 11, dtype=np.float32).reshape(3, 7)
+y = np.full_like(x, 9.0)
+f = Activation(x, y, "relu", backend="cl")
+for k in range(3):
+    x += 1
+    f.run()
+    assert np.array_equal(y, np.maximum(x, 0)), (k, y)
+report = opencl.memory_report(f)
+assert {m.route for m in report.values()} == {"staged"}, report
+assert all(m.bytes_staged_per_run == 2 * m.size_in_bytes and not m.zero_copy for m in report.values())
+print("STAGED OK", report)
+"""
+
+
+def test_staged_route_copies_in_and_out_and_says_so():
+    """The third route (a device that refuses host memory), forced with ACL_NDARRAY_CL_MEMORY."""
+    import os
+    import subprocess
+    import sys
+
+    from acl_bridge import opencl
+
+    if opencl.layer_path() is None:
+        pytest.skip("the layer was not built")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENCL_LAYERS", "ACL_NDARRAY_CL_LAYER")}
+    env["ACL_NDARRAY_CL_MEMORY"] = "staged"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-c", STAGED_SCRIPT], env=env, cwd=root, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and "STAGED OK" in out.stdout, out.stdout + out.stderr[-2000:]
