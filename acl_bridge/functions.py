@@ -30,7 +30,7 @@ from ndarray.errors import ArgumentTypeError, InvalidLayoutError, ReadOnlyError,
 
 from . import abi
 from .backend import backend_named
-from .errors import AclCopyFallbackWarning, AclError
+from .errors import AclCopyFallbackWarning
 from .executor import Call, Configured, bridge_allocate, configure
 from .executor import required_padding as _required_padding
 from .executor import total_copy_count  # noqa: F401  (re-exported)
@@ -131,6 +131,7 @@ class AclFunction:
         self._configured, facts = configure(call)
         self.plan = self._configured.plan
         self.facts = facts
+        self._run = self._configured.run
         if self.plan.staged:
             warnings.warn(AclCopyFallbackWarning(
                 f"{self.kind}: copying through ACL-padded buffers on every run: "
@@ -239,10 +240,7 @@ class AclFunction:
     def run(self) -> "AclFunction":
         """Run the configured function (GIL released during the native call). Runs of one
         function object are serialised; different objects run concurrently."""
-        c = self._configured
-        if c is None:
-            raise AclError("function is closed", what=self.kind)
-        c.run()
+        self._run()  # Configured.run, bound at configure time (see its docstring for the per-call work)
         return self
 
     def __call__(self) -> "AclFunction":
@@ -522,32 +520,31 @@ class Cast(AclFunction):
         return p
 
 
-class Quantize(AclFunction):
+class _Requantize(AclFunction):
+    """A conversion whose ``quantized`` tensor carries (scale, offset) given as options."""
+
+    roles, outputs = ("src", "dst"), ("dst",)
+    quantized = ""
+
+    @classmethod
+    def _params(cls, scale: float, offset: int):
+        return default_params()
+
+    @classmethod
+    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
+        return {cls.quantized: (scale, offset)}
+
+
+class Quantize(_Requantize):
     """dst = clip(round(src / scale) + offset) into uint8 (QASYMM8) or int8 (QASYMM8_SIGNED)."""
 
-    kind, roles, outputs = "quantize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float, offset: int):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {"dst": (scale, offset)}
+    kind, quantized = "quantize", "dst"
 
 
-class Dequantize(AclFunction):
+class Dequantize(_Requantize):
     """dst = (src - offset) * scale, src uint8/int8 holding QASYMM8/QASYMM8_SIGNED values."""
 
-    kind, roles, outputs = "dequantize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float, offset: int):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {"src": (scale, offset)}
+    kind, quantized = "dequantize", "src"
 
 
 def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingSize, ...]:

@@ -112,3 +112,14 @@ def test_auto_padding_counts_dimensions_like_acl():
 def test_bottom_padding_is_seen_through_an_outer_dimension_of_size_1():
     d = ShapeDescriptor.create((1, 3, 4), paddings=(0, 2, 2), padding_offsets=(0, 1, 1))
     assert tensor_info(d).padding == PaddingSize(top=1, right=1, bottom=1, left=1)
+
+
+def test_padding_is_only_bytes_that_belong_to_no_element():
+    """A permuted view interleaves its rows: the bytes between them are its own elements, so
+    ACL is told of no padding (issue 16: padding must be bytes ACL may own)."""
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    permuted = NdArray.from_numpy(x.transpose(1, 0, 2))  # rows of 4, 12 elements apart, interleaved
+    assert tensor_info(permuted).padding == PaddingSize()
+    # a plain padded buffer still reports its padding
+    padded = ShapeDescriptor.create((2, 5, 5), "float32", paddings=(0, 1, 1), padding_offsets=(0, 0, 0))
+    assert tensor_info(padded).padding == PaddingSize(top=0, right=1, bottom=1, left=0)

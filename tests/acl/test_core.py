@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
 from .helpers import Guarded, arange_values
 
@@ -61,10 +61,21 @@ def test_shim_argument_errors_are_exceptions():
     from acl_bridge.functions import Pooling
     from acl_bridge.native import AclInvalidArgumentError
 
+    from acl_bridge.executor import negotiate_padding
+    from acl_bridge.functions import default_params
+
     src = NdArray.zeros((1, 1, 4, 4))
     dst = NdArray.zeros((1, 1, 2, 2))
-    with pytest.raises(AclInvalidArgumentError, match="stride_x and stride_y must be >= 1"):
+    # the Python side names the field first ...
+    with pytest.raises(InvalidLayoutError, match="stride is 0, expected an integer >= 1"):
         Pooling(src, dst, "max", kernel=2, stride=0)
+    # ... and the shim's own argument check still becomes an exception, never a crash
+    p = default_params()
+    p.kernel_w = p.kernel_h = 2
+    p.stride_x = 0
+    spec = ((1, 1, 4, 4), np.dtype("float32"), "NCHW", None)
+    with pytest.raises(AclInvalidArgumentError, match="stride_x and stride_y must be >= 1"):
+        negotiate_padding("pooling", p, [spec, ((1, 1, 2, 2), np.dtype("float32"), "NCHW", None)])
 
 
 def test_unknown_activation_name():
