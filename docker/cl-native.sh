@@ -2,7 +2,7 @@
 # Native (no QEMU) OpenCL stage of acl-ndarray: a Debian trixie amd64 root whose ACL 24.11 is
 # the OpenCL backend alone, with two software OpenCL devices (PoCL and Mesa rusticl).
 #   ./docker/cl-native.sh [test]            build/reuse the root, build the project in it, run
-#                                           tests/cl with PoCL, then with rusticl
+#                                           tests/cl and demo --backend cl with PoCL, then rusticl
 #   ./docker/cl-native.sh build             only build (or reuse) the cached root
 #   ./docker/cl-native.sh run [--driver pocl|rusticl] -- CMD...
 #                                           any command in the root, in the project (/src)
@@ -161,8 +161,10 @@ build_project() {
         || { tail -n 40 "$CACHE/logs/cl-native-build.log" >&2; return 1; }
 }
 
-run_tests() {  # run_tests DRIVER
-    in_root "$1" python3 -m pytest -q -p no:cacheprovider tests/cl
+run_tests() {  # run_tests DRIVER: tests/cl, then the main job's network on CL (demo --backend cl)
+    in_root "$1" python3 -m pytest -q -p no:cacheprovider tests/cl || return
+    in_root "$1" env ACL_NDARRAY_CL_LAYER=1 python3 -m acl_bridge demo --backend cl --skip armnn --runs 3 --strict \
+        | grep -E '^(bridge path|  bytes copied|  [a-z0-9]+ +max|  time per|result)'
 }
 
 cmd=${1:-test}; [ $# -gt 0 ] && shift
@@ -174,8 +176,8 @@ case $cmd in
         mount_system "$ROOT" || die "bind mounts failed"
         stage "sync + build project" eval 'sync_source && build_project' || exit 1
         rc=0
-        stage "tests/cl on PoCL" run_tests pocl || rc=1
-        stage "tests/cl on rusticl (llvmpipe)" run_tests rusticl || rc=1
+        stage "tests/cl + demo --backend cl, PoCL" run_tests pocl || rc=1
+        stage "tests/cl + demo --backend cl, rusticl" run_tests rusticl || rc=1
         exit $rc ;;
     run)
         driver=pocl
