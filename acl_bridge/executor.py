@@ -52,9 +52,7 @@ _ALIGNMENT_IN_BYTES = 64
 def bridge_allocate(descriptor: ShapeDescriptor) -> NdArray:
     """A zeroed, 64-byte aligned buffer for ``descriptor`` that the bridge owns (padding
     included, plus BRIDGE_SLACK_IN_BYTES after it)."""
-    raw = NdArray.allocate(ShapeDescriptor.create((descriptor.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES,), "uint8"),
-                           alignment_in_bytes=_ALIGNMENT_IN_BYTES).allocation
-    a = NdArray(raw, descriptor)
+    a = NdArray.allocate(descriptor, alignment_in_bytes=_ALIGNMENT_IN_BYTES, slack_in_bytes=BRIDGE_SLACK_IN_BYTES)
     _BRIDGE_OWNED[id(a)] = a
     return a
 

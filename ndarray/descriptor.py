@@ -34,13 +34,14 @@ memory layout has one descriptor, and equal layouts compare and hash equal.
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import shape_info as _shape_info
 from .errors import InvalidLayoutError
+from .strides import Context, as_int, as_int_tuple, context_text, dense_strides, inner_to_outer
 
 ORDERS = ("c", "f")
 
@@ -49,48 +50,11 @@ ORDERS = ("c", "f")
 _EXACT_OVERLAP_LIMIT = 1 << 20
 
 
-Context = Union[str, Callable[[], str]]  # text for error messages, or how to build it
-
-
-def _text(context: Context) -> str:
-    """The message context; built only when an error is raised (not on every call)."""
-    return context() if callable(context) else context
-
-
-def _as_int_tuple(values: Iterable, field: str, context: Context) -> Tuple[int, ...]:
-    try:
-        items = tuple(values)
-    except TypeError:
-        raise InvalidLayoutError(f"{field} must be a sequence of integers, got {values!r}: {_text(context)}") from None
-    result = []
-    for v in items:
-        try:
-            result.append(operator.index(v))
-        except TypeError:
-            raise InvalidLayoutError(
-                f"{field} must contain integers, got {v!r} in {items!r}: {_text(context)}"
-            ) from None
-    return tuple(result)
-
-
-def dense_strides(shape: Sequence[int], order: str = "c") -> Tuple[int, ...]:
-    """Element strides of a dense (packed) array of ``shape`` in ``order``.
-
-    Order 'c': the last dimension moves fastest, ``strides[i] = prod(shape[i+1:])``.
-    Order 'f': the first dimension moves fastest, ``strides[i] = prod(shape[:i])``.
-    """
-    strides = [0] * len(shape)
-    step = 1
-    dims = range(len(shape) - 1, -1, -1) if order == "c" else range(len(shape))
-    for i in dims:
-        strides[i] = step
-        step *= shape[i]
-    return tuple(strides)
-
-
-def _dims_inner_first(rank: int, order: str) -> range:
-    """Dimension indices from the fastest-moving to the slowest in ``order``."""
-    return range(rank - 1, -1, -1) if order == "c" else range(rank)
+#: Every count of elements and of bytes must fit a signed 64-bit integer (DLPack's int64
+#: shapes and strides, numpy's intp, ACL's size_t all hold it).
+INT64_MAX = 2**63 - 1
+_text = context_text
+_as_int_tuple = as_int_tuple
 
 
 @dataclass(frozen=True)
@@ -102,11 +66,22 @@ class ExplicitLayout:
     alloc_size: int
 
 
-@dataclass(frozen=True)
+_FIELDS = ("shape", "dtype", "order", "paddings", "padding_offsets", "explicit")
+
+
+@dataclass(frozen=True, init=False)
 class ShapeDescriptor:
     """Shape, dtype, order and padded-buffer fields of a tensor; see the module docstring.
 
-    Build it with :meth:`create`; ``__post_init__`` only checks.
+    The natural call is the canonicalising factory (``create`` is the same call)::
+
+        ShapeDescriptor((2, 2, 5, 5), "float32")                       # dense, order 'c'
+        ShapeDescriptor((2, 3), "float32", paddings=(1, 2), padding_offsets=(0, 1))
+        ShapeDescriptor((3, 2), "float32", strides=(1, 3))             # any strided view
+
+    Whatever the call, one memory layout gives one value: equal layouts compare and hash
+    equal. The stored fields are ``shape, dtype, order, paddings, padding_offsets`` and
+    ``explicit`` (an :class:`ExplicitLayout`, or None for a padded buffer).
     """
 
     shape: Tuple[int, ...]
@@ -114,14 +89,32 @@ class ShapeDescriptor:
     order: str
     paddings: Tuple[int, ...]
     padding_offsets: Tuple[int, ...]
-    explicit: Optional[ExplicitLayout] = None
+    explicit: Optional[ExplicitLayout]
 
     # ------------------------------------------------------------------ construction
+    def __init__(
+        self,
+        shape: Iterable[int],
+        dtype: Any = "float32",
+        order: Optional[str] = "c",
+        *,
+        strides: Optional[Iterable[int]] = None,
+        offset: int = 0,
+        alloc_size: Optional[int] = None,
+        paddings: Optional[Iterable[int]] = None,
+        padding_offsets: Optional[Iterable[int]] = None,
+    ) -> None:
+        """The one canonicalising factory (see :meth:`create` for the rules)."""
+        fields = _canonical_fields(shape, dtype, order, strides, offset, alloc_size, paddings, padding_offsets)
+        for name, value in zip(_FIELDS, fields):
+            object.__setattr__(self, name, value)
+        self._check()
+
     @classmethod
     def create(
         cls,
         shape: Iterable[int],
-        dtype="float32",
+        dtype: Any = "float32",
         order: Optional[str] = "c",
         *,
         strides: Optional[Iterable[int]] = None,
@@ -130,60 +123,27 @@ class ShapeDescriptor:
         paddings: Optional[Iterable[int]] = None,
         padding_offsets: Optional[Iterable[int]] = None,
     ) -> "ShapeDescriptor":
-        """The one canonicalising factory.
+        """The one canonicalising factory; ``ShapeDescriptor(...)`` is the same call.
 
         Either give ``paddings``/``padding_offsets`` (a libnd4j padded buffer), or
         ``strides``/``offset``/``alloc_size`` (any strided view, all in elements), not both.
         With strides, ``order`` is only a preference: the strides decide. A layout that is a
         padded buffer in the other order gets that order, so one layout has one descriptor.
         """
-        def context() -> str:
-            return (f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, "
-                    f"paddings={paddings!r}, padding_offsets={padding_offsets!r}")
+        return cls(shape, dtype, order, strides=strides, offset=offset, alloc_size=alloc_size,
+                   paddings=paddings, padding_offsets=padding_offsets)
 
-        shape_t = _as_int_tuple(shape, "shape", context)
-        dtype_n = _check_dtype(dtype, context)
-        if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
-            raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {_text(context)}")
-        preferred = "c" if order is None else order.lower()
-        orders = (preferred, "f" if preferred == "c" else "c")
-        for i, n in enumerate(shape_t):
-            if n < 0:
-                raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {_text(context)}")
+    @classmethod
+    def _from_fields(cls, shape: Tuple[int, ...], dtype: np.dtype, order: str, paddings: Tuple[int, ...],
+                     padding_offsets: Tuple[int, ...], explicit: Optional[ExplicitLayout] = None) -> "ShapeDescriptor":
+        """A value from already canonical fields (checked, not canonicalised)."""
+        self = cls.__new__(cls)
+        for name, value in zip(_FIELDS, (shape, dtype, order, paddings, padding_offsets, explicit)):
+            object.__setattr__(self, name, value)
+        self._check()
+        return self
 
-        if strides is None and offset == 0 and alloc_size is None:
-            rank = len(shape_t)
-            pads = (0,) * rank if paddings is None else _as_int_tuple(paddings, "paddings", context)
-            offs = (0,) * rank if padding_offsets is None else _as_int_tuple(padding_offsets, "padding_offsets", context)
-            return cls(shape_t, dtype_n, orders[0], pads, offs)
-
-        if paddings is not None or padding_offsets is not None:
-            raise InvalidLayoutError(
-                f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {_text(context)}"
-            )
-        if strides is None:
-            strides_t = dense_strides(shape_t, orders[0])
-        else:
-            strides_t = _as_int_tuple(strides, "strides", context)
-            if len(strides_t) != len(shape_t):
-                raise InvalidLayoutError(
-                    f"strides has {len(strides_t)} entries but shape has rank {len(shape_t)}: "
-                    f"shape={shape_t}, strides={strides_t}"
-                )
-        offset = operator.index(offset)
-        low, high = _reach(shape_t, strides_t)
-        if alloc_size is None:
-            alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
-        alloc_size = operator.index(alloc_size)
-        layout = ExplicitLayout(strides_t, offset, alloc_size)
-        _check_inside(shape_t, layout, context)
-        for candidate in orders:
-            padded = recover_padding(shape_t, strides_t, offset, alloc_size, candidate)
-            if padded is not None:
-                return cls(shape_t, dtype_n, candidate, padded[0], padded[1])
-        return cls(shape_t, dtype_n, orders[0], (0,) * len(shape_t), (0,) * len(shape_t), layout)
-
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         rank = len(self.shape)
         if self.order not in ORDERS:
             raise InvalidLayoutError(f"order must be 'c' or 'f', got {self.order!r}: {self._fields_text()}")
@@ -211,6 +171,7 @@ class ShapeDescriptor:
                     f"shape={self.shape}, strides={self.explicit.strides}"
                 )
             _check_inside(self.shape, self.explicit, self._fields_text)
+        _check_bounds(self.shape, self.dtype.itemsize, self.strides, self.alloc_size, self._fields_text)
 
     def _fields_text(self) -> str:
         """The stored fields, for error messages (safe on a value that failed its checks)."""
@@ -314,16 +275,20 @@ class ShapeDescriptor:
 
     # ------------------------------------------------------------------ libnd4j shapeInfo
     def to_shape_info(self) -> Tuple[int, ...]:
-        """libnd4j's ``[rank, shape..., strides..., extra, ews, order]``; see formats.nd4j."""
-        from .formats import nd4j
-
-        return nd4j.to_shape_info(self)
+        """libnd4j's ``[rank, shape..., strides..., extra, ews, order]`` (ndarray.shape_info)."""
+        return _shape_info.encode(self.shape, self.strides, self.dtype, self.order,
+                                  padded=self.has_padded_buffer, ews=self.ews, context=self.__repr__)
 
     @classmethod
-    def from_shape_info(cls, info: Sequence[int], alloc_size: Optional[int] = None, offset: int = 0) -> "ShapeDescriptor":
-        from .formats import nd4j
-
-        return nd4j.from_shape_info(info, alloc_size=alloc_size, offset=offset)
+    def from_shape_info(cls, info: Sequence[int], alloc_size: Optional[int] = None,
+                        offset: int = 0) -> "ShapeDescriptor":
+        """The descriptor of a libnd4j shapeInfo; ``alloc_size`` and ``offset`` live outside it
+        (libnd4j keeps them in the NDArray), and the paddings are recovered from them."""
+        fields = _shape_info.decode(info)
+        d = cls(fields.shape, fields.dtype, fields.order, strides=fields.strides, offset=offset,
+                alloc_size=alloc_size)
+        _shape_info.check_against(fields, d.has_padded_buffer, d.ews, alloc_size, repr(d))
+        return d
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
@@ -338,14 +303,97 @@ class ShapeDescriptor:
 
 
 
+
+def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: Any, alloc_size: Any,
+                      paddings: Any, padding_offsets: Any) -> Tuple[Any, ...]:
+    """The stored fields of the one descriptor of a layout (ShapeDescriptor's factory)."""
+    def context() -> str:
+        return (f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, "
+                f"paddings={paddings!r}, padding_offsets={padding_offsets!r}")
+
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)  # as numpy: ShapeDescriptor(5) is shape (5,)
+    shape_t = _as_int_tuple(shape, "shape", context)
+    dtype_n = _check_dtype(dtype, context)
+    if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
+        raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {_text(context)}")
+    preferred = "c" if order is None else order.lower()
+    orders = (preferred, "f" if preferred == "c" else "c")
+    for i, n in enumerate(shape_t):
+        if n < 0:
+            raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {_text(context)}")
+    _check_bounds(shape_t, dtype_n.itemsize, (), None, context)
+
+    if strides is None and offset == 0 and alloc_size is None:
+        rank = len(shape_t)
+        pads = (0,) * rank if paddings is None else _as_int_tuple(paddings, "paddings", context)
+        offs = (0,) * rank if padding_offsets is None else _as_int_tuple(padding_offsets, "padding_offsets", context)
+        return shape_t, dtype_n, orders[0], pads, offs, None
+
+    if paddings is not None or padding_offsets is not None:
+        raise InvalidLayoutError(
+            f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {_text(context)}"
+        )
+    if strides is None:
+        strides_t = dense_strides(shape_t, orders[0])
+    else:
+        strides_t = _as_int_tuple(strides, "strides", context)
+        if len(strides_t) != len(shape_t):
+            raise InvalidLayoutError(
+                f"strides has {len(strides_t)} entries but shape has rank {len(shape_t)}: "
+                f"shape={shape_t}, strides={strides_t}"
+            )
+    offset = as_int(offset, "offset", _text(context))
+    _, high = _reach(shape_t, strides_t)
+    if alloc_size is None:
+        alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
+    alloc_size = as_int(alloc_size, "alloc_size", _text(context))
+    layout = ExplicitLayout(strides_t, offset, alloc_size)
+    _check_inside(shape_t, layout, context)
+    _check_bounds(shape_t, dtype_n.itemsize, strides_t, alloc_size, context)
+    for candidate in orders:
+        padded = recover_padding(shape_t, strides_t, offset, alloc_size, candidate)
+        if padded is not None:
+            return shape_t, dtype_n, candidate, padded[0], padded[1], None
+    zeros = (0,) * len(shape_t)
+    return shape_t, dtype_n, orders[0], zeros, zeros, layout
+
+
+def _check_bounds(shape: Tuple[int, ...], itemsize: int, strides: Sequence[int], alloc_size: Optional[int],
+                  context: Context) -> None:
+    """Elements, bytes and byte strides must fit int64 (DLPack, numpy's intp, ACL's sizes)."""
+    size = math.prod(shape)
+    if size > INT64_MAX or size * itemsize > INT64_MAX:
+        raise InvalidLayoutError(
+            f"shape {shape} has {size} elements ({size * itemsize} bytes), expected at most 2**63 - 1 "
+            f"elements and bytes (int64): {_text(context)}"
+        )
+    for i, s in enumerate(strides):
+        if abs(s) * itemsize > INT64_MAX:
+            raise InvalidLayoutError(
+                f"strides[{i}] is {s} elements ({s * itemsize} bytes), expected |strides_in_bytes| <= 2**63 - 1 "
+                f"(int64): {_text(context)}"
+            )
+    if alloc_size is not None and alloc_size * itemsize > INT64_MAX:
+        raise InvalidLayoutError(
+            f"alloc_size is {alloc_size} elements ({alloc_size * itemsize} bytes), expected "
+            f"alloc_size_in_bytes <= 2**63 - 1 (int64): {_text(context)}"
+        )
+
+
+def _is_ml_dtype(dt: np.dtype) -> bool:
+    """bfloat16, float8_*, int4... from ml_dtypes (the package JAX uses): scalar types numpy lacks."""
+    return type(dt).__module__.startswith("ml_dtypes") or getattr(dt.type, "__module__", "").startswith("ml_dtypes")
+
+
 def _check_dtype(dtype, context: Context) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except TypeError:
         raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
-    if dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None:
+    if (dt.kind not in "biufc" and not _is_ml_dtype(dt)) or dt.fields is not None or dt.subdtype is not None:
         raise InvalidLayoutError(
-            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype: {_text(context)}"
+            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype (or one of ml_dtypes'): {_text(context)}"
         )
     return dt
 
@@ -400,7 +448,7 @@ def recover_padding(
         # rank 0: only offset 0 in a 1-element buffer is a "padded buffer" (with nothing padded)
         ok = rank == 0 and offset == 0 and alloc_size == 1
         return ((), ()) if ok else None
-    dims = list(_dims_inner_first(rank, order))
+    dims = list(inner_to_outer(rank, order))
     if strides[dims[0]] != 1:
         return None
     padded = [0] * rank

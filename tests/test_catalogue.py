@@ -204,7 +204,7 @@ def _():
     return lambda: ShapeDescriptor.create((2, 3), strides=(3, 1), paddings=(0, 0)), []
 
 
-@case("non-integer-dimension", InvalidLayoutError, r"shape must contain integers, got 2.5")
+@case("non-integer-dimension", ArgumentTypeError, r"shape\[0\] is 2.5 of type float, expected an integer")
 def _():
     return lambda: ShapeDescriptor.create((2.5, 3)), []
 
@@ -251,21 +251,21 @@ def _():
 # ---- outputs that must not be written
 
 
-@case("write-padding-of-read-only-numpy", InvalidLayoutError, r"fill_padding needs a writeable NdArray, this one is read-only")
+@case("write-padding-of-read-only-numpy", ReadOnlyError, r"fill_padding needs a writeable NdArray, this one is read-only")
 def _():
     buf = np.arange(12, dtype=F32)
     buf.flags.writeable = False
     return lambda: NdArray.from_numpy(buf[:10].reshape(2, 5)[:, :4]).fill_padding(0), [buf]
 
 
-@case("write-padding-of-self-overlapping-layout", InvalidLayoutError, r"fill_padding needs a writeable NdArray, this one is read-only")
+@case("write-padding-of-self-overlapping-layout", ReadOnlyError, r"fill_padding needs a writeable NdArray, this one is read-only")
 def _():
     buf = np.arange(12, dtype=F32)
     overlapping = np.lib.stride_tricks.as_strided(buf, (3, 4), (8, 4))  # rows overlap by half
     return lambda: NdArray.from_numpy(overlapping).fill_padding(0), [buf]
 
 
-@case("write-through-broadcast-view", InvalidLayoutError, r"fill_padding needs a writeable NdArray, this one is read-only")
+@case("write-through-broadcast-view", ReadOnlyError, r"fill_padding needs a writeable NdArray, this one is read-only")
 def _():
     a = arange((1, 4), paddings=(0, 2))
     return lambda: a.broadcast_to((3, 4)).fill_padding(0), [a]
@@ -367,7 +367,7 @@ def _():
 _XLA_BAD = {
     "xla-unclosed-layout": ("F32[3,5]{1,0", r"layout '\{1,0' is missing its closing '\}'"),
     "xla-minor-to-major-not-permutation": ("F32[3,5]{1,1}", r"minor_to_major \{1,1\} is not a permutation of 0..1"),
-    "xla-unknown-element-type": ("Q99[3]", r"element_type 'Q99' is not one of PRED"),
+    "xla-unknown-element-type": ("Q99[3]", r"element_type 'q99' is not one of pred"),
     "xla-non-integer-dimension": ("F32[3,x]{1,0}", r"dimensions \[3,x\] has 'x', expected comma-separated integers"),
     "xla-negative-dimension": ("F32[3,-5]{1,0}", r"dimensions \[3,-5\] has -5 at dimension 1, expected sizes >= 0"),
     "xla-unclosed-tile": ("F32[3,5]{1,0:T(2,2}", r"tile '\(2,2' is missing its closing '\)'"),

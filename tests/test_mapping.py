@@ -37,7 +37,11 @@ def test_offset_view_of_a_padded_buffer():
     assert info.strides_in_bytes == (4, 40)
     # element (0,0) of the view is element (1,2) of a, itself at padded index (2,4)
     assert info.offset_first_element_in_bytes == (2 * 10 + 4) * 4
-    assert info.padding == PaddingSize(top=2, right=3, bottom=2, left=4)
+    # the bytes around the view are other elements of `a`: never reported as padding (issue 16)
+    assert not a[1:3, 2:5].padding_is_free
+    assert info.padding == PaddingSize()
+    # the descriptor alone still says where they are
+    assert tensor_info(a[1:3, 2:5].descriptor).padding == PaddingSize(top=2, right=3, bottom=2, left=4)
 
 
 def test_strided_view_along_y_is_representable():

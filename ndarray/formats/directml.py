@@ -22,13 +22,15 @@ NotRepresentableError for numpy layouts DirectML cannot express.
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
-from ndarray.errors import InvalidLayoutError, NotRepresentableError
+from ..array import NdArray
+from ..descriptor import ShapeDescriptor
+from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
+from ..strides import as_int, dense_strides
 
 __all__ = [
     "DATA_TYPES",
@@ -96,11 +98,12 @@ def data_type_name(data_type: Any) -> str:
             )
     if data_type is None or isinstance(data_type, (bool, int, float)):
         # np.dtype(None) is float64 and np.dtype(int) works on the *type*: refuse values.
-        raise InvalidLayoutError(f"data_type is {data_type!r} but expected {accepted}")
+        raise ArgumentTypeError(f"data_type is {data_type!r} but expected {accepted}")
     try:
         dt = np.dtype(data_type)
     except (TypeError, ValueError):
-        raise InvalidLayoutError(f"data_type is {data_type!r} but expected {accepted}") from None
+        error = InvalidLayoutError if isinstance(data_type, str) else ArgumentTypeError
+        raise error(f"data_type is {data_type!r} but expected {accepted}") from None
     for name, candidate in DATA_TYPES.items():
         if dt == candidate:  # native byte order only: '>f4' != '<f4' on a little-endian host
             return _PREFIX + name
@@ -133,14 +136,7 @@ def _uints(values: Iterable[Any], field: str, context: str, *, minimum: int) -> 
         raise InvalidLayoutError(f"{field} is {values!r} but expected a sequence of integers: {context}") from None
     out = []
     for i, v in enumerate(items):
-        if isinstance(v, (bool, np.bool_)):
-            raise InvalidLayoutError(f"{field}[{i}] is {v!r} but expected an integer: {context}")
-        try:
-            n = operator.index(v)
-        except TypeError:
-            raise InvalidLayoutError(
-                f"{field}[{i}] is {v!r} of type {type(v).__name__} but expected an integer: {context}"
-            ) from None
+        n = as_int(v, f"{field}[{i}]", context)
         if not minimum <= n <= _UINT32_MAX:
             raise InvalidLayoutError(
                 f"{field}[{i}] is {n} but expected {minimum} <= {field}[{i}] <= {_UINT32_MAX} "
@@ -200,12 +196,7 @@ def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     DHW {2, 2, 3} -> {6, 3, 1}; NCHW {1, 1, 3, 5} -> {15, 15, 5, 1}.
     """
     sizes, _ = _check_sizes_strides(sizes, None)
-    strides = [0] * len(sizes)
-    stride = 1
-    for i in reversed(range(len(sizes))):
-        strides[i] = stride
-        stride *= sizes[i]
-    return tuple(strides)
+    return dense_strides(sizes, "c")
 
 
 def nhwc_strides(sizes: Sequence[int]) -> tuple[int, ...]:
@@ -224,14 +215,8 @@ def nhwc_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     rank = len(sizes)
     if rank <= 2:
         return packed_strides(sizes)
-    strides = [0] * rank
-    strides[1] = 1
-    stride = sizes[1]
-    for i in range(rank - 1, 1, -1):
-        strides[i] = stride
-        stride *= sizes[i]
-    strides[0] = stride  # = C * prod(spatial sizes)
-    return tuple(strides)
+    # innermost first: C, then the spatial dimensions from the last, then N
+    return dense_strides(sizes, (1, *range(rank - 1, 1, -1), 0))
 
 
 def calculate_strides(
@@ -248,8 +233,9 @@ def calculate_strides(
     sizes, _ = _check_sizes_strides(sizes, None)
     rank = len(sizes)
     bcast = tuple(_as_tuple(broadcast, "broadcast"))
-    for axis in bcast:
-        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)) or not 0 <= axis < rank:
+    for i, axis in enumerate(bcast):
+        axis = as_int(axis, f"broadcast[{i}]", f"sizes={sizes}, broadcast={bcast}")
+        if not 0 <= axis < rank:
             raise InvalidLayoutError(
                 f"broadcast has entry {axis!r} but expected dimension indices 0 <= axis < {rank}: "
                 f"sizes={sizes}, broadcast={bcast}"
@@ -337,14 +323,7 @@ class BufferTensorDesc:
                 f"data_type={_short(name)}, sizes={sizes}, strides={strides}, "
                 f"total_tensor_size_in_bytes={total!r}"
             )
-            if isinstance(total, (bool, np.bool_)):
-                raise InvalidLayoutError(f"total_tensor_size_in_bytes is {total!r} but expected an integer: {context}")
-            try:
-                total = operator.index(total)
-            except TypeError:
-                raise InvalidLayoutError(
-                    f"total_tensor_size_in_bytes is {total!r} but expected an integer: {context}"
-                ) from None
+            total = as_int(total, "total_tensor_size_in_bytes", context)
             if total < minimum:
                 raise InvalidLayoutError(
                     f"total_tensor_size_in_bytes is {total} but expected >= {minimum} "
@@ -466,8 +445,6 @@ class BufferTensorDesc:
         (or ``alloc_size_in_bytes``) // element size. Stride 0 gives a broadcast
         (overlapping, hence read-only) view; NHWC strides on NCHW sizes give the permuted
         view of an NHWC buffer."""
-        from ndarray.descriptor import ShapeDescriptor
-
         if alloc_size_in_bytes is None:
             alloc_size_in_bytes = self.total_tensor_size_in_bytes
         return ShapeDescriptor.create(
@@ -495,14 +472,11 @@ class BufferTensorDesc:
         strides, size-0 dimensions, more than 8 dimensions, values above 2**32 - 1, and
         dtypes without a DirectML type.
         """
-        from ndarray.array import NdArray
-        from ndarray.descriptor import ShapeDescriptor
-
         if isinstance(descriptor, np.ndarray):
             descriptor = NdArray.from_numpy(descriptor)
         d = descriptor.descriptor if isinstance(descriptor, NdArray) else descriptor
         if not isinstance(d, ShapeDescriptor):
-            raise InvalidLayoutError(
+            raise ArgumentTypeError(
                 f"descriptor is a {type(descriptor).__name__} but expected an ndarray.ShapeDescriptor, "
                 f"an NdArray or a numpy array"
             )
