@@ -290,8 +290,11 @@ def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFac
         if d is None:
             descs.append(None)
             continue
-        info = tensor_info(d, call.data_layout, call.quantization[role])
-        descs.append(native_desc(info, acl_layout_padding(d, info), call.backend))
+        # in place: describe the NdArray itself, exactly as its AclTensor will (an NdArray
+        # whose padding is not free declares none; its bare descriptor would)
+        src = call.arrays[role] if plan[role].action is Action.IN_PLACE else d
+        info = tensor_info(src, call.data_layout, call.quantization[role])
+        descs.append(native_desc(info, acl_layout_padding(src, info), call.backend))
     writes, same = probe(call.kind, call.params, descs)
     return replace(facts, writes_outside={r: w > 0 for r, w in zip(call.roles, writes)},
                    writes_beyond={r: w > 1 for r, w in zip(call.roles, writes)}, layout_ok=same)
