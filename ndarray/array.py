@@ -16,48 +16,11 @@ from typing import Any, Iterable, Optional, Sequence, Tuple
 import numpy as np
 
 from .descriptor import ShapeDescriptor
-from .errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError, ReadOnlyError
+from .errors import ArgumentTypeError, ExportRefusedError, InvalidLayoutError, NotRepresentableError, ReadOnlyError
+from .memory import DEFAULT_ALIGNMENT_IN_BYTES, address, aligned_bytes, dense_owner, element_mask
 from .numpy_protocol import NumpyProtocol
 from .strides import CHANNELS_LAST_INNER_TO_OUTER, as_int, check_rank_for, normalize_memory_format
 
-DEFAULT_ALIGNMENT_IN_BYTES = 64
-
-
-def _aligned_bytes(size_in_bytes: int, alignment_in_bytes: int, *, zero: bool = False) -> np.ndarray:
-    """A fresh uint8 array of ``size_in_bytes`` whose first byte is aligned (zeroed if asked)."""
-    alignment_in_bytes = as_int(alignment_in_bytes, "alignment_in_bytes")
-    if alignment_in_bytes <= 0 or alignment_in_bytes & (alignment_in_bytes - 1):
-        raise InvalidLayoutError(f"alignment_in_bytes is {alignment_in_bytes}, expected a power of two")
-    raw = (np.zeros if zero else np.empty)(size_in_bytes + alignment_in_bytes, dtype=np.uint8)
-    start = (-raw.ctypes.data) % alignment_in_bytes
-    return raw[start : start + size_in_bytes]
-
-
-def _address(arr: np.ndarray) -> int:
-    return arr.__array_interface__["data"][0]
-
-
-def _dense_owner(arr: np.ndarray) -> Optional[np.ndarray]:
-    """The dense numpy array whose buffer ``arr`` views, when its size suits ``arr``'s dtype."""
-    owner = arr
-    while isinstance(owner.base, np.ndarray):
-        owner = owner.base
-    if owner is arr or not (owner.flags.c_contiguous or owner.flags.f_contiguous):
-        return None
-    itemsize, start = arr.dtype.itemsize, _address(owner)
-    if owner.nbytes % itemsize or (_address(arr) - start) % itemsize:
-        return None
-    low, high = _byte_reach(arr)
-    if not (start <= _address(arr) + low and _address(arr) + high <= start + owner.nbytes):
-        return None
-    return owner
-
-
-def _byte_reach(arr: np.ndarray):
-    """(lowest, one past the highest) byte any element of ``arr`` occupies, relative to element 0."""
-    low = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s > 0)
-    return low, high + arr.dtype.itemsize
 
 
 class NdArray(NumpyProtocol):
@@ -79,8 +42,8 @@ class NdArray(NumpyProtocol):
     by identity would let ``{a: 1}[b]`` silently call ``bool(a == b)``.
     """
 
-    # numpy < 2's NDArrayOperatorsMixin has no __slots__, so instances already have
-    # __weakref__ (and __dict__) there; numpy 2's declares none and the slot is ours to add.
+    # numpy < 1.25's NDArrayOperatorsMixin has no __slots__, so instances already have
+    # __weakref__ (and a __dict__) there; naming it again would be a TypeError.
     __slots__ = ("_allocation", "_descriptor", "_readonly", "_root") + (
         () if hasattr(NumpyProtocol, "__weakref__") else ("__weakref__",))
 
@@ -116,7 +79,7 @@ class NdArray(NumpyProtocol):
         chosen = next((t for t in (dtype, descriptor_or_dtype) if t is not None), "float32")
         d = ShapeDescriptor(allocation_or_shape, chosen, "c" if order is None else order,
                             paddings=paddings, padding_offsets=padding_offsets)
-        self._wrap(_aligned_bytes(d.alloc_size_in_bytes, DEFAULT_ALIGNMENT_IN_BYTES, zero=True), d, False)
+        self._wrap(aligned_bytes(d.alloc_size_in_bytes, DEFAULT_ALIGNMENT_IN_BYTES, zero=True), d, False)
         self._root = d
 
     def _wrap(self, allocation: Any, descriptor: ShapeDescriptor, readonly: bool) -> None:
@@ -158,7 +121,7 @@ class NdArray(NumpyProtocol):
     ) -> "NdArray":
         """An uninitialised padded buffer, its first byte aligned to ``alignment_in_bytes``."""
         d = ShapeDescriptor(shape, dtype, order, paddings=paddings, padding_offsets=padding_offsets)
-        return cls._made(_aligned_bytes(d.alloc_size_in_bytes, alignment_in_bytes), d, False, d)
+        return cls._made(aligned_bytes(d.alloc_size_in_bytes, alignment_in_bytes), d, False, d)
 
     @classmethod
     def allocate(cls, descriptor: ShapeDescriptor, *, alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES,
@@ -172,7 +135,7 @@ class NdArray(NumpyProtocol):
         slack = as_int(slack_in_bytes, "slack_in_bytes")
         if slack < 0:
             raise InvalidLayoutError(f"slack_in_bytes is {slack}, expected >= 0")
-        raw = _aligned_bytes(descriptor.alloc_size_in_bytes + slack, alignment_in_bytes, zero=True)
+        raw = aligned_bytes(descriptor.alloc_size_in_bytes + slack, alignment_in_bytes, zero=True)
         return cls._made(raw, descriptor, False, descriptor)
 
     @classmethod
@@ -218,12 +181,12 @@ class NdArray(NumpyProtocol):
         if arr.size == 0:  # no byte to wrap; shape and strides are kept as given
             d = ShapeDescriptor(arr.shape, arr.dtype, order, strides=strides, alloc_size=0)
             return cls(np.empty(0, np.uint8), d, readonly=not arr.flags.writeable)
-        owner = _dense_owner(arr)
+        owner = dense_owner(arr)
         if owner is not None:
             # A view of a dense numpy buffer: the whole buffer is the allocation, so a
             # padded buffer sliced out of a bigger array is recognised as one.
-            start = _address(owner)
-            offset = (_address(arr) - start) // itemsize
+            start = address(owner)
+            offset = (address(arr) - start) // itemsize
             d = ShapeDescriptor(arr.shape, arr.dtype, order, strides=strides, offset=offset,
                                 alloc_size=owner.nbytes // itemsize)
             first = owner.reshape(-1)[:1]
@@ -232,7 +195,7 @@ class NdArray(NumpyProtocol):
             # negative strides, else first) to the highest.
             lowest = tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(arr.shape, arr.strides))
             first = arr[lowest].reshape(1) if arr.ndim else arr.reshape(1)
-            offset = (_address(arr) - _address(first)) // itemsize
+            offset = (address(arr) - address(first)) // itemsize
             d = ShapeDescriptor(arr.shape, arr.dtype, order, strides=strides, offset=offset)
         allocation = np.lib.stride_tricks.as_strided(
             first.view(np.uint8).reshape(-1)[:1], shape=(d.alloc_size_in_bytes,), strides=(1,),
@@ -291,7 +254,7 @@ class NdArray(NumpyProtocol):
     def padding_mask(self) -> np.ndarray:
         """Boolean array over :meth:`buffer`: True for cells that hold no element of THIS
         array. Whether another array may own those cells is :meth:`free_padding_mask`."""
-        return ~_element_mask(self._descriptor)
+        return ~element_mask(self._descriptor)
 
     def free_padding_mask(self) -> np.ndarray:
         """Boolean array over :meth:`buffer`: True for cells that belong to no element of any
@@ -305,7 +268,7 @@ class NdArray(NumpyProtocol):
         """
         if self._root is None:
             return np.zeros(self._descriptor.alloc_size, dtype=bool)
-        return ~_element_mask(self._root)
+        return ~element_mask(self._root)
 
     @property
     def padding_is_free(self) -> bool:
@@ -346,9 +309,9 @@ class NdArray(NumpyProtocol):
         """NdArray over the same allocation for a numpy view of this array's elements."""
         itemsize = self._descriptor.itemsize
         start = self.base_ptr
-        if view.size and not start <= _address(view) < start + self._allocation.nbytes:
+        if view.size and not start <= address(view) < start + self._allocation.nbytes:
             raise NotRepresentableError(f"{what} needs a copy: the result does not lie in this allocation: {self._descriptor!r}")
-        offset = (_address(view) - start) // itemsize if view.size else 0
+        offset = (address(view) - start) // itemsize if view.size else 0
         strides = tuple(s // itemsize for s in view.strides)
         d = ShapeDescriptor(view.shape, view.dtype, self._descriptor.order, strides=strides, offset=offset,
                             alloc_size=self._descriptor.alloc_size if view.size else 0)
@@ -372,7 +335,7 @@ class NdArray(NumpyProtocol):
         self.numpy()[_unwrap_key(key)] = np.asarray(value) if isinstance(value, NdArray) else value
 
     def transpose(self, *axes: Any) -> "NdArray":
-        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = tuple(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         return self._view(self.numpy().transpose(*axes) if axes else self.numpy().T, f"transpose{axes}")
 
     permute = transpose
@@ -384,7 +347,7 @@ class NdArray(NumpyProtocol):
 
     def reshape(self, *shape: Any) -> "NdArray":
         """A view with a new shape, or NotRepresentableError where numpy would need a copy."""
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         src = self.numpy()
         try:
             view = src.reshape(shape)
@@ -441,7 +404,7 @@ class NdArray(NumpyProtocol):
         """Export the logical elements (strides in elements, as DLPack wants); padding stays
         invisible to the consumer, which only sees larger strides.
 
-        Negative strides are refused with BufferError (numpy's convention for a layout it
+        Negative strides are refused with ExportRefusedError, a BufferError (numpy's convention for a layout it
         will not export): DLPack allows them, but PyTorch's importer takes the whole process
         down on them. Use ``contiguous()`` first, or ``np.from_dlpack(a.numpy())`` when the
         consumer is numpy.
@@ -449,7 +412,7 @@ class NdArray(NumpyProtocol):
         d = self._descriptor
         for i, (n, s) in enumerate(zip(d.shape, d.strides)):
             if s < 0 and n > 1:
-                raise BufferError(
+                raise ExportRefusedError(
                     f"strides[{i}] is {s}, a negative stride: DLPack consumers such as PyTorch cannot "
                     f"import it (expected strides >= 0; call contiguous() for a copy): {d!r}"
                 )
@@ -471,17 +434,6 @@ class NdArray(NumpyProtocol):
 def _read_only(view: np.ndarray) -> np.ndarray:
     view.flags.writeable = False
     return view
-
-
-def _element_mask(d: ShapeDescriptor) -> np.ndarray:
-    """Boolean array over the allocation (in elements): True where an element of ``d`` lives."""
-    mask = np.zeros(d.alloc_size, dtype=bool)
-    if d.size:
-        index = np.lib.stride_tricks.as_strided(
-            np.arange(d.alloc_size, dtype=np.int64)[d.offset:], shape=d.shape,
-            strides=tuple(s * 8 for s in d.strides))
-        mask[index.reshape(-1)] = True
-    return mask
 
 
 def _unwrap_key(key: Any) -> Any:

@@ -41,29 +41,21 @@ import numpy as np
 
 from . import shape_info as _shape_info
 from .errors import InvalidLayoutError
-from .strides import Context, as_int, as_int_tuple, context_text, dense_strides, inner_to_outer
+from .layout_rules import (
+    ExplicitLayout,
+    check_bounds,
+    check_dtype,
+    check_inside,
+    may_overlap,
+    reach,
+    recover_padding,
+)
+from .strides import as_int, as_int_tuple, check_index, context_text, dense_strides
 
 ORDERS = ("c", "f")
 
-# Above this many logical elements, `overlaps` stops enumerating addresses and answers
-# conservatively (True = "may overlap") when the cheap sorted-stride test is inconclusive.
-_EXACT_OVERLAP_LIMIT = 1 << 20
-
-
-#: Every count of elements and of bytes must fit a signed 64-bit integer (DLPack's int64
-#: shapes and strides, numpy's intp, ACL's size_t all hold it).
-INT64_MAX = 2**63 - 1
 _text = context_text
 _as_int_tuple = as_int_tuple
-
-
-@dataclass(frozen=True)
-class ExplicitLayout:
-    """A strided view that is not a padded buffer: stored as given (all in elements)."""
-
-    strides: Tuple[int, ...]
-    offset: int
-    alloc_size: int
 
 
 _FIELDS = ("shape", "dtype", "order", "paddings", "padding_offsets", "explicit")
@@ -111,18 +103,8 @@ class ShapeDescriptor:
         self._check()
 
     @classmethod
-    def create(
-        cls,
-        shape: Iterable[int],
-        dtype: Any = "float32",
-        order: Optional[str] = "c",
-        *,
-        strides: Optional[Iterable[int]] = None,
-        offset: int = 0,
-        alloc_size: Optional[int] = None,
-        paddings: Optional[Iterable[int]] = None,
-        padding_offsets: Optional[Iterable[int]] = None,
-    ) -> "ShapeDescriptor":
+    def create(cls, shape: Iterable[int], dtype: Any = "float32", order: Optional[str] = "c",
+               **layout: Any) -> "ShapeDescriptor":
         """The one canonicalising factory; ``ShapeDescriptor(...)`` is the same call.
 
         Either give ``paddings``/``padding_offsets`` (a libnd4j padded buffer), or
@@ -130,8 +112,7 @@ class ShapeDescriptor:
         With strides, ``order`` is only a preference: the strides decide. A layout that is a
         padded buffer in the other order gets that order, so one layout has one descriptor.
         """
-        return cls(shape, dtype, order, strides=strides, offset=offset, alloc_size=alloc_size,
-                   paddings=paddings, padding_offsets=padding_offsets)
+        return cls(shape, dtype, order, **layout)
 
     @classmethod
     def _from_fields(cls, shape: Tuple[int, ...], dtype: np.dtype, order: str, paddings: Tuple[int, ...],
@@ -170,8 +151,8 @@ class ShapeDescriptor:
                     f"strides has {len(self.explicit.strides)} entries but shape has rank {rank}: "
                     f"shape={self.shape}, strides={self.explicit.strides}"
                 )
-            _check_inside(self.shape, self.explicit, self._fields_text)
-        _check_bounds(self.shape, self.dtype.itemsize, self.strides, self.alloc_size, self._fields_text)
+            check_inside(self.shape, self.explicit, self._fields_text)
+        check_bounds(self.shape, self.dtype.itemsize, self.strides, self.alloc_size, self._fields_text)
 
     def _fields_text(self) -> str:
         """The stored fields, for error messages (safe on a value that failed its checks)."""
@@ -261,16 +242,11 @@ class ShapeDescriptor:
     def overlaps(self) -> bool:
         """True when two logical elements may share an address (stride-0 broadcasts,
         overlapping strides). Exact up to 2**20 elements, conservative above."""
-        return _may_overlap(self.shape, self.strides)
+        return may_overlap(self.shape, self.strides)
 
     def element_offset(self, index: Sequence[int]) -> int:
         """Elements from the start of the allocation to element ``index``."""
-        index = _as_int_tuple(index, "index", self.__repr__)
-        if len(index) != self.rank:
-            raise IndexError(f"index has {len(index)} entries but shape has rank {self.rank}: index={index}, {self!r}")
-        for i, (e, n) in enumerate(zip(index, self.shape)):
-            if not 0 <= e < n:
-                raise IndexError(f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index}, {self!r}")
+        index = check_index(index, self.shape, self.__repr__)
         return self.offset + sum(e * s for e, s in zip(index, self.strides))
 
     # ------------------------------------------------------------------ libnd4j shapeInfo
@@ -314,7 +290,7 @@ def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: 
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
         shape = (shape,)  # as numpy: ShapeDescriptor(5) is shape (5,)
     shape_t = _as_int_tuple(shape, "shape", context)
-    dtype_n = _check_dtype(dtype, context)
+    dtype_n = check_dtype(dtype, context)
     if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
         raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {_text(context)}")
     preferred = "c" if order is None else order.lower()
@@ -322,7 +298,7 @@ def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: 
     for i, n in enumerate(shape_t):
         if n < 0:
             raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {_text(context)}")
-    _check_bounds(shape_t, dtype_n.itemsize, (), None, context)
+    check_bounds(shape_t, dtype_n.itemsize, (), None, context)
 
     if strides is None and offset == 0 and alloc_size is None:
         rank = len(shape_t)
@@ -344,154 +320,16 @@ def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: 
                 f"shape={shape_t}, strides={strides_t}"
             )
     offset = as_int(offset, "offset", _text(context))
-    _, high = _reach(shape_t, strides_t)
+    _, high = reach(shape_t, strides_t)
     if alloc_size is None:
         alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
     alloc_size = as_int(alloc_size, "alloc_size", _text(context))
     layout = ExplicitLayout(strides_t, offset, alloc_size)
-    _check_inside(shape_t, layout, context)
-    _check_bounds(shape_t, dtype_n.itemsize, strides_t, alloc_size, context)
+    check_inside(shape_t, layout, context)
+    check_bounds(shape_t, dtype_n.itemsize, strides_t, alloc_size, context)
     for candidate in orders:
         padded = recover_padding(shape_t, strides_t, offset, alloc_size, candidate)
         if padded is not None:
             return shape_t, dtype_n, candidate, padded[0], padded[1], None
     zeros = (0,) * len(shape_t)
     return shape_t, dtype_n, orders[0], zeros, zeros, layout
-
-
-def _check_bounds(shape: Tuple[int, ...], itemsize: int, strides: Sequence[int], alloc_size: Optional[int],
-                  context: Context) -> None:
-    """Elements, bytes and byte strides must fit int64 (DLPack, numpy's intp, ACL's sizes)."""
-    size = math.prod(shape)
-    if size > INT64_MAX or size * itemsize > INT64_MAX:
-        raise InvalidLayoutError(
-            f"shape {shape} has {size} elements ({size * itemsize} bytes), expected at most 2**63 - 1 "
-            f"elements and bytes (int64): {_text(context)}"
-        )
-    for i, s in enumerate(strides):
-        if abs(s) * itemsize > INT64_MAX:
-            raise InvalidLayoutError(
-                f"strides[{i}] is {s} elements ({s * itemsize} bytes), expected |strides_in_bytes| <= 2**63 - 1 "
-                f"(int64): {_text(context)}"
-            )
-    if alloc_size is not None and alloc_size * itemsize > INT64_MAX:
-        raise InvalidLayoutError(
-            f"alloc_size is {alloc_size} elements ({alloc_size * itemsize} bytes), expected "
-            f"alloc_size_in_bytes <= 2**63 - 1 (int64): {_text(context)}"
-        )
-
-
-def _is_ml_dtype(dt: np.dtype) -> bool:
-    """bfloat16, float8_*, int4... from ml_dtypes (the package JAX uses): scalar types numpy lacks."""
-    return type(dt).__module__.startswith("ml_dtypes") or getattr(dt.type, "__module__", "").startswith("ml_dtypes")
-
-
-def _check_dtype(dtype, context: Context) -> np.dtype:
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
-    if (dt.kind not in "biufc" and not _is_ml_dtype(dt)) or dt.fields is not None or dt.subdtype is not None:
-        raise InvalidLayoutError(
-            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype (or one of ml_dtypes'): {_text(context)}"
-        )
-    return dt
-
-
-def _reach(shape: Sequence[int], strides: Sequence[int]) -> Tuple[int, int]:
-    """(lowest, highest) element offset reachable from element 0, relative to element 0."""
-    if math.prod(shape) == 0:
-        return 0, -1
-    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
-    return low, high
-
-
-def _check_inside(shape: Tuple[int, ...], layout: ExplicitLayout, context: Context) -> None:
-    """Refuse any layout that would reach outside its allocation."""
-    if layout.alloc_size < 0:
-        raise InvalidLayoutError(f"alloc_size is {layout.alloc_size}, expected >= 0: {_text(context)}")
-    if math.prod(shape) == 0:
-        return
-    low, high = _reach(shape, layout.strides)
-    if layout.offset + low < 0:
-        raise InvalidLayoutError(
-            f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + low}, "
-            f"before the start of the allocation (expected >= 0): {_text(context)}"
-        )
-    if layout.offset + high >= layout.alloc_size:
-        raise InvalidLayoutError(
-            f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + high}, "
-            f"past the end of the allocation of alloc_size {layout.alloc_size} "
-            f"(expected < {layout.alloc_size}): {_text(context)}"
-        )
-
-
-def recover_padding(
-    shape: Sequence[int], strides: Sequence[int], offset: int, alloc_size: int, order: str
-) -> Optional[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
-    """(paddings, padding_offsets) when ``strides`` describe a padded buffer, else None.
-
-    The ADR's pseudo-code, for order 'c' (order 'f' reads the dimensions the other way)::
-
-        shapesAfterPadding[j] = strides[j - 1] / strides[j]      for j = rank-1 .. 1
-        shapesAfterPadding[0] = allocSize / strides[0]
-        paddings[j] = shapesAfterPadding[j] - shape[j]
-
-    The ADR notes padding offsets cannot be read off the offset in general; with every
-    padding offset bounded by its padding they can: they are the digits of ``offset`` in
-    the mixed radix ``padded_shape`` (innermost digit first), and this function requires
-    that decomposition to land every element inside the padded box.
-    """
-    rank = len(shape)
-    if rank == 0 or any(n == 0 for n in shape):
-        # rank 0: only offset 0 in a 1-element buffer is a "padded buffer" (with nothing padded)
-        ok = rank == 0 and offset == 0 and alloc_size == 1
-        return ((), ()) if ok else None
-    dims = list(inner_to_outer(rank, order))
-    if strides[dims[0]] != 1:
-        return None
-    padded = [0] * rank
-    for inner, outer in zip(dims, dims[1:]):
-        if strides[inner] <= 0 or strides[outer] % strides[inner]:
-            return None
-        padded[inner] = strides[outer] // strides[inner]
-    last = dims[-1]
-    if strides[last] <= 0 or alloc_size % strides[last]:
-        return None
-    padded[last] = alloc_size // strides[last]
-    if any(p < n for p, n in zip(padded, shape)):
-        return None
-    offsets = [0] * rank
-    rest = offset
-    for d in dims[:-1]:
-        rest, offsets[d] = divmod(rest, padded[d])
-    offsets[last] = rest
-    if any(o + n > p for o, n, p in zip(offsets, shape, padded)):
-        return None
-    return tuple(p - n for p, n in zip(padded, shape)), tuple(offsets)
-
-
-def _may_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
-    if math.prod(shape) == 0:  # no two elements to share an address
-        return False
-    dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
-    if not dims:
-        return False
-    if dims[0][0] == 0:
-        return True
-    # Sufficient test: each stride clears the whole extent of the faster dimensions.
-    extent = 1
-    for s, n in dims:
-        if s < extent:
-            break
-        extent += s * (n - 1)
-    else:
-        return False
-    size = math.prod(n for _, n in dims)
-    if size > _EXACT_OVERLAP_LIMIT:
-        return True
-    addresses = np.zeros((), dtype=np.int64)
-    for s, n in dims:
-        addresses = np.add.outer(addresses, np.arange(n, dtype=np.int64) * s)
-    return np.unique(addresses).size != size

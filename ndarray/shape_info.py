@@ -19,7 +19,7 @@ user-facing module and depends on both).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -39,7 +39,7 @@ ARRAY_BOOL = 524288
 ARRAY_UNSIGNED = 8388608
 ARRAY_HAS_PADDED_BUFFER = 1 << 25
 
-TYPE_FLAGS = {
+TYPE_FLAGS: Dict[np.dtype, int] = {
     np.dtype("float16"): ARRAY_HALF,
     np.dtype("float32"): ARRAY_FLOAT,
     np.dtype("float64"): ARRAY_DOUBLE,

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import ArgumentTypeError, InvalidLayoutError, UnsupportedOptionError
+from .errors import ArgumentTypeError, IndexOutOfRangeError, InvalidLayoutError, UnsupportedOptionError
 
 __all__ = [
     "Order",
@@ -91,6 +91,22 @@ def as_int_tuple(values: Any, field: str, context: Context = "") -> Tuple[int, .
         raise ArgumentTypeError(f"{field} is {values!r}, expected a sequence of integers{where}")
     items = tuple(values)
     return tuple(as_int(v, f"{field}[{i}]", context or f"{field}={items!r}") for i, v in enumerate(items))
+
+
+def check_index(index: Any, shape: Sequence[int], context: Context) -> Tuple[int, ...]:
+    """``index`` as a tuple of ints inside ``shape`` (no negative indices: an element offset
+    needs the element itself), or IndexOutOfRangeError naming the entry, value and bound."""
+    index_t = as_int_tuple(index, "index", context)
+    if len(index_t) != len(shape):
+        raise IndexOutOfRangeError(
+            f"index has {len(index_t)} entries but shape has rank {len(shape)}: index={index_t}, {context_text(context)}"
+        )
+    for i, (e, n) in enumerate(zip(index_t, shape)):
+        if not 0 <= e < n:
+            raise IndexOutOfRangeError(
+                f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index_t}, {context_text(context)}"
+            )
+    return index_t
 
 
 # --------------------------------------------------------------------------- dense strides

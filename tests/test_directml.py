@@ -457,7 +457,7 @@ def test_index_and_buffer_errors():
         desc.wrap(chars("ABCDEFGHIJK"))
     with pytest.raises(InvalidLayoutError, match=r"buffer must be a C-contiguous numpy array, got ndarray with strides \(2,\)"):
         desc.wrap(chars("ABCDEFGHIJKLABCDEFGHIJKL")[::2])
-    with pytest.raises(InvalidLayoutError, match=r"buffer must be a C-contiguous numpy array, got bytes"):
+    with pytest.raises(ArgumentTypeError, match=r"buffer must be a C-contiguous numpy array, got bytes"):
         desc.wrap(b"ABCDEFGHIJKL")
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -49,7 +49,7 @@ _PREFIX = "DML_TENSOR_DATA_TYPE_"
 
 #: Short DirectML data type name -> numpy dtype, i.e. every DML_TENSOR_DATA_TYPE with a
 #: whole-byte element (DirectMLX.h's DMLCalcBufferTensorSize sizes exactly these).
-DATA_TYPES = {
+DATA_TYPES: Dict[str, np.dtype] = {
     "FLOAT32": np.dtype(np.float32),
     "FLOAT16": np.dtype(np.float16),
     "UINT32": np.dtype(np.uint32),
@@ -117,7 +117,8 @@ def _short(name: str) -> str:
 
 
 def _numpy_dtype(data_type: Any) -> np.dtype:
-    return DATA_TYPES[_short(data_type_name(data_type))]
+    dtype: np.dtype = DATA_TYPES[_short(data_type_name(data_type))]
+    return dtype
 
 
 def element_size_in_bytes(data_type: Any) -> int:
@@ -172,12 +173,12 @@ def _check_sizes_strides(
     return sizes_t, strides_t
 
 
-def _plain(values: tuple) -> tuple:
+def _plain(values: Tuple[Any, ...]) -> Tuple[Any, ...]:
     """For messages: numpy integers shown as plain ints ((1, 2) rather than (np.int64(1), ...))."""
     return tuple(int(v) if isinstance(v, np.integer) else v for v in values)
 
 
-def _as_tuple(values: Any, field: str) -> tuple:
+def _as_tuple(values: Any, field: str) -> Tuple[Any, ...]:
     if isinstance(values, (str, bytes)):
         raise InvalidLayoutError(f"{field} is {values!r} but expected a sequence of integers")
     try:
@@ -336,6 +337,12 @@ class BufferTensorDesc:
 
     # ------------------------------------------------------------------ derived facts
     @property
+    def _total(self) -> int:
+        """total_tensor_size_in_bytes, never None after __post_init__."""
+        assert self.total_tensor_size_in_bytes is not None, f"unset total size: {self!r}"
+        return self.total_tensor_size_in_bytes
+
+    @property
     def dimension_count(self) -> int:
         return len(self.sizes)
 
@@ -344,7 +351,7 @@ class BufferTensorDesc:
     @property
     def dtype(self) -> np.dtype:
         """The numpy dtype of the elements."""
-        return DATA_TYPES[_short(self.data_type)]
+        return _numpy_dtype(self.data_type)
 
     @property
     def element_size_in_bytes(self) -> int:
@@ -439,14 +446,14 @@ class BufferTensorDesc:
         return self if self.rank >= 4 else self.expand_to_rank(4)
 
     # ------------------------------------------------------------------ ShapeDescriptor
-    def to_shape_descriptor(self, alloc_size_in_bytes: Optional[int] = None):
+    def to_shape_descriptor(self, alloc_size_in_bytes: Optional[int] = None) -> ShapeDescriptor:
         """The same layout as an ``ndarray.ShapeDescriptor``: shape = sizes, strides =
         effective strides (elements), offset 0, alloc_size = total_tensor_size_in_bytes
         (or ``alloc_size_in_bytes``) // element size. Stride 0 gives a broadcast
         (overlapping, hence read-only) view; NHWC strides on NCHW sizes give the permuted
         view of an NHWC buffer."""
         if alloc_size_in_bytes is None:
-            alloc_size_in_bytes = self.total_tensor_size_in_bytes
+            alloc_size_in_bytes = self._total
         return ShapeDescriptor.create(
             self.sizes,
             self.dtype,
@@ -504,12 +511,12 @@ class BufferTensorDesc:
             )
         sizes = d.shape if d.rank else (1,)
         strides: Optional[tuple[int, ...]] = d.strides if d.rank else (1,)
-        if all(s == p for n, s, p in zip(sizes, strides, packed_strides(sizes)) if n > 1):
+        if all(s == p for n, s, p in zip(sizes, strides or (), packed_strides(sizes)) if n > 1):
             strides = None
         minimum = calc_buffer_tensor_size(name, sizes, strides)
         return cls(name, sizes, strides, max(minimum, d.alloc_size_in_bytes))
 
-    def wrap(self, buffer: np.ndarray):
+    def wrap(self, buffer: np.ndarray) -> NdArray:
         """An ``ndarray.NdArray`` over ``buffer`` (a C-contiguous numpy array of any dtype)
         described by this tensor, without copying; its allocation is the first
         min(buffer bytes, total_tensor_size_in_bytes) bytes. Broadcast (overlapping)
@@ -519,9 +526,9 @@ class BufferTensorDesc:
         DirectML itself wants a bound buffer of at least total_tensor_size_in_bytes
         (rounded up to 4 bytes); a numpy view does not need that slack.
         """
-        from ndarray.array import NdArray
-
-        if not isinstance(buffer, np.ndarray) or not buffer.flags.c_contiguous:
+        if not isinstance(buffer, np.ndarray):
+            raise ArgumentTypeError(f"buffer must be a C-contiguous numpy array, got {type(buffer).__name__}: {self!r}")
+        if not buffer.flags.c_contiguous:
             raise InvalidLayoutError(
                 f"buffer must be a C-contiguous numpy array, got {type(buffer).__name__}"
                 f"{'' if not isinstance(buffer, np.ndarray) else ' with strides ' + str(buffer.strides)}: {self!r}"
@@ -534,7 +541,7 @@ class BufferTensorDesc:
                 f"(index_of_last_element + 1 = {self.index_of_last_element + 1} elements of "
                 f"{self.element_size_in_bytes} bytes; expected at least that many): {self!r}"
             )
-        alloc = min(raw.nbytes, self.total_tensor_size_in_bytes)
+        alloc = min(raw.nbytes, self._total)
         alloc -= alloc % self.element_size_in_bytes
         return NdArray(raw, self.to_shape_descriptor(alloc), readonly=not buffer.flags.writeable)
 

@@ -28,6 +28,7 @@ from typing import Any, Dict, Tuple
 import numpy as np
 
 from ..array import NdArray
+from ..dtypes import dtype_named
 from ..errors import NotRepresentableError
 
 KDL_CPU = 1
@@ -151,14 +152,7 @@ def _dtype_of(key: Tuple[int, int], lanes: int, producer: str) -> np.dtype:
             f"DLPack dtype (code={code}, bits={bits}, lanes={lanes}) of {producer} has no numpy or ml_dtypes "
             f"dtype, expected one of {known} (code, bits) with lanes=1"
         )
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise NotRepresentableError(
-            f"DLPack dtype {name} of {producer} is not a numpy dtype: install ml_dtypes (the package JAX uses) "
-            f"to import it"
-        ) from None
-    return np.dtype(getattr(ml_dtypes, name))
+    return dtype_named(name, f"DLPack dtype {name} of {producer}")
 
 
 def _consume(capsule: Any, managed: Any, shape: Tuple[int, ...], strides: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -172,4 +166,4 @@ def _consume(capsule: Any, managed: Any, shape: Tuple[int, ...], strides: Tuple[
     start = (t.data or 0) + t.byte_offset + low * itemsize
     raw = (ctypes.c_ubyte * ((high - low + 1) * itemsize)).from_address(start)
     raw._owner = owner  # type: ignore[attr-defined]  # the producer's memory lives as long as raw
-    return np.ndarray(shape, dtype, buffer=raw, offset=-low * itemsize, strides=tuple(s * itemsize for s in strides))
+    return np.ndarray(shape, dtype, buffer=memoryview(raw), offset=-low * itemsize, strides=tuple(s * itemsize for s in strides))

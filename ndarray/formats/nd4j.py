@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 from ..descriptor import ShapeDescriptor
-from ..shape_info import (  # noqa: F401  (re-exported flags)
+from ..shape_info import (
     ARRAY_BOOL,
     ARRAY_CHAR,
     ARRAY_DOUBLE,
@@ -24,6 +24,10 @@ from ..shape_info import (  # noqa: F401  (re-exported flags)
     ARRAY_SHORT,
     ARRAY_UNSIGNED,
 )
+
+__all__ = ["ARRAY_BOOL", "ARRAY_CHAR", "ARRAY_DOUBLE", "ARRAY_EMPTY", "ARRAY_FLOAT", "ARRAY_HALF",
+           "ARRAY_HAS_PADDED_BUFFER", "ARRAY_INT", "ARRAY_LONG", "ARRAY_SHORT", "ARRAY_UNSIGNED",
+           "from_shape_info", "to_shape_info"]
 
 
 def to_shape_info(d: ShapeDescriptor) -> Tuple[int, ...]:

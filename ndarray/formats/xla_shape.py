@@ -37,142 +37,13 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..descriptor import ShapeDescriptor
+from ..dtypes import dtype_named
 from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
-from ..strides import as_int_tuple
+from ..strides import as_int_tuple, check_index
+from .xla_fields import ELEMENT_TYPES, PADDING_VALUES, element_type_of, join, validate
 from .xla_tiled import COMBINE, XLA_COMBINE_DIMENSION, TiledView, apply_tile, tile_text, tiled_view
 
 __all__ = ["COMBINE", "ELEMENT_TYPES", "PADDING_VALUES", "TiledView", "XlaShape", "XlaTuple"]
-
-# XLA PrimitiveType (lower case, as printed) -> (bits per element, numpy dtype name, or the
-# ml_dtypes name for the types numpy lacks, or None when no array dtype exists).
-ELEMENT_TYPES = {
-    "pred": (8, "bool"),
-    "s1": (1, None), "s2": (2, "int2"), "s4": (4, "int4"),
-    "s8": (8, "int8"), "s16": (16, "int16"), "s32": (32, "int32"), "s64": (64, "int64"),
-    "u1": (1, None), "u2": (2, "uint2"), "u4": (4, "uint4"),
-    "u8": (8, "uint8"), "u16": (16, "uint16"), "u32": (32, "uint32"), "u64": (64, "uint64"),
-    "f16": (16, "float16"), "bf16": (16, "bfloat16"), "f32": (32, "float32"), "f64": (64, "float64"),
-    "f8e5m2": (8, "float8_e5m2"), "f8e4m3": (8, "float8_e4m3"), "f8e4m3fn": (8, "float8_e4m3fn"),
-    "f8e4m3b11fnuz": (8, "float8_e4m3b11fnuz"), "f8e5m2fnuz": (8, "float8_e5m2fnuz"),
-    "f8e4m3fnuz": (8, "float8_e4m3fnuz"), "f8e3m4": (8, "float8_e3m4"), "f8e8m0fnu": (8, "float8_e8m0fnu"),
-    "f4e2m1fn": (4, "float4_e2m1fn"),
-    "c64": (64, "complex64"), "c128": (128, "complex128"),
-    "token": (0, None), "opaque": (0, None),
-}
-_NUMPY_NAMES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "complex64", "complex128"}
-
-
-def _element_type_of(dtype: np.dtype) -> Optional[str]:
-    """XLA's element type of a numpy (or ml_dtypes) dtype, or None."""
-    for et, (_, name) in ELEMENT_TYPES.items():
-        if name in _NUMPY_NAMES and np.dtype(name) == dtype:
-            return et
-    if type(dtype).__module__.startswith("ml_dtypes") or dtype.type.__module__.startswith("ml_dtypes"):
-        return next((et for et, (_, name) in ELEMENT_TYPES.items() if name == dtype.name), None)
-    return None
-
-# XLA's PaddingValue enum (ZERO_PAD, ONE_PAD, ...) without the _PAD suffix.
-PADDING_VALUES = ("ZERO", "ONE", "LOWEST", "HIGHEST", "UNKNOWN")
-
-
-def _ml_dtype(name: str, what: str) -> np.dtype:
-    """numpy's dtype, or ml_dtypes' for the types numpy lacks (bfloat16, float8_*, int4...)."""
-    if name in _NUMPY_NAMES:
-        return np.dtype(name)
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise NotRepresentableError(
-            f"{what} needs numpy dtype {name}, which numpy lacks: install ml_dtypes (the package JAX uses) "
-            f"to get it"
-        ) from None
-    return np.dtype(getattr(ml_dtypes, name))
-
-
-def _join(values: Iterable[int]) -> str:
-    return ",".join(str(v) for v in values)
-
-
-def _ints(values: Any, field: str, context: str) -> Tuple[int, ...]:
-    return as_int_tuple(values, field, context)
-
-
-def _validate(element_type: str, dimensions: Tuple[int, ...], minor_to_major: Tuple[int, ...],
-              tiles: Tuple[Tuple[int, ...], ...], padded_dimensions: Tuple[int, ...],
-              padding_value: Optional[str], whole: str) -> None:
-    """Raise InvalidLayoutError naming field, value, expectation and ``whole`` (the text)."""
-    where = f" in '{whole}'"
-    if element_type not in ELEMENT_TYPES:
-        raise InvalidLayoutError(
-            f"element_type {element_type!r} is not one of {', '.join(ELEMENT_TYPES)} (in any case){where}"
-        )
-    rank = len(dimensions)
-    for i, n in enumerate(dimensions):
-        if n < 0:
-            raise InvalidLayoutError(
-                f"dimensions [{_join(dimensions)}] has {n} at dimension {i}, expected sizes >= 0{where}"
-            )
-    m2m = "{" + _join(minor_to_major) + "}"
-    if len(minor_to_major) != rank:
-        raise InvalidLayoutError(
-            f"minor_to_major {m2m} has {len(minor_to_major)} entries but the shape has rank {rank}, "
-            f"expected one entry per dimension{where}"
-        )
-    if sorted(minor_to_major) != list(range(rank)):
-        raise InvalidLayoutError(f"minor_to_major {m2m} is not a permutation of 0..{rank - 1}{where}")
-    if padded_dimensions:
-        pads = f"({_join(padded_dimensions)})"
-        if len(padded_dimensions) != rank:
-            raise InvalidLayoutError(
-                f"padded_dimensions {pads} has {len(padded_dimensions)} entries but the shape has rank "
-                f"{rank}, expected one entry per dimension{where}"
-            )
-        for i, (p, n) in enumerate(zip(padded_dimensions, dimensions)):
-            if p < n:
-                raise InvalidLayoutError(
-                    f"padded_dimensions {pads} is smaller than dimensions [{_join(dimensions)}] at "
-                    f"dimension {i} ({p} < {n}), expected padded_dimensions >= dimensions{where}"
-                )
-        if tiles:
-            raise InvalidLayoutError(
-                f"padded_dimensions {pads} together with tiles {''.join(tile_text(t) for t in tiles)}: "
-                f"expected one or the other (XLA's layouts never combined them){where}"
-            )
-    if padding_value is not None:
-        if padding_value not in PADDING_VALUES:
-            raise InvalidLayoutError(
-                f"padding_value {padding_value!r} is not one of {', '.join(PADDING_VALUES)}{where}"
-            )
-        if not padded_dimensions:
-            raise InvalidLayoutError(
-                f"padding_value {padding_value} without padded_dimensions, expected padded_dimensions "
-                f"to go with it{where}"
-            )
-    tiled_rank = rank  # rank of the array each successive tile applies to
-    for level, tile in enumerate(tiles):
-        text = tile_text(tile)
-        if not tile:
-            raise InvalidLayoutError(f"tiles[{level}] {text} is empty, expected at least one size{where}")
-        for j, t in enumerate(tile):
-            if t <= 0 and t != COMBINE:
-                raise InvalidLayoutError(
-                    f"tiles[{level}] {text} has {t} at position {j}, expected a size > 0 or * "
-                    f"(-1: combine with the next minor dimension){where}"
-                )
-        if tile[-1] == COMBINE:
-            raise InvalidLayoutError(
-                f"tiles[{level}] {text} ends with *, expected a size after the last * "
-                f"(* combines a dimension with the next more minor one){where}"
-            )
-        if len(tile) > tiled_rank:
-            raise InvalidLayoutError(
-                f"tiles[{level}] {text} has {len(tile)} entries but the array it tiles has rank "
-                f"{tiled_rank}, expected at most {tiled_rank}{where}"
-            )
-        # the k tiled dimensions become m outer + m inner ones (m = entries that are not '*')
-        tiled_rank += 2 * sum(1 for t in tile if t != COMBINE) - len(tile)
-
 
 # ---------------------------------------------------------------------------- the shape
 @dataclass(frozen=True)
@@ -222,12 +93,12 @@ class XlaShape:
         )
         if not isinstance(element_type, str):
             raise ArgumentTypeError(f"element_type {element_type!r} is not a string: {context}")
-        dims = _ints(dimensions, "dimensions", context)
-        m2m = tuple(range(len(dims) - 1, -1, -1)) if minor_to_major is None else _ints(minor_to_major, "minor_to_major", context)
+        dims = as_int_tuple(dimensions, "dimensions", context)
+        m2m = tuple(range(len(dims) - 1, -1, -1)) if minor_to_major is None else as_int_tuple(minor_to_major, "minor_to_major", context)
         tile_t = tuple(
-            tuple(COMBINE if t == XLA_COMBINE_DIMENSION else t for t in _ints(tile, "tiles", context)) for tile in tiles
+            tuple(COMBINE if t == XLA_COMBINE_DIMENSION else t for t in as_int_tuple(tile, "tiles", context)) for tile in tiles
         )
-        padded = () if padded_dimensions is None else _ints(padded_dimensions, "padded_dimensions", context)
+        padded = () if padded_dimensions is None else as_int_tuple(padded_dimensions, "padded_dimensions", context)
         if isinstance(padding_value, str):
             padding_value = padding_value.upper()
             if padding_value.endswith("_PAD"):
@@ -251,7 +122,7 @@ class XlaShape:
 
     def __post_init__(self) -> None:
         whole = repr(self)
-        _validate(self.element_type, self.dimensions, self.minor_to_major, self.tiles, self.padded_dimensions,
+        validate(self.element_type, self.dimensions, self.minor_to_major, self.tiles, self.padded_dimensions,
                   self.padding_value, whole)
         if self.dynamic_dimensions and len(self.dynamic_dimensions) != self.rank:
             raise InvalidLayoutError(
@@ -287,13 +158,13 @@ class XlaShape:
         if self.dynamic_shape_metadata_prefix_bytes:
             attrs += f"M({self.dynamic_shape_metadata_prefix_bytes})"
         if self.padded_dimensions:  # this module's extension, never printed by XLA
-            attrs += f"pad({_join(self.padded_dimensions)}" + (f";{self.padding_value}" if self.padding_value else "") + ")"
+            attrs += f"pad({join(self.padded_dimensions)}" + (f";{self.padding_value}" if self.padding_value else "") + ")"
         default = self.minor_to_major == tuple(range(self.rank - 1, -1, -1))
         if not self.has_layout and default and not attrs:
             return ""
         if not self.dimensions and not attrs:
             return ""  # XLA prints a scalar's empty layout as nothing: f32[]
-        return "{" + _join(self.minor_to_major) + (":" + attrs if attrs else "") + "}"
+        return "{" + join(self.minor_to_major) + (":" + attrs if attrs else "") + "}"
 
     def __repr__(self) -> str:
         dims = ",".join(("<=" if self.dynamic_dimensions and self.dynamic_dimensions[i] else "") + str(n)
@@ -334,7 +205,7 @@ class XlaShape:
                 f"element_type {self.element_type} has no numpy dtype, expected one of "
                 f"{', '.join(et for et, (_, n) in ELEMENT_TYPES.items() if n)}: {self!r}"
             )
-        return _ml_dtype(name, f"element_type {self.element_type}")
+        return dtype_named(name, f"element_type {self.element_type}")
 
     @property
     def itemsize(self) -> int:
@@ -391,12 +262,7 @@ class XlaShape:
 
     def linear_index(self, index: Sequence[int]) -> int:
         """Position in the buffer (in elements) of the element at logical ``index``."""
-        index = as_int_tuple(index, "index")
-        if len(index) != self.rank:
-            raise IndexError(f"index has {len(index)} entries but the shape has rank {self.rank}: index={index}, {self!r}")
-        for i, (e, n) in enumerate(zip(index, self.dimensions)):
-            if not 0 <= e < n:
-                raise IndexError(f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index}, {self!r}")
+        index = check_index(index, self.dimensions, self.__repr__)
         return int(self._linear(list(index)))
 
     def linear_indices(self) -> np.ndarray:
@@ -511,7 +377,7 @@ class XlaShape:
         XLA has no offset and no free strides: element 0 must open the buffer and the
         strides must nest (innermost 1, each a multiple of the last), else NotRepresentableError.
         """
-        et = _element_type_of(descriptor.dtype)
+        et = element_type_of(descriptor.dtype)
         if et is None:
             raise NotRepresentableError(
                 f"dtype {descriptor.dtype} has no XLA element type, expected one of "
@@ -535,7 +401,7 @@ class XlaShape:
             ):
                 raise NotRepresentableError(
                     f"strides {strides} (alloc_size {descriptor.alloc_size}) do not nest along "
-                    f"minor_to_major {{{_join(m2m)}}}: dimension {d} has stride {strides[d]}, expected "
+                    f"minor_to_major {{{join(m2m)}}}: dimension {d} has stride {strides[d]}, expected "
                     f"{inner} with the next stride ({outer}) a multiple of it covering its size "
                     f"{shape[d]}: {descriptor!r}"
                 )

@@ -22,7 +22,8 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
-from .xla_shape import XlaShape, XlaTuple, _validate
+from .xla_fields import validate
+from .xla_shape import XlaShape, XlaTuple
 from .xla_tiled import COMBINE
 
 __all__ = ["parse_shape"]
@@ -54,7 +55,8 @@ def _int_list(text: str, field: str, shown: str, whole: str, allow_star: bool = 
 
 
 def _dimensions(text: str, whole: str) -> Tuple[Tuple[int, ...], Tuple[bool, ...]]:
-    dims, dynamic = [], []
+    dims: List[int] = []
+    dynamic: List[bool] = []
     for item in text.split(",") if text else []:
         if item == "?":
             raise NotRepresentableError(
@@ -144,7 +146,7 @@ def _array(text: str, whole: str) -> XlaShape:
         fields = _attributes(attrs, layout_text, whole)
     if m2m is None:
         m2m = tuple(range(len(dims) - 1, -1, -1))
-    _validate(element_type, dims, m2m, fields.get("tiles", ()), fields.get("padded_dimensions", ()) or (),
+    validate(element_type, dims, m2m, fields.get("tiles", ()), fields.get("padded_dimensions", ()) or (),
               fields.get("padding_value"), whole)
     return XlaShape.create(element_type, dims, m2m, fields.pop("tiles", ()), fields.pop("padded_dimensions", None),
                            fields.pop("padding_value", None), has_layout=bool(layout_text),
