@@ -502,29 +502,32 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
     }
 }
 
-// The function types of each backend, for build<F>.
+// The function types of each backend, for build<F>: ACL names them alike, NE... and CL...
+#define ACL_SHIM_FUNCTION_TYPES(P)                           \
+    static constexpr const char *prefix = #P;                \
+    using Activation = acl::P##ActivationLayer;              \
+    using Add = acl::P##ArithmeticAddition;                  \
+    using Sub = acl::P##ArithmeticSubtraction;               \
+    using Mul = acl::P##PixelWiseMultiplication;             \
+    using Pooling = acl::P##PoolingLayer;                    \
+    using Convolution = acl::P##ConvolutionLayer;            \
+    using Depthwise = acl::P##DepthwiseConvolutionLayer;     \
+    using FullyConnected = acl::P##FullyConnectedLayer;      \
+    using Gemm = acl::P##GEMM;                               \
+    using Softmax = acl::P##SoftmaxLayer;                    \
+    using LogSoftmax = acl::P##LogSoftmaxLayer;              \
+    using Permute = acl::P##Permute;                         \
+    using Copy = acl::P##Copy;                               \
+    using Pad = acl::P##PadLayer;                            \
+    using Fill = acl::P##Fill;                               \
+    using Cast = acl::P##DepthConvertLayer;                  \
+    using Quantize = acl::P##QuantizationLayer;              \
+    using Dequantize = acl::P##DequantizationLayer;
+
 #if ACL_SHIM_WITH_NEON
 struct NeonFunctions {
-    static constexpr const char *prefix = "NE";
+    ACL_SHIM_FUNCTION_TYPES(NE)
     using ITensor = acl::ITensor;
-    using Activation = acl::NEActivationLayer;
-    using Add = acl::NEArithmeticAddition;
-    using Sub = acl::NEArithmeticSubtraction;
-    using Mul = acl::NEPixelWiseMultiplication;
-    using Pooling = acl::NEPoolingLayer;
-    using Convolution = acl::NEConvolutionLayer;
-    using Depthwise = acl::NEDepthwiseConvolutionLayer;
-    using FullyConnected = acl::NEFullyConnectedLayer;
-    using Gemm = acl::NEGEMM;
-    using Softmax = acl::NESoftmaxLayer;
-    using LogSoftmax = acl::NELogSoftmaxLayer;
-    using Permute = acl::NEPermute;
-    using Copy = acl::NECopy;
-    using Pad = acl::NEPadLayer;
-    using Fill = acl::NEFill;
-    using Cast = acl::NEDepthConvertLayer;
-    using Quantize = acl::NEQuantizationLayer;
-    using Dequantize = acl::NEDequantizationLayer;
     static ITensor *of(const TensorState &t) { return t.ne.get(); }
     static bool gemm_bias_by_addition(const acl::ITensorInfo *c) {
         return c->dimension(1) > 1 || ACL_SHIM_ACL_VERSION < 2411;
@@ -534,30 +537,13 @@ struct NeonFunctions {
 
 #if ACL_SHIM_WITH_CL
 struct ClFunctions {
-    static constexpr const char *prefix = "CL";
+    ACL_SHIM_FUNCTION_TYPES(CL)
     using ITensor = acl::ICLTensor;
-    using Activation = acl::CLActivationLayer;
-    using Add = acl::CLArithmeticAddition;
-    using Sub = acl::CLArithmeticSubtraction;
-    using Mul = acl::CLPixelWiseMultiplication;
-    using Pooling = acl::CLPoolingLayer;
-    using Convolution = acl::CLConvolutionLayer;
-    using Depthwise = acl::CLDepthwiseConvolutionLayer;
-    using FullyConnected = acl::CLFullyConnectedLayer;
-    using Gemm = acl::CLGEMM;
-    using Softmax = acl::CLSoftmaxLayer;
-    using LogSoftmax = acl::CLLogSoftmaxLayer;
-    using Permute = acl::CLPermute;
-    using Copy = acl::CLCopy;
-    using Pad = acl::CLPadLayer;
-    using Fill = acl::CLFill;
-    using Cast = acl::CLDepthConvertLayer;
-    using Quantize = acl::CLQuantizationLayer;
-    using Dequantize = acl::CLDequantizationLayer;
     static ITensor *of(const TensorState &t) { return t.cl.get(); }
     static bool gemm_bias_by_addition(const acl::ITensorInfo *) { return true; }
 };
 #endif
+#undef ACL_SHIM_FUNCTION_TYPES
 
 std::vector<int32_t> backends_of(const acl_shim_tensor_desc *const *descs, int32_t n) {
     std::vector<int32_t> b(n, 0);
