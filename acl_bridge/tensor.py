@@ -18,7 +18,7 @@ from typing import Optional, Tuple
 from ndarray import NdArray, NotRepresentableError
 
 from . import abi
-from .backend import NEON, Backend
+from .backend import NEON, Backend, backend_named
 from .mapping import AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
 
@@ -56,8 +56,10 @@ class AclTensor:
                  backend: Backend = NEON, layout=None):
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
         padding (border-filling kernels may then write into it); else custom strides only.
+        ``backend``: "neon" (an ACL Tensor) or "cl" (a CLTensor over the same memory).
         ``layout``: what the ACL description is computed from, when not ``array`` itself
         (the executor passes a bridge-owned buffer's descriptor: its padding is the bridge's)."""
+        backend = backend_named(backend)
         ffi, lib = require_native()
         problem = alignment_problem(array)
         if problem is not None:
