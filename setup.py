@@ -27,10 +27,24 @@ def acl_headers_found():
 CL_LAYER = "acl_bridge.libacl_ndarray_cl_layer"
 
 
+def _first_cl_header(include: str) -> str:
+    """The CL/cl.h the compiler will really see: a multiarch include directory comes before
+    /usr/include, and ACL 20.08's arm64 package puts its old OpenCL headers there."""
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    for d in (f"/usr/include/{multiarch}" if multiarch else "", include):
+        if d and os.path.exists(os.path.join(d, "CL", "cl.h")):
+            return os.path.join(d, "CL", "cl.h")
+    return ""
+
+
 def cl_layer_extensions():
     include = os.environ.get("ACL_NDARRAY_CL_INCLUDE_DIR", "/usr/include")
     if not os.path.exists(os.path.join(include, "CL", "cl_layer.h")):
         return []
+    cl_h = _first_cl_header(include)
+    with open(cl_h, encoding="utf-8", errors="replace") as f:
+        if "CL_API_SUFFIX__VERSION_1_1_DEPRECATED" not in f.read():
+            return []  # OpenCL headers older than the ICD loader's layer API (bookworm arm64)
     return [Extension(CL_LAYER, sources=["native/cl_layer/acl_ndarray_cl_layer.c"],
                       include_dirs=["native/cl_layer", include],
                       extra_compile_args=["-O2", "-fvisibility=hidden"])]
