@@ -262,8 +262,8 @@ class Configured:
         self.copies_per_run = len(self.copy_in) + len(self.copy_out)
         self.copy_count = 0
         self.lock = threading.Lock()
-        self._native_run = lib.acl_shim_function_run
-        self._what = f"{call.kind}: run"
+        self.native_run = lib.acl_shim_function_run
+        self.what = f"{call.kind}: run"
 
     def run(self) -> None:
         with self.lock:
@@ -273,9 +273,9 @@ class Configured:
             if self.copies_per_run:
                 for dst, src in self.copy_in:
                     np.copyto(dst, src)
-            status = self._native_run(handle)
+            status = self.native_run(handle)
             if status:
-                check(status, self._what)
+                check(status, self.what)
             if self.copies_per_run:
                 for dst, src in self.copy_out:
                     np.copyto(dst, src)

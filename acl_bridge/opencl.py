@@ -18,7 +18,6 @@ Details and measurements: docs/opencl.md.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
