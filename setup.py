@@ -3,25 +3,67 @@
 Everything else is declared in pyproject.toml. Without ACL headers the package installs
 pure-Python and ``acl_bridge.native_available()`` explains why the native part is missing;
 set ACL_NDARRAY_REQUIRE_NATIVE=1 to make a missing ACL an installation error instead.
+
+After linking, build_ext records what the module was built against in
+``acl_bridge/_build_info.json`` (ACL version and SONAME, Python ABI, build and target
+machine, compiler, GNU build-id; see acl_bridge/_build_info.py), which ``acl_bridge.native``
+checks at import. Cross-compiling (docker/cross-build.sh) is the same build with the target
+Python's sysconfig data selected by the environment (``_PYTHON_SYSCONFIGDATA_NAME``,
+``_PYTHON_HOST_PLATFORM``) and the cross compiler in CC/CXX/LDSHARED; nothing here differs.
 """
 
+import importlib.util
+import json
 import os
 import sysconfig
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+NATIVE_MODULE = "acl_bridge._acl_shim"
 
 
 def acl_headers_found():
-    """ACL headers for this machine's architecture (same rule as acl_bridge/_build.py)."""
+    """ACL headers for the target architecture (same rule as acl_bridge/_build.py)."""
     multiarch = sysconfig.get_config_var("MULTIARCH") or ""
     dirs = [os.environ.get("ACL_INCLUDE_DIR", ""), f"/usr/include/{multiarch}" if multiarch else ""]
     dirs += ["/usr/include", "/usr/local/include"]
     return any(d and os.path.isdir(os.path.join(d, "arm_compute", "runtime", "NEON")) for d in dirs)
 
 
+def _load_by_path(name, relative_path):
+    """A module of the project, without importing its package (numpy may be missing here)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, relative_path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildExtRecordingBuildInfo(build_ext):
+    """build_ext, then acl_bridge/_build_info.json beside the linked native module."""
+
+    def run(self):
+        super().run()
+        build_info = _load_by_path("_acl_ndarray_build_info", os.path.join("acl_bridge", "_build_info.py"))
+        acl_build = _load_by_path("_acl_ndarray_build", os.path.join("acl_bridge", "_build.py"))
+        for ext in self.extensions:
+            path = self.get_ext_fullpath(ext.name)
+            if ext.name != NATIVE_MODULE or not os.path.exists(path):
+                continue
+            compiler = getattr(self.compiler, "compiler_so", None) or ["unknown"]
+            record = build_info.describe_build(path, acl_build.acl_library_dirs(), compiler[0])
+            out = os.path.join(os.path.dirname(path), build_info.FILE_NAME)
+            with open(out, "w") as f:
+                json.dump(record, f, indent=1, sort_keys=True)
+            print(f"acl_bridge: built for {build_info.built_for(record)}; build-id {record['build_id']}; "
+                  f"compiled on {record['build_machine']} with {record['compiler']} ({record['elf_comment']})")
+
+
 kwargs = {}
 if acl_headers_found():
     kwargs["cffi_modules"] = ["acl_bridge/_build.py:ffibuilder"]
+    kwargs["cmdclass"] = {"build_ext": BuildExtRecordingBuildInfo}
 elif os.environ.get("ACL_NDARRAY_REQUIRE_NATIVE") == "1":
     raise SystemExit(
         "ACL_NDARRAY_REQUIRE_NATIVE=1 but no Arm Compute Library headers (arm_compute/runtime/NEON) "
