@@ -238,7 +238,7 @@ if [ "$(id -u)" != 0 ]; then
     # apt-get, binfmt_misc, debootstrap and the root Podman store need root.
     command -v sudo >/dev/null || die "run as root (apt-get, binfmt_misc, debootstrap and podman need it)"
     log "re-running under sudo"
-    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,ACL_NDARRAY_REBUILD,ACL_NDARRAY_DIST,ACL_NDARRAY_CPUS,ACL_NDARRAY_MATRIX,ACL_NDARRAY_JOBS,ACL_NDARRAY_FROM_SOURCE,QEMU_CPU,CI \
+    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,ACL_NDARRAY_REBUILD,ACL_NDARRAY_DIST,ACL_NDARRAY_CPUS,ACL_NDARRAY_MATRIX,ACL_NDARRAY_JOBS,ACL_NDARRAY_FROM_SOURCE,ACL_NDARRAY_SAVE_IMAGES,QEMU_CPU,CI \
         "${BASH_SOURCE[0]}" "$@"
 fi
 CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
@@ -490,7 +490,23 @@ for _t in "${TARGETS_ALL[@]}"; do
 done
 image_tag() { echo "${IMAGE_TAGS[$1]}"; }
 cross_tag() { echo "${CROSS_TAGS[$1]}"; }
-image_missing() { [ "$REBUILD" = 1 ] || ! eng image inspect "$1" >/dev/null 2>&1; }
+image_missing() {
+    [ "$REBUILD" = 1 ] && return 0
+    eng image inspect "$1" >/dev/null 2>&1 && return 1
+    ! image_from_archive "$1"
+}
+# With ACL_NDARRAY_SAVE_IMAGES=1 (hosted CI, whose engine store is new on every run), each
+# image built is also saved as $CACHE/images/<tag>.tar, and loaded from there when missing.
+image_archive() { echo "$CACHE/images/$(tr '/:' '__' <<<"$1").tar"; }
+image_from_archive() {
+    [ "${ACL_NDARRAY_SAVE_IMAGES:-0}" = 1 ] && [ -s "$(image_archive "$1")" ] || return 1
+    run_long "load $1 from $(image_archive "$1")" "$LOGS/load-image.log" eng load -i "$(image_archive "$1")"
+}
+image_to_archive() {
+    [ "${ACL_NDARRAY_SAVE_IMAGES:-0}" = 1 ] || return 0
+    mkdir -p "$CACHE/images" && rm -f "$CACHE"/images/"$(tr '/:' '__' <<<"${1%-*}")"-*.tar  # older keys of this image
+    run_long "save $1 to $(image_archive "$1")" "$LOGS/save-image.log" eng save -o "$(image_archive "$1")" "$1"
+}
 
 # The bases of every image that is missing are prepared in parallel (background jobs):
 # debootstrap's package configuration under QEMU is single-threaded, so on 2 cores the
@@ -535,6 +551,7 @@ ensure_image() {
             --build-arg "TARGET=$target" --build-arg "BASE=$BASE_REF" \
             --label "org.acl-ndarray.base=$BASE_REF" \
             -t "$tag" -f "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR" || return 1
+    image_to_archive "$tag"
     IMAGE=$tag
 }
 

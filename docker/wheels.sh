@@ -26,7 +26,8 @@ ensure_cross_image() {  # ensure_cross_image TARGET: the amd64 builder image of 
         "$LOGS/build-cross-$target.log" \
         eng build "${nocache[@]}" "${RUN_FLAGS[@]}" "${BUILD_NET[@]}" --platform linux/amd64 \
             --build-arg "SUITE=$target" --build-arg "BASE=$BASE_REF" \
-            -t "$tag" -f "$SCRIPT_DIR/Dockerfile.cross" "$SCRIPT_DIR"
+            -t "$tag" -f "$SCRIPT_DIR/Dockerfile.cross" "$SCRIPT_DIR" || return 1
+    image_to_archive "$tag"
 }
 
 wheel_key() {  # wheel_key TARGET: hash of the builder tag and the content of WHEEL_INPUTS
