@@ -81,17 +81,23 @@ def test_import_reports_the_mismatch_instead_of_crashing(tmp_path):
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", _build_info.FILE_NAME))
     (tmp_path / "acl_bridge" / _build_info.FILE_NAME).write_text(
         json.dumps(forged(acl_version="99.01", acl_soname="libarm_compute.so.999")))
+    out = refused_import(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "REFUSED: acl_bridge's native module was built for ACL 99.01 (libarm_compute.so.999)" in out.stdout
+
+
+def refused_import(site_dir):
+    """Import acl_bridge from site_dir in a new interpreter and use it: the process must end
+    normally with 'REFUSED: <reason>' (native_available() False, AclUnavailableError on use).
+    Also used by tests/acl/test_wheel.py with the other release's wheel unpacked."""
     script = textwrap.dedent("""
-        import acl_bridge
         from acl_bridge import native
         ok, why = native.native_available()
         assert not ok, why
         try:
-            native.require_native()
+            native.cpu_report()
         except native.AclUnavailableError as e:
             print("REFUSED:", e)
     """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert "REFUSED: acl_bridge's native module was built for ACL 99.01 (libarm_compute.so.999)" in out.stdout
+    return subprocess.run([sys.executable, "-c", script], cwd=site_dir, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(site_dir)}, timeout=600)

@@ -8,12 +8,12 @@ import glob
 import os
 import subprocess
 import sys
-import textwrap
 import zipfile
 
 import pytest
 
 from acl_bridge import _build_info, native
+from test_build_info import refused_import  # tests/ is on sys.path (rootdir conftest)
 
 pytestmark = pytest.mark.acl
 
@@ -66,17 +66,7 @@ def test_wheel_for_another_release_is_refused(wheel, tmp_path):
     # forced in anyway (unpacked onto sys.path): the import names both builds, no crash
     with zipfile.ZipFile(wheel) as z:
         z.extractall(tmp_path / "site")
-    script = textwrap.dedent("""
-        from acl_bridge import native
-        ok, why = native.native_available()
-        assert not ok, why
-        try:
-            native.cpu_report()
-        except native.AclUnavailableError as e:
-            print("REFUSED:", e)
-    """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "site", capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=600)
+    out = refused_import(tmp_path / "site")
     assert out.returncode == 0, out.stderr
     other = _build_info.load(str(tmp_path / "site" / "acl_bridge"))
     assert f"REFUSED: acl_bridge's native module was built for {_build_info.built_for(other)}" in out.stdout
