@@ -3,13 +3,25 @@
 Everything else is declared in pyproject.toml. Without ACL headers the package installs
 pure-Python and ``acl_bridge.native_available()`` explains why the native part is missing;
 set ACL_NDARRAY_REQUIRE_NATIVE=1 to make a missing ACL an installation error instead.
+
+After linking, build_ext records what the module was built against in
+``acl_bridge/_build_info.json`` (ACL version and SONAME, Python ABI, build and target
+machine, compiler, GNU build-id; see acl_bridge/_build_info.py), which ``acl_bridge.native``
+checks at import. Cross-compiling (docker/cross-build.sh) is the same build with the target
+Python's sysconfig data selected by the environment (``_PYTHON_SYSCONFIGDATA_NAME``,
+``_PYTHON_HOST_PLATFORM``) and the cross compiler in CC/CXX/LDSHARED; nothing here differs.
 """
 
+import importlib.util
+import json
 import os
 import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext as _build_ext
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+NATIVE_MODULE = "acl_bridge._acl_shim"
 
 
 def acl_headers_found():
@@ -50,7 +62,18 @@ def cl_layer_extensions():
                       extra_compile_args=["-O2", "-fvisibility=hidden"])]
 
 
+def _load_by_path(name, relative_path):
+    """A module of the project, without importing its package (numpy may be missing here)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, relative_path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class build_ext(_build_ext):
+    """build_ext that names the OpenCL layer exactly as OPENCL_LAYERS expects it, and records
+    acl_bridge/_build_info.json beside the linked native module."""
+
     def get_ext_filename(self, fullname):
         parts = fullname.split(".")
         if parts[-1] == CL_LAYER.split(".")[-1]:  # the exact name OPENCL_LAYERS points at
@@ -59,6 +82,22 @@ class build_ext(_build_ext):
 
     def get_export_symbols(self, ext):
         return [] if ext.name == CL_LAYER else super().get_export_symbols(ext)
+
+    def run(self):
+        super().run()
+        build_info = _load_by_path("_acl_ndarray_build_info", os.path.join("acl_bridge", "_build_info.py"))
+        acl_build = _load_by_path("_acl_ndarray_build", os.path.join("acl_bridge", "_build.py"))
+        for ext in self.extensions:
+            path = self.get_ext_fullpath(ext.name)
+            if ext.name != NATIVE_MODULE or not os.path.exists(path):
+                continue
+            compiler = getattr(self.compiler, "compiler_so", None) or ["unknown"]
+            record = build_info.describe_build(path, acl_build.acl_library_dirs(), compiler[0])
+            out = os.path.join(os.path.dirname(path), build_info.FILE_NAME)
+            with open(out, "w") as f:
+                json.dump(record, f, indent=1, sort_keys=True)
+            print(f"acl_bridge: built for {build_info.built_for(record)}; build-id {record['build_id']}; "
+                  f"compiled on {record['build_machine']} with {record['compiler']} ({record['elf_comment']})")
 
 
 kwargs = {"cmdclass": {"build_ext": build_ext}}

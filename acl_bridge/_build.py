@@ -47,11 +47,17 @@ def backend_macros(include_dirs):
     return [("ACL_SHIM_WITH_NEON", "1" if neon else "0"), ("ACL_SHIM_WITH_CL", "1" if cl else "0")]
 
 
+def acl_library_dirs():
+    """Where the target's libarm_compute.so is looked for (also read by setup.py, which
+    records the version of the library the module was linked against)."""
+    dirs = [os.environ.get("ACL_LIBRARY_DIR", ""), f"/usr/lib/{MULTIARCH}" if MULTIARCH else "",
+            "/usr/lib", "/usr/local/lib"]
+    return [d for d in dirs if d]
+
+
 def acl_libraries():
-    libdirs = [os.environ.get("ACL_LIBRARY_DIR", ""), f"/usr/lib/{MULTIARCH}" if MULTIARCH else "",
-               "/usr/lib", "/usr/local/lib"]
-    for d in libdirs:
-        if d and os.path.exists(os.path.join(d, "libarm_compute_core.so")):
+    for d in acl_library_dirs():
+        if os.path.exists(os.path.join(d, "libarm_compute_core.so")):
             return ["arm_compute", "arm_compute_core"]  # ACL <= 22.x: core is a separate library
     return ["arm_compute"]
 

