@@ -511,6 +511,9 @@ emu_run() {
     mkdir -p "$CACHE/ccache/$target"
     # QEMU_CPU only when chosen: an empty value makes qemu refuse to start
     [ -z "${QEMU_CPU:-}" ] || flags+=(-e "QEMU_CPU=$QEMU_CPU")
+    # models, photograph and wheels fetched by `python3 -m acl_bridge.models.fetch` (read-only)
+    [ ! -d "$CACHE/models" ] || flags+=(-v "$CACHE/models:/var/cache/acl-ndarray/models:ro")
+    [ ! -d "$CACHE/wheels" ] || flags+=(-v "$CACHE/wheels:/var/cache/acl-ndarray/wheels:ro")
     set -- eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
         -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \

@@ -67,12 +67,13 @@ PHOTOGRAPH = PinnedWheel(
     (("skimage/data/astronaut.png", "88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5"),),
 )
 
-# Wheels the emulated images install at test time (their numpy, Pillow and pyarmnn come from
-# Debian). ai-edge-litert (TFLite's interpreter) has aarch64 wheels for CPython 3.11 only.
+# Wheels the emulated images install at test time (their numpy and pyarmnn come from Debian;
+# Pillow as a wheel so that the images need not be rebuilt for Debian's python3-pil).
+# ai-edge-litert (TFLite's interpreter) has aarch64 wheels for CPython 3.11 only.
 IMAGE_WHEELS: Dict[str, Tuple[str, ...]] = {
-    "3.11": ("tflite==2.18.0", "flatbuffers==25.12.19", "ai-edge-litert==1.4.0", "backports.strenum==1.2.8",
-             "tqdm==4.67.1", "typing-extensions==4.15.0"),
-    "3.13": ("tflite==2.18.0", "flatbuffers==25.12.19"),
+    "3.11": ("tflite==2.18.0", "flatbuffers==25.12.19", "pillow==11.3.0", "ai-edge-litert==1.4.0",
+             "backports.strenum==1.2.8", "tqdm==4.67.1", "typing-extensions==4.15.0"),
+    "3.13": ("tflite==2.18.0", "flatbuffers==25.12.19", "pillow==11.3.0"),
 }
 
 

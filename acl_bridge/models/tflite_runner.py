@@ -1,0 +1,245 @@
+"""Run a TFLite model on the bridge's ACL functions: NHWC, configure once, run many.
+
+Loading (:class:`TfliteRunner`) does everything once:
+
+1. read and plan the model (:mod:`.tflite_reader`, :mod:`.tflite_plan`); unsupported
+   operators or options are refused here, naming them;
+2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
+   padding each of its tensors needs; a tensor's buffer gets the union over every function
+   that reads or writes it (``PaddingSize.union``), so no function has to stage it;
+3. one allocation per buffer (``Cls.padded_empty``, exactly that padding); RESHAPE outputs
+   and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
+   views keeps no padding (a reshape of a padded buffer is no view): where a function needs
+   padding on such a tensor, the bridge stages it and the copy is counted;
+4. every function is configured on those buffers (validate, configure, import). Buffers this
+   runner owns outright allow ACL to write into their padding (``allow_padding_writes``:
+   20.08's border filling); views shared with other tensors do not.
+
+An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
+(or the caller writes it in place: :attr:`input_array`), runs the functions and returns
+views of the output buffers. :attr:`copied_bytes_per_inference` says what a run copies:
+the input, plus whatever the bridge had to stage (``staged``), plus explicit copy steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ndarray import NdArray, ShapeDescriptor
+
+from .. import functions as F
+from ..mapping import PaddingSize
+from .tflite_plan import Plan, Step, plan_model, slice_index
+from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
+
+ROLES = {
+    "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
+    "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy,
+}
+
+
+def _kwargs(step: Step) -> Dict[str, object]:
+    p = dict(step.params)
+    if step.kind in ("convolution", "depthwise"):
+        kw = {"stride": p["stride"], "padding": p["padding"], "activation": p.get("activation")}
+        if step.kind == "depthwise":
+            kw["depth_multiplier"] = p.get("depth_multiplier", 1)
+            if p.get("act_a") or p.get("act_b"):
+                kw["activation"] = "lu_bounded_relu"  # refused below: depthwise takes no bounds
+        else:
+            kw.update(act_a=p.get("act_a", 0.0), act_b=p.get("act_b", 0.0))
+        return kw
+    if step.kind == "add":
+        return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
+    if step.kind == "activation":
+        return {"function": p["function"], "a": p["a"], "b": p["b"]}
+    if step.kind == "pad":
+        return {"pad_width": p["pad_width"]}
+    if step.kind == "pooling":
+        return {k: p[k] for k in ("pool_type", "kernel", "stride", "padding")}
+    if step.kind == "softmax":
+        return {"beta": p["beta"]}
+    return {}
+
+
+def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
+    """Positional arrays of the bridge function, in its role order."""
+    if step.kind == "copy":
+        p = dict(step.params)
+        src = tensors[step.inputs[0]]
+        if isinstance(src, ShapeDescriptor):  # negotiation: the destination has the source's shape
+            return [src, src]
+        if "into" in p:
+            _, axis, start = p["slice"]
+            return [src, tensors[p["into"]][slice_index(len(src.shape), axis, start, src.shape[axis])]]
+        return [src, tensors[step.output].reshape(src.shape)]
+    ins = [tensors[i] for i in step.inputs]
+    if step.kind in ("convolution", "depthwise"):
+        return ins + [constants["weights"], constants["bias"], tensors[step.output]]
+    return ins + [tensors[step.output]]
+
+
+def _tensor_ids(step: Step) -> List[Optional[int]]:
+    """Model tensor id per role of the bridge function (None: a constant of the step)."""
+    if step.kind in ("convolution", "depthwise"):
+        return [step.inputs[0], None, None, step.output]
+    if step.kind == "copy":
+        return [step.inputs[0], dict(step.params).get("into", step.output)]
+    return list(step.inputs) + [step.output]
+
+
+@dataclass(frozen=True)
+class BufferPlan:
+    """Where a buffer's padding comes from: the union of what each function asked for."""
+
+    tensor: int
+    name: str
+    shape: Tuple[int, ...]
+    padding: PaddingSize
+    asked_by: Tuple[Tuple[int, str, PaddingSize], ...]  # (operator index, role, padding)
+    has_views: bool
+
+
+def _pad_for_rank(p: PaddingSize, rank: int) -> PaddingSize:
+    return PaddingSize(right=p.right, left=p.left) if rank < 2 else p
+
+
+class TfliteRunner:
+    """A TFLite model configured once on ACL functions over NdArrays."""
+
+    def __init__(self, model, *, allow_copy: bool = True):
+        if isinstance(model, Plan):
+            plan = model
+        else:
+            spec = model if isinstance(model, ModelSpec) else read_model(model)
+            plan = plan_model(fold_constant_dequantize(spec))
+        self.plan = plan
+        t = plan.model.tensors
+        for s in plan.steps:
+            if s.kind == "depthwise" and (s.param("act_a") or s.param("act_b")):
+                from .tflite_reader import UnsupportedModelError
+
+                raise UnsupportedModelError(f"operator #{s.op_index} {s.opcode}: fused activation "
+                                            f"{s.param('activation')} with bounds on DEPTHWISE_CONV_2D is not "
+                                            f"supported (the bridge's DepthwiseConvolution takes no bounds)")
+        # 2. negotiation (shapes only)
+        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in t}
+        t0 = time.perf_counter()
+        asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
+        const_pad: List[Dict[str, PaddingSize]] = []
+        for s in plan.steps:
+            cls = ROLES[s.kind]
+            consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
+            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC")
+            const_pad.append({role: need[role] for role, _ in s.constants})
+            for role, tid in zip(cls.roles, _tensor_ids(s)):
+                if tid is not None:
+                    asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
+        # 3. allocation
+        roots_with_views = {plan.root(v.tensor) for v in plan.views}
+        self.buffer_plans: Dict[int, BufferPlan] = {}
+        owned: Dict[int, NdArray] = {}
+        for b in plan.buffers():
+            pad = PaddingSize()
+            has_views = b in roots_with_views
+            if not has_views:
+                for _, _, p in asked.get(b, ()):
+                    pad = pad.union(p)
+            pad = _pad_for_rank(pad, len(t[b].shape))
+            self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
+            owned[b] = F.AclFunction.padded_empty(tuple(t[b].shape), "float32", pad)
+        self.arrays: Dict[int, NdArray] = plan.bind(owned)
+        # 4. configure every function
+        self.functions: List[F.AclFunction] = []
+        self.constants: List[Dict[str, NdArray]] = []
+        for s, cpad in zip(plan.steps, const_pad):
+            consts = {}
+            for role, value in s.constants:
+                a = F.AclFunction.padded_empty(value.shape, "float32", _pad_for_rank(cpad[role], value.ndim))
+                a.numpy()[...] = value
+                consts[role] = a
+            shared = any(self.buffer_plans.get(plan.root(tid), None) is not None
+                         and self.buffer_plans[plan.root(tid)].has_views for tid in _tensor_ids(s) if tid is not None)
+            f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
+                              allow_copy=allow_copy, allow_padding_writes=not shared)
+            self.functions.append(f)
+            self.constants.append(consts)
+        self.configure_seconds = time.perf_counter() - t0
+        self.input_index = plan.model.inputs[0]
+        self.input_array: NdArray = self.arrays[self.input_index]
+        self.output_names = tuple(t[i].name for i in plan.model.outputs)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def input_shape(self) -> Tuple[int, ...]:
+        return tuple(self.plan.model.tensors[self.input_index].shape)
+
+    def staged(self) -> List[Tuple[int, str, str, Tuple[str, ...]]]:
+        """(operator index, opcode, bridge kind, staged roles) of every function that copies."""
+        return [(s.op_index, s.opcode, s.kind, f.staged) for s, f in zip(self.plan.steps, self.functions) if f.staged]
+
+    @property
+    def copied_bytes_per_inference(self) -> Dict[str, int]:
+        """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps."""
+        staging = 0
+        for f in self.functions:
+            for role in f.staged:
+                n = f.arrays[role].descriptor.size * f.arrays[role].dtype.itemsize
+                staging += n * (2 if role in f.inputs_too() else 1)
+        copies = sum(int(np.prod(self.plan.model.tensors[s.inputs[0]].shape)) * 4
+                     for s in self.plan.steps if s.kind == "copy")
+        inp = int(np.prod(self.input_shape)) * 4
+        return {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
+
+    # ------------------------------------------------------------------ running
+    def run(self, x: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
+        """One inference. ``x`` (the input, shape :attr:`input_shape`) is copied into the
+        input buffer; ``None`` runs on what :attr:`input_array` holds. Returns read-only
+        views of the output buffers by tensor name (overwritten by the next run)."""
+        if x is not None:
+            x = np.asarray(x)
+            if tuple(x.shape) != self.input_shape:
+                from ndarray import InvalidLayoutError
+
+                raise InvalidLayoutError(f"input has shape {tuple(x.shape)}, the model expects {self.input_shape}")
+            self.input_array.numpy()[...] = x
+        for f in self.functions:
+            f.run()
+        return self.outputs()
+
+    def outputs(self) -> Dict[str, np.ndarray]:
+        out = {}
+        for i in self.plan.model.outputs:
+            v = self.arrays[i].numpy().view()
+            v.flags.writeable = False
+            out[self.plan.model.tensors[i].name] = v
+        return out
+
+    def close(self) -> None:
+        for f in self.functions:
+            f.close()
+        self.functions = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def summary(self) -> str:
+        counts = {}
+        for s in self.plan.steps:
+            counts[s.kind] = counts.get(s.kind, 0) + 1
+        padded = sum(1 for b in self.buffer_plans.values() if any(b.padding.as_tuple()))
+        c = self.copied_bytes_per_inference
+        return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL functions {counts} "
+                f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "
+                f"{len(self.buffer_plans)} buffers, {padded} padded; copied per inference: {c['total']} bytes "
+                f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
+
+
+__all__ = ["TfliteRunner", "BufferPlan"]
