@@ -45,6 +45,7 @@ def front_path():
 
 @pytest.fixture(scope="session")
 def astronaut_input():
+    pytest.importorskip("PIL", reason="Pillow is not installed")
     from acl_bridge.models import images
 
     img = images.load_rgb(photo_file())
