@@ -14,7 +14,8 @@ Lowering (NHWC throughout, as TFLite stores it):
 * TFLite's SAME padding is explicit here: total = max((out - 1) * stride + kernel - in, 0),
   before = total // 2, after = total - before (TFLite's ``ComputePaddingHeightWidth``).
 * A RELU-like operator whose input has no other reader and is no graph output is fused into
-  the operator producing it (ACL fuses activations into convolution and addition).
+  the convolution producing it (ACL fuses activations into convolutions), or else runs in
+  place on its input's buffer (ACL's addition takes no fused activation).
 * RESHAPE is a view: the output is the input's buffer with a new shape (or the input is a
   view of the output's, when the output is already a view, e.g. a concatenation slice).
 * CONCATENATION: every input is a slice of the output's buffer along the axis, so its
@@ -70,8 +71,9 @@ class Step:
 
 @dataclass(frozen=True)
 class View:
-    """``tensor`` lies in ``parent``'s memory: ``("reshape",)`` (same elements, new shape) or
-    ``("slice", axis, start)`` (the part of ``parent`` from ``start`` along ``axis``)."""
+    """``tensor`` lies in ``parent``'s memory: ``("alias",)`` (the same array),
+    ``("reshape",)`` (same elements, new shape) or ``("slice", axis, start)`` (the part of
+    ``parent`` from ``start`` along ``axis``)."""
 
     tensor: int
     parent: int
@@ -105,7 +107,9 @@ class Plan:
             if t not in out:
                 v = views[t]
                 p = get(v.parent)
-                if v.how[0] == "reshape":
+                if v.how[0] == "alias":  # the same buffer (an in-place activation's output)
+                    out[t] = p
+                elif v.how[0] == "reshape":
                     out[t] = p.reshape(shapes[t])
                 else:
                     _, axis, start = v.how
@@ -347,32 +351,42 @@ def plan_model(model: ModelSpec) -> Plan:
             steps.append(step)
     views, copies = _views(model, consumers)
     lowered = {s.op_index for s in steps}
-    steps = _fuse_activations(steps, consumers, model)
+    steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
+    views = views + tuple(aliases)
     fused = tuple(sorted(lowered - {s.op_index for s in steps}))
     # TFLite stores operators in execution order; a copy runs where its operator stood
     ordered = sorted(list(steps) + list(copies), key=lambda s: s.op_index)
     return Plan(model, tuple(ordered), views, fused)
 
 
-def _fuse_activations(steps: List[Step], consumers, model: ModelSpec) -> List[Step]:
+def _fuse_activations(steps: List[Step], consumers, model: ModelSpec, viewed) -> Tuple[List[Step], List[View]]:
+    """Fold each activation whose input has no other reader (and is no graph output) into its
+    producer: into a convolution's own activation, or else (ACL's addition takes no fused
+    activation: "act_info.enabled()" in 24.11) as an in-place activation on the producer's
+    buffer, the activation's output being an alias of its input."""
     by_output = {s.output: k for k, s in enumerate(steps)}
     out = list(steps)
+    aliases: List[View] = []
     dropped = set()
     for k, s in enumerate(steps):
-        if s.kind != "activation" or s.param("function") == "logistic":
+        if s.kind != "activation":
             continue
         src = s.inputs[0]
         p = by_output.get(src)
         if p is None or p in dropped or len(consumers.get(src, ())) != 1 or src in model.outputs:
             continue
         prod = out[p]
-        if prod.kind not in ("convolution", "depthwise", "add") or prod.param("activation") is not None:
-            continue
-        act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))
-        out[p] = Step(prod.op_index, prod.opcode + "+" + s.opcode, prod.kind, prod.inputs, s.output,
-                      prod.params + act, prod.constants)
-        dropped.add(k)
-    return [s for k, s in enumerate(out) if k not in dropped]
+        if prod.kind in ("convolution", "depthwise") and prod.param("activation") is None \
+                and s.param("function") != "logistic" and (prod.kind == "convolution" or not (s.param("a") or s.param("b"))):
+            act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))
+            out[p] = Step(prod.op_index, prod.opcode + "+" + s.opcode, prod.kind, prod.inputs, s.output,
+                          prod.params + act, prod.constants)
+            by_output[s.output] = p
+            dropped.add(k)
+        elif s.output not in viewed:  # in place: ACL's activation accepts dst identical to src
+            out[k] = Step(s.op_index, s.opcode, s.kind, s.inputs, src, s.params + (("in_place", True),))
+            aliases.append(View(s.output, src, ("alias",)))
+    return [s for k, s in enumerate(out) if k not in dropped], aliases
 
 
 __all__ = ["Step", "View", "Plan", "plan_model", "slice_index", "SUPPORTED"]

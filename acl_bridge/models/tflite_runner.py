@@ -140,7 +140,7 @@ class TfliteRunner:
                 if tid is not None:
                     asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
         # 3. allocation
-        roots_with_views = {plan.root(v.tensor) for v in plan.views}
+        roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
         self.buffer_plans: Dict[int, BufferPlan] = {}
         owned: Dict[int, NdArray] = {}
         for b in plan.buffers():

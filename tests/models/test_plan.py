@@ -36,9 +36,13 @@ def test_front_plan_facts():
     kinds = {}
     for s in plan.steps:
         kinds[s.kind] = kinds.get(s.kind, 0) + 1
-    # 17 RELUs fused into the 16 ADDs and the first convolution; RESHAPE/CONCATENATION are views
-    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "pad": 11, "pooling": 3}
-    assert len(plan.fused) == 17 and len(plan.views) == 8
+    # RELU after the first convolution fused into it; the 16 after an ADD run in place
+    # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views
+    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pad": 11, "pooling": 3}
+    assert len(plan.fused) == 1
+    in_place = [s for s in plan.steps if s.kind == "activation"]
+    assert all(s.inputs == (s.output,) and s.param("in_place") for s in in_place)
+    assert sorted(v.how[0] for v in plan.views) == ["alias"] * 16 + ["reshape"] * 4 + ["slice"] * 4
     outputs = set(plan.model.outputs)
     # the four head convolutions write straight into the concatenated outputs
     assert {plan.root(s.output) for s in plan.steps if plan.root(s.output) in outputs} == outputs
