@@ -34,9 +34,10 @@ from .native import (
     num_threads,
     set_num_threads,
 )
+from .errors import AclCopyFallbackWarning
 from .tensor import AclTensor
+from .plan import Action, FunctionPlan, Origin, Reason, TensorPlan
 from .functions import (
-    AclCopyFallbackWarning,
     AclFunction,
     Activation,
     Add,
@@ -58,6 +59,7 @@ from .functions import (
     required_padding,
     total_copy_count,
 )
+from .schedule import Schedule
 
 __all__ = [
     # pure mapping
@@ -71,5 +73,7 @@ __all__ = [
     # functions
     "AclCopyFallbackWarning", "AclFunction", "Activation", "Add", "Cast", "Convolution", "Copy",
     "DepthwiseConvolution", "Dequantize", "Fill", "FullyConnected", "Gemm", "Mul", "Pad", "Permute",
-    "Pooling", "Quantize", "Softmax", "Sub", "required_padding", "total_copy_count",
+    "Pooling", "Quantize", "Softmax", "Sub", "required_padding", "total_copy_count", "Schedule",
+    # plans
+    "Action", "FunctionPlan", "Origin", "Reason", "TensorPlan",
 ]

@@ -303,7 +303,7 @@ def _padding4(text: str) -> Tuple[int, int, int, int]:
 
 def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
     """(facts, memory map, notes) for the layout the arguments give."""
-    from ndarray import picture
+    from . import pictures as picture
 
     sources = [name for name, v in (("--shape", args.shape), ("--xla", args.xla), ("--directml", args.directml)) if v is not None]
     if len(sources) != 1:
@@ -377,7 +377,8 @@ def _describe_xla(args, columns, index):
         from ndarray.formats import xla
     except ImportError as e:
         raise RuntimeError(f"--xla needs ndarray.formats.xla, which this installation lacks: {e}") from None
-    from ndarray import LayoutError, picture
+    from ndarray import LayoutError
+    from . import pictures as picture
 
     shape = xla.parse(args.xla)
     facts: Dict[str, Any] = {
@@ -488,7 +489,7 @@ def _format_facts(facts: Dict[str, Any], m) -> List[str]:
 
 
 def cmd_describe(args, out, err) -> int:
-    from ndarray import picture
+    from . import pictures as picture
 
     facts, m, _ = _describe(args)
     facts["cells"] = {"total": m.alloc_size, "elements": m.element_cells, "padding": m.padding_cells,

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ndarray import NdArray
+from ndarray import NdArray, ShapeDescriptor
 
 # ---------------------------------------------------------------------------- the network
 INPUT_SHAPE = (1, 3, 16, 16)
@@ -277,6 +277,12 @@ def _bridge_plan(w: Weights):
     return buffers, layers
 
 
+def _ref_shape(buffers_spec, ref: str) -> Tuple[int, ...]:
+    """Shape of a buffer reference (see _view)."""
+    name, _, shape = ref.partition(":")
+    return tuple(int(v) for v in shape.split("x")) if shape else tuple(buffers_spec[name][0])
+
+
 def _view(buffers: Dict[str, NdArray], ref: str) -> NdArray:
     """A buffer, or 'name:AxB' a reshaped view of it (the fc input is the gap output as 1x16)."""
     name, _, shape = ref.partition(":")
@@ -290,8 +296,9 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
                x_nd: Optional[NdArray] = None) -> PathResult:
     """The network on ACL NEON functions; ``x_nd`` (optional) is the input as a padded NdArray."""
     from . import functions as F
-    from .mapping import PaddingSize, padded_descriptor, tensor_info
+    from .mapping import PaddingSize, tensor_info
     from .native import native_available, set_num_threads
+    from .schedule import Schedule
 
     ok, why = native_available()
     if not ok:
@@ -300,34 +307,32 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
         set_num_threads(threads)
     buffers_spec, layers = _bridge_plan(w)
 
-    # 1. negotiation: configure each function once on dense throw-away buffers and read
-    #    the padding it asks for per tensor; a buffer gets the union over its users.
+    # 1. negotiation: ask each function (a plain query, nothing is configured) for the
+    #    padding it needs per tensor; a buffer gets the union over its users.
     with progress.step("bridge: asking each ACL function for the padding it needs"):
         need: Dict[str, PaddingSize] = {name: PaddingSize() for name in buffers_spec}
-        dense = {name: NdArray.zeros(shape) for name, (shape, _) in buffers_spec.items()}
         for lname, cls, roles, kw in layers:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", F.AclCopyFallbackWarning)
-                fn = cls(**{role: _view(dense, ref) for role, ref in roles.items()}, **kw)
+            specs = {role: ShapeDescriptor.create(_ref_shape(buffers_spec, ref), np.float32) for role, ref in roles.items()}
+            asked = cls.required_padding(**specs, **kw)
             for role, ref in roles.items():
                 base = ref.partition(":")[0]
-                need[base] = need[base].union(fn.padding[role])
-            fn.close()
+                need[base] = need[base].union(asked[role])
 
     # 2. allocate every buffer once, with that padding, and fill inputs and weights. The
     #    input is the caller's padded NdArray when it offers what conv1 asks for (ACL reads
-    #    it in place); every other buffer gets exactly the padding asked for.
+    #    it in place); every other buffer is the bridge's own (padded_empty), so ACL may
+    #    write into its padding and nothing is staged, on 20.08 too.
     buffers: Dict[str, NdArray] = {}
     for name, (shape, data) in buffers_spec.items():
         if name == "x" and x_nd is not None and tensor_info(x_nd).padding.covers(need["x"]):
             buffers[name] = x_nd
             continue
-        d = padded_descriptor(shape, np.float32, need[name])
-        a = NdArray.allocate(d)
+        a = F.AclFunction.padded_empty(shape, np.float32, need[name])
         a.numpy()[...] = x if name == "x" else (data if data is not None else 0)
         buffers[name] = a
 
-    # 3. configure for real: no copy allowed (allow_copy=False raises instead of staging).
+    # 3. configure for real: no copy allowed (allow_copy=False raises instead of staging),
+    #    then one schedule: an inference is one call into the native layer.
     fns = []
     with progress.step("bridge: configuring 6 ACL functions on the padded buffers (allow_copy=False)"):
         for lname, cls, roles, kw in layers:
@@ -336,6 +341,7 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
             except Exception as e:
                 raise DemoError(f"bridge: configuring {lname} ({cls.__name__}): {type(e).__name__}: {e}") from e
             fns.append((lname, cls, roles, fn))
+        schedule = Schedule([fn for _, _, _, fn in fns])
 
     print("bridge layers (NdArray descriptor | ACL TensorInfo | padding ACL asked for):", file=out)
     for lname, cls, roles, fn in fns:
@@ -345,9 +351,9 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
             print(f"    {role:<8} {ref:<7} {_view(buffers, ref).descriptor!r}", file=out)
             print(f"    {'':<16} {t.info!r}  asked {fn.padding[role]!r}", file=out)
 
-    def infer():
-        for _, _, _, fn in fns:
-            fn.run()
+    print(f"bridge schedule: {len(schedule)} functions, {schedule.native_calls_per_run} native call(s) per inference",
+          file=out)
+    infer = schedule.run
 
     with progress.step(f"bridge: 1 warm-up + {runs} timed inferences"):
         timing = timed_runs(infer, runs)

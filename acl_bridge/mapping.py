@@ -4,8 +4,8 @@ Nothing here needs ACL: it is the arithmetic ACL's ``TensorInfo`` would do, chec
 machine. ACL's conventions (arm_compute/core/TensorInfo.h, Dimensions.h):
 
 * ``TensorShape`` and ``Strides`` list dimension 0 first, and dimension 0 is the innermost
-  one (x): numpy's order reversed. :func:`_to_acl_order` is the ONE place in the project
-  that reverses dimension order.
+  one (x): numpy's order reversed (:func:`acl_bridge.layout.to_acl_order` is the ONE place in
+  the project that reverses dimension order).
 * Strides are unsigned 32-bit byte counts; at most 6 dimensions; no dimension of size 0.
 * A tensor with custom strides is ``TensorInfo::init(shape, 1, data_type,
   strides_in_bytes, offset_first_element_in_bytes, total_size_in_bytes)``.
@@ -28,7 +28,10 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import InvalidLayoutError, LayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray.errors import UnsupportedOptionError
+
+from .layout import DATA_LAYOUTS, PaddingSize, to_acl_order
 
 MAX_DIMS = 6
 MAX_U32 = 2**32  # strides and sizes must stay below this many bytes
@@ -45,36 +48,12 @@ _DATA_TYPES = {
     np.dtype("uint8"): "U8",
 }
 _QUANTIZED_TYPES = {np.dtype("uint8"): "QASYMM8", np.dtype("int8"): "QASYMM8_SIGNED"}
-DATA_LAYOUTS = ("NCHW", "NHWC")
 
 # ACL's auto_padding (TensorInfo::auto_padding): some kernels process 32 elements at a time
 # and may read 32 values past the last element, hence the extra 32 on the right.
 AUTO_PAD_X = 4
 AUTO_PAD_EXTRA_X = 32
 AUTO_PAD_Y = 4
-
-
-@dataclass(frozen=True)
-class PaddingSize:
-    """ACL's PaddingSize, in elements, around the x (left/right) and y (top/bottom) axes."""
-
-    top: int = 0
-    right: int = 0
-    bottom: int = 0
-    left: int = 0
-
-    def __repr__(self) -> str:
-        return f"PaddingSize(top={self.top}, right={self.right}, bottom={self.bottom}, left={self.left})"
-
-    def union(self, other: "PaddingSize") -> "PaddingSize":
-        """Largest padding per side, as ACL's extend_padding combines them."""
-        return PaddingSize(*(max(a, b) for a, b in zip(self.as_tuple(), other.as_tuple())))
-
-    def as_tuple(self) -> Tuple[int, int, int, int]:
-        return (self.top, self.right, self.bottom, self.left)
-
-    def covers(self, needed: "PaddingSize") -> bool:
-        return all(a >= b for a, b in zip(self.as_tuple(), needed.as_tuple()))
 
 
 @dataclass(frozen=True)
@@ -98,14 +77,6 @@ class AclTensorInfo:
             f":({','.join(map(str, self.strides_in_bytes))})B +{self.offset_first_element_in_bytes}B"
             f" /{self.total_size_in_bytes}B {self.data_layout} {self.padding!r}{q})"
         )
-
-
-def _to_acl_order(values: Sequence[int]) -> Tuple[int, ...]:
-    """numpy order (outermost first) <-> ACL order (x, the innermost, first).
-
-    The only function in the project that reverses dimension order; it is its own inverse.
-    """
-    return tuple(reversed(tuple(values)))
 
 
 def _descriptor(obj: Union[NdArray, ShapeDescriptor]) -> ShapeDescriptor:
@@ -177,7 +148,7 @@ def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[in
             f"the innermost stride is {strides[-1]} bytes, expected the element size {d.itemsize}: "
             f"ACL kernels read consecutive elements along x and would ignore it: {d!r}"
         )
-    return _to_acl_order(shape), _to_acl_order(strides)
+    return to_acl_order(shape), to_acl_order(strides)
 
 
 def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides: Sequence[int]) -> PaddingSize:
@@ -216,7 +187,7 @@ def tensor_info(
     """
     d = _descriptor(array_or_descriptor)
     if data_layout not in DATA_LAYOUTS:
-        raise InvalidLayoutError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
+        raise UnsupportedOptionError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
     data_type = data_type_for(d.dtype, quantization)
     scale, qoffset = check_quantization(quantization, d.dtype) if quantization is not None else (0.0, 0)
     acl_shape, acl_strides = acl_shape_and_strides(d)
@@ -257,8 +228,8 @@ def descriptor_from_tensor_info(info: AclTensorInfo) -> ShapeDescriptor:
         if any(v % es for v in value):
             raise InvalidLayoutError(f"{field} is {value}, expected multiples of the element size {es}: {info!r}")
     return ShapeDescriptor.create(
-        _to_acl_order(info.tensor_shape), dtype, "c",
-        strides=tuple(s // es for s in _to_acl_order(info.strides_in_bytes)),
+        to_acl_order(info.tensor_shape), dtype, "c",
+        strides=tuple(s // es for s in to_acl_order(info.strides_in_bytes)),
         offset=info.offset_first_element_in_bytes // es,
         alloc_size=info.total_size_in_bytes // es,
     )
@@ -266,7 +237,7 @@ def descriptor_from_tensor_info(info: AclTensorInfo) -> ShapeDescriptor:
 
 def _acl_num_dimensions(shape: Sequence[int]) -> int:
     """ACL's TensorShape::num_dimensions(): trailing (ACL order) dimensions of size 1 don't count."""
-    acl = list(_to_acl_order(shape))
+    acl = list(to_acl_order(shape))
     while len(acl) > 1 and acl[-1] == 1:
         acl.pop()
     return len(acl) if shape else 0
@@ -305,3 +276,31 @@ def extend_padding(d: Union[NdArray, ShapeDescriptor], padding: PaddingSize) -> 
     d = _descriptor(d)
     current = tensor_info(d).padding
     return padded_descriptor(d.shape, d.dtype, current.union(padding))
+
+
+def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
+    """``info.padding`` when the buffer is laid out exactly as ACL pads a tensor
+    (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
+    Only then can the padding be declared to ACL (padding() reports it)."""
+    try:
+        ref = tensor_info(padded_descriptor(array.shape or (1,), array.dtype, info.padding), info.data_layout)
+    except LayoutError:
+        return None
+    same = (ref.offset_first_element_in_bytes == info.offset_first_element_in_bytes
+            and ref.total_size_in_bytes <= info.total_size_in_bytes
+            and all(n == 1 or a == b for n, a, b in zip(info.tensor_shape, ref.strides_in_bytes, info.strides_in_bytes)))
+    return info.padding if same else None
+
+
+def alignment_problem(array: NdArray) -> Optional[str]:
+    """Why ACL cannot address ``array``'s elements in place (misaligned memory), or None.
+
+    ACL's kernels load whole elements (and vectors of them) from naturally aligned addresses;
+    numpy can describe memory that is not (``flags.aligned`` False). Strides are whole
+    elements, so the base address decides for every element.
+    """
+    es = array.dtype.itemsize
+    if array.base_ptr % es:
+        return (f"base address {array.base_ptr:#x} is not aligned to the element size {es}: "
+                f"ACL needs naturally aligned elements: {array.descriptor!r}")
+    return None

@@ -12,7 +12,19 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from ndarray.errors import AclNdarrayError
+from ndarray.errors import ArgumentTypeError, InvalidLayoutError
+
+from .errors import (  # noqa: F401  (re-exported: the native layer's errors)
+    STATUS_ERRORS,
+    AclError,
+    AclExceptionError,
+    AclInvalidArgumentError,
+    AclNotImportedError,
+    AclOutOfMemoryError,
+    AclStatusError,
+    AclUnavailableError,
+    AclUnsupportedError,
+)
 
 try:
     from ._acl_shim import ffi, lib  # built by acl_bridge/_build.py through cffi_modules
@@ -28,58 +40,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 3
-
-
-# ---------------------------------------------------------------------------- errors
-class AclError(AclNdarrayError, RuntimeError):
-    """A failure reported by the native layer; ``code`` is the shim status, ``message``
-    ACL's own text (e.g. ``in validate_arguments src/...Kernel.cpp:86: Tensors have
-    different shapes``)."""
-
-    def __init__(self, message: str, code: int = -1, what: str = ""):
-        self.code = code
-        self.message = message
-        self.what = what
-        super().__init__(f"{what}: {message}" if what else message)
-
-
-class AclUnavailableError(AclError):
-    """The native module is not available on this machine."""
-
-
-class AclInvalidArgumentError(AclError):
-    """The shim rejected an argument (unknown enum, rank, NULL...)."""
-
-
-class AclStatusError(AclError):
-    """An ACL Status (validate() or import_memory()) was an error."""
-
-
-class AclExceptionError(AclError):
-    """A C++ exception was caught at the ABI boundary."""
-
-
-class AclOutOfMemoryError(AclError, MemoryError):
-    """std::bad_alloc inside ACL or the shim."""
-
-
-class AclNotImportedError(AclError):
-    """run() before every tensor had its memory imported."""
-
-
-class AclUnsupportedError(AclError):
-    """Not available in the ACL version the module was built against."""
-
-
-_STATUS_ERRORS = {
-    1: AclInvalidArgumentError,  # ACL_SHIM_ERR_INVALID_ARGUMENT
-    2: AclStatusError,  # ACL_SHIM_ERR_ACL_STATUS
-    3: AclExceptionError,  # ACL_SHIM_ERR_EXCEPTION
-    4: AclOutOfMemoryError,  # ACL_SHIM_ERR_OUT_OF_MEMORY
-    5: AclNotImportedError,  # ACL_SHIM_ERR_NOT_IMPORTED
-    6: AclUnsupportedError,  # ACL_SHIM_ERR_UNSUPPORTED
-}
+EXPECTED_ABI_VERSION = 4
 
 
 def check(status: int, what: str) -> None:
@@ -91,7 +52,7 @@ def check(status: int, what: str) -> None:
     if status == 0:
         return
     message = ffi.string(lib.acl_shim_last_error()).decode("utf-8", "replace")
-    raise _STATUS_ERRORS.get(status, AclError)(message or f"status {status}", status, what)
+    raise STATUS_ERRORS.get(status, AclError)(message or f"status {status}", status, what)
 
 
 # ---------------------------------------------------------------------------- availability
@@ -138,8 +99,10 @@ def compiled_acl_version() -> str:
 
 def set_num_threads(num_threads: int) -> None:
     """Threads of ACL's NEON scheduler (0: one per core, ACL's default)."""
-    if not isinstance(num_threads, int) or num_threads < 0:
-        raise ValueError(f"num_threads is {num_threads!r}, expected an int >= 0")
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int):
+        raise ArgumentTypeError(f"num_threads is {num_threads!r}, expected an int >= 0")
+    if num_threads < 0:
+        raise InvalidLayoutError(f"num_threads is {num_threads}, expected an int >= 0")
     ffi_, lib_ = require_native()
     check(lib_.acl_shim_set_num_threads(num_threads), "set_num_threads")
 

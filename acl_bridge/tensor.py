@@ -15,38 +15,21 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ndarray import LayoutError, NdArray, NotRepresentableError
+from ndarray import NdArray, NotRepresentableError
 
-from .mapping import AclTensorInfo, PaddingSize, padded_descriptor, tensor_info
+from . import abi
+from .backend import NEON, Backend
+from .mapping import AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
 
-DATA_TYPE_CODES = {
-    "F32": 0, "F16": 1, "S32": 2, "U8": 3, "QASYMM8": 4, "QASYMM8_SIGNED": 5, "S8": 6, "S16": 7, "U16": 8,
-}
-LAYOUT_CODES = {"NCHW": 0, "NHWC": 1}
 
-
-def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
-    """``info.padding`` when the buffer is laid out exactly as ACL pads a tensor
-    (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
-    Only then can the padding be declared to ACL (padding() reports it)."""
-    try:
-        ref = tensor_info(padded_descriptor(array.shape or (1,), array.dtype, info.padding), info.data_layout)
-    except LayoutError:
-        return None
-    same = (ref.offset_first_element_in_bytes == info.offset_first_element_in_bytes
-            and ref.total_size_in_bytes <= info.total_size_in_bytes
-            and all(n == 1 or a == b for n, a, b in zip(info.tensor_shape, ref.strides_in_bytes, info.strides_in_bytes)))
-    return info.padding if same else None
-
-
-def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None):
+def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None, backend: Backend = NEON):
     """An ``acl_shim_tensor_desc`` (cffi struct) holding exactly ``info``; with
     ``declare_padding`` ACL is told the buffer's padding (see acl_layout_padding)."""
     ffi, _ = require_native()
-    if info.data_type not in DATA_TYPE_CODES:
+    if info.data_type not in abi.DATA_TYPES:
         raise AclInvalidArgumentError(
-            f"data_type is {info.data_type!r}, the native layer supports {sorted(DATA_TYPE_CODES)}: {info!r}")
+            f"data_type is {info.data_type!r}, the native layer supports {sorted(abi.DATA_TYPES)}: {info!r}")
     d = ffi.new("acl_shim_tensor_desc *")
     d.num_dims = len(info.tensor_shape)
     for i, (n, s) in enumerate(zip(info.tensor_shape, info.strides_in_bytes)):
@@ -54,35 +37,23 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
         d.strides_in_bytes[i] = s
     d.offset_first_element_in_bytes = info.offset_first_element_in_bytes
     d.total_size_in_bytes = info.total_size_in_bytes
-    d.data_type = DATA_TYPE_CODES[info.data_type]
-    d.data_layout = LAYOUT_CODES[info.data_layout]
+    d.data_type = abi.DATA_TYPES[info.data_type]
+    d.data_layout = abi.DATA_LAYOUTS[info.data_layout]
     d.quantization_scale = info.quantization_scale
     d.quantization_offset = info.quantization_offset
-    if declare_padding is not None and any(declare_padding.as_tuple()):
+    if declare_padding:
         d.declare_padding = 1
         d.padding_top, d.padding_right, d.padding_bottom, d.padding_left = declare_padding.as_tuple()
+    backend.mark(d)
     return d
-
-
-def alignment_problem(array: NdArray) -> Optional[str]:
-    """Why ACL cannot address ``array``'s elements in place (misaligned memory), or None.
-
-    ACL's kernels load whole elements (and vectors of them) from naturally aligned addresses;
-    numpy can describe memory that is not (``flags.aligned`` False). Strides are whole
-    elements, so the base address decides for every element.
-    """
-    es = array.dtype.itemsize
-    if array.base_ptr % es:
-        return (f"base address {array.base_ptr:#x} is not aligned to the element size {es}: "
-                f"ACL needs naturally aligned elements: {array.descriptor!r}")
-    return None
 
 
 class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 
     def __init__(self, array: NdArray, data_layout: str = "NCHW",
-                 quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True):
+                 quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True,
+                 backend: Backend = NEON):
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
         padding (border-filling kernels may then write into it); else custom strides only."""
         ffi, lib = require_native()
@@ -93,7 +64,7 @@ class AclTensor:
         self.info = tensor_info(array, data_layout, quantization)
         self.declared_padding = acl_layout_padding(array, self.info) if declare_padding else None
         out = ffi.new("acl_shim_tensor **")
-        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding), out),
+        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding, backend), out),
               "acl_shim_tensor_create")
         self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
         self._imported = False

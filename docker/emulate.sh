@@ -27,7 +27,7 @@ set -Eeuo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 TARGETS_ALL=(trixie bookworm)
-HOST_REQUIREMENTS="numpy cffi pytest hypothesis"
+HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter"
 
 # ---------------------------------------------------------------- output and timing
 T0=$(date +%s)

@@ -766,10 +766,11 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
+            const size_t total = descs[i]->total_size_in_bytes;
             for (size_t b = 0; b < memory[i].size(); ++b) {
                 if (!masks[i][b] && memory[i][b] != fill) {
-                    writes_outside[i] = 1;
-                    break;
+                    writes_outside[i] = b < total ? 1 : 2;  // 2: past the allocation, into the guard
+                    if (b >= total) break;
                 }
             }
             for_each_element(*t[i]->info(), *td[i]->info(), [&](uint64_t, size_t off, size_t off_dense) {
@@ -801,16 +802,65 @@ int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params, ac
     });
 }
 
+namespace {
+// The checks acl_shim_function_run makes before running (memory imported everywhere).
+void require_imported(const acl_shim_function &function) {
+    for (size_t i = 0; i < function.tensors.size(); ++i) {
+        if (function.tensors[i]->buffer() == nullptr) {
+            fail(ACL_SHIM_ERR_NOT_IMPORTED, "tensor " + std::to_string(i) + " has no memory imported");
+        }
+    }
+}
+}  // namespace
+
 int32_t acl_shim_function_run(acl_shim_function *function) {
     return guarded([&] {
         require(function != nullptr, "function is NULL");
-        for (size_t i = 0; i < function->tensors.size(); ++i) {
-            if (function->tensors[i]->buffer() == nullptr) {
-                fail(ACL_SHIM_ERR_NOT_IMPORTED, "tensor " + std::to_string(i) + " has no memory imported");
-            }
-        }
+        require_imported(*function);
         function->function->run();
     });
+}
+
+int32_t acl_shim_auto_padding(const acl_shim_tensor_desc *desc, acl_shim_padding *out) {
+    return guarded([&] {
+        require(desc != nullptr && out != nullptr, "desc and out must not be NULL");
+        acl::TensorInfo info = resizable_info(*desc);
+        info.auto_padding();
+        const acl::PaddingSize pad = info.padding();
+        *out = acl_shim_padding{pad.top, pad.right, pad.bottom, pad.left};
+    });
+}
+
+int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
+                               const acl_shim_tensor_desc *const *descs, int32_t n) {
+    return guarded([&] {
+        require(params != nullptr && descs != nullptr, "params and descs must not be NULL");
+        require(n >= 1 && n <= 8, "n must be 1..8");
+        std::vector<std::unique_ptr<acl::Tensor>> owned(n);
+        std::vector<acl::ITensor *> t(n, nullptr);
+        for (int i = 0; i < n; ++i) {
+            if (descs[i] == nullptr) continue;
+            owned[i] = std::make_unique<acl::Tensor>();
+            owned[i]->allocator()->init(imported_info(*descs[i]));
+            t[i] = owned[i].get();
+        }
+        build(kind, *params, t);
+    });
+}
+
+int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, int32_t *failed_index) {
+    int32_t at = -1;
+    const int32_t status = guarded([&] {
+        require(functions != nullptr && n >= 0, "functions must not be NULL and n >= 0");
+        for (at = 0; at < n; ++at) {
+            require(functions[at] != nullptr, "function " + std::to_string(at) + " is NULL");
+            require_imported(*functions[at]);
+            functions[at]->function->run();
+        }
+        at = -1;
+    });
+    if (failed_index != nullptr) *failed_index = at;
+    return status;
 }
 
 void acl_shim_function_destroy(acl_shim_function *function) {

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 3
+#define ACL_SHIM_ABI_VERSION 4
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -222,7 +222,8 @@ int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
  * of the same shapes, fills the elements of both with the same values, runs both once and
  * reports:
  *   writes_outside[i] = 1 when a byte of tensor i that is not an element changed
- *                       (padding, gaps of a strided view, the guard), else 0;
+ *                       (padding, gaps of a strided view), 2 when a byte past
+ *                       total_size_in_bytes changed (the guard), else 0;
  *   *same_result      = 1 when every element of every tensor equals the dense run's
  *                       (floats within 1e-3 relative, integers within 1), else 0:
  *                       0 means some kernel mis-addresses these layouts. */
@@ -236,6 +237,19 @@ int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params,
                                  acl_shim_function **out);
 int32_t acl_shim_function_run(acl_shim_function *function);
 void acl_shim_function_destroy(acl_shim_function *function);
+
+/* ---- layouts and schedules (ABI 4) --------------------------------------- */
+/* The padding ACL's own TensorInfo::auto_padding() gives a tensor of desc's shape and type
+ * (strides/offset/total ignored): a fact from ACL, not a copy of its constants. */
+int32_t acl_shim_auto_padding(const acl_shim_tensor_desc *desc, acl_shim_padding *out);
+/* validate() and configure() function kind on non-resizable infos exactly as descs say
+ * (declared padding included), without memory: ACL_SHIM_OK when ACL accepts these layouts,
+ * else its status (e.g. "Insufficient Padding!"). Nothing is kept. */
+int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
+                               const acl_shim_tensor_desc *const *descs, int32_t n);
+/* Run functions[0..n) in order, in one call (a schedule). Stops at the first failure and
+ * puts its index in *failed_index (-1 when all ran). The caller keeps the functions alive. */
+int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, int32_t *failed_index);
 
 /* ACL_SHIM_CDEF_END */
 

@@ -42,6 +42,7 @@ if ROOT not in sys.path:  # `python tests/test_catalogue.py NAME` from a source 
     sys.path.insert(0, ROOT)
 
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor  # noqa: E402
+from ndarray.errors import AclNdarrayError, ArgumentTypeError, ReadOnlyError, UnsupportedOptionError  # noqa: E402
 from ndarray.formats import directml, torch, xla  # noqa: E402
 from acl_bridge import AclTensorInfo, PaddingSize, descriptor_from_tensor_info, tensor_info  # noqa: E402
 from acl_bridge.native import AclError, AclStatusError, AclUnavailableError  # noqa: E402  (importable without ACL)
@@ -106,6 +107,10 @@ def check_case(c: Case) -> None:
     except AclUnavailableError:
         raise
     except c.error as e:
+        if type(e) is not c.error:
+            raise CaseFailed(f"{c.name}: raised {type(e).__name__}, expected exactly {c.error.__name__}: {e}") from e
+        if not isinstance(e, AclNdarrayError) and c.error is not IndexError:
+            raise CaseFailed(f"{c.name}: {type(e).__name__} is not one of this library's exceptions: {e}") from e
         if not re.search(c.match, str(e)):
             raise CaseFailed(f"{c.name}: {type(e).__name__} message does not match {c.match!r}: {e}") from e
     except Exception as e:
@@ -328,7 +333,7 @@ def _():
     return lambda: tensor_info(NdArray.from_numpy(buf)), [buf]
 
 
-@case("acl-unknown-data-layout", InvalidLayoutError, r"data_layout is 'NHCW', expected one of \('NCHW', 'NHWC'\)")
+@case("acl-unknown-data-layout", UnsupportedOptionError, r"data_layout is 'NHCW', expected one of \('NCHW', 'NHWC'\)")
 def _():
     a = arange((1, 2, 3, 4))
     return lambda: tensor_info(a, data_layout="NHCW"), [a]
@@ -453,7 +458,7 @@ def _():
     return lambda: f(), [src, dst]
 
 
-@case("read-only-numpy-output", InvalidLayoutError, r"dst is written by activation but is read-only", native=True)
+@case("read-only-numpy-output", ReadOnlyError, r"dst is written by activation but is read-only", native=True)
 def _():
     src = np.arange(16, dtype=F32).reshape(2, 8)
     dst = np.zeros((2, 8), F32)
@@ -461,7 +466,7 @@ def _():
     return lambda: _fn().Activation(src, dst, "relu"), [src, dst]
 
 
-@case("self-overlapping-output", InvalidLayoutError, r"dst is written by add but is read-only", native=True)
+@case("self-overlapping-output", ReadOnlyError, r"dst is written by add but is read-only", native=True)
 def _():
     a, b = np.arange(12, dtype=F32).reshape(3, 4), np.ones((3, 4), F32)
     buf = np.zeros(8, F32)
@@ -469,7 +474,7 @@ def _():
     return lambda: _fn().Add(a, b, dst), [a, b, buf]
 
 
-@case("broadcast-view-output", InvalidLayoutError, r"dst is written by copy but is read-only", native=True)
+@case("broadcast-view-output", ReadOnlyError, r"dst is written by copy but is read-only", native=True)
 def _():
     src = arange((3, 4))
     dst = arange((1, 4))
@@ -502,16 +507,48 @@ def _():
     return lambda: _fn().Pooling(src, dst, "max", kernel=2, stride=2, data_layout="NCHW"), [src, dst]
 
 
-@case("unknown-data-layout", InvalidLayoutError, r"data_layout is 'NHCW'", native=True)
+@case("unknown-data-layout", UnsupportedOptionError, r"data_layout is 'NHCW'", native=True)
 def _():
     src, dst = arange((1, 3, 4, 4)), arange((1, 3, 2, 2))
     return lambda: _fn().Pooling(src, dst, "max", kernel=2, stride=2, data_layout="NHCW"), [src, dst]
 
 
-@case("unknown-activation", InvalidLayoutError, r"function is 'rleu', expected one of", native=True)
+@case("unknown-activation", UnsupportedOptionError, r"function is 'rleu', expected one of", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 8))
     return lambda: _fn().Activation(src, dst, "rleu"), [src, dst]
+
+
+@case("unknown-option-name", UnsupportedOptionError, r"Pooling: got an unexpected keyword argument 'pool_size'; its options are",
+      native=True)
+def _():
+    src, dst = arange((1, 3, 4, 4)), arange((1, 3, 2, 2))
+    return lambda: _fn().Pooling(src, dst, pool_size=2), [src, dst]
+
+
+@case("flat-four-tuple-window-padding", UnsupportedOptionError, r"padding is \(1, 0, 1, 0\): .*flat 4-tuple is ambiguous",
+      native=True)
+def _():
+    src, dst = arange((1, 3, 4, 4)), arange((1, 3, 4, 4))
+    return lambda: _fn().Pooling(src, dst, "max", kernel=2, padding=(1, 0, 1, 0)), [src, dst]
+
+
+@case("bool-stride", ArgumentTypeError, r"stride is True, expected an integer, not a bool", native=True)
+def _():
+    src, dst = arange((1, 3, 4, 4)), arange((1, 3, 3, 3))
+    return lambda: _fn().Pooling(src, dst, "max", kernel=2, stride=True), [src, dst]
+
+
+@case("quantization-for-unknown-role", UnsupportedOptionError, r"quantization names \['out'\], expected roles", native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2, 8), np.uint8)
+    return lambda: _fn().Quantize(src, dst, 0.5, 0, quantization={"out": (1.0, 0)}), [src, dst]
+
+
+@case("tensor-of-wrong-type", ArgumentTypeError, r"src must be an NdArray or numpy array, got list", native=True)
+def _():
+    dst = arange((2, 8))
+    return lambda: _fn().Activation([1.0, 2.0], dst, "relu"), [dst]
 
 
 @case("permute-axes-not-permutation", InvalidLayoutError, r"axes is \(0, 0, 1\), expected a permutation of 0..2", native=True)

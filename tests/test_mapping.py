@@ -12,6 +12,7 @@ from acl_bridge import (
     tensor_info,
 )
 from acl_bridge.mapping import AclTensorInfo
+from ndarray.errors import UnsupportedOptionError
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
 
@@ -72,7 +73,7 @@ def test_not_representable(make, match):
 
 def test_invalid_arguments():
     d = ShapeDescriptor.create((2, 3))
-    with pytest.raises(InvalidLayoutError, match=r"data_layout is 'NCWH', expected one of \('NCHW', 'NHWC'\)"):
+    with pytest.raises(UnsupportedOptionError, match=r"data_layout is 'NCWH', expected one of \('NCHW', 'NHWC'\)"):
         tensor_info(d, data_layout="NCWH")
     with pytest.raises(InvalidLayoutError, match=r"quantization scale is 0.0, expected a finite number > 0"):
         tensor_info(ShapeDescriptor.create((2,), "uint8"), quantization=(0, 0))

@@ -8,7 +8,9 @@ Layout variants (numpy order, C-order buffers):
 * ``strided``: a view taking every other index of the outermost dim of a bigger parent
   (outer stride larger than dense, innermost contiguous: expressible by ACL strides);
 * ``flipped``: a negative-stride view (not expressible by ACL: forces the copy fallback);
-* ``negotiated``: exactly the padding ACL asked for (``padding=``), allocated up front.
+* ``negotiated``: exactly the padding ACL asked for (``padding=``), allocated up front and
+  owned by the bridge (``bridge=True``, as ``padded_empty`` makes it): ACL may write its
+  padding and the slack after it, never the guard bytes beyond those.
 """
 
 from __future__ import annotations
@@ -25,17 +27,23 @@ VARIANTS = ("contiguous", "padded", "offset", "strided", "negotiated")
 class Guarded:
     """An NdArray inside a larger uint8 buffer with guard bytes before and after."""
 
-    def __init__(self, shape, dtype="float32", variant="contiguous", padding=None):
+    def __init__(self, shape, dtype="float32", variant="contiguous", padding=None, bridge=False):
         shape = tuple(shape)
         dtype = np.dtype(dtype)
         rank = len(shape)
         self.variant = variant
+        self.bridge = bridge
         if padding is not None:  # exactly the ACL padding asked for (negotiated up front)
+            from acl_bridge.executor import _BRIDGE_OWNED, BRIDGE_SLACK_IN_BYTES
             from acl_bridge.mapping import padded_descriptor
 
-            d = padded_descriptor(shape, dtype, padding)
-            self.raw = np.full(d.alloc_size_in_bytes + 2 * GUARD_BYTES, GUARD_VALUE, np.uint8)
+            d = padded_descriptor(shape, dtype, padding if rank >= 2 else padding.x_only())
+            slack = BRIDGE_SLACK_IN_BYTES if bridge else 0
+            self.raw = np.full(d.alloc_size_in_bytes + slack + 2 * GUARD_BYTES, GUARD_VALUE, np.uint8)
             self.array = NdArray(self.raw[GUARD_BYTES:GUARD_BYTES + d.alloc_size_in_bytes], d)
+            self._owned_end = GUARD_BYTES + d.alloc_size_in_bytes + slack
+            if bridge:  # as padded_empty allocates it: the bridge owns padding and slack
+                _BRIDGE_OWNED[id(self.array)] = self.array
         elif variant in ("contiguous", "padded", "offset"):
             paddings = [0] * rank
             offsets = [0] * rank
@@ -83,13 +91,25 @@ class Guarded:
     def numpy(self) -> np.ndarray:
         return self.array.numpy()
 
+    def _checked(self) -> np.ndarray:
+        """Bytes ACL must not write: every non-element byte, or for a bridge-owned buffer
+        only the guards outside its allocation and slack."""
+        if not self.bridge:
+            return ~self._mask
+        checked = np.zeros(self.raw.shape, bool)
+        checked[:GUARD_BYTES] = True
+        checked[self._owned_end:] = True
+        return checked
+
     def untouched(self) -> bool:
-        """Guard bytes and padding / gap cells unchanged since the last set()."""
-        return bool(np.array_equal(self.raw[~self._mask], self._snapshot[~self._mask]))
+        """Guard bytes and padding / gap cells unchanged since the last set() (for a
+        bridge-owned buffer: the guards around its allocation and slack)."""
+        checked = self._checked()
+        return bool(np.array_equal(self.raw[checked], self._snapshot[checked]))
 
     def changed_outside(self) -> np.ndarray:
         """Byte indexes (into raw) outside the elements that changed, for messages."""
-        return np.nonzero((self.raw != self._snapshot) & ~self._mask)[0]
+        return np.nonzero((self.raw != self._snapshot) & self._checked())[0]
 
 
 def arange_values(shape, dtype="float32", scale=0.25, shift=None, modulo=None):

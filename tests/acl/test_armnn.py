@@ -70,41 +70,41 @@ def test_version_and_deprecation_notice_recorded():
 class TestTensorInfo:
     def test_float32_round_trip(self):
         a = NdArray.zeros((2, 3, 4, 5))
-        info = armnn.tensor_info(a)
+        info = armnn.armnn_tensor_info(a)
         assert armnn.describe(info) == ((2, 3, 4, 5), np.dtype("float32"), None)
-        d, q = armnn.descriptor_from_tensor_info(info)
+        d, q = armnn.descriptor_from_armnn_info(info)
         assert d.shape == (2, 3, 4, 5) and d.dtype == np.float32 and d.is_contiguous("c") and q is None
         assert info.GetNumBytes() == 2 * 3 * 4 * 5 * 4
         assert armnn.format_tensor_info(info) == "Float32[2,3,4,5]"
 
     def test_padded_descriptor_maps_to_its_logical_shape(self):
         a = padded((1, 2, 3, 4))
-        assert armnn.describe(armnn.tensor_info(a))[0] == (1, 2, 3, 4)
+        assert armnn.describe(armnn.armnn_tensor_info(a))[0] == (1, 2, 3, 4)
 
     @pytest.mark.parametrize("dtype,quant,name", [
         ("uint8", (0.5, 10), "QAsymmU8"), ("int8", (0.25, -3), "QAsymmS8"), ("int16", (0.125, 0), "QSymmS16")])
     def test_quantized_round_trip(self, dtype, quant, name):
-        info = armnn.tensor_info(NdArray.zeros((3, 4), dtype), quant)
+        info = armnn.armnn_tensor_info(NdArray.zeros((3, 4), dtype), quant)
         shape, dt, q = armnn.describe(info)
         assert (shape, dt, q) == ((3, 4), np.dtype(dtype), quant)
         assert info.GetDataType() == getattr(armnn.load(), "DataType_" + name)
         assert armnn.format_tensor_info(info).startswith(f"{name}[3,4] q=(")
 
     def test_constant_flag(self):
-        info = armnn.tensor_info(NdArray.zeros((4,)), constant=True)
+        info = armnn.armnn_tensor_info(NdArray.zeros((4,)), constant=True)
         if hasattr(info, "IsConstant"):  # 23.08; 20.08 has no such flag
             assert info.IsConstant()
             assert "const" in armnn.format_tensor_info(info)
 
     def test_not_representable(self):
         with pytest.raises(NotRepresentableError, match=r"uint8 has no Arm NN data type \(quantized types need"):
-            armnn.tensor_info(NdArray.zeros((2,), "uint8"))
+            armnn.armnn_tensor_info(NdArray.zeros((2,), "uint8"))
         with pytest.raises(NotRepresentableError, match="float64 has no Arm NN data type"):
-            armnn.tensor_info(NdArray.zeros((2,), "float64"))
+            armnn.armnn_tensor_info(NdArray.zeros((2,), "float64"))
         with pytest.raises(NotRepresentableError, match="QSymmS16 is symmetric"):
-            armnn.tensor_info(NdArray.zeros((2,), "int16"), (0.5, 3))
+            armnn.armnn_tensor_info(NdArray.zeros((2,), "int16"), (0.5, 3))
         with pytest.raises(NotRepresentableError, match="no quantized Arm NN data type"):
-            armnn.tensor_info(NdArray.zeros((2,), "float32"), (0.5, 3))
+            armnn.armnn_tensor_info(NdArray.zeros((2,), "float32"), (0.5, 3))
 
 
 # ---------------------------------------------------------------------------- const tensors

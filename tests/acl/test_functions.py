@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ndarray import NotRepresentableError, ShapeDescriptor
+from ndarray import ShapeDescriptor
 
 from .helpers import VARIANTS, Guarded, arange_values
 
@@ -42,12 +42,21 @@ def _fns():
     return functions
 
 
+def _skip_without_f16(e):
+    if "does not support F16" in str(e):  # Debian's 20.08 is built for armv8.0
+        pytest.skip(f"this ACL build has no F16: {e}")
+
+
 def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs=2):
     """inputs: {role: ndarray values or None}; outputs: {role: (shape, dtype)};
-    expected: {role: ndarray}. Tensors are passed in cls.roles order."""
-    from acl_bridge.functions import _collapse_unsafe, _is_dense
-    from acl_bridge.mapping import tensor_info
-    from acl_bridge.tensor import acl_layout_padding
+    expected: {role: ndarray}. Tensors are passed in cls.roles order.
+
+    The plan is the contract (its rules are tested on the host, tests/test_plan.py): here
+    the function must do what its plan says (staged tensors copied and counted, in-place
+    tensors computed in the NdArray's own memory) and, given the padding ACL asked for in
+    buffers the bridge owns (the ``negotiated`` variant), copy nothing."""
+    from acl_bridge.native import AclStatusError
+    from acl_bridge.plan import Action
 
     specs = {}
     for role in cls.roles:
@@ -56,19 +65,14 @@ def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs
             specs[role] = None if v is None else (v.shape, v.dtype)
         else:
             specs[role] = outputs[role]
-    layout = kwargs.get("data_layout", "NCHW")
-    quant = kwargs.get("quantization", {})
-    from acl_bridge.native import AclStatusError
-
     if variant == "negotiated":
         args = [None if s is None else ShapeDescriptor.create(*s) for s in specs.values()]
         try:
             pads = cls.required_padding(*args, **kwargs)
         except AclStatusError as e:
-            if "does not support F16" in str(e):  # Debian's 20.08 is built for armv8.0
-                pytest.skip(f"this ACL build has no F16: {e}")
+            _skip_without_f16(e)
             raise
-        g = {r: None if s is None else Guarded(s[0], s[1], padding=pads[r]) for r, s in specs.items()}
+        g = {r: None if s is None else Guarded(s[0], s[1], padding=pads[r], bridge=True) for r, s in specs.items()}
     else:
         g = {r: None if s is None else Guarded(s[0], s[1], variant) for r, s in specs.items()}
     for role, v in inputs.items():
@@ -79,36 +83,23 @@ def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs
         try:
             f = cls(*[None if x is None else x.array for x in g.values()], **kwargs)
         except AclStatusError as e:
-            if "does not support F16" in str(e):  # Debian's 20.08 is built for armv8.0
-                pytest.skip(f"this ACL build has no F16: {e}")
+            _skip_without_f16(e)
             raise
-    # staged exactly where the buffer lacks what ACL asked for, or ACL would write outside
-    # its elements (probe), or ACL cannot address it
-    expected_staged = []
-    for role, x in g.items():
-        if x is None:
-            continue
-        try:
-            info = tensor_info(x.array, layout, quant.get(role))
-            need = f.padding[role]
-            declared = acl_layout_padding(x.array, info)
-            if (_collapse_unsafe(info) or f.writes_outside.get(role)
-                    or (not f.layout_ok and not _is_dense(x.array))
-                    or (any(need.as_tuple()) and (declared is None or not declared.covers(need)))):
-                expected_staged.append(role)
-        except NotRepresentableError:
-            expected_staged.append(role)
-    if f.renegotiated:  # ACL's validate() wanted more than negotiated: everything staged
-        expected_staged = [r for r, x in g.items() if x is not None]
-    assert list(f.staged) == expected_staged, (f.padding, f.staged, f.writes_outside)
+    assert f.staged == f.plan.staged
+    for t in f.plan.tensors:
+        assert (t.action is Action.ABSENT) == (g[t.role] is None)
+        if t.action is Action.STAGED:
+            assert t.reason is not None and t.detail, f.plan.describe()
+    if variant == "negotiated":
+        assert f.staged == (), f.plan.describe()
+    if variant == "contiguous":  # dense, aligned, representable: only ACL's wishes stage it
+        assert all(t.reason is None or t.reason.value not in ("misaligned", "not_representable", "collapse_unsafe",
+                                                              "layout_mismatch") for t in f.plan.tensors), f.plan.describe()
     PADDING_LOG.setdefault((cls.__name__, str(sorted(kwargs.items()))), {}).update(
         {r: (p.as_tuple(), f.writes_outside.get(r), f.layout_ok) for r, p in f.padding.items() if g[r] is not None})
-    if variant == "negotiated":
-        assert f.renegotiated or all(r not in f.staged or f.writes_outside.get(r) for r in g), (
-            f.staged, f.writes_outside)
     for _ in range(runs):
         f.run()
-    assert f.copy_count == runs * len(f.staged)
+    assert f.copy_count == runs * f.plan.copies_per_run
     rtol, atol = TOLERANCES[tol]
     for role, want in expected.items():
         got = g[role].numpy()
@@ -120,7 +111,7 @@ def run_case(cls, inputs, outputs, kwargs, expected, variant, tol="f32", *, runs
                                        err_msg=f"{role} ({variant})")
     for role, x in g.items():
         if x is not None:
-            assert x.untouched(), f"{role} ({variant}): bytes outside the elements changed at {x.changed_outside()[:16]}"
+            assert x.untouched(), f"{role} ({variant}): bytes ACL may not write changed at {x.changed_outside()[:16]}"
             if role not in f.staged:
                 assert f.tensors[role].data_ptr == x.array.data_ptr
     f.close()
@@ -196,6 +187,12 @@ def test_add_other_types(dtype):
 
 
 # ---------------------------------------------------------------------------- pooling
+def np_pad(pad):
+    """(top, bottom, left, right) as the functions take window padding: np.pad style."""
+    top, bottom, left, right = pad
+    return ((top, bottom), (left, right))
+
+
 def pool_ref(x, kind, k, s, pad, nhwc, exclude_padding=True):
     """x NCHW or NHWC; pad (top, bottom, left, right)."""
     if nhwc:
@@ -226,7 +223,7 @@ def test_pooling(kind, k, s, pad, layout, variant):
     x = arange_values(shape, modulo=31)
     ref = pool_ref(x, kind, k, s, pad, nhwc)
     run_case(_fns().Pooling, {"src": x}, {"dst": (ref.shape, np.float32)},
-             dict(pool_type=kind, kernel=k, stride=s, padding=pad, data_layout=layout),
+             dict(pool_type=kind, kernel=k, stride=s, padding=np_pad(pad), data_layout=layout),
              {"dst": ref}, variant, "exact" if kind == "max" else "f32")
 
 
@@ -260,7 +257,7 @@ def test_convolution(k, s, pad, bias, layout, variant):
     b = arange_values((o,), scale=0.5) if bias else None
     ref = conv_ref(x, wt, b, s, pad, nhwc)
     run_case(_fns().Convolution, {"src": x, "weights": wt, "bias": b}, {"dst": (ref.shape, np.float32)},
-             dict(stride=s, padding=pad, data_layout=layout), {"dst": ref}, variant, "f32_reduction")
+             dict(stride=s, padding=np_pad(pad), data_layout=layout), {"dst": ref}, variant, "f32_reduction")
 
 
 def depthwise_ref(x, w, b, s, pad, nhwc, m):
@@ -288,7 +285,7 @@ def test_depthwise(k, s, pad, m, layout, variant):
     b = arange_values((c * m,), scale=0.5)
     ref = depthwise_ref(x, wt, b, s, pad, nhwc, m)
     run_case(_fns().DepthwiseConvolution, {"src": x, "weights": wt, "bias": b}, {"dst": (ref.shape, np.float32)},
-             dict(stride=s, padding=pad, depth_multiplier=m, data_layout=layout), {"dst": ref}, variant,
+             dict(stride=s, padding=np_pad(pad), depth_multiplier=m, data_layout=layout), {"dst": ref}, variant,
              "f32_reduction")
 
 

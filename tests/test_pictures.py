@@ -1,4 +1,4 @@
-"""ndarray.picture: memory maps, the stdlib PNG encoder and the SVG writer.
+"""acl_bridge.pictures: memory maps, the stdlib PNG encoder and the SVG writer.
 
 The PNG is decoded here with zlib (it is our own writer: 8-bit RGB, filter 0 on every row)
 and the pixels are counted: inside the grid, every pixel of a cell is that cell's color
@@ -14,7 +14,7 @@ import pytest
 
 from acl_bridge import PaddingSize, auto_padding, padded_descriptor
 from ndarray import InvalidLayoutError, ShapeDescriptor
-from ndarray import picture as pic
+from acl_bridge import pictures as pic
 from ndarray.formats.directml import BufferTensorDesc
 
 

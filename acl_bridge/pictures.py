@@ -27,12 +27,12 @@ import math
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .descriptor import ShapeDescriptor
-from .errors import InvalidLayoutError, NotRepresentableError
+from ndarray import ShapeDescriptor
+from ndarray.errors import InvalidLayoutError, NotRepresentableError
 
 __all__ = [
     "MemoryMap",

@@ -1,0 +1,330 @@
+"""The runtime: gather ACL's facts for a call, then carry out its plan on a backend.
+
+:func:`configure` is the whole life of a function up to its first run:
+
+1. describe each tensor (:func:`describe_request`: layout, origin, alignment);
+2. negotiation: ACL configures the function on throw-away resizable tensors and reports the
+   padding it asked for (:func:`negotiate_padding`);
+3. :func:`acl_bridge.plan.plan_function` decides; when some tensor stays in place the
+   probe runs these exact layouts on scratch memory (:func:`probe`) and the planner decides
+   again with its findings;
+4. :func:`execute`: bridge-owned staging buffers, native tensors (``ffi.gc``'d at birth),
+   validate() + configure(), then import of every buffer's memory. If validate() on the
+   final layouts asks for more padding than negotiated, ACL's own auto padding is fetched
+   and the planner decides a third time (``RENEGOTIATED``).
+
+The executor never decides; the planner never calls ACL. The backend is a parameter here.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
+
+from . import abi
+from .backend import NEON, Backend
+from .errors import AclError, AclStatusError
+from .layout import PaddingSize
+from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
+from .native import check, require_native
+from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
+from .tensor import AclTensor, native_desc
+
+Quantization = Optional[Tuple[float, int]]
+Spec = Tuple[Tuple[int, ...], np.dtype, str, Quantization]  # shape, dtype, data_layout, quantization
+
+# ---------------------------------------------------------------------------- bridge-owned memory
+# NdArrays the bridge allocated for ACL (padded_empty, staging buffers, schedule intermediates):
+# they own their padding, so ACL may write there. Keyed by id(); entries vanish with the array.
+_BRIDGE_OWNED: "weakref.WeakValueDictionary[int, NdArray]" = weakref.WeakValueDictionary()
+# Bytes after a bridge-owned allocation that belong to it too: vector stores past the end
+# that the probe sees (its guard has the same size) land there, never in other memory.
+BRIDGE_SLACK_IN_BYTES = 256
+_ALIGNMENT_IN_BYTES = 64
+
+
+def bridge_allocate(descriptor: ShapeDescriptor) -> NdArray:
+    """A zeroed, 64-byte aligned buffer for ``descriptor`` that the bridge owns (padding
+    included, plus BRIDGE_SLACK_IN_BYTES after it)."""
+    raw = NdArray.allocate(ShapeDescriptor.create((descriptor.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES,), "uint8"),
+                           alignment_in_bytes=_ALIGNMENT_IN_BYTES).allocation
+    a = NdArray(raw, descriptor)
+    _BRIDGE_OWNED[id(a)] = a
+    return a
+
+
+def origin_of(a: NdArray) -> Origin:
+    return Origin.BRIDGE if _BRIDGE_OWNED.get(id(a)) is a else Origin.USER
+
+
+def _is_dense(a: NdArray) -> bool:
+    d = a.descriptor
+    return d.offset == 0 and d.is_contiguous("c") and d.alloc_size == d.size
+
+
+def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str,
+                     quantization: Quantization) -> TensorRequest:
+    """What the planner needs to know about one tensor."""
+    info = acl_padding = problem = None
+    misaligned = alignment_problem(a)
+    if misaligned is not None:
+        problem = (Reason.MISALIGNED, misaligned)
+    else:
+        try:
+            info = tensor_info(a, data_layout, quantization)
+        except NotRepresentableError as e:
+            problem = (Reason.NOT_REPRESENTABLE, str(e))
+        else:
+            acl_padding = acl_layout_padding(a, info)
+    return TensorRequest(role=role, rank=len(a.shape), is_output=is_output, origin=origin_of(a), info=info,
+                         problem=problem, acl_padding=acl_padding, dense=_is_dense(a),
+                         padding_is_free=bool(getattr(a, "padding_is_free", True)))
+
+
+# ---------------------------------------------------------------------------- facts from ACL
+def _spec_desc(spec: Spec, backend: Backend):
+    shape, dtype, data_layout, quantization = spec
+    info = tensor_info(ShapeDescriptor.create(tuple(shape) or (1,), dtype), data_layout, quantization)
+    return native_desc(info, None, backend)
+
+
+def _desc_array(ffi, descs: Sequence):
+    return ffi.new("acl_shim_tensor_desc *[]", [ffi.NULL if d is None else d for d in descs])
+
+
+def negotiate_padding(kind: str, params, specs: Sequence[Optional[Spec]],
+                      backend: Backend = NEON) -> Tuple[PaddingSize, ...]:
+    """Padding ACL asks for, per tensor, when it may pad resizable tensors of these specs."""
+    ffi, lib = require_native()
+    descs = [None if s is None else _spec_desc(s, backend) for s in specs]
+    out = ffi.new("acl_shim_padding[]", len(specs))
+    check(lib.acl_shim_required_padding(abi.KINDS[kind], params, _desc_array(ffi, descs), len(specs), out),
+          f"{kind}: required_padding")
+    return tuple(PaddingSize(p.top, p.right, p.bottom, p.left) for p in out)
+
+
+def auto_padding_from_acl(spec: Spec, backend: Backend = NEON) -> PaddingSize:
+    """ACL's own TensorInfo::auto_padding() for a tensor of this spec (asked, not copied)."""
+    ffi, lib = require_native()
+    out = ffi.new("acl_shim_padding *")
+    check(lib.acl_shim_auto_padding(_spec_desc(spec, backend), out), "auto_padding")
+    return PaddingSize(out.top, out.right, out.bottom, out.left)
+
+
+def _padded_desc(spec: Spec, padding: PaddingSize, backend: Backend):
+    shape, dtype, data_layout, quantization = spec
+    shape = tuple(shape) or (1,)
+    pad = padding if len(shape) >= 2 else padding.x_only()
+    info = tensor_info(padded_descriptor(shape, dtype, pad), data_layout, quantization)
+    return native_desc(info, pad, backend)
+
+
+def layouts_rejected(kind: str, params, descs: Sequence) -> Optional[str]:
+    """None when ACL's validate()/configure() accept these exact layouts, else ACL's message
+    for an "Insufficient Padding" refusal (any other refusal raises)."""
+    ffi, lib = require_native()
+    status = lib.acl_shim_check_layouts(abi.KINDS[kind], params, _desc_array(ffi, descs), len(descs))
+    try:
+        check(status, f"{kind}: check_layouts")
+    except AclStatusError as e:
+        if "Insufficient Padding" in e.message:
+            return e.message
+        raise
+    return None
+
+
+def required_padding(kind: str, params, specs: Sequence[Optional[Spec]],
+                     backend: Backend = NEON) -> Tuple[PaddingSize, ...]:
+    """Padding to allocate per tensor so that ACL runs this function in place: the
+    negotiated padding, checked by validate() on exactly those layouts; where validate()
+    still asks for more (20.08 NHWC depthwise), the union with ACL's auto padding."""
+    pads = negotiate_padding(kind, params, specs, backend)
+    descs = [None if s is None else _padded_desc(s, p, backend) for s, p in zip(specs, pads)]
+    if layouts_rejected(kind, params, descs) is None:
+        return pads
+    pads = tuple(p if s is None else p.union(auto_padding_from_acl(s, backend)) for s, p in zip(specs, pads))
+    descs = [None if s is None else _padded_desc(s, p, backend) for s, p in zip(specs, pads)]
+    message = layouts_rejected(kind, params, descs)
+    if message is not None:
+        raise AclStatusError(f"even ACL's auto padding is not enough: {message}", what=f"{kind}: required_padding")
+    return pads
+
+
+def probe(kind: str, params, descs: Sequence) -> Tuple[Tuple[int, ...], bool]:
+    """(writes_outside per tensor: 0 none, 1 into padding or gaps, 2 past the allocation;
+    layout_ok): ACL run once on scratch memory laid out as ``descs`` and once on dense
+    buffers (see acl_shim_probe in native/acl_shim.h)."""
+    ffi, lib = require_native()
+    flags = ffi.new("int32_t[]", len(descs))
+    same = ffi.new("int32_t *")
+    check(lib.acl_shim_probe(abi.KINDS[kind], params, _desc_array(ffi, descs), len(descs), flags, same),
+          f"{kind}: probe")
+    return tuple(int(f) for f in flags), bool(same[0])
+
+
+# ---------------------------------------------------------------------------- configured function
+_COPIES_LOCK = threading.Lock()
+_TOTAL_COPIES = [0]
+
+
+def total_copy_count() -> int:
+    """Buffer copies made by the copy fallback in this process, all functions together."""
+    with _COPIES_LOCK:
+        return _TOTAL_COPIES[0]
+
+
+def _count_copies(n: int) -> None:
+    with _COPIES_LOCK:
+        _TOTAL_COPIES[0] += n
+
+
+@dataclass
+class Call:
+    """One function call to configure: everything but the memory decisions."""
+
+    kind: str
+    params: object  # acl_shim_params (cffi)
+    roles: Tuple[str, ...]
+    outputs: Tuple[str, ...]
+    arrays: Dict[str, Optional[NdArray]]
+    data_layout: str
+    quantization: Dict[str, Quantization]
+    options: PlanOptions
+    backend: Backend = NEON
+
+    def spec(self, role: str) -> Optional[Spec]:
+        a = self.arrays[role]
+        return None if a is None else (tuple(a.shape) or (1,), a.dtype, self.data_layout, self.quantization[role])
+
+    def acl_side_descriptor(self, role: str, plan: FunctionPlan) -> Optional[ShapeDescriptor]:
+        """The layout ACL will see for ``role``: the NdArray's own, or its staging buffer's."""
+        a = self.arrays[role]
+        if a is None:
+            return None
+        t = plan[role]
+        if t.action is Action.STAGED:
+            return padded_descriptor(tuple(a.shape) or (1,), a.dtype, t.padding)
+        return a.descriptor
+
+
+class Configured:
+    """A configured native function and the memory it runs on (the executed plan).
+
+    :meth:`run` is the hot path. Per call it does only: take the run lock, read the handle,
+    copy staged inputs in (none when the plan is zero-copy), one native call (GIL released),
+    test its status, copy staged outputs back and count the copies. Views, the native entry
+    point and the copy lists are all built here, at configure time.
+    """
+
+    def __init__(self, call: Call, plan: FunctionPlan):
+        ffi, lib = require_native()
+        self.plan = plan
+        self.kind = call.kind
+        self.acl_arrays: Dict[str, Optional[NdArray]] = {}
+        for role in call.roles:
+            a = call.arrays[role]
+            if a is not None and plan[role].action is Action.STAGED:
+                a = bridge_allocate(call.acl_side_descriptor(role, plan))  # type: ignore[arg-type]
+            self.acl_arrays[role] = a
+        self.tensors: Dict[str, Optional[AclTensor]] = {
+            role: None if a is None else AclTensor(a, call.data_layout, call.quantization[role], backend=call.backend)
+            for role, a in self.acl_arrays.items()
+        }
+        handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])
+        out = ffi.new("acl_shim_function **")
+        check(lib.acl_shim_function_create(abi.KINDS[call.kind], call.params, handles, len(handles), out), call.kind)
+        self.handle = ffi.gc(out[0], lib.acl_shim_function_destroy)
+        for t in self.tensors.values():
+            if t is not None:
+                t.import_memory()
+        staged = [r for r in plan.staged]
+        self.copy_in = [(self.acl_arrays[r].numpy(), call.arrays[r].numpy())  # type: ignore[union-attr]
+                        for r in staged if r not in call.outputs]
+        self.copy_out = [(call.arrays[r].numpy(), self.acl_arrays[r].numpy())  # type: ignore[union-attr]
+                         for r in staged if r in call.outputs]
+        self.copies_per_run = len(self.copy_in) + len(self.copy_out)
+        self.copy_count = 0
+        self.lock = threading.Lock()
+        self._native_run = lib.acl_shim_function_run
+        self._what = f"{call.kind}: run"
+
+    def run(self) -> None:
+        with self.lock:
+            handle = self.handle
+            if handle is None:
+                raise AclError("function is closed", what=self.kind)
+            if self.copies_per_run:
+                for dst, src in self.copy_in:
+                    np.copyto(dst, src)
+            status = self._native_run(handle)
+            if status:
+                check(status, self._what)
+            if self.copies_per_run:
+                for dst, src in self.copy_out:
+                    np.copyto(dst, src)
+                self.copy_count += self.copies_per_run
+                _count_copies(self.copies_per_run)
+
+    def close(self) -> None:
+        with self.lock:
+            if self.handle is not None:
+                ffi, _ = require_native()
+                ffi.release(self.handle)
+                self.handle = None
+            for t in self.tensors.values():
+                if t is not None:
+                    t.close()
+            self.tensors = {}
+            self.acl_arrays = {}
+            self.copy_in = self.copy_out = []
+
+
+def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFacts:
+    descs: List = []
+    for role in call.roles:
+        d = call.acl_side_descriptor(role, plan)
+        if d is None:
+            descs.append(None)
+            continue
+        info = tensor_info(d, call.data_layout, call.quantization[role])
+        descs.append(native_desc(info, acl_layout_padding(d, info), call.backend))
+    writes, same = probe(call.kind, call.params, descs)
+    return replace(facts, writes_outside={r: w > 0 for r, w in zip(call.roles, writes)},
+                   writes_beyond={r: w > 1 for r, w in zip(call.roles, writes)}, layout_ok=same)
+
+
+def decide(call: Call, facts: AclFacts) -> Tuple[FunctionPlan, AclFacts]:
+    """Plan; probe when the plan needs it, and plan again with the probe's findings."""
+    requests = [None if call.arrays[r] is None else
+                describe_request(r, call.arrays[r], is_output=r in call.outputs,  # type: ignore[arg-type]
+                                 data_layout=call.data_layout, quantization=call.quantization[r])
+                for r in call.roles]
+    plan = plan_function(call.kind, requests, facts, call.options, call.roles)
+    if plan.needs_probe:
+        facts = _facts_with_probe(call, plan, facts)
+        plan = plan_function(call.kind, requests, facts, call.options, call.roles)
+    return plan, facts
+
+
+def configure(call: Call) -> Tuple[Configured, AclFacts]:
+    """Negotiate, plan, probe, execute (module docstring); returns the configured function
+    and the facts its plan was made from."""
+    specs = [call.spec(r) for r in call.roles]
+    facts = AclFacts(required_padding=dict(zip(call.roles, negotiate_padding(call.kind, call.params, specs,
+                                                                             call.backend))))
+    plan, facts = decide(call, facts)
+    try:
+        return Configured(call, plan), facts
+    except AclStatusError as e:
+        if "Insufficient Padding" not in e.message or not call.options.allow_copy:
+            raise
+        auto = {r: auto_padding_from_acl(s, call.backend) for r, s in zip(call.roles, specs) if s is not None}
+        facts = replace(facts, renegotiate=e.message, auto_padding=auto)
+        plan, facts = decide(call, facts)
+        return Configured(call, plan), facts

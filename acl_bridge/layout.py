@@ -1,0 +1,159 @@
+"""Dimension order and sides: the one module that knows which way round things are.
+
+Three conventions meet here, and nowhere else:
+
+* **numpy order** (everywhere in this library): outermost dimension first, ``shape[-1]``
+  moves fastest in C order.
+* **ACL order** (only inside ACL descriptions and the native ABI): dimension 0 is the
+  innermost one (x). :func:`to_acl_order` is THE one function that reverses dimension order;
+  it is its own inverse.
+* **data layouts**: numpy ``(N, C, H, W)`` is ``NCHW`` (ACL sees ``(W, H, C, N)``, x = W);
+  numpy ``(N, H, W, C)`` is ``NHWC`` (ACL sees ``(C, W, H, N)``, x = C).
+
+Sides: a flat 4-tuple of sides is always in **ACL's PaddingSize order, (top, right, bottom,
+left)** (clockwise from the top, as CSS does), the order of :class:`PaddingSize`,
+``PaddingSize.as_tuple()`` and the ABI's ``acl_shim_padding``. Window padding of a
+convolution or pooling may also be given the numpy way, ``((top, bottom), (left, right))``
+(``np.pad``'s pad_width for the H and W axes), or as ``(pad_h, pad_w)`` or one int; a flat
+4-tuple is refused there, because two orders for it are common and a wrong guess is silent.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Sequence, Tuple
+
+from ndarray.errors import ArgumentTypeError, InvalidLayoutError, UnsupportedOptionError
+
+DATA_LAYOUTS = ("NCHW", "NHWC")
+SIDES = ("top", "right", "bottom", "left")  # the one order of flat side tuples
+
+
+def to_acl_order(values: Sequence[int]) -> Tuple[int, ...]:
+    """numpy order (outermost first) <-> ACL order (x, the innermost, first).
+
+    The only function in the project that reverses dimension order; it is its own inverse.
+    """
+    return tuple(reversed(tuple(values)))
+
+
+def check_int(value, field: str, *, minimum: int = 0) -> int:
+    """THE integer rule of the bridge: an int (or numpy integer), never a bool, >= minimum."""
+    if isinstance(value, bool):
+        raise ArgumentTypeError(f"{field} is {value!r}, expected an integer, not a bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise ArgumentTypeError(f"{field} is {value!r} ({type(value).__name__}), expected an integer") from None
+    if v < minimum:
+        raise InvalidLayoutError(f"{field} is {v}, expected an integer >= {minimum}")
+    return v
+
+
+@dataclass(frozen=True)
+class PaddingSize:
+    """ACL's PaddingSize, in elements, around the x (left/right) and y (top/bottom) axes."""
+
+    top: int = 0
+    right: int = 0
+    bottom: int = 0
+    left: int = 0
+
+    def __post_init__(self) -> None:
+        for side in SIDES:
+            check_int(getattr(self, side), f"PaddingSize.{side}")
+
+    def __repr__(self) -> str:
+        return f"PaddingSize(top={self.top}, right={self.right}, bottom={self.bottom}, left={self.left})"
+
+    @classmethod
+    def from_tuple(cls, sides: Sequence[int]) -> "PaddingSize":
+        """From a flat (top, right, bottom, left) tuple (:data:`SIDES`)."""
+        sides = tuple(sides)
+        if len(sides) != 4:
+            raise InvalidLayoutError(f"sides is {sides!r}, expected 4 values in the order {SIDES}")
+        return cls(*sides)
+
+    def union(self, other: "PaddingSize") -> "PaddingSize":
+        """Largest padding per side, as ACL's extend_padding combines them."""
+        return PaddingSize(*(max(a, b) for a, b in zip(self.as_tuple(), other.as_tuple())))
+
+    def as_tuple(self) -> Tuple[int, int, int, int]:
+        """(top, right, bottom, left): :data:`SIDES` order."""
+        return (self.top, self.right, self.bottom, self.left)
+
+    def covers(self, needed: "PaddingSize") -> bool:
+        return all(a >= b for a, b in zip(self.as_tuple(), needed.as_tuple()))
+
+    def x_only(self) -> "PaddingSize":
+        """Left and right only (a 1-D tensor has no y axis to pad)."""
+        return PaddingSize(right=self.right, left=self.left)
+
+    def __bool__(self) -> bool:
+        return any(self.as_tuple())
+
+
+def window_padding(padding, field: str = "padding") -> PaddingSize:
+    """Convolution/pooling padding as a PaddingSize, from an int (every side), ``(pad_h, pad_w)``,
+    ``((top, bottom), (left, right))`` (np.pad style) or a PaddingSize."""
+    if isinstance(padding, PaddingSize):
+        return padding
+    if isinstance(padding, (int,)) and not isinstance(padding, bool):
+        p = check_int(padding, field)
+        return PaddingSize(p, p, p, p)
+    try:
+        items = tuple(padding)
+    except TypeError:
+        raise ArgumentTypeError(f"{field} is {padding!r}, expected an int, (pad_h, pad_w), "
+                                f"((top, bottom), (left, right)) or a PaddingSize") from None
+    if len(items) == 2 and all(isinstance(v, (tuple, list)) for v in items):
+        (top, bottom), (left, right) = (tuple(v) for v in items)
+        return PaddingSize(*(check_int(v, f"{field}[{name}]") for v, name in
+                             ((top, "top"), (right, "right"), (bottom, "bottom"), (left, "left"))))
+    if len(items) == 2:
+        h, w = (check_int(v, f"{field}[{i}]") for i, v in enumerate(items))
+        return PaddingSize(h, w, h, w)
+    raise UnsupportedOptionError(
+        f"{field} is {padding!r}: expected an int, (pad_h, pad_w), ((top, bottom), (left, right)) or "
+        f"PaddingSize(top=, right=, bottom=, left=); a flat 4-tuple is ambiguous and refused")
+
+
+def window_stride(stride, field: str = "stride") -> Tuple[int, int]:
+    """(stride_y, stride_x) from an int or a (stride_h, stride_w) pair (numpy order)."""
+    if not isinstance(stride, (tuple, list)):
+        s = check_int(stride, field, minimum=1)
+        return s, s
+    if len(stride) != 2:
+        raise InvalidLayoutError(f"{field} is {stride!r}, expected an int or (stride_h, stride_w)")
+    sy, sx = (check_int(v, f"{field}[{i}]", minimum=1) for i, v in enumerate(stride))
+    return sy, sx
+
+
+def window_kernel(kernel, field: str = "kernel") -> Tuple[int, int]:
+    """(kernel_h, kernel_w) from an int or a pair (numpy order)."""
+    return window_stride(kernel, field)
+
+
+def permutation_to_acl(axes: Sequence[int]) -> Tuple[int, ...]:
+    """numpy ``np.transpose`` axes -> ACL's PermutationVector (dst dimension i takes src
+    dimension perm[i], both in ACL order)."""
+    axes = tuple(check_int(a, "axes[]") for a in axes)
+    r = len(axes)
+    if sorted(axes) != list(range(r)):
+        raise InvalidLayoutError(f"axes is {axes}, expected a permutation of 0..{r - 1}")
+    return tuple(r - 1 - axes[r - 1 - i] for i in range(r))
+
+
+def pad_width_to_acl(pad_width) -> Tuple[Tuple[int, int], ...]:
+    """numpy ``np.pad`` pad_width ((before, after) per numpy axis) -> per ACL dimension."""
+    try:
+        pairs = [tuple(pw) for pw in pad_width]
+    except TypeError:
+        raise ArgumentTypeError(f"pad_width is {pad_width!r}, expected ((before, after), ...) per axis") from None
+    out = []
+    for i, pw in enumerate(pairs):
+        if len(pw) != 2:
+            raise InvalidLayoutError(f"pad_width[{i}] is {pw!r}, expected (before, after)")
+        out.append((check_int(pw[0], f"pad_width[{i}][0]"), check_int(pw[1], f"pad_width[{i}][1]")))
+    return to_acl_order(out)  # type: ignore[return-value]

@@ -1,0 +1,101 @@
+"""Schedule: run a sequence of configured functions in one call into the native layer.
+
+A network runs one function per operator; calling ``run()`` on each crosses from Python to
+C++ once per operator. A :class:`Schedule` hands the native layer the list of function
+handles once (``acl_shim_schedule_run``), so an inference crosses once, with the GIL
+released for all of it. Functions that stage a tensor (copy fallback) need Python between
+their copies and their kernel: the schedule splits around them and says so (``segments``).
+
+Lifetime: the schedule holds the functions (hence their buffers). Closing one of them
+invalidates the schedule (after a run in progress finishes); running it then raises.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import List, Sequence, Tuple, Union
+
+from ndarray.errors import ArgumentTypeError
+
+from .errors import AclError
+from .functions import AclFunction
+from .native import check, require_native
+
+_Segment = Union[Tuple[str, object, int], Tuple[str, AclFunction, int]]
+
+
+class Schedule:
+    """Configured functions run in order by :meth:`run`; one native call per run when none
+    of them stages a tensor (``native_calls_per_run == 1``)."""
+
+    def __init__(self, functions: Sequence[AclFunction]):
+        functions = list(functions)
+        for i, f in enumerate(functions):
+            if not isinstance(f, AclFunction):
+                raise ArgumentTypeError(f"functions[{i}] is {type(f).__name__}, expected a configured AclFunction")
+            if f.closed:
+                raise AclError(f"functions[{i}] ({f.kind}) is closed", what="Schedule")
+        self.functions: Tuple[AclFunction, ...] = tuple(functions)
+        self._lock = threading.Lock()
+        self._invalid = ""
+        ffi, lib = require_native()
+        self._native_run = lib.acl_shim_schedule_run
+        self._failed = ffi.new("int32_t *")
+        self._segments: List[_Segment] = []
+        batch: List[AclFunction] = []
+        for f in self.functions:
+            if f.staged:
+                self._flush(ffi, batch)
+                self._segments.append(("python", f, 1))
+            else:
+                batch.append(f)
+        self._flush(ffi, batch)
+        ref = weakref.ref(self)
+        for f in self.functions:
+            f._schedules.append(ref)
+
+    def _flush(self, ffi, batch: List[AclFunction]) -> None:
+        if batch:
+            handles = ffi.new("acl_shim_function *[]", [f._configured.handle for f in batch])  # type: ignore[union-attr]
+            self._segments.append(("native", (handles, tuple(batch)), len(batch)))
+            batch.clear()
+
+    @property
+    def native_calls_per_run(self) -> int:
+        return len(self._segments)
+
+    @property
+    def segments(self) -> Tuple[Tuple[str, int], ...]:
+        """("native", n functions) or ("python", 1) per crossing, in order."""
+        return tuple((kind, n) for kind, _, n in self._segments)
+
+    def _invalidate(self, why: str) -> None:
+        with self._lock:  # waits for a run in progress
+            self._invalid = why
+            self._segments = []
+
+    def run(self) -> "Schedule":
+        """Run every function once, in order."""
+        with self._lock:
+            if self._invalid:
+                raise AclError(f"schedule can no longer run: {self._invalid}", what="Schedule")
+            for kind, item, n in self._segments:
+                if kind == "native":
+                    handles, batch = item  # type: ignore[misc]
+                    status = self._native_run(handles, n, self._failed)
+                    if status:
+                        at = self._failed[0]
+                        check(status, f"schedule: function {at} ({batch[at].kind if 0 <= at < n else '?'})")
+                else:
+                    item.run()  # type: ignore[union-attr]
+        return self
+
+    def __call__(self) -> "Schedule":
+        return self.run()
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def __repr__(self) -> str:
+        return f"Schedule({len(self.functions)} functions, {self.native_calls_per_run} native calls per run)"

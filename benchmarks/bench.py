@@ -1,0 +1,267 @@
+"""The one benchmark command: every ratio the README quotes, measured in one process run.
+
+Sections (all one ACL thread unless said; medians of repeated batches):
+
+* ``overhead``: the bridge's ``run()`` against a C++ program calling the same ACL function
+  in a loop (benchmarks/acl_loop.cpp, compiled here, in the image, against the same ACL):
+  relu 1x8x8x8 (per-call overhead dominates), relu 1x32x56x56 and conv 3x3 1x16x32x32;
+* ``schedule``: a chain of 16 small relu functions run by 16 ``run()`` calls, by one
+  :class:`acl_bridge.Schedule` (one native call), and by the C++ loop (16 x the single
+  relu): the schedule's overhead per function;
+* ``armnn``: the same relu / conv through pyarmnn on CpuAcc, and numpy, on the same inputs;
+* ``kinds``: every function kind (NCHW and NHWC) on negotiated, bridge-owned buffers: bytes
+  copied per run (expected 0) and the time with 2 ACL threads over 1 thread.
+
+Under QEMU absolute times mean little (20-30x slower than a device); ratios from one run do.
+Prints a table; ``--json FILE`` writes the numbers. Run it in the emulated image::
+
+    ./docker/emulate.sh run trixie -- python3 benchmarks/bench.py --json /tmp/bench.json
+    ./docker/emulate.sh run bookworm -- python3 benchmarks/bench.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from typing import Callable, Dict, List
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+try:
+    import acl_bridge  # noqa: F401  (the installed package, with its native module)
+except ImportError:  # a source tree without installing: use the tree
+    sys.path.insert(0, os.path.dirname(HERE))
+
+from kinds import kind_calls  # noqa: E402
+
+
+def per_call_ns(fn: Callable[[], object], iterations: int, repeats: int) -> float:
+    """Median over ``repeats`` batches of the time per call, in nanoseconds."""
+    for _ in range(3):
+        fn()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter_ns()
+        for _ in range(iterations):
+            fn()
+        samples.append((time.perf_counter_ns() - t0) / iterations)
+    return statistics.median(samples)
+
+
+def build_cpp_loop() -> str:
+    """Compile acl_loop.cpp against this machine's ACL (cached by source and ACL version)."""
+    from acl_bridge.native import acl_version
+
+    src = os.path.join(HERE, "acl_loop.cpp")
+    with open(src, "rb") as f:
+        key = hashlib.sha256(f.read() + acl_version().encode()).hexdigest()[:12]
+    exe = os.path.join(tempfile.gettempdir(), f"acl_loop-{key}")
+    if not os.path.exists(exe):
+        libs = ["-larm_compute"]
+        if any(os.path.exists(os.path.join(d, "libarm_compute_core.so"))
+               for d in ("/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/local/lib")):
+            libs.append("-larm_compute_core")  # ACL 20.08
+        t0 = time.perf_counter()
+        subprocess.run(["g++", "-O2", "-std=c++14", src, "-o", exe + ".tmp", *libs], check=True)
+        os.replace(exe + ".tmp", exe)
+        print(f"(built the C++ loop in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    return exe
+
+
+def cpp_ns(exe: str, kind: str, shape, iterations: int, repeats: int, threads: int = 1) -> float:
+    out = subprocess.run([exe, kind, *map(str, shape), str(iterations), str(repeats), str(threads)],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.strip())
+
+
+def bridge_function(cls_name: str, inputs: Dict[str, np.ndarray], outputs, **kwargs):
+    """A function on negotiated, bridge-owned buffers (as a user who follows the README would)."""
+    from acl_bridge import functions as F
+    from ndarray import ShapeDescriptor
+
+    cls = getattr(F, cls_name)
+    specs = {r: None if v is None else ShapeDescriptor.create(v.shape, v.dtype) for r, v in inputs.items()}
+    specs.update({r: ShapeDescriptor.create(*s) for r, s in outputs.items()})
+    pads = cls.required_padding(**specs, **kwargs)
+    arrays = {r: None if d is None else F.AclFunction.padded_empty(d.shape, d.dtype, pads[r])
+              for r, d in specs.items()}
+    for r, v in inputs.items():
+        if v is not None:
+            arrays[r].numpy()[...] = v
+    return cls(**arrays, **kwargs), arrays
+
+
+def section_overhead(exe, args, results):
+    rows = []
+    x_small = np.linspace(-1, 1, 8 * 8 * 8, dtype=np.float32).reshape(1, 8, 8, 8)
+    x_big = np.linspace(-1, 1, 32 * 56 * 56, dtype=np.float32).reshape(1, 32, 56, 56)
+    x_conv = np.linspace(-1, 1, 16 * 32 * 32, dtype=np.float32).reshape(1, 16, 32, 32)
+    w_conv = np.full((16, 16, 3, 3), 0.01, np.float32)
+    b_conv = np.full((16,), 0.1, np.float32)
+    cases = [
+        ("relu 1x8x8x8", "relu", x_small, lambda: bridge_function("Activation", {"src": x_small},
+                                                                  {"dst": (x_small.shape, "float32")}), 400),
+        ("relu 1x32x56x56", "relu", x_big, lambda: bridge_function("Activation", {"src": x_big},
+                                                                   {"dst": (x_big.shape, "float32")}), 10),
+        ("conv3x3 1x16x32x32", "conv", x_conv, lambda: bridge_function(
+            "Convolution", {"src": x_conv, "weights": w_conv, "bias": b_conv}, {"dst": (x_conv.shape, "float32")},
+            padding=1), 3),
+    ]
+    for name, kind, x, make, iterations in cases:
+        f, _ = make()
+        ns_bridge = per_call_ns(f.run, iterations, args.repeats)
+        ns_cpp = cpp_ns(exe, kind, x.shape, iterations, args.repeats)
+        rows.append(dict(case=name, bridge_us=ns_bridge / 1e3, cpp_us=ns_cpp / 1e3, ratio=ns_bridge / ns_cpp,
+                         overhead_us=(ns_bridge - ns_cpp) / 1e3, copies_per_run=f.plan.copies_per_run))
+        f.close()
+    results["overhead"] = rows
+    print("\n== per-call overhead: bridge run() vs the C++ loop (1 thread)")
+    print(f"{'case':<20} {'bridge':>10} {'C++ loop':>10} {'ratio':>7} {'overhead':>10} {'copies':>7}")
+    for r in rows:
+        print(f"{r['case']:<20} {r['bridge_us']:>8.1f}us {r['cpp_us']:>8.1f}us {r['ratio']:>6.2f}x "
+              f"{r['overhead_us']:>8.1f}us {r['copies_per_run']:>7}")
+
+
+def section_schedule(exe, args, results, n=16):
+    from acl_bridge import Schedule
+    from acl_bridge import functions as F
+    from ndarray import ShapeDescriptor
+
+    shape = (1, 8, 8, 8)
+    d = ShapeDescriptor.create(shape, "float32")
+    pad = F.Activation.required_padding(d, d, "relu")
+    bufs = [F.AclFunction.padded_empty(shape, "float32", pad["src"].union(pad["dst"])) for _ in range(n + 1)]
+    bufs[0].numpy()[...] = np.linspace(-1, 1, 512, dtype=np.float32).reshape(shape)
+    fns = [F.Activation(bufs[i], bufs[i + 1], "relu") for i in range(n)]
+    schedule = Schedule(fns)
+
+    def each():
+        for f in fns:
+            f.run()
+
+    iterations = 40
+    ns_each = per_call_ns(each, iterations, args.repeats)
+    ns_sched = per_call_ns(schedule.run, iterations, args.repeats)
+    ns_cpp = n * cpp_ns(exe, "relu", shape, 400, args.repeats)
+    row = dict(functions=n, native_calls_per_run=schedule.native_calls_per_run, run_each_us=ns_each / 1e3,
+               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3, schedule_over_cpp=ns_sched / ns_cpp,
+               run_each_over_cpp=ns_each / ns_cpp, overhead_per_function_us=(ns_sched - ns_cpp) / n / 1e3)
+    results["schedule"] = row
+    print(f"\n== schedule: {n} relu 1x8x8x8 functions (1 thread)")
+    print(f"run() each {row['run_each_us']:.1f}us ({row['run_each_over_cpp']:.2f}x C++), schedule {row['schedule_us']:.1f}us "
+          f"({row['schedule_over_cpp']:.2f}x C++, {row['native_calls_per_run']} native call), C++ loop {row['cpp_us']:.1f}us; "
+          f"schedule overhead per function {row['overhead_per_function_us']:.2f}us")
+    for f in fns:
+        f.close()
+
+
+def section_armnn(args, results):
+    from acl_bridge import armnn
+    from ndarray import NdArray
+
+    ok, why = armnn.armnn_available()
+    rows = []
+    x = np.linspace(-1, 1, 16 * 32 * 32, dtype=np.float32).reshape(1, 16, 32, 32)
+    w = np.full((16, 16, 3, 3), 0.01, np.float32)
+    b = np.full((16,), 0.1, np.float32)
+    f_relu, _ = bridge_function("Activation", {"src": x}, {"dst": (x.shape, "float32")})
+    f_conv, _ = bridge_function("Convolution", {"src": x, "weights": w, "bias": b}, {"dst": (x.shape, "float32")},
+                                padding=1)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    numpy_conv = lambda: np.einsum("nchwij,ocij->nohw",  # noqa: E731
+                                   np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3)), w, optimize=True)
+    for name, f, build, ref in (("relu 1x16x32x32", f_relu, lambda net, i: net.activation(i, "relu"),
+                                 lambda: np.maximum(x, 0)),
+                                ("conv3x3 1x16x32x32", f_conv, lambda net, i: net.conv2d(i, w, b, padding=1), numpy_conv)):
+        ns_bridge = per_call_ns(f.run, 5, args.repeats)
+        ns_numpy = per_call_ns(ref, 5, args.repeats)
+        row = dict(case=name, bridge_us=ns_bridge / 1e3, numpy_us=ns_numpy / 1e3, numpy_over_bridge=ns_numpy / ns_bridge)
+        if ok:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                net = armnn.Network()
+                node = net.input(x.shape)
+                net.output(build(net, node))
+                binding = net.compile().bind([NdArray.from_numpy(x)])
+            ns_armnn = per_call_ns(binding.run, 5, args.repeats)
+            row.update(armnn_us=ns_armnn / 1e3, bridge_over_armnn=ns_bridge / ns_armnn)
+        rows.append(row)
+    results["armnn"] = dict(available=ok, note=why, rows=rows)
+    print(f"\n== bridge vs Arm NN CpuAcc ({why}) and numpy, same inputs (ACL threads: library default)")
+    print(f"{'case':<20} {'bridge':>10} {'Arm NN':>10} {'numpy':>10} {'bridge/ArmNN':>13} {'numpy/bridge':>13}")
+    for r in rows:
+        arm = f"{r['armnn_us']:>8.0f}us" if "armnn_us" in r else f"{'-':>10}"
+        ratio = f"{r['bridge_over_armnn']:>12.2f}x" if "armnn_us" in r else f"{'-':>13}"
+        print(f"{r['case']:<20} {r['bridge_us']:>8.0f}us {arm} {r['numpy_us']:>8.0f}us {ratio} {r['numpy_over_bridge']:>12.2f}x")
+
+
+def section_kinds(args, results):
+    from acl_bridge import native
+
+    rows: List[dict] = []
+    for call in kind_calls():
+        f, arrays = bridge_function(call.cls_name, call.inputs, call.outputs, **call.kwargs)
+        bytes_per_run = sum(arrays[r].numpy().nbytes for r in f.staged)
+        native.set_num_threads(1)
+        ns1 = per_call_ns(f.run, 3, args.repeats)
+        native.set_num_threads(2)
+        ns2 = per_call_ns(f.run, 3, args.repeats)
+        rows.append(dict(kind=call.name, staged=list(f.staged), bytes_copied_per_run=bytes_per_run,
+                         one_thread_us=ns1 / 1e3, two_threads_us=ns2 / 1e3, two_over_one=ns2 / ns1))
+        f.close()
+    native.set_num_threads(1)
+    results["kinds"] = rows
+    print("\n== every kind on negotiated bridge-owned buffers: bytes copied per run; 2 threads / 1 thread")
+    print(f"{'kind':<28} {'copied':>8} {'1 thread':>10} {'2 threads':>10} {'2/1':>6}")
+    for r in rows:
+        print(f"{r['kind']:<28} {r['bytes_copied_per_run']:>7}B {r['one_thread_us']:>8.0f}us "
+              f"{r['two_threads_us']:>8.0f}us {r['two_over_one']:>5.2f}x")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=7, help="batches per measurement (median)")
+    parser.add_argument("--json", help="also write the numbers to this file")
+    parser.add_argument("--sections", default="overhead,schedule,armnn,kinds")
+    args = parser.parse_args(argv)
+    from acl_bridge import native
+
+    ok, reason = native.native_available()
+    if not ok:
+        print(f"needs the native ACL layer: {reason}", file=sys.stderr)
+        return 2
+    native.set_num_threads(1)
+    report = native.cpu_report()
+    results: Dict[str, object] = dict(acl=native.acl_version(), cpu=str(report),
+                                      qemu_cpu=os.environ.get("QEMU_CPU", ""), repeats=args.repeats)
+    print(f"ACL {native.acl_version()}; {report}; QEMU_CPU={results['qemu_cpu'] or '-'}; median of {args.repeats}")
+    sections = args.sections.split(",")
+    exe = build_cpp_loop() if {"overhead", "schedule"} & set(sections) else ""
+    if "overhead" in sections:
+        section_overhead(exe, args, results)
+    if "schedule" in sections:
+        section_schedule(exe, args, results)
+    if "armnn" in sections:
+        native.set_num_threads(0)
+        section_armnn(args, results)
+        native.set_num_threads(1)
+    if "kinds" in sections:
+        section_kinds(args, results)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""One small call of every function kind, in NCHW and NHWC, with its numpy reference.
+
+Used by benchmarks/bench.py (bytes copied per run, threads) and tests/acl/test_zero_copy.py
+(0 bytes copied per run on negotiated, bridge-owned buffers, per kind).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+
+class KindCall(NamedTuple):
+    name: str  # e.g. "pooling max 3x3 p1 NHWC"
+    cls_name: str  # class in acl_bridge.functions
+    inputs: Dict[str, Optional[np.ndarray]]  # role -> values (None: absent optional tensor)
+    outputs: Dict[str, Tuple[Tuple[int, ...], str]]  # role -> (shape, dtype)
+    kwargs: dict
+    reference: Callable[[Dict[str, np.ndarray]], np.ndarray]  # inputs -> expected dst
+
+
+def _values(shape, salt=0, dtype=np.float32):
+    n = int(np.prod(shape))
+    return (((np.arange(n) * 7 + salt) % 23 - 11) / 8.0).reshape(shape).astype(dtype)
+
+
+def _pool_ref(x, nhwc, k, s, pad, kind):
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    fill = -np.inf if kind == "max" else np.nan
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=fill)
+    win = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+    y = win.max(axis=(-2, -1)) if kind == "max" else np.nanmean(win, axis=(-2, -1))
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+def _conv_ref(x, w, b, nhwc, pad):
+    if nhwc:  # x NHWC, w OHWI
+        x, w = x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    kh, kw = w.shape[2:]
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))
+    y = np.einsum("nchwij,ocij->nohw", win, w) + b[None, :, None, None]
+    return (y.transpose(0, 2, 3, 1) if nhwc else y).astype(np.float32)
+
+
+def _depthwise_ref(x, w, b, nhwc, pad):
+    if nhwc:  # x NHWC, w (KH, KW, C)
+        x, w = x.transpose(0, 3, 1, 2), w.transpose(2, 0, 1)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[1:], axis=(2, 3))
+    y = np.einsum("nchwij,cij->nchw", win, w) + b[None, :, None, None]
+    return (y.transpose(0, 2, 3, 1) if nhwc else y).astype(np.float32)
+
+
+def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
+    """Every function kind once (the 4-D ones in each layout)."""
+    calls: List[KindCall] = []
+    flat = (2, 24)
+    x2 = _values(flat)
+    calls += [
+        KindCall("activation relu", "Activation", {"src": x2}, {"dst": (flat, "float32")},
+                 dict(function="relu"), lambda v: np.maximum(v["src"], 0)),
+        KindCall("add", "Add", {"a": x2, "b": _values(flat, 3)}, {"dst": (flat, "float32")}, {},
+                 lambda v: v["a"] + v["b"]),
+        KindCall("sub", "Sub", {"a": x2, "b": _values(flat, 3)}, {"dst": (flat, "float32")}, {},
+                 lambda v: v["a"] - v["b"]),
+        KindCall("mul", "Mul", {"a": x2, "b": _values(flat, 3)}, {"dst": (flat, "float32")}, {},
+                 lambda v: v["a"] * v["b"]),
+        KindCall("fully_connected", "FullyConnected",
+                 {"src": _values((2, 16)), "weights": _values((8, 16), 1) / 4, "bias": _values((8,), 2)},
+                 {"dst": ((2, 8), "float32")}, {}, lambda v: v["src"] @ v["weights"].T + v["bias"]),
+        KindCall("gemm", "Gemm", {"a": _values((4, 16)), "b": _values((16, 8), 1) / 4, "c": None},
+                 {"dst": ((4, 8), "float32")}, {}, lambda v: v["a"] @ v["b"]),
+        KindCall("softmax", "Softmax", {"src": x2}, {"dst": (flat, "float32")}, {},
+                 lambda v: np.exp(v["src"]) / np.exp(v["src"]).sum(-1, keepdims=True)),
+        KindCall("permute", "Permute", {"src": _values((2, 3, 4, 5))}, {"dst": ((2, 4, 5, 3), "float32")},
+                 dict(axes=(0, 2, 3, 1)), lambda v: v["src"].transpose(0, 2, 3, 1)),
+        KindCall("copy", "Copy", {"src": x2}, {"dst": (flat, "float32")}, {}, lambda v: v["src"]),
+        KindCall("pad", "Pad", {"src": _values((2, 3, 4))}, {"dst": ((2, 5, 7), "float32")},
+                 dict(pad_width=((0, 0), (1, 1), (2, 1)), constant_value=0.5),
+                 lambda v: np.pad(v["src"], ((0, 0), (1, 1), (2, 1)), constant_values=0.5)),
+        KindCall("fill", "Fill", {}, {"dst": (flat, "float32")}, dict(value=1.5),
+                 lambda v: np.full(flat, 1.5, np.float32)),
+        KindCall("cast u8->f32", "Cast", {"src": (np.arange(48) % 251).astype(np.uint8).reshape(flat)},
+                 {"dst": (flat, "float32")}, {}, lambda v: v["src"].astype(np.float32)),
+        KindCall("quantize", "Quantize", {"src": x2}, {"dst": (flat, "uint8")}, dict(scale=0.25, offset=10),
+                 lambda v: np.clip(np.round(v["src"] / 0.25) + 10, 0, 255).astype(np.uint8)),
+        KindCall("dequantize", "Dequantize", {"src": (np.arange(48) % 251).astype(np.uint8).reshape(flat)},
+                 {"dst": (flat, "float32")}, dict(scale=0.25, offset=10),
+                 lambda v: (v["src"].astype(np.float32) - 10) * 0.25),
+    ]
+    for layout in layouts:
+        nhwc = layout == "NHWC"
+        shape = (1, 8, 8, 4) if nhwc else (1, 4, 8, 8)
+        x = _values(shape)
+        for kind, k, s, pad in (("max", 3, 1, 1), ("avg", 2, 2, 0)):
+            out = (1, 8 // s, 8 // s, 4) if nhwc else (1, 4, 8 // s, 8 // s)
+            calls.append(KindCall(
+                f"pooling {kind} {k}x{k} p{pad} {layout}", "Pooling", {"src": x}, {"dst": (out, "float32")},
+                dict(pool_type=kind, kernel=k, stride=s, padding=pad, data_layout=layout),
+                lambda v, nhwc=nhwc, k=k, s=s, pad=pad, kind=kind: _pool_ref(v["src"], nhwc, k, s, pad, kind)))
+        w = _values((6, 3, 3, 4) if nhwc else (6, 4, 3, 3), 5) / 8
+        calls.append(KindCall(
+            f"convolution 3x3 p1 {layout}", "Convolution", {"src": x, "weights": w, "bias": _values((6,), 1)},
+            {"dst": ((1, 8, 8, 6) if nhwc else (1, 6, 8, 8), "float32")}, dict(padding=1, data_layout=layout),
+            lambda v, nhwc=nhwc: _conv_ref(v["src"], v["weights"], v["bias"], nhwc, 1)))
+        dw = _values((3, 3, 4) if nhwc else (4, 3, 3), 2) / 4
+        calls.append(KindCall(
+            f"depthwise 3x3 p1 {layout}", "DepthwiseConvolution", {"src": x, "weights": dw, "bias": _values((4,), 1)},
+            {"dst": (shape, "float32")}, dict(padding=1, data_layout=layout),
+            lambda v, nhwc=nhwc: _depthwise_ref(v["src"], v["weights"], v["bias"], nhwc, 1)))
+    return calls

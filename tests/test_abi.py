@@ -1,0 +1,47 @@
+"""The header is the one source of the ABI: Python's tables come from it, and where the
+compiled module exists, its constants equal the parsed header's."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from acl_bridge import abi
+from ndarray.errors import UnsupportedOptionError
+
+
+HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "native", "acl_shim.h")
+
+
+def test_tables_come_from_the_header():
+    parsed = abi.header_defines(HEADER)
+    assert parsed, "native/acl_shim.h not found beside the package"
+    assert abi.KINDS["pooling"] == parsed["ACL_SHIM_FN_POOLING"]
+    assert abi.ACTIVATIONS["none"] == parsed["ACL_SHIM_ACT_NONE"] == -1
+    assert abi.DATA_TYPES["QASYMM8_SIGNED"] == parsed["ACL_SHIM_DT_QASYMM8_SIGNED"]
+    assert abi.DATA_LAYOUTS == {"NCHW": 0, "NHWC": 1}
+    assert set(abi.POOL_TYPES) == {"max", "avg", "l2"}
+    assert set(abi.PAD_MODES) == {"constant", "reflect", "symmetric"}
+    assert abi.STATUS["OK"] == 0 and abi.STATUS["ACL_STATUS"] == parsed["ACL_SHIM_ERR_ACL_STATUS"]
+    assert abi.ABI_VERSION == parsed["ACL_SHIM_ABI_VERSION"]
+    # every kind the header defines has a function class or is reached through one
+    from acl_bridge import functions
+
+    kinds = {cls.kind for cls in vars(functions).values()
+             if isinstance(cls, type) and issubclass(cls, functions.AclFunction) and cls.kind}
+    assert kinds | {"log_softmax"} == set(abi.KINDS)
+
+
+@pytest.mark.acl
+def test_compiled_module_agrees_with_the_header():
+    from acl_bridge.native import require_native
+
+    _, lib = require_native()
+    assert abi.module_defines(lib) == abi.header_defines(HEADER)
+
+
+def test_unknown_option_names_the_field_and_the_choices():
+    with pytest.raises(UnsupportedOptionError, match=r"pool_type is 'mean', expected one of \['avg', 'l2', 'max'\]"):
+        abi.code(abi.POOL_TYPES, "mean", "pool_type")
+    assert isinstance(UnsupportedOptionError("x"), ValueError)

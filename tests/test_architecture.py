@@ -1,0 +1,24 @@
+"""The layers of docs/architecture.md, checked by import-linter (contracts in pyproject.toml):
+CLI above runtime above plan/mapping above ndarray; ndarray never imports acl_bridge or cffi;
+formats depend on the core, never the reverse."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_import_layers_hold():
+    pytest.importorskip("importlinter", reason="import-linter is not installed (the host test venv has it)")
+    exe = shutil.which("lint-imports") or os.path.join(os.path.dirname(sys.executable), "lint-imports")
+    if not os.path.exists(exe):
+        pytest.skip("the lint-imports command of import-linter is not on PATH")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([exe, "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

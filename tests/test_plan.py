@@ -1,0 +1,191 @@
+"""The planner, on the host, without ACL: a table of cases, each with the facts ACL gave
+(negotiated padding, probe findings, validate()'s renegotiation), measured on ACL 20.08 and
+24.11 where the case says so, and the decision expected for every tensor.
+
+Every staging reason of acl_bridge.plan.Reason appears in the table (checked below)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from acl_bridge.executor import bridge_allocate, describe_request
+from acl_bridge.layout import PaddingSize
+from acl_bridge.mapping import padded_descriptor
+from acl_bridge.plan import AclFacts, Action, Origin, PlanOptions, Reason, plan_function
+from ndarray import NdArray, NotRepresentableError
+
+P = PaddingSize
+
+
+def dense(shape, dtype="float32"):
+    return NdArray.zeros(shape, dtype)
+
+
+def padded(shape, pad: PaddingSize, *, bridge=False):
+    d = padded_descriptor(shape, "float32", pad)
+    return bridge_allocate(d) if bridge else NdArray.allocate(d)
+
+
+def view_of_parent():
+    """The centre 8x8 of a 12x12 numpy array: its "padding" is the parent's other elements."""
+    x = np.zeros((1, 1, 12, 12), np.float32)
+    return NdArray.from_numpy(x[:, :, 2:10, 2:10])
+
+
+def transposed():
+    return NdArray.from_numpy(np.zeros((1, 1, 8, 8), np.float32).transpose(0, 1, 3, 2))
+
+
+def misaligned():
+    raw = np.zeros(4 * 64 + 4, np.uint8)  # numpy allocations are at least 16-byte aligned
+    return NdArray.from_numpy(np.ndarray((1, 1, 8, 8), np.float32, buffer=raw[1:257]))
+
+
+def gapped_batches():
+    """Two images with a gap between them: ACL collapses z and up, so this is unsafe."""
+    x = np.zeros((2, 1, 9, 8), np.float32)
+    return NdArray.from_numpy(x[:, :, :8, :])
+
+
+def arrays_for(case):
+    return {role: make() for role, make in case["arrays"].items()}
+
+
+# Each case: arrays per role (src, dst), facts, options, expected {role: (action, reason)}.
+CASES = {
+    "dense, no padding asked (24.11 relu)": dict(
+        arrays={"src": lambda: dense((1, 2, 8, 8)), "dst": lambda: dense((1, 2, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}),
+    "not probed yet: plan asks for the probe": dict(
+        arrays={"src": lambda: dense((1, 2, 8, 8)), "dst": lambda: dense((1, 2, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}, needs_probe=True),
+    "20.08 NHWC pooling asks right 1 of a dense src": dict(
+        arrays={"src": lambda: dense((1, 8, 8, 4)), "dst": lambda: dense((1, 8, 8, 4))},
+        facts=AclFacts({"src": P(0, 1, 0, 0), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("staged", Reason.PADDING_MISSING), "dst": ("in_place", None)}),
+    "padding asked, buffer has it (ADR-style right 1 / bottom 1)": dict(
+        arrays={"src": lambda: padded((2, 2, 5, 5), P(0, 1, 1, 0)), "dst": lambda: dense((2, 2, 5, 5))},
+        facts=AclFacts({"src": P(0, 1, 1, 0), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}),
+    "padding asked, buffer has less": dict(
+        arrays={"src": lambda: padded((2, 2, 5, 5), P(0, 1, 1, 0)), "dst": lambda: dense((2, 2, 5, 5))},
+        facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("staged", Reason.PADDING_MISSING), "dst": ("in_place", None)}),
+    "20.08 max pooling writes the border of a user's padded dst": dict(
+        arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1)), "dst": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1))},
+        facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P(1, 2, 1, 1)}, {"src": True, "dst": False}, True),
+        expect={"src": ("staged", Reason.WRITES_OUTSIDE), "dst": ("in_place", None)}),
+    "the same on bridge-owned buffers: ACL may write their padding": dict(
+        arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1), bridge=True),
+                "dst": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1), bridge=True)},
+        facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P(1, 2, 1, 1)}, {"src": True, "dst": False}, True),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}),
+    "allow_padding_writes on a user's own padded buffer": dict(
+        arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1)), "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}, {"src": True, "dst": False}, True),
+        options=PlanOptions(allow_padding_writes=True),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}),
+    "allow_padding_writes never reaches a view's parent (20.08 pooling, issue 16)": dict(
+        arrays={"src": view_of_parent, "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}, {"src": True, "dst": False}, True),
+        options=PlanOptions(allow_padding_writes=True), free={"src": False},
+        expect={"src": ("staged", Reason.PADDING_NOT_FREE), "dst": ("in_place", None)}),
+    "vector stores past the end of the user's buffer: staged whatever the flags": dict(
+        arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1)), "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": True}, True, writes_beyond={"dst": True}),
+        options=PlanOptions(allow_padding_writes=True),
+        expect={"src": ("in_place", None), "dst": ("staged", Reason.WRITES_BEYOND)}),
+    "20.08 1x1 NHWC convolution ignores strides: non-dense tensors staged": dict(
+        arrays={"src": view_of_parent, "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, False),
+        expect={"src": ("staged", Reason.LAYOUT_MISMATCH), "dst": ("in_place", None)}),
+    "transposed view is not representable (x stride != element size)": dict(
+        arrays={"src": transposed, "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("staged", Reason.NOT_REPRESENTABLE), "dst": ("in_place", None)}),
+    "misaligned base address": dict(
+        arrays={"src": misaligned, "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("staged", Reason.MISALIGNED), "dst": ("in_place", None)}),
+    "gap between batches: ACL collapses z and up": dict(
+        arrays={"src": gapped_batches, "dst": lambda: dense((2, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("staged", Reason.COLLAPSE_UNSAFE), "dst": ("in_place", None)}),
+    "20.08 NHWC depthwise: validate() wants more than negotiated": dict(
+        arrays={"src": lambda: dense((1, 8, 8, 4)), "dst": lambda: dense((1, 8, 8, 8))},
+        facts=AclFacts({"src": P(1, 6, 1, 1), "dst": P()}, None, None, renegotiate="Insufficient Padding!",
+                       auto_padding={"src": P(4, 36, 4, 4), "dst": P(4, 36, 4, 4)}),
+        expect={"src": ("staged", Reason.RENEGOTIATED), "dst": ("staged", Reason.RENEGOTIATED)},
+        padding={"src": P(4, 36, 4, 4), "dst": P(4, 36, 4, 4)}),
+}
+
+
+def _requests(arrays, free=None):
+    reqs = []
+    for role, a in arrays.items():
+        r = describe_request(role, a, is_output=role == "dst", data_layout="NCHW", quantization=None)
+        if free and role in free:
+            from dataclasses import replace
+
+            r = replace(r, padding_is_free=free[role])
+        reqs.append(r)
+    return reqs
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_planner_table(name):
+    case = CASES[name]
+    arrays = arrays_for(case)
+    plan = plan_function("test", _requests(arrays, case.get("free")), case["facts"],
+                         case.get("options", PlanOptions()))
+    got = {t.role: (t.action.value, t.reason) for t in plan.tensors}
+    assert got == case["expect"], plan.describe()
+    assert plan.needs_probe == case.get("needs_probe", False)
+    for t in plan.tensors:
+        assert t.copies_per_run == (1 if t.action is Action.STAGED else 0)
+        if t.action is Action.STAGED:
+            assert t.detail and t.may_write_padding  # staging buffers are the bridge's
+    for role, pad in case.get("padding", {}).items():
+        assert plan[role].padding == pad
+
+
+def test_every_reason_is_in_the_table():
+    seen = {reason for case in CASES.values() for _, reason in case["expect"].values() if reason}
+    assert seen == set(Reason)
+
+
+def test_origin_of_bridge_buffers():
+    a = padded((1, 1, 4, 4), P(1, 1, 1, 1), bridge=True)
+    b = padded((1, 1, 4, 4), P(1, 1, 1, 1))
+    assert describe_request("x", a, is_output=False, data_layout="NCHW", quantization=None).origin is Origin.BRIDGE
+    assert describe_request("x", b, is_output=False, data_layout="NCHW", quantization=None).origin is Origin.USER
+    # a view of a bridge buffer is a new object: the bridge does not vouch for it
+    assert describe_request("x", a[0], is_output=False, data_layout="NCHW",
+                            quantization=None).origin is Origin.USER
+
+
+def test_allow_copy_false_refuses_staging_naming_the_tensor():
+    arrays = {"src": transposed(), "dst": dense((1, 1, 8, 8))}
+    facts = AclFacts({"src": P(), "dst": P()})
+    with pytest.raises(NotRepresentableError, match=r"test: src cannot be used in place \(not_representable"):
+        plan_function("test", _requests(arrays), facts, PlanOptions(allow_copy=False))
+
+
+def test_absent_optional_tensor_and_1d_staging_padding():
+    src = NdArray.from_numpy(np.zeros(16, np.float32)[::2])  # strided 1-D: not representable
+    req = describe_request("bias", src, is_output=False, data_layout="NCHW", quantization=None)
+    plan = plan_function("test", [None, req], AclFacts({"bias": P(1, 3, 1, 2)}), roles=("c", "bias"))
+    assert plan["c"].action is Action.ABSENT
+    assert plan["bias"].padding == P(0, 3, 0, 2)  # a 1-D tensor has no y axis to pad
+    assert plan.copies_per_run == 1 and plan.staged == ("bias",)
+    assert "bias: staged" in plan.describe()
+
+
+def test_plan_is_frozen():
+    plan = plan_function("test", _requests({"src": dense((2, 2)), "dst": dense((2, 2))}),
+                         AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True))
+    with pytest.raises(AttributeError):
+        plan.kind = "other"  # type: ignore[misc]
