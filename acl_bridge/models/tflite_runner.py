@@ -11,9 +11,11 @@ Loading (:class:`TfliteRunner`) does everything once:
    and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
    views keeps no padding (a reshape of a padded buffer is no view): where a function needs
    padding on such a tensor, the bridge stages it and the copy is counted;
-4. every function is configured on those buffers (validate, configure, import). Buffers this
-   runner owns outright allow ACL to write into their padding (``allow_padding_writes``:
-   20.08's border filling); views shared with other tensors do not.
+4. every function is configured on those buffers (validate, configure, import). The buffers
+   are the bridge's own (``padded_empty``), so ACL may write into their padding (20.08's
+   border filling); a view whose neighbouring bytes hold other elements is protected by the
+   bridge's probe (it would stage, and the copy would be counted);
+5. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
 
 An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
 (or the caller writes it in place: :attr:`input_array`), runs the functions and returns
@@ -33,6 +35,7 @@ from ndarray import NdArray, ShapeDescriptor
 
 from .. import functions as F
 from ..mapping import PaddingSize
+from ..schedule import Schedule
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 
@@ -168,6 +171,8 @@ class TfliteRunner:
                               allow_copy=allow_copy, allow_padding_writes=not shared)
             self.functions.append(f)
             self.constants.append(consts)
+        # one call into the native layer per inference (split only around staged functions)
+        self.schedule = Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
         self.input_index = plan.model.inputs[0]
         self.input_array: NdArray = self.arrays[self.input_index]
@@ -187,9 +192,10 @@ class TfliteRunner:
         """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps."""
         staging = 0
         for f in self.functions:
-            for role in f.staged:
-                n = f.arrays[role].descriptor.size * f.arrays[role].dtype.itemsize
-                staging += n * (2 if role in f.inputs_too() else 1)
+            for t in f.plan.tensors:
+                if t.copies_per_run:
+                    a = f.arrays[t.role]
+                    staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
         copies = sum(int(np.prod(self.plan.model.tensors[s.inputs[0]].shape)) * 4
                      for s in self.plan.steps if s.kind == "copy")
         inp = int(np.prod(self.input_shape)) * 4
@@ -207,8 +213,7 @@ class TfliteRunner:
 
                 raise InvalidLayoutError(f"input has shape {tuple(x.shape)}, the model expects {self.input_shape}")
             self.input_array.numpy()[...] = x
-        for f in self.functions:
-            f.run()
+        self.schedule.run()
         return self.outputs()
 
     def outputs(self) -> Dict[str, np.ndarray]:
@@ -223,6 +228,7 @@ class TfliteRunner:
         for f in self.functions:
             f.close()
         self.functions = []
+        self.schedule = None
 
     def __enter__(self):
         return self
@@ -238,7 +244,8 @@ class TfliteRunner:
         c = self.copied_bytes_per_inference
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "
-                f"{len(self.buffer_plans)} buffers, {padded} padded; copied per inference: {c['total']} bytes "
+                f"{len(self.buffer_plans)} buffers, {padded} padded; {self.schedule.native_calls_per_run} native "
+                f"call(s) per inference; copied per inference: {c['total']} bytes "
                 f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
 
 
