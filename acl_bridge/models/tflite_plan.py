@@ -377,7 +377,7 @@ def _fuse_activations(steps: List[Step], consumers, model: ModelSpec, viewed) ->
             continue
         prod = out[p]
         if prod.kind in ("convolution", "depthwise") and prod.param("activation") is None \
-                and s.param("function") != "logistic" and (prod.kind == "convolution" or not (s.param("a") or s.param("b"))):
+                and s.param("function") != "logistic":
             act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))
             out[p] = Step(prod.op_index, prod.opcode + "+" + s.opcode, prod.kind, prod.inputs, s.output,
                           prod.params + act, prod.constants)

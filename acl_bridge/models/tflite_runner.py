@@ -45,16 +45,19 @@ ROLES = {
 }
 
 
+def _window(padding: Tuple[int, int, int, int]) -> PaddingSize:
+    """The plan's (top, bottom, left, right) as ACL's PaddingSize."""
+    top, bottom, left, right = padding
+    return PaddingSize(top=top, right=right, bottom=bottom, left=left)
+
+
 def _kwargs(step: Step) -> Dict[str, object]:
     p = dict(step.params)
     if step.kind in ("convolution", "depthwise"):
-        kw = {"stride": p["stride"], "padding": p["padding"], "activation": p.get("activation")}
+        kw = {"stride": p["stride"], "padding": _window(p["padding"]), "activation": p.get("activation"),
+              "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
         if step.kind == "depthwise":
             kw["depth_multiplier"] = p.get("depth_multiplier", 1)
-            if p.get("act_a") or p.get("act_b"):
-                kw["activation"] = "lu_bounded_relu"  # refused below: depthwise takes no bounds
-        else:
-            kw.update(act_a=p.get("act_a", 0.0), act_b=p.get("act_b", 0.0))
         return kw
     if step.kind == "add":
         return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
@@ -63,7 +66,8 @@ def _kwargs(step: Step) -> Dict[str, object]:
     if step.kind == "pad":
         return {"pad_width": p["pad_width"]}
     if step.kind == "pooling":
-        return {k: p[k] for k in ("pool_type", "kernel", "stride", "padding")}
+        return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
+                "padding": _window(p["padding"]), "exclude_padding": True}
     if step.kind == "softmax":
         return {"beta": p["beta"]}
     return {}
@@ -122,13 +126,6 @@ class TfliteRunner:
             plan = plan_model(fold_constant_dequantize(spec))
         self.plan = plan
         t = plan.model.tensors
-        for s in plan.steps:
-            if s.kind == "depthwise" and (s.param("act_a") or s.param("act_b")):
-                from .tflite_reader import UnsupportedModelError
-
-                raise UnsupportedModelError(f"operator #{s.op_index} {s.opcode}: fused activation "
-                                            f"{s.param('activation')} with bounds on DEPTHWISE_CONV_2D is not "
-                                            f"supported (the bridge's DepthwiseConvolution takes no bounds)")
         # 2. negotiation (shapes only)
         shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in t}
         t0 = time.perf_counter()

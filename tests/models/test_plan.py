@@ -76,3 +76,33 @@ def test_unsupported_option_is_refused_naming_it():
     m2 = dataclasses.replace(m, operators=(bad,) + m.operators[1:])
     with pytest.raises(UnsupportedModelError, match=r"operator #2 CONV_2D: option dilation_h_factor=2"):
         plan_model(m2)
+
+
+class _Params:
+    """Stand-in for the native acl_shim_params struct (attributes and the fixed arrays)."""
+
+    def __init__(self):
+        self.pad_before, self.pad_after, self.perm = [0] * 6, [0] * 6, [0] * 6
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "face_detection_back"])
+def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
+    """The runner's arguments for each step pass the bridge's own argument binding (pure
+    Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
+    but ACL."""
+    from acl_bridge import functions as F
+    from acl_bridge.models import tflite_runner as R
+    from ndarray import ShapeDescriptor
+
+    monkeypatch.setattr(F, "default_params", _Params)
+    plan = _plan(name)
+    shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), "float32") for t in plan.model.tensors}
+    for s in plan.steps:
+        consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
+        cls = R.ROLES[s.kind]
+        arrays, kind, params, _ = cls._call(R._operands(s, shapes, consts), dict(R._kwargs(s)), None)
+        assert len(arrays) == len(cls.roles) and kind == cls.kind
+        if s.kind in ("convolution", "depthwise", "pooling"):
+            top, bottom, left, right = s.param("padding")
+            assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
+            assert (params.stride_y, params.stride_x) == s.param("stride")

@@ -131,3 +131,18 @@ def test_damaged_models_load_to_our_exception_or_run(front_path):
             seen["error"] += 1
     assert sum(seen.values()) == 12
     print(f"damaged models on ACL: {seen}")
+
+
+def test_back_camera_model_matches_the_reference_with_no_copy():
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    path = model_file("face_detection_back")
+    x = np.random.default_rng(11).uniform(-1, 1, (1, 256, 256, 3)).astype(np.float32)
+    with TfliteRunner(path) as r:
+        got = {k: v.copy() for k, v in r.run(x).items()}
+        ref, oracle = reference(path, r.plan, x)
+        for k in ("regressors", "classificators"):
+            err = float(np.abs(got[k] - ref[k]).max())
+            assert err <= tolerance(ref[k]), f"{k}: max difference {err} from the {oracle}"
+        c = r.copied_bytes_per_inference
+        assert (c["staged"], c["copy_steps"]) == (0, 0), r.staged()
