@@ -15,7 +15,11 @@ Loading (:class:`TfliteRunner`) does everything once:
    are the bridge's own (``padded_empty``), so ACL may write into their padding (20.08's
    border filling); a view whose neighbouring bytes hold other elements is protected by the
    bridge's probe (it would stage, and the copy would be counted);
-5. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
+5. where ``validate()`` on the final buffers wants more padding than the negotiation reported
+   (ACL 20.08, NHWC depthwise: "Insufficient Padding!"), the bridge would stage the tensor;
+   instead the padding it asked for there is added to the buffer's union and everything is
+   configured again (at most twice: :attr:`TfliteRunner.renegotiations`);
+6. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
 
 An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
 (or the caller writes it in place: :attr:`input_array`), runs the functions and returns
@@ -35,6 +39,7 @@ from ndarray import NdArray, ShapeDescriptor
 
 from .. import functions as F
 from ..mapping import PaddingSize
+from ..plan import Reason
 from ..schedule import Schedule
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
@@ -111,6 +116,9 @@ class BufferPlan:
     has_views: bool
 
 
+MAX_RENEGOTIATIONS = 2
+
+
 def _pad_for_rank(p: PaddingSize, rank: int) -> PaddingSize:
     return PaddingSize(right=p.right, left=p.left) if rank < 2 else p
 
@@ -125,10 +133,39 @@ class TfliteRunner:
             spec = model if isinstance(model, ModelSpec) else read_model(model)
             plan = plan_model(fold_constant_dequantize(spec))
         self.plan = plan
-        t = plan.model.tensors
-        # 2. negotiation (shapes only)
-        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in t}
         t0 = time.perf_counter()
+        asked, const_pad = self._negotiate()
+        self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
+        self.functions: List[F.AclFunction] = []
+        self.renegotiations = 0
+        for attempt in range(MAX_RENEGOTIATIONS + 1):
+            self._allocate(asked)
+            self._configure(const_pad, allow_copy)
+            grow = self._padding_still_missing()
+            if not grow or attempt == MAX_RENEGOTIATIONS:
+                break
+            # validate() on the final infos wanted more than the resizable negotiation said
+            # (20.08 NHWC depthwise: "Insufficient Padding!"): give every buffer what ACL
+            # asked for there, and configure again, instead of staging it on every run
+            for key, (who, pad) in grow.items():
+                if isinstance(key, tuple):
+                    const_pad[key[0]][key[1]] = const_pad[key[0]][key[1]].union(pad)
+                else:
+                    asked.setdefault(key, []).append(who + (pad,))
+            for f in self.functions:
+                f.close()
+            self.renegotiations += 1
+        # one call into the native layer per inference (split only around staged functions)
+        self.schedule = Schedule(self.functions)
+        self.configure_seconds = time.perf_counter() - t0
+        self.input_index = plan.model.inputs[0]
+        self.input_array: NdArray = self.arrays[self.input_index]
+        self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
+
+    def _negotiate(self):
+        """Padding each step's function asks for, per buffer (shapes only, no memory)."""
+        plan = self.plan
+        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in plan.model.tensors}
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
         for s in plan.steps:
@@ -139,22 +176,27 @@ class TfliteRunner:
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
                     asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
-        # 3. allocation
-        roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
+        return asked, const_pad
+
+    def _allocate(self, asked) -> None:
+        """One buffer per owning tensor with the union of the padding asked for it."""
+        t = self.plan.model.tensors
         self.buffer_plans: Dict[int, BufferPlan] = {}
         owned: Dict[int, NdArray] = {}
-        for b in plan.buffers():
+        for b in self.plan.buffers():
             pad = PaddingSize()
-            has_views = b in roots_with_views
+            has_views = b in self.roots_with_views
             if not has_views:
-                for _, _, p in asked.get(b, ()):
+                for *_, p in asked.get(b, ()):
                     pad = pad.union(p)
             pad = _pad_for_rank(pad, len(t[b].shape))
             self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
             owned[b] = F.AclFunction.padded_empty(tuple(t[b].shape), "float32", pad)
-        self.arrays: Dict[int, NdArray] = plan.bind(owned)
-        # 4. configure every function
-        self.functions: List[F.AclFunction] = []
+        self.arrays: Dict[int, NdArray] = self.plan.bind(owned)
+
+    def _configure(self, const_pad, allow_copy: bool) -> None:
+        plan = self.plan
+        self.functions = []
         self.constants: List[Dict[str, NdArray]] = []
         for s, cpad in zip(plan.steps, const_pad):
             consts = {}
@@ -162,18 +204,28 @@ class TfliteRunner:
                 a = F.AclFunction.padded_empty(value.shape, "float32", _pad_for_rank(cpad[role], value.ndim))
                 a.numpy()[...] = value
                 consts[role] = a
-            shared = any(self.buffer_plans.get(plan.root(tid), None) is not None
-                         and self.buffer_plans[plan.root(tid)].has_views for tid in _tensor_ids(s) if tid is not None)
+            shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
             f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
                               allow_copy=allow_copy, allow_padding_writes=not shared)
             self.functions.append(f)
             self.constants.append(consts)
-        # one call into the native layer per inference (split only around staged functions)
-        self.schedule = Schedule(self.functions)
-        self.configure_seconds = time.perf_counter() - t0
-        self.input_index = plan.model.inputs[0]
-        self.input_array: NdArray = self.arrays[self.input_index]
-        self.output_names = tuple(t[i].name for i in plan.model.outputs)
+
+    def _padding_still_missing(self):
+        """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
+        staged only for want of padding a buffer of our own could have had."""
+        grow = {}
+        for k, (s, f) in enumerate(zip(self.plan.steps, self.functions)):
+            ids = dict(zip(type(f).roles, _tensor_ids(s)))
+            for tp in f.plan.tensors:
+                if tp.reason not in (Reason.PADDING_MISSING, Reason.RENEGOTIATED):
+                    continue
+                tid = ids.get(tp.role)
+                key = (k, tp.role) if tid is None else self.plan.root(tid)
+                if tid is not None and key in self.roots_with_views:
+                    continue  # a view: no padding to give (the copy stays, counted)
+                old = grow.get(key, ((s.op_index, tp.role), PaddingSize()))[1]
+                grow[key] = ((s.op_index, tp.role), old.union(tp.padding))
+        return grow
 
     # ------------------------------------------------------------------ facts
     @property
