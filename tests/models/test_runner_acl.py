@@ -55,8 +55,7 @@ def test_buffers_have_the_union_of_the_padding_every_function_asked_for(front):
     for f in front.functions:
         for role, a in f.arrays.items():
             if a is not None and role not in ("weights", "bias"):
-                from acl_bridge.tensor import acl_layout_padding
-                from acl_bridge import tensor_info
+                from acl_bridge.mapping import acl_layout_padding, tensor_info
 
                 need = f.padding[role]
                 if any(need.as_tuple()):
