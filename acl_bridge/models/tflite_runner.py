@@ -285,6 +285,11 @@ class TfliteRunner:
     def __exit__(self, *exc):
         self.close()
 
+    def padded_buffers(self) -> str:
+        """'name shape (top, right, bottom, left)' of each buffer that has padding."""
+        return "; ".join(f"{b.name} {list(b.shape)} {b.padding.as_tuple()}"
+                         for b in self.buffer_plans.values() if any(b.padding.as_tuple()))
+
     def summary(self) -> str:
         counts = {}
         for s in self.plan.steps:
@@ -293,7 +298,8 @@ class TfliteRunner:
         c = self.copied_bytes_per_inference
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "
-                f"{len(self.buffer_plans)} buffers, {padded} padded; {self.schedule.native_calls_per_run} native "
+                f"{len(self.buffer_plans)} buffers, {padded} padded ({self.padded_buffers()}), "
+                f"{self.renegotiations} renegotiation(s); {self.schedule.native_calls_per_run} native "
                 f"call(s) per inference; copied per inference: {c['total']} bytes "
                 f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
 
