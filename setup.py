@@ -8,7 +8,8 @@ set ACL_NDARRAY_REQUIRE_NATIVE=1 to make a missing ACL an installation error ins
 import os
 import sysconfig
 
-from setuptools import setup
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext as _build_ext
 
 
 def acl_headers_found():
@@ -16,10 +17,53 @@ def acl_headers_found():
     multiarch = sysconfig.get_config_var("MULTIARCH") or ""
     dirs = [os.environ.get("ACL_INCLUDE_DIR", ""), f"/usr/include/{multiarch}" if multiarch else ""]
     dirs += ["/usr/include", "/usr/local/include"]
-    return any(d and os.path.isdir(os.path.join(d, "arm_compute", "runtime", "NEON")) for d in dirs)
+    return any(d and (os.path.isdir(os.path.join(d, "arm_compute", "runtime", "NEON"))
+                      or os.path.isdir(os.path.join(d, "arm_compute", "runtime", "CL"))) for d in dirs)
 
 
-kwargs = {}
+# The OpenCL loader layer (native/cl_layer): a plain shared library, not a Python module, built
+# where the real OpenCL headers with CL/cl_layer.h are installed (opencl-c-headers) and
+# installed as acl_bridge/libacl_ndarray_cl_layer.so (see acl_bridge/opencl.py).
+CL_LAYER = "acl_bridge.libacl_ndarray_cl_layer"
+
+
+def _first_cl_header(include: str) -> str:
+    """The CL/cl.h the compiler will really see: a multiarch include directory comes before
+    /usr/include, and ACL 20.08's arm64 package puts its old OpenCL headers there."""
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    for d in (f"/usr/include/{multiarch}" if multiarch else "", include):
+        if d and os.path.exists(os.path.join(d, "CL", "cl.h")):
+            return os.path.join(d, "CL", "cl.h")
+    return ""
+
+
+def cl_layer_extensions():
+    include = os.environ.get("ACL_NDARRAY_CL_INCLUDE_DIR", "/usr/include")
+    if not os.path.exists(os.path.join(include, "CL", "cl_layer.h")):
+        return []
+    cl_h = _first_cl_header(include)
+    with open(cl_h, encoding="utf-8", errors="replace") as f:
+        if "CL_API_SUFFIX__VERSION_1_1_DEPRECATED" not in f.read():
+            return []  # OpenCL headers older than the ICD loader's layer API (bookworm arm64)
+    return [Extension(CL_LAYER, sources=["native/cl_layer/acl_ndarray_cl_layer.c"],
+                      include_dirs=["native/cl_layer", include],
+                      extra_compile_args=["-O2", "-fvisibility=hidden"])]
+
+
+class build_ext(_build_ext):
+    def get_ext_filename(self, fullname):
+        parts = fullname.split(".")
+        if parts[-1] == CL_LAYER.split(".")[-1]:  # the exact name OPENCL_LAYERS points at
+            return os.path.join(*parts[:-1], "libacl_ndarray_cl_layer.so")
+        return super().get_ext_filename(fullname)
+
+    def get_export_symbols(self, ext):
+        return [] if ext.name == CL_LAYER else super().get_export_symbols(ext)
+
+
+kwargs = {"cmdclass": {"build_ext": build_ext}}
+if cl_layer_extensions():
+    kwargs["ext_modules"] = cl_layer_extensions()
 if acl_headers_found():
     kwargs["cffi_modules"] = ["acl_bridge/_build.py:ffibuilder"]
 elif os.environ.get("ACL_NDARRAY_REQUIRE_NATIVE") == "1":

@@ -8,6 +8,7 @@ shared objects exist.
 """
 
 import os
+import platform
 import re
 import sysconfig
 
@@ -16,7 +17,7 @@ from cffi import FFI
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NATIVE = os.path.join(ROOT, "native")
 HEADER = os.path.join(NATIVE, "acl_shim.h")
-SOURCES = [os.path.join("native", "acl_shim.cpp")]  # relative: setuptools wants it so
+SOURCES = [os.path.join("native", "acl_shim.cpp"), os.path.join("native", "acl_shim_cl.cpp")]  # relative
 
 
 MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""  # e.g. aarch64-linux-gnu (Debian)
@@ -28,7 +29,22 @@ def acl_include_dirs():
     architecture (e.g. arm64 headers on an x86 host) must not trigger a build."""
     candidates = [os.environ.get("ACL_INCLUDE_DIR", "")]
     candidates += [f"/usr/include/{MULTIARCH}" if MULTIARCH else "", "/usr/include", "/usr/local/include"]
-    return [d for d in candidates if d and os.path.isdir(os.path.join(d, "arm_compute", "runtime", "NEON"))]
+    return [d for d in candidates if d and (os.path.isdir(os.path.join(d, "arm_compute", "runtime", "NEON"))
+                                            or os.path.isdir(os.path.join(d, "arm_compute", "runtime", "CL")))]
+
+
+def backend_macros(include_dirs):
+    """ACL_SHIM_WITH_NEON / ACL_SHIM_WITH_CL for the ACL found. NE functions exist only in Arm
+    builds of ACL (Debian's amd64 ACL 24.11 ships the NEON headers but is the CL backend alone);
+    the shim's CL backend needs ACL >= 23.05 headers (function_info/) with the CL runtime.
+    ACL_NDARRAY_OPENCL=0 leaves CL out."""
+    def has(rel):
+        return any(os.path.exists(os.path.join(d, rel)) for d in include_dirs)
+    arch = MULTIARCH or platform.machine()
+    neon = arch.lower().startswith(("aarch64", "arm")) and has("arm_compute/runtime/NEON")
+    cl = (has("arm_compute/runtime/CL/CLScheduler.h") and has("arm_compute/function_info/ActivationLayerInfo.h")
+          and os.environ.get("ACL_NDARRAY_OPENCL", "1") != "0")
+    return [("ACL_SHIM_WITH_NEON", "1" if neon else "0"), ("ACL_SHIM_WITH_CL", "1" if cl else "0")]
 
 
 def acl_libraries():
@@ -56,7 +72,8 @@ ffibuilder.set_source(
     '#include "acl_shim.h"\n',
     source_extension=".cpp",
     sources=SOURCES,
-    include_dirs=[NATIVE] + acl_include_dirs(),
+    include_dirs=[NATIVE, os.path.join(NATIVE, "cl_layer")] + acl_include_dirs(),
+    define_macros=backend_macros(acl_include_dirs()),
     libraries=acl_libraries(),
     extra_compile_args=["-std=c++14", "-O2", "-fvisibility=hidden"],
 )

@@ -1,4 +1,4 @@
-"""Backends: where ACL runs a function (NEON on the CPU; OpenCL next).
+"""Backends: where ACL runs a function (NEON on the CPU; OpenCL: docs/opencl.md).
 
 A backend is a value the executor is given, never a fork of the decision logic: the planner
 (acl_bridge/plan.py) does not know backends at all. The native ABI tells a tensor's backend
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ndarray.errors import UnsupportedOptionError
 
 from . import abi
+from .cl_layer import prepare_opencl
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ def backend_named(name) -> Backend:
     if name == "neon":
         return NEON
     if isinstance(name, str) and name in abi.BACKENDS:
+        if name == "cl":
+            prepare_opencl()  # ACL_NDARRAY_CL_LAYER=1: ask for the layer before OpenCL starts
         return Backend(name, abi.BACKENDS[name])
     raise UnsupportedOptionError(
         f"backend is {name!r}, expected one of {sorted(set(abi.BACKENDS) | {'neon'})}")

@@ -168,6 +168,10 @@ def _proc_cpu_features() -> str:
 
 
 def _opencl(native) -> str:
+    from acl_bridge import opencl
+
+    if opencl.cl_available():  # platforms and devices as ACL sees them (docs/opencl.md)
+        return opencl.describe().replace("\n", "\n" + " " * 16)
     for name in ("opencl_platforms", "opencl_report", "cl_platforms"):
         fn = getattr(native, name, None) if native is not None else None
         if callable(fn):

@@ -293,8 +293,9 @@ def _view(buffers: Dict[str, NdArray], ref: str) -> NdArray:
 
 
 def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, threads: Optional[int],
-               x_nd: Optional[NdArray] = None) -> PathResult:
-    """The network on ACL NEON functions; ``x_nd`` (optional) is the input as a padded NdArray."""
+               x_nd: Optional[NdArray] = None, backend: str = "neon") -> PathResult:
+    """The network on ACL's NEON (or, ``backend="cl"``, OpenCL) functions; ``x_nd``
+    (optional) is the input as a padded NdArray."""
     from . import functions as F
     from .mapping import PaddingSize, tensor_info
     from .native import native_available, set_num_threads
@@ -303,6 +304,13 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
     ok, why = native_available()
     if not ok:
         raise _Skip(why)
+    from .native import require_native
+
+    lib = require_native()[1]
+    if backend == "neon" and not lib.acl_shim_neon_available():
+        raise _Skip("this ACL has no NE functions (Debian's amd64 ACL is the OpenCL backend alone): --backend cl")
+    if backend == "cl" and not lib.acl_shim_cl_available():
+        raise _Skip("this acl_bridge was built without ACL's OpenCL backend")
     if threads is not None:
         set_num_threads(threads)
     buffers_spec, layers = _bridge_plan(w)
@@ -313,7 +321,7 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
         need: Dict[str, PaddingSize] = {name: PaddingSize() for name in buffers_spec}
         for lname, cls, roles, kw in layers:
             specs = {role: ShapeDescriptor.create(_ref_shape(buffers_spec, ref), np.float32) for role, ref in roles.items()}
-            asked = cls.required_padding(**specs, **kw)
+            asked = cls.required_padding(**specs, backend=backend, **kw)
             for role, ref in roles.items():
                 base = ref.partition(":")[0]
                 need[base] = need[base].union(asked[role])
@@ -337,7 +345,8 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
     with progress.step("bridge: configuring 6 ACL functions on the padded buffers (allow_copy=False)"):
         for lname, cls, roles, kw in layers:
             try:
-                fn = cls(**{role: _view(buffers, ref) for role, ref in roles.items()}, allow_copy=False, **kw)
+                fn = cls(**{role: _view(buffers, ref) for role, ref in roles.items()}, allow_copy=False,
+                         backend=backend, **kw)
             except Exception as e:
                 raise DemoError(f"bridge: configuring {lname} ({cls.__name__}): {type(e).__name__}: {e}") from e
             fns.append((lname, cls, roles, fn))
@@ -367,7 +376,8 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
         fn.close()
     from .native import acl_version
 
-    return PathResult(f"bridge (ACL {acl_version()} NEON functions, padded NdArrays)", outputs, bytes_copied,
+    where = "NEON" if backend == "neon" else "OpenCL"
+    return PathResult(f"bridge (ACL {acl_version()} {where} functions, padded NdArrays)", outputs, bytes_copied,
                       note, timing)
 
 
@@ -423,6 +433,9 @@ def _parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=5, help="timed inferences per path (median reported; default 5)")
     p.add_argument("--threads", type=int, default=None, help="ACL NEON scheduler threads (default: ACL's)")
+    p.add_argument("--backend", choices=("neon", "cl"), default="neon",
+                   help="where the bridge path runs: ACL's NEON or OpenCL functions (docs/opencl.md; software "
+                        "OpenCL devices need ACL_NDARRAY_CL_LAYER=1)")
     p.add_argument("--skip", action="append", choices=("bridge", "armnn"), default=[], help="leave a path out")
     p.add_argument("--strict", action="store_true", help="a path that cannot run here is an error")
     p.add_argument("--seed", type=int, default=0, help="weights/input variant (default 0)")
@@ -471,7 +484,7 @@ def _main(ns, out) -> int:
     print(f"input: {x_nd.descriptor!r}", file=out)
     if "bridge" not in ns.skip:
         try:
-            r = run_bridge(x, w, ns.runs, progress, out, ns.threads, x_nd)
+            r = run_bridge(x, w, ns.runs, progress, out, ns.threads, x_nd, ns.backend)
             results.append(("bridge", r))
         except _Skip as e:
             results.append(("bridge", f"skipped: native ACL layer not available ({e})"))

@@ -50,6 +50,11 @@ class AclUnsupportedError(AclError):
     """Not available in the ACL version the module was built against."""
 
 
+class AclNoDeviceError(AclError):
+    """No usable OpenCL device: none found, or ACL cannot run its kernels on it (the message
+    says what is missing and how to enable acl-ndarray's OpenCL layer)."""
+
+
 # Status name (the header's ACL_SHIM_ERR_*) -> exception class; codes come from the header.
 _BY_NAME = {
     "INVALID_ARGUMENT": AclInvalidArgumentError,
@@ -58,6 +63,7 @@ _BY_NAME = {
     "OUT_OF_MEMORY": AclOutOfMemoryError,
     "NOT_IMPORTED": AclNotImportedError,
     "UNSUPPORTED": AclUnsupportedError,
+    "NO_DEVICE": AclNoDeviceError,
 }
 STATUS_ERRORS = {abi.STATUS[name]: cls for name, cls in _BY_NAME.items() if name in abi.STATUS}
 

@@ -52,15 +52,20 @@ _ALIGNMENT_IN_BYTES = 64
 def bridge_allocate(descriptor: ShapeDescriptor) -> NdArray:
     """A zeroed, 64-byte aligned buffer for ``descriptor`` that the bridge owns (padding
     included, plus BRIDGE_SLACK_IN_BYTES after it)."""
-    raw = NdArray.allocate(ShapeDescriptor.create((descriptor.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES,), "uint8"),
-                           alignment_in_bytes=_ALIGNMENT_IN_BYTES).allocation
-    a = NdArray(raw, descriptor)
+    a = NdArray.allocate(descriptor, alignment_in_bytes=_ALIGNMENT_IN_BYTES, slack_in_bytes=BRIDGE_SLACK_IN_BYTES)
     _BRIDGE_OWNED[id(a)] = a
     return a
 
 
 def origin_of(a: NdArray) -> Origin:
     return Origin.BRIDGE if _BRIDGE_OWNED.get(id(a)) is a else Origin.USER
+
+
+def layout_of(a: NdArray):
+    """What ACL's description of ``a`` is computed from: the NdArray itself (its padding is
+    reported only where it belongs to no element of anyone), or, for a buffer the bridge
+    owns, its descriptor (all its padding is the bridge's to give)."""
+    return a.descriptor if origin_of(a) is Origin.BRIDGE else a
 
 
 def _is_dense(a: NdArray) -> bool:
@@ -77,11 +82,11 @@ def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str
         problem = (Reason.MISALIGNED, misaligned)
     else:
         try:
-            info = tensor_info(a, data_layout, quantization)
+            info = tensor_info(layout_of(a), data_layout, quantization)
         except NotRepresentableError as e:
             problem = (Reason.NOT_REPRESENTABLE, str(e))
         else:
-            acl_padding = acl_layout_padding(a, info)
+            acl_padding = acl_layout_padding(layout_of(a), info)
     return TensorRequest(role=role, rank=len(a.shape), is_output=is_output, origin=origin_of(a), info=info,
                          problem=problem, acl_padding=acl_padding, dense=_is_dense(a),
                          padding_is_free=bool(getattr(a, "padding_is_free", True)))
@@ -202,15 +207,20 @@ class Call:
         a = self.arrays[role]
         return None if a is None else (tuple(a.shape) or (1,), a.dtype, self.data_layout, self.quantization[role])
 
-    def acl_side_descriptor(self, role: str, plan: FunctionPlan) -> Optional[ShapeDescriptor]:
-        """The layout ACL will see for ``role``: the NdArray's own, or its staging buffer's."""
+    def staging_descriptor(self, role: str, plan: FunctionPlan) -> ShapeDescriptor:
+        a = self.arrays[role]
+        assert a is not None and plan[role].action is Action.STAGED, (role, plan.describe())
+        return padded_descriptor(tuple(a.shape) or (1,), a.dtype, plan[role].padding)
+
+    def acl_side(self, role: str, plan: FunctionPlan):
+        """What ACL will see for ``role``: the NdArray itself (in place), or the layout of its
+        bridge-owned staging buffer; tensor_info() of it is exactly the native tensor's info."""
         a = self.arrays[role]
         if a is None:
             return None
-        t = plan[role]
-        if t.action is Action.STAGED:
-            return padded_descriptor(tuple(a.shape) or (1,), a.dtype, t.padding)
-        return a.descriptor
+        if plan[role].action is not Action.STAGED:
+            return layout_of(a)
+        return self.staging_descriptor(role, plan)
 
 
 class Configured:
@@ -230,10 +240,11 @@ class Configured:
         for role in call.roles:
             a = call.arrays[role]
             if a is not None and plan[role].action is Action.STAGED:
-                a = bridge_allocate(call.acl_side_descriptor(role, plan))  # type: ignore[arg-type]
+                a = bridge_allocate(call.staging_descriptor(role, plan))
             self.acl_arrays[role] = a
         self.tensors: Dict[str, Optional[AclTensor]] = {
-            role: None if a is None else AclTensor(a, call.data_layout, call.quantization[role], backend=call.backend)
+            role: None if a is None else AclTensor(a, call.data_layout, call.quantization[role], backend=call.backend,
+                                                   layout=layout_of(a))
             for role, a in self.acl_arrays.items()
         }
         handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])
@@ -251,8 +262,8 @@ class Configured:
         self.copies_per_run = len(self.copy_in) + len(self.copy_out)
         self.copy_count = 0
         self.lock = threading.Lock()
-        self._native_run = lib.acl_shim_function_run
-        self._what = f"{call.kind}: run"
+        self.native_run = lib.acl_shim_function_run
+        self.what = f"{call.kind}: run"
 
     def run(self) -> None:
         with self.lock:
@@ -262,9 +273,9 @@ class Configured:
             if self.copies_per_run:
                 for dst, src in self.copy_in:
                     np.copyto(dst, src)
-            status = self._native_run(handle)
+            status = self.native_run(handle)
             if status:
-                check(status, self._what)
+                check(status, self.what)
             if self.copies_per_run:
                 for dst, src in self.copy_out:
                     np.copyto(dst, src)
@@ -288,12 +299,12 @@ class Configured:
 def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFacts:
     descs: List = []
     for role in call.roles:
-        d = call.acl_side_descriptor(role, plan)
-        if d is None:
+        side = call.acl_side(role, plan)  # the same layout AclTensor will give ACL
+        if side is None:
             descs.append(None)
             continue
-        info = tensor_info(d, call.data_layout, call.quantization[role])
-        descs.append(native_desc(info, acl_layout_padding(d, info), call.backend))
+        info = tensor_info(side, call.data_layout, call.quantization[role])
+        descs.append(native_desc(info, acl_layout_padding(side, info), call.backend))
     writes, same = probe(call.kind, call.params, descs)
     return replace(facts, writes_outside={r: w > 0 for r, w in zip(call.roles, writes)},
                    writes_beyond={r: w > 1 for r, w in zip(call.roles, writes)}, layout_ok=same)
@@ -318,13 +329,13 @@ def configure(call: Call) -> Tuple[Configured, AclFacts]:
     specs = [call.spec(r) for r in call.roles]
     facts = AclFacts(required_padding=dict(zip(call.roles, negotiate_padding(call.kind, call.params, specs,
                                                                              call.backend))))
-    plan, facts = decide(call, facts)
     try:
+        plan, facts = decide(call, facts)  # the probe configures these layouts too
         return Configured(call, plan), facts
     except AclStatusError as e:
         if "Insufficient Padding" not in e.message or not call.options.allow_copy:
             raise
         auto = {r: auto_padding_from_acl(s, call.backend) for r, s in zip(call.roles, specs) if s is not None}
-        facts = replace(facts, renegotiate=e.message, auto_padding=auto)
-        plan, facts = decide(call, facts)
+        facts = replace(facts, renegotiate=e.message, auto_padding=auto, writes_outside=None, layout_ok=None)
+        plan, facts = decide(call, facts)  # everything staged: nothing left to probe
         return Configured(call, plan), facts

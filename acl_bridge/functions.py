@@ -30,14 +30,14 @@ from ndarray.errors import ArgumentTypeError, InvalidLayoutError, ReadOnlyError,
 
 from . import abi
 from .backend import backend_named
-from .errors import AclCopyFallbackWarning
+from .errors import AclCopyFallbackWarning, AclError
 from .executor import Call, Configured, bridge_allocate, configure
 from .executor import required_padding as _required_padding
 from .executor import total_copy_count  # noqa: F401  (re-exported)
 from .layout import DATA_LAYOUTS, PaddingSize, check_int, pad_width_to_acl, permutation_to_acl, window_kernel
 from .layout import window_padding, window_stride
 from .mapping import padded_descriptor
-from .native import require_native
+from .native import check, require_native
 from .plan import PlanOptions
 
 _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
@@ -131,7 +131,6 @@ class AclFunction:
         self._configured, facts = configure(call)
         self.plan = self._configured.plan
         self.facts = facts
-        self._run = self._configured.run
         if self.plan.staged:
             warnings.warn(AclCopyFallbackWarning(
                 f"{self.kind}: copying through ACL-padded buffers on every run: "
@@ -239,8 +238,22 @@ class AclFunction:
     # ------------------------------------------------------------------ running
     def run(self) -> "AclFunction":
         """Run the configured function (GIL released during the native call). Runs of one
-        function object are serialised; different objects run concurrently."""
-        self._run()  # Configured.run, bound at configure time (see its docstring for the per-call work)
+        function object are serialised; different objects run concurrently.
+
+        Per call, everything else being done at configure time: take the run lock, read the
+        native handle, one native call, test its status. Only a staged plan also copies its
+        inputs in and outputs back (and counts them), in Configured.run."""
+        c = self._configured
+        if c.copies_per_run:
+            c.run()
+            return self
+        with c.lock:
+            handle = c.handle
+            if handle is None:
+                raise AclError("function is closed", what=self.kind)
+            status = c.native_run(handle)
+        if status:
+            check(status, c.what)  # same thread, right after the call: the message is thread-local
         return self
 
     def __call__(self) -> "AclFunction":
@@ -520,32 +533,31 @@ class Cast(AclFunction):
         return p
 
 
-class Quantize(AclFunction):
+class _Requantize(AclFunction):
+    """A conversion whose ``quantized`` tensor carries (scale, offset) given as options."""
+
+    roles, outputs = ("src", "dst"), ("dst",)
+    quantized = ""
+
+    @classmethod
+    def _params(cls, scale: float, offset: int):
+        return default_params()
+
+    @classmethod
+    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
+        return {cls.quantized: (scale, offset)}
+
+
+class Quantize(_Requantize):
     """dst = clip(round(src / scale) + offset) into uint8 (QASYMM8) or int8 (QASYMM8_SIGNED)."""
 
-    kind, roles, outputs = "quantize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float, offset: int):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {"dst": (scale, offset)}
+    kind, quantized = "quantize", "dst"
 
 
-class Dequantize(AclFunction):
+class Dequantize(_Requantize):
     """dst = (src - offset) * scale, src uint8/int8 holding QASYMM8/QASYMM8_SIGNED values."""
 
-    kind, roles, outputs = "dequantize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float, offset: int):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {"src": (scale, offset)}
+    kind, quantized = "dequantize", "src"
 
 
 def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingSize, ...]:

@@ -20,11 +20,11 @@ convolution or pooling may also be given the numpy way, ``((top, bottom), (left,
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from typing import Sequence, Tuple
 
 from ndarray.errors import ArgumentTypeError, InvalidLayoutError, UnsupportedOptionError
+from ndarray.strides import as_int
 
 DATA_LAYOUTS = ("NCHW", "NHWC")
 SIDES = ("top", "right", "bottom", "left")  # the one order of flat side tuples
@@ -39,13 +39,9 @@ def to_acl_order(values: Sequence[int]) -> Tuple[int, ...]:
 
 
 def check_int(value, field: str, *, minimum: int = 0) -> int:
-    """THE integer rule of the bridge: an int (or numpy integer), never a bool, >= minimum."""
-    if isinstance(value, bool):
-        raise ArgumentTypeError(f"{field} is {value!r}, expected an integer, not a bool")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise ArgumentTypeError(f"{field} is {value!r} ({type(value).__name__}), expected an integer") from None
+    """The library's one integer rule (:func:`ndarray.strides.as_int`: an int or numpy
+    integer, never a bool), plus a lower bound, the field named in every error."""
+    v = as_int(value, field)
     if v < minimum:
         raise InvalidLayoutError(f"{field} is {v}, expected an integer >= {minimum}")
     return v

@@ -151,10 +151,27 @@ def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[in
     return to_acl_order(shape), to_acl_order(strides)
 
 
+def _nested(itemsize: int, acl_shape: Sequence[int], acl_strides: Sequence[int]) -> bool:
+    """Whether every dimension steps over the whole extent of the ones inside it, so that no
+    element of the array sits between two rows (a permuted view interleaves them)."""
+    extent = itemsize
+    for n, s in zip(acl_shape, acl_strides):
+        if n == 1:
+            continue
+        if s < extent:
+            return False
+        extent = s * (n - 1) + extent
+    return True
+
+
 def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides: Sequence[int]) -> PaddingSize:
     """Padding the buffer offers around the x-y plane, read from strides and offset the way
-    ACL's layout rule (module docstring) writes them; 0 where the strides do not say."""
+    ACL's layout rule (module docstring) writes them; 0 where the strides do not say, and 0
+    where bytes between rows may hold other elements of the array (padding is only ever
+    bytes that belong to no element)."""
     es = d.itemsize
+    if d.explicit is not None and not _nested(es, acl_shape, acl_strides):
+        return PaddingSize()
     offset, total = d.offset_in_bytes, d.alloc_size_in_bytes
     x = acl_shape[0]
     if len(acl_shape) == 1:
@@ -173,6 +190,12 @@ def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides
     rows = plane // sy
     top = (offset // sy) % rows if len(acl_shape) > 2 else offset // sy
     return PaddingSize(top=top, right=right, bottom=max(0, rows - top - y), left=left)
+
+
+def _padding_is_free(obj) -> bool:
+    """False for an NdArray whose non-element bytes may be other elements of the memory it
+    views (a slice of the user's numpy array): those bytes are never reported as padding."""
+    return not isinstance(obj, NdArray) or bool(getattr(obj, "padding_is_free", True))
 
 
 def tensor_info(
@@ -199,7 +222,7 @@ def tensor_info(
         strides_in_bytes=acl_strides,
         offset_first_element_in_bytes=d.offset_in_bytes,
         total_size_in_bytes=total,
-        padding=_available_padding(d, acl_shape, acl_strides),
+        padding=_available_padding(d, acl_shape, acl_strides) if _padding_is_free(array_or_descriptor) else PaddingSize(),
         data_type=data_type,
         data_layout=data_layout,
         quantization_scale=scale,

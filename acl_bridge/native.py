@@ -19,6 +19,7 @@ from .errors import (  # noqa: F401  (re-exported: the native layer's errors)
     AclError,
     AclExceptionError,
     AclInvalidArgumentError,
+    AclNoDeviceError,
     AclNotImportedError,
     AclOutOfMemoryError,
     AclStatusError,
@@ -40,7 +41,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 4
+EXPECTED_ABI_VERSION = 5
 
 
 def check(status: int, what: str) -> None:

@@ -18,7 +18,7 @@ from typing import Optional, Tuple
 from ndarray import NdArray, NotRepresentableError
 
 from . import abi
-from .backend import NEON, Backend
+from .backend import NEON, Backend, backend_named
 from .mapping import AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
 
@@ -53,16 +53,21 @@ class AclTensor:
 
     def __init__(self, array: NdArray, data_layout: str = "NCHW",
                  quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True,
-                 backend: Backend = NEON):
+                 backend: Backend = NEON, layout=None):
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
-        padding (border-filling kernels may then write into it); else custom strides only."""
+        padding (border-filling kernels may then write into it); else custom strides only.
+        ``backend``: "neon" (an ACL Tensor) or "cl" (a CLTensor over the same memory).
+        ``layout``: what the ACL description is computed from, when not ``array`` itself
+        (the executor passes a bridge-owned buffer's descriptor: its padding is the bridge's)."""
+        backend = backend_named(backend)
         ffi, lib = require_native()
         problem = alignment_problem(array)
         if problem is not None:
             raise NotRepresentableError(problem)
         self.array = array  # strong reference: keeps the numpy allocation alive
-        self.info = tensor_info(array, data_layout, quantization)
-        self.declared_padding = acl_layout_padding(array, self.info) if declare_padding else None
+        layout = array if layout is None else layout
+        self.info = tensor_info(layout, data_layout, quantization)
+        self.declared_padding = acl_layout_padding(layout, self.info) if declare_padding else None
         out = ffi.new("acl_shim_tensor **")
         check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding, backend), out),
               "acl_shim_tensor_create")

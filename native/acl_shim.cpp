@@ -2,12 +2,15 @@
 //
 // Compiles against ACL 20.08 (Debian bookworm) and ACL 24.11 (Debian trixie).
 // The version is detected at compile time from the headers (ACL_SHIM_ACL_VERSION);
-// every API difference between the two is behind that one macro.
+// every API difference between the two is behind that one macro. The backends in the build
+// (ACL_SHIM_WITH_NEON, ACL_SHIM_WITH_CL) are set by acl_bridge/_build.py; each function
+// kind is configured by ONE template, build<Functions>, over the backend's function types.
 //
 // Boundary rule: every extern "C" function runs its body inside guarded(), which
 // catches every C++ exception and turns it into a status + thread-local message.
 
 #include "acl_shim.h"
+#include "acl_shim_internal.h"
 
 // ACL >= 23.05 moved ActivationLayerInfo & co. into arm_compute/function_info/.
 #if __has_include("arm_compute/function_info/ActivationLayerInfo.h")
@@ -24,6 +27,7 @@
 #include "arm_compute/runtime/NEON/NEScheduler.h"
 #include "arm_compute/runtime/Tensor.h"
 
+#if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEActivationLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEArithmeticAddition.h"
 #include "arm_compute/runtime/NEON/functions/NEArithmeticSubtraction.h"
@@ -41,6 +45,26 @@
 #include "arm_compute/runtime/NEON/functions/NEPoolingLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEQuantizationLayer.h"
 #include "arm_compute/runtime/NEON/functions/NESoftmaxLayer.h"
+#endif
+
+#if ACL_SHIM_WITH_CL
+#include "arm_compute/runtime/CL/functions/CLActivationLayer.h"
+#include "arm_compute/runtime/CL/functions/CLConvolutionLayer.h"
+#include "arm_compute/runtime/CL/functions/CLCopy.h"
+#include "arm_compute/runtime/CL/functions/CLDepthConvertLayer.h"
+#include "arm_compute/runtime/CL/functions/CLDepthwiseConvolutionLayer.h"
+#include "arm_compute/runtime/CL/functions/CLDequantizationLayer.h"
+#include "arm_compute/runtime/CL/functions/CLElementwiseOperations.h"
+#include "arm_compute/runtime/CL/functions/CLFill.h"
+#include "arm_compute/runtime/CL/functions/CLFullyConnectedLayer.h"
+#include "arm_compute/runtime/CL/functions/CLGEMM.h"
+#include "arm_compute/runtime/CL/functions/CLPadLayer.h"
+#include "arm_compute/runtime/CL/functions/CLPermute.h"
+#include "arm_compute/runtime/CL/functions/CLPixelWiseMultiplication.h"
+#include "arm_compute/runtime/CL/functions/CLPoolingLayer.h"
+#include "arm_compute/runtime/CL/functions/CLQuantizationLayer.h"
+#include "arm_compute/runtime/CL/functions/CLSoftmaxLayer.h"
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -52,60 +76,14 @@
 #include <string>
 #include <vector>
 
-namespace acl = arm_compute;
+using namespace acl_shim_detail;
 
-struct acl_shim_tensor {
-    std::shared_ptr<acl::Tensor> tensor;
-    bool imported = false;
-};
-
-struct acl_shim_function {
-    std::unique_ptr<acl::IFunction> function;
-    std::vector<std::shared_ptr<acl::Tensor>> tensors;  // shared ownership of the non-NULL tensors
-};
+std::string &acl_shim_detail::last_error() {
+    thread_local std::string message;
+    return message;
+}
 
 namespace {
-
-thread_local std::string g_last_error;
-
-// An error that carries a shim status code out of the C++ body to guarded().
-struct ShimError : std::runtime_error {
-    int32_t code;
-    ShimError(int32_t c, const std::string &m) : std::runtime_error(m), code(c) {}
-};
-
-[[noreturn]] void fail(int32_t code, const std::string &message) { throw ShimError(code, message); }
-
-void check_status(const acl::Status &status, const char *what) {
-    if (status.error_code() != acl::ErrorCode::OK) {
-        fail(ACL_SHIM_ERR_ACL_STATUS, std::string(what) + ": " + status.error_description());
-    }
-}
-
-template <typename F>
-int32_t guarded(F &&body) {
-    try {
-        g_last_error.clear();
-        body();
-        return ACL_SHIM_OK;
-    } catch (const ShimError &e) {
-        g_last_error = e.what();
-        return e.code;
-    } catch (const std::bad_alloc &e) {
-        g_last_error = std::string("out of memory: ") + e.what();
-        return ACL_SHIM_ERR_OUT_OF_MEMORY;
-    } catch (const std::exception &e) {
-        g_last_error = std::string("C++ exception: ") + e.what();
-        return ACL_SHIM_ERR_EXCEPTION;
-    } catch (...) {
-        g_last_error = "unknown C++ exception";
-        return ACL_SHIM_ERR_EXCEPTION;
-    }
-}
-
-void require(bool condition, const std::string &message) {
-    if (!condition) fail(ACL_SHIM_ERR_INVALID_ARGUMENT, message);
-}
 
 acl::DataType to_data_type(int32_t dt) {
     switch (dt) {
@@ -292,7 +270,8 @@ acl::PixelValue to_pixel(double v, const acl::ITensorInfo *info) {
 
 acl::ITensorInfo *info_of(acl::ITensor *t) { return t == nullptr ? nullptr : t->info(); }
 
-void need(const std::vector<acl::ITensor *> &t, size_t n, std::initializer_list<size_t> required,
+template <typename T>
+void need(const std::vector<T *> &t, size_t n, std::initializer_list<size_t> required,
           const char *name) {
     require(t.size() == n, std::string(name) + " takes " + std::to_string(n) + " tensors, got " +
                                std::to_string(t.size()));
@@ -312,34 +291,41 @@ struct Sequence : acl::IFunction {
     }
 };
 
-// validate() then configure() one function kind on the given tensors.
+// "NE" or "CL" + the function's name + "::validate", for messages.
+template <typename F>
+std::string name(const char *function) {
+    return std::string(F::prefix) + function + "::validate";
+}
+
+// validate() then configure() one function kind on the given tensors of backend F.
+template <typename F>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
-                                      const std::vector<acl::ITensor *> &t) {
+                                      const std::vector<typename F::ITensor *> &t) {
     const acl::ActivationLayerInfo act = to_activation(p.activation, p.act_a, p.act_b);
     switch (kind) {
         case ACL_SHIM_FN_ACTIVATION: {
             need(t, 2, {0, 1}, "activation");
             require(p.activation != ACL_SHIM_ACT_NONE, "activation: no activation function given");
-            check_status(acl::NEActivationLayer::validate(t[0]->info(), t[1]->info(), act), "NEActivationLayer::validate");
-            auto f = std::make_unique<acl::NEActivationLayer>();
+            check_status(F::Activation::validate(t[0]->info(), t[1]->info(), act), name<F>("ActivationLayer").c_str());
+            auto f = std::make_unique<typename F::Activation>();
             f->configure(t[0], t[1], act);
             return f;
         }
         case ACL_SHIM_FN_ADD: {
             need(t, 3, {0, 1, 2}, "add");
             const auto policy = to_policy(p.convert_policy);
-            check_status(acl::NEArithmeticAddition::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act),
-                         "NEArithmeticAddition::validate");
-            auto f = std::make_unique<acl::NEArithmeticAddition>();
+            check_status(F::Add::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act),
+                         name<F>("ArithmeticAddition").c_str());
+            auto f = std::make_unique<typename F::Add>();
             f->configure(t[0], t[1], t[2], policy, act);
             return f;
         }
         case ACL_SHIM_FN_SUB: {
             need(t, 3, {0, 1, 2}, "sub");
             const auto policy = to_policy(p.convert_policy);
-            check_status(acl::NEArithmeticSubtraction::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act),
-                         "NEArithmeticSubtraction::validate");
-            auto f = std::make_unique<acl::NEArithmeticSubtraction>();
+            check_status(F::Sub::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act),
+                         name<F>("ArithmeticSubtraction").c_str());
+            auto f = std::make_unique<typename F::Sub>();
             f->configure(t[0], t[1], t[2], policy, act);
             return f;
         }
@@ -347,10 +333,10 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 3, {0, 1, 2}, "mul");
             const auto policy = to_policy(p.convert_policy);
             const auto rounding = to_rounding(p.rounding_policy);
-            check_status(acl::NEPixelWiseMultiplication::validate(t[0]->info(), t[1]->info(), t[2]->info(), p.scale,
+            check_status(F::Mul::validate(t[0]->info(), t[1]->info(), t[2]->info(), p.scale,
                                                                   policy, rounding, act),
-                         "NEPixelWiseMultiplication::validate");
-            auto f = std::make_unique<acl::NEPixelWiseMultiplication>();
+                         name<F>("PixelWiseMultiplication").c_str());
+            auto f = std::make_unique<typename F::Mul>();
             f->configure(t[0], t[1], t[2], p.scale, policy, rounding, act);
             return f;
         }
@@ -359,18 +345,18 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             require(p.kernel_w >= 1 && p.kernel_h >= 1, "pooling: kernel_w and kernel_h must be >= 1");
             const acl::PoolingLayerInfo info(to_pool(p.pool_type), acl::Size2D(p.kernel_w, p.kernel_h),
                                              t[0]->info()->data_layout(), to_pad_stride(p), p.exclude_padding != 0);
-            check_status(acl::NEPoolingLayer::validate(t[0]->info(), t[1]->info(), info), "NEPoolingLayer::validate");
-            auto f = std::make_unique<acl::NEPoolingLayer>();
+            check_status(F::Pooling::validate(t[0]->info(), t[1]->info(), info), name<F>("PoolingLayer").c_str());
+            auto f = std::make_unique<typename F::Pooling>();
             f->configure(t[0], t[1], info);
             return f;
         }
         case ACL_SHIM_FN_CONVOLUTION: {
             need(t, 4, {0, 1, 3}, "convolution");
             const auto ps = to_pad_stride(p);
-            check_status(acl::NEConvolutionLayer::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), ps,
+            check_status(F::Convolution::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), ps,
                                                            acl::WeightsInfo(), acl::Size2D(1U, 1U), act),
-                         "NEConvolutionLayer::validate");
-            auto f = std::make_unique<acl::NEConvolutionLayer>();
+                         name<F>("ConvolutionLayer").c_str());
+            auto f = std::make_unique<typename F::Convolution>();
             f->configure(t[0], t[1], t[2], t[3], ps, acl::WeightsInfo(), acl::Size2D(1U, 1U), act);
             return f;
         }
@@ -378,10 +364,10 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 4, {0, 1, 3}, "depthwise");
             const auto ps = to_pad_stride(p);
             const unsigned int dm = p.depth_multiplier == 0 ? 1 : p.depth_multiplier;
-            check_status(acl::NEDepthwiseConvolutionLayer::validate(t[0]->info(), t[1]->info(), info_of(t[2]),
+            check_status(F::Depthwise::validate(t[0]->info(), t[1]->info(), info_of(t[2]),
                                                                     t[3]->info(), ps, dm, act),
-                         "NEDepthwiseConvolutionLayer::validate");
-            auto f = std::make_unique<acl::NEDepthwiseConvolutionLayer>();
+                         name<F>("DepthwiseConvolutionLayer").c_str());
+            auto f = std::make_unique<typename F::Depthwise>();
             f->configure(t[0], t[1], t[2], t[3], ps, dm, act);
             return f;
         }
@@ -390,10 +376,10 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             acl::FullyConnectedLayerInfo fc;
             fc.transpose_weights = p.transpose_weights != 0;
             fc.activation_info = act;
-            check_status(acl::NEFullyConnectedLayer::validate(t[0]->info(), t[1]->info(), info_of(t[2]),
+            check_status(F::FullyConnected::validate(t[0]->info(), t[1]->info(), info_of(t[2]),
                                                               t[3]->info(), fc),
-                         "NEFullyConnectedLayer::validate");
-            auto f = std::make_unique<acl::NEFullyConnectedLayer>();
+                         name<F>("FullyConnectedLayer").c_str());
+            auto f = std::make_unique<typename F::FullyConnected>();
             f->configure(t[0], t[1], t[2], t[3], fc);
             return f;
         }
@@ -401,45 +387,45 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 4, {0, 1, 3}, "gemm");
             // reshape_b_only_on_first_run=false: b may change between runs.
             acl::GEMMInfo gi(false, false, false);
-            if (t[2] != nullptr && p.beta == 1.0f &&
-                (t[2]->info()->dimension(1) > 1 || ACL_SHIM_ACL_VERSION < 2411)) {
+            if (t[2] != nullptr && p.beta == 1.0f && F::gemm_bias_by_addition(t[2]->info())) {
                 // Measured on 24.11: with beta == 1 NEGEMM takes c as a bias row and
                 // broadcasts its first row (validate() accepts a full matrix); 20.08 rejects
-                // a bias row. So compute dst = alpha*a@b, then dst += c (broadcasting).
-                check_status(acl::NEGEMM::validate(t[0]->info(), t[1]->info(), nullptr, t[3]->info(), p.alpha, 0.0f, gi),
-                             "NEGEMM::validate");
-                check_status(acl::NEArithmeticAddition::validate(t[3]->info(), t[2]->info(), t[3]->info(),
+                // a bias row; CLGEMM takes a bias row only with broadcast_bias. So compute
+                // dst = alpha*a@b, then dst += c (broadcasting).
+                check_status(F::Gemm::validate(t[0]->info(), t[1]->info(), nullptr, t[3]->info(), p.alpha, 0.0f, gi),
+                             name<F>("GEMM").c_str());
+                check_status(F::Add::validate(t[3]->info(), t[2]->info(), t[3]->info(),
                                                                  acl::ConvertPolicy::SATURATE),
-                             "NEArithmeticAddition::validate");
+                             name<F>("ArithmeticAddition").c_str());
                 auto seq = std::make_unique<Sequence>();
-                auto g = std::make_unique<acl::NEGEMM>();
+                auto g = std::make_unique<typename F::Gemm>();
                 g->configure(t[0], t[1], nullptr, t[3], p.alpha, 0.0f, gi);
-                auto add = std::make_unique<acl::NEArithmeticAddition>();
+                auto add = std::make_unique<typename F::Add>();
                 add->configure(t[3], t[2], t[3], acl::ConvertPolicy::SATURATE);
                 seq->parts.push_back(std::move(g));
                 seq->parts.push_back(std::move(add));
                 return seq;
             }
-            check_status(acl::NEGEMM::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), p.alpha,
+            check_status(F::Gemm::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), p.alpha,
                                                p.beta, gi),
-                         "NEGEMM::validate");
-            auto f = std::make_unique<acl::NEGEMM>();
+                         name<F>("GEMM").c_str());
+            auto f = std::make_unique<typename F::Gemm>();
             f->configure(t[0], t[1], t[2], t[3], p.alpha, p.beta, gi);
             return f;
         }
         case ACL_SHIM_FN_SOFTMAX: {
             need(t, 2, {0, 1}, "softmax");
-            check_status(acl::NESoftmaxLayer::validate(t[0]->info(), t[1]->info(), p.beta, p.axis),
-                         "NESoftmaxLayer::validate");
-            auto f = std::make_unique<acl::NESoftmaxLayer>();
+            check_status(F::Softmax::validate(t[0]->info(), t[1]->info(), p.beta, p.axis),
+                         name<F>("SoftmaxLayer").c_str());
+            auto f = std::make_unique<typename F::Softmax>();
             f->configure(t[0], t[1], p.beta, p.axis);
             return f;
         }
         case ACL_SHIM_FN_LOG_SOFTMAX: {
             need(t, 2, {0, 1}, "log_softmax");
-            check_status(acl::NELogSoftmaxLayer::validate(t[0]->info(), t[1]->info(), p.beta, p.axis),
-                         "NELogSoftmaxLayer::validate");
-            auto f = std::make_unique<acl::NELogSoftmaxLayer>();
+            check_status(F::LogSoftmax::validate(t[0]->info(), t[1]->info(), p.beta, p.axis),
+                         name<F>("LogSoftmaxLayer").c_str());
+            auto f = std::make_unique<typename F::LogSoftmax>();
             f->configure(t[0], t[1], p.beta, p.axis);
             return f;
         }
@@ -448,15 +434,15 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             require(p.perm_len >= 1 && p.perm_len <= ACL_SHIM_MAX_DIMS, "permute: perm_len must be 1..6");
             acl::PermutationVector perm;
             for (int i = 0; i < p.perm_len; ++i) perm.set(i, p.perm[i]);
-            check_status(acl::NEPermute::validate(t[0]->info(), t[1]->info(), perm), "NEPermute::validate");
-            auto f = std::make_unique<acl::NEPermute>();
+            check_status(F::Permute::validate(t[0]->info(), t[1]->info(), perm), name<F>("Permute").c_str());
+            auto f = std::make_unique<typename F::Permute>();
             f->configure(t[0], t[1], perm);
             return f;
         }
         case ACL_SHIM_FN_COPY: {
             need(t, 2, {0, 1}, "copy");
-            check_status(acl::NECopy::validate(t[0]->info(), t[1]->info()), "NECopy::validate");
-            auto f = std::make_unique<acl::NECopy>();
+            check_status(F::Copy::validate(t[0]->info(), t[1]->info()), name<F>("Copy").c_str());
+            auto f = std::make_unique<typename F::Copy>();
             f->configure(t[0], t[1]);
             return f;
         }
@@ -473,9 +459,9 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
                 default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown pad_mode " + std::to_string(p.pad_mode));
             }
             const acl::PixelValue value = to_pixel(p.constant_value, t[0]->info());
-            check_status(acl::NEPadLayer::validate(t[0]->info(), t[1]->info(), padding, value, mode),
-                         "NEPadLayer::validate");
-            auto f = std::make_unique<acl::NEPadLayer>();
+            check_status(F::Pad::validate(t[0]->info(), t[1]->info(), padding, value, mode),
+                         name<F>("PadLayer").c_str());
+            auto f = std::make_unique<typename F::Pad>();
             f->configure(t[0], t[1], padding, value, mode);
             return f;
         }
@@ -483,37 +469,141 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 1, {0}, "fill");
             const acl::PixelValue value = to_pixel(p.constant_value, t[0]->info());
             // NEFill has no validate() in 20.08; the data type was checked by to_pixel.
-            auto f = std::make_unique<acl::NEFill>();
+            auto f = std::make_unique<typename F::Fill>();
             f->configure(t[0], value);
             return f;
         }
         case ACL_SHIM_FN_CAST: {
             need(t, 2, {0, 1}, "cast");
             const auto policy = to_policy(p.convert_policy);
-            check_status(acl::NEDepthConvertLayer::validate(t[0]->info(), t[1]->info(), policy, 0),
-                         "NEDepthConvertLayer::validate");
-            auto f = std::make_unique<acl::NEDepthConvertLayer>();
+            check_status(F::Cast::validate(t[0]->info(), t[1]->info(), policy, 0),
+                         name<F>("DepthConvertLayer").c_str());
+            auto f = std::make_unique<typename F::Cast>();
             f->configure(t[0], t[1], policy, 0);
             return f;
         }
         case ACL_SHIM_FN_QUANTIZE: {
             need(t, 2, {0, 1}, "quantize");
-            check_status(acl::NEQuantizationLayer::validate(t[0]->info(), t[1]->info()),
-                         "NEQuantizationLayer::validate");
-            auto f = std::make_unique<acl::NEQuantizationLayer>();
+            check_status(F::Quantize::validate(t[0]->info(), t[1]->info()),
+                         name<F>("QuantizationLayer").c_str());
+            auto f = std::make_unique<typename F::Quantize>();
             f->configure(t[0], t[1]);
             return f;
         }
         case ACL_SHIM_FN_DEQUANTIZE: {
             need(t, 2, {0, 1}, "dequantize");
-            check_status(acl::NEDequantizationLayer::validate(t[0]->info(), t[1]->info()),
-                         "NEDequantizationLayer::validate");
-            auto f = std::make_unique<acl::NEDequantizationLayer>();
+            check_status(F::Dequantize::validate(t[0]->info(), t[1]->info()),
+                         name<F>("DequantizationLayer").c_str());
+            auto f = std::make_unique<typename F::Dequantize>();
             f->configure(t[0], t[1]);
             return f;
         }
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
     }
+}
+
+// The function types of each backend, for build<F>: ACL names them alike, NE... and CL...
+#define ACL_SHIM_FUNCTION_TYPES(P)                           \
+    static constexpr const char *prefix = #P;                \
+    using Activation = acl::P##ActivationLayer;              \
+    using Add = acl::P##ArithmeticAddition;                  \
+    using Sub = acl::P##ArithmeticSubtraction;               \
+    using Mul = acl::P##PixelWiseMultiplication;             \
+    using Pooling = acl::P##PoolingLayer;                    \
+    using Convolution = acl::P##ConvolutionLayer;            \
+    using Depthwise = acl::P##DepthwiseConvolutionLayer;     \
+    using FullyConnected = acl::P##FullyConnectedLayer;      \
+    using Gemm = acl::P##GEMM;                               \
+    using Softmax = acl::P##SoftmaxLayer;                    \
+    using LogSoftmax = acl::P##LogSoftmaxLayer;              \
+    using Permute = acl::P##Permute;                         \
+    using Copy = acl::P##Copy;                               \
+    using Pad = acl::P##PadLayer;                            \
+    using Fill = acl::P##Fill;                               \
+    using Cast = acl::P##DepthConvertLayer;                  \
+    using Quantize = acl::P##QuantizationLayer;              \
+    using Dequantize = acl::P##DequantizationLayer;
+
+#if ACL_SHIM_WITH_NEON
+struct NeonFunctions {
+    ACL_SHIM_FUNCTION_TYPES(NE)
+    using ITensor = acl::ITensor;
+    static ITensor *of(const TensorState &t) { return t.ne.get(); }
+    static bool gemm_bias_by_addition(const acl::ITensorInfo *c) {
+        return c->dimension(1) > 1 || ACL_SHIM_ACL_VERSION < 2411;
+    }
+};
+#endif
+
+#if ACL_SHIM_WITH_CL
+struct ClFunctions {
+    ACL_SHIM_FUNCTION_TYPES(CL)
+    using ITensor = acl::ICLTensor;
+    static ITensor *of(const TensorState &t) { return t.cl.get(); }
+    static bool gemm_bias_by_addition(const acl::ITensorInfo *) { return true; }
+};
+#endif
+#undef ACL_SHIM_FUNCTION_TYPES
+
+std::vector<int32_t> backends_of(const acl_shim_tensor_desc *const *descs, int32_t n) {
+    std::vector<int32_t> b(n, 0);
+    for (int32_t i = 0; i < n; ++i) b[i] = descs[i] == nullptr ? 0 : descs[i]->backend;
+    return b;
+}
+
+std::vector<bool> present_of(const acl_shim_tensor_desc *const *descs, int32_t n) {
+    std::vector<bool> p(n, false);
+    for (int32_t i = 0; i < n; ++i) p[i] = descs[i] != nullptr;
+    return p;
+}
+
+// The one backend of a function's tensors (NULL entries skipped); mixing is an error.
+int32_t common_backend(const std::vector<int32_t> &backends, const std::vector<bool> &present) {
+    int32_t backend = -1;
+    for (size_t i = 0; i < backends.size(); ++i) {
+        if (!present[i]) continue;
+        if (backend < 0) backend = backends[i];
+        require(backends[i] == backend, "tensors mix backends: tensor " + std::to_string(i) + " has backend " +
+                                            std::to_string(backends[i]) + ", an earlier one " + std::to_string(backend) +
+                                            " (0 NEON, 1 CL); all tensors of a function must be on one backend");
+    }
+    return backend < 0 ? ACL_SHIM_BACKEND_NEON : backend;
+}
+
+template <typename F>
+std::unique_ptr<acl::IFunction> build_typed(int32_t kind, const acl_shim_params &p,
+                                            const std::vector<TensorState *> &tensors) {
+    std::vector<typename F::ITensor *> t(tensors.size(), nullptr);
+    for (size_t i = 0; i < tensors.size(); ++i) t[i] = tensors[i] == nullptr ? nullptr : F::of(*tensors[i]);
+    return build<F>(kind, p, t);
+}
+
+// build<> of the tensors' backend (which must be in this build).
+std::unique_ptr<acl::IFunction> build_on(int32_t backend, int32_t kind, const acl_shim_params &p,
+                                         const std::vector<TensorState *> &tensors) {
+    if (backend == ACL_SHIM_BACKEND_NEON) {
+#if ACL_SHIM_WITH_NEON
+        return build_typed<NeonFunctions>(kind, p, tensors);
+#else
+        fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without NE (NEON) functions "
+                                       "(Debian's amd64 ACL is the OpenCL backend alone): use backend CL");
+#endif
+    }
+    require(backend == ACL_SHIM_BACKEND_CL, "unknown backend " + std::to_string(backend) + " (0 NEON, 1 CL)");
+#if ACL_SHIM_WITH_CL
+    cl_ready();
+    return build_typed<ClFunctions>(kind, p, tensors);
+#else
+    cl_ready();  // fails: no CL backend in this build
+    return nullptr;
+#endif
+}
+
+// Runs a configured function; CL: host bytes to the device before, results back after.
+void run_on(acl::IFunction &f, const Tensors &tensors) {
+    before_run(tensors);
+    f.run();
+    after_run(tensors);
 }
 
 // Calls fn(linear index, byte offset in a, byte offset in b) for every element of two
@@ -609,7 +699,7 @@ int32_t acl_shim_abi_version(void) { return ACL_SHIM_ABI_VERSION; }
 
 int32_t acl_shim_compiled_acl_version(void) { return ACL_SHIM_ACL_VERSION; }
 
-const char *acl_shim_last_error(void) { return g_last_error.c_str(); }
+const char *acl_shim_last_error(void) { return last_error().c_str(); }
 
 int32_t acl_shim_build_information(char *buf, uint64_t capacity, uint64_t *needed) {
     return guarded([&] {
@@ -645,7 +735,11 @@ int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out) {
 #endif
         const acl::TensorInfo f16(acl::TensorShape(8U), 1, acl::DataType::F16);
         const acl::ActivationLayerInfo relu(acl::ActivationLayerInfo::ActivationFunction::RELU);
+#if ACL_SHIM_WITH_NEON
         out->f16_kernels = acl::NEActivationLayer::validate(&f16, &f16, relu).error_code() == acl::ErrorCode::OK;
+#else
+        out->f16_kernels = 0;  // no NE functions in this ACL
+#endif
     });
 }
 
@@ -654,8 +748,8 @@ int32_t acl_shim_tensor_create(const acl_shim_tensor_desc *desc, acl_shim_tensor
         require(desc != nullptr && out != nullptr, "desc and out must not be NULL");
         *out = nullptr;
         auto h = std::make_unique<acl_shim_tensor>();
-        h->tensor = std::make_shared<acl::Tensor>();
-        h->tensor->allocator()->init(imported_info(*desc));
+        h->state = make_tensor(desc->backend, imported_info(*desc));
+        h->state->size_in_bytes = desc->total_size_in_bytes;
         *out = h.release();
     });
 }
@@ -663,9 +757,7 @@ int32_t acl_shim_tensor_create(const acl_shim_tensor_desc *desc, acl_shim_tensor
 int32_t acl_shim_tensor_import(acl_shim_tensor *tensor, void *base) {
     return guarded([&] {
         require(tensor != nullptr, "tensor is NULL");
-        require(base != nullptr, "base pointer is NULL");
-        check_status(tensor->tensor->allocator()->import_memory(base), "TensorAllocator::import_memory");
-        tensor->imported = true;
+        import_host(*tensor->state, base, tensor->state->size_in_bytes);
     });
 }
 
@@ -673,7 +765,7 @@ int32_t acl_shim_tensor_describe(const acl_shim_tensor *tensor, acl_shim_tensor_
                                  acl_shim_padding *padding) {
     return guarded([&] {
         require(tensor != nullptr, "tensor is NULL");
-        const acl::ITensorInfo *info = tensor->tensor->info();
+        const acl::ITensorInfo *info = tensor->state->get()->info();
         if (out != nullptr) {
             std::memset(out, 0, sizeof(*out));
             out->num_dims = static_cast<int32_t>(info->num_dimensions());
@@ -685,6 +777,7 @@ int32_t acl_shim_tensor_describe(const acl_shim_tensor *tensor, acl_shim_tensor_
             out->total_size_in_bytes = info->total_size();
             out->data_layout = info->data_layout() == acl::DataLayout::NHWC ? ACL_SHIM_LAYOUT_NHWC : ACL_SHIM_LAYOUT_NCHW;
             out->data_type = -1;
+            out->backend = tensor->state->backend;
         }
         if (padding != nullptr) {
             const acl::PaddingSize pad = info->padding();
@@ -705,21 +798,21 @@ int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
     return guarded([&] {
         require(params != nullptr && descs != nullptr && out != nullptr, "params, descs and out must not be NULL");
         require(n >= 1 && n <= 8, "n must be 1..8");
-        std::vector<std::unique_ptr<acl::Tensor>> owned(n);
-        std::vector<acl::ITensor *> t(n, nullptr);
+        const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
+        Tensors owned(n);
+        std::vector<TensorState *> t(n, nullptr);
         for (int i = 0; i < n; ++i) {
             if (descs[i] == nullptr) continue;
-            owned[i] = std::make_unique<acl::Tensor>();
-            owned[i]->allocator()->init(resizable_info(*descs[i]));
+            owned[i] = make_tensor(backend, resizable_info(*descs[i]));
             t[i] = owned[i].get();
         }
-        std::unique_ptr<acl::IFunction> f = build(kind, *params, t);
+        std::unique_ptr<acl::IFunction> f = build_on(backend, kind, *params, t);
         for (int i = 0; i < n; ++i) {
             if (t[i] == nullptr) {
                 out[i] = acl_shim_padding{0, 0, 0, 0};
                 continue;
             }
-            const acl::PaddingSize pad = t[i]->info()->padding();
+            const acl::PaddingSize pad = t[i]->get()->info()->padding();
             out[i] = acl_shim_padding{pad.top, pad.right, pad.bottom, pad.left};
         }
     });
@@ -731,37 +824,41 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         require(params != nullptr && descs != nullptr && writes_outside != nullptr && same_result != nullptr,
                 "params, descs, writes_outside and same_result must not be NULL");
         require(n >= 1 && n <= 8, "n must be 1..8");
+        const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
-        std::vector<std::unique_ptr<acl::Tensor>> owned(n), dense(n);
-        std::vector<std::vector<uint8_t>> memory(n);
+        Tensors owned(n), dense(n);
+        std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
         std::vector<std::vector<bool>> masks(n);
-        std::vector<acl::ITensor *> t(n, nullptr), td(n, nullptr);
+        std::vector<TensorState *> t(n, nullptr), td(n, nullptr);
         for (int i = 0; i < n; ++i) {
             if (descs[i] == nullptr) continue;
-            owned[i] = std::make_unique<acl::Tensor>();
-            owned[i]->allocator()->init(imported_info(*descs[i]));
+            owned[i] = make_tensor(backend, imported_info(*descs[i]));
+            dense[i] = make_tensor(backend, resizable_info(*descs[i]));
             t[i] = owned[i].get();
-            dense[i] = std::make_unique<acl::Tensor>();
-            dense[i]->allocator()->init(resizable_info(*descs[i]));
             td[i] = dense[i].get();
         }
-        std::unique_ptr<acl::IFunction> f = build(kind, *params, t);
-        std::unique_ptr<acl::IFunction> fd = build(kind, *params, td);
+        std::unique_ptr<acl::IFunction> f = build_on(backend, kind, *params, t);
+        std::unique_ptr<acl::IFunction> fd = build_on(backend, kind, *params, td);
+        Tensors used, used_dense;
         for (int i = 0; i < n; ++i) {
             if (t[i] == nullptr) continue;
+            const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
             masks[i].assign(memory[i].size(), false);
-            mark_elements(*descs[i], t[i]->info()->element_size(), masks[i]);
-            check_status(owned[i]->allocator()->import_memory(memory[i].data()), "TensorAllocator::import_memory");
-            dense[i]->allocator()->allocate();
-            for_each_element(*t[i]->info(), *td[i]->info(), [&](uint64_t k, size_t off, size_t off_dense) {
-                write_value(t[i]->info()->data_type(), k, memory[i].data() + off);
-                write_value(td[i]->info()->data_type(), k, dense[i]->buffer() + off_dense);
+            mark_elements(*descs[i], info.element_size(), masks[i]);
+            import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
+            dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);
+            import_host(*dense[i], dense_memory[i].data(), dense_memory[i].size());
+            for_each_element(info, info_dense, [&](uint64_t k, size_t off, size_t off_dense) {
+                write_value(info.data_type(), k, memory[i].data() + off);
+                write_value(info_dense.data_type(), k, dense_memory[i].data() + off_dense);
             });
+            used.push_back(owned[i]);
+            used_dense.push_back(dense[i]);
         }
-        f->run();
-        fd->run();
+        run_on(*f, used);
+        run_on(*fd, used_dense);
         *same_result = 1;
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
@@ -773,8 +870,9 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
                     if (b >= total) break;
                 }
             }
-            for_each_element(*t[i]->info(), *td[i]->info(), [&](uint64_t, size_t off, size_t off_dense) {
-                if (!same_value(t[i]->info()->data_type(), memory[i].data() + off, dense[i]->buffer() + off_dense))
+            const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
+            for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
+                if (!same_value(info.data_type(), memory[i].data() + off, dense_memory[i].data() + off_dense))
                     *same_result = 0;
             });
         }
@@ -788,16 +886,21 @@ int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params, ac
                 "params, tensors and out must not be NULL");
         require(n >= 1 && n <= 8, "n must be 1..8");
         *out = nullptr;
+        std::vector<int32_t> backends(n, 0);
+        std::vector<bool> present(n, false);
+        std::vector<TensorState *> t(n, nullptr);
         auto h = std::make_unique<acl_shim_function>();
-        std::vector<acl::ITensor *> t(n, nullptr);
         for (int i = 0; i < n; ++i) {
             if (tensors[i] == nullptr) continue;
-            require(!tensors[i]->imported, "tensor " + std::to_string(i) +
-                                               " already has memory imported; import after configure");
-            t[i] = tensors[i]->tensor.get();
-            h->tensors.push_back(tensors[i]->tensor);
+            require(!tensors[i]->state->imported, "tensor " + std::to_string(i) +
+                                                      " already has memory imported; import after configure");
+            t[i] = tensors[i]->state.get();
+            backends[i] = t[i]->backend;
+            present[i] = true;
+            h->tensors.push_back(tensors[i]->state);
         }
-        h->function = build(kind, *params, t);
+        h->backend = common_backend(backends, present);
+        h->function = build_on(h->backend, kind, *params, t);
         *out = h.release();
     });
 }
@@ -806,7 +909,7 @@ namespace {
 // The checks acl_shim_function_run makes before running (memory imported everywhere).
 void require_imported(const acl_shim_function &function) {
     for (size_t i = 0; i < function.tensors.size(); ++i) {
-        if (function.tensors[i]->buffer() == nullptr) {
+        if (!function.tensors[i]->imported) {
             fail(ACL_SHIM_ERR_NOT_IMPORTED, "tensor " + std::to_string(i) + " has no memory imported");
         }
     }
@@ -817,7 +920,7 @@ int32_t acl_shim_function_run(acl_shim_function *function) {
     return guarded([&] {
         require(function != nullptr, "function is NULL");
         require_imported(*function);
-        function->function->run();
+        run_on(*function->function, function->tensors);
     });
 }
 
@@ -836,15 +939,15 @@ int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
     return guarded([&] {
         require(params != nullptr && descs != nullptr, "params and descs must not be NULL");
         require(n >= 1 && n <= 8, "n must be 1..8");
-        std::vector<std::unique_ptr<acl::Tensor>> owned(n);
-        std::vector<acl::ITensor *> t(n, nullptr);
+        const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
+        Tensors owned(n);
+        std::vector<TensorState *> t(n, nullptr);
         for (int i = 0; i < n; ++i) {
             if (descs[i] == nullptr) continue;
-            owned[i] = std::make_unique<acl::Tensor>();
-            owned[i]->allocator()->init(imported_info(*descs[i]));
+            owned[i] = make_tensor(backend, imported_info(*descs[i]));
             t[i] = owned[i].get();
         }
-        build(kind, *params, t);
+        build_on(backend, kind, *params, t);
     });
 }
 
@@ -855,7 +958,7 @@ int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, in
         for (at = 0; at < n; ++at) {
             require(functions[at] != nullptr, "function " + std::to_string(at) + " is NULL");
             require_imported(*functions[at]);
-            functions[at]->function->run();
+            run_on(*functions[at]->function, functions[at]->tensors);
         }
         at = -1;
     });

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 4
+#define ACL_SHIM_ABI_VERSION 5
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -125,6 +125,7 @@ typedef struct acl_shim_tensor_desc {
     uint32_t padding_right;
     uint32_t padding_bottom;
     uint32_t padding_left;
+    int32_t backend; /* ACL_SHIM_BACKEND_*: NEON (0, the default of a zeroed desc) or CL */
 } acl_shim_tensor_desc;
 
 typedef struct acl_shim_padding {
@@ -178,6 +179,69 @@ typedef struct acl_shim_cpu_report {
     int32_t f16_kernels;         /* 1 when this ACL build accepts F16 tensors (validate of an
                                     F16 activation passes); CPU fp16 alone is not enough */
 } acl_shim_cpu_report;
+
+/* ---- OpenCL backend ----------------------------------------------------
+ * A tensor made from a desc with backend CL is an ACL CLTensor; required_padding, probe
+ * and function_create run the CL function of the kind when their tensors are CL (all must
+ * agree). A CL function's run() returns after CLScheduler::sync(): results are in host
+ * memory. Built only where the ACL headers have the CL runtime (acl_shim_cl_available). */
+#define ACL_SHIM_BACKEND_NEON 0
+#define ACL_SHIM_BACKEND_CL 1
+
+#define ACL_SHIM_ERR_NO_DEVICE 7 /* no usable OpenCL device: none found, or ACL cannot run its
+                                    kernels on it (the message says what is missing) */
+
+/* How a tensor's memory reached the device (acl_shim_tensor_memory.route). */
+#define ACL_SHIM_MEMORY_NONE 0          /* nothing imported yet */
+#define ACL_SHIM_MEMORY_HOST 1          /* NEON: ACL reads and writes the host pointer itself */
+#define ACL_SHIM_MEMORY_CL_IMPORT_ARM 2 /* cl_arm_import_memory over the allocation (Mali) */
+#define ACL_SHIM_MEMORY_CL_USE_HOST_PTR 3 /* cl_mem with CL_MEM_USE_HOST_PTR over the allocation */
+#define ACL_SHIM_MEMORY_CL_STAGED 4     /* the device refused both: a device buffer, written
+                                           before and read back after every run (counted) */
+
+typedef struct acl_shim_cl_device {
+    int32_t platform_index;
+    int32_t device_index;
+    char platform_name[128];
+    char device_name[128];
+    char device_version[128];           /* CL_DEVICE_VERSION */
+    char driver_version[64];
+    int32_t non_uniform_work_groups;    /* ACL accepts it: cl_arm_non_uniform_work_group_size, an
+                                           OpenCL 3.0 CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, or 2.x */
+    int32_t native_non_uniform_work_groups; /* the same, from the driver alone (without the layer) */
+    int32_t layer_active;               /* acl-ndarray's OpenCL layer is in this device's chain */
+    int32_t arm_import_memory;          /* cl_arm_import_memory (+ _host) */
+    int32_t fp16;                       /* cl_khr_fp16 */
+    int32_t selected;                   /* the device ACL's CLScheduler uses */
+    char extensions_of_interest[256];   /* those of the above the device lists, space-separated */
+} acl_shim_cl_device;
+
+typedef struct acl_shim_tensor_memory {
+    int32_t backend;                    /* ACL_SHIM_BACKEND_* */
+    int32_t route;                      /* ACL_SHIM_MEMORY_* */
+    uint64_t base_address;              /* the host allocation imported */
+    uint64_t mapped_address;            /* CL: what mapping the device buffer returns (== base
+                                           when the device uses the host memory); NEON: buffer() */
+    uint64_t size_in_bytes;             /* the bytes handed to the device */
+    uint64_t bytes_staged_per_run;      /* copies the shim makes per run (STAGED only) */
+} acl_shim_tensor_memory;
+
+struct acl_shim_tensor; /* declared with its typedef under "value types" below */
+
+/* 1 when this module was built with ACL's CL (NEON) backend, else 0. */
+int32_t acl_shim_cl_available(void);
+int32_t acl_shim_neon_available(void);
+/* The OpenCL platforms' devices as ACL's OpenCL loader sees them: *count receives how many
+ * there are; min(count, capacity) are written to out. */
+int32_t acl_shim_cl_devices(acl_shim_cl_device *out, int32_t capacity, int32_t *count);
+/* Initialise ACL's CLScheduler on a device (-1, -1: ACL's default, the first platform's
+ * default device). Fails with ACL_SHIM_ERR_NO_DEVICE when ACL cannot run its kernels there
+ * (no non-uniform work-group support and the layer is not active). Called implicitly by the
+ * first CL tensor or function; a second call for another device fails. */
+int32_t acl_shim_cl_init(int32_t platform_index, int32_t device_index);
+/* How a tensor's memory reached the device, and the address mapping it gives (maps and
+ * unmaps the buffer: pointer identity proves the device uses the host bytes). */
+int32_t acl_shim_tensor_memory_get(const struct acl_shim_tensor *tensor, acl_shim_tensor_memory *out);
 
 typedef struct acl_shim_tensor acl_shim_tensor;     /* owns an arm_compute::Tensor (shared) */
 typedef struct acl_shim_function acl_shim_function; /* owns a configured ACL function */

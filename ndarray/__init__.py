@@ -4,18 +4,24 @@ XLA, DirectML and DLPack conventions. Pure Python + numpy."""
 from .errors import (
     AclNdarrayError,
     ArgumentTypeError,
+    ExportRefusedError,
+    IndexOutOfRangeError,
     InvalidLayoutError,
     LayoutError,
     NotRepresentableError,
     ReadOnlyError,
     UnsupportedOptionError,
 )
-from .descriptor import ShapeDescriptor, dense_strides, recover_padding
+from .descriptor import ShapeDescriptor
+from .layout_rules import recover_padding
+from .strides import dense_strides
 from .array import NdArray
 
 __all__ = [
     "AclNdarrayError",
     "ArgumentTypeError",
+    "ExportRefusedError",
+    "IndexOutOfRangeError",
     "UnsupportedOptionError",
     "ReadOnlyError",
     "LayoutError",

@@ -34,79 +34,46 @@ memory layout has one descriptor, and equal layouts compare and hash equal.
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import shape_info as _shape_info
 from .errors import InvalidLayoutError
+from .layout_rules import (
+    ExplicitLayout,
+    check_bounds,
+    check_dtype,
+    check_inside,
+    may_overlap,
+    reach,
+    recover_padding,
+)
+from .strides import as_int, as_int_tuple, check_index, context_text, dense_strides
 
 ORDERS = ("c", "f")
 
-# Above this many logical elements, `overlaps` stops enumerating addresses and answers
-# conservatively (True = "may overlap") when the cheap sorted-stride test is inconclusive.
-_EXACT_OVERLAP_LIMIT = 1 << 20
+_text = context_text
+_as_int_tuple = as_int_tuple
 
 
-Context = Union[str, Callable[[], str]]  # text for error messages, or how to build it
+_FIELDS = ("shape", "dtype", "order", "paddings", "padding_offsets", "explicit")
 
 
-def _text(context: Context) -> str:
-    """The message context; built only when an error is raised (not on every call)."""
-    return context() if callable(context) else context
-
-
-def _as_int_tuple(values: Iterable, field: str, context: Context) -> Tuple[int, ...]:
-    try:
-        items = tuple(values)
-    except TypeError:
-        raise InvalidLayoutError(f"{field} must be a sequence of integers, got {values!r}: {_text(context)}") from None
-    result = []
-    for v in items:
-        try:
-            result.append(operator.index(v))
-        except TypeError:
-            raise InvalidLayoutError(
-                f"{field} must contain integers, got {v!r} in {items!r}: {_text(context)}"
-            ) from None
-    return tuple(result)
-
-
-def dense_strides(shape: Sequence[int], order: str = "c") -> Tuple[int, ...]:
-    """Element strides of a dense (packed) array of ``shape`` in ``order``.
-
-    Order 'c': the last dimension moves fastest, ``strides[i] = prod(shape[i+1:])``.
-    Order 'f': the first dimension moves fastest, ``strides[i] = prod(shape[:i])``.
-    """
-    strides = [0] * len(shape)
-    step = 1
-    dims = range(len(shape) - 1, -1, -1) if order == "c" else range(len(shape))
-    for i in dims:
-        strides[i] = step
-        step *= shape[i]
-    return tuple(strides)
-
-
-def _dims_inner_first(rank: int, order: str) -> range:
-    """Dimension indices from the fastest-moving to the slowest in ``order``."""
-    return range(rank - 1, -1, -1) if order == "c" else range(rank)
-
-
-@dataclass(frozen=True)
-class ExplicitLayout:
-    """A strided view that is not a padded buffer: stored as given (all in elements)."""
-
-    strides: Tuple[int, ...]
-    offset: int
-    alloc_size: int
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ShapeDescriptor:
     """Shape, dtype, order and padded-buffer fields of a tensor; see the module docstring.
 
-    Build it with :meth:`create`; ``__post_init__`` only checks.
+    The natural call is the canonicalising factory (``create`` is the same call)::
+
+        ShapeDescriptor((2, 2, 5, 5), "float32")                       # dense, order 'c'
+        ShapeDescriptor((2, 3), "float32", paddings=(1, 2), padding_offsets=(0, 1))
+        ShapeDescriptor((3, 2), "float32", strides=(1, 3))             # any strided view
+
+    Whatever the call, one memory layout gives one value: equal layouts compare and hash
+    equal. The stored fields are ``shape, dtype, order, paddings, padding_offsets`` and
+    ``explicit`` (an :class:`ExplicitLayout`, or None for a padded buffer).
     """
 
     shape: Tuple[int, ...]
@@ -114,14 +81,13 @@ class ShapeDescriptor:
     order: str
     paddings: Tuple[int, ...]
     padding_offsets: Tuple[int, ...]
-    explicit: Optional[ExplicitLayout] = None
+    explicit: Optional[ExplicitLayout]
 
     # ------------------------------------------------------------------ construction
-    @classmethod
-    def create(
-        cls,
+    def __init__(
+        self,
         shape: Iterable[int],
-        dtype="float32",
+        dtype: Any = "float32",
         order: Optional[str] = "c",
         *,
         strides: Optional[Iterable[int]] = None,
@@ -129,61 +95,36 @@ class ShapeDescriptor:
         alloc_size: Optional[int] = None,
         paddings: Optional[Iterable[int]] = None,
         padding_offsets: Optional[Iterable[int]] = None,
-    ) -> "ShapeDescriptor":
-        """The one canonicalising factory.
+    ) -> None:
+        """The one canonicalising factory (see :meth:`create` for the rules)."""
+        fields = _canonical_fields(shape, dtype, order, strides, offset, alloc_size, paddings, padding_offsets)
+        for name, value in zip(_FIELDS, fields):
+            object.__setattr__(self, name, value)
+        self._check()
+
+    @classmethod
+    def create(cls, shape: Iterable[int], dtype: Any = "float32", order: Optional[str] = "c",
+               **layout: Any) -> "ShapeDescriptor":
+        """The one canonicalising factory; ``ShapeDescriptor(...)`` is the same call.
 
         Either give ``paddings``/``padding_offsets`` (a libnd4j padded buffer), or
         ``strides``/``offset``/``alloc_size`` (any strided view, all in elements), not both.
         With strides, ``order`` is only a preference: the strides decide. A layout that is a
         padded buffer in the other order gets that order, so one layout has one descriptor.
         """
-        def context() -> str:
-            return (f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, "
-                    f"paddings={paddings!r}, padding_offsets={padding_offsets!r}")
+        return cls(shape, dtype, order, **layout)
 
-        shape_t = _as_int_tuple(shape, "shape", context)
-        dtype_n = _check_dtype(dtype, context)
-        if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
-            raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {_text(context)}")
-        preferred = "c" if order is None else order.lower()
-        orders = (preferred, "f" if preferred == "c" else "c")
-        for i, n in enumerate(shape_t):
-            if n < 0:
-                raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {_text(context)}")
+    @classmethod
+    def _from_fields(cls, shape: Tuple[int, ...], dtype: np.dtype, order: str, paddings: Tuple[int, ...],
+                     padding_offsets: Tuple[int, ...], explicit: Optional[ExplicitLayout] = None) -> "ShapeDescriptor":
+        """A value from already canonical fields (checked, not canonicalised)."""
+        self = cls.__new__(cls)
+        for name, value in zip(_FIELDS, (shape, dtype, order, paddings, padding_offsets, explicit)):
+            object.__setattr__(self, name, value)
+        self._check()
+        return self
 
-        if strides is None and offset == 0 and alloc_size is None:
-            rank = len(shape_t)
-            pads = (0,) * rank if paddings is None else _as_int_tuple(paddings, "paddings", context)
-            offs = (0,) * rank if padding_offsets is None else _as_int_tuple(padding_offsets, "padding_offsets", context)
-            return cls(shape_t, dtype_n, orders[0], pads, offs)
-
-        if paddings is not None or padding_offsets is not None:
-            raise InvalidLayoutError(
-                f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {_text(context)}"
-            )
-        if strides is None:
-            strides_t = dense_strides(shape_t, orders[0])
-        else:
-            strides_t = _as_int_tuple(strides, "strides", context)
-            if len(strides_t) != len(shape_t):
-                raise InvalidLayoutError(
-                    f"strides has {len(strides_t)} entries but shape has rank {len(shape_t)}: "
-                    f"shape={shape_t}, strides={strides_t}"
-                )
-        offset = operator.index(offset)
-        low, high = _reach(shape_t, strides_t)
-        if alloc_size is None:
-            alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
-        alloc_size = operator.index(alloc_size)
-        layout = ExplicitLayout(strides_t, offset, alloc_size)
-        _check_inside(shape_t, layout, context)
-        for candidate in orders:
-            padded = recover_padding(shape_t, strides_t, offset, alloc_size, candidate)
-            if padded is not None:
-                return cls(shape_t, dtype_n, candidate, padded[0], padded[1])
-        return cls(shape_t, dtype_n, orders[0], (0,) * len(shape_t), (0,) * len(shape_t), layout)
-
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         rank = len(self.shape)
         if self.order not in ORDERS:
             raise InvalidLayoutError(f"order must be 'c' or 'f', got {self.order!r}: {self._fields_text()}")
@@ -210,7 +151,8 @@ class ShapeDescriptor:
                     f"strides has {len(self.explicit.strides)} entries but shape has rank {rank}: "
                     f"shape={self.shape}, strides={self.explicit.strides}"
                 )
-            _check_inside(self.shape, self.explicit, self._fields_text)
+            check_inside(self.shape, self.explicit, self._fields_text)
+        check_bounds(self.shape, self.dtype.itemsize, self.strides, self.alloc_size, self._fields_text)
 
     def _fields_text(self) -> str:
         """The stored fields, for error messages (safe on a value that failed its checks)."""
@@ -300,30 +242,29 @@ class ShapeDescriptor:
     def overlaps(self) -> bool:
         """True when two logical elements may share an address (stride-0 broadcasts,
         overlapping strides). Exact up to 2**20 elements, conservative above."""
-        return _may_overlap(self.shape, self.strides)
+        return may_overlap(self.shape, self.strides)
 
     def element_offset(self, index: Sequence[int]) -> int:
         """Elements from the start of the allocation to element ``index``."""
-        index = _as_int_tuple(index, "index", self.__repr__)
-        if len(index) != self.rank:
-            raise IndexError(f"index has {len(index)} entries but shape has rank {self.rank}: index={index}, {self!r}")
-        for i, (e, n) in enumerate(zip(index, self.shape)):
-            if not 0 <= e < n:
-                raise IndexError(f"index[{i}] is {e}, expected 0 <= index[{i}] < {n}: index={index}, {self!r}")
+        index = check_index(index, self.shape, self.__repr__)
         return self.offset + sum(e * s for e, s in zip(index, self.strides))
 
     # ------------------------------------------------------------------ libnd4j shapeInfo
     def to_shape_info(self) -> Tuple[int, ...]:
-        """libnd4j's ``[rank, shape..., strides..., extra, ews, order]``; see formats.nd4j."""
-        from .formats import nd4j
-
-        return nd4j.to_shape_info(self)
+        """libnd4j's ``[rank, shape..., strides..., extra, ews, order]`` (ndarray.shape_info)."""
+        return _shape_info.encode(self.shape, self.strides, self.dtype, self.order,
+                                  padded=self.has_padded_buffer, ews=self.ews, context=self.__repr__)
 
     @classmethod
-    def from_shape_info(cls, info: Sequence[int], alloc_size: Optional[int] = None, offset: int = 0) -> "ShapeDescriptor":
-        from .formats import nd4j
-
-        return nd4j.from_shape_info(info, alloc_size=alloc_size, offset=offset)
+    def from_shape_info(cls, info: Sequence[int], alloc_size: Optional[int] = None,
+                        offset: int = 0) -> "ShapeDescriptor":
+        """The descriptor of a libnd4j shapeInfo; ``alloc_size`` and ``offset`` live outside it
+        (libnd4j keeps them in the NDArray), and the paddings are recovered from them."""
+        fields = _shape_info.decode(info)
+        d = cls(fields.shape, fields.dtype, fields.order, strides=fields.strides, offset=offset,
+                alloc_size=alloc_size)
+        _shape_info.check_against(fields, d.has_padded_buffer, d.ews, alloc_size, repr(d))
+        return d
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
@@ -338,112 +279,57 @@ class ShapeDescriptor:
 
 
 
-def _check_dtype(dtype, context: Context) -> np.dtype:
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise InvalidLayoutError(f"dtype {dtype!r} is not a numpy dtype: {_text(context)}") from None
-    if dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None:
+
+def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: Any, alloc_size: Any,
+                      paddings: Any, padding_offsets: Any) -> Tuple[Any, ...]:
+    """The stored fields of the one descriptor of a layout (ShapeDescriptor's factory)."""
+    def context() -> str:
+        return (f"shape={shape!r}, strides={strides!r}, offset={offset!r}, alloc_size={alloc_size!r}, "
+                f"paddings={paddings!r}, padding_offsets={padding_offsets!r}")
+
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)  # as numpy: ShapeDescriptor(5) is shape (5,)
+    shape_t = _as_int_tuple(shape, "shape", context)
+    dtype_n = check_dtype(dtype, context)
+    if order is not None and (not isinstance(order, str) or order.lower() not in ORDERS):
+        raise InvalidLayoutError(f"order must be 'c' or 'f', got {order!r}: {_text(context)}")
+    preferred = "c" if order is None else order.lower()
+    orders = (preferred, "f" if preferred == "c" else "c")
+    for i, n in enumerate(shape_t):
+        if n < 0:
+            raise InvalidLayoutError(f"shape[{i}] is {n}, expected a size >= 0: {_text(context)}")
+    check_bounds(shape_t, dtype_n.itemsize, (), None, context)
+
+    if strides is None and offset == 0 and alloc_size is None:
+        rank = len(shape_t)
+        pads = (0,) * rank if paddings is None else _as_int_tuple(paddings, "paddings", context)
+        offs = (0,) * rank if padding_offsets is None else _as_int_tuple(padding_offsets, "padding_offsets", context)
+        return shape_t, dtype_n, orders[0], pads, offs, None
+
+    if paddings is not None or padding_offsets is not None:
         raise InvalidLayoutError(
-            f"dtype is {dt!r}, expected a numeric or boolean scalar dtype: {_text(context)}"
+            f"give either paddings/padding_offsets or strides/offset/alloc_size, not both: {_text(context)}"
         )
-    return dt
-
-
-def _reach(shape: Sequence[int], strides: Sequence[int]) -> Tuple[int, int]:
-    """(lowest, highest) element offset reachable from element 0, relative to element 0."""
-    if math.prod(shape) == 0:
-        return 0, -1
-    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
-    return low, high
-
-
-def _check_inside(shape: Tuple[int, ...], layout: ExplicitLayout, context: Context) -> None:
-    """Refuse any layout that would reach outside its allocation."""
-    if layout.alloc_size < 0:
-        raise InvalidLayoutError(f"alloc_size is {layout.alloc_size}, expected >= 0: {_text(context)}")
-    if math.prod(shape) == 0:
-        return
-    low, high = _reach(shape, layout.strides)
-    if layout.offset + low < 0:
-        raise InvalidLayoutError(
-            f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + low}, "
-            f"before the start of the allocation (expected >= 0): {_text(context)}"
-        )
-    if layout.offset + high >= layout.alloc_size:
-        raise InvalidLayoutError(
-            f"offset {layout.offset} with strides {layout.strides} reaches element {layout.offset + high}, "
-            f"past the end of the allocation of alloc_size {layout.alloc_size} "
-            f"(expected < {layout.alloc_size}): {_text(context)}"
-        )
-
-
-def recover_padding(
-    shape: Sequence[int], strides: Sequence[int], offset: int, alloc_size: int, order: str
-) -> Optional[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
-    """(paddings, padding_offsets) when ``strides`` describe a padded buffer, else None.
-
-    The ADR's pseudo-code, for order 'c' (order 'f' reads the dimensions the other way)::
-
-        shapesAfterPadding[j] = strides[j - 1] / strides[j]      for j = rank-1 .. 1
-        shapesAfterPadding[0] = allocSize / strides[0]
-        paddings[j] = shapesAfterPadding[j] - shape[j]
-
-    The ADR notes padding offsets cannot be read off the offset in general; with every
-    padding offset bounded by its padding they can: they are the digits of ``offset`` in
-    the mixed radix ``padded_shape`` (innermost digit first), and this function requires
-    that decomposition to land every element inside the padded box.
-    """
-    rank = len(shape)
-    if rank == 0 or any(n == 0 for n in shape):
-        # rank 0: only offset 0 in a 1-element buffer is a "padded buffer" (with nothing padded)
-        ok = rank == 0 and offset == 0 and alloc_size == 1
-        return ((), ()) if ok else None
-    dims = list(_dims_inner_first(rank, order))
-    if strides[dims[0]] != 1:
-        return None
-    padded = [0] * rank
-    for inner, outer in zip(dims, dims[1:]):
-        if strides[inner] <= 0 or strides[outer] % strides[inner]:
-            return None
-        padded[inner] = strides[outer] // strides[inner]
-    last = dims[-1]
-    if strides[last] <= 0 or alloc_size % strides[last]:
-        return None
-    padded[last] = alloc_size // strides[last]
-    if any(p < n for p, n in zip(padded, shape)):
-        return None
-    offsets = [0] * rank
-    rest = offset
-    for d in dims[:-1]:
-        rest, offsets[d] = divmod(rest, padded[d])
-    offsets[last] = rest
-    if any(o + n > p for o, n, p in zip(offsets, shape, padded)):
-        return None
-    return tuple(p - n for p, n in zip(padded, shape)), tuple(offsets)
-
-
-def _may_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
-    if math.prod(shape) == 0:  # no two elements to share an address
-        return False
-    dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
-    if not dims:
-        return False
-    if dims[0][0] == 0:
-        return True
-    # Sufficient test: each stride clears the whole extent of the faster dimensions.
-    extent = 1
-    for s, n in dims:
-        if s < extent:
-            break
-        extent += s * (n - 1)
+    if strides is None:
+        strides_t = dense_strides(shape_t, orders[0])
     else:
-        return False
-    size = math.prod(n for _, n in dims)
-    if size > _EXACT_OVERLAP_LIMIT:
-        return True
-    addresses = np.zeros((), dtype=np.int64)
-    for s, n in dims:
-        addresses = np.add.outer(addresses, np.arange(n, dtype=np.int64) * s)
-    return np.unique(addresses).size != size
+        strides_t = _as_int_tuple(strides, "strides", context)
+        if len(strides_t) != len(shape_t):
+            raise InvalidLayoutError(
+                f"strides has {len(strides_t)} entries but shape has rank {len(shape_t)}: "
+                f"shape={shape_t}, strides={strides_t}"
+            )
+    offset = as_int(offset, "offset", _text(context))
+    _, high = reach(shape_t, strides_t)
+    if alloc_size is None:
+        alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
+    alloc_size = as_int(alloc_size, "alloc_size", _text(context))
+    layout = ExplicitLayout(strides_t, offset, alloc_size)
+    check_inside(shape_t, layout, context)
+    check_bounds(shape_t, dtype_n.itemsize, strides_t, alloc_size, context)
+    for candidate in orders:
+        padded = recover_padding(shape_t, strides_t, offset, alloc_size, candidate)
+        if padded is not None:
+            return shape_t, dtype_n, candidate, padded[0], padded[1], None
+    zeros = (0,) * len(shape_t)
+    return shape_t, dtype_n, orders[0], zeros, zeros, layout

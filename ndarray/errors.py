@@ -12,6 +12,8 @@ wrong, and also derive from the builtin a numpy user already catches for that me
     +-- ArgumentTypeError (TypeError)   an argument of the wrong type (bool for an int...)
     +-- UnsupportedOptionError (ValueError)  an option name or value this call does not know
     +-- ReadOnlyError (ValueError)      a read-only buffer given where one is written
+    +-- IndexOutOfRangeError (IndexError)  an element index outside the shape
+    +-- ExportRefusedError (BufferError)   a buffer protocol export (DLPack) refused, numpy's way
     +-- (acl_bridge) AclError (RuntimeError) and its native-status subclasses,
         ArmnnError / ArmnnUnavailableError (RuntimeError)
 
@@ -49,3 +51,12 @@ class UnsupportedOptionError(AclNdarrayError, ValueError):
 
 class ReadOnlyError(AclNdarrayError, ValueError):
     """A read-only buffer was given where the library must write (numpy raises ValueError too)."""
+
+
+class IndexOutOfRangeError(AclNdarrayError, IndexError):
+    """An element index outside the shape, or with the wrong number of entries (numpy: IndexError)."""
+
+
+class ExportRefusedError(AclNdarrayError, BufferError):
+    """A buffer export (``__dlpack__``) refused because a known consumer cannot take the layout;
+    BufferError is what numpy raises for an export it will not make."""

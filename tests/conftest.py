@@ -23,8 +23,15 @@ def _native_status():
 
     status = native_available()
     if isinstance(status, tuple):
-        return bool(status[0]), str(status[1])
-    return bool(status), "" if status else "native ACL module not available"
+        ok, reason = bool(status[0]), str(status[1])
+    else:
+        ok, reason = bool(status), "" if status else "native ACL module not available"
+    if ok:  # the acl marker means ACL's NE functions; Debian's amd64 ACL is the CL backend alone
+        from acl_bridge.native import require_native
+
+        if not require_native()[1].acl_shim_neon_available():
+            return False, "this ACL has no NE (NEON) functions (CL backend only: see tests/cl)"
+    return ok, reason
 
 
 def pytest_report_header(config):

@@ -42,10 +42,10 @@ if ROOT not in sys.path:  # `python tests/test_catalogue.py NAME` from a source 
     sys.path.insert(0, ROOT)
 
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor  # noqa: E402
-from ndarray.errors import AclNdarrayError, ArgumentTypeError, ReadOnlyError, UnsupportedOptionError  # noqa: E402
+from ndarray.errors import AclNdarrayError, ArgumentTypeError, IndexOutOfRangeError, ReadOnlyError, UnsupportedOptionError  # noqa: E402
 from ndarray.formats import directml, torch, xla  # noqa: E402
 from acl_bridge import AclTensorInfo, PaddingSize, descriptor_from_tensor_info, tensor_info  # noqa: E402
-from acl_bridge.native import AclError, AclStatusError, AclUnavailableError  # noqa: E402  (importable without ACL)
+from acl_bridge.native import AclError, AclInvalidArgumentError, AclStatusError, AclUnavailableError  # noqa: E402  (importable without ACL)
 
 F32 = np.float32
 
@@ -109,7 +109,7 @@ def check_case(c: Case) -> None:
     except c.error as e:
         if type(e) is not c.error:
             raise CaseFailed(f"{c.name}: raised {type(e).__name__}, expected exactly {c.error.__name__}: {e}") from e
-        if not isinstance(e, AclNdarrayError) and c.error is not IndexError:
+        if not isinstance(e, AclNdarrayError):
             raise CaseFailed(f"{c.name}: {type(e).__name__} is not one of this library's exceptions: {e}") from e
         if not re.search(c.match, str(e)):
             raise CaseFailed(f"{c.name}: {type(e).__name__} message does not match {c.match!r}: {e}") from e
@@ -204,7 +204,7 @@ def _():
     return lambda: ShapeDescriptor.create((2, 3), strides=(3, 1), paddings=(0, 0)), []
 
 
-@case("non-integer-dimension", InvalidLayoutError, r"shape must contain integers, got 2.5")
+@case("non-integer-dimension", ArgumentTypeError, r"shape\[0\] is 2.5 of type float, expected an integer")
 def _():
     return lambda: ShapeDescriptor.create((2.5, 3)), []
 
@@ -231,7 +231,7 @@ def _():
     return lambda: NdArray.from_numpy(view), [buf]
 
 
-@case("index-out-of-range", IndexError, r"index\[0\] is 2, expected 0 <= index\[0\] < 2")
+@case("index-out-of-range", IndexOutOfRangeError, r"index\[0\] is 2, expected 0 <= index\[0\] < 2")
 def _():
     return lambda: ShapeDescriptor.create((2, 3)).element_offset((2, 0)), []
 
@@ -251,21 +251,21 @@ def _():
 # ---- outputs that must not be written
 
 
-@case("write-padding-of-read-only-numpy", InvalidLayoutError, r"fill_padding needs a writeable NdArray, this one is read-only")
+@case("write-padding-of-read-only-numpy", ReadOnlyError, r"fill_padding needs a writeable NdArray, this one is read-only")
 def _():
     buf = np.arange(12, dtype=F32)
     buf.flags.writeable = False
     return lambda: NdArray.from_numpy(buf[:10].reshape(2, 5)[:, :4]).fill_padding(0), [buf]
 
 
-@case("write-padding-of-self-overlapping-layout", InvalidLayoutError, r"fill_padding needs a writeable NdArray, this one is read-only")
+@case("write-padding-of-self-overlapping-layout", ReadOnlyError, r"fill_padding needs a writeable NdArray, this one is read-only")
 def _():
     buf = np.arange(12, dtype=F32)
     overlapping = np.lib.stride_tricks.as_strided(buf, (3, 4), (8, 4))  # rows overlap by half
     return lambda: NdArray.from_numpy(overlapping).fill_padding(0), [buf]
 
 
-@case("write-through-broadcast-view", InvalidLayoutError, r"fill_padding needs a writeable NdArray, this one is read-only")
+@case("write-through-broadcast-view", ReadOnlyError, r"fill_padding needs a writeable NdArray, this one is read-only")
 def _():
     a = arange((1, 4), paddings=(0, 2))
     return lambda: a.broadcast_to((3, 4)).fill_padding(0), [a]
@@ -367,7 +367,7 @@ def _():
 _XLA_BAD = {
     "xla-unclosed-layout": ("F32[3,5]{1,0", r"layout '\{1,0' is missing its closing '\}'"),
     "xla-minor-to-major-not-permutation": ("F32[3,5]{1,1}", r"minor_to_major \{1,1\} is not a permutation of 0..1"),
-    "xla-unknown-element-type": ("Q99[3]", r"element_type 'Q99' is not one of PRED"),
+    "xla-unknown-element-type": ("Q99[3]", r"element_type 'q99' is not one of pred"),
     "xla-non-integer-dimension": ("F32[3,x]{1,0}", r"dimensions \[3,x\] has 'x', expected comma-separated integers"),
     "xla-negative-dimension": ("F32[3,-5]{1,0}", r"dimensions \[3,-5\] has -5 at dimension 1, expected sizes >= 0"),
     "xla-unclosed-tile": ("F32[3,5]{1,0:T(2,2}", r"tile '\(2,2' is missing its closing '\)'"),
@@ -434,7 +434,7 @@ def _tensor_cls():
     return AclTensor
 
 
-@case("closed-tensor", AclError, r"tensor is closed", native=True)
+@case("closed-tensor", AclInvalidArgumentError, r"tensor is closed", native=True)
 def _():
     a = arange((2, 3))
     t = _tensor_cls()(a)
@@ -533,7 +533,7 @@ def _():
     return lambda: _fn().Pooling(src, dst, "max", kernel=2, padding=(1, 0, 1, 0)), [src, dst]
 
 
-@case("bool-stride", ArgumentTypeError, r"stride is True, expected an integer, not a bool", native=True)
+@case("bool-stride", ArgumentTypeError, r"stride is True, a bool, expected an integer", native=True)
 def _():
     src, dst = arange((1, 3, 4, 4)), arange((1, 3, 3, 3))
     return lambda: _fn().Pooling(src, dst, "max", kernel=2, stride=True), [src, dst]
@@ -584,7 +584,7 @@ def _():
 
 
 @case("innermost-stride-without-copy", NotRepresentableError,
-      r"src cannot be used in place \(the innermost stride is 8 bytes.*allow_copy=False", native=True)
+      r"src cannot be used in place \(not_representable: the innermost stride is 8 bytes.*allow_copy=False", native=True)
 def _():
     buf = np.arange(32, dtype=F32).reshape(2, 16)
     dst = np.zeros((2, 8), F32)

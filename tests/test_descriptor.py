@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import ArgumentTypeError, ReadOnlyError, InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.formats.dlpack import from_dlpack
 
 
@@ -85,11 +85,26 @@ def test_repr_is_compact():
         (dict(shape=(2, 3), strides=(3, 1), paddings=(0, 0)), r"give either paddings/padding_offsets or strides"),
         (dict(shape=(2, 3), order="k"), r"order must be 'c' or 'f', got 'k'"),
         (dict(shape=(2, 3), dtype=object), r"dtype is dtype\('O'\), expected a numeric or boolean scalar dtype"),
-        (dict(shape=(2, 3.5)), r"shape must contain integers, got 3.5"),
     ],
 )
 def test_invalid_descriptors(kwargs, match):
     with pytest.raises(InvalidLayoutError, match=match):
+        ShapeDescriptor.create(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(shape=(2, 3.5)), r"shape\[1\] is 3.5 of type float, expected an integer"),
+        (dict(shape=(2, True)), r"shape\[1\] is True, a bool, expected an integer"),
+        (dict(shape=(2, 3), strides=(3, False)), r"strides\[1\] is False, a bool, expected an integer"),
+        (dict(shape=(2, 3), paddings=(np.bool_(True), 0)), r"paddings\[0\] is .*True.*, a bool"),
+        (dict(shape=(2, 3), strides=(3, 1), offset=True), r"offset is True, a bool, expected an integer"),
+        (dict(shape="23"), r"shape is '23', expected a sequence of integers"),
+    ],
+)
+def test_wrong_types_are_argument_type_errors(kwargs, match):
+    with pytest.raises(ArgumentTypeError, match=match):
         ShapeDescriptor.create(**kwargs)
 
 
@@ -182,7 +197,7 @@ def test_from_numpy_readonly_stays_readonly():
     x.flags.writeable = False
     a = NdArray.from_numpy(x)
     assert a.readonly and not a.numpy().flags.writeable
-    with pytest.raises(InvalidLayoutError, match="needs a writeable NdArray"):
+    with pytest.raises(ReadOnlyError, match="needs a writeable NdArray"):
         a.fill_padding(0)
 
 

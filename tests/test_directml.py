@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import ArgumentTypeError, InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.formats import directml as dml
 from ndarray.formats.directml import BufferTensorDesc
 
@@ -356,9 +356,11 @@ def test_rank_mismatch_message():
         dml.calc_buffer_tensor_size("FLOAT32", (1, 1, 3, 5), (15, 5, 1))
 
 
-@pytest.mark.parametrize("bad", ["BOGUS", "DML_TENSOR_DATA_TYPE_UNKNOWN", "float8", None, 3, object()])
-def test_unknown_data_type_is_invalid(bad):
-    with pytest.raises(InvalidLayoutError, match=r"data_type is .* but expected one of FLOAT32, FLOAT16, UINT32, UINT16, UINT8, INT32, INT16, INT8, FLOAT64, UINT64, INT64"):
+@pytest.mark.parametrize("bad, error", [("BOGUS", InvalidLayoutError), ("DML_TENSOR_DATA_TYPE_UNKNOWN", InvalidLayoutError),
+                                        ("float8", InvalidLayoutError), (None, ArgumentTypeError),
+                                        (3, ArgumentTypeError), (object(), ArgumentTypeError)])
+def test_unknown_data_type_is_invalid(bad, error):
+    with pytest.raises(error, match=r"data_type is .* but expected one of FLOAT32, FLOAT16, UINT32, UINT16, UINT8, INT32, INT16, INT8, FLOAT64, UINT64, INT64"):
         dml.calc_buffer_tensor_size(bad, (1, 1, 3, 5))
 
 
@@ -385,14 +387,27 @@ def test_four_bit_types_are_not_representable():
         ((2, 3), (-3, 1), r"strides\[0\] is -3 but expected 0 <= strides\[0\] <= 4294967295 \(a DirectML UINT\): sizes=\(2, 3\), strides=\(-3, 1\)"),
         ((2, 3), (2**32, 1), r"strides\[0\] is 4294967296 but expected 0 <= strides\[0\]"),
         ((), None, r"sizes is empty but DirectML's DimensionCount must be 1..8 \(a scalar is sizes=\(1,\)\): sizes=\(\)"),
-        ((2, 3.0), None, r"sizes\[1\] is 3.0 of type float but expected an integer: sizes=\(2, 3.0\)"),
-        ((2, True), None, r"sizes\[1\] is True but expected an integer"),
         ("23", None, r"sizes is '23' but expected a sequence of integers"),
     ],
 )
 def test_invalid_sizes_and_strides(sizes, strides, message):
     with pytest.raises(InvalidLayoutError, match=message):
         BufferTensorDesc("FLOAT32", sizes, strides)
+
+
+@pytest.mark.parametrize(
+    "sizes, strides, total, message",
+    [
+        ((2, 3.0), None, None, r"sizes\[1\] is 3.0 of type float, expected an integer: sizes=\(2, 3.0\)"),
+        ((2, True), None, None, r"sizes\[1\] is True, a bool, expected an integer"),
+        ((2, 3), (3, False), None, r"strides\[1\] is False, a bool, expected an integer"),
+        ((2, 3), None, True, r"total_tensor_size_in_bytes is True, a bool, expected an integer"),
+        ((2, 3), None, 24.0, r"total_tensor_size_in_bytes is 24.0 of type float, expected an integer"),
+    ],
+)
+def test_wrong_types_are_argument_type_errors(sizes, strides, total, message):
+    with pytest.raises(ArgumentTypeError, match=message):
+        BufferTensorDesc("FLOAT32", sizes, strides, total)
 
 
 def test_more_than_8_dimensions_is_not_representable():
@@ -414,7 +429,7 @@ def test_operators_need_4d_or_5d():
 def test_total_size_below_the_minimum():
     with pytest.raises(InvalidLayoutError, match=r"total_tensor_size_in_bytes is 7 but expected >= 8 \(DMLCalcBufferTensorSize\): data_type=UINT8, sizes=\(2, 3\), strides=\(5, 1\), total_tensor_size_in_bytes=7"):
         BufferTensorDesc("UINT8", (2, 3), (5, 1), 7)
-    with pytest.raises(InvalidLayoutError, match=r"total_tensor_size_in_bytes is 60.0 but expected an integer"):
+    with pytest.raises(ArgumentTypeError, match=r"total_tensor_size_in_bytes is 60.0 of type float, expected an integer"):
         BufferTensorDesc("FLOAT32", (1, 1, 3, 5), None, 60.0)
 
 
@@ -428,7 +443,7 @@ def test_not_representable_numpy_layouts():
         BufferTensorDesc.from_shape_descriptor(ShapeDescriptor.create((2, 0)))
     with pytest.raises(NotRepresentableError, match=r"data_type is numpy dtype\('bool'\) .* no DirectML equivalent.*: ShapeDescriptor\(bool\[2\]"):
         BufferTensorDesc.from_shape_descriptor(ShapeDescriptor.create((2,), "bool"))
-    with pytest.raises(InvalidLayoutError, match=r"descriptor is a list but expected an ndarray.ShapeDescriptor, an NdArray or a numpy array"):
+    with pytest.raises(ArgumentTypeError, match=r"descriptor is a list but expected an ndarray.ShapeDescriptor, an NdArray or a numpy array"):
         BufferTensorDesc.from_shape_descriptor([1, 2])
 
 
@@ -442,7 +457,7 @@ def test_index_and_buffer_errors():
         desc.wrap(chars("ABCDEFGHIJK"))
     with pytest.raises(InvalidLayoutError, match=r"buffer must be a C-contiguous numpy array, got ndarray with strides \(2,\)"):
         desc.wrap(chars("ABCDEFGHIJKLABCDEFGHIJKL")[::2])
-    with pytest.raises(InvalidLayoutError, match=r"buffer must be a C-contiguous numpy array, got bytes"):
+    with pytest.raises(ArgumentTypeError, match=r"buffer must be a C-contiguous numpy array, got bytes"):
         desc.wrap(b"ABCDEFGHIJKL")
 
 

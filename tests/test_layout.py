@@ -47,9 +47,9 @@ def test_flat_four_tuple_window_padding_is_refused_as_ambiguous():
 
 
 def test_integer_rule_refuses_bool_everywhere():
-    with pytest.raises(ArgumentTypeError, match="not a bool"):
+    with pytest.raises(ArgumentTypeError, match="a bool, expected an integer"):
         check_int(True, "stride")
-    with pytest.raises(ArgumentTypeError, match="not a bool"):
+    with pytest.raises(ArgumentTypeError, match="a bool, expected an integer"):
         PaddingSize(top=True)
     with pytest.raises(ArgumentTypeError, match="expected an integer"):
         window_stride(1.5)

@@ -37,7 +37,11 @@ def test_offset_view_of_a_padded_buffer():
     assert info.strides_in_bytes == (4, 40)
     # element (0,0) of the view is element (1,2) of a, itself at padded index (2,4)
     assert info.offset_first_element_in_bytes == (2 * 10 + 4) * 4
-    assert info.padding == PaddingSize(top=2, right=3, bottom=2, left=4)
+    # the bytes around the view are other elements of `a`: never reported as padding (issue 16)
+    assert not a[1:3, 2:5].padding_is_free
+    assert info.padding == PaddingSize()
+    # the descriptor alone still says where they are
+    assert tensor_info(a[1:3, 2:5].descriptor).padding == PaddingSize(top=2, right=3, bottom=2, left=4)
 
 
 def test_strided_view_along_y_is_representable():
@@ -112,3 +116,14 @@ def test_auto_padding_counts_dimensions_like_acl():
 def test_bottom_padding_is_seen_through_an_outer_dimension_of_size_1():
     d = ShapeDescriptor.create((1, 3, 4), paddings=(0, 2, 2), padding_offsets=(0, 1, 1))
     assert tensor_info(d).padding == PaddingSize(top=1, right=1, bottom=1, left=1)
+
+
+def test_padding_is_only_bytes_that_belong_to_no_element():
+    """A permuted view interleaves its rows: the bytes between them are its own elements, so
+    ACL is told of no padding (issue 16: padding must be bytes ACL may own)."""
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    permuted = NdArray.from_numpy(x.transpose(1, 0, 2))  # rows of 4, 12 elements apart, interleaved
+    assert tensor_info(permuted).padding == PaddingSize()
+    # a plain padded buffer still reports its padding
+    padded = ShapeDescriptor.create((2, 5, 5), "float32", paddings=(0, 1, 1), padding_offsets=(0, 0, 0))
+    assert tensor_info(padded).padding == PaddingSize(top=0, right=1, bottom=1, left=0)

@@ -88,9 +88,14 @@ CASES = {
         facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}, {"src": True, "dst": False}, True),
         options=PlanOptions(allow_padding_writes=True),
         expect={"src": ("in_place", None), "dst": ("in_place", None)}),
-    "allow_padding_writes never reaches a view's parent (20.08 pooling, issue 16)": dict(
+    "a view's parent is never offered as padding: staged for the padding ACL asked for": dict(
         arrays={"src": view_of_parent, "dst": lambda: dense((1, 1, 8, 8))},
         facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}, {"src": True, "dst": False}, True),
+        options=PlanOptions(allow_padding_writes=True),
+        expect={"src": ("staged", Reason.PADDING_MISSING), "dst": ("in_place", None)}),
+    "allow_padding_writes never reaches a view's parent (20.08 softmax writes src's row ends)": dict(
+        arrays={"src": view_of_parent, "dst": lambda: dense((1, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": True, "dst": False}, True),
         options=PlanOptions(allow_padding_writes=True), free={"src": False},
         expect={"src": ("staged", Reason.PADDING_NOT_FREE), "dst": ("in_place", None)}),
     "vector stores past the end of the user's buffer: staged whatever the flags": dict(

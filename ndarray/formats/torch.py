@@ -27,7 +27,17 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ndarray.errors import InvalidLayoutError
+from ..array import NdArray
+from ..descriptor import ShapeDescriptor
+from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
+from ..strides import (
+    CHANNELS_LAST_INNER_TO_OUTER as _INNER_TO_OUTER,
+    MEMORY_FORMATS,
+    REQUIRED_RANK as _REQUIRED_RANK,
+    as_int_tuple,
+    normalize_memory_format,
+    strides_for,
+)
 
 __all__ = [
     "MEMORY_FORMATS",
@@ -40,69 +50,16 @@ __all__ = [
     "transpose_layout",
     "permute",
     "nchw_to_nhwc_view",
+    "to_channels_last_memory",
+    "layout_advice",
     "to_memory_format",
 ]
 
-#: PyTorch's names, as in ``torch.contiguous_format`` / ``torch.channels_last`` /
-#: ``torch.channels_last_3d`` (``"preserve"`` is an operator option, not a layout).
-MEMORY_FORMATS = ("contiguous", "channels_last", "channels_last_3d")
-
-# Dimensions from INNERMOST (stride 1) to outermost for the channels-last formats:
-# NCHW stored as NHWC  -> C fastest, then W, then H, then N: the loop "for k in (1, 3, 2, 0)".
-# NCDHW stored as NDHWC -> C, W, H, D, N.
-_INNER_TO_OUTER = {
-    "channels_last": (1, 3, 2, 0),
-    "channels_last_3d": (1, 4, 3, 2, 0),
-}
-_REQUIRED_RANK = {"channels_last": 4, "channels_last_3d": 5}
-
-# Accepted spellings -> canonical name. ``str(torch.channels_last)`` is
-# "torch.channels_last" and ``str(torch.contiguous_format)`` "torch.contiguous_format",
-# so real torch objects are accepted too without importing torch.
-_ALIASES = {
-    "contiguous": "contiguous",
-    "contiguous_format": "contiguous",
-    "channels_last": "channels_last",
-    "channels_last_3d": "channels_last_3d",
-}
-
 
 # --------------------------------------------------------------------------- validation
-
-
-def normalize_memory_format(memory_format: Any) -> str:
-    """Return the canonical name ("contiguous", "channels_last", "channels_last_3d").
-
-    Accepts those names, "contiguous_format", and ``torch.memory_format`` objects.
-    """
-    text = str(memory_format)
-    key = text[len("torch."):] if text.startswith("torch.") else text
-    try:
-        return _ALIASES[key]
-    except KeyError:
-        raise InvalidLayoutError(
-            f"memory_format is {memory_format!r} but expected one of {MEMORY_FORMATS} "
-            f"(or 'contiguous_format' / a torch.memory_format)"
-        ) from None
-
-
 def _as_dims(values: Iterable[Any], field: str) -> tuple[int, ...]:
-    """Tuple of python ints; rejects floats/bools/non-integers with the field name."""
-    try:
-        items = tuple(values)
-    except TypeError:
-        raise InvalidLayoutError(
-            f"{field} is {values!r} but expected a sequence of integers"
-        ) from None
-    out = []
-    for v in items:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            raise InvalidLayoutError(
-                f"{field} has entry {v!r} of type {type(v).__name__} but expected integers: "
-                f"{field}={items!r}"
-            )
-        out.append(int(v))
-    return tuple(out)
+    """Tuple of python ints (the project's integer rule: bool and floats refused)."""
+    return as_int_tuple(values, field)
 
 
 def _check_shape(shape: Iterable[Any]) -> tuple[int, ...]:
@@ -126,50 +83,6 @@ def _check_shape_strides(
             f"shape={shape}, strides={strides}"
         )
     return shape, strides
-
-
-def _check_rank_for(shape: tuple[int, ...], fmt: str) -> None:
-    rank = _REQUIRED_RANK.get(fmt)
-    if rank is not None and len(shape) != rank:
-        raise InvalidLayoutError(
-            f"shape has rank {len(shape)} but memory_format={fmt!r} needs rank {rank} "
-            f"({'NCHW' if rank == 4 else 'NCDHW'}): shape={shape}"
-        )
-
-
-# --------------------------------------------------------------------------- strides
-
-
-def strides_for(shape: Sequence[int], memory_format: Any = "contiguous") -> tuple[int, ...]:
-    """Element strides PyTorch gives a new tensor of ``shape`` in ``memory_format``.
-
-    contiguous (TensorImpl::empty_tensor_restride):
-        strides[-1] = 1;  strides[i] = strides[i+1] * max(shape[i+1], 1)
-        (the max keeps strides distinct when a dimension has size 0).
-    channels_last (rank 4) / channels_last_3d (rank 5), get_channels_last_strides_2d/3d:
-        stride = 1
-        for k in (1, 3, 2, 0)        # or (1, 4, 3, 2, 0) for 3d
-            strides[k] = stride;  stride *= shape[k]
-        (no max() here: PyTorch doesn't use one either).
-
-    Raises InvalidLayoutError for an unknown format or a rank the format does not have.
-    """
-    fmt = normalize_memory_format(memory_format)
-    shape = _check_shape(shape)
-    if fmt == "contiguous":
-        strides = [0] * len(shape)
-        stride = 1
-        for i in reversed(range(len(shape))):
-            strides[i] = stride
-            stride *= max(shape[i], 1)
-        return tuple(strides)
-    _check_rank_for(shape, fmt)
-    strides = [0] * len(shape)
-    stride = 1
-    for k in _INNER_TO_OUTER[fmt]:
-        strides[k] = stride
-        stride *= shape[k]
-    return tuple(strides)
 
 
 # --------------------------------------------------------------------------- predicates
@@ -304,37 +217,34 @@ def transpose_layout(
     return permute_layout(shape, strides, dims)
 
 
-def _as_ndarray(array: Any):
-    """NdArray as is; a numpy array wrapped without copying (NdArray.from_numpy)."""
-    from ndarray.array import NdArray
-
+def _as_ndarray(array: Any) -> NdArray:
+    """NdArray as is; a numpy array wrapped without copying (NdArray.from_numpy); any other
+    DLPack producer on the CPU (a torch tensor) imported without copying."""
     if isinstance(array, NdArray):
         return array
     if isinstance(array, np.ndarray):
         return NdArray.from_numpy(array)
-    raise InvalidLayoutError(
-        f"array is a {type(array).__name__} but expected an ndarray.NdArray or a numpy array"
+    if hasattr(array, "__dlpack__"):
+        from .dlpack import from_dlpack
+
+        return from_dlpack(array)
+    raise ArgumentTypeError(
+        f"array is a {type(array).__name__} but expected an ndarray.NdArray, a numpy array or a DLPack producer"
     )
 
 
-def permute(array: Any, dims: Sequence[int]):
+def permute(array: Any, dims: Sequence[int]) -> NdArray:
     """Zero-copy ``Tensor.permute(dims)``: a new NdArray over the SAME allocation whose
     descriptor has shape and strides permuted by ``dims`` (``permute_layout``); offset,
     allocation size and dtype are unchanged and no byte is copied.
     """
-    from ndarray.array import NdArray
-    from ndarray.descriptor import ShapeDescriptor
-
     src = _as_ndarray(array)
     d = src.descriptor
-    shape, strides = permute_layout(d.shape, d.strides, dims)
-    view = ShapeDescriptor.create(
-        shape, d.dtype, d.order, strides=strides, offset=d.offset, alloc_size=d.alloc_size
-    )
-    return NdArray(src.allocation, view, readonly=src.readonly)
+    permute_layout(d.shape, d.strides, dims)  # checks dims with torch's rules and messages
+    return src.transpose(tuple(x + d.rank if x < 0 else x for x in _as_dims(dims, "dims")))
 
 
-def nchw_to_nhwc_view(array: Any):
+def nchw_to_nhwc_view(array: Any) -> NdArray:
     """An NCHW array seen as NHWC without copying: ``permute(array, (0, 2, 3, 1))``.
 
     For a contiguous NCHW array the result has shape (N, H, W, C) and strides
@@ -349,32 +259,65 @@ def nchw_to_nhwc_view(array: Any):
     return permute(src, (0, 2, 3, 1))
 
 
+_NHWC_FROM_NCHW = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
+_NAMES = {4: ("NCHW", "NHWC", "channels_last"), 5: ("NCDHW", "NDHWC", "channels_last_3d")}
+
+
+def to_channels_last_memory(array: Any) -> NdArray:
+    """A PyTorch ``channels_last`` (``channels_last_3d``) tensor as the array its memory is, with
+    NO copy: logical NCHW (NCDHW) in, an NdArray of shape (N, H, W, C) ((N, D, H, W, C)) over
+    the same bytes out, dense in C order when the tensor was dense.
+
+    That NHWC array is what ACL (``data_layout="NHWC"``) and numpy code written for NHWC
+    take; element ``[n, h, w, c]`` of the result is element ``[n, c, h, w]`` of the tensor
+    (the result is ``array.permute(0, 2, 3, 1)``). A tensor whose channels are not the
+    innermost dimension (plain contiguous NCHW) is refused with NotRepresentableError saying
+    what to do instead: pass it unchanged with ``data_layout="NCHW"``, or copy it with
+    ``to_memory_format(array, "channels_last")`` first.
+    """
+    src = _as_ndarray(array)
+    d = src.descriptor
+    if d.rank not in _NHWC_FROM_NCHW:
+        raise InvalidLayoutError(
+            f"array has rank {d.rank} but channels_last needs rank 4 (NCHW) and channels_last_3d rank 5 "
+            f"(NCDHW): {d!r}"
+        )
+    logical, memory, fmt = _NAMES[d.rank]
+    if d.shape[1] > 1 and abs(d.strides[1]) != 1:
+        raise NotRepresentableError(
+            f"strides {d.strides} of {logical} shape {d.shape} do not put the channels innermost (C stride "
+            f"{d.strides[1]}, expected 1 for torch.{fmt}): the memory is not {memory}. Use the array as it is "
+            f"with data_layout='NCHW', or copy it with to_memory_format(array, '{fmt}') (torch: "
+            f"x.contiguous(memory_format=torch.{fmt})) and then to_channels_last_memory: {d!r}"
+        )
+    return src.transpose(_NHWC_FROM_NCHW[d.rank])
+
+
+def layout_advice(descriptor: ShapeDescriptor) -> str:
+    """One sentence for an error message about a layout a consumer refused, when PyTorch's
+    memory formats explain it ('' otherwise): a channels_last tensor is named as such, with
+    the zero-copy permute and the ``data_layout`` that takes it."""
+    d = descriptor
+    if d.rank not in _NHWC_FROM_NCHW or not is_channels_last_strides(d.shape, d.strides):
+        return ""
+    logical, memory, fmt = _NAMES[d.rank]
+    perm = _NHWC_FROM_NCHW[d.rank]
+    return (f"this is a PyTorch {fmt} tensor (logical {logical}, memory {memory}): take its memory without "
+            f"a copy with ndarray.formats.torch.to_channels_last_memory(a) (= a.permute{perm}, shape "
+            f"{tuple(d.shape[i] for i in perm)}) and run the function with data_layout='NHWC'")
+
+
 # --------------------------------------------------------------------------- copies
 
 
-def to_memory_format(array: Any, memory_format: Any = "contiguous"):
-    """``Tensor.contiguous(memory_format=...)`` as an explicit COPY.
+def to_memory_format(array: Any, memory_format: Any = "contiguous") -> NdArray:
+    """``Tensor.contiguous(memory_format=...)`` as an explicit COPY (``NdArray.contiguous``).
 
     Returns a NEW NdArray (own allocation of exactly numel elements) with the same
     shape, dtype and values as ``array`` and strides ``strides_for(shape, memory_format)``.
     The input (NdArray or numpy array) is never modified or aliased.
     """
-    from ndarray.array import NdArray
-    from ndarray.descriptor import ShapeDescriptor
-
     fmt = normalize_memory_format(memory_format)
     src = _as_ndarray(array)
-    d = src.descriptor
-    strides = strides_for(d.shape, fmt)  # raises for a wrong rank before allocating
-    numel = math.prod(d.shape)
-    # A dense allocation of exactly numel elements: element 0 at offset 0 and every
-    # element at offset sum(index[i] * strides[i]) in [0, numel).
-    out_desc = ShapeDescriptor.create(
-        d.shape, d.dtype, "c", strides=strides, offset=0, alloc_size=numel
-    )
-    # NdArray.empty gives an aligned buffer of numel * itemsize bytes; only its bytes are used.
-    storage = NdArray.empty((numel,), d.dtype).allocation
-    out = NdArray(storage, out_desc)
-    if numel:
-        out.numpy()[...] = src.numpy()
-    return out
+    strides_for(src.shape, fmt)  # raises for a wrong rank before allocating
+    return src.contiguous(fmt)

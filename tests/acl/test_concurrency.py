@@ -188,11 +188,13 @@ class _InstrumentedLib:
 
 
 def _instrument():
-    from acl_bridge import functions, native
+    """Functions configured after this call run through the proxy (the executor binds the
+    native run at configure time)."""
+    from acl_bridge import executor, native
 
     ffi, lib = native.require_native()
     proxy = _InstrumentedLib(ffi, lib)
-    functions.require_native = lambda: (ffi, proxy)
+    executor.require_native = lambda: (ffi, proxy)
     return proxy
 
 
@@ -204,8 +206,8 @@ def scenario_function_serialises_its_runs():
     f = fn.Activation(x, dst, "relu")
     _run_threads([lambda: [f.run() for _ in range(2)]] * THREADS)
     assert proxy.calls == 2 * THREADS, (
-        f"instrumentation saw {proxy.calls} native runs, expected {2 * THREADS}: AclFunction.run no longer "
-        "calls functions.require_native(); update this test")
+        f"instrumentation saw {proxy.calls} native runs, expected {2 * THREADS}: the executor no longer "
+        "binds its native run through executor.require_native(); update this test")
     worst = max(proxy.max_active.values())
     assert worst == 1, f"{worst} runs of ONE function object were inside the native run at the same time"
     np.testing.assert_array_equal(dst, np.maximum(x, 0))

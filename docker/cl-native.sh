@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Native (no QEMU) OpenCL stage of acl-ndarray: a Debian trixie amd64 root whose ACL 24.11 is
+# the OpenCL backend alone, with two software OpenCL devices (PoCL and Mesa rusticl).
+#   ./docker/cl-native.sh [test]            build/reuse the root, build the project in it, run
+#                                           tests/cl and demo --backend cl with PoCL, then rusticl
+#   ./docker/cl-native.sh build             only build (or reuse) the cached root
+#   ./docker/cl-native.sh run [--driver pocl|rusticl] -- CMD...
+#                                           any command in the root, in the project (/src)
+#   ./docker/cl-native.sh clean             drop the cached root (tarball and unpacked copy)
+# Environment: ACL_NDARRAY_CACHE (default /var/cache/acl-ndarray), ACL_NDARRAY_MIRROR
+# (Debian mirror; default: the host's apt sources, read as docker/emulate.sh reads them),
+# ACL_NDARRAY_REBUILD=1 (make the root again).
+# The root is cached as $CACHE/rootfs/cl-trixie-amd64-KEY.tar (KEY: suite, architecture,
+# mirror, package list) and kept unpacked beside it; /proc, /sys and /dev are bind-mounted
+# while a command runs (PoCL and ACL read them) and unmounted on exit, also on failure.
+# Timings and details: docs/opencl.md.
+set -uo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/.." && pwd)
+SUITE=trixie
+ARCH=amd64
+PKG_FILE=$SCRIPT_DIR/packages-cl-amd64.txt
+
+T0=$(date +%s)
+ts() { date +%H:%M:%S; }
+log() { printf '[%s] %s\n' "$(ts)" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$(ts)" "$*" >&2; exit 1; }
+
+# The mirror lookup is emulate.sh's own function, taken from it without running that script
+# (emulate.sh runs its whole pipeline at top level, so it cannot be sourced as is).
+# shellcheck disable=SC1090
+source <(sed -n '/^debian_mirror() {$/,/^}$/p' "$SCRIPT_DIR/emulate.sh")
+declare -F debian_mirror >/dev/null || die "could not read debian_mirror() from $SCRIPT_DIR/emulate.sh"
+
+STAGES=()
+stage() {  # stage NAME CMD...: run, print its time; the script stops at the first failure
+    local name=$1 start rc=0; shift
+    start=$(date +%s)
+    log "=== stage: $name"
+    "$@" || rc=$?
+    local secs=$(( $(date +%s) - start ))
+    STAGES+=("$(printf '%-40s %4ds  %s' "$name" "$secs" "$([ $rc = 0 ] && echo PASS || echo "FAIL (exit $rc)")")")
+    log "=== stage: $name: exit $rc in ${secs}s"
+    return "$rc"
+}
+
+MOUNTED=()
+unmount_all() {
+    local i
+    for (( i=${#MOUNTED[@]}-1; i>=0; i-- )); do umount -l "${MOUNTED[$i]}" 2>/dev/null || true; done
+    MOUNTED=()
+}
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    unmount_all
+    [ -z "${BUILD_DIR:-}" ] || rm -rf "$BUILD_DIR"
+    if [ ${#STAGES[@]} -gt 0 ]; then
+        printf '\n' >&2; printf '%s\n' "${STAGES[@]}" >&2
+        printf '%-40s %4ds\n' total $(( $(date +%s) - T0 )) >&2
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+[ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot and bind mounts need it)"
+CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
+mkdir -p "$CACHE/rootfs" "$CACHE/logs" || die "cannot create $CACHE"
+exec 8>"$CACHE/.cl-native.lock"
+flock -n 8 || { log "another cl-native.sh holds $CACHE/.cl-native.lock; waiting"; flock 8; }
+
+pkgs=$(sed -e 's/#.*//' "$PKG_FILE" | xargs)
+MIRROR=$(debian_mirror)
+KEY=$(printf '%s\n' "$SUITE" "$ARCH" "$MIRROR" "$pkgs" minbase+apt v1 | sha256sum | cut -c1-12)
+TARBALL=$CACHE/rootfs/cl-$SUITE-$ARCH-$KEY.tar
+ROOT=$CACHE/rootfs/cl-$SUITE-$ARCH-$KEY.root
+
+mount_system() {  # bind /proc /sys /dev into DIR (PoCL aborts without /sys; ACL reads /proc)
+    local d
+    for d in proc sys dev; do
+        mkdir -p "$1/$d"
+        mount --rbind "/$d" "$1/$d" || return 1
+        mount --make-rslave "$1/$d" 2>/dev/null || true
+        MOUNTED+=("$1/$d")
+    done
+}
+
+make_root() {
+    BUILD_DIR=$CACHE/rootfs/cl-$SUITE-$ARCH-$KEY.build
+    local keyring=() logf=$CACHE/logs/cl-native-root.log
+    rm -rf "$BUILD_DIR" "$TARBALL.tmp"; mkdir -p "$BUILD_DIR" || return 1
+    [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] \
+        && keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
+    command -v debootstrap >/dev/null || { apt-get update -q && apt-get install -y -q debootstrap; } >>"$logf" 2>&1 \
+        || return 1
+    log "debootstrap $SUITE $ARCH minbase from ${MIRROR:-the default mirror of debootstrap} (log: $logf)"
+    debootstrap --arch=$ARCH --variant=minbase --components=main "${keyring[@]}" \
+        "$SUITE" "$BUILD_DIR" ${MIRROR:+"$MIRROR"} >"$logf" 2>&1 || { tail -n 30 "$logf" >&2; return 1; }
+    log "apt-get install $(echo "$pkgs" | wc -w) packages"
+    mount_system "$BUILD_DIR" || return 1
+    cp /etc/resolv.conf "$BUILD_DIR/etc/resolv.conf" 2>/dev/null || true
+    # shellcheck disable=SC2086
+    chroot "$BUILD_DIR" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+        sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $pkgs" >>"$logf" 2>&1 \
+        || { tail -n 30 "$logf" >&2; return 1; }
+    unmount_all
+    rm -rf "$BUILD_DIR"/var/cache/apt/archives/*.deb "$BUILD_DIR"/var/lib/apt/lists/* "$BUILD_DIR"/tmp/*
+    log "pack $(du -sh "$BUILD_DIR" | cut -f1) into $TARBALL"
+    tar --numeric-owner -C "$BUILD_DIR" -cf "$TARBALL.tmp" . && mv "$TARBALL.tmp" "$TARBALL" || return 1
+    rm -rf "$ROOT" && mv "$BUILD_DIR" "$ROOT" || return 1
+    BUILD_DIR=
+}
+
+ensure_root() {
+    if [ "${ACL_NDARRAY_REBUILD:-0}" = 1 ]; then rm -rf "$ROOT" "$TARBALL"; fi
+    if [ -x "$ROOT/usr/bin/python3" ]; then log "root: $ROOT (cached)"; return 0; fi
+    if [ -s "$TARBALL" ]; then
+        log "root: unpacking cached $TARBALL"
+        rm -rf "$ROOT.tmp" && mkdir -p "$ROOT.tmp" && tar -C "$ROOT.tmp" -xf "$TARBALL" \
+            && mv "$ROOT.tmp" "$ROOT"
+        return
+    fi
+    make_root
+}
+
+# The project's files (tracked and untracked-not-ignored) into $ROOT/src; build outputs of
+# earlier runs (build/, compiled modules) stay, so an unchanged source is not recompiled.
+sync_source() {
+    local dst=$ROOT/src
+    mkdir -p "$dst"
+    find "$dst" -mindepth 1 -maxdepth 1 ! -name build ! -name acl_bridge -exec rm -rf {} +
+    [ -d "$dst/acl_bridge" ] && find "$dst/acl_bridge" -mindepth 1 ! -name '*.so' -exec rm -rf {} +
+    if git -C "$REPO" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git -C "$REPO" ls-files -co --exclude-standard -z | tar -C "$REPO" --null -T - -cf - | tar -C "$dst" -xf -
+    else
+        tar -C "$REPO" --exclude=.git --exclude=build --exclude='*.so' -cf - . | tar -C "$dst" -xf -
+    fi
+}
+
+in_root() {  # in_root DRIVER CMD...: run CMD in $ROOT/src with the OpenCL driver DRIVER
+    local driver=$1; shift
+    local icd
+    case $driver in
+        pocl) icd=/etc/OpenCL/vendors/pocl.icd ;;
+        rusticl) icd=/etc/OpenCL/vendors/rusticl.icd ;;
+        *) die "unknown driver $driver (pocl or rusticl)" ;;
+    esac
+    chroot "$ROOT" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+        OCL_ICD_VENDORS=$icd RUSTICL_ENABLE=llvmpipe POCL_CACHE_DIR=/var/cache/pocl \
+        PYTHONDONTWRITEBYTECODE=1 ACL_NDARRAY_CL_DRIVER="$driver" \
+        sh -c 'cd /src && exec "$@"' sh "$@"
+}
+
+build_project() {
+    # setup.py builds the cffi shim (CL backend: amd64 ACL has no NE functions) and the
+    # OpenCL layer; --inplace puts both into /src/acl_bridge.
+    in_root pocl python3 setup.py -q build_ext --inplace >"$CACHE/logs/cl-native-build.log" 2>&1 \
+        || { tail -n 40 "$CACHE/logs/cl-native-build.log" >&2; return 1; }
+}
+
+run_tests() {  # run_tests DRIVER: tests/cl, then the main job's network on CL (demo --backend cl)
+    in_root "$1" python3 -m pytest -q -p no:cacheprovider tests/cl || return
+    in_root "$1" env ACL_NDARRAY_CL_LAYER=1 python3 -m acl_bridge demo --backend cl --skip armnn --runs 3 --strict \
+        | grep -E '^(bridge path|  bytes copied|  [a-z0-9]+ +max|  time per|result)'
+}
+
+cmd=${1:-test}; [ $# -gt 0 ] && shift
+case $cmd in
+    build)
+        stage "root (trixie amd64)" ensure_root ;;
+    test)
+        stage "root (trixie amd64)" ensure_root || exit 1
+        mount_system "$ROOT" || die "bind mounts failed"
+        stage "sync + build project" eval 'sync_source && build_project' || exit 1
+        rc=0
+        stage "tests/cl + demo --backend cl, PoCL" run_tests pocl || rc=1
+        stage "tests/cl + demo --backend cl, rusticl" run_tests rusticl || rc=1
+        exit $rc ;;
+    run)
+        driver=pocl
+        while [ $# -gt 0 ] && [ "$1" != -- ]; do
+            case $1 in --driver) driver=$2; shift 2 ;; *) die "unknown option $1" ;; esac
+        done
+        [ "${1:-}" = -- ] && shift
+        [ $# -gt 0 ] || die "usage: $0 run [--driver pocl|rusticl] -- CMD..."
+        stage "root (trixie amd64)" ensure_root || exit 1
+        mount_system "$ROOT" || die "bind mounts failed"
+        sync_source || exit 1
+        in_root "$driver" "$@" ;;
+    clean)
+        rm -rf "$CACHE"/rootfs/cl-$SUITE-$ARCH-* ; log "removed cached OpenCL roots" ;;
+    -h|--help|help)
+        awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}" ;;
+    *) die "unknown command $cmd (test, build, run, clean)" ;;
+esac

@@ -1,0 +1,180 @@
+"""Issue 16, parts 4 and 6: DLPack never crashes a consumer, dtypes numpy lacks travel through
+ml_dtypes, size-0 arrays keep shape and strides, channels_last tensors map to NHWC without
+a copy. PyTorch runs in a subprocess (a crash there fails one test, not the run) and is
+skipped with the reason where absent; JAX likewise for bfloat16/float8 producers."""
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from ndarray import NdArray, NotRepresentableError
+from ndarray.formats import torch as tf
+from ndarray.formats.dlpack import from_dlpack
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+HAS_JAX = importlib.util.find_spec("jax") is not None
+HAS_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is not None
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed (pip install torch, CPU)")
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+
+
+# ---------------------------------------------------------------------------- export
+def test_negative_strides_are_refused_with_buffer_error():
+    a = NdArray.from_numpy(np.arange(12.0).reshape(3, 4))[::-1]
+    with pytest.raises(BufferError, match=r"strides\[0\] is -4, a negative stride: DLPack consumers such as PyTorch"):
+        a.__dlpack__()
+    b = from_dlpack(a.contiguous())  # the documented way out: a copy
+    np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+def test_size_one_negative_stride_is_harmless_and_exported():
+    a = NdArray.from_numpy(np.arange(4.0).reshape(1, 4))[::-1]
+    np.testing.assert_array_equal(np.from_dlpack(a), a.numpy())
+
+
+@needs_torch
+def test_torch_import_of_every_exported_layout_never_crashes():
+    out = run_python("""
+        import numpy as np, torch
+        from ndarray import NdArray
+        base = NdArray.zeros((4, 6), paddings=(2, 3), padding_offsets=(1, 1))
+        base.numpy()[...] = np.arange(24).reshape(4, 6)
+        layouts = {"padded": base, "step": base[:, ::2], "transposed": base.T, "reversed": base[::-1],
+                   "reversed-cols": base[:, ::-1], "broadcast": base[0].broadcast_to((3, 6)), "empty": base[:0]}
+        for name, a in layouts.items():
+            try:
+                t = torch.from_dlpack(a)
+            except BufferError as e:
+                print(name, "refused", e)
+                continue
+            assert np.array_equal(t.numpy(), a.numpy()), name
+            assert t.numel() == 0 or t.data_ptr() == a.data_ptr, name
+            print(name, "ok", tuple(t.stride()))
+    """)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines())
+    assert lines["reversed"].startswith("refused") and lines["reversed-cols"].startswith("refused")
+    assert lines["padded"] == "ok (9, 1)" and lines["transposed"] == "ok (1, 9)"
+
+
+# ---------------------------------------------------------------------------- size 0
+@pytest.mark.parametrize("arr", [np.zeros((2, 0, 3), np.float32), np.zeros((4, 0), np.int16).T,
+                                 np.zeros((3, 5), np.float64)[:, 5:]], ids=["c", "transposed", "sliced"])
+def test_size_zero_keeps_shape_and_strides(arr):
+    a = NdArray.from_numpy(arr)
+    assert a.shape == arr.shape and a.descriptor.strides_in_bytes == arr.strides
+    assert a.numpy().strides == arr.strides
+    back = from_dlpack(a)
+    assert back.shape == arr.shape and back.numpy().shape == arr.shape
+
+
+@needs_torch
+def test_size_zero_from_torch_keeps_strides():
+    out = run_python("""
+        import torch
+        from ndarray.formats.dlpack import from_dlpack
+        t = torch.zeros(2, 0, 3).permute(2, 0, 1)
+        a = from_dlpack(t)
+        assert a.shape == (3, 2, 0) and a.descriptor.strides == tuple(t.stride()) == (1, 3, 3), a
+        assert a.numpy().strides == tuple(4 * s for s in t.stride())
+        print("ok")
+    """)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+# ---------------------------------------------------------------------------- dtypes numpy lacks
+@pytest.mark.skipif(not (HAS_JAX and HAS_ML_DTYPES), reason="needs jax (a bfloat16/float8 DLPack producer) and ml_dtypes")
+def test_bfloat16_and_float8_from_jax_through_ml_dtypes():
+    out = run_python("""
+        import gc, numpy as np, jax.numpy as jnp, ml_dtypes
+        from ndarray.formats.dlpack import from_dlpack
+        for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+            x = jnp.arange(12, dtype=getattr(jnp, name)).reshape(3, 4)
+            a = from_dlpack(x)
+            assert a.dtype == np.dtype(getattr(ml_dtypes, name)), (name, a.dtype)
+            assert a.shape == (3, 4)
+            expected = np.arange(12).reshape(3, 4).astype(getattr(ml_dtypes, name))
+            del x; gc.collect()  # the NdArray keeps the producer's memory alive
+            assert np.array_equal(a.numpy().astype(np.float32), expected.astype(np.float32)), name
+            assert np.array_equal(np.asarray(a + 1).astype(np.float32), (expected + 1).astype(np.float32))
+            print(name, "ok")
+    """)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["bfloat16", "ok", "float8_e4m3fn", "ok", "float8_e5m2", "ok"]
+
+
+@needs_torch
+def test_bfloat16_from_torch():
+    if not HAS_ML_DTYPES:
+        pytest.skip("ml_dtypes is not installed: bfloat16 needs it (the error path is tested below)")
+    out = run_python("""
+        import torch, numpy as np
+        from ndarray.formats.dlpack import from_dlpack
+        t = torch.arange(6, dtype=torch.bfloat16).reshape(2, 3).t()
+        a = from_dlpack(t)
+        assert a.dtype.name == "bfloat16" and a.descriptor.strides == (1, 3), a
+        assert np.array_equal(a.numpy().astype(np.float32), t.float().numpy())
+        assert a.data_ptr == t.data_ptr()
+        print("ok")
+    """)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+@pytest.mark.skipif(not (HAS_JAX and HAS_ML_DTYPES), reason="needs jax and ml_dtypes")
+def test_without_ml_dtypes_the_error_says_to_install_it():
+    out = run_python("""
+        import sys, jax.numpy as jnp
+        x = jnp.ones((2,), jnp.bfloat16)
+        sys.modules["ml_dtypes"] = None  # as if it were not installed
+        from ndarray import NotRepresentableError
+        from ndarray.formats.dlpack import from_dlpack
+        try:
+            from_dlpack(x)
+        except NotRepresentableError as e:
+            print(e)
+    """)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "DLPack dtype bfloat16 of" in out.stdout and "install ml_dtypes" in out.stdout
+
+
+# ---------------------------------------------------------------------------- channels_last
+@pytest.mark.parametrize("shape, fmt, perm", [((2, 3, 4, 5), "channels_last", (0, 2, 3, 1)),
+                                              ((2, 3, 2, 4, 5), "channels_last_3d", (0, 2, 3, 4, 1))])
+def test_channels_last_maps_to_nhwc_without_copy(shape, fmt, perm):
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    cl = tf.to_memory_format(x, fmt)  # logical NCHW, memory NHWC (what torch.channels_last is)
+    nhwc = tf.to_channels_last_memory(cl)
+    assert nhwc.base_ptr == cl.base_ptr and nhwc.descriptor.is_contiguous("c")
+    np.testing.assert_array_equal(nhwc.numpy(), x.transpose(perm))
+    assert "data_layout='NHWC'" in tf.layout_advice(cl.descriptor) and fmt in tf.layout_advice(cl.descriptor)
+    assert tf.layout_advice(NdArray.from_numpy(x).descriptor) == ""
+
+
+def test_plain_nchw_is_refused_with_what_to_do():
+    with pytest.raises(NotRepresentableError, match=r"C stride 20, expected 1 for torch.channels_last\): the memory is not "
+                                                    r"NHWC. Use the array as it is with data_layout='NCHW', or copy"):
+        tf.to_channels_last_memory(np.zeros((2, 3, 4, 5), np.float32))
+
+
+@needs_torch
+def test_real_torch_channels_last_tensor_zero_copy():
+    out = run_python("""
+        import numpy as np, torch
+        from ndarray.formats import torch as tf
+        for shape, fmt, perm in (((2, 3, 4, 5), torch.channels_last, (0, 2, 3, 1)),
+                                 ((2, 3, 2, 4, 5), torch.channels_last_3d, (0, 2, 3, 4, 1))):
+            t = torch.arange(int(np.prod(shape)), dtype=torch.float32).reshape(shape).contiguous(memory_format=fmt)
+            a = tf.to_channels_last_memory(t)
+            assert a.data_ptr == t.data_ptr() and a.descriptor.is_contiguous("c"), a
+            assert np.array_equal(a.numpy(), t.permute(*perm).numpy())
+            assert tf.suggest_memory_format(t.shape, t.stride()) == str(fmt).split(".")[1]
+        print("ok")
+    """)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
