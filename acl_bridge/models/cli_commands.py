@@ -1,0 +1,112 @@
+"""``python -m acl_bridge detect`` and ``python -m acl_bridge run-tflite``.
+
+``acl_bridge/cli.py`` calls :func:`register` with its subparsers; each subcommand sets
+``handler(args, out, err) -> exit code``. Errors are this library's exceptions, which the
+CLI reports on one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ndarray.errors import UnsupportedOptionError
+
+BACKENDS = ("acl", "numpy")
+
+
+def register(subparsers) -> None:
+    d = subparsers.add_parser(
+        "detect", help="find faces in a picture with MediaPipe's BlazeFace on ACL",
+        description="Detect faces with a BlazeFace TFLite model run on the bridge's ACL functions. Models come "
+                    "from the cache filled by `python -m acl_bridge.models.fetch`.")
+    d.add_argument("image", metavar="IMAGE", help="picture to search (any format Pillow reads)")
+    d.add_argument("--out", metavar="OUT.png", help="write the picture with the boxes drawn")
+    d.add_argument("--json", action="store_true", help="print the detections as JSON: [{score, box}] (box: "
+                   "[xmin, ymin, xmax, ymax] in pixels of IMAGE), highest score first")
+    d.add_argument("--model", default="face_detection_front", help="face_detection_front (default), "
+                   "face_detection_back or face_detection_full_range (anchors per the model's published options)")
+    d.add_argument("--model-file", metavar="PATH", help="the .tflite file (default: the cached --model)")
+    d.add_argument("--plain-nms", action="store_true", help="plain NMS instead of MediaPipe's weighted NMS")
+    d.add_argument("--backend", choices=BACKENDS, default="acl",
+                   help="acl (default: the bridge's ACL functions) or numpy (the same plan on any machine)")
+    d.set_defaults(handler=cmd_detect)
+
+    r = subparsers.add_parser(
+        "run-tflite", help="run a TFLite model on ACL on an input saved with numpy",
+        description="Run MODEL on INPUT.npy with the bridge's ACL functions and write every output under its "
+                    "tensor name in the model to OUT.npz.")
+    r.add_argument("model", metavar="MODEL", help=".tflite file")
+    r.add_argument("input", metavar="INPUT.npy", help="the model's input (numpy .npy)")
+    r.add_argument("--out", metavar="OUT.npz", required=True, help="where to write the outputs")
+    r.add_argument("--backend", choices=BACKENDS, default="acl", help="acl (default) or numpy")
+    r.set_defaults(handler=cmd_run_tflite)
+
+
+def make_executor(model_file, backend: str):
+    """A callable x -> outputs by name, for ``backend``."""
+    if backend == "numpy":
+        from .numpy_executor import run_plan
+        from .tflite_plan import plan_model
+        from .tflite_reader import fold_constant_dequantize, read_model
+
+        plan = plan_model(fold_constant_dequantize(read_model(model_file)))
+        return lambda x: run_plan(plan, x), plan
+    if backend != "acl":
+        raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
+    from .tflite_runner import TfliteRunner
+
+    runner = TfliteRunner(model_file)
+    return runner.run, runner.plan
+
+
+def detect_faces(image_path, model: str = "face_detection_front", model_file=None, backend: str = "acl",
+                 weighted: bool = True):
+    """(image, detections in pixels of the image, highest score first)."""
+    from . import blazeface, fetch, images
+
+    if model not in blazeface.MODELS:
+        raise UnsupportedOptionError(f"model is {model!r}, expected one of {sorted(blazeface.MODELS)}")
+    options = blazeface.MODELS[model]
+    run, _ = make_executor(model_file or fetch.model_path(model), backend)
+    img = images.load_rgb(image_path)
+    x, box = images.model_input(img, options.anchors.input_size)
+    outputs = run(x)
+    regressors, scores = (outputs[k] for k in sorted(outputs, key=lambda k: outputs[k].shape[-1], reverse=True))
+    found = blazeface.detect(regressors, scores, options, weighted=weighted)
+    return img, [d.scaled(img.size[0], img.size[1], box.as_tuple()) for d in found]
+
+
+def cmd_detect(args, out, err) -> int:
+    from . import images
+
+    img, found = detect_faces(args.image, args.model, args.model_file, args.backend, not args.plain_nms)
+    if args.out:
+        images.draw_boxes(img, [d.box for d in found], args.out, [f"{d.score:.2f}" for d in found])
+    if args.json:
+        print(json.dumps([{"score": round(d.score, 6), "box": [round(v, 2) for v in d.box]} for d in found]), file=out)
+    else:
+        for d in found:
+            print(f"face {d.score:.3f} at [{', '.join(f'{v:.1f}' for v in d.box)}]", file=out)
+        if args.out:
+            print(f"wrote {args.out}", file=out)
+    return 0
+
+
+def cmd_run_tflite(args, out, err) -> int:
+    from .images import ImageError
+
+    try:
+        x = np.load(args.input, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise ImageError(f"cannot read {args.input!r} as a numpy .npy file: {e}") from None
+    run, plan = make_executor(args.model, args.backend)
+    shape = tuple(plan.model.tensors[plan.model.inputs[0]].shape)
+    if tuple(x.shape) != shape:
+        raise UnsupportedOptionError(f"{args.input} holds {x.dtype}{list(x.shape)}, the model's input is float32{list(shape)}")
+    outputs = {k: np.array(v) for k, v in run(x.astype(np.float32)).items()}
+    np.savez(Path(args.out), **outputs)
+    print(f"wrote {args.out}: " + ", ".join(f"{k} {list(v.shape)}" for k, v in outputs.items()), file=out)
+    return 0

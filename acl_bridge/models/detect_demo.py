@@ -1,0 +1,128 @@
+"""The main job: MediaPipe's BlazeFace (a published TFLite model) end to end on padded
+NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
+
+``python -m acl_bridge.models.detect_demo [--model NAME] [--image PATH] [--out OUT.png]``:
+
+1. loads the model onto ACL functions (negotiated padding, one allocation per buffer);
+2. detects the face on scikit-image's astronaut photograph (or ``--image``);
+3. prints bytes copied per inference, the largest difference from TFLite's interpreter
+   (where it installs; else from the plan run by numpy), Arm NN's TfLite parser on CpuAcc
+   (its difference, or its exact refusal), and the median time per inference of the bridge,
+   Arm NN and TFLite measured in this run;
+4. writes the photograph with the box as PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+
+def _median_ms(fn: Callable[[], object], repeats: int) -> float:
+    times: List[float] = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3
+
+
+def _max_diff(a: Dict[str, np.ndarray], b: Dict[str, np.ndarray]) -> float:
+    return max(float(np.abs(np.asarray(a[k]).reshape(b[k].shape) - b[k]).max()) for k in b)
+
+
+def _tflite_interpreter(path):
+    """TFLite's interpreter (1 thread) as x -> outputs, or None and why not."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError as e:
+        return None, f"not available ({e}; ai-edge-litert has wheels for CPython 3.11, not {sys.version_info[0]}.{sys.version_info[1]})"
+    it = Interpreter(model_path=str(path), num_threads=1)
+    it.allocate_tensors()
+    inp = it.get_input_details()[0]["index"]
+    outs = [(d["name"], d["index"]) for d in it.get_output_details()]
+
+    def run(x):
+        it.set_tensor(inp, x)
+        it.invoke()
+        return {n: it.get_tensor(i) for n, i in outs}
+
+    return run, "TFLite interpreter (ai-edge-litert, 1 thread)"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    from .. import armnn, native
+    from . import blazeface, fetch, images
+    from .numpy_executor import run_plan
+    from .tflite_runner import TfliteRunner
+
+    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.detect_demo", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="face_detection_front", choices=sorted(blazeface.MODELS))
+    ap.add_argument("--image", help="picture (default: scikit-image's astronaut, from the fetch cache)")
+    ap.add_argument("--out", default="detect-astronaut.png", help="PNG with the box drawn (default: %(default)s)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed inferences per runtime (median)")
+    ap.add_argument("--threads", type=int, default=1, help="ACL threads (default 1, as the interpreter)")
+    args = ap.parse_args(argv)
+    say = print
+    native.set_num_threads(args.threads)
+    path = fetch.model_path(args.model)
+    options = blazeface.MODELS[args.model]
+    t0 = time.perf_counter()
+    runner = TfliteRunner(path)
+    say(f"model {path.name} (sha256 {runner.plan.model.sha256[:16]}), ACL {native.acl_version()}: "
+        f"loaded in {time.perf_counter() - t0:.1f} s")
+    say(f"  {runner.summary()}")
+    img = images.load_rgb(args.image or fetch.photo_path())
+    x, box = images.model_input(img, options.anchors.input_size)
+    ours = {k: v.copy() for k, v in runner.run(x).items()}
+    c = runner.copied_bytes_per_inference
+    say(f"bytes copied per inference: {c['total']} (input {c['input']}, staged by the bridge {c['staged']}, "
+        f"copy steps {c['copy_steps']})")
+    timings = {"bridge (ACL)": _median_ms(lambda: runner.run(x), args.repeats)}
+
+    interp, why = _tflite_interpreter(path)
+    if interp is not None:
+        ref = interp(x)
+        say(f"max difference from the {why}: {_max_diff(ours, ref):.3g}")
+        timings["TFLite"] = _median_ms(lambda: interp(x), args.repeats)
+    else:
+        ref = run_plan(runner.plan, x)
+        say(f"TFLite interpreter: {why}")
+        say(f"max difference from the plan run by numpy (float64; matches TFLite on the host): {_max_diff(ours, ref):.3g}")
+    ok, armnn_why = armnn.armnn_available()
+    if ok:
+        from .armnn_tflite import ArmnnTfliteModel
+
+        try:
+            model = ArmnnTfliteModel(path)
+            got = model.run(x)
+            say(f"Arm NN {armnn.release()} TfLite parser on CpuAcc: max difference {_max_diff(got, ours):.3g} from the bridge")
+            timings["Arm NN"] = _median_ms(lambda: model.run(x), args.repeats)
+        except armnn.ArmnnError as e:
+            say(f"Arm NN {armnn.release()}: {e}")
+    else:
+        say(f"Arm NN: {armnn_why}")
+    base = timings["bridge (ACL)"]
+    say(f"median time per inference ({args.repeats} runs, {args.threads} ACL thread(s)): "
+        + ", ".join(f"{k} {v:.1f} ms ({v / base:.2f}x)" for k, v in timings.items()))
+
+    found = blazeface.detect(ours["regressors"], ours["classificators"], options)
+    want = blazeface.detect(ref["regressors"], ref["classificators"], options)
+    px = [d.scaled(img.size[0], img.size[1], box.as_tuple()) for d in found]
+    for d in px:
+        say(f"face: score {d.score:.3f}, box [{', '.join(f'{v:.1f}' for v in d.box)}] (pixels)")
+    if found and want:
+        say(f"IoU with the reference's box: {blazeface.iou(found[0].box, want[0].box):.4f}")
+    images.draw_boxes(img, [d.box for d in px], args.out, [f"{d.score:.2f}" for d in px])
+    say(f"wrote {args.out}")
+    runner.close()
+    return 0 if found and c["staged"] == 0 and c["copy_steps"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

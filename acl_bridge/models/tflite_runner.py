@@ -1,0 +1,307 @@
+"""Run a TFLite model on the bridge's ACL functions: NHWC, configure once, run many.
+
+Loading (:class:`TfliteRunner`) does everything once:
+
+1. read and plan the model (:mod:`.tflite_reader`, :mod:`.tflite_plan`); unsupported
+   operators or options are refused here, naming them;
+2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
+   padding each of its tensors needs; a tensor's buffer gets the union over every function
+   that reads or writes it (``PaddingSize.union``), so no function has to stage it;
+3. one allocation per buffer (``Cls.padded_empty``, exactly that padding); RESHAPE outputs
+   and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
+   views keeps no padding (a reshape of a padded buffer is no view): where a function needs
+   padding on such a tensor, the bridge stages it and the copy is counted;
+4. every function is configured on those buffers (validate, configure, import). The buffers
+   are the bridge's own (``padded_empty``), so ACL may write into their padding (20.08's
+   border filling); a view whose neighbouring bytes hold other elements is protected by the
+   bridge's probe (it would stage, and the copy would be counted);
+5. where ``validate()`` on the final buffers wants more padding than the negotiation reported
+   (ACL 20.08, NHWC depthwise: "Insufficient Padding!"), the bridge would stage the tensor;
+   instead the padding it asked for there is added to the buffer's union and everything is
+   configured again (at most twice: :attr:`TfliteRunner.renegotiations`);
+6. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
+
+An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
+(or the caller writes it in place: :attr:`input_array`), runs the functions and returns
+views of the output buffers. :attr:`copied_bytes_per_inference` says what a run copies:
+the input, plus whatever the bridge had to stage (``staged``), plus explicit copy steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ndarray import NdArray, ShapeDescriptor
+
+from .. import functions as F
+from ..mapping import PaddingSize
+from ..plan import Reason
+from ..schedule import Schedule
+from .tflite_plan import Plan, Step, plan_model, slice_index
+from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
+
+ROLES = {
+    "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
+    "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy,
+}
+
+
+def _window(padding: Tuple[int, int, int, int]) -> PaddingSize:
+    """The plan's (top, bottom, left, right) as ACL's PaddingSize."""
+    top, bottom, left, right = padding
+    return PaddingSize(top=top, right=right, bottom=bottom, left=left)
+
+
+def _kwargs(step: Step) -> Dict[str, object]:
+    p = dict(step.params)
+    if step.kind in ("convolution", "depthwise"):
+        kw = {"stride": p["stride"], "padding": _window(p["padding"]), "activation": p.get("activation"),
+              "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
+        if step.kind == "depthwise":
+            kw["depth_multiplier"] = p.get("depth_multiplier", 1)
+        return kw
+    if step.kind == "add":
+        return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
+    if step.kind == "activation":
+        return {"function": p["function"], "a": p["a"], "b": p["b"]}
+    if step.kind == "pad":
+        return {"pad_width": p["pad_width"]}
+    if step.kind == "pooling":
+        return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
+                "padding": _window(p["padding"]), "exclude_padding": True}
+    if step.kind == "softmax":
+        return {"beta": p["beta"]}
+    return {}
+
+
+def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
+    """Positional arrays of the bridge function, in its role order."""
+    if step.kind == "copy":
+        p = dict(step.params)
+        src = tensors[step.inputs[0]]
+        if isinstance(src, ShapeDescriptor):  # negotiation: the destination has the source's shape
+            return [src, src]
+        if "into" in p:
+            _, axis, start = p["slice"]
+            return [src, tensors[p["into"]][slice_index(len(src.shape), axis, start, src.shape[axis])]]
+        return [src, tensors[step.output].reshape(src.shape)]
+    ins = [tensors[i] for i in step.inputs]
+    if step.kind in ("convolution", "depthwise"):
+        return ins + [constants["weights"], constants["bias"], tensors[step.output]]
+    return ins + [tensors[step.output]]
+
+
+def _tensor_ids(step: Step) -> List[Optional[int]]:
+    """Model tensor id per role of the bridge function (None: a constant of the step)."""
+    if step.kind in ("convolution", "depthwise"):
+        return [step.inputs[0], None, None, step.output]
+    if step.kind == "copy":
+        return [step.inputs[0], dict(step.params).get("into", step.output)]
+    return list(step.inputs) + [step.output]
+
+
+@dataclass(frozen=True)
+class BufferPlan:
+    """Where a buffer's padding comes from: the union of what each function asked for."""
+
+    tensor: int
+    name: str
+    shape: Tuple[int, ...]
+    padding: PaddingSize
+    asked_by: Tuple[Tuple[int, str, PaddingSize], ...]  # (operator index, role, padding)
+    has_views: bool
+
+
+MAX_RENEGOTIATIONS = 2
+
+
+def _pad_for_rank(p: PaddingSize, rank: int) -> PaddingSize:
+    return PaddingSize(right=p.right, left=p.left) if rank < 2 else p
+
+
+class TfliteRunner:
+    """A TFLite model configured once on ACL functions over NdArrays."""
+
+    def __init__(self, model, *, allow_copy: bool = True):
+        if isinstance(model, Plan):
+            plan = model
+        else:
+            spec = model if isinstance(model, ModelSpec) else read_model(model)
+            plan = plan_model(fold_constant_dequantize(spec))
+        self.plan = plan
+        t0 = time.perf_counter()
+        asked, const_pad = self._negotiate()
+        self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
+        self.functions: List[F.AclFunction] = []
+        self.renegotiations = 0
+        for attempt in range(MAX_RENEGOTIATIONS + 1):
+            self._allocate(asked)
+            self._configure(const_pad, allow_copy)
+            grow = self._padding_still_missing()
+            if not grow or attempt == MAX_RENEGOTIATIONS:
+                break
+            # validate() on the final infos wanted more than the resizable negotiation said
+            # (20.08 NHWC depthwise: "Insufficient Padding!"): give every buffer what ACL
+            # asked for there, and configure again, instead of staging it on every run
+            for key, (who, pad) in grow.items():
+                if isinstance(key, tuple):
+                    const_pad[key[0]][key[1]] = const_pad[key[0]][key[1]].union(pad)
+                else:
+                    asked.setdefault(key, []).append(who + (pad,))
+            for f in self.functions:
+                f.close()
+            self.renegotiations += 1
+        # one call into the native layer per inference (split only around staged functions)
+        self.schedule = Schedule(self.functions)
+        self.configure_seconds = time.perf_counter() - t0
+        self.input_index = plan.model.inputs[0]
+        self.input_array: NdArray = self.arrays[self.input_index]
+        self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
+
+    def _negotiate(self):
+        """Padding each step's function asks for, per buffer (shapes only, no memory)."""
+        plan = self.plan
+        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in plan.model.tensors}
+        asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
+        const_pad: List[Dict[str, PaddingSize]] = []
+        for s in plan.steps:
+            cls = ROLES[s.kind]
+            consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
+            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC")
+            const_pad.append({role: need[role] for role, _ in s.constants})
+            for role, tid in zip(cls.roles, _tensor_ids(s)):
+                if tid is not None:
+                    asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
+        return asked, const_pad
+
+    def _allocate(self, asked) -> None:
+        """One buffer per owning tensor with the union of the padding asked for it."""
+        t = self.plan.model.tensors
+        self.buffer_plans: Dict[int, BufferPlan] = {}
+        owned: Dict[int, NdArray] = {}
+        for b in self.plan.buffers():
+            pad = PaddingSize()
+            has_views = b in self.roots_with_views
+            if not has_views:
+                for *_, p in asked.get(b, ()):
+                    pad = pad.union(p)
+            pad = _pad_for_rank(pad, len(t[b].shape))
+            self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
+            owned[b] = F.AclFunction.padded_empty(tuple(t[b].shape), "float32", pad)
+        self.arrays: Dict[int, NdArray] = self.plan.bind(owned)
+
+    def _configure(self, const_pad, allow_copy: bool) -> None:
+        plan = self.plan
+        self.functions = []
+        self.constants: List[Dict[str, NdArray]] = []
+        for s, cpad in zip(plan.steps, const_pad):
+            consts = {}
+            for role, value in s.constants:
+                a = F.AclFunction.padded_empty(value.shape, "float32", _pad_for_rank(cpad[role], value.ndim))
+                a.numpy()[...] = value
+                consts[role] = a
+            shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
+            f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
+                              allow_copy=allow_copy, allow_padding_writes=not shared)
+            self.functions.append(f)
+            self.constants.append(consts)
+
+    def _padding_still_missing(self):
+        """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
+        staged only for want of padding a buffer of our own could have had."""
+        grow = {}
+        for k, (s, f) in enumerate(zip(self.plan.steps, self.functions)):
+            ids = dict(zip(type(f).roles, _tensor_ids(s)))
+            for tp in f.plan.tensors:
+                if tp.reason not in (Reason.PADDING_MISSING, Reason.RENEGOTIATED):
+                    continue
+                tid = ids.get(tp.role)
+                key = (k, tp.role) if tid is None else self.plan.root(tid)
+                if tid is not None and key in self.roots_with_views:
+                    continue  # a view: no padding to give (the copy stays, counted)
+                old = grow.get(key, ((s.op_index, tp.role), PaddingSize()))[1]
+                grow[key] = ((s.op_index, tp.role), old.union(tp.padding))
+        return grow
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def input_shape(self) -> Tuple[int, ...]:
+        return tuple(self.plan.model.tensors[self.input_index].shape)
+
+    def staged(self) -> List[Tuple[int, str, str, Tuple[str, ...]]]:
+        """(operator index, opcode, bridge kind, staged roles) of every function that copies."""
+        return [(s.op_index, s.opcode, s.kind, f.staged) for s, f in zip(self.plan.steps, self.functions) if f.staged]
+
+    @property
+    def copied_bytes_per_inference(self) -> Dict[str, int]:
+        """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps."""
+        staging = 0
+        for f in self.functions:
+            for t in f.plan.tensors:
+                if t.copies_per_run:
+                    a = f.arrays[t.role]
+                    staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
+        copies = sum(int(np.prod(self.plan.model.tensors[s.inputs[0]].shape)) * 4
+                     for s in self.plan.steps if s.kind == "copy")
+        inp = int(np.prod(self.input_shape)) * 4
+        return {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
+
+    # ------------------------------------------------------------------ running
+    def run(self, x: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
+        """One inference. ``x`` (the input, shape :attr:`input_shape`) is copied into the
+        input buffer; ``None`` runs on what :attr:`input_array` holds. Returns read-only
+        views of the output buffers by tensor name (overwritten by the next run)."""
+        if x is not None:
+            x = np.asarray(x)
+            if tuple(x.shape) != self.input_shape:
+                from ndarray import InvalidLayoutError
+
+                raise InvalidLayoutError(f"input has shape {tuple(x.shape)}, the model expects {self.input_shape}")
+            self.input_array.numpy()[...] = x
+        self.schedule.run()
+        return self.outputs()
+
+    def outputs(self) -> Dict[str, np.ndarray]:
+        out = {}
+        for i in self.plan.model.outputs:
+            v = self.arrays[i].numpy().view()
+            v.flags.writeable = False
+            out[self.plan.model.tensors[i].name] = v
+        return out
+
+    def close(self) -> None:
+        for f in self.functions:
+            f.close()
+        self.functions = []
+        self.schedule = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def padded_buffers(self) -> str:
+        """'name shape (top, right, bottom, left)' of each buffer that has padding."""
+        return "; ".join(f"{b.name} {list(b.shape)} {b.padding.as_tuple()}"
+                         for b in self.buffer_plans.values() if any(b.padding.as_tuple()))
+
+    def summary(self) -> str:
+        counts = {}
+        for s in self.plan.steps:
+            counts[s.kind] = counts.get(s.kind, 0) + 1
+        padded = sum(1 for b in self.buffer_plans.values() if any(b.padding.as_tuple()))
+        c = self.copied_bytes_per_inference
+        return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL functions {counts} "
+                f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "
+                f"{len(self.buffer_plans)} buffers, {padded} padded ({self.padded_buffers()}), "
+                f"{self.renegotiations} renegotiation(s); {self.schedule.native_calls_per_run} native "
+                f"call(s) per inference; copied per inference: {c['total']} bytes "
+                f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
+
+
+__all__ = ["TfliteRunner", "BufferPlan"]

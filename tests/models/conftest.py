@@ -1,0 +1,53 @@
+"""Fixtures of the model tests: the cached models and photograph (fetched by
+``python -m acl_bridge.models.fetch``; absent: the tests skip saying so), TFLite's
+interpreter (ai-edge-litert; absent, e.g. on Python 3.13: the tests that need it skip)."""
+
+import numpy as np
+import pytest
+
+from acl_bridge.models import fetch
+
+
+def model_file(name: str):
+    try:
+        return fetch.model_path(name)
+    except fetch.FetchError as e:
+        pytest.skip(str(e))
+
+
+def photo_file():
+    try:
+        return fetch.photo_path()
+    except fetch.FetchError as e:
+        pytest.skip(str(e))
+
+
+def interpreter_outputs(path, x: np.ndarray):
+    """TFLite's own interpreter on ``x``: outputs by tensor name."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
+    it = litert.Interpreter(model_path=str(path), num_threads=1)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return {d["name"]: it.get_tensor(d["index"]).copy() for d in it.get_output_details()}
+
+
+def tolerance(ref: np.ndarray) -> float:
+    """Stated tolerance for float32 runtimes against each other: 1e-4 + 1e-5 x max|ref|
+    (BlazeFace's raw outputs reach ~150; float32 sums of ~2000 products differ by order)."""
+    return 1e-4 + 1e-5 * float(np.abs(ref).max())
+
+
+@pytest.fixture(scope="session")
+def front_path():
+    return model_file("face_detection_front")
+
+
+@pytest.fixture(scope="session")
+def astronaut_input():
+    pytest.importorskip("PIL", reason="Pillow is not installed")
+    from acl_bridge.models import images
+
+    img = images.load_rgb(photo_file())
+    x, box = images.model_input(img, (128, 128))
+    return img, x, box

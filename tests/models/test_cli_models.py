@@ -1,0 +1,90 @@
+"""`python -m acl_bridge detect` and `run-tflite` (numpy backend on the host; the ACL backend
+in the emulated images)."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+pytest.importorskip("PIL", reason="Pillow is not installed")
+
+from acl_bridge.cli import main  # noqa: E402
+
+from .conftest import model_file, photo_file  # noqa: E402
+
+
+def run_cli(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _backends():
+    from acl_bridge import native_available
+
+    ok = native_available()
+    return ["numpy", "acl"] if (ok[0] if isinstance(ok, tuple) else ok) else ["numpy"]
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_detect_json_finds_the_astronaut(backend, capsys, tmp_path):
+    model_file("face_detection_front")
+    out_png = tmp_path / "boxes.png"
+    code, out, err = run_cli(["detect", str(photo_file()), "--json", "--out", str(out_png), "--backend", backend], capsys)
+    assert code == 0, err
+    faces = json.loads(out)
+    assert len(faces) == 1 and set(faces[0]) == {"score", "box"} and faces[0]["score"] > 0.9
+    x0, y0, x1, y1 = faces[0]["box"]
+    assert 150 < x0 < 200 and 60 < y0 < 100 and 250 < x1 < 300 and 150 < y1 < 200
+    from PIL import Image
+
+    with Image.open(out_png) as im:
+        assert im.size == (512, 512) and im.format == "PNG"
+
+
+def test_detect_with_the_back_camera_model(capsys):
+    model_file("face_detection_back")
+    code, out, err = run_cli(["detect", str(photo_file()), "--model", "face_detection_back", "--backend", "numpy"], capsys)
+    assert code == 0, err
+    assert out.startswith("face 0.8")
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--model", "face_detection_full_range"], "RESIZE_BILINEAR"),
+    (["--model", "nope"], "model is 'nope', expected one of"),
+])
+def test_detect_refusals_are_one_line_errors(argv, match, capsys):
+    model_file("face_detection_full_range")
+    code, out, err = run_cli(["detect", str(photo_file()), "--backend", "numpy", *argv], capsys)
+    assert code == 1 and match in err and len(err.strip().splitlines()) == 1
+
+
+def test_detect_unreadable_image(tmp_path, capsys):
+    model_file("face_detection_front")
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not a picture")
+    code, out, err = run_cli(["detect", str(bad), "--backend", "numpy"], capsys)
+    assert code == 1 and "ImageError: cannot read image" in err
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_run_tflite_writes_every_output_by_name(backend, tmp_path, capsys):
+    path = model_file("face_detection_front")
+    x = np.random.default_rng(1).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32)
+    np.save(tmp_path / "in.npy", x)
+    code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
+                              "--backend", backend], capsys)
+    assert code == 0, err
+    with np.load(tmp_path / "o.npz") as z:
+        assert sorted(z.files) == ["classificators", "regressors"]
+        assert z["regressors"].shape == (1, 896, 16) and z["classificators"].shape == (1, 896, 1)
+
+
+def test_run_tflite_wrong_input_shape(tmp_path, capsys):
+    path = model_file("face_detection_front")
+    np.save(tmp_path / "in.npy", np.zeros((1, 64, 64, 3), np.float32))
+    code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
+                              "--backend", "numpy"], capsys)
+    assert code == 1 and "the model's input is float32[1, 128, 128, 3]" in err

@@ -1,0 +1,108 @@
+"""The plan (lowering to bridge functions) carried out by numpy against TFLite's interpreter,
+and the refusals of what the bridge cannot run."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.tflite_plan import _same_padding, plan_model  # noqa: E402
+from acl_bridge.models.tflite_reader import UnsupportedModelError, fold_constant_dequantize, read_model  # noqa: E402
+from ndarray.errors import UnsupportedOptionError  # noqa: E402
+
+from .conftest import interpreter_outputs, model_file, tolerance  # noqa: E402
+
+
+def _plan(name):
+    return plan_model(fold_constant_dequantize(read_model(model_file(name))))
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "face_detection_back"])
+def test_plan_run_by_numpy_matches_the_interpreter(name):
+    plan = _plan(name)
+    shape = plan.model.tensors[plan.model.inputs[0]].shape
+    x = np.random.default_rng(7).uniform(-1, 1, shape).astype(np.float32)
+    ref = interpreter_outputs(model_file(name), x)
+    got = run_plan(plan, x)
+    assert set(got) == set(ref) == {"regressors", "classificators"}
+    for k in ref:
+        assert got[k].shape == ref[k].shape
+        assert np.abs(got[k] - ref[k]).max() <= tolerance(ref[k]), k
+
+
+def test_front_plan_facts():
+    plan = _plan("face_detection_front")
+    kinds = {}
+    for s in plan.steps:
+        kinds[s.kind] = kinds.get(s.kind, 0) + 1
+    # RELU after the first convolution fused into it; the 16 after an ADD run in place
+    # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views
+    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pad": 11, "pooling": 3}
+    assert len(plan.fused) == 1
+    in_place = [s for s in plan.steps if s.kind == "activation"]
+    assert all(s.inputs == (s.output,) and s.param("in_place") for s in in_place)
+    assert sorted(v.how[0] for v in plan.views) == ["alias"] * 16 + ["reshape"] * 4 + ["slice"] * 4
+    outputs = set(plan.model.outputs)
+    # the four head convolutions write straight into the concatenated outputs
+    assert {plan.root(s.output) for s in plan.steps if plan.root(s.output) in outputs} == outputs
+    # SAME padding of the first convolution (5x5, stride 2, 128 -> 64): 1 before, 2 after
+    assert plan.steps[0].param("padding") == (1, 2, 1, 2) and plan.steps[0].param("stride") == (2, 2)
+
+
+@pytest.mark.parametrize("size, kernel, stride, out, expect", [
+    (128, 5, 2, 64, (1, 2)), (64, 3, 2, 32, (0, 1)), (64, 3, 1, 64, (1, 1)), (16, 1, 1, 16, (0, 0)), (5, 7, 1, 5, (3, 3)),
+])
+def test_same_padding_is_tflites(size, kernel, stride, out, expect):
+    assert _same_padding(size, kernel, stride, out) == expect
+
+
+@pytest.mark.parametrize("name, match", [
+    ("face_landmark", r"operator #1 PRELU: the operator \(the bridge has no PReLU function kind"),
+    ("face_detection_full_range", r"RESIZE_BILINEAR: the operator \(the bridge has no scale/resize function kind"),
+])
+def test_unsupported_operators_are_refused_at_load_time_by_name(name, match):
+    with pytest.raises(UnsupportedModelError, match=match) as e:
+        _plan(name)
+    assert isinstance(e.value, UnsupportedOptionError)
+
+
+def test_unsupported_option_is_refused_naming_it():
+    import dataclasses
+
+    m = fold_constant_dequantize(read_model(model_file("face_detection_front")))
+    op = m.operators[0]
+    bad = dataclasses.replace(op, options=tuple((k, 2 if k == "dilation_h" else v) for k, v in op.options))
+    m2 = dataclasses.replace(m, operators=(bad,) + m.operators[1:])
+    with pytest.raises(UnsupportedModelError, match=r"operator #2 CONV_2D: option dilation_h_factor=2"):
+        plan_model(m2)
+
+
+class _Params:
+    """Stand-in for the native acl_shim_params struct (attributes and the fixed arrays)."""
+
+    def __init__(self):
+        self.pad_before, self.pad_after, self.perm = [0] * 6, [0] * 6, [0] * 6
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "face_detection_back"])
+def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
+    """The runner's arguments for each step pass the bridge's own argument binding (pure
+    Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
+    but ACL."""
+    from acl_bridge import functions as F
+    from acl_bridge.models import tflite_runner as R
+    from ndarray import ShapeDescriptor
+
+    monkeypatch.setattr(F, "default_params", _Params)
+    plan = _plan(name)
+    shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), "float32") for t in plan.model.tensors}
+    for s in plan.steps:
+        consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
+        cls = R.ROLES[s.kind]
+        arrays, kind, params, _ = cls._call(R._operands(s, shapes, consts), dict(R._kwargs(s)), None)
+        assert len(arrays) == len(cls.roles) and kind == cls.kind
+        if s.kind in ("convolution", "depthwise", "pooling"):
+            top, bottom, left, right = s.param("padding")
+            assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
+            assert (params.stride_y, params.stride_x) == s.param("stride")

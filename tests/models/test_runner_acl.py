@@ -1,0 +1,147 @@
+"""The TFLite runner on ACL (emulated arm64): BlazeFace's outputs against TFLite's
+interpreter (where ai-edge-litert installs: Python 3.11, the bookworm image) or else the plan
+run by numpy (itself checked against the interpreter on the host), zero copies beyond the
+input, the face box on the astronaut photograph, and Arm NN's TfLite parser on CpuAcc."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models import blazeface as bf  # noqa: E402
+from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+
+from .conftest import model_file, tolerance  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+
+def reference(path, plan, x):
+    """(outputs, oracle name): TFLite's interpreter where it installs, else the numpy plan."""
+    try:
+        import ai_edge_litert.interpreter  # noqa: F401
+    except ImportError:
+        return run_plan(plan, x), "numpy plan (no TFLite interpreter for this Python)"
+    from .conftest import interpreter_outputs
+
+    return interpreter_outputs(path, x), "TFLite interpreter (ai-edge-litert)"
+
+
+@pytest.fixture(scope="module")
+def front(front_path):
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    r = TfliteRunner(front_path)
+    yield r
+    r.close()
+
+
+def test_front_model_matches_the_reference_with_no_copy_beyond_the_input(front, front_path, astronaut_input):
+    _, x, _ = astronaut_input
+    rng = np.random.default_rng(3)
+    for inp in (x, rng.uniform(-1, 1, x.shape).astype(np.float32)):
+        got = {k: v.copy() for k, v in front.run(inp).items()}
+        ref, oracle = reference(front_path, front.plan, inp)
+        for k in ("regressors", "classificators"):
+            err = float(np.abs(got[k] - ref[k]).max())
+            assert err <= tolerance(ref[k]), f"{k}: max difference {err} from the {oracle}"
+    print(f"oracle: {oracle}; {front.summary()}")
+    assert front.staged() == []
+    c = front.copied_bytes_per_inference
+    assert c == {"input": 128 * 128 * 3 * 4, "staged": 0, "copy_steps": 0, "total": 128 * 128 * 3 * 4}
+
+
+def test_buffers_have_the_union_of_the_padding_every_function_asked_for(front):
+    for f in front.functions:
+        for role, a in f.arrays.items():
+            if a is not None and role not in ("weights", "bias"):
+                from acl_bridge.mapping import acl_layout_padding, tensor_info
+
+                need = f.padding[role]
+                if any(need.as_tuple()):
+                    have = acl_layout_padding(a, tensor_info(a, "NHWC"))
+                    assert have is not None and have.covers(need), (f, role, need, have)
+
+
+def test_run_many_on_the_same_buffers(front, astronaut_input):
+    _, x, _ = astronaut_input
+    first = {k: v.copy() for k, v in front.run(x).items()}
+    front.run(np.zeros_like(x))
+    again = front.run(x)
+    for k in first:
+        assert np.array_equal(first[k], again[k])
+
+
+def test_astronaut_face_matches_the_reference_box(front, front_path, astronaut_input):
+    img, x, box = astronaut_input
+    o = bf.MODELS["face_detection_front"]
+    got = front.run(x)
+    dets = bf.detect(got["regressors"], got["classificators"], o)
+    ref, oracle = reference(front_path, front.plan, x)
+    want = bf.detect(ref["regressors"], ref["classificators"], o)
+    assert len(dets) == len(want) == 1
+    assert bf.iou(dets[0].box, want[0].box) >= 0.9, oracle
+
+
+def test_input_written_in_place_needs_no_copy(front, astronaut_input):
+    _, x, _ = astronaut_input
+    want = {k: v.copy() for k, v in front.run(x).items()}
+    front.input_array.numpy()[...] = 0
+    front.input_array.numpy()[...] = x
+    got = front.run()
+    assert all(np.array_equal(want[k], got[k]) for k in want)
+
+
+def test_arm_nn_tflite_parser_on_cpuacc(front, front_path, astronaut_input):
+    from acl_bridge import armnn
+
+    ok, why = armnn.armnn_available()
+    if not ok:
+        pytest.skip(why)
+    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+
+    _, x, _ = astronaut_input
+    try:
+        model = ArmnnTfliteModel(front_path)
+    except armnn.ArmnnError as e:  # recorded: the exact message of Arm NN's refusal
+        pytest.skip(f"Arm NN {armnn.release()} refuses the model: {e}")
+    got = model.run(x)
+    ours = front.run(x)
+    for k in ("regressors", "classificators"):
+        ref = got[k].reshape(ours[k].shape)
+        assert np.abs(ref - ours[k]).max() <= tolerance(ref), k
+
+
+def test_damaged_models_load_to_our_exception_or_run(front_path):
+    """A sample of the host fuzz cases, loaded all the way onto ACL."""
+    from acl_bridge.models.tflite_runner import TfliteRunner
+    from ndarray.errors import AclNdarrayError
+
+    from .test_fuzz_reader import mutations
+
+    data = front_path.read_bytes()
+    seen = {"ran": 0, "error": 0}
+    for what, damaged in list(mutations(data, 300, seed=5))[::25]:
+        try:
+            with TfliteRunner(damaged) as r:
+                r.run(np.zeros(r.input_shape, np.float32))
+            seen["ran"] += 1
+        except AclNdarrayError:
+            seen["error"] += 1
+    assert sum(seen.values()) == 12
+    print(f"damaged models on ACL: {seen}")
+
+
+def test_back_camera_model_matches_the_reference_with_no_copy():
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    path = model_file("face_detection_back")
+    x = np.random.default_rng(11).uniform(-1, 1, (1, 256, 256, 3)).astype(np.float32)
+    with TfliteRunner(path) as r:
+        got = {k: v.copy() for k, v in r.run(x).items()}
+        ref, oracle = reference(path, r.plan, x)
+        for k in ("regressors", "classificators"):
+            err = float(np.abs(got[k] - ref[k]).max())
+            assert err <= tolerance(ref[k]), f"{k}: max difference {err} from the {oracle}"
+        c = r.copied_bytes_per_inference
+        assert (c["staged"], c["copy_steps"]) == (0, 0), r.staged()
