@@ -93,10 +93,14 @@ def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str
 
 
 # ---------------------------------------------------------------------------- facts from ACL
-def _spec_desc(spec: Spec, backend: Backend):
+def _spec_desc(spec: Spec, backend: Backend, padding: PaddingSize = PaddingSize()):
+    """The native description of a buffer of this spec laid out as ACL pads it (dense for
+    no padding); the padding is declared to ACL."""
     shape, dtype, data_layout, quantization = spec
-    info = tensor_info(ShapeDescriptor.create(tuple(shape) or (1,), dtype), data_layout, quantization)
-    return native_desc(info, None, backend)
+    shape = tuple(shape) or (1,)
+    pad = padding.for_rank(len(shape))
+    info = tensor_info(padded_descriptor(shape, dtype, pad), data_layout, quantization)
+    return native_desc(info, pad, backend)
 
 
 def _desc_array(ffi, descs: Sequence):
@@ -122,14 +126,6 @@ def auto_padding_from_acl(spec: Spec, backend: Backend = NEON) -> PaddingSize:
     return PaddingSize(out.top, out.right, out.bottom, out.left)
 
 
-def _padded_desc(spec: Spec, padding: PaddingSize, backend: Backend):
-    shape, dtype, data_layout, quantization = spec
-    shape = tuple(shape) or (1,)
-    pad = padding if len(shape) >= 2 else padding.x_only()
-    info = tensor_info(padded_descriptor(shape, dtype, pad), data_layout, quantization)
-    return native_desc(info, pad, backend)
-
-
 def layouts_rejected(kind: str, params, descs: Sequence) -> Optional[str]:
     """None when ACL's validate()/configure() accept these exact layouts, else ACL's message
     for an "Insufficient Padding" refusal (any other refusal raises)."""
@@ -150,11 +146,11 @@ def required_padding(kind: str, params, specs: Sequence[Optional[Spec]],
     negotiated padding, checked by validate() on exactly those layouts; where validate()
     still asks for more (20.08 NHWC depthwise), the union with ACL's auto padding."""
     pads = negotiate_padding(kind, params, specs, backend)
-    descs = [None if s is None else _padded_desc(s, p, backend) for s, p in zip(specs, pads)]
+    descs = [None if s is None else _spec_desc(s, backend, p) for s, p in zip(specs, pads)]
     if layouts_rejected(kind, params, descs) is None:
         return pads
     pads = tuple(p if s is None else p.union(auto_padding_from_acl(s, backend)) for s, p in zip(specs, pads))
-    descs = [None if s is None else _padded_desc(s, p, backend) for s, p in zip(specs, pads)]
+    descs = [None if s is None else _spec_desc(s, backend, p) for s, p in zip(specs, pads)]
     message = layouts_rejected(kind, params, descs)
     if message is not None:
         raise AclStatusError(f"even ACL's auto padding is not enough: {message}", what=f"{kind}: required_padding")

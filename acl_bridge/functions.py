@@ -196,8 +196,8 @@ class AclFunction:
         owned by the bridge: ACL may write into its padding."""
         if not isinstance(padding, PaddingSize):
             raise ArgumentTypeError(f"padding is {padding!r}, expected a PaddingSize")
-        pad = padding if len(tuple(shape)) >= 2 else padding.x_only()
-        return bridge_allocate(padded_descriptor(tuple(shape), dtype, pad))
+        shape = tuple(shape)
+        return bridge_allocate(padded_descriptor(shape, dtype, padding.for_rank(len(shape))))
 
     # ------------------------------------------------------------------ what the plan says
     @property

@@ -82,9 +82,10 @@ class PaddingSize:
     def covers(self, needed: "PaddingSize") -> bool:
         return all(a >= b for a, b in zip(self.as_tuple(), needed.as_tuple()))
 
-    def x_only(self) -> "PaddingSize":
-        """Left and right only (a 1-D tensor has no y axis to pad)."""
-        return PaddingSize(right=self.right, left=self.left)
+    def for_rank(self, rank: int) -> "PaddingSize":
+        """The part of this padding a tensor of ``rank`` dimensions can have: a 1-D tensor has
+        no y axis, so its top and bottom are dropped (left and right stay)."""
+        return self if rank >= 2 else PaddingSize(right=self.right, left=self.left)
 
     def __bool__(self) -> bool:
         return any(self.as_tuple())

@@ -210,8 +210,7 @@ def _probe_reason(t: TensorRequest, facts: AclFacts, options: PlanOptions) -> Op
 
 def _staged(t: TensorRequest, padding: PaddingSize, reason: Tuple[Reason, str]) -> TensorPlan:
     copies = 1 + (1 if t.is_output and t.reads_output else 0)
-    pad = padding if t.rank >= 2 else padding.x_only()
-    return TensorPlan(t.role, Action.STAGED, pad, reason[0], reason[1], copies, may_write_padding=True)
+    return TensorPlan(t.role, Action.STAGED, padding.for_rank(t.rank), reason[0], reason[1], copies, may_write_padding=True)
 
 
 def plan_function(kind: str, tensors: Sequence[Optional[TensorRequest]], facts: AclFacts,

@@ -119,10 +119,6 @@ class BufferPlan:
 MAX_RENEGOTIATIONS = 2
 
 
-def _pad_for_rank(p: PaddingSize, rank: int) -> PaddingSize:
-    return PaddingSize(right=p.right, left=p.left) if rank < 2 else p
-
-
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
@@ -189,7 +185,7 @@ class TfliteRunner:
             if not has_views:
                 for *_, p in asked.get(b, ()):
                     pad = pad.union(p)
-            pad = _pad_for_rank(pad, len(t[b].shape))
+            pad = pad.for_rank(len(t[b].shape))
             self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
             owned[b] = F.AclFunction.padded_empty(tuple(t[b].shape), "float32", pad)
         self.arrays: Dict[int, NdArray] = self.plan.bind(owned)
@@ -201,7 +197,7 @@ class TfliteRunner:
         for s, cpad in zip(plan.steps, const_pad):
             consts = {}
             for role, value in s.constants:
-                a = F.AclFunction.padded_empty(value.shape, "float32", _pad_for_rank(cpad[role], value.ndim))
+                a = F.AclFunction.padded_empty(value.shape, "float32", cpad[role].for_rank(value.ndim))
                 a.numpy()[...] = value
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)

@@ -37,7 +37,7 @@ class Guarded:
             from acl_bridge.executor import _BRIDGE_OWNED, BRIDGE_SLACK_IN_BYTES
             from acl_bridge.mapping import padded_descriptor
 
-            d = padded_descriptor(shape, dtype, padding if rank >= 2 else padding.x_only())
+            d = padded_descriptor(shape, dtype, padding.for_rank(rank))
             slack = BRIDGE_SLACK_IN_BYTES if bridge else 0
             self.raw = np.full(d.alloc_size_in_bytes + slack + 2 * GUARD_BYTES, GUARD_VALUE, np.uint8)
             self.array = NdArray(self.raw[GUARD_BYTES:GUARD_BYTES + d.alloc_size_in_bytes], d)

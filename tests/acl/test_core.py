@@ -81,7 +81,6 @@ def test_shim_argument_errors_are_exceptions():
 
 def test_unknown_activation_name():
     from acl_bridge.functions import Activation
-    from ndarray import InvalidLayoutError
 
     a = NdArray.zeros((4,))
     with pytest.raises(UnsupportedOptionError, match="function is 'nope'"):

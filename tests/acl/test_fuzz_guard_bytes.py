@@ -28,7 +28,7 @@ import sys
 import time
 import traceback
 import warnings
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 import pytest

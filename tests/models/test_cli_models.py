@@ -1,7 +1,6 @@
 """`python -m acl_bridge detect` and `run-tflite` (numpy backend on the host; the ACL backend
 in the emulated images)."""
 
-import io
 import json
 
 import numpy as np
