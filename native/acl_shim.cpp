@@ -691,6 +691,22 @@ bool same_value(acl::DataType dt, const uint8_t *a, const uint8_t *b) {
     }
 }
 
+// Tensors without memory for descs[0..n) on one backend, their infos made by make_info
+// (resizable_info: ACL may pad them; imported_info: exactly the described layout); a NULL
+// desc stays an absent tensor. ptrs receives the pointers build_on() takes.
+Tensors scratch_tensors(int32_t backend, const acl_shim_tensor_desc *const *descs, int32_t n,
+                        acl::TensorInfo (*make_info)(const acl_shim_tensor_desc &),
+                        std::vector<TensorState *> &ptrs) {
+    Tensors owned(n);
+    ptrs.assign(n, nullptr);
+    for (int i = 0; i < n; ++i) {
+        if (descs[i] == nullptr) continue;
+        owned[i] = make_tensor(backend, make_info(*descs[i]));
+        ptrs[i] = owned[i].get();
+    }
+    return owned;
+}
+
 }  // namespace
 
 extern "C" {
@@ -799,13 +815,8 @@ int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
         require(params != nullptr && descs != nullptr && out != nullptr, "params, descs and out must not be NULL");
         require(n >= 1 && n <= 8, "n must be 1..8");
         const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
-        Tensors owned(n);
-        std::vector<TensorState *> t(n, nullptr);
-        for (int i = 0; i < n; ++i) {
-            if (descs[i] == nullptr) continue;
-            owned[i] = make_tensor(backend, resizable_info(*descs[i]));
-            t[i] = owned[i].get();
-        }
+        std::vector<TensorState *> t;
+        const Tensors owned = scratch_tensors(backend, descs, n, resizable_info, t);
         std::unique_ptr<acl::IFunction> f = build_on(backend, kind, *params, t);
         for (int i = 0; i < n; ++i) {
             if (t[i] == nullptr) {
@@ -827,17 +838,11 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
-        Tensors owned(n), dense(n);
         std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
         std::vector<std::vector<bool>> masks(n);
-        std::vector<TensorState *> t(n, nullptr), td(n, nullptr);
-        for (int i = 0; i < n; ++i) {
-            if (descs[i] == nullptr) continue;
-            owned[i] = make_tensor(backend, imported_info(*descs[i]));
-            dense[i] = make_tensor(backend, resizable_info(*descs[i]));
-            t[i] = owned[i].get();
-            td[i] = dense[i].get();
-        }
+        std::vector<TensorState *> t, td;
+        const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
+        const Tensors dense = scratch_tensors(backend, descs, n, resizable_info, td);
         std::unique_ptr<acl::IFunction> f = build_on(backend, kind, *params, t);
         std::unique_ptr<acl::IFunction> fd = build_on(backend, kind, *params, td);
         Tensors used, used_dense;
@@ -940,13 +945,8 @@ int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
         require(params != nullptr && descs != nullptr, "params and descs must not be NULL");
         require(n >= 1 && n <= 8, "n must be 1..8");
         const int32_t backend = common_backend(backends_of(descs, n), present_of(descs, n));
-        Tensors owned(n);
-        std::vector<TensorState *> t(n, nullptr);
-        for (int i = 0; i < n; ++i) {
-            if (descs[i] == nullptr) continue;
-            owned[i] = make_tensor(backend, imported_info(*descs[i]));
-            t[i] = owned[i].get();
-        }
+        std::vector<TensorState *> t;
+        const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
         build_on(backend, kind, *params, t);
     });
 }
