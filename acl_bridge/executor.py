@@ -219,12 +219,29 @@ class Call:
         return self.staging_descriptor(role, plan)
 
 
+def _destroyer(destroy, arrays: Dict[str, Optional[NdArray]]):
+    """The destructor of a native function's handle: it holds the memory ACL was given, so
+    the buffers live exactly as long as the native function (see Configured)."""
+    keep = tuple(a for a in arrays.values() if a is not None)
+
+    def destroy_function(handle, _keep=keep) -> None:
+        destroy(handle)
+
+    return destroy_function
+
+
 class Configured:
     """A configured native function and the memory it runs on (the executed plan).
 
-    :meth:`run` is the hot path. Per call it does only: take the run lock, read the handle,
-    copy staged inputs in (none when the plan is zero-copy), one native call (GIL released),
-    test its status, copy staged outputs back and count the copies. Views, the native entry
+    Lifetime: ``handle`` is the one owner of the native function, and its destructor holds
+    the buffers imported into it. A run reads the handle into a local, so the native
+    function and its memory outlive ``close()`` until a run in progress returns; the last
+    reference destroys both. Runs of one function are serialised by the shim (a mutex per
+    function), so the zero-copy hot path (AclFunction.run) takes no Python lock.
+
+    :meth:`run` is the staged path: under ``lock`` (copies and kernel form one critical
+    section) it copies staged inputs in, makes the one native call (GIL released), tests
+    its status, copies staged outputs back and counts the copies. Views, the native entry
     point and the copy lists are all built here, at configure time.
     """
 
@@ -246,7 +263,7 @@ class Configured:
         handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])
         out = ffi.new("acl_shim_function **")
         check(lib.acl_shim_function_create(abi.KINDS[call.kind], call.params, handles, len(handles), out), call.kind)
-        self.handle = ffi.gc(out[0], lib.acl_shim_function_destroy)
+        self.handle = ffi.gc(out[0], _destroyer(lib.acl_shim_function_destroy, self.acl_arrays))
         for t in self.tensors.values():
             if t is not None:
                 t.import_memory()
@@ -279,11 +296,10 @@ class Configured:
                 _count_copies(self.copies_per_run)
 
     def close(self) -> None:
-        with self.lock:
-            if self.handle is not None:
-                ffi, _ = require_native()
-                ffi.release(self.handle)
-                self.handle = None
+        with self.lock:  # a staged run in progress finishes first
+            # dropping the one owner destroys the native function and lets its memory go now,
+            # or, when a zero-copy run holds the handle, as soon as that run returns
+            self.handle = None
             for t in self.tensors.values():
                 if t is not None:
                     t.close()

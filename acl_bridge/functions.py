@@ -238,20 +238,21 @@ class AclFunction:
     # ------------------------------------------------------------------ running
     def run(self) -> "AclFunction":
         """Run the configured function (GIL released during the native call). Runs of one
-        function object are serialised; different objects run concurrently.
+        function object are serialised (by the native layer); different objects run
+        concurrently.
 
-        Per call, everything else being done at configure time: take the run lock, read the
-        native handle, one native call, test its status. Only a staged plan also copies its
-        inputs in and outputs back (and counts them), in Configured.run."""
+        Per call, everything else being done at configure time: read the native handle
+        (holding it keeps the function and its memory alive through a concurrent close()),
+        one native call, test its status. No lock is taken in Python. Only a staged plan
+        also copies its inputs in and outputs back (and counts them), in Configured.run."""
         c = self._configured
         if c.copies_per_run:
             c.run()
             return self
-        with c.lock:
-            handle = c.handle
-            if handle is None:
-                raise AclError("function is closed", what=self.kind)
-            status = c.native_run(handle)
+        handle = c.handle
+        if handle is None:
+            raise AclError("function is closed", what=self.kind)
+        status = c.native_run(handle)
         if status:
             check(status, c.what)  # same thread, right after the call: the message is thread-local
         return self
@@ -282,8 +283,10 @@ class AclFunction:
                         f"(only {sorted(IN_PLACE_KINDS)} accept an output identical to an input): {a!r}, {b!r}")
 
     def close(self) -> None:
-        """Release the native function and tensors and the references to the buffers now
-        (waits for a run in progress, and for any schedule running it; idempotent)."""
+        """Release the native function and tensors and the references to the buffers
+        (idempotent). Waits for a schedule running this function and for a staged run in
+        progress; a zero-copy run in progress completes on intact memory, and the native
+        function and buffers are released when it returns (now, when none is running)."""
         with self._close_lock:
             for ref in self._schedules:
                 schedule = ref()

@@ -57,8 +57,10 @@ class Schedule:
 
     def _flush(self, ffi, batch: List[AclFunction]) -> None:
         if batch:
-            handles = ffi.new("acl_shim_function *[]", [f._configured.handle for f in batch])  # type: ignore[union-attr]
-            self._segments.append(("native", (handles, tuple(batch)), len(batch)))
+            # the handle objects themselves: the native functions live while a segment holds them
+            owners = tuple(f._configured.handle for f in batch)  # type: ignore[union-attr]
+            handles = ffi.new("acl_shim_function *[]", list(owners))
+            self._segments.append(("native", (handles, tuple(batch), owners), len(batch)))
             batch.clear()
 
     @property
@@ -82,7 +84,7 @@ class Schedule:
                 raise AclError(f"schedule can no longer run: {self._invalid}", what="Schedule")
             for kind, item, n in self._segments:
                 if kind == "native":
-                    handles, batch = item  # type: ignore[misc]
+                    handles, batch, _ = item  # type: ignore[misc]
                     status = self._native_run(handles, n, self._failed)
                     if status:
                         at = self._failed[0]

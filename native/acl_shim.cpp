@@ -921,11 +921,19 @@ void require_imported(const acl_shim_function &function) {
 }
 }  // namespace
 
+namespace {
+// One run of one function, holding its run mutex.
+void run_serialised(acl_shim_function &function) {
+    const std::lock_guard<std::mutex> lock(function.run_mutex);
+    require_imported(function);
+    run_on(*function.function, function.tensors);
+}
+}  // namespace
+
 int32_t acl_shim_function_run(acl_shim_function *function) {
     return guarded([&] {
         require(function != nullptr, "function is NULL");
-        require_imported(*function);
-        run_on(*function->function, function->tensors);
+        run_serialised(*function);
     });
 }
 
@@ -957,8 +965,7 @@ int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, in
         require(functions != nullptr && n >= 0, "functions must not be NULL and n >= 0");
         for (at = 0; at < n; ++at) {
             require(functions[at] != nullptr, "function " + std::to_string(at) + " is NULL");
-            require_imported(*functions[at]);
-            run_on(*functions[at]->function, functions[at]->tensors);
+            run_serialised(*functions[at]);
         }
         at = -1;
     });

@@ -299,7 +299,12 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params,
 int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params,
                                  acl_shim_tensor *const *tensors, int32_t n,
                                  acl_shim_function **out);
+/* Run once. Runs of one function are serialised here (a mutex per function, also taken by
+ * acl_shim_schedule_run); different functions may run on different threads at once. */
 int32_t acl_shim_function_run(acl_shim_function *function);
+/* The caller must not destroy a function while a run of it is in progress, nor free the
+ * memory imported into its tensors before destroying it (acl_bridge ties both to the
+ * lifetime of the Python handle object). */
 void acl_shim_function_destroy(acl_shim_function *function);
 
 /* ---- layouts and schedules (ABI 4) --------------------------------------- */
@@ -311,8 +316,9 @@ int32_t acl_shim_auto_padding(const acl_shim_tensor_desc *desc, acl_shim_padding
  * else its status (e.g. "Insufficient Padding!"). Nothing is kept. */
 int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
                                const acl_shim_tensor_desc *const *descs, int32_t n);
-/* Run functions[0..n) in order, in one call (a schedule). Stops at the first failure and
- * puts its index in *failed_index (-1 when all ran). The caller keeps the functions alive. */
+/* Run functions[0..n) in order, in one call (a schedule), each under its run mutex. Stops at
+ * the first failure and puts its index in *failed_index (-1 when all ran). The caller keeps
+ * the functions alive. */
 int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, int32_t *failed_index);
 
 /* ACL_SHIM_CDEF_END */

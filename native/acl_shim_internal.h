@@ -27,6 +27,7 @@
 #endif
 
 #include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -122,6 +123,10 @@ struct acl_shim_function {
     int32_t backend = ACL_SHIM_BACKEND_NEON;
     std::unique_ptr<arm_compute::IFunction> function;
     acl_shim_detail::Tensors tensors;  // shared ownership of the non-NULL tensors
+    // Serialises the runs of this function (acl_shim_function_run and acl_shim_schedule_run):
+    // an ACL function keeps per-run state (workspace, CL map state), so two threads may run
+    // different functions at once but never the same one.
+    std::mutex run_mutex;
 };
 
 #endif  // ACL_SHIM_INTERNAL_H
