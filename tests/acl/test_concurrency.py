@@ -155,8 +155,13 @@ def scenario_function_serialises_its_runs():
     """Every thread runs ONE in-place accumulation (x += 1, 1 MiB) a few times. Runs are
     serialised by the native layer, so no increment is lost: x ends at exactly
     threads * runs. Overlapping runs (read-modify-write on the same elements from two
-    cores; the GIL is released during the native call) would lose increments."""
+    cores; the GIL is released during the native call) would lose increments. One ACL
+    thread: ACL's multi-threaded scheduler serialises workloads of its own, which would
+    hide overlapping runs; with one thread each run executes on its caller's thread."""
+    from acl_bridge.native import set_num_threads
+
     fn = _functions()
+    set_num_threads(1)
     x = np.zeros((256, 1024), F32)
     one = np.ones_like(x)
     f = fn.Add(x, one, x)
