@@ -2,12 +2,14 @@
 
 Sections (all one ACL thread unless said; medians of repeated batches):
 
-* ``overhead``: the bridge's ``run()`` against a C++ program calling the same ACL function
-  in a loop (benchmarks/acl_loop.cpp, compiled here, in the image, against the same ACL):
-  relu 1x8x8x8 (per-call overhead dominates), relu 1x32x56x56 and conv 3x3 1x16x32x32;
-* ``schedule``: a chain of 16 small relu functions run by 16 ``run()`` calls, by one
-  :class:`acl_bridge.Schedule` (one native call), and by the C++ loop (16 x the single
-  relu): the schedule's overhead per function;
+* ``overhead``: the bridge's ``run()`` against C++ calling the same ACL function in a loop
+  (benchmarks/acl_loop.cpp, compiled here, in the image, against the same ACL, and loaded
+  into this process; bridge and C++ batches alternate and the ratio is the median of the
+  pairs' ratios): relu 1x8x8x8 (per-call overhead dominates), relu 1x32x56x56 and conv 3x3
+  1x16x32x32;
+* ``schedule``: a chain of 16 small relu functions on 17 buffers run by 16 ``run()`` calls,
+  by one :class:`acl_bridge.Schedule` (one native call), and by C++ running the same chain
+  of 16 ACL functions: the schedule's overhead per function;
 * ``armnn``: the same relu / conv through pyarmnn on CpuAcc, and numpy, on the same inputs;
 * ``kinds``: every function kind (NCHW and NHWC) on negotiated, bridge-owned buffers: bytes
   copied per run (expected 0) and the time with 2 ACL threads over 1 thread.
@@ -51,37 +53,78 @@ def per_call_ns(fn: Callable[[], object], iterations: int, repeats: int) -> floa
         fn()
     samples = []
     for _ in range(repeats):
-        t0 = time.perf_counter_ns()
-        for _ in range(iterations):
-            fn()
-        samples.append((time.perf_counter_ns() - t0) / iterations)
+        samples.append(_batch_ns(fn, iterations))
     return statistics.median(samples)
 
 
-def build_cpp_loop() -> str:
-    """Compile acl_loop.cpp against this machine's ACL (cached by source and ACL version)."""
-    from acl_bridge.native import acl_version
-
-    src = os.path.join(HERE, "acl_loop.cpp")
-    with open(src, "rb") as f:
-        key = hashlib.sha256(f.read() + acl_version().encode()).hexdigest()[:12]
-    exe = os.path.join(tempfile.gettempdir(), f"acl_loop-{key}")
-    if not os.path.exists(exe):
-        libs = ["-larm_compute"]
-        if any(os.path.exists(os.path.join(d, "libarm_compute_core.so"))
-               for d in ("/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/local/lib")):
-            libs.append("-larm_compute_core")  # ACL 20.08
-        t0 = time.perf_counter()
-        subprocess.run(["g++", "-O2", "-std=c++14", src, "-o", exe + ".tmp", *libs], check=True)
-        os.replace(exe + ".tmp", exe)
-        print(f"(built the C++ loop in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    return exe
+def _batch_ns(fn: Callable[[], object], iterations: int) -> float:
+    t0 = time.perf_counter_ns()
+    for _ in range(iterations):
+        fn()
+    return (time.perf_counter_ns() - t0) / iterations
 
 
-def cpp_ns(exe: str, kind: str, shape, iterations: int, repeats: int, threads: int = 1) -> float:
-    out = subprocess.run([exe, kind, *map(str, shape), str(iterations), str(repeats), str(threads)],
-                         check=True, capture_output=True, text=True).stdout
-    return float(out.strip())
+class CppLoop:
+    """benchmarks/acl_loop.cpp compiled against this machine's ACL (cached by source and ACL
+    version) and loaded into this process: the baseline shares ACL, its scheduler and the
+    thread setting with the bridge, and its batches interleave with the bridge's."""
+
+    _CDEF = """
+        typedef struct acl_loop acl_loop;
+        acl_loop *acl_loop_create(const char *kind, unsigned n, unsigned c, unsigned h, unsigned w,
+                                  unsigned count);
+        double acl_loop_batch_ns(acl_loop *loop, int iterations);
+        void acl_loop_destroy(acl_loop *loop);
+    """
+
+    def __init__(self):
+        import cffi
+
+        from acl_bridge.native import acl_version
+
+        src = os.path.join(HERE, "acl_loop.cpp")
+        with open(src, "rb") as f:
+            key = hashlib.sha256(f.read() + acl_version().encode()).hexdigest()[:12]
+        so = os.path.join(tempfile.gettempdir(), f"libacl_loop-{key}.so")
+        if not os.path.exists(so):
+            libs = ["-larm_compute"]
+            if any(os.path.exists(os.path.join(d, "libarm_compute_core.so"))
+                   for d in ("/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/local/lib")):
+                libs.append("-larm_compute_core")  # ACL 20.08
+            t0 = time.perf_counter()
+            subprocess.run(["g++", "-O2", "-std=c++14", "-shared", "-fPIC", src, "-o", so + ".tmp", *libs], check=True)
+            os.replace(so + ".tmp", so)
+            print(f"(built the C++ loop in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+        self.ffi = cffi.FFI()
+        self.ffi.cdef(self._CDEF)
+        self.lib = self.ffi.dlopen(so)
+
+    def function(self, kind: str, shape, count: int = 1):
+        """``count`` configured C++ functions chained over count+1 tensors; returns
+        batch_ns(iterations): the time per run of the chain over one batch."""
+        handle = self.lib.acl_loop_create(kind.encode(), *shape, count)
+        if handle == self.ffi.NULL:
+            raise RuntimeError(f"acl_loop_create({kind!r}, {shape}, {count}) failed")
+        handle = self.ffi.gc(handle, self.lib.acl_loop_destroy)
+        lib = self.lib
+        return lambda iterations: lib.acl_loop_batch_ns(handle, iterations)
+
+
+def paired_ns(bridge: Callable[[], object], cpp_batch_ns: Callable[[int], float], iterations: int,
+              repeats: int) -> Dict[str, float]:
+    """Bridge and C++ batches alternate, so both see the same machine load. ``ratio``: of the
+    medians (what the table shows); ``pair_ratio``: the median of the per-pair ratios (the
+    JSON keeps it: far from ``ratio`` means the machine was noisy)."""
+    for _ in range(3):
+        bridge()
+    cpp_batch_ns(3)
+    b, c, r = [], [], []
+    for _ in range(repeats):
+        b.append(_batch_ns(bridge, iterations))
+        c.append(cpp_batch_ns(iterations))
+        r.append(b[-1] / c[-1])
+    return dict(bridge_ns=statistics.median(b), cpp_ns=statistics.median(c),
+                ratio=statistics.median(b) / statistics.median(c), pair_ratio=statistics.median(r))
 
 
 def bridge_function(cls_name: str, inputs: Dict[str, np.ndarray], outputs, **kwargs):
@@ -101,7 +144,7 @@ def bridge_function(cls_name: str, inputs: Dict[str, np.ndarray], outputs, **kwa
     return cls(**arrays, **kwargs), arrays
 
 
-def section_overhead(exe, args, results):
+def section_overhead(cpp, args, results):
     rows = []
     x_small = np.linspace(-1, 1, 8 * 8 * 8, dtype=np.float32).reshape(1, 8, 8, 8)
     x_big = np.linspace(-1, 1, 32 * 56 * 56, dtype=np.float32).reshape(1, 32, 56, 56)
@@ -119,20 +162,24 @@ def section_overhead(exe, args, results):
     ]
     for name, kind, x, make, iterations in cases:
         f, _ = make()
-        ns_bridge = per_call_ns(f.run, iterations, args.repeats)
-        ns_cpp = cpp_ns(exe, kind, x.shape, iterations, args.repeats)
-        rows.append(dict(case=name, bridge_us=ns_bridge / 1e3, cpp_us=ns_cpp / 1e3, ratio=ns_bridge / ns_cpp,
-                         overhead_us=(ns_bridge - ns_cpp) / 1e3, copies_per_run=f.plan.copies_per_run))
+        loop = cpp.function(kind, x.shape)
+        m = paired_ns(f.run, loop, iterations, args.repeats)
+        # the floor of any Python binding: the bare cffi call on the same handle
+        native_run, handle = f._configured.native_run, f._configured.handle
+        bare = paired_ns(lambda: native_run(handle), loop, iterations, args.repeats)
+        rows.append(dict(case=name, bridge_us=m["bridge_ns"] / 1e3, cpp_us=m["cpp_ns"] / 1e3, ratio=m["ratio"],
+                         overhead_us=(m["bridge_ns"] - m["cpp_ns"]) / 1e3, bare_call_ratio=bare["ratio"],
+                         copies_per_run=f.plan.copies_per_run))
         f.close()
     results["overhead"] = rows
     print("\n== per-call overhead: bridge run() vs the C++ loop (1 thread)")
-    print(f"{'case':<20} {'bridge':>10} {'C++ loop':>10} {'ratio':>7} {'overhead':>10} {'copies':>7}")
+    print(f"{'case':<20} {'bridge':>10} {'C++ loop':>10} {'ratio':>7} {'overhead':>10} {'bare cffi':>10} {'copies':>7}")
     for r in rows:
         print(f"{r['case']:<20} {r['bridge_us']:>8.1f}us {r['cpp_us']:>8.1f}us {r['ratio']:>6.2f}x "
-              f"{r['overhead_us']:>8.1f}us {r['copies_per_run']:>7}")
+              f"{r['overhead_us']:>8.1f}us {r['bare_call_ratio']:>9.2f}x {r['copies_per_run']:>7}")
 
 
-def section_schedule(exe, args, results, n=16):
+def section_schedule(cpp, args, results, n=16):
     from acl_bridge import Schedule
     from acl_bridge import functions as F
     from ndarray import ShapeDescriptor
@@ -150,12 +197,14 @@ def section_schedule(exe, args, results, n=16):
             f.run()
 
     iterations = 40
-    ns_each = per_call_ns(each, iterations, args.repeats)
-    ns_sched = per_call_ns(schedule.run, iterations, args.repeats)
-    ns_cpp = n * cpp_ns(exe, "relu", shape, 400, args.repeats)
+    cpp_chain = cpp.function("relu", shape, count=n)  # the same chain of n functions in C++
+    each_m = paired_ns(each, cpp_chain, iterations, args.repeats)
+    sched_m = paired_ns(schedule.run, cpp_chain, iterations, args.repeats)
+    ns_each, ns_sched = each_m["bridge_ns"], sched_m["bridge_ns"]
+    ns_cpp = statistics.median([each_m["cpp_ns"], sched_m["cpp_ns"]])
     row = dict(functions=n, native_calls_per_run=schedule.native_calls_per_run, run_each_us=ns_each / 1e3,
-               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3, schedule_over_cpp=ns_sched / ns_cpp,
-               run_each_over_cpp=ns_each / ns_cpp, overhead_per_function_us=(ns_sched - ns_cpp) / n / 1e3)
+               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3, schedule_over_cpp=sched_m["ratio"],
+               run_each_over_cpp=each_m["ratio"], overhead_per_function_us=(ns_sched - sched_m["cpp_ns"]) / n / 1e3)
     results["schedule"] = row
     print(f"\n== schedule: {n} relu 1x8x8x8 functions (1 thread)")
     print(f"run() each {row['run_each_us']:.1f}us ({row['run_each_over_cpp']:.2f}x C++), schedule {row['schedule_us']:.1f}us "
@@ -230,7 +279,7 @@ def section_kinds(args, results):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=7, help="batches per measurement (median)")
+    parser.add_argument("--repeats", type=int, default=9, help="batches per measurement (median)")
     parser.add_argument("--json", help="also write the numbers to this file")
     parser.add_argument("--sections", default="overhead,schedule,armnn,kinds")
     args = parser.parse_args(argv)
@@ -246,11 +295,11 @@ def main(argv=None) -> int:
                                       qemu_cpu=os.environ.get("QEMU_CPU", ""), repeats=args.repeats)
     print(f"ACL {native.acl_version()}; {report}; QEMU_CPU={results['qemu_cpu'] or '-'}; median of {args.repeats}")
     sections = args.sections.split(",")
-    exe = build_cpp_loop() if {"overhead", "schedule"} & set(sections) else ""
+    cpp = CppLoop() if {"overhead", "schedule"} & set(sections) else None
     if "overhead" in sections:
-        section_overhead(exe, args, results)
+        section_overhead(cpp, args, results)
     if "schedule" in sections:
-        section_schedule(exe, args, results)
+        section_schedule(cpp, args, results)
     if "armnn" in sections:
         native.set_num_threads(0)
         section_armnn(args, results)
