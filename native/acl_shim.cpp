@@ -250,6 +250,9 @@ acl::PoolingType to_pool(int32_t p) {
 
 // Resize: TFLite samples outside the input at the nearest edge element (its indices are
 // clamped), which is ACL's REPLICATE border. Both 20.08 and 24.11 take a ScaleKernelInfo.
+// use_padding: 24.11's kernels clamp at the border themselves and refuse padding with
+// align_corners ("CpuScaleKernel.cpp:354: Padding is not supported"); 20.08's read the
+// border from the input's padding (negotiated like any other padding).
 acl::ScaleKernelInfo to_scale_info(const acl_shim_params &p) {
     acl::InterpolationPolicy policy;
     switch (p.interpolation) {
@@ -265,8 +268,9 @@ acl::ScaleKernelInfo to_scale_info(const acl_shim_params &p) {
     }
     require(!p.align_corners || p.sampling == ACL_SHIM_SAMPLING_TOP_LEFT,
             "resize: align_corners needs TOP_LEFT sampling (ACL ignores it with CENTER)");
-    return acl::ScaleKernelInfo(policy, acl::BorderMode::REPLICATE, acl::PixelValue(), sampling,
-                                /* use_padding */ true, p.align_corners != 0);
+    const bool use_padding = ACL_SHIM_ACL_VERSION < 2411;
+    return acl::ScaleKernelInfo(policy, acl::BorderMode::REPLICATE, acl::PixelValue(), sampling, use_padding,
+                                p.align_corners != 0);
 }
 
 acl::PadStrideInfo to_pad_stride(const acl_shim_params &p) {
