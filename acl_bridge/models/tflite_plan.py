@@ -257,7 +257,7 @@ def _lower(op: OperatorSpec, model: ModelSpec) -> Optional[Step]:
 def _resize_params(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[str, object], ...]:
     """align_corners and half_pixel_centers of a RESIZE_BILINEAR whose size is a constant
     matching its output (TFLite's ``size`` input: new height, new width)."""
-    if len(op.inputs) != 2 or model.tensors[op.inputs[1]].data is None:
+    if len(op.inputs) != 2 or op.inputs[1] < 0 or model.tensors[op.inputs[1]].data is None:
         raise _refuse(op, "a non-constant size input")
     x, y = model.tensors[op.inputs[0]], model.tensors[op.outputs[0]]
     size = np.asarray(model.tensors[op.inputs[1]].data).reshape(-1)
@@ -289,7 +289,7 @@ def _padding_table(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[int, int],
 def _check_tensors(op: OperatorSpec, model: ModelSpec) -> None:
     for i in tuple(op.inputs) + tuple(op.outputs):
         if i >= 0 and model.tensors[i].dtype != np.float32 \
-                and not (op.opcode in ("PAD", "RESIZE_BILINEAR") and i == op.inputs[1]) \
+                and not (op.opcode in ("PAD", "RESIZE_BILINEAR") and len(op.inputs) > 1 and i == op.inputs[1]) \
                 and not (op.opcode == "RESHAPE" and len(op.inputs) > 1 and i == op.inputs[1]):
             raise _refuse(op, f"tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} (float32 only)")
     if len(op.outputs) != 1:

@@ -48,3 +48,20 @@ def test_both_options_are_refused_at_load_naming_them():
     with pytest.raises(UnsupportedModelError, match=r"operator #0 RESIZE_BILINEAR: option align_corners=True "
                                                     r"together with half_pixel_centers=True is not supported"):
         plan_model(read_model(data))
+
+
+def test_a_size_that_does_not_give_the_output_is_a_format_error():
+    import dataclasses
+
+    from acl_bridge.models.tflite_reader import ModelFormatError
+
+    m = read_model(resize_bilinear_model((1, 4, 4, 1), (8, 8), half_pixel_centers=True))
+    size = m.tensors[1]
+    bad = dataclasses.replace(m, tensors=(m.tensors[0], dataclasses.replace(size, data=np.array([8, 7], np.int32)),
+                                          m.tensors[2]))
+    with pytest.raises(ModelFormatError, match=r"RESIZE_BILINEAR: input \[1, 4, 4, 1\] resized to size \[8, 7\] "
+                                               r"does not give the output \[1, 8, 8, 1\]"):
+        plan_model(bad)
+    absent = dataclasses.replace(m, operators=(dataclasses.replace(m.operators[0], inputs=(0, -1)),))
+    with pytest.raises(UnsupportedModelError, match="a non-constant size input"):
+        plan_model(absent)
