@@ -31,6 +31,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from .tflite_reader import UnsupportedModelError
+
 
 @dataclass(frozen=True)
 class AnchorOptions:
@@ -168,6 +170,17 @@ def non_maximum_suppression(boxes: np.ndarray, keypoints: np.ndarray, scores: np
     return out
 
 
+def split_outputs(outputs: Dict[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """(regressors, classificators) of a BlazeFace model's outputs, whatever their tensor
+    names (``regressors`` / ``classificators``; the full-range model's
+    ``reshaped_regressor_face_4`` / ``reshaped_classifier_face_4``): 16 values per anchor vs 1."""
+    if len(outputs) != 2:
+        raise UnsupportedModelError(f"a BlazeFace model has 2 outputs (regressors, classificators), "
+                                    f"this one has {sorted(outputs)}")
+    boxes, scores = sorted(outputs.values(), key=lambda v: np.shape(v)[-1], reverse=True)
+    return boxes, scores
+
+
 def detect(regressors: np.ndarray, classificators: np.ndarray, options: ModelOptions,
            weighted: bool = True) -> List[Detection]:
     """Faces above ``options.min_score`` after NMS, normalised to the model input."""
@@ -176,5 +189,5 @@ def detect(regressors: np.ndarray, classificators: np.ndarray, options: ModelOpt
     return non_maximum_suppression(boxes[keep], kp[keep], s[keep], options.min_suppression_threshold, weighted)
 
 
-__all__ = ["AnchorOptions", "ModelOptions", "MODELS", "ssd_anchors", "Detection", "decode", "iou",
+__all__ = ["AnchorOptions", "ModelOptions", "MODELS", "ssd_anchors", "Detection", "decode", "iou", "split_outputs",
            "non_maximum_suppression", "detect"]

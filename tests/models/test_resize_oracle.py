@@ -12,6 +12,7 @@ from acl_bridge.models.numpy_executor import resize_bilinear, run_plan  # noqa: 
 from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
 
+from .conftest import interpreter_outputs  # noqa: E402
 from .tiny_tflite import resize_bilinear_model  # noqa: E402
 
 OPTIONS = {"half_pixel": dict(half_pixel_centers=True), "align_corners": dict(align_corners=True), "top_left": {}}
@@ -19,21 +20,12 @@ SHAPES = [((1, 6, 6, 5), (12, 12)), ((2, 8, 10, 3), (4, 5)), ((1, 5, 7, 4), (11,
           ((1, 3, 9, 2), (7, 4)), ((1, 1, 1, 2), (3, 2))]
 
 
-def interpreter(data: bytes, x: np.ndarray) -> np.ndarray:
-    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
-    it = litert.Interpreter(model_content=data, num_threads=1)
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], x)
-    it.invoke()
-    return it.get_tensor(it.get_output_details()[0]["index"]).copy()
-
-
 @pytest.mark.parametrize("option", sorted(OPTIONS))
 @pytest.mark.parametrize("shape, out", SHAPES, ids=[f"{s[1]}x{s[2]}to{o[0]}x{o[1]}" for s, o in SHAPES])
 def test_formula_and_plan_match_the_interpreter(shape, out, option):
     data = resize_bilinear_model(shape, out, **OPTIONS[option])
     x = np.random.default_rng(5).uniform(-3, 3, shape).astype(np.float32)
-    ref = interpreter(data, x)
+    ref = interpreter_outputs(data, x)["output"]
     assert ref.shape == (shape[0], *out, shape[3])
     assert np.abs(resize_bilinear(x, out, **OPTIONS[option]) - ref).max() <= 2e-6
     plan = plan_model(read_model(data))
