@@ -250,9 +250,10 @@ acl::PoolingType to_pool(int32_t p) {
 
 // Resize: TFLite samples outside the input at the nearest edge element (its indices are
 // clamped), which is ACL's REPLICATE border. Both 20.08 and 24.11 take a ScaleKernelInfo.
-// use_padding: 24.11's kernels clamp at the border themselves and refuse padding with
-// align_corners ("CpuScaleKernel.cpp:354: Padding is not supported"); 20.08's read the
-// border from the input's padding (negotiated like any other padding).
+// use_padding: 24.11 refused it on the first case tried (NCHW bilinear with align_corners:
+// "CpuScaleKernel.cpp:354: Padding is not supported") and passes every case without it, its
+// kernels clamping at the border; 20.08's read the border from the input's padding
+// (negotiated like any other padding).
 acl::ScaleKernelInfo to_scale_info(const acl_shim_params &p) {
     acl::InterpolationPolicy policy;
     switch (p.interpolation) {
