@@ -54,6 +54,7 @@ from .functions import (
     Permute,
     Pooling,
     Quantize,
+    Resize,
     Softmax,
     Sub,
     required_padding,
@@ -73,7 +74,7 @@ __all__ = [
     # functions
     "AclCopyFallbackWarning", "AclFunction", "Activation", "Add", "Cast", "Convolution", "Copy",
     "DepthwiseConvolution", "Dequantize", "Fill", "FullyConnected", "Gemm", "Mul", "Pad", "Permute",
-    "Pooling", "Quantize", "Softmax", "Sub", "required_padding", "total_copy_count", "Schedule",
+    "Pooling", "Quantize", "Resize", "Softmax", "Sub", "required_padding", "total_copy_count", "Schedule",
     # plans
     "Action", "FunctionPlan", "Origin", "Reason", "TensorPlan",
 ]

@@ -17,6 +17,8 @@ table                prefix                       names
 ``ROUNDING``         ``ACL_SHIM_ROUND_``          "to_zero", "to_nearest_up", ...
 ``POOL_TYPES``       ``ACL_SHIM_POOL_``           "max", "avg", "l2"
 ``PAD_MODES``        ``ACL_SHIM_PAD_``            "constant", "reflect", "symmetric"
+``INTERPOLATIONS``   ``ACL_SHIM_INTERP_``         "nearest", "bilinear"
+``SAMPLINGS``        ``ACL_SHIM_SAMPLING_``       "center", "top_left"
 ``DATA_TYPES``       ``ACL_SHIM_DT_``             "F32", "QASYMM8", ... (ACL's spelling)
 ``DATA_LAYOUTS``     ``ACL_SHIM_LAYOUT_``         "NCHW", "NHWC"
 ``STATUS``           ``ACL_SHIM_OK``/``_ERR_``    "OK", "INVALID_ARGUMENT", ...
@@ -88,6 +90,8 @@ POLICIES = _table("ACL_SHIM_POLICY_")
 ROUNDING = _table("ACL_SHIM_ROUND_")
 POOL_TYPES = _table("ACL_SHIM_POOL_")
 PAD_MODES = _table("ACL_SHIM_PAD_")
+INTERPOLATIONS = _table("ACL_SHIM_INTERP_")
+SAMPLINGS = _table("ACL_SHIM_SAMPLING_")
 DATA_TYPES = _table("ACL_SHIM_DT_", lower=False)
 DATA_LAYOUTS = _table("ACL_SHIM_LAYOUT_", lower=False)
 BACKENDS = _table("ACL_SHIM_BACKEND_")

@@ -44,6 +44,7 @@
 #include "arm_compute/runtime/NEON/functions/NEPixelWiseMultiplication.h"
 #include "arm_compute/runtime/NEON/functions/NEPoolingLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEQuantizationLayer.h"
+#include "arm_compute/runtime/NEON/functions/NEScale.h"
 #include "arm_compute/runtime/NEON/functions/NESoftmaxLayer.h"
 #endif
 
@@ -63,6 +64,7 @@
 #include "arm_compute/runtime/CL/functions/CLPixelWiseMultiplication.h"
 #include "arm_compute/runtime/CL/functions/CLPoolingLayer.h"
 #include "arm_compute/runtime/CL/functions/CLQuantizationLayer.h"
+#include "arm_compute/runtime/CL/functions/CLScale.h"
 #include "arm_compute/runtime/CL/functions/CLSoftmaxLayer.h"
 #endif
 
@@ -244,6 +246,32 @@ acl::PoolingType to_pool(int32_t p) {
         case ACL_SHIM_POOL_L2: return acl::PoolingType::L2;
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown pool_type " + std::to_string(p));
     }
+}
+
+// Resize: TFLite samples outside the input at the nearest edge element (its indices are
+// clamped), which is ACL's REPLICATE border. Both 20.08 and 24.11 take a ScaleKernelInfo.
+// use_padding: 24.11 refused it on the first case tried (NCHW bilinear with align_corners:
+// "CpuScaleKernel.cpp:354: Padding is not supported") and passes every case without it, its
+// kernels clamping at the border; 20.08's read the border from the input's padding
+// (negotiated like any other padding).
+acl::ScaleKernelInfo to_scale_info(const acl_shim_params &p) {
+    acl::InterpolationPolicy policy;
+    switch (p.interpolation) {
+        case ACL_SHIM_INTERP_NEAREST: policy = acl::InterpolationPolicy::NEAREST_NEIGHBOR; break;
+        case ACL_SHIM_INTERP_BILINEAR: policy = acl::InterpolationPolicy::BILINEAR; break;
+        default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown interpolation " + std::to_string(p.interpolation));
+    }
+    acl::SamplingPolicy sampling;
+    switch (p.sampling) {
+        case ACL_SHIM_SAMPLING_CENTER: sampling = acl::SamplingPolicy::CENTER; break;
+        case ACL_SHIM_SAMPLING_TOP_LEFT: sampling = acl::SamplingPolicy::TOP_LEFT; break;
+        default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown sampling " + std::to_string(p.sampling));
+    }
+    require(!p.align_corners || p.sampling == ACL_SHIM_SAMPLING_TOP_LEFT,
+            "resize: align_corners needs TOP_LEFT sampling (ACL ignores it with CENTER)");
+    const bool use_padding = ACL_SHIM_ACL_VERSION < 2411;
+    return acl::ScaleKernelInfo(policy, acl::BorderMode::REPLICATE, acl::PixelValue(), sampling, use_padding,
+                                p.align_corners != 0);
 }
 
 acl::PadStrideInfo to_pad_stride(const acl_shim_params &p) {
@@ -498,6 +526,14 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             f->configure(t[0], t[1]);
             return f;
         }
+        case ACL_SHIM_FN_RESIZE: {
+            need(t, 2, {0, 1}, "resize");
+            const acl::ScaleKernelInfo info = to_scale_info(p);
+            check_status(F::Scale::validate(t[0]->info(), t[1]->info(), info), name<F>("Scale").c_str());
+            auto f = std::make_unique<typename F::Scale>();
+            f->configure(t[0], t[1], info);
+            return f;
+        }
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
     }
 }
@@ -522,7 +558,8 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
     using Fill = acl::P##Fill;                               \
     using Cast = acl::P##DepthConvertLayer;                  \
     using Quantize = acl::P##QuantizationLayer;              \
-    using Dequantize = acl::P##DequantizationLayer;
+    using Dequantize = acl::P##DequantizationLayer;          \
+    using Scale = acl::P##Scale;
 
 #if ACL_SHIM_WITH_NEON
 struct NeonFunctions {

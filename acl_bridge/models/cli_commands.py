@@ -74,8 +74,7 @@ def detect_faces(image_path, model: str = "face_detection_front", model_file=Non
     img = images.load_rgb(image_path)
     x, box = images.model_input(img, options.anchors.input_size)
     outputs = run(x)
-    regressors, scores = (outputs[k] for k in sorted(outputs, key=lambda k: outputs[k].shape[-1], reverse=True))
-    found = blazeface.detect(regressors, scores, options, weighted=weighted)
+    found = blazeface.detect(*blazeface.split_outputs(outputs), options, weighted=weighted)
     return img, [d.scaled(img.size[0], img.size[1], box.as_tuple()) for d in found]
 
 

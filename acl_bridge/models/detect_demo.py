@@ -38,21 +38,13 @@ def _max_diff(a: Dict[str, np.ndarray], b: Dict[str, np.ndarray]) -> float:
 
 def _tflite_interpreter(path):
     """TFLite's interpreter (1 thread) as x -> outputs, or None and why not."""
+    from .tflite_interpreter import runner
+
     try:
-        from ai_edge_litert.interpreter import Interpreter
+        return runner(path, num_threads=1)
     except ImportError as e:
-        return None, f"not available ({e}; ai-edge-litert has wheels for CPython 3.11, not {sys.version_info[0]}.{sys.version_info[1]})"
-    it = Interpreter(model_path=str(path), num_threads=1)
-    it.allocate_tensors()
-    inp = it.get_input_details()[0]["index"]
-    outs = [(d["name"], d["index"]) for d in it.get_output_details()]
-
-    def run(x):
-        it.set_tensor(inp, x)
-        it.invoke()
-        return {n: it.get_tensor(i) for n, i in outs}
-
-    return run, "TFLite interpreter (ai-edge-litert, 1 thread)"
+        return None, (f"not available ({e}; ai-edge-litert has aarch64 wheels for CPython 3.11 (1.4.0) and "
+                      f"3.13 (2.3.0), this is {sys.version_info[0]}.{sys.version_info[1]})")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -111,8 +103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     say(f"median time per inference ({args.repeats} runs, {args.threads} ACL thread(s)): "
         + ", ".join(f"{k} {v:.1f} ms ({v / base:.2f}x)" for k, v in timings.items()))
 
-    found = blazeface.detect(ours["regressors"], ours["classificators"], options)
-    want = blazeface.detect(ref["regressors"], ref["classificators"], options)
+    found = blazeface.detect(*blazeface.split_outputs(ours), options)
+    want = blazeface.detect(*blazeface.split_outputs(ref), options)
     px = [d.scaled(img.size[0], img.size[1], box.as_tuple()) for d in found]
     for d in px:
         say(f"face: score {d.score:.3f}, box [{', '.join(f'{v:.1f}' for v in d.box)}] (pixels)")

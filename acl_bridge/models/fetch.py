@@ -74,11 +74,14 @@ PHOTOGRAPH = PinnedWheel(
 
 # Wheels the emulated images install at test time (their numpy and pyarmnn come from Debian;
 # Pillow as a wheel so that the images need not be rebuilt for Debian's python3-pil).
-# ai-edge-litert (TFLite's interpreter) has aarch64 wheels for CPython 3.11 only.
+# ai-edge-litert (TFLite's interpreter): 1.4.0 has aarch64 wheels up to CPython 3.12
+# (manylinux_2_17); 2.2.0 and 2.3.0 have CPython 3.13 aarch64 wheels (manylinux_2_27: glibc
+# 2.27, trixie has 2.41), so the trixie image compares against the interpreter too.
 IMAGE_WHEELS: Dict[str, Tuple[str, ...]] = {
     "3.11": ("tflite==2.18.0", "flatbuffers==25.12.19", "pillow==11.3.0", "ai-edge-litert==1.4.0",
              "backports.strenum==1.2.8", "tqdm==4.67.1", "typing-extensions==4.15.0"),
-    "3.13": ("tflite==2.18.0", "flatbuffers==25.12.19", "pillow==11.3.0"),
+    "3.13": ("tflite==2.18.0", "flatbuffers==25.12.19", "pillow==11.3.0", "ai-edge-litert==2.3.0",
+             "tqdm==4.67.1", "typing-extensions==4.15.0"),
 }
 
 
@@ -175,7 +178,7 @@ def ensure_wheels(python_version: str) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     abi = "cp" + python_version.replace(".", "")
     _pip(["download", "--no-deps", "--only-binary=:all:", "--platform", "manylinux2014_aarch64",
-          "--platform", "manylinux_2_17_aarch64", "--python-version", python_version, "--implementation", "cp",
+          "--platform", "manylinux_2_17_aarch64", "--platform", "manylinux_2_27_aarch64", "--python-version", python_version, "--implementation", "cp",
           "--abi", abi, "--abi", "none", "--abi", "abi3", "-d", str(d), *IMAGE_WHEELS[python_version]])
     (d / ".complete").write_text("\n".join(IMAGE_WHEELS[python_version]) + "\n")
     return d

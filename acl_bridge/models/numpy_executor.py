@@ -28,6 +28,37 @@ def _windows(x, kernel, stride, padding, fill):
     return win[:, ::stride[0], ::stride[1]]
 
 
+def _resize_grid(size: int, out: int, align_corners: bool, half_pixel_centers: bool):
+    """TFLite's source coordinate per output index along one axis (float32, as TFLite
+    computes it), with its lower and upper neighbours clamped into the input:
+    scale = (in - 1) / (out - 1) with align_corners (out > 1), else in / out;
+    src = (dst + 0.5) * scale - 0.5 with half_pixel_centers, else dst * scale;
+    lower = max(floor(src), 0), upper = min(ceil(src), in - 1)."""
+    if align_corners and out > 1:
+        scale = np.float32(size - 1) / np.float32(out - 1)
+    else:
+        scale = np.float32(size) / np.float32(out)
+    dst = np.arange(out, dtype=np.float32)
+    src = (dst + np.float32(0.5)) * scale - np.float32(0.5) if half_pixel_centers else dst * scale
+    lower = np.maximum(np.floor(src), 0).astype(np.int64)
+    upper = np.minimum(np.ceil(src), size - 1).astype(np.int64)
+    return src.astype(np.float64), lower, upper
+
+
+def resize_bilinear(x: np.ndarray, out_hw, align_corners: bool = False, half_pixel_centers: bool = False) -> np.ndarray:
+    """TFLite's RESIZE_BILINEAR of an NHWC array to ``out_hw`` (float64): each output is
+    x[y0,x0](1-dy)(1-dx) + x[y1,x0] dy (1-dx) + x[y0,x1](1-dy) dx + x[y1,x1] dy dx with
+    dy = src_y - y0, dx = src_x - x0 (TFLite's reference kernel; the weights are not
+    clamped, so outside the input the edge element is taken)."""
+    x = np.asarray(x, np.float64)
+    sy, y0, y1 = _resize_grid(x.shape[1], out_hw[0], align_corners, half_pixel_centers)
+    sx, x0, x1 = _resize_grid(x.shape[2], out_hw[1], align_corners, half_pixel_centers)
+    dy = (sy - y0)[None, :, None, None]
+    rows = x[:, y0] * (1 - dy) + x[:, y1] * dy
+    dx = (sx - x0)[None, None, :, None]
+    return rows[:, :, x0] * (1 - dx) + rows[:, :, x1] * dx
+
+
 def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     p = dict(s.params)
     c = dict(s.constants)
@@ -55,6 +86,8 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     elif s.kind == "softmax":
         e = np.exp(p["beta"] * (x - x.max(axis=-1, keepdims=True)))
         y = e / e.sum(axis=-1, keepdims=True)
+    elif s.kind == "resize":
+        y = resize_bilinear(x, arrays[s.output].shape[1:3], p["align_corners"], p["half_pixel_centers"])
     elif s.kind == "copy":
         if "into" in p:
             _, axis, start = p["slice"]

@@ -10,7 +10,9 @@ Lowering (NHWC throughout, as TFLite stores it):
 * CONV_2D -> ``convolution`` (weights OHWI as in TFLite = the bridge's NHWC layout),
   DEPTHWISE_CONV_2D -> ``depthwise`` (weights 1xHxWx(C*M) -> HxWx(C*M)),
   ADD -> ``add``, RELU/RELU6/RELU_N1_TO_1/TANH/LOGISTIC -> ``activation``, PAD -> ``pad``,
-  MAX_POOL_2D/AVERAGE_POOL_2D -> ``pooling``, SOFTMAX -> ``softmax``.
+  MAX_POOL_2D/AVERAGE_POOL_2D -> ``pooling``, SOFTMAX -> ``softmax``,
+  RESIZE_BILINEAR -> ``resize`` (bilinear; align_corners / half_pixel_centers as TFLite's
+  options; the size input must be a constant equal to the output's height and width).
 * TFLite's SAME padding is explicit here: total = max((out - 1) * stride + kernel - in, 0),
   before = total // 2, after = total - before (TFLite's ``ComputePaddingHeightWidth``).
 * A RELU-like operator whose input has no other reader and is no graph output is fused into
@@ -40,10 +42,9 @@ FUSED = {None: None, "RELU": ("relu", 0.0, 0.0), "RELU6": ("bounded_relu", 6.0, 
 ACTIVATION_OPS = {"RELU": "RELU", "RELU6": "RELU6", "RELU_N1_TO_1": "RELU_N1_TO_1", "TANH": "TANH",
                   "LOGISTIC": None}
 SUPPORTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "RELU", "RELU6", "RELU_N1_TO_1", "TANH", "LOGISTIC",
-             "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "CONCATENATION")
+             "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "CONCATENATION", "RESIZE_BILINEAR")
 WHY_NOT = {
     "PRELU": "the bridge has no PReLU function kind (ACL's NEPReluLayer is not exposed by native/acl_shim.h)",
-    "RESIZE_BILINEAR": "the bridge has no scale/resize function kind (ACL's NEScale is not exposed by native/acl_shim.h)",
     "DEQUANTIZE": "only DEQUANTIZE of a constant is supported (expanded at load time)",
 }
 
@@ -246,9 +247,29 @@ def _lower(op: OperatorSpec, model: ModelSpec) -> Optional[Step]:
                     (("pool_type", pool), ("kernel", (kh, kw)), ("stride", stride), ("padding", padding)))
     if name == "SOFTMAX":
         return Step(op.index, name, "softmax", ins[:1], op.outputs[0], (("beta", float(op.option("beta", 1.0))),))
+    if name == "RESIZE_BILINEAR":
+        return Step(op.index, name, "resize", ins[:1], op.outputs[0], _resize_params(op, model))
     if name in ("RESHAPE", "CONCATENATION"):
         return None  # views, see _views
     raise _refuse(op, f"the operator ({WHY_NOT.get(name, 'supported operators: ' + ', '.join(SUPPORTED))})")
+
+
+def _resize_params(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[str, object], ...]:
+    """align_corners and half_pixel_centers of a RESIZE_BILINEAR whose size is a constant
+    matching its output (TFLite's ``size`` input: new height, new width)."""
+    if len(op.inputs) != 2 or op.inputs[1] < 0 or model.tensors[op.inputs[1]].data is None:
+        raise _refuse(op, "a non-constant size input")
+    x, y = model.tensors[op.inputs[0]], model.tensors[op.outputs[0]]
+    size = np.asarray(model.tensors[op.inputs[1]].data).reshape(-1)
+    if len(x.shape) != 4 or len(y.shape) != 4:
+        raise _refuse(op, f"input rank {len(x.shape)} / output rank {len(y.shape)} (expected 4, NHWC)")
+    if size.tolist() != list(y.shape[1:3]) or x.shape[0] != y.shape[0] or x.shape[3] != y.shape[3]:
+        raise ModelFormatError(f"operator #{op.index} RESIZE_BILINEAR: input {list(x.shape)} resized to size "
+                               f"{size.tolist()} does not give the output {list(y.shape)}")
+    align, half = bool(op.option("align_corners", False)), bool(op.option("half_pixel_centers", False))
+    if align and half:
+        raise _refuse(op, "option align_corners=True together with half_pixel_centers=True")
+    return (("align_corners", align), ("half_pixel_centers", half))
 
 
 def _padding_table(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[int, int], ...]:
@@ -267,7 +288,8 @@ def _padding_table(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[int, int],
 
 def _check_tensors(op: OperatorSpec, model: ModelSpec) -> None:
     for i in tuple(op.inputs) + tuple(op.outputs):
-        if i >= 0 and model.tensors[i].dtype != np.float32 and not (op.opcode == "PAD" and i == op.inputs[1]) \
+        if i >= 0 and model.tensors[i].dtype != np.float32 \
+                and not (op.opcode in ("PAD", "RESIZE_BILINEAR") and len(op.inputs) > 1 and i == op.inputs[1]) \
                 and not (op.opcode == "RESHAPE" and len(op.inputs) > 1 and i == op.inputs[1]):
             raise _refuse(op, f"tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} (float32 only)")
     if len(op.outputs) != 1:

@@ -46,7 +46,7 @@ from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
-    "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy,
+    "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy, "resize": F.Resize,
 }
 
 
@@ -75,6 +75,9 @@ def _kwargs(step: Step) -> Dict[str, object]:
                 "padding": _window(p["padding"]), "exclude_padding": True}
     if step.kind == "softmax":
         return {"beta": p["beta"]}
+    if step.kind == "resize":
+        return {"interpolation": "bilinear", "align_corners": p["align_corners"],
+                "half_pixel_centers": p["half_pixel_centers"]}
     return {}
 
 

@@ -166,3 +166,19 @@ def test_quantize_dequantize(qtype, variant):
     assert f.backend.name == "cl"
     run_cl_case(_fns().Dequantize, {"src": q.astype(qtype)}, {"dst": (x.shape, np.float32)},
                 dict(scale=scale, offset=offset), {"dst": (q - offset) * scale}, variant, "f32")
+
+
+@pytest.mark.parametrize("variant", CL_VARIANTS)
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("grid", [dict(half_pixel_centers=True), dict(align_corners=True), {}],
+                         ids=["half_pixel", "align_corners", "top_left"])
+def test_resize_bilinear(grid, layout, variant):
+    """CLScale against TFLite's bilinear formula (acl_bridge.models.numpy_executor)."""
+    from acl_bridge.models.numpy_executor import resize_bilinear
+
+    nhwc = layout == "NHWC"
+    x = arange_values((2, 5, 6, 3) if nhwc else (2, 3, 5, 6), modulo=23, scale=0.5)
+    ref = resize_bilinear(x if nhwc else x.transpose(0, 2, 3, 1), (10, 9), **grid)
+    ref = ref if nhwc else ref.transpose(0, 3, 1, 2)
+    run_cl_case(_fns().Resize, {"src": x}, {"dst": (ref.shape, np.float32)}, dict(data_layout=layout, **grid),
+                {"dst": ref}, variant, "f32_transcendental")

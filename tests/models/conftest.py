@@ -22,14 +22,21 @@ def photo_file():
         pytest.skip(str(e))
 
 
-def interpreter_outputs(path, x: np.ndarray):
+def interpreter(model):
+    """TFLite's own interpreter for ``model`` (path or bytes), tensors allocated
+    (``acl_bridge.models.tflite_interpreter``: reference kernels on ai-edge-litert 2.x)."""
+    pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
+    from acl_bridge.models.tflite_interpreter import interpreter as make
+
+    return make(model)[0]
+
+
+def interpreter_outputs(model, x: np.ndarray):
     """TFLite's own interpreter on ``x``: outputs by tensor name."""
-    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
-    it = litert.Interpreter(model_path=str(path), num_threads=1)
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], x)
-    it.invoke()
-    return {d["name"]: it.get_tensor(d["index"]).copy() for d in it.get_output_details()}
+    pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
+    from acl_bridge.models.tflite_interpreter import runner
+
+    return runner(model)[0](x)
 
 
 def tolerance(ref: np.ndarray) -> float:

@@ -90,3 +90,13 @@ def test_the_astronaut_face_from_the_plan_agrees_with_the_interpreter(front_path
     px = dets[0].scaled(*img.size, box.as_tuple()).box
     # the face of the astronaut (512x512): around x 177-272, y 80-175
     assert 150 < px[0] < 200 and 60 < px[1] < 100 and 250 < px[2] < 300 and 150 < px[3] < 200
+
+
+def test_split_outputs_by_values_per_anchor_whatever_the_names():
+    from acl_bridge.models.tflite_reader import UnsupportedModelError
+
+    r, c = np.zeros((1, 2304, 16)), np.zeros((1, 2304, 1))
+    got = bf.split_outputs({"reshaped_classifier_face_4": c, "reshaped_regressor_face_4": r})
+    assert got[0] is r and got[1] is c
+    with pytest.raises(UnsupportedModelError, match=r"a BlazeFace model has 2 outputs .* this one has \['a'\]"):
+        bf.split_outputs({"a": r})

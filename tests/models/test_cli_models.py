@@ -50,8 +50,33 @@ def test_detect_with_the_back_camera_model(capsys):
     assert out.startswith("face 0.8")
 
 
+@pytest.mark.parametrize("backend", _backends())
+def test_detect_with_the_full_range_model(backend, capsys):
+    """192x192, three RESIZE_BILINEAR (ACL's scale on the acl backend); the same face."""
+    model_file("face_detection_full_range")
+    code, out, err = run_cli(["detect", str(photo_file()), "--model", "face_detection_full_range", "--json",
+                              "--backend", backend], capsys)
+    assert code == 0, err
+    faces = json.loads(out)
+    assert len(faces) == 1 and faces[0]["score"] > 0.9
+    x0, y0, x1, y1 = faces[0]["box"]
+    assert 150 < x0 < 200 and 50 < y0 < 100 and 250 < x1 < 300 and 150 < y1 < 200
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_run_tflite_full_range(backend, tmp_path, capsys):
+    path = model_file("face_detection_full_range")
+    x = np.random.default_rng(2).uniform(-1, 1, (1, 192, 192, 3)).astype(np.float32)
+    np.save(tmp_path / "in.npy", x)
+    code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
+                              "--backend", backend], capsys)
+    assert code == 0, err
+    with np.load(tmp_path / "o.npz") as z:
+        assert {k: z[k].shape for k in z.files} == {"reshaped_regressor_face_4": (1, 2304, 16),
+                                                     "reshaped_classifier_face_4": (1, 2304, 1)}
+
+
 @pytest.mark.parametrize("argv, match", [
-    (["--model", "face_detection_full_range"], "RESIZE_BILINEAR"),
     (["--model", "nope"], "model is 'nope', expected one of"),
 ])
 def test_detect_refusals_are_one_line_errors(argv, match, capsys):

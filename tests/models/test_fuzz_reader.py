@@ -35,8 +35,9 @@ def load(data: bytes):
     return plan_model(fold_constant_dequantize(read_model(data)))
 
 
-def test_three_hundred_damaged_models_end_in_our_exception_or_a_plan():
-    data = model_file("face_detection_front").read_bytes()
+@pytest.mark.parametrize("name", ["face_detection_front", "face_detection_full_range"])
+def test_three_hundred_damaged_models_end_in_our_exception_or_a_plan(name):
+    data = model_file(name).read_bytes()
     outcomes = {"plan": 0, "error": 0}
     for what, damaged in mutations(data, 300):
         try:

@@ -18,14 +18,19 @@ def _plan(name):
     return plan_model(fold_constant_dequantize(read_model(model_file(name))))
 
 
-@pytest.mark.parametrize("name", ["face_detection_front", "face_detection_back"])
+OUTPUTS = {"face_detection_front": {"regressors", "classificators"},
+           "face_detection_back": {"regressors", "classificators"},
+           "face_detection_full_range": {"reshaped_regressor_face_4", "reshaped_classifier_face_4"}}
+
+
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_plan_run_by_numpy_matches_the_interpreter(name):
     plan = _plan(name)
     shape = plan.model.tensors[plan.model.inputs[0]].shape
     x = np.random.default_rng(7).uniform(-1, 1, shape).astype(np.float32)
     ref = interpreter_outputs(model_file(name), x)
     got = run_plan(plan, x)
-    assert set(got) == set(ref) == {"regressors", "classificators"}
+    assert set(got) == set(ref) == OUTPUTS[name]
     for k in ref:
         assert got[k].shape == ref[k].shape
         assert np.abs(got[k] - ref[k]).max() <= tolerance(ref[k]), k
@@ -59,7 +64,6 @@ def test_same_padding_is_tflites(size, kernel, stride, out, expect):
 
 @pytest.mark.parametrize("name, match", [
     ("face_landmark", r"operator #1 PRELU: the operator \(the bridge has no PReLU function kind"),
-    ("face_detection_full_range", r"RESIZE_BILINEAR: the operator \(the bridge has no scale/resize function kind"),
 ])
 def test_unsupported_operators_are_refused_at_load_time_by_name(name, match):
     with pytest.raises(UnsupportedModelError, match=match) as e:
@@ -85,7 +89,7 @@ class _Params:
         self.pad_before, self.pad_after, self.perm = [0] * 6, [0] * 6, [0] * 6
 
 
-@pytest.mark.parametrize("name", ["face_detection_front", "face_detection_back"])
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
     """The runner's arguments for each step pass the bridge's own argument binding (pure
     Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
@@ -106,3 +110,5 @@ def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
             top, bottom, left, right = s.param("padding")
             assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
             assert (params.stride_y, params.stride_x) == s.param("stride")
+        if s.kind == "resize":  # TFLite's half-pixel grid is ACL's CENTER sampling
+            assert (params.interpolation, params.sampling, params.align_corners) == (1, 0, 0)

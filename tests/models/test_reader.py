@@ -9,16 +9,10 @@ from acl_bridge.models.tflite_reader import (  # noqa: E402
     ModelFormatError, fold_constant_dequantize, read_model,
 )
 
+from .conftest import interpreter as _interpreter  # noqa: E402
 from .conftest import model_file  # noqa: E402
 
 MODELS = ["face_detection_front", "face_detection_back", "face_detection_full_range", "face_landmark"]
-
-
-def _interpreter(path):
-    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
-    it = litert.Interpreter(model_path=str(path))
-    it.allocate_tensors()
-    return it
 
 
 @pytest.mark.parametrize("name", MODELS)

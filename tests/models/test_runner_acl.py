@@ -11,7 +11,7 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 from acl_bridge.models import blazeface as bf  # noqa: E402
 from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
 
-from .conftest import model_file, tolerance  # noqa: E402
+from .conftest import model_file, photo_file, tolerance  # noqa: E402
 
 pytestmark = pytest.mark.acl
 
@@ -132,16 +132,48 @@ def test_damaged_models_load_to_our_exception_or_run(front_path):
     print(f"damaged models on ACL: {seen}")
 
 
-def test_back_camera_model_matches_the_reference_with_no_copy():
+OTHER_MODELS = {  # name: (input side, output names)
+    "face_detection_back": (256, ("regressors", "classificators")),
+    "face_detection_full_range": (192, ("reshaped_regressor_face_4", "reshaped_classifier_face_4")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_MODELS))
+def test_other_models_match_the_reference_with_no_copy(name):
+    """The back-camera and the full-range model (its three RESIZE_BILINEAR on ACL's scale)."""
     from acl_bridge.models.tflite_runner import TfliteRunner
 
-    path = model_file("face_detection_back")
-    x = np.random.default_rng(11).uniform(-1, 1, (1, 256, 256, 3)).astype(np.float32)
+    side, outputs = OTHER_MODELS[name]
+    path = model_file(name)
+    x = np.random.default_rng(11).uniform(-1, 1, (1, side, side, 3)).astype(np.float32)
     with TfliteRunner(path) as r:
         got = {k: v.copy() for k, v in r.run(x).items()}
         ref, oracle = reference(path, r.plan, x)
-        for k in ("regressors", "classificators"):
+        for k in outputs:
             err = float(np.abs(got[k] - ref[k]).max())
             assert err <= tolerance(ref[k]), f"{k}: max difference {err} from the {oracle}"
+            print(f"{name} {k}: max difference {err:.3g} from the {oracle}")
         c = r.copied_bytes_per_inference
         assert (c["staged"], c["copy_steps"]) == (0, 0), r.staged()
+        print(r.summary())
+
+
+def test_full_range_model_finds_the_astronaut_as_the_reference_does():
+    pytest.importorskip("PIL", reason="Pillow is not installed")
+    from acl_bridge.models import images
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    name = "face_detection_full_range"
+    path = model_file(name)
+    o = bf.MODELS[name]
+    x, _ = images.model_input(images.load_rgb(photo_file()), o.anchors.input_size)
+    regressor, classifier = OTHER_MODELS[name][1]
+    with TfliteRunner(path) as r:
+        got = r.run(x)
+        dets = bf.detect(got[regressor], got[classifier], o)
+        ref, oracle = reference(path, r.plan, x)
+    want = bf.detect(ref[regressor], ref[classifier], o)
+    assert len(dets) == len(want) == 1, (dets, want)
+    score = bf.iou(dets[0].box, want[0].box)
+    print(f"full range: score {dets[0].score:.3f}, IoU {score:.4f} with the {oracle}")
+    assert score >= 0.9, oracle
