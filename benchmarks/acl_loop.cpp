@@ -9,8 +9,8 @@
 //   double acl_loop_batch_ns(acl_loop *, int iterations)   time per run of the chain, ns
 //   void acl_loop_destroy(acl_loop *)
 //
-// Tensors are ACL's own (allocated after configure, so with the padding ACL asked for), as a
-// C++ user would have them. Threads: whatever NEScheduler is set to (the bridge sets it).
+// Tensors are ACL's own (allocated after configure, so with the padding ACL asked for, and
+// 64-byte aligned like the bridge's buffers), as a C++ user would have them. Threads: whatever NEScheduler is set to (the bridge sets it).
 #include <chrono>
 #include <memory>
 #include <string>
@@ -41,7 +41,8 @@ acl_loop *create(const std::string &kind, unsigned n, unsigned c, unsigned h, un
     auto loop = std::make_unique<acl_loop>();
     for (unsigned i = 0; i <= count; ++i) {
         loop->tensors.push_back(std::make_unique<Tensor>());
-        loop->tensors.back()->allocator()->init(TensorInfo(TensorShape(w, h, c, n), 1, DataType::F32));
+        // 64-byte aligned, as the bridge's buffers are (ACL's default alignment is the allocator's)
+        loop->tensors.back()->allocator()->init(TensorInfo(TensorShape(w, h, c, n), 1, DataType::F32), 64);
     }
     if (kind == "relu") {
         for (unsigned i = 0; i < count; ++i) {

@@ -47,16 +47,6 @@ except ImportError:  # a source tree without installing: use the tree
 from kinds import kind_calls  # noqa: E402
 
 
-def per_call_ns(fn: Callable[[], object], iterations: int, repeats: int) -> float:
-    """Median over ``repeats`` batches of the time per call, in nanoseconds."""
-    for _ in range(3):
-        fn()
-    samples = []
-    for _ in range(repeats):
-        samples.append(_batch_ns(fn, iterations))
-    return statistics.median(samples)
-
-
 def _batch_ns(fn: Callable[[], object], iterations: int) -> float:
     t0 = time.perf_counter_ns()
     for _ in range(iterations):
@@ -110,21 +100,27 @@ class CppLoop:
         return lambda iterations: lib.acl_loop_batch_ns(handle, iterations)
 
 
+def interleaved_ns(contenders: Dict[str, Callable[[int], float]], iterations: int, repeats: int) -> Dict[str, float]:
+    """Median time per call of each contender (``batch_ns(iterations)`` -> ns per call), their
+    batches taking turns, so all of them see the same machine load."""
+    for batch_ns in contenders.values():
+        batch_ns(3)  # warm up
+    samples: Dict[str, List[float]] = {name: [] for name in contenders}
+    for _ in range(repeats):
+        for name, batch_ns in contenders.items():
+            samples[name].append(batch_ns(iterations))
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def python_batch(fn: Callable[[], object]) -> Callable[[int], float]:
+    return lambda iterations: _batch_ns(fn, iterations)
+
+
 def paired_ns(bridge: Callable[[], object], cpp_batch_ns: Callable[[int], float], iterations: int,
               repeats: int) -> Dict[str, float]:
-    """Bridge and C++ batches alternate, so both see the same machine load. ``ratio``: of the
-    medians (what the table shows); ``pair_ratio``: the median of the per-pair ratios (the
-    JSON keeps it: far from ``ratio`` means the machine was noisy)."""
-    for _ in range(3):
-        bridge()
-    cpp_batch_ns(3)
-    b, c, r = [], [], []
-    for _ in range(repeats):
-        b.append(_batch_ns(bridge, iterations))
-        c.append(cpp_batch_ns(iterations))
-        r.append(b[-1] / c[-1])
-    return dict(bridge_ns=statistics.median(b), cpp_ns=statistics.median(c),
-                ratio=statistics.median(b) / statistics.median(c), pair_ratio=statistics.median(r))
+    """The bridge's call against a C++ batch, interleaved; ``ratio`` of the medians."""
+    m = interleaved_ns({"bridge": python_batch(bridge), "cpp": cpp_batch_ns}, iterations, repeats)
+    return dict(bridge_ns=m["bridge"], cpp_ns=m["cpp"], ratio=m["bridge"] / m["cpp"])
 
 
 def bridge_function(cls_name: str, inputs: Dict[str, np.ndarray], outputs, **kwargs):
@@ -197,14 +193,13 @@ def section_schedule(cpp, args, results, n=16):
             f.run()
 
     iterations = 40
-    cpp_chain = cpp.function("relu", shape, count=n)  # the same chain of n functions in C++
-    each_m = paired_ns(each, cpp_chain, iterations, args.repeats)
-    sched_m = paired_ns(schedule.run, cpp_chain, iterations, args.repeats)
-    ns_each, ns_sched = each_m["bridge_ns"], sched_m["bridge_ns"]
-    ns_cpp = statistics.median([each_m["cpp_ns"], sched_m["cpp_ns"]])
+    m = interleaved_ns({"each": python_batch(each), "schedule": python_batch(schedule.run),
+                        "cpp": cpp.function("relu", shape, count=n)},  # the same chain of n functions in C++
+                       iterations, args.repeats)
+    ns_each, ns_sched, ns_cpp = m["each"], m["schedule"], m["cpp"]
     row = dict(functions=n, native_calls_per_run=schedule.native_calls_per_run, run_each_us=ns_each / 1e3,
-               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3, schedule_over_cpp=sched_m["ratio"],
-               run_each_over_cpp=each_m["ratio"], overhead_per_function_us=(ns_sched - sched_m["cpp_ns"]) / n / 1e3)
+               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3, schedule_over_cpp=ns_sched / ns_cpp,
+               run_each_over_cpp=ns_each / ns_cpp, overhead_per_function_us=(ns_sched - ns_cpp) / n / 1e3)
     results["schedule"] = row
     print(f"\n== schedule: {n} relu 1x8x8x8 functions (1 thread)")
     print(f"run() each {row['run_each_us']:.1f}us ({row['run_each_over_cpp']:.2f}x C++), schedule {row['schedule_us']:.1f}us "
@@ -229,12 +224,10 @@ def section_armnn(args, results):
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
     numpy_conv = lambda: np.einsum("nchwij,ocij->nohw",  # noqa: E731
                                    np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3)), w, optimize=True)
-    for name, f, build, ref in (("relu 1x16x32x32", f_relu, lambda net, i: net.activation(i, "relu"),
-                                 lambda: np.maximum(x, 0)),
-                                ("conv3x3 1x16x32x32", f_conv, lambda net, i: net.conv2d(i, w, b, padding=1), numpy_conv)):
-        ns_bridge = per_call_ns(f.run, 5, args.repeats)
-        ns_numpy = per_call_ns(ref, 5, args.repeats)
-        row = dict(case=name, bridge_us=ns_bridge / 1e3, numpy_us=ns_numpy / 1e3, numpy_over_bridge=ns_numpy / ns_bridge)
+    for name, f, build, ref, iterations in (
+            ("relu 1x16x32x32", f_relu, lambda net, i: net.activation(i, "relu"), lambda: np.maximum(x, 0), 20),
+            ("conv3x3 1x16x32x32", f_conv, lambda net, i: net.conv2d(i, w, b, padding=1), numpy_conv, 3)):
+        contenders = {"bridge": python_batch(f.run), "numpy": python_batch(ref)}
         if ok:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -242,16 +235,30 @@ def section_armnn(args, results):
                 node = net.input(x.shape)
                 net.output(build(net, node))
                 binding = net.compile().bind([NdArray.from_numpy(x)])
-            ns_armnn = per_call_ns(binding.run, 5, args.repeats)
-            row.update(armnn_us=ns_armnn / 1e3, bridge_over_armnn=ns_bridge / ns_armnn)
+            contenders["armnn"] = python_batch(binding.run)
+        m = interleaved_ns(contenders, iterations, args.repeats)
+        row = dict(case=name, bridge_us=m["bridge"] / 1e3, numpy_us=m["numpy"] / 1e3,
+                   numpy_over_bridge=m["numpy"] / m["bridge"])
+        if ok:
+            row.update(armnn_us=m["armnn"] / 1e3, bridge_over_armnn=m["bridge"] / m["armnn"])
         rows.append(row)
     results["armnn"] = dict(available=ok, note=why, rows=rows)
-    print(f"\n== bridge vs Arm NN CpuAcc ({why}) and numpy, same inputs (ACL threads: library default)")
+    print(f"\n== bridge vs Arm NN CpuAcc ({why}) and numpy, same inputs (1 ACL thread)")
     print(f"{'case':<20} {'bridge':>10} {'Arm NN':>10} {'numpy':>10} {'bridge/ArmNN':>13} {'numpy/bridge':>13}")
     for r in rows:
         arm = f"{r['armnn_us']:>8.0f}us" if "armnn_us" in r else f"{'-':>10}"
         ratio = f"{r['bridge_over_armnn']:>12.2f}x" if "armnn_us" in r else f"{'-':>13}"
         print(f"{r['case']:<20} {r['bridge_us']:>8.0f}us {arm} {r['numpy_us']:>8.0f}us {ratio} {r['numpy_over_bridge']:>12.2f}x")
+
+
+def _with_threads(n: int, batch_ns: Callable[[int], float]) -> Callable[[int], float]:
+    """batch_ns with n ACL threads (set before the batch, outside its timing)."""
+    from acl_bridge import native
+
+    def run(iterations: int) -> float:
+        native.set_num_threads(n)
+        return batch_ns(iterations)
+    return run
 
 
 def section_kinds(args, results):
@@ -261,10 +268,8 @@ def section_kinds(args, results):
     for call in kind_calls():
         f, arrays = bridge_function(call.cls_name, call.inputs, call.outputs, **call.kwargs)
         bytes_per_run = sum(arrays[r].numpy().nbytes for r in f.staged)
-        native.set_num_threads(1)
-        ns1 = per_call_ns(f.run, 3, args.repeats)
-        native.set_num_threads(2)
-        ns2 = per_call_ns(f.run, 3, args.repeats)
+        m = interleaved_ns({str(n): _with_threads(n, python_batch(f.run)) for n in (1, 2)}, 3, args.repeats)
+        ns1, ns2 = m["1"], m["2"]
         rows.append(dict(kind=call.name, staged=list(f.staged), bytes_copied_per_run=bytes_per_run,
                          one_thread_us=ns1 / 1e3, two_threads_us=ns2 / 1e3, two_over_one=ns2 / ns1))
         f.close()
@@ -300,10 +305,8 @@ def main(argv=None) -> int:
         section_overhead(cpp, args, results)
     if "schedule" in sections:
         section_schedule(cpp, args, results)
-    if "armnn" in sections:
-        native.set_num_threads(0)
+    if "armnn" in sections:  # one ACL thread for Arm NN too: it runs on this process's ACL scheduler
         section_armnn(args, results)
-        native.set_num_threads(1)
     if "kinds" in sections:
         section_kinds(args, results)
     if args.json:

@@ -111,4 +111,16 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
             f"depthwise 3x3 p1 {layout}", "DepthwiseConvolution", {"src": x, "weights": dw, "bias": _values((4,), 1)},
             {"dst": (shape, "float32")}, dict(padding=1, data_layout=layout),
             lambda v, nhwc=nhwc: _depthwise_ref(v["src"], v["weights"], v["bias"], nhwc, 1)))
+        calls.append(KindCall(
+            f"resize bilinear x2 {layout}", "Resize", {"src": x},
+            {"dst": ((1, 16, 16, 4) if nhwc else (1, 4, 16, 16), "float32")},
+            dict(half_pixel_centers=True, data_layout=layout),
+            lambda v, nhwc=nhwc: _resize_ref(v["src"], nhwc, (16, 16))))
     return calls
+
+
+def _resize_ref(x, nhwc, out_hw):
+    from acl_bridge.models.numpy_executor import resize_bilinear  # TFLite's formula, checked against its interpreter
+
+    y = resize_bilinear(x if nhwc else x.transpose(0, 2, 3, 1), out_hw, half_pixel_centers=True)
+    return (y if nhwc else y.transpose(0, 3, 1, 2)).astype(np.float32)
