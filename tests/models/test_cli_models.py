@@ -63,19 +63,6 @@ def test_detect_with_the_full_range_model(backend, capsys):
     assert 150 < x0 < 200 and 50 < y0 < 100 and 250 < x1 < 300 and 150 < y1 < 200
 
 
-@pytest.mark.parametrize("backend", _backends())
-def test_run_tflite_full_range(backend, tmp_path, capsys):
-    path = model_file("face_detection_full_range")
-    x = np.random.default_rng(2).uniform(-1, 1, (1, 192, 192, 3)).astype(np.float32)
-    np.save(tmp_path / "in.npy", x)
-    code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
-                              "--backend", backend], capsys)
-    assert code == 0, err
-    with np.load(tmp_path / "o.npz") as z:
-        assert {k: z[k].shape for k in z.files} == {"reshaped_regressor_face_4": (1, 2304, 16),
-                                                     "reshaped_classifier_face_4": (1, 2304, 1)}
-
-
 @pytest.mark.parametrize("argv, match", [
     (["--model", "nope"], "model is 'nope', expected one of"),
 ])
@@ -93,17 +80,24 @@ def test_detect_unreadable_image(tmp_path, capsys):
     assert code == 1 and "ImageError: cannot read image" in err
 
 
+_RUN_TFLITE_CASES = [  # model, input side, every output by its tensor name in the model -> shape
+    ("face_detection_front", 128, {"regressors": (1, 896, 16), "classificators": (1, 896, 1)}),
+    ("face_detection_full_range", 192, {"reshaped_regressor_face_4": (1, 2304, 16),
+                                        "reshaped_classifier_face_4": (1, 2304, 1)}),
+]
+
+
 @pytest.mark.parametrize("backend", _backends())
-def test_run_tflite_writes_every_output_by_name(backend, tmp_path, capsys):
-    path = model_file("face_detection_front")
-    x = np.random.default_rng(1).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32)
+@pytest.mark.parametrize("model, side, outputs", _RUN_TFLITE_CASES, ids=[c[0] for c in _RUN_TFLITE_CASES])
+def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, tmp_path, capsys):
+    path = model_file(model)
+    x = np.random.default_rng(1).uniform(-1, 1, (1, side, side, 3)).astype(np.float32)
     np.save(tmp_path / "in.npy", x)
     code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
                               "--backend", backend], capsys)
     assert code == 0, err
     with np.load(tmp_path / "o.npz") as z:
-        assert sorted(z.files) == ["classificators", "regressors"]
-        assert z["regressors"].shape == (1, 896, 16) and z["classificators"].shape == (1, 896, 1)
+        assert {k: z[k].shape for k in z.files} == outputs
 
 
 def test_run_tflite_wrong_input_shape(tmp_path, capsys):
