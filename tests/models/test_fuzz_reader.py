@@ -1,6 +1,8 @@
 """Malformed models: truncated and byte-mutated copies of a real model must end in this
 library's own exception (AclNdarrayError) or in a plan, never in anything else."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -35,11 +37,17 @@ def load(data: bytes):
     return plan_model(fold_constant_dequantize(read_model(data)))
 
 
+# The reader and planner are pure Python, identical on every machine: the host run (the test
+# command's host stage) feeds 300 damaged copies of each model; the emulated images, where
+# Python runs 20-30x slower, a first 60 of the same sequence.
+COUNT = 60 if os.environ.get("HYPOTHESIS_PROFILE") == "emulated" else 300
+
+
 @pytest.mark.parametrize("name", ["face_detection_front", "face_detection_full_range"])
 def test_three_hundred_damaged_models_end_in_our_exception_or_a_plan(name):
     data = model_file(name).read_bytes()
     outcomes = {"plan": 0, "error": 0}
-    for what, damaged in mutations(data, 300):
+    for what, damaged in mutations(data, COUNT):
         try:
             load(damaged)
             outcomes["plan"] += 1
@@ -47,5 +55,5 @@ def test_three_hundred_damaged_models_end_in_our_exception_or_a_plan(name):
             outcomes["error"] += 1
         except Exception as e:  # pragma: no cover - the failure this test exists for
             pytest.fail(f"{what}: {type(e).__name__}: {e}")
-    assert outcomes["error"] >= 75  # every truncation at least
+    assert outcomes["error"] >= COUNT // 4  # every truncation at least
     print(f"damaged models: {outcomes}")

@@ -138,40 +138,55 @@ OTHER_MODELS = {  # name: (input side, output names)
 }
 
 
-@pytest.mark.parametrize("name", sorted(OTHER_MODELS))
-def test_other_models_match_the_reference_with_no_copy(name):
-    """The back-camera and the full-range model (its three RESIZE_BILINEAR on ACL's scale)."""
+@pytest.fixture(scope="module")
+def other_runners():
+    """One configured runner per model, shared by this module's tests (configuring a model
+    is most of a test's time under emulation); closed at the end."""
     from acl_bridge.models.tflite_runner import TfliteRunner
 
+    runners = {}
+
+    def get(name):
+        if name not in runners:
+            runners[name] = TfliteRunner(model_file(name))
+        return runners[name]
+
+    yield get
+    for r in runners.values():
+        r.close()
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_MODELS))
+def test_other_models_match_the_reference_with_no_copy(name, other_runners):
+    """The back-camera and the full-range model (its three RESIZE_BILINEAR on ACL's scale)."""
     side, outputs = OTHER_MODELS[name]
     path = model_file(name)
     x = np.random.default_rng(11).uniform(-1, 1, (1, side, side, 3)).astype(np.float32)
-    with TfliteRunner(path) as r:
-        got = {k: v.copy() for k, v in r.run(x).items()}
-        ref, oracle = reference(path, r.plan, x)
-        for k in outputs:
-            err = float(np.abs(got[k] - ref[k]).max())
-            assert err <= tolerance(ref[k]), f"{k}: max difference {err} from the {oracle}"
-            print(f"{name} {k}: max difference {err:.3g} from the {oracle}")
-        c = r.copied_bytes_per_inference
-        assert (c["staged"], c["copy_steps"]) == (0, 0), r.staged()
-        print(r.summary())
+    r = other_runners(name)
+    got = {k: v.copy() for k, v in r.run(x).items()}
+    ref, oracle = reference(path, r.plan, x)
+    for k in outputs:
+        err = float(np.abs(got[k] - ref[k]).max())
+        assert err <= tolerance(ref[k]), f"{k}: max difference {err} from the {oracle}"
+        print(f"{name} {k}: max difference {err:.3g} from the {oracle}")
+    c = r.copied_bytes_per_inference
+    assert (c["staged"], c["copy_steps"]) == (0, 0), r.staged()
+    print(r.summary())
 
 
-def test_full_range_model_finds_the_astronaut_as_the_reference_does():
+def test_full_range_model_finds_the_astronaut_as_the_reference_does(other_runners):
     pytest.importorskip("PIL", reason="Pillow is not installed")
     from acl_bridge.models import images
-    from acl_bridge.models.tflite_runner import TfliteRunner
 
     name = "face_detection_full_range"
     path = model_file(name)
     o = bf.MODELS[name]
     x, _ = images.model_input(images.load_rgb(photo_file()), o.anchors.input_size)
     regressor, classifier = OTHER_MODELS[name][1]
-    with TfliteRunner(path) as r:
-        got = r.run(x)
-        dets = bf.detect(got[regressor], got[classifier], o)
-        ref, oracle = reference(path, r.plan, x)
+    r = other_runners(name)
+    got = r.run(x)
+    dets = bf.detect(got[regressor], got[classifier], o)
+    ref, oracle = reference(path, r.plan, x)
     want = bf.detect(ref[regressor], ref[classifier], o)
     assert len(dets) == len(want) == 1, (dets, want)
     score = bf.iou(dets[0].box, want[0].box)
