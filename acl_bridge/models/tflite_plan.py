@@ -43,6 +43,8 @@ ACTIVATION_OPS = {"RELU": "RELU", "RELU6": "RELU6", "RELU_N1_TO_1": "RELU_N1_TO_
                   "LOGISTIC": None}
 SUPPORTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "RELU", "RELU6", "RELU_N1_TO_1", "TANH", "LOGISTIC",
              "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "CONCATENATION", "RESIZE_BILINEAR")
+# operators whose second input is a constant integer table (paddings, new shape, new size)
+INTEGER_SECOND_INPUT = ("PAD", "RESHAPE", "RESIZE_BILINEAR")
 WHY_NOT = {
     "PRELU": "the bridge has no PReLU function kind (ACL's NEPReluLayer is not exposed by native/acl_shim.h)",
     "DEQUANTIZE": "only DEQUANTIZE of a constant is supported (expanded at load time)",
@@ -289,8 +291,7 @@ def _padding_table(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[int, int],
 def _check_tensors(op: OperatorSpec, model: ModelSpec) -> None:
     for i in tuple(op.inputs) + tuple(op.outputs):
         if i >= 0 and model.tensors[i].dtype != np.float32 \
-                and not (op.opcode in ("PAD", "RESIZE_BILINEAR") and len(op.inputs) > 1 and i == op.inputs[1]) \
-                and not (op.opcode == "RESHAPE" and len(op.inputs) > 1 and i == op.inputs[1]):
+                and not (op.opcode in INTEGER_SECOND_INPUT and len(op.inputs) > 1 and i == op.inputs[1]):
             raise _refuse(op, f"tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} (float32 only)")
     if len(op.outputs) != 1:
         raise _refuse(op, f"{len(op.outputs)} outputs")
