@@ -1001,7 +1001,9 @@ int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, in
     const int32_t status = guarded([&] {
         require(functions != nullptr && n >= 0, "functions must not be NULL and n >= 0");
         for (at = 0; at < n; ++at) {
-            require(functions[at] != nullptr, "function " + std::to_string(at) + " is NULL");
+            if (functions[at] == nullptr) {  // the message is built only on failure
+                fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "function " + std::to_string(at) + " is NULL");
+            }
             run_serialised(*functions[at]);
         }
         at = -1;

@@ -48,6 +48,11 @@ struct ShimError : std::runtime_error {
 inline void require(bool condition, const std::string &message) {
     if (!condition) fail(ACL_SHIM_ERR_INVALID_ARGUMENT, message);
 }
+// For a fixed message: no std::string is built unless the condition fails (the run path
+// calls this every time; a 16-character literal would otherwise cost a heap allocation).
+inline void require(bool condition, const char *message) {
+    if (!condition) fail(ACL_SHIM_ERR_INVALID_ARGUMENT, message);
+}
 
 inline void check_status(const acl::Status &status, const char *what) {
     if (status.error_code() != acl::ErrorCode::OK) {
@@ -59,10 +64,11 @@ inline void check_status(const acl::Status &status, const char *what) {
 std::string &last_error();
 
 // Runs body, turning every C++ exception into a status code + last_error() (the ABI rule).
+// A success leaves last_error() alone: the message is read only after a failure, and not
+// touching the thread-local string keeps a successful run free of TLS lookups.
 template <typename F>
 int32_t guarded(F &&body) {
     try {
-        last_error().clear();
         body();
         return ACL_SHIM_OK;
     } catch (const ShimError &e) {
