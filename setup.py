@@ -100,11 +100,15 @@ class build_ext(_build_ext):
                   f"compiled on {record['build_machine']} with {record['compiler']} ({record['elf_comment']})")
 
 
-kwargs = {"cmdclass": {"build_ext": build_ext}}
-if cl_layer_extensions():
-    kwargs["ext_modules"] = cl_layer_extensions()
+# The hot path of AclFunction.run: a plain CPython extension (C, no ACL) that calls the cffi
+# module's run entry point from a no-argument method (see native/native_call.c).
+NATIVE_CALL = Extension("acl_bridge._native_call", sources=["native/native_call.c"],
+                        extra_compile_args=["-O2", "-fvisibility=hidden"])
+
+kwargs = {"cmdclass": {"build_ext": build_ext}, "ext_modules": cl_layer_extensions()}
 if acl_headers_found():
     kwargs["cffi_modules"] = ["acl_bridge/_build.py:ffibuilder"]
+    kwargs["ext_modules"].append(NATIVE_CALL)
 elif os.environ.get("ACL_NDARRAY_REQUIRE_NATIVE") == "1":
     raise SystemExit(
         "ACL_NDARRAY_REQUIRE_NATIVE=1 but no Arm Compute Library headers (arm_compute/runtime/NEON) "

@@ -32,7 +32,7 @@ from .backend import NEON, Backend
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
 from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
-from .native import check, require_native
+from .native import NativeCall, check, native_call, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
 from .tensor import AclTensor, native_desc
 
@@ -277,6 +277,18 @@ class Configured:
         self.lock = threading.Lock()
         self.native_run = lib.acl_shim_function_run
         self.what = f"{call.kind}: run"
+        self.backend = call.backend
+        self.fast_call: Optional[NativeCall] = None
+
+    def zero_copy_run(self, result):
+        """The zero-copy run as one C method returning ``result`` (AclFunction.run's hot
+        path; see native/native_call.c); None when this plan stages a tensor. The GIL is
+        kept during the call when :func:`holds_gil` says the call is short."""
+        if self.copies_per_run:
+            return None
+        self.fast_call = native_call("acl_shim_function_run", self.handle, result, self.kind,
+                                     release_gil=not holds_gil(self.backend, self.acl_arrays.values()))
+        return self.fast_call.run
 
     def run(self) -> None:
         with self.lock:
@@ -300,12 +312,30 @@ class Configured:
             # dropping the one owner destroys the native function and lets its memory go now,
             # or, when a zero-copy run holds the handle, as soon as that run returns
             self.handle = None
+            if self.fast_call is not None:
+                self.fast_call.close()  # its own reference to the handle goes too
             for t in self.tensors.values():
                 if t is not None:
                     t.close()
             self.tensors = {}
             self.acl_arrays = {}
             self.copy_in = self.copy_out = []
+
+
+# A NEON function whose tensors hold at most this many bytes in all runs with the GIL held.
+# Handing the GIL over and back costs about 2.4 us per call under emulation, measured
+# against the 14-23 us of a whole relu on 2 KiB (benchmarks/bench.py, "GIL kept vs
+# released"); numpy makes the same trade for loops of up to 500 elements. Such a call keeps
+# other Python threads waiting for as long as it runs; larger ones, and every OpenCL call
+# (it waits on a device), release the GIL.
+GIL_HELD_MAX_BYTES = 16 * 1024
+
+
+def holds_gil(backend: Backend, arrays) -> bool:
+    """Whether a run of a function on these buffers keeps the GIL (GIL_HELD_MAX_BYTES)."""
+    if backend is not NEON:
+        return False
+    return sum(a.descriptor.alloc_size_in_bytes for a in arrays if a is not None) <= GIL_HELD_MAX_BYTES
 
 
 def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFacts:

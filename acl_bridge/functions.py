@@ -37,7 +37,7 @@ from .executor import total_copy_count  # noqa: F401  (re-exported)
 from .layout import DATA_LAYOUTS, PaddingSize, check_int, pad_width_to_acl, permutation_to_acl, window_kernel
 from .layout import window_padding, window_stride
 from .mapping import padded_descriptor
-from .native import check, require_native
+from .native import require_native
 from .plan import PlanOptions
 
 _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
@@ -137,6 +137,9 @@ class AclFunction:
                 + "; ".join(f"{t.role}: {t.detail}" for t in self.plan.tensors if t.reason)), stacklevel=2)
         self._close_lock = threading.Lock()
         self._schedules: list = []  # weak references to schedules that run this function
+        fast = self._configured.zero_copy_run(self)
+        if fast is not None:
+            self.run = fast  # type: ignore[method-assign]  # the C method: see run()
 
     # ------------------------------------------------------------------ options -> params
     @classmethod
@@ -237,24 +240,21 @@ class AclFunction:
 
     # ------------------------------------------------------------------ running
     def run(self) -> "AclFunction":
-        """Run the configured function (GIL released during the native call). Runs of one
-        function object are serialised (by the native layer); different objects run
-        concurrently.
+        """Run the configured function (GIL released during the native call); returns self.
+        Runs of one function object are serialised (by the native layer); different objects
+        run concurrently.
 
-        Per call, everything else being done at configure time: read the native handle
-        (holding it keeps the function and its memory alive through a concurrent close()),
-        one native call, test its status. No lock is taken in Python. Only a staged plan
-        also copies its inputs in and outputs back (and counts them), in Configured.run."""
+        A zero-copy function's ``run`` is not this method: the constructor replaces it with
+        a C method (native/native_call.c) that, per call, holds the native handle (keeping
+        the function and its memory alive through a concurrent close()), releases the GIL
+        for the one native call and tests its status; no Python frame, argument conversion
+        or lock. A failed status goes through acl_bridge.native.check. This method is the
+        staged path: Configured.run copies inputs in and outputs back around the call and
+        counts the copies (or raises if the function was closed)."""
         c = self._configured
-        if c.copies_per_run:
-            c.run()
-            return self
-        handle = c.handle
-        if handle is None:
+        if c is None:
             raise AclError("function is closed", what=self.kind)
-        status = c.native_run(handle)
-        if status:
-            check(status, c.what)  # same thread, right after the call: the message is thread-local
+        c.run()
         return self
 
     def __call__(self) -> "AclFunction":

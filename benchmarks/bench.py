@@ -6,7 +6,9 @@ Sections (all one ACL thread unless said; medians of repeated batches):
   (benchmarks/acl_loop.cpp, compiled here, in the image, against the same ACL, and loaded
   into this process; bridge and C++ batches alternate and the ratio is the median of the
   pairs' ratios): relu 1x8x8x8 (per-call overhead dominates), relu 1x32x56x56 and conv 3x3
-  1x16x32x32;
+  1x16x32x32. For the small relu, also what its cost is made of: the same native function
+  called from C by the shim (no Python), by run() forced to release the GIL, and by a bare
+  cffi call;
 * ``schedule``: a chain of 16 small relu functions on 17 buffers run by 16 ``run()`` calls,
   by one :class:`acl_bridge.Schedule` (one native call), and by C++ running the same chain
   of 16 ACL functions: the schedule's overhead per function;
@@ -24,6 +26,7 @@ Prints a table; ``--json FILE`` writes the numbers. Run it in the emulated image
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -100,27 +103,28 @@ class CppLoop:
         return lambda iterations: lib.acl_loop_batch_ns(handle, iterations)
 
 
-def interleaved_ns(contenders: Dict[str, Callable[[int], float]], iterations: int, repeats: int) -> Dict[str, float]:
-    """Median time per call of each contender (``batch_ns(iterations)`` -> ns per call), their
-    batches taking turns, so all of them see the same machine load."""
+def interleaved_samples(contenders: Dict[str, Callable[[int], float]], iterations: int,
+                        repeats: int) -> Dict[str, List[float]]:
+    """Time per call of each contender (``batch_ns(iterations)`` -> ns per call) in each of
+    ``repeats`` rounds; the contenders' batches take turns within a round, so all of them see
+    the same machine load."""
     for batch_ns in contenders.values():
         batch_ns(3)  # warm up
     samples: Dict[str, List[float]] = {name: [] for name in contenders}
     for _ in range(repeats):
         for name, batch_ns in contenders.items():
             samples[name].append(batch_ns(iterations))
-    return {name: statistics.median(v) for name, v in samples.items()}
+    return samples
+
+
+def paired_ratio(samples: Dict[str, List[float]], name: str, base: str) -> float:
+    """Median over rounds of name's time / base's time in the same round: the machine's drift
+    between rounds (large on a shared VM under QEMU) cancels within each pair."""
+    return statistics.median(a / b for a, b in zip(samples[name], samples[base]))
 
 
 def python_batch(fn: Callable[[], object]) -> Callable[[int], float]:
     return lambda iterations: _batch_ns(fn, iterations)
-
-
-def paired_ns(bridge: Callable[[], object], cpp_batch_ns: Callable[[int], float], iterations: int,
-              repeats: int) -> Dict[str, float]:
-    """The bridge's call against a C++ batch, interleaved; ``ratio`` of the medians."""
-    m = interleaved_ns({"bridge": python_batch(bridge), "cpp": cpp_batch_ns}, iterations, repeats)
-    return dict(bridge_ns=m["bridge"], cpp_ns=m["cpp"], ratio=m["bridge"] / m["cpp"])
 
 
 def bridge_function(cls_name: str, inputs: Dict[str, np.ndarray], outputs, **kwargs):
@@ -158,21 +162,62 @@ def section_overhead(cpp, args, results):
     ]
     for name, kind, x, make, iterations in cases:
         f, _ = make()
-        loop = cpp.function(kind, x.shape)
-        m = paired_ns(f.run, loop, iterations, args.repeats)
-        # the floor of any Python binding: the bare cffi call on the same handle
-        native_run, handle = f._configured.native_run, f._configured.handle
-        bare = paired_ns(lambda: native_run(handle), loop, iterations, args.repeats)
-        rows.append(dict(case=name, bridge_us=m["bridge_ns"] / 1e3, cpp_us=m["cpp_ns"] / 1e3, ratio=m["ratio"],
-                         overhead_us=(m["bridge_ns"] - m["cpp_ns"]) / 1e3, bare_call_ratio=bare["ratio"],
-                         copies_per_run=f.plan.copies_per_run))
+        contenders = {"cpp": cpp.function(kind, x.shape), "bridge": python_batch(f.run)}
+        if kind == "relu" and x.size <= 4096:  # where the per-call cost dominates: what it is made of
+            contenders.update(_overhead_parts(f))
+        samples = interleaved_samples(contenders, iterations, args.repeats)
+        ns = {k: statistics.median(v) for k, v in samples.items()}
+        row = dict(case=name, bridge_us=ns["bridge"] / 1e3, cpp_us=ns["cpp"] / 1e3,
+                   ratio=paired_ratio(samples, "bridge", "cpp"), overhead_us=(ns["bridge"] - ns["cpp"]) / 1e3,
+                   gil_held=not f._configured.fast_call.releases_gil, copies_per_run=f.plan.copies_per_run)
+        for part in samples:
+            if part not in ("cpp", "bridge"):
+                row[f"{part}_ratio"] = paired_ratio(samples, part, "cpp")
+        rows.append(row)
         f.close()
     results["overhead"] = rows
-    print("\n== per-call overhead: bridge run() vs the C++ loop (1 thread)")
-    print(f"{'case':<20} {'bridge':>10} {'C++ loop':>10} {'ratio':>7} {'overhead':>10} {'bare cffi':>10} {'copies':>7}")
+    print("\n== per-call overhead: bridge run() vs the C++ loop (1 thread; ratios: median of paired batches)")
+    print(f"{'case':<20} {'bridge':>10} {'C++ loop':>10} {'ratio':>7} {'overhead':>10} {'GIL':>9} {'copies':>7}")
     for r in rows:
         print(f"{r['case']:<20} {r['bridge_us']:>8.1f}us {r['cpp_us']:>8.1f}us {r['ratio']:>6.2f}x "
-              f"{r['overhead_us']:>8.1f}us {r['bare_call_ratio']:>9.2f}x {r['copies_per_run']:>7}")
+              f"{r['overhead_us']:>8.1f}us {'kept' if r['gil_held'] else 'released':>9} {r['copies_per_run']:>7}")
+    for r in rows:
+        parts = [(k[:-len("_ratio")], v) for k, v in r.items() if k.endswith("_ratio")]
+        if parts:
+            print(f"{r['case']}, the same handle, each vs the C++ loop: "
+                  + ", ".join(f"{PARTS[k]} {v:.2f}x" for k, v in parts))
+
+
+# What a run's per-call cost is made of (section_overhead, small relu): the same native
+# function called by each of these, interleaved with the C++ loop.
+PARTS = {
+    "shim_loop": "the shim called from C (no Python)",
+    "gil_released": "run() releasing the GIL",
+    "cffi": "the bare cffi call",
+}
+
+
+def _overhead_parts(f) -> Dict[str, Callable[[int], float]]:
+    from acl_bridge.native import native_call, require_native
+
+    ffi, lib = require_native()
+    handle = f._configured.handle
+    n = 400
+    handles = ffi.new("acl_shim_function *[]", [handle] * n)  # the same function n times, one call
+    failed = ffi.new("int32_t *")
+    schedule_run = lib.acl_shim_schedule_run
+
+    def shim_loop(iterations: int) -> float:
+        rounds = max(1, iterations // n)
+        t0 = time.perf_counter_ns()
+        for _ in range(rounds):
+            schedule_run(handles, n, failed)
+        return (time.perf_counter_ns() - t0) / (rounds * n)
+
+    released = native_call("acl_shim_function_run", handle, f, f.kind, release_gil=True)
+    native_run = lib.acl_shim_function_run
+    return {"shim_loop": shim_loop, "gil_released": python_batch(released.run),
+            "cffi": python_batch(functools.partial(native_run, handle))}
 
 
 def section_schedule(cpp, args, results, n=16):
@@ -193,13 +238,15 @@ def section_schedule(cpp, args, results, n=16):
             f.run()
 
     iterations = 40
-    m = interleaved_ns({"each": python_batch(each), "schedule": python_batch(schedule.run),
-                        "cpp": cpp.function("relu", shape, count=n)},  # the same chain of n functions in C++
-                       iterations, args.repeats)
-    ns_each, ns_sched, ns_cpp = m["each"], m["schedule"], m["cpp"]
+    samples = interleaved_samples({"each": python_batch(each), "schedule": python_batch(schedule.run),
+                                   "cpp": cpp.function("relu", shape, count=n)},  # the same chain in C++
+                                  iterations, args.repeats)
+    ns_each, ns_sched, ns_cpp = (statistics.median(samples[k]) for k in ("each", "schedule", "cpp"))
     row = dict(functions=n, native_calls_per_run=schedule.native_calls_per_run, run_each_us=ns_each / 1e3,
-               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3, schedule_over_cpp=ns_sched / ns_cpp,
-               run_each_over_cpp=ns_each / ns_cpp, overhead_per_function_us=(ns_sched - ns_cpp) / n / 1e3)
+               schedule_us=ns_sched / 1e3, cpp_us=ns_cpp / 1e3,
+               schedule_over_cpp=paired_ratio(samples, "schedule", "cpp"),
+               run_each_over_cpp=paired_ratio(samples, "each", "cpp"),
+               overhead_per_function_us=(ns_sched - ns_cpp) / n / 1e3)
     results["schedule"] = row
     print(f"\n== schedule: {n} relu 1x8x8x8 functions (1 thread)")
     print(f"run() each {row['run_each_us']:.1f}us ({row['run_each_over_cpp']:.2f}x C++), schedule {row['schedule_us']:.1f}us "
@@ -236,11 +283,12 @@ def section_armnn(args, results):
                 net.output(build(net, node))
                 binding = net.compile().bind([NdArray.from_numpy(x)])
             contenders["armnn"] = python_batch(binding.run)
-        m = interleaved_ns(contenders, iterations, args.repeats)
+        samples = interleaved_samples(contenders, iterations, args.repeats)
+        m = {k: statistics.median(v) for k, v in samples.items()}
         row = dict(case=name, bridge_us=m["bridge"] / 1e3, numpy_us=m["numpy"] / 1e3,
-                   numpy_over_bridge=m["numpy"] / m["bridge"])
+                   numpy_over_bridge=paired_ratio(samples, "numpy", "bridge"))
         if ok:
-            row.update(armnn_us=m["armnn"] / 1e3, bridge_over_armnn=m["bridge"] / m["armnn"])
+            row.update(armnn_us=m["armnn"] / 1e3, bridge_over_armnn=paired_ratio(samples, "bridge", "armnn"))
         rows.append(row)
     results["armnn"] = dict(available=ok, note=why, rows=rows)
     print(f"\n== bridge vs Arm NN CpuAcc ({why}) and numpy, same inputs (1 ACL thread)")
@@ -268,10 +316,12 @@ def section_kinds(args, results):
     for call in kind_calls():
         f, arrays = bridge_function(call.cls_name, call.inputs, call.outputs, **call.kwargs)
         bytes_per_run = sum(arrays[r].numpy().nbytes for r in f.staged)
-        m = interleaved_ns({str(n): _with_threads(n, python_batch(f.run)) for n in (1, 2)}, 3, args.repeats)
-        ns1, ns2 = m["1"], m["2"]
+        samples = interleaved_samples({str(n): _with_threads(n, python_batch(f.run)) for n in (1, 2)}, 3,
+                                      args.repeats)
         rows.append(dict(kind=call.name, staged=list(f.staged), bytes_copied_per_run=bytes_per_run,
-                         one_thread_us=ns1 / 1e3, two_threads_us=ns2 / 1e3, two_over_one=ns2 / ns1))
+                         one_thread_us=statistics.median(samples["1"]) / 1e3,
+                         two_threads_us=statistics.median(samples["2"]) / 1e3,
+                         two_over_one=paired_ratio(samples, "2", "1")))
         f.close()
     native.set_num_threads(1)
     results["kinds"] = rows
