@@ -32,7 +32,7 @@ from .backend import NEON, Backend
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
 from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
-from .native import NativeCall, check, native_call, require_native
+from .native import NativeRun, arm, check, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
 from .tensor import AclTensor, native_desc
 
@@ -278,17 +278,14 @@ class Configured:
         self.native_run = lib.acl_shim_function_run
         self.what = f"{call.kind}: run"
         self.backend = call.backend
-        self.fast_call: Optional[NativeCall] = None
 
-    def zero_copy_run(self, result):
-        """The zero-copy run as one C method returning ``result`` (AclFunction.run's hot
-        path; see native/native_call.c); None when this plan stages a tensor. The GIL is
-        kept during the call when :func:`holds_gil` says the call is short."""
-        if self.copies_per_run:
-            return None
-        self.fast_call = native_call("acl_shim_function_run", self.handle, result, self.kind,
-                                     release_gil=not holds_gil(self.backend, self.acl_arrays.values()))
-        return self.fast_call.run
+    def arm(self, runner: NativeRun) -> None:
+        """Make ``runner.run()`` this function's zero-copy run, from C (native/native_call.c);
+        a staged plan leaves it unarmed (its run is Python's: copies around the call). The
+        GIL is kept during the call when :func:`holds_gil` says the call is short."""
+        if not self.copies_per_run:
+            arm(runner, "acl_shim_function_run", self.handle,
+                release_gil=not holds_gil(self.backend, self.acl_arrays.values()))
 
     def run(self) -> None:
         with self.lock:
@@ -312,8 +309,6 @@ class Configured:
             # dropping the one owner destroys the native function and lets its memory go now,
             # or, when a zero-copy run holds the handle, as soon as that run returns
             self.handle = None
-            if self.fast_call is not None:
-                self.fast_call.close()  # its own reference to the handle goes too
             for t in self.tensors.values():
                 if t is not None:
                     t.close()

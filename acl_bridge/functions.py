@@ -37,7 +37,7 @@ from .executor import total_copy_count  # noqa: F401  (re-exported)
 from .layout import DATA_LAYOUTS, PaddingSize, check_int, pad_width_to_acl, permutation_to_acl, window_kernel
 from .layout import window_padding, window_stride
 from .mapping import padded_descriptor
-from .native import require_native
+from .native import NativeRun, check, require_native
 from .plan import PlanOptions
 
 _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
@@ -92,7 +92,7 @@ def _check_data_layout(data_layout) -> str:
     return data_layout
 
 
-class AclFunction:
+class AclFunction(NativeRun):
     """One ACL function configured once on fixed buffers, run many times.
 
     Subclasses set ``kind``, ``roles`` (tensor order of native/acl_shim.h) and ``outputs``
@@ -137,9 +137,7 @@ class AclFunction:
                 + "; ".join(f"{t.role}: {t.detail}" for t in self.plan.tensors if t.reason)), stacklevel=2)
         self._close_lock = threading.Lock()
         self._schedules: list = []  # weak references to schedules that run this function
-        fast = self._configured.zero_copy_run(self)
-        if fast is not None:
-            self.run = fast  # type: ignore[method-assign]  # the C method: see run()
+        self._configured.arm(self)  # run() is now one C method: see NativeRun
 
     # ------------------------------------------------------------------ options -> params
     @classmethod
@@ -239,23 +237,29 @@ class AclFunction:
         return self._configured is None or self._configured.handle is None
 
     # ------------------------------------------------------------------ running
-    def run(self) -> "AclFunction":
-        """Run the configured function (GIL released during the native call); returns self.
-        Runs of one function object are serialised (by the native layer); different objects
-        run concurrently.
+    # run() is NativeRun's C method (native/native_call.c): for a zero-copy function, per
+    # call, it holds the native handle (keeping the function and its memory alive through a
+    # concurrent close()), releases the GIL unless the function is small
+    # (executor.GIL_HELD_MAX_BYTES), makes the one native call and tests its status; no
+    # Python frame, argument conversion, lock or allocation. Runs of one function object are
+    # serialised by the native layer; different objects run concurrently. It returns self.
+    # A staged plan's run() is _run_python (copies around the call, counted).
 
-        A zero-copy function's ``run`` is not this method: the constructor replaces it with
-        a C method (native/native_call.c) that, per call, holds the native handle (keeping
-        the function and its memory alive through a concurrent close()), releases the GIL
-        for the one native call and tests its status; no Python frame, argument conversion
-        or lock. A failed status goes through acl_bridge.native.check. This method is the
-        staged path: Configured.run copies inputs in and outputs back around the call and
-        counts the copies (or raises if the function was closed)."""
-        c = self._configured
+    def _run_python(self) -> "AclFunction":
+        """run() of a function that is not armed: a staged plan (Configured.run copies its
+        inputs in and outputs back around the native call and counts the copies)."""
+        c = getattr(self, "_configured", None)
         if c is None:
             raise AclError("function is closed", what=self.kind)
         c.run()
         return self
+
+    def _run_failed(self, status: Optional[int]) -> None:
+        """Called by run() right after a failed native call (same thread: the shim's message
+        is thread-local), or with None when run after close(); raises."""
+        if status is None:
+            raise AclError("function is closed", what=self.kind)
+        check(status, f"{self.kind}: run")
 
     def __call__(self) -> "AclFunction":
         return self.run()
@@ -293,6 +297,7 @@ class AclFunction:
                 if schedule is not None:
                     schedule._invalidate(f"{self.kind} was closed")
             self._schedules = []
+            self._disarm()  # a run in progress keeps its own reference to the handle
             if self._configured is not None:
                 self._configured.close()
             self._sources = []

@@ -38,11 +38,25 @@ try:
     if _LOAD_ERROR is not None:
         raise ImportError(_LOAD_ERROR)
     from ._acl_shim import ffi, lib  # built by acl_bridge/_build.py through cffi_modules
-    from ._native_call import NativeCall  # native/native_call.c: run() as one C method
+    from ._native_call import NativeRun  # native/native_call.c: AclFunction's base, run() in C
 
     _LOAD_ERROR = None
 except ImportError as e:  # not built (no ACL headers at install time) or libarm_compute missing
-    ffi = lib = NativeCall = None
+    ffi = lib = None
+
+    class NativeRun:  # type: ignore[no-redef]
+        """Stand-in for AclFunction's base without the native modules (nothing can be
+        configured then: require_native raises before anything is armed)."""
+
+        releases_gil = False
+        _armed = False
+
+        def run(self):
+            return self._run_python()
+
+        def _disarm(self) -> None:
+            pass
+
     _LOAD_ERROR = _LOAD_ERROR or f"the native module acl_bridge._acl_shim could not be loaded: {e}"
     if "No module named" in str(e):
         _LOAD_ERROR += (
@@ -84,21 +98,14 @@ def require_native():
     return ffi, lib
 
 
-def native_call(entry: str, handle, result, what: str, release_gil: bool = True):
-    """``lib.<entry>(handle)`` as a no-argument C method (native/native_call.c) returning
-    ``result``: the hot path of AclFunction.run. ``handle`` (a cdata) is held as the owner
-    until the call's ``close()``; a failed status goes through :func:`check` (still the one
-    place), closed calls raise AclError naming ``what``. ``release_gil=False`` keeps the GIL
-    during the call (for calls too short to be worth handing it over)."""
+def arm(runner: "NativeRun", entry: str, handle, release_gil: bool) -> None:
+    """Make ``runner.run()`` call ``lib.<entry>(handle)`` from C (native/native_call.c): the
+    hot path of AclFunction.run. ``handle`` (a cdata) is held until ``runner._disarm()``;
+    ``release_gil=False`` keeps the GIL during the call (calls too short to be worth
+    handing it over)."""
     ffi_, lib_ = require_native()
-
-    def failure(status: Optional[int]) -> None:  # same thread, right after the failed call
-        if status is None:
-            raise AclError("function is closed", what=what)
-        check(status, f"{what}: run")  # raises: the status is not 0
-
-    return NativeCall(int(ffi_.cast("uintptr_t", ffi_.addressof(lib_, entry))), int(ffi_.cast("uintptr_t", handle)),
-                      handle, result, failure, release_gil)
+    runner._arm(int(ffi_.cast("uintptr_t", ffi_.addressof(lib_, entry))), int(ffi_.cast("uintptr_t", handle)),
+                handle, release_gil)
 
 
 def build_information() -> str:

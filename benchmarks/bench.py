@@ -169,7 +169,7 @@ def section_overhead(cpp, args, results):
         ns = {k: statistics.median(v) for k, v in samples.items()}
         row = dict(case=name, bridge_us=ns["bridge"] / 1e3, cpp_us=ns["cpp"] / 1e3,
                    ratio=paired_ratio(samples, "bridge", "cpp"), overhead_us=(ns["bridge"] - ns["cpp"]) / 1e3,
-                   gil_held=not f._configured.fast_call.releases_gil, copies_per_run=f.plan.copies_per_run)
+                   gil_held=not f.releases_gil, copies_per_run=f.plan.copies_per_run)
         for part in samples:
             if part not in ("cpp", "bridge"):
                 row[f"{part}_ratio"] = paired_ratio(samples, part, "cpp")
@@ -198,7 +198,7 @@ PARTS = {
 
 
 def _overhead_parts(f) -> Dict[str, Callable[[int], float]]:
-    from acl_bridge.native import native_call, require_native
+    from acl_bridge.native import NativeRun, arm, require_native
 
     ffi, lib = require_native()
     handle = f._configured.handle
@@ -214,7 +214,8 @@ def _overhead_parts(f) -> Dict[str, Callable[[int], float]]:
             schedule_run(handles, n, failed)
         return (time.perf_counter_ns() - t0) / (rounds * n)
 
-    released = native_call("acl_shim_function_run", handle, f, f.kind, release_gil=True)
+    released = NativeRun()  # the same function, run from C with the GIL released
+    arm(released, "acl_shim_function_run", handle, release_gil=True)
     native_run = lib.acl_shim_function_run
     return {"shim_loop": shim_loop, "gil_released": python_batch(released.run),
             "cffi": python_batch(functools.partial(native_run, handle))}
