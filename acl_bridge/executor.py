@@ -318,11 +318,11 @@ class Configured:
 
 
 # A NEON function whose tensors hold at most this many bytes in all runs with the GIL held.
-# Handing the GIL over and back costs about 2.4 us per call under emulation, measured
-# against the 14-23 us of a whole relu on 2 KiB (benchmarks/bench.py, "GIL kept vs
-# released"); numpy makes the same trade for loops of up to 500 elements. Such a call keeps
-# other Python threads waiting for as long as it runs; larger ones, and every OpenCL call
-# (it waits on a device), release the GIL.
+# Handing the GIL over and back costs a tenth of a whole relu on 2 KiB under emulation
+# (benchmarks/bench.py, overhead section: "run() releasing the GIL" against run() and the C++
+# loop); numpy makes the same trade for loops of up to 500 elements. Such a call keeps other
+# Python threads waiting while it runs (microseconds on a device); larger ones, and every
+# OpenCL call (it waits on a device), release the GIL.
 GIL_HELD_MAX_BYTES = 16 * 1024
 
 

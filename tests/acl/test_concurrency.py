@@ -165,6 +165,7 @@ def scenario_function_serialises_its_runs():
     x = np.zeros((256, 1024), F32)
     one = np.ones_like(x)
     f = fn.Add(x, one, x)
+    assert f.releases_gil  # 3 MiB of tensors, far above GIL_HELD_MAX_BYTES: runs could overlap
     _run_threads([lambda: [f.run() for _ in range(RUNS)]] * THREADS)
     lost = int(np.count_nonzero(x != THREADS * RUNS))
     assert lost == 0, (f"{lost} elements are not {THREADS * RUNS} after {THREADS}x{RUNS} runs of one in-place "
