@@ -102,7 +102,8 @@ class build_ext(_build_ext):
 
 # The hot path of AclFunction.run: a plain CPython extension (C, no ACL) that calls the cffi
 # module's run entry point from a no-argument method (see native/native_call.c).
-NATIVE_CALL = Extension("acl_bridge._native_call", sources=["native/native_call.c"],
+# Stable ABI (3.11+), as the cffi module is: one build loads in any later CPython.
+NATIVE_CALL = Extension("acl_bridge._native_call", sources=["native/native_call.c"], py_limited_api=True,
                         extra_compile_args=["-O2", "-fvisibility=hidden"])
 
 kwargs = {"cmdclass": {"build_ext": build_ext}, "ext_modules": cl_layer_extensions()}

@@ -23,9 +23,11 @@
  * Lifetime, as acl_bridge.executor.Configured describes: `owner` (the ffi.gc'd handle) keeps
  * the native function and its memory alive. A run holds its own reference while the GIL is
  * released, so _disarm() from another thread frees nothing a run in progress uses.
- * Plain C, no ACL: built beside the cffi module by setup.py.
+ * Plain C, no ACL, CPython's stable ABI (3.11 and later, like the cffi module): built
+ * beside the cffi module by setup.py.
  */
 #define PY_SSIZE_T_CLEAN
+#define Py_LIMITED_API 0x030B0000 /* setup.py names the module .abi3.so */
 #include <Python.h>
 #include <stdint.h>
 
@@ -65,7 +67,7 @@ static PyObject *NativeRun_run(NativeRun *self, PyObject *Py_UNUSED(ignored)) {
     }
     Py_DECREF(owner);
     if (status != 0) return run_failed((PyObject *)self, PyLong_FromLong(status));
-    return Py_NewRef(self);
+    return Py_NewRef((PyObject *)self);
 }
 
 static PyObject *NativeRun_arm(NativeRun *self, PyObject *args) {
@@ -88,7 +90,9 @@ static PyObject *NativeRun_arm(NativeRun *self, PyObject *args) {
     self->fn = (native_fn)(uintptr_t)fn;
     self->argument = (void *)(uintptr_t)argument;
     self->release_gil = release_gil;
-    Py_XSETREF(self->owner, Py_NewRef(owner));
+    PyObject *old = self->owner;
+    self->owner = Py_NewRef(owner);
+    Py_XDECREF(old);
     Py_RETURN_NONE;
 }
 
@@ -105,8 +109,11 @@ static PyObject *NativeRun_armed(NativeRun *self, void *Py_UNUSED(closure)) {
     return PyBool_FromLong(self->fn != NULL && self->owner != NULL);
 }
 
+/* A heap type (the limited API has no static ones): instances, of subtypes too, hold a
+ * reference to their type, which traverse visits and dealloc releases. */
 static int NativeRun_traverse(NativeRun *self, visitproc visit, void *arg) {
-    Py_VISIT(self->owner); /* a heap subtype's own traverse visits its type and __dict__ */
+    Py_VISIT(Py_TYPE((PyObject *)self));
+    Py_VISIT(self->owner);
     return 0;
 }
 
@@ -116,9 +123,12 @@ static int NativeRun_clear(NativeRun *self) {
 }
 
 static void NativeRun_dealloc(NativeRun *self) {
+    PyTypeObject *type = Py_TYPE((PyObject *)self);
     PyObject_GC_UnTrack(self);
     NativeRun_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self); /* a heap subtype's dealloc releases its type */
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
 }
 
 static PyMethodDef NativeRun_methods[] = {
@@ -140,34 +150,37 @@ static PyGetSetDef NativeRun_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyTypeObject NativeRunType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "acl_bridge._native_call.NativeRun",
-    .tp_basicsize = sizeof(NativeRun),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Base type whose run() calls one native function (see native/native_call.c).",
-    .tp_new = PyType_GenericNew,
-    .tp_dealloc = (destructor)NativeRun_dealloc,
-    .tp_traverse = (traverseproc)NativeRun_traverse,
-    .tp_clear = (inquiry)NativeRun_clear,
-    .tp_methods = NativeRun_methods,
-    .tp_getset = NativeRun_getset,
+static PyType_Slot NativeRun_slots[] = {
+    {Py_tp_doc, (void *)"Base type whose run() calls one native function (see native/native_call.c)."},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {Py_tp_dealloc, (void *)NativeRun_dealloc},
+    {Py_tp_traverse, (void *)NativeRun_traverse},
+    {Py_tp_clear, (void *)NativeRun_clear},
+    {Py_tp_methods, (void *)NativeRun_methods},
+    {Py_tp_getset, (void *)NativeRun_getset},
+    {0, NULL},
+};
+
+static PyType_Spec NativeRun_spec = {
+    "acl_bridge._native_call.NativeRun", sizeof(NativeRun), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, NativeRun_slots,
 };
 
 static struct PyModuleDef native_call_module = {
     PyModuleDef_HEAD_INIT, "acl_bridge._native_call",
-    "NativeRun: the base type whose C method run() is the hot path of AclFunction.", -1, NULL,
+    "NativeRun: the base type whose C method run() is the hot path of AclFunction.", -1, NULL, NULL, NULL, NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__native_call(void) {
-    if (PyType_Ready(&NativeRunType) < 0) return NULL;
     PyObject *m = PyModule_Create(&native_call_module);
     if (m == NULL) return NULL;
-    Py_INCREF(&NativeRunType);
-    if (PyModule_AddObject(m, "NativeRun", (PyObject *)&NativeRunType) < 0) {
-        Py_DECREF(&NativeRunType);
+    PyObject *type = PyType_FromSpec(&NativeRun_spec);
+    if (type == NULL || PyModule_AddObjectRef(m, "NativeRun", type) < 0) {
+        Py_XDECREF(type);
         Py_DECREF(m);
         return NULL;
     }
+    Py_DECREF(type);
     return m;
 }
