@@ -57,8 +57,10 @@ spec.loader.exec_module(build_info)
 with zipfile.ZipFile(wheel) as z, tempfile.TemporaryDirectory() as tmp:
     names = z.namelist()
     modules = [n for n in names if n.startswith("acl_bridge/_acl_shim") and n.endswith(".so")]
-    if len(modules) != 1 or "acl_bridge/_build_info.json" not in names:
-        sys.exit(f"{wheel}: expected one acl_bridge/_acl_shim*.so and acl_bridge/_build_info.json, has {names}")
+    run_module = [n for n in names if n.startswith("acl_bridge/_native_call") and n.endswith(".so")]
+    if len(modules) != 1 or len(run_module) != 1 or "acl_bridge/_build_info.json" not in names:
+        sys.exit(f"{wheel}: expected one acl_bridge/_acl_shim*.so, one acl_bridge/_native_call*.so and "
+                 f"acl_bridge/_build_info.json, has {names}")
     facts = build_info.elf_facts(z.extract(modules[0], tmp))
     record = json.loads(z.read("acl_bridge/_build_info.json"))
 if facts["machine"] != "aarch64" or not facts["build_id"]:
