@@ -53,6 +53,7 @@ from .functions import (
     Pad,
     Permute,
     Pooling,
+    PRelu,
     Quantize,
     Resize,
     Softmax,
@@ -74,7 +75,7 @@ __all__ = [
     # functions
     "AclCopyFallbackWarning", "AclFunction", "Activation", "Add", "Cast", "Convolution", "Copy",
     "DepthwiseConvolution", "Dequantize", "Fill", "FullyConnected", "Gemm", "Mul", "Pad", "Permute",
-    "Pooling", "Quantize", "Resize", "Softmax", "Sub", "required_padding", "total_copy_count", "Schedule",
+    "Pooling", "PRelu", "Quantize", "Resize", "Softmax", "Sub", "required_padding", "total_copy_count", "Schedule",
     # plans
     "Action", "FunctionPlan", "Origin", "Reason", "TensorPlan",
 ]

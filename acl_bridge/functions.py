@@ -598,6 +598,18 @@ class Resize(AclFunction):
         return p
 
 
+class PRelu(AclFunction):
+    """dst = src where src > 0, else alpha * src (ACL's NEPReluLayer/CLPReluLayer); alpha
+    broadcasts like numpy over dimensions of size 1, e.g. one slope per channel: alpha of
+    shape (1, 1, 1, C) for NHWC src, (1, C, 1, 1) for NCHW. TFLite's PRELU."""
+
+    kind, roles, outputs = "prelu", ("src", "alpha", "dst"), ("dst",)
+
+    @classmethod
+    def _params(cls):
+        return default_params()
+
+
 def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingSize, ...]:
     """Padding to allocate per tensor for function ``kind`` (an :mod:`acl_bridge.abi` kind
     name) on tensors of these specs: per tensor (shape, dtype, data_layout, quantization) or
@@ -610,5 +622,5 @@ def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingS
 __all__ = [
     "AclFunction", "AclCopyFallbackWarning", "Activation", "Add", "Sub", "Mul", "Pooling", "Convolution",
     "DepthwiseConvolution", "FullyConnected", "Gemm", "Softmax", "Permute", "Copy", "Pad", "Fill", "Cast",
-    "Quantize", "Dequantize", "Resize", "required_padding", "total_copy_count", "IN_PLACE_KINDS",
+    "Quantize", "Dequantize", "Resize", "PRelu", "required_padding", "total_copy_count", "IN_PLACE_KINDS",
 ]

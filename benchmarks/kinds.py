@@ -116,6 +116,10 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
             {"dst": ((1, 16, 16, 4) if nhwc else (1, 4, 16, 16), "float32")},
             dict(half_pixel_centers=True, data_layout=layout),
             lambda v, nhwc=nhwc: _resize_ref(v["src"], nhwc, (16, 16))))
+        alpha = _values((1, 1, 1, 4) if nhwc else (1, 4, 1, 1), 3) / 4  # one slope per channel
+        calls.append(KindCall(
+            f"prelu per channel {layout}", "PRelu", {"src": x, "alpha": alpha}, {"dst": (shape, "float32")},
+            dict(data_layout=layout), lambda v: np.where(v["src"] > 0, v["src"], v["alpha"] * v["src"])))
     return calls
 
 

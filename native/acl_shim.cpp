@@ -42,6 +42,7 @@
 #include "arm_compute/runtime/NEON/functions/NEPadLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEPermute.h"
 #include "arm_compute/runtime/NEON/functions/NEPixelWiseMultiplication.h"
+#include "arm_compute/runtime/NEON/functions/NEPReluLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEPoolingLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEQuantizationLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEScale.h"
@@ -62,6 +63,7 @@
 #include "arm_compute/runtime/CL/functions/CLPadLayer.h"
 #include "arm_compute/runtime/CL/functions/CLPermute.h"
 #include "arm_compute/runtime/CL/functions/CLPixelWiseMultiplication.h"
+#include "arm_compute/runtime/CL/functions/CLPReluLayer.h"
 #include "arm_compute/runtime/CL/functions/CLPoolingLayer.h"
 #include "arm_compute/runtime/CL/functions/CLQuantizationLayer.h"
 #include "arm_compute/runtime/CL/functions/CLScale.h"
@@ -534,6 +536,13 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             f->configure(t[0], t[1], info);
             return f;
         }
+        case ACL_SHIM_FN_PRELU: {
+            need(t, 3, {0, 1, 2}, "prelu");
+            check_status(F::PRelu::validate(t[0]->info(), t[1]->info(), t[2]->info()), name<F>("PReluLayer").c_str());
+            auto f = std::make_unique<typename F::PRelu>();
+            f->configure(t[0], t[1], t[2]);
+            return f;
+        }
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
     }
 }
@@ -559,7 +568,8 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
     using Cast = acl::P##DepthConvertLayer;                  \
     using Quantize = acl::P##QuantizationLayer;              \
     using Dequantize = acl::P##DequantizationLayer;          \
-    using Scale = acl::P##Scale;
+    using Scale = acl::P##Scale;                             \
+    using PRelu = acl::P##PReluLayer;
 
 #if ACL_SHIM_WITH_NEON
 struct NeonFunctions {

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 6
+#define ACL_SHIM_ABI_VERSION 7
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -72,6 +72,7 @@ extern "C" {
 #define ACL_SHIM_FN_DEQUANTIZE 17     /* src, dst */
 #define ACL_SHIM_FN_LOG_SOFTMAX 18    /* src, dst */
 #define ACL_SHIM_FN_RESIZE 19         /* src, dst (ABI 6): dst's height and width set the scale */
+#define ACL_SHIM_FN_PRELU 20          /* src, alpha, dst (ABI 7): dst = src > 0 ? src : alpha * src, alpha broadcasting */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0

@@ -72,6 +72,8 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
         y = np.einsum("nhwcij,ijc->nhwc", win, c["weights"].astype(np.float64)) + c["bias"]
     elif s.kind == "add":
         y = x + arrays[s.inputs[1]]
+    elif s.kind == "prelu":
+        y = np.where(x > 0, x, c["alpha"].astype(np.float64) * x)
     elif s.kind == "activation":
         y = _ACT[p["function"]](x, p["a"], p["b"])
     elif s.kind == "pad":

@@ -12,7 +12,8 @@ Lowering (NHWC throughout, as TFLite stores it):
   ADD -> ``add``, RELU/RELU6/RELU_N1_TO_1/TANH/LOGISTIC -> ``activation``, PAD -> ``pad``,
   MAX_POOL_2D/AVERAGE_POOL_2D -> ``pooling``, SOFTMAX -> ``softmax``,
   RESIZE_BILINEAR -> ``resize`` (bilinear; align_corners / half_pixel_centers as TFLite's
-  options; the size input must be a constant equal to the output's height and width).
+  options; the size input must be a constant equal to the output's height and width),
+  PRELU -> ``prelu`` (a constant alpha, broadcast to the input's rank as numpy would).
 * TFLite's SAME padding is explicit here: total = max((out - 1) * stride + kernel - in, 0),
   before = total // 2, after = total - before (TFLite's ``ComputePaddingHeightWidth``).
 * A RELU-like operator whose input has no other reader and is no graph output is fused into
@@ -42,11 +43,11 @@ FUSED = {None: None, "RELU": ("relu", 0.0, 0.0), "RELU6": ("bounded_relu", 6.0, 
 ACTIVATION_OPS = {"RELU": "RELU", "RELU6": "RELU6", "RELU_N1_TO_1": "RELU_N1_TO_1", "TANH": "TANH",
                   "LOGISTIC": None}
 SUPPORTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "RELU", "RELU6", "RELU_N1_TO_1", "TANH", "LOGISTIC",
-             "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "CONCATENATION", "RESIZE_BILINEAR")
+             "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "CONCATENATION", "RESIZE_BILINEAR",
+             "PRELU")
 # operators whose second input is a constant integer table (paddings, new shape, new size)
 INTEGER_SECOND_INPUT = ("PAD", "RESHAPE", "RESIZE_BILINEAR")
 WHY_NOT = {
-    "PRELU": "the bridge has no PReLU function kind (ACL's NEPReluLayer is not exposed by native/acl_shim.h)",
     "DEQUANTIZE": "only DEQUANTIZE of a constant is supported (expanded at load time)",
 }
 
@@ -251,9 +252,29 @@ def _lower(op: OperatorSpec, model: ModelSpec) -> Optional[Step]:
         return Step(op.index, name, "softmax", ins[:1], op.outputs[0], (("beta", float(op.option("beta", 1.0))),))
     if name == "RESIZE_BILINEAR":
         return Step(op.index, name, "resize", ins[:1], op.outputs[0], _resize_params(op, model))
+    if name == "PRELU":
+        return Step(op.index, name, "prelu", ins[:1], op.outputs[0], (), (("alpha", _prelu_alpha(op, model)),))
     if name in ("RESHAPE", "CONCATENATION"):
         return None  # views, see _views
     raise _refuse(op, f"the operator ({WHY_NOT.get(name, 'supported operators: ' + ', '.join(SUPPORTED))})")
+
+
+def _prelu_alpha(op: OperatorSpec, model: ModelSpec) -> np.ndarray:
+    """PRELU's constant slopes with the input's rank (leading 1s, as numpy broadcasts)."""
+    if len(op.inputs) != 2:
+        raise ModelFormatError(f"operator #{op.index} PRELU has {len(op.inputs)} inputs, expected 2 (input, alpha)")
+    alpha = _const(model, op, 1, "alpha")
+    if alpha is None:
+        raise ModelFormatError(f"operator #{op.index} PRELU has no alpha tensor")
+    x = model.tensors[op.inputs[0]].shape
+    if alpha.ndim > len(x):
+        raise ModelFormatError(f"operator #{op.index} PRELU: alpha {list(alpha.shape)} has more dimensions than "
+                               f"input {list(x)}")
+    alpha = alpha.reshape((1,) * (len(x) - alpha.ndim) + alpha.shape)
+    if any(a not in (1, n) for a, n in zip(alpha.shape, x)):
+        raise ModelFormatError(f"operator #{op.index} PRELU: alpha {list(alpha.shape)} does not broadcast to "
+                               f"input {list(x)}")
+    return np.ascontiguousarray(alpha, np.float32)
 
 
 def _resize_params(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[str, object], ...]:

@@ -47,6 +47,7 @@ from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
     "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy, "resize": F.Resize,
+    "prelu": F.PRelu,
 }
 
 
@@ -95,6 +96,8 @@ def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, objec
     ins = [tensors[i] for i in step.inputs]
     if step.kind in ("convolution", "depthwise"):
         return ins + [constants["weights"], constants["bias"], tensors[step.output]]
+    if step.kind == "prelu":
+        return ins + [constants["alpha"], tensors[step.output]]
     return ins + [tensors[step.output]]
 
 
@@ -102,6 +105,8 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     """Model tensor id per role of the bridge function (None: a constant of the step)."""
     if step.kind in ("convolution", "depthwise"):
         return [step.inputs[0], None, None, step.output]
+    if step.kind == "prelu":
+        return [step.inputs[0], None, step.output]
     if step.kind == "copy":
         return [step.inputs[0], dict(step.params).get("into", step.output)]
     return list(step.inputs) + [step.output]

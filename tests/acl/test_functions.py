@@ -178,6 +178,20 @@ def test_elementwise(op, shapes, variant):
     run_case(cls, {"a": a, "b": b}, {"dst": (ref.shape, np.float32)}, {}, {"dst": ref}, variant, "f32")
 
 
+# alpha shapes: one slope per channel (NCHW and NHWC), one per element, one for all
+PRELU_ALPHAS = [(1, 3, 1, 1), (1, 1, 1, 5), (2, 3, 4, 5), (1, 1, 1, 1)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("alpha_shape", PRELU_ALPHAS, ids=lambda s: "x".join(map(str, s)))
+def test_prelu(alpha_shape, variant):
+    x = arange_values((2, 3, 4, 5), modulo=19)
+    alpha = arange_values(alpha_shape, scale=0.25, modulo=7) - 0.5  # negative slopes too
+    ref = np.where(x > 0, x, alpha * x)
+    run_case(_fns().PRelu, {"src": x, "alpha": alpha}, {"dst": (ref.shape, np.float32)}, {}, {"dst": ref},
+             variant, "f32")
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16])
 def test_add_other_types(dtype):
     shape = (3, 17)

@@ -44,6 +44,16 @@ def test_elementwise(op, sb, variant):
 
 
 @pytest.mark.parametrize("variant", CL_VARIANTS)
+@pytest.mark.parametrize("alpha_shape", [(1, 2, 1, 1), (1, 1, 1, 5)], ids=["per_channel_nchw", "per_channel_nhwc"])
+def test_prelu(alpha_shape, variant):
+    x = arange_values((2, 2, 5, 5), modulo=19)
+    alpha = arange_values(alpha_shape, scale=0.25, modulo=7) - 0.5
+    ref = np.where(x > 0, x, alpha * x)
+    run_cl_case(_fns().PRelu, {"src": x, "alpha": alpha}, {"dst": (ref.shape, np.float32)}, {}, {"dst": ref},
+                variant, "f32")
+
+
+@pytest.mark.parametrize("variant", CL_VARIANTS)
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 @pytest.mark.parametrize("kind,k,s,pad", [("max", (3, 3), (1, 1), (1, 1, 1, 1)), ("avg", (2, 2), (2, 2), (0, 0, 0, 0))],
                          ids=["max3x3s1p1", "avg2x2s2"])

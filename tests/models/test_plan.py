@@ -8,7 +8,12 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 
 from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.tflite_plan import _same_padding, plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError, fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.tflite_reader import (  # noqa: E402
+    ModelFormatError,
+    UnsupportedModelError,
+    fold_constant_dequantize,
+    read_model,
+)
 from ndarray.errors import UnsupportedOptionError  # noqa: E402
 
 from .conftest import interpreter_outputs, model_file, tolerance  # noqa: E402
@@ -20,7 +25,8 @@ def _plan(name):
 
 OUTPUTS = {"face_detection_front": {"regressors", "classificators"},
            "face_detection_back": {"regressors", "classificators"},
-           "face_detection_full_range": {"reshaped_regressor_face_4", "reshaped_classifier_face_4"}}
+           "face_detection_full_range": {"reshaped_regressor_face_4", "reshaped_classifier_face_4"},
+           "face_landmark": {"conv2d_20", "conv2d_30"}}
 
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
@@ -62,13 +68,41 @@ def test_same_padding_is_tflites(size, kernel, stride, out, expect):
     assert _same_padding(size, kernel, stride, out) == expect
 
 
-@pytest.mark.parametrize("name, match", [
-    ("face_landmark", r"operator #1 PRELU: the operator \(the bridge has no PReLU function kind"),
-])
-def test_unsupported_operators_are_refused_at_load_time_by_name(name, match):
-    with pytest.raises(UnsupportedModelError, match=match) as e:
-        _plan(name)
+def test_landmark_plan_runs_prelu_with_per_channel_slopes():
+    plan = _plan("face_landmark")
+    kinds = {}
+    for s in plan.steps:
+        kinds[s.kind] = kinds.get(s.kind, 0) + 1
+    assert kinds == {"convolution": 25, "prelu": 23, "depthwise": 20, "add": 20, "pooling": 6, "pad": 3}
+    for s in plan.steps:
+        if s.kind == "prelu":  # TFLite's (1, 1, C) slopes broadcast to NHWC: one per channel
+            alpha = dict(s.constants)["alpha"]
+            assert alpha.shape == (1, 1, 1, plan.model.tensors[s.output].shape[-1]), s
+
+
+def test_unsupported_operator_is_refused_at_load_time_by_name():
+    import dataclasses
+
+    m = fold_constant_dequantize(read_model(model_file("face_landmark")))
+    bad = dataclasses.replace(m.operators[1], opcode="HARD_SWISH")
+    m2 = dataclasses.replace(m, operators=m.operators[:1] + (bad,) + m.operators[2:])
+    with pytest.raises(UnsupportedModelError, match=r"operator #1 HARD_SWISH: the operator \(supported operators: "
+                                                     r"CONV_2D, .*PRELU\)") as e:
+        plan_model(m2)
     assert isinstance(e.value, UnsupportedOptionError)
+
+
+def test_prelu_alpha_that_does_not_broadcast_is_a_format_error():
+    import dataclasses
+
+    m = fold_constant_dequantize(read_model(model_file("face_landmark")))
+    op = next(o for o in m.operators if o.opcode == "PRELU")
+    a = m.tensors[op.inputs[1]]
+    wrong = dataclasses.replace(a, shape=(1, 1, 2, a.shape[-1]), data=np.concatenate([a.data, a.data], axis=1))
+    tensors = tuple(wrong if t.index == a.index else t for t in m.tensors)
+    with pytest.raises(ModelFormatError, match=rf"operator #{op.index} PRELU: alpha \[1, 1, 2, {a.shape[-1]}\] "
+                                               r"does not broadcast to input"):
+        plan_model(dataclasses.replace(m, tensors=tensors))
 
 
 def test_unsupported_option_is_refused_naming_it():
