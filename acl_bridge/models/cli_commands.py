@@ -30,6 +30,8 @@ def register(subparsers) -> None:
                    "face_detection_back or face_detection_full_range (anchors per the model's published options)")
     d.add_argument("--model-file", metavar="PATH", help="the .tflite file (default: the cached --model)")
     d.add_argument("--plain-nms", action="store_true", help="plain NMS instead of MediaPipe's weighted NMS")
+    d.add_argument("--landmarks", action="store_true", help="also run MediaPipe's face mesh (face_landmark.tflite) "
+                   "on every face: 468 points per face, drawn with --out, listed with --json")
     d.add_argument("--backend", choices=BACKENDS, default="acl",
                    help="acl (default: the bridge's ACL functions) or numpy (the same plan on any machine)")
     d.set_defaults(handler=cmd_detect)
@@ -78,17 +80,34 @@ def detect_faces(image_path, model: str = "face_detection_front", model_file=Non
     return img, [d.scaled(img.size[0], img.size[1], box.as_tuple()) for d in found]
 
 
+def face_meshes(image, found, backend: str = "acl"):
+    """MediaPipe's face mesh for each detection (picture pixels), on ``backend``."""
+    from . import face_mesh, fetch
+
+    if not found:
+        return []
+    run, _ = make_executor(fetch.model_path("face_landmark"), backend)
+    return [face_mesh.face_mesh(run, image, d) for d in found]
+
+
 def cmd_detect(args, out, err) -> int:
     from . import images
 
     img, found = detect_faces(args.image, args.model, args.model_file, args.backend, not args.plain_nms)
+    meshes = face_meshes(img, found, args.backend) if args.landmarks else []
     if args.out:
-        images.draw_boxes(img, [d.box for d in found], args.out, [f"{d.score:.2f}" for d in found])
+        images.draw_boxes(img, [d.box for d in found], args.out, [f"{d.score:.2f}" for d in found],
+                          [m.points for m in meshes])
     if args.json:
-        print(json.dumps([{"score": round(d.score, 6), "box": [round(v, 2) for v in d.box]} for d in found]), file=out)
+        rows = [{"score": round(d.score, 6), "box": [round(v, 2) for v in d.box]} for d in found]
+        for row, m in zip(rows, meshes):
+            row.update(face_score=round(m.face_score, 6), landmarks=np.round(m.points, 2).tolist())
+        print(json.dumps(rows), file=out)
     else:
-        for d in found:
+        for k, d in enumerate(found):
             print(f"face {d.score:.3f} at [{', '.join(f'{v:.1f}' for v in d.box)}]", file=out)
+            if k < len(meshes):
+                print(f"  face mesh: {len(meshes[k].points)} points, face flag {meshes[k].face_score:.3f}", file=out)
         if args.out:
             print(f"wrote {args.out}", file=out)
     return 0

@@ -63,8 +63,10 @@ def model_input(image, size: Tuple[int, int]) -> Tuple[np.ndarray, Letterbox]:
     return x, Letterbox(x0 / w, y0 / h, (w - nw - x0) / w, (h - nh - y0) / h)
 
 
-def draw_boxes(image, boxes: Sequence[Tuple[float, float, float, float]], path, labels: Sequence[str] = ()) -> None:
-    """Write ``image`` with the boxes (pixels) drawn, as PNG (or what ``path``'s suffix says)."""
+def draw_boxes(image, boxes: Sequence[Tuple[float, float, float, float]], path, labels: Sequence[str] = (),
+               points: Sequence[np.ndarray] = ()) -> None:
+    """Write ``image`` with the boxes (pixels) drawn, as PNG (or what ``path``'s suffix says);
+    ``points``: arrays of (x, y, ...) rows drawn as dots (face landmarks)."""
     _, ImageDraw = _pil()
     out = image.copy()
     draw = ImageDraw.Draw(out)
@@ -73,6 +75,10 @@ def draw_boxes(image, boxes: Sequence[Tuple[float, float, float, float]], path, 
         draw.rectangle([float(v) for v in box], outline=(255, 40, 40), width=width)
         if k < len(labels):
             draw.text((box[0] + width, box[1] + width), labels[k], fill=(255, 40, 40))
+    r = max(1, width // 2)
+    for rows in points:
+        for x, y in np.asarray(rows, np.float64)[:, :2]:
+            draw.ellipse([x - r, y - r, x + r, y + r], fill=(40, 220, 80))
     try:
         out.save(path)
     except (OSError, ValueError) as e:

@@ -43,6 +43,29 @@ def test_detect_json_finds_the_astronaut(backend, capsys, tmp_path):
         assert im.size == (512, 512) and im.format == "PNG"
 
 
+def test_detect_with_landmarks_lists_and_draws_the_face_mesh(capsys, tmp_path):
+    """--landmarks: 468 points per face inside its box's region, drawn on the picture (numpy
+    backend here; the mesh on ACL is compared with the interpreter in test_runner_acl)."""
+    model_file("face_landmark")
+    plain, meshed = tmp_path / "plain.png", tmp_path / "mesh.png"
+    code, out, err = run_cli(["detect", str(photo_file()), "--json", "--landmarks", "--out", str(meshed),
+                              "--backend", "numpy"], capsys)
+    assert code == 0, err
+    faces = json.loads(out)
+    assert len(faces) == 1 and set(faces[0]) == {"score", "box", "face_score", "landmarks"}
+    points = np.array(faces[0]["landmarks"])
+    x0, y0, x1, y1 = faces[0]["box"]
+    assert points.shape == (468, 3) and faces[0]["face_score"] > 0.5
+    assert (x0 - 20 < points[:, 0]).all() and (points[:, 0] < x1 + 20).all() and (y0 - 40 < points[:, 1]).all()
+    code, out, err = run_cli(["detect", str(photo_file()), "--out", str(plain), "--backend", "numpy"], capsys)
+    from PIL import Image
+
+    with Image.open(meshed) as a, Image.open(plain) as b:
+        changed = np.any(np.asarray(a) != np.asarray(b), axis=-1)
+    ys, xs = np.nonzero(changed)
+    assert changed.sum() > 468 and x0 - 30 < xs.min() and xs.max() < x1 + 30  # the dots, on the face
+
+
 def test_detect_with_the_back_camera_model(capsys):
     model_file("face_detection_back")
     code, out, err = run_cli(["detect", str(photo_file()), "--model", "face_detection_back", "--backend", "numpy"], capsys)

@@ -1,6 +1,8 @@
 """The plan (lowering to bridge functions) carried out by numpy against TFLite's interpreter,
 and the refusals of what the bridge cannot run."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -42,11 +44,14 @@ def test_plan_run_by_numpy_matches_the_interpreter(name):
         assert np.abs(got[k] - ref[k]).max() <= tolerance(ref[k]), k
 
 
+def _kinds(plan):
+    """Bridge functions per kind in a plan."""
+    return dict(Counter(s.kind for s in plan.steps))
+
+
 def test_front_plan_facts():
     plan = _plan("face_detection_front")
-    kinds = {}
-    for s in plan.steps:
-        kinds[s.kind] = kinds.get(s.kind, 0) + 1
+    kinds = _kinds(plan)
     # RELU after the first convolution fused into it; the 16 after an ADD run in place
     # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views
     assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pad": 11, "pooling": 3}
@@ -70,10 +75,7 @@ def test_same_padding_is_tflites(size, kernel, stride, out, expect):
 
 def test_landmark_plan_runs_prelu_with_per_channel_slopes():
     plan = _plan("face_landmark")
-    kinds = {}
-    for s in plan.steps:
-        kinds[s.kind] = kinds.get(s.kind, 0) + 1
-    assert kinds == {"convolution": 25, "prelu": 23, "depthwise": 20, "add": 20, "pooling": 6, "pad": 3}
+    assert _kinds(plan) == {"convolution": 25, "prelu": 23, "depthwise": 20, "add": 20, "pooling": 6, "pad": 3}
     for s in plan.steps:
         if s.kind == "prelu":  # TFLite's (1, 1, C) slopes broadcast to NHWC: one per channel
             alpha = dict(s.constants)["alpha"]

@@ -179,6 +179,16 @@ def test_other_models_match_the_reference_with_no_copy(name, other_runners):
     print(r.summary())
 
 
+def test_face_mesh_on_acl_matches_the_interpreter_on_the_astronaut(front, other_runners):
+    """BlazeFace on ACL finds the face, the face mesh on ACL runs on MediaPipe's crop of it:
+    the same outputs as TFLite's interpreter on that crop, the nose tip where BlazeFace's is."""
+    pytest.importorskip("PIL", reason="Pillow is not installed")
+    from .test_face_mesh import check_mesh_on_the_astronaut
+
+    err, nose = check_mesh_on_the_astronaut(other_runners("face_landmark").run, front.run)
+    print(f"face mesh on ACL: max difference {err:.3g} from the interpreter; nose tip {nose:.1f} px from BlazeFace's")
+
+
 def test_full_range_model_finds_the_astronaut_as_the_reference_does(other_runners):
     pytest.importorskip("PIL", reason="Pillow is not installed")
     from acl_bridge.models import images
