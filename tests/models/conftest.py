@@ -2,10 +2,20 @@
 ``python -m acl_bridge.models.fetch``; absent: the tests skip saying so), TFLite's
 interpreter (ai-edge-litert; absent, e.g. on Python 3.13: the tests that need it skip)."""
 
+import os
+
 import numpy as np
 import pytest
 
 from acl_bridge.models import fetch
+
+
+# Under emulation (docker/inside.sh sets HYPOTHESIS_PROFILE=emulated) pure-numpy checks of
+# the back-camera model are left to the host: they run no ACL, and the back model uses the
+# front model's operators only (18 s of the emulated suite).
+host_only_under_emulation = pytest.mark.skipif(
+    os.environ.get("HYPOTHESIS_PROFILE") == "emulated",
+    reason="pure numpy, checked by the host stage (the back model has the front model's operators)")
 
 
 def model_file(name: str):

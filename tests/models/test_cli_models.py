@@ -11,7 +11,7 @@ pytest.importorskip("PIL", reason="Pillow is not installed")
 
 from acl_bridge.cli import main  # noqa: E402
 
-from .conftest import model_file, photo_file  # noqa: E402
+from .conftest import host_only_under_emulation, model_file, photo_file  # noqa: E402
 
 
 def run_cli(argv, capsys):
@@ -66,6 +66,7 @@ def test_detect_with_landmarks_lists_and_draws_the_face_mesh(capsys, tmp_path):
     assert changed.sum() > 468 and x0 - 30 < xs.min() and xs.max() < x1 + 30  # the dots, on the face
 
 
+@host_only_under_emulation
 def test_detect_with_the_back_camera_model(capsys):
     model_file("face_detection_back")
     code, out, err = run_cli(["detect", str(photo_file()), "--model", "face_detection_back", "--backend", "numpy"], capsys)
