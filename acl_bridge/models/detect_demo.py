@@ -9,7 +9,10 @@ NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
    (where it installs; else from the plan run by numpy), Arm NN's TfLite parser on CpuAcc
    (its difference, or its exact refusal), and the median time per inference of the bridge,
    Arm NN and TFLite measured in this run;
-4. writes the photograph with the box as PNG.
+4. runs MediaPipe's face mesh (``face_landmark.tflite``) on ACL on the first face's region
+   (acl_bridge.models.face_mesh), against the interpreter on the same crop, and says how far
+   its nose tip lies from BlazeFace's nose keypoint (``--no-landmarks`` skips it);
+5. writes the photograph with the box (and the 468 points) as PNG.
 """
 
 from __future__ import annotations
@@ -47,6 +50,35 @@ def _tflite_interpreter(path):
                       f"3.13 (2.3.0), this is {sys.version_info[0]}.{sys.version_info[1]})")
 
 
+def _face_mesh(detection, img, say) -> Optional[np.ndarray]:
+    """Step 4: the face mesh on ACL for one detection (picture pixels); its points, or None
+    when it copied beyond its input or found no face."""
+    from . import face_mesh, fetch
+    from .tflite_runner import TfliteRunner
+
+    path = fetch.model_path("face_landmark")
+    t0 = time.perf_counter()
+    runner = TfliteRunner(path)
+    roi = face_mesh.roi_from_detection(detection)
+    x = face_mesh.model_input(img, roi)
+    ours = {k: v.copy() for k, v in runner.run(x).items()}
+    c = runner.copied_bytes_per_inference
+    say(f"face mesh {path.name}: {len(runner.functions)} ACL functions, loaded in {time.perf_counter() - t0:.1f} s; "
+        f"bytes copied per inference: {c['total']} (input {c['input']}, staged {c['staged']}, "
+        f"copy steps {c['copy_steps']})")
+    interp, why = _tflite_interpreter(path)
+    if interp is not None:
+        say(f"  max difference from the {why} on the same crop: {_max_diff(ours, interp(x)):.3g}")
+    else:
+        say(f"  TFLite interpreter: {why}")
+    mesh = face_mesh.from_outputs(ours, roi)
+    nose = float(np.hypot(*(mesh.points[1, :2] - np.asarray(detection.keypoints[2]))))
+    say(f"  {len(mesh.points)} points, face flag {mesh.face_score:.3f}; the mesh's nose tip is {nose:.1f} px from "
+        f"BlazeFace's nose keypoint (box {detection.box[2] - detection.box[0]:.1f} px wide)")
+    runner.close()
+    return mesh.points if mesh.is_face and c["staged"] == 0 and c["copy_steps"] == 0 else None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from .. import armnn, native
     from . import blazeface, fetch, images
@@ -59,6 +91,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", default="detect-astronaut.png", help="PNG with the box drawn (default: %(default)s)")
     ap.add_argument("--repeats", type=int, default=5, help="timed inferences per runtime (median)")
     ap.add_argument("--threads", type=int, default=1, help="ACL threads (default 1, as the interpreter)")
+    ap.add_argument("--no-landmarks", action="store_true", help="skip the face mesh (step 4)")
     args = ap.parse_args(argv)
     say = print
     native.set_num_threads(args.threads)
@@ -110,10 +143,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         say(f"face: score {d.score:.3f}, box [{', '.join(f'{v:.1f}' for v in d.box)}] (pixels)")
     if found and want:
         say(f"IoU with the reference's box: {blazeface.iou(found[0].box, want[0].box):.4f}")
-    images.draw_boxes(img, [d.box for d in px], args.out, [f"{d.score:.2f}" for d in px])
-    say(f"wrote {args.out}")
     runner.close()
-    return 0 if found and c["staged"] == 0 and c["copy_steps"] == 0 else 1
+    points = _face_mesh(px[0], img, say) if px and not args.no_landmarks else None
+    mesh_ok = args.no_landmarks or points is not None
+    images.draw_boxes(img, [d.box for d in px], args.out, [f"{d.score:.2f}" for d in px],
+                      [] if points is None else [points])
+    say(f"wrote {args.out}")
+    return 0 if found and c["staged"] == 0 and c["copy_steps"] == 0 and mesh_ok else 1
 
 
 if __name__ == "__main__":
