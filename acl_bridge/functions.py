@@ -245,6 +245,13 @@ class AclFunction(NativeRun):
     # serialised by the native layer; different objects run concurrently. It returns self.
     # A staged plan's run() is _run_python (copies around the call, counted).
 
+    @property
+    def releases_gil(self) -> bool:
+        """Whether run() releases the GIL during its native call: a staged plan's (cffi) always
+        does; an armed one unless the function is small (executor.GIL_HELD_MAX_BYTES)."""
+        c = self._configured
+        return bool(c is not None and c.copies_per_run) or self._native_releases_gil
+
     def _run_python(self) -> "AclFunction":
         """run() of a function that is not armed: a staged plan (Configured.run copies its
         inputs in and outputs back around the native call and counts the copies)."""

@@ -38,7 +38,13 @@ try:
     if _LOAD_ERROR is not None:
         raise ImportError(_LOAD_ERROR)
     from ._acl_shim import ffi, lib  # built by acl_bridge/_build.py through cffi_modules
-    from ._native_call import NativeRun  # native/native_call.c: AclFunction's base, run() in C
+
+    try:
+        from ._native_call import NativeRun  # native/native_call.c: AclFunction's base, run() in C
+    except ImportError as e:  # an older build of the package: the shim without the run module
+        _LOAD_ERROR = (f"acl_bridge._acl_shim loads but acl_bridge._native_call does not ({e}); setup.py "
+                       f"builds both: reinstall the package")
+        raise ImportError(_LOAD_ERROR) from None
 
     _LOAD_ERROR = None
 except ImportError as e:  # not built (no ACL headers at install time) or libarm_compute missing
@@ -48,7 +54,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
         """Stand-in for AclFunction's base without the native modules (nothing can be
         configured then: require_native raises before anything is armed)."""
 
-        releases_gil = False
+        _native_releases_gil = False
         _armed = False
 
         def run(self):
@@ -58,7 +64,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             pass
 
     _LOAD_ERROR = _LOAD_ERROR or f"the native module acl_bridge._acl_shim could not be loaded: {e}"
-    if "No module named" in str(e):
+    if "No module named" in str(e) and "_native_call" not in str(e):
         _LOAD_ERROR += (
             " (the package was installed on a machine without the Arm Compute Library headers, "
             "so the extension was not built; install libarm-compute-dev on arm64 and reinstall, "

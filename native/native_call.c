@@ -145,7 +145,8 @@ static PyMethodDef NativeRun_methods[] = {
 };
 
 static PyGetSetDef NativeRun_getset[] = {
-    {"releases_gil", (getter)NativeRun_releases_gil, NULL, "Whether run() releases the GIL (armed only).", NULL},
+    {"_native_releases_gil", (getter)NativeRun_releases_gil, NULL,
+     "Whether the armed native call releases the GIL (False when not armed).", NULL},
     {"_armed", (getter)NativeRun_armed, NULL, "Armed and not disarmed.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -65,21 +65,27 @@ def _run_threads(targets, timeout=JOIN_TIMEOUT):
 
 # ---------------------------------------------------------------------------- scenarios
 def scenario_different_functions():
-    """Each thread its own functions on its own buffers; every run checked against numpy."""
+    """Each thread its own functions on its own buffers; every run checked against numpy.
+    Half the threads have small functions (they keep the GIL during runs), half large ones
+    (they release it, so their native runs overlap)."""
     fn = _functions()
     rng = np.random.default_rng(1)
 
-    def worker(seed):
+    def worker(seed, big):
         r = np.random.default_rng(seed)
-        a = r.standard_normal((8, 12)).astype(F32)
-        b = r.standard_normal((12, 6)).astype(F32)
-        x = r.standard_normal((4, 16)).astype(F32)
-        gemm_dst = np.empty((8, 6), F32)
-        add_dst = np.empty((4, 16), F32)
-        sm_dst = np.empty((4, 16), F32)
-        act_dst = np.empty((4, 16), F32)
+        k = 8 if big else 1  # 8: every function's tensors exceed GIL_HELD_MAX_BYTES
+        a = r.standard_normal((8 * k, 12 * k)).astype(F32)
+        b = r.standard_normal((12 * k, 6 * k)).astype(F32)
+        x = r.standard_normal((4 * k, 16 * k)).astype(F32)
+        gemm_dst = np.empty((8 * k, 6 * k), F32)
+        add_dst = np.empty(x.shape, F32)
+        sm_dst = np.empty(x.shape, F32)
+        act_dst = np.empty(x.shape, F32)
         fs = [fn.Gemm(a, b, None, gemm_dst), fn.Add(x, x, add_dst), fn.Softmax(x, sm_dst),
               fn.Activation(x, act_dst, "relu")]
+        # big: every run releases the GIL; small: the zero-copy ones keep it (a staged one,
+        # e.g. 20.08's small GEMM, releases it in cffi's call)
+        assert all(f.releases_gil == (big or bool(f.staged)) for f in fs), [(f.kind, f.releases_gil) for f in fs]
         e = np.exp(x - x.max(axis=-1, keepdims=True))
         expected = [(gemm_dst, a @ b, 1e-4), (add_dst, x + x, 0), (sm_dst, e / e.sum(axis=-1, keepdims=True), 1e-5),
                     (act_dst, np.maximum(x, 0), 0)]
@@ -94,16 +100,18 @@ def scenario_different_functions():
                 f.close()
         return body
 
-    _run_threads([worker(int(s)) for s in rng.integers(0, 2**31, THREADS)])
+    _run_threads([worker(int(s), i % 2 == 1) for i, s in enumerate(rng.integers(0, 2**31, THREADS))])
 
 
 def scenario_same_function():
-    """Every thread runs the SAME function objects (one of them staged through a copy)."""
+    """Every thread runs the SAME function objects (one of them staged through a copy); both
+    release the GIL during runs (the GEMM's 44 KiB exceed GIL_HELD_MAX_BYTES), so runs from
+    different threads reach the native layer together and are serialised there."""
     fn = _functions()
     r = np.random.default_rng(2)
-    a = r.standard_normal((16, 24)).astype(F32)
-    b = r.standard_normal((24, 8)).astype(F32)
-    gemm_dst = np.empty((16, 8), F32)
+    a = r.standard_normal((64, 96)).astype(F32)
+    b = r.standard_normal((96, 32)).astype(F32)
+    gemm_dst = np.empty((64, 32), F32)
     big = r.standard_normal((6, 32)).astype(F32)
     x = big[:, ::2]  # innermost stride 8 bytes: staged through an ACL-padded copy
     act_dst = np.empty((6, 16), F32)
@@ -112,6 +120,7 @@ def scenario_same_function():
         warnings.simplefilter("ignore")
         gemm = fn.Gemm(a, b, None, gemm_dst)
         act = fn.Activation(x, act_dst, "abs")
+    assert gemm.releases_gil and act.releases_gil
 
     def body():
         for _ in range(RUNS):
@@ -127,9 +136,10 @@ def scenario_same_function():
 
 
 def scenario_shared_input():
-    """Functions on different threads read one input buffer and write their own outputs."""
+    """Functions on different threads read one input buffer and write their own outputs
+    (48 KiB each: runs release the GIL and overlap)."""
     fn = _functions()
-    x = (np.arange(64, dtype=F32) - 30).reshape(4, 16)
+    x = ((np.arange(64 * 96, dtype=F32) % 61) - 30).reshape(64, 96)
     funcs = ["relu", "abs", "square", "logistic"]
     oracle = {"relu": lambda v: np.maximum(v, 0), "abs": np.abs, "square": np.square,
               "logistic": lambda v: 1 / (1 + np.exp(-v))}
@@ -137,6 +147,7 @@ def scenario_shared_input():
     def worker(name):
         dst = np.empty_like(x)
         f = fn.Activation(x, dst, name)
+        assert f.releases_gil
 
         def body():
             for _ in range(RUNS):

@@ -178,7 +178,8 @@ def test_elementwise(op, shapes, variant):
     run_case(cls, {"a": a, "b": b}, {"dst": (ref.shape, np.float32)}, {}, {"dst": ref}, variant, "f32")
 
 
-# alpha shapes: one slope per channel (NCHW and NHWC), one per element, one for all
+# alpha shapes (NCHW functions): one slope per channel, per column, per element, one for all;
+# NHWC's per-channel slopes are in benchmarks/kinds.py (test_zero_copy) and the model tests
 PRELU_ALPHAS = [(1, 3, 1, 1), (1, 1, 1, 5), (2, 3, 4, 5), (1, 1, 1, 1)]
 
 

@@ -45,7 +45,7 @@ def test_staged_function_runs_the_python_path():
     dst = np.full((6, 16), np.nan, F32)
     with pytest.warns(Warning):
         f = functions.Activation(x, dst, "abs")
-    assert f.staged == ("src",) and not f._armed and not f.releases_gil
+    assert f.staged == ("src",) and not f._armed and f.releases_gil  # cffi's call releases it
     assert f.run() is f
     np.testing.assert_array_equal(dst, np.abs(x))
     assert f.copy_count == 1
