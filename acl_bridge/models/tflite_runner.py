@@ -93,23 +93,20 @@ def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, objec
             _, axis, start = p["slice"]
             return [src, tensors[p["into"]][slice_index(len(src.shape), axis, start, src.shape[axis])]]
         return [src, tensors[step.output].reshape(src.shape)]
-    ins = [tensors[i] for i in step.inputs]
-    if step.kind in ("convolution", "depthwise"):
-        return ins + [constants["weights"], constants["bias"], tensors[step.output]]
-    if step.kind == "prelu":
-        return ins + [constants["alpha"], tensors[step.output]]
-    return ins + [tensors[step.output]]
+    roles = ROLES[step.kind].roles
+    return [constants[r] if i is None else tensors[i] for r, i in zip(roles, _tensor_ids(step))]
 
 
 def _tensor_ids(step: Step) -> List[Optional[int]]:
-    """Model tensor id per role of the bridge function (None: a constant of the step)."""
-    if step.kind in ("convolution", "depthwise"):
-        return [step.inputs[0], None, None, step.output]
-    if step.kind == "prelu":
-        return [step.inputs[0], None, step.output]
+    """Model tensor id per role of the bridge function, in its role order (None: a constant
+    of the step, by role name): the function's output roles take the step's output, the
+    other roles its inputs in order."""
     if step.kind == "copy":
         return [step.inputs[0], dict(step.params).get("into", step.output)]
-    return list(step.inputs) + [step.output]
+    cls = ROLES[step.kind]
+    constant_roles = {role for role, _ in step.constants}
+    inputs = iter(step.inputs)
+    return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
 
 
 @dataclass(frozen=True)
