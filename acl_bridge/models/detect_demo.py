@@ -72,7 +72,7 @@ def _face_mesh(detection, img, say) -> Optional[np.ndarray]:
     else:
         say(f"  TFLite interpreter: {why}")
     mesh = face_mesh.from_outputs(ours, roi)
-    nose = float(np.hypot(*(mesh.points[1, :2] - np.asarray(detection.keypoints[2]))))
+    nose = face_mesh.nose_offset_px(mesh, detection)
     say(f"  {len(mesh.points)} points, face flag {mesh.face_score:.3f}; the mesh's nose tip is {nose:.1f} px from "
         f"BlazeFace's nose keypoint (box {detection.box[2] - detection.box[0]:.1f} px wide)")
     runner.close()

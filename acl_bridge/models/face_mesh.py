@@ -32,6 +32,7 @@ NUM_POINTS = 468
 ROI_SCALE = 1.5
 FACE_FLAG_THRESHOLD = 0.5
 LANDMARKS_OUTPUT, FLAG_OUTPUT = "conv2d_20", "conv2d_30"  # 1x1x1x1404, 1x1x1x1
+MESH_NOSE_TIP, BLAZEFACE_NOSE = 1, 2  # face mesh point 1; BlazeFace keypoint 2
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def from_outputs(outputs: Dict[str, np.ndarray], roi: Roi) -> FaceMesh:
     """The model's two outputs, mapped back to the picture."""
     try:
         raw, flag = np.asarray(outputs[LANDMARKS_OUTPUT]), np.asarray(outputs[FLAG_OUTPUT])
-    except KeyError as e:
+    except KeyError:
         raise ImageError(f"face mesh outputs are {sorted(outputs)}, expected {LANDMARKS_OUTPUT!r} and "
                          f"{FLAG_OUTPUT!r} (face_landmark.tflite)") from None
     if raw.size != NUM_POINTS * 3 or flag.size != 1:
@@ -106,6 +107,12 @@ def from_outputs(outputs: Dict[str, np.ndarray], roi: Roi) -> FaceMesh:
     return FaceMesh(points, score, roi)
 
 
+def nose_offset_px(mesh: FaceMesh, detection: Detection) -> float:
+    """Picture pixels between the mesh's nose tip and BlazeFace's nose keypoint: where two
+    models agree on one point of the same face."""
+    return float(np.hypot(*(mesh.points[MESH_NOSE_TIP, :2] - np.asarray(detection.keypoints[BLAZEFACE_NOSE]))))
+
+
 def face_mesh(run: Callable[[np.ndarray], Dict[str, np.ndarray]], image, detection: Detection) -> FaceMesh:
     """Landmarks of the face ``detection`` (picture pixels) found in ``image`` (Pillow RGB),
     with ``run`` executing face_landmark.tflite."""
@@ -113,5 +120,5 @@ def face_mesh(run: Callable[[np.ndarray], Dict[str, np.ndarray]], image, detecti
     return from_outputs(run(model_input(image, roi)), roi)
 
 
-__all__ = ["Roi", "FaceMesh", "roi_from_detection", "model_input", "from_outputs", "face_mesh", "INPUT_SIZE",
-           "NUM_POINTS"]
+__all__ = ["Roi", "FaceMesh", "roi_from_detection", "model_input", "from_outputs", "face_mesh", "nose_offset_px",
+           "INPUT_SIZE", "NUM_POINTS"]

@@ -13,8 +13,6 @@ from acl_bridge.models.images import ImageError
 
 from .conftest import model_file, photo_file, tolerance
 
-MESH_NOSE_TIP, BLAZEFACE_NOSE = 1, 2  # face mesh point 1; BlazeFace keypoint 2
-
 
 def _image(array):
     Image = pytest.importorskip("PIL.Image", reason="Pillow is not installed")
@@ -104,8 +102,8 @@ def check_mesh_on_the_astronaut(mesh_run, detector_run):
     mesh = fm.from_outputs(got, roi)
     assert mesh.is_face and mesh.points.shape == (468, 3)
     width = d.box[2] - d.box[0]
-    nose = np.hypot(*(mesh.points[MESH_NOSE_TIP, :2] - np.array(d.keypoints[BLAZEFACE_NOSE])))
-    assert nose < 0.1 * width, f"mesh nose tip {mesh.points[MESH_NOSE_TIP, :2]} is {nose:.1f} px from BlazeFace's"
+    nose = fm.nose_offset_px(mesh, d)
+    assert nose < 0.1 * width, f"mesh nose tip {mesh.points[fm.MESH_NOSE_TIP, :2]} is {nose:.1f} px from BlazeFace's"
     inside = np.abs(mesh.points[:, :2] - (roi.cx, roi.cy)).max()
     assert inside <= roi.side / math.sqrt(2), "a point outside the region of interest"
     return err, nose
