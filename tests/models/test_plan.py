@@ -9,7 +9,8 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import _same_padding, plan_model  # noqa: E402
+from acl_bridge.models.lowering.helpers import same_padding  # noqa: E402
+from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.tflite_reader import (  # noqa: E402
     ModelFormatError,
     UnsupportedModelError,
@@ -71,7 +72,7 @@ def test_front_plan_facts():
     (128, 5, 2, 64, (1, 2)), (64, 3, 2, 32, (0, 1)), (64, 3, 1, 64, (1, 1)), (16, 1, 1, 16, (0, 0)), (5, 7, 1, 5, (3, 3)),
 ])
 def test_same_padding_is_tflites(size, kernel, stride, out, expect):
-    assert _same_padding(size, kernel, stride, out) == expect
+    assert same_padding(size, kernel, stride, out) == expect
 
 
 def test_landmark_plan_runs_prelu_with_per_channel_slopes():
@@ -90,7 +91,7 @@ def test_unsupported_operator_is_refused_at_load_time_by_name():
     bad = dataclasses.replace(m.operators[1], opcode="HARD_SWISH")
     m2 = dataclasses.replace(m, operators=m.operators[:1] + (bad,) + m.operators[2:])
     with pytest.raises(UnsupportedModelError, match=r"operator #1 HARD_SWISH: the operator \(supported operators: "
-                                                     r"CONV_2D, .*PRELU\)") as e:
+                                                     r"ADD, .*CONV_2D, .*PRELU, .*TANH\)") as e:
         plan_model(m2)
     assert isinstance(e.value, UnsupportedOptionError)
 
