@@ -45,16 +45,17 @@ def option(op: OperatorSpec, name: str, default: object = None) -> object:
 
 
 def int_option(op: OperatorSpec, name: str, default: Optional[int] = None) -> int:
-    """An integer option; ModelFormatError when it is missing (and has no default) or no integer."""
+    """An integer option; ModelFormatError when it is missing (and has no default) or no
+    integer (a bool is none here: the reader gives booleans only to boolean options)."""
     value = option(op, name, default)
-    if not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int):
         raise malformed(op, f"option {name} is {value!r}, expected an integer")
     return value
 
 
 def float_option(op: OperatorSpec, name: str, default: float) -> float:
     value = option(op, name, default)
-    if not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise malformed(op, f"option {name} is {value!r}, expected a number")
     return float(value)
 
