@@ -5,31 +5,26 @@ Decide, then act (design habit 14): :func:`plan_model` turns a :class:`ModelSpec
 how every tensor lies in memory (its own buffer, or a view of another tensor's). Executors
 (:mod:`.tflite_runner` on ACL, :mod:`.numpy_executor` on the host) only carry it out.
 
-Lowering (NHWC throughout, as TFLite stores it):
+Lowering (NHWC throughout, as TFLite stores it) is a table: one rule per opcode in
+:mod:`.lowering.rules` (CONV_2D -> ``convolution``, PAD -> ``pad``...; TFLite's SAME padding
+made explicit in :func:`.lowering.helpers.same_padding`). :func:`plan_model` first runs every
+operator's type gate (an opcode without a rule is refused there, naming it), then every rule
+in graph order, then what spans operators:
 
-* CONV_2D -> ``convolution`` (weights OHWI as in TFLite = the bridge's NHWC layout),
-  DEPTHWISE_CONV_2D -> ``depthwise`` (weights 1xHxWx(C*M) -> HxWx(C*M)),
-  ADD -> ``add``, RELU/RELU6/RELU_N1_TO_1/TANH/LOGISTIC -> ``activation``, PAD -> ``pad``,
-  MAX_POOL_2D/AVERAGE_POOL_2D -> ``pooling``, SOFTMAX -> ``softmax``,
-  RESIZE_BILINEAR -> ``resize`` (bilinear; align_corners / half_pixel_centers as TFLite's
-  options; the size input must be a constant equal to the output's height and width),
-  PRELU -> ``prelu`` (a constant alpha, broadcast to the input's rank as numpy would).
-* TFLite's SAME padding is explicit here: total = max((out - 1) * stride + kernel - in, 0),
-  before = total // 2, after = total - before (TFLite's ``ComputePaddingHeightWidth``).
-* A RELU-like operator whose input has no other reader and is no graph output is fused into
-  the convolution producing it (ACL fuses activations into convolutions), or else runs in
-  place on its input's buffer (ACL's addition takes no fused activation).
-* RESHAPE is a view: the output is the input's buffer with a new shape (or the input is a
-  view of the output's, when the output is already a view, e.g. a concatenation slice).
-* CONCATENATION: every input is a slice of the output's buffer along the axis, so its
-  producer writes straight into the output (zero copy); an input that cannot be a view
-  (a graph input, a constant, one used twice) gets a counted ``copy`` step into its slice.
-* Constant DEQUANTIZE was expanded at load time (:func:`fold_constant_dequantize`); anything
-  else is refused here, naming the operator and the option (:class:`UnsupportedModelError`).
+* views (:func:`_views`): RESHAPE is a view, the output is the input's buffer with a new
+  shape (or the input is a view of the output's, when the output is already a view, e.g. a
+  concatenation slice). CONCATENATION: every input is a slice of the output's buffer along
+  the axis, so its producer writes straight into the output (zero copy); an input that
+  cannot be a view (a graph input, a constant, one used twice) gets a counted ``copy`` step
+  into its slice;
+* fusion (:func:`_fuse_activations`): a RELU-like operator whose input has no other reader
+  and is no graph output is fused into the convolution producing it (ACL fuses activations
+  into convolutions), or else runs in place on its input's buffer (ACL's addition takes no
+  fused activation).
 
-Each operator's lowering is one rule of the table in :mod:`.lowering.rules` (shared parts in
-:mod:`.lowering.helpers`); this module runs the table over the graph and adds what spans
-operators: views for RESHAPE and CONCATENATION, and activation fusion.
+Constant DEQUANTIZE was expanded at load time (:func:`fold_constant_dequantize`); anything
+the rules cannot run is refused here, naming the operator and the option
+(:class:`UnsupportedModelError`).
 """
 
 from __future__ import annotations

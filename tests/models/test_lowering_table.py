@@ -38,7 +38,7 @@ def test_every_key_is_a_tflite_builtin_operator():
 def test_a_second_rule_for_an_opcode_is_refused_at_registration():
     before = dict(RULES)
     with pytest.raises(ValueError, match="opcode CONV_2D has two rules: conv_2d and again"):
-        @rule("CONV_2D")
+        @rule("NOT_YET_AN_OPERATOR", "CONV_2D")
         def again(op, model):
             return ()
     assert RULES == before

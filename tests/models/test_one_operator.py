@@ -20,6 +20,7 @@ from acl_bridge.models.tflite_plan import SUPPORTED, plan_model  # noqa: E402
 from acl_bridge.models.tflite_reader import read_model  # noqa: E402
 
 from .conftest import interpreter_outputs, tolerance  # noqa: E402
+from .test_plan import assert_steps_bind  # noqa: E402
 from .tiny_tflite import X, Input, Options, one_operator_model  # noqa: E402
 
 _rng = np.random.default_rng(11)
@@ -103,6 +104,12 @@ def test_one_operator_plan_matches_the_interpreter(case):
     got = run_plan(plan, x)["output"]
     assert got.shape == ref.shape == case.y
     assert np.abs(got - ref).max() <= tolerance(ref)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
+    data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
+    assert_steps_bind(plan_model(read_model(data)), monkeypatch)
 
 
 def test_every_supported_operator_has_a_case():

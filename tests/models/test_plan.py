@@ -129,6 +129,10 @@ class _Params:
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
+    assert_steps_bind(_plan(name), monkeypatch)
+
+
+def assert_steps_bind(plan, monkeypatch):
     """The runner's arguments for each step pass the bridge's own argument binding (pure
     Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
     but ACL."""
@@ -137,7 +141,6 @@ def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
     from ndarray import ShapeDescriptor
 
     monkeypatch.setattr(F, "default_params", _Params)
-    plan = _plan(name)
     shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), "float32") for t in plan.model.tensors}
     for s in plan.steps:
         consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
@@ -148,5 +151,5 @@ def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
             top, bottom, left, right = s.param("padding")
             assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
             assert (params.stride_y, params.stride_x) == s.param("stride")
-        if s.kind == "resize":  # TFLite's half-pixel grid is ACL's CENTER sampling
+X
             assert (params.interpolation, params.sampling, params.align_corners) == (1, 0, 0)

@@ -77,7 +77,7 @@ def rule(*opcodes: str, tensors: TensorCheck = FLOAT32) -> Callable[[RuleFunctio
         for code in opcodes:
             if code in RULES:
                 raise ValueError(f"opcode {code} has two rules: {RULES[code].lower.__name__} and {lower.__name__}")
-            RULES[code] = Rule(code, lower, tensors)
+        RULES.update((code, Rule(code, lower, tensors)) for code in opcodes)
         return lower
 
     return register
