@@ -151,5 +151,5 @@ def assert_steps_bind(plan, monkeypatch):
             top, bottom, left, right = s.param("padding")
             assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
             assert (params.stride_y, params.stride_x) == s.param("stride")
-X
+        if s.kind == "resize" and s.param("half_pixel_centers"):  # TFLite's half-pixel grid: ACL's CENTER sampling
             assert (params.interpolation, params.sampling, params.align_corners) == (1, 0, 0)
