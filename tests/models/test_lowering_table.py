@@ -82,7 +82,8 @@ def test_the_type_gate_runs_on_every_operator_before_any_rule():
     int8 = dataclasses.replace(out, index=3, name="int8", dtype=np.dtype("int8"))
     relu = dataclasses.replace(m.operators[0], index=1, opcode="RELU", inputs=(2,), outputs=(3,), options=())
     m2 = dataclasses.replace(m, tensors=m.tensors + (int8,), operators=m.operators + (relu,), outputs=(3,))
-    with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU: tensor #3 'int8' of type int8 \(float32 only\)"):
+    with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU: tensor #3 'int8' of type int8 "
+                                                    r"\(float32 only\)"):
         tflite_plan.plan_model(m2)
 
 

@@ -250,7 +250,8 @@ def concatenation(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
         if i < 0:
             raise malformed(op, f"input {len(parts)} is absent")
         shape = t[i].shape
-        expect = tuple(t[out].shape[:axis]) + (shape[axis] if len(shape) == rank else -1,) + tuple(t[out].shape[axis + 1:])
+        along = shape[axis] if len(shape) == rank else -1
+        expect = tuple(t[out].shape[:axis]) + (along,) + tuple(t[out].shape[axis + 1:])
         if len(shape) != rank or tuple(shape) != expect:
             raise malformed(op, f"input {list(shape)} does not fit output {list(t[out].shape)} along axis {axis}")
         parts.append((i, start))
