@@ -78,7 +78,7 @@ ROWS = [
     # ---- read-only
     ("setitem-read-only", lambda: _ro().__setitem__(0, 1), ReadOnlyError, r"assignment needs a writeable NdArray"),
     ("fill-read-only", lambda: _ro().fill(0), ReadOnlyError, r"fill needs a writeable NdArray"),
-    ("ufunc-out-read-only", lambda: np.add(1, 1, out=_ro()[0, 0]), ReadOnlyError, r"out of add.__call__ is a read-only NdArray"),
+    ("ufunc-out-read-only", lambda: np.add(1, 1, out=_ro()[0]), ReadOnlyError, r"add.__call__ writes into a read-only NdArray"),
     ("fill-padding-read-only", lambda: _ro().fill_padding(0), ReadOnlyError, r"fill_padding needs a writeable NdArray"),
     # ---- numpy protocol
     ("array-copy-false-needs-copy", lambda: NdArray((2,)).__array__("float64", copy=False), NotRepresentableError,
