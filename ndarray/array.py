@@ -130,9 +130,10 @@ class NdArray(NumpyProtocol):
                 f"{descriptor.alloc_size_in_bytes}: {descriptor!r}"
             )
         self._readonly = bool(readonly or not allocation.flags.writeable or descriptor.overlaps)
-        allocation = allocation[: descriptor.alloc_size_in_bytes]
-        if self._readonly and allocation.flags.writeable:
-            allocation = read_only_bytes(allocation)
+        if allocation.nbytes != descriptor.alloc_size_in_bytes:
+            allocation = allocation[: descriptor.alloc_size_in_bytes]
+        if self._readonly:
+            allocation = read_only_bytes(allocation)  # no view of it can be flagged writeable again
         self._allocation: np.ndarray = allocation
         self._descriptor = descriptor
         # The element view, made once: reads (a[1, 2], print) index it; it is never handed out
@@ -403,7 +404,8 @@ class NdArray(NumpyProtocol):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """``a[key] = value`` writes the selected elements (never padding), as numpy."""
-        self._check_writeable("assignment")
+        if self._readonly:
+            self._check_writeable("assignment")
         self._elements[key] = value
 
     def transpose(self, *axes: Any) -> "NdArray":

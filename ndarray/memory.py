@@ -33,6 +33,11 @@ def aligned_bytes(size_in_bytes: int, alignment_in_bytes: int, *, zero: bool = F
 def read_only_bytes(allocation: np.ndarray) -> np.ndarray:
     """The same bytes, read-only for good. numpy lets anyone flag a view of writeable memory
     writeable again (``v.flags.writeable = True``); memory exported read-only cannot be."""
+    owner = allocation
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if isinstance(owner.base, memoryview) and owner.base.readonly:
+        return allocation  # made here already
     return np.frombuffer(allocation.data.toreadonly(), np.uint8)
 
 

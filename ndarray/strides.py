@@ -76,15 +76,19 @@ def context_text(context: Context) -> str:
 
 def as_int(value: Any, field: str, context: Context = "") -> int:
     """``value`` as a Python int; bool, float, str... raise ArgumentTypeError naming ``field``."""
-    where = f": {context_text(context)}" if context else ""
     if isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"{field} is {value!r}, a bool, expected an integer{where}")
+        raise ArgumentTypeError(f"{field} is {value!r}, a bool, expected an integer{_where(context)}")
     try:
         return operator.index(value)
     except TypeError:
         raise ArgumentTypeError(
-            f"{field} is {value!r} of type {type(value).__name__}, expected an integer{where}"
+            f"{field} is {value!r} of type {type(value).__name__}, expected an integer{_where(context)}"
         ) from None
+
+
+def _where(context: Context) -> str:
+    """``": <context>"`` for an error message, or nothing (built only when raising)."""
+    return f": {context_text(context)}" if context else ""
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -117,11 +121,11 @@ def as_int_tuple(values: Any, field: str, context: Context = "") -> Tuple[int, .
 
     A single integer is NOT a sequence here (say ``(5,)``); strings and bytes are refused.
     """
-    where = f": {context_text(context)}" if context else ""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ArgumentTypeError(f"{field} is {values!r}, expected a sequence of integers{where}")
+        raise ArgumentTypeError(f"{field} is {values!r}, expected a sequence of integers{_where(context)}")
     items = tuple(values)
-    return tuple(as_int(v, f"{field}[{i}]", context or f"{field}={items!r}") for i, v in enumerate(items))
+    where: Context = context or (lambda: f"{field}={items!r}")
+    return tuple(as_int(v, f"{field}[{i}]", where) for i, v in enumerate(items))
 
 
 def check_index(index: Any, shape: Sequence[int], context: Context) -> Tuple[int, ...]:
