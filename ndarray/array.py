@@ -292,11 +292,14 @@ class NdArray(NumpyProtocol):
         return view
 
     def buffer(self) -> np.ndarray:
-        """The whole allocation as a 1-D array of ``dtype`` (padding included): a low-level
-        view for reading padding, not writeable when the NdArray is read-only. Cells outside
-        the elements may be someone else's data (see :meth:`free_padding_mask`); the library
-        itself writes them only through :meth:`fill_padding`, which checks."""
+        """The whole allocation as a 1-D array of ``dtype`` (padding included). Writeable only
+        when every cell of it is an element of this array or free padding: where some cell
+        may be someone else's data (memory from ``from_numpy`` with other elements around,
+        a slice of a padded buffer, see :meth:`free_padding_mask`) or the NdArray is
+        read-only, it is a read-only view."""
         view: np.ndarray = self._allocation.view(self._descriptor.dtype)
+        if not self._readonly and not self._outside_is_free():
+            view.flags.writeable = False
         return view
 
     # ------------------------------------------------------------------ padding
@@ -354,16 +357,25 @@ class NdArray(NumpyProtocol):
         makes the call raise PaddingNotFreeError, and nothing is written."""
         self._check_writeable("fill_padding")
         cells = self.padding_mask()
-        taken = cells & ~self.free_padding_mask()
-        if taken.any():
-            first = int(np.flatnonzero(taken)[0])
+        if not self._outside_is_free():
+            taken = cells & ~self.free_padding_mask()
             raise PaddingNotFreeError(
                 f"fill_padding would write {int(taken.sum())} cells outside the elements that the library did not "
-                f"allocate as padding (first: cell {first} of the allocation); they may hold other elements of the "
-                f"memory this array views, so nothing was written (expected an array whose padding is free: "
-                f"padding_is_free, e.g. NdArray.zeros(shape, paddings=...) or a.contiguous(paddings=...)): {self!r}"
+                f"allocate as padding (first: cell {int(np.flatnonzero(taken)[0])} of the allocation); they may "
+                f"hold other elements of the memory this array views, so nothing was written (expected an array "
+                f"whose padding is free: padding_is_free, e.g. NdArray.zeros(shape, paddings=...) or "
+                f"a.contiguous(paddings=...)): {self!r}"
             )
         self.buffer()[cells] = value
+
+    def _outside_is_free(self) -> bool:
+        """Every cell of the allocation that is not an element of this array is free padding."""
+        d = self._descriptor
+        if self._root is None:  # memory brought in: only when there is no such cell at all
+            return d.size == d.alloc_size and not d.overlaps
+        if d == self._root:
+            return True
+        return not (self.padding_mask() & ~self.free_padding_mask()).any()
 
     def _check_writeable(self, what: str) -> None:
         if self._readonly:
