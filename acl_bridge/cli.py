@@ -565,6 +565,8 @@ def cmd_describe(args, out, err) -> int:
         raise UsageError(f"--out is {args.out!r}, expected a file name ending in .png or .svg")
     facts, build_map = _describe(args)
     total = facts["cells"]["total"]
+    if args.out:
+        picture.check_drawable(total, facts["source"])
     text_map = not args.json and not args.no_map
     m = build_map() if args.out or (text_map and not memory_map.too_many_cells(total)) else None
     written = None
