@@ -14,7 +14,7 @@ import numpy as np
 
 from ndarray.errors import UnsupportedOptionError
 
-BACKENDS = ("acl", "numpy")
+BACKENDS = ("acl", "cl", "numpy")
 
 
 def register(subparsers) -> None:
@@ -33,7 +33,8 @@ def register(subparsers) -> None:
     d.add_argument("--landmarks", action="store_true", help="also run MediaPipe's face mesh (face_landmark.tflite) "
                    "on every face: 468 points per face, drawn with --out, listed with --json")
     d.add_argument("--backend", choices=BACKENDS, default="acl",
-                   help="acl (default: the bridge's ACL functions) or numpy (the same plan on any machine)")
+                   help="acl (default: the bridge's ACL functions on NEON), cl (ACL's OpenCL functions; "
+                        "ACL_NDARRAY_CL_LAYER=1 for software devices) or numpy (the same plan on any machine)")
     d.set_defaults(handler=cmd_detect)
 
     r = subparsers.add_parser(
@@ -43,7 +44,7 @@ def register(subparsers) -> None:
     r.add_argument("model", metavar="MODEL", help=".tflite file")
     r.add_argument("input", metavar="INPUT.npy", help="the model's input (numpy .npy)")
     r.add_argument("--out", metavar="OUT.npz", required=True, help="where to write the outputs")
-    r.add_argument("--backend", choices=BACKENDS, default="acl", help="acl (default) or numpy")
+    r.add_argument("--backend", choices=BACKENDS, default="acl", help="acl (default, NEON), cl (OpenCL) or numpy")
     r.set_defaults(handler=cmd_run_tflite)
 
 
@@ -56,11 +57,11 @@ def make_executor(model_file, backend: str):
 
         plan = plan_model(fold_constant_dequantize(read_model(model_file)))
         return lambda x: run_plan(plan, x), plan
-    if backend != "acl":
+    if backend not in ("acl", "cl"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
     from .tflite_runner import TfliteRunner
 
-    runner = TfliteRunner(model_file)
+    runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon")
     return runner.run, runner.plan
 
 
