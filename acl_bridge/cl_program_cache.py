@@ -52,7 +52,7 @@ SUFFIX = ".aclprograms"
 # header after MAGIC: format version, key length, payload length, sha256(key + payload)
 _HEADER = struct.Struct("<IIQ32s")
 # ACL's record: size_t name length, size_t binary length, name, binary (native byte order)
-_ACL_RECORD = struct.Struct("=NN")
+_ACL_RECORD = struct.Struct("@NN")
 _MAX_NAME_BYTES = 1 << 16
 
 # files restored in this process (ACL's cache is per process: restoring twice rebuilds

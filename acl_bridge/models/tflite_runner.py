@@ -70,6 +70,17 @@ def _window(padding: Tuple[int, int, int, int]) -> PaddingSize:
     return PaddingSize(top=top, right=right, bottom=bottom, left=left)
 
 
+def _significant_pad_width(pad_width) -> Tuple[Tuple[int, int], ...]:
+    """pad_width without its outer (0, 0) axes (at least one axis stays): the same padding,
+    and what ACL's CLPadLayer accepts (it refuses more entries than the tensor's ACL
+    dimensions, which stop at the last extent > 1: a batch of 1 is no dimension to it)."""
+    pairs = tuple(tuple(pw) for pw in pad_width)
+    k = 0
+    while k < len(pairs) - 1 and tuple(pairs[k]) == (0, 0):
+        k += 1
+    return pairs[k:]
+
+
 def _kwargs(step: Step) -> Dict[str, object]:
     p = dict(step.params)
     if step.kind in ("convolution", "depthwise"):
@@ -83,7 +94,7 @@ def _kwargs(step: Step) -> Dict[str, object]:
     if step.kind == "activation":
         return {"function": p["function"], "a": p["a"], "b": p["b"]}
     if step.kind == "pad":
-        return {"pad_width": p["pad_width"]}
+        return {"pad_width": _significant_pad_width(p["pad_width"])}
     if step.kind == "pooling":
         return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
                 "padding": _window(p["padding"]), "exclude_padding": True}
