@@ -14,7 +14,7 @@
 # mirror, package list) and kept unpacked beside it; /proc, /sys and /dev are bind-mounted
 # while a command runs (PoCL and ACL read them) and unmounted on exit, also on failure.
 # The model tests (tests/cl/test_cl_models.py) read the models fetched by emulate.sh
-# ($CACHE/models, bind-mounted read-only when present) and compare with TFLite's interpreter:
+# ($CACHE/models, copied into the root when present) and compare with TFLite's interpreter:
 # x86_64 wheels of CL_WHEELS (pip download on the host, cached in $CACHE/wheels/cl-amd64-*)
 # unpacked into the root and put on PYTHONPATH; without them those tests compare with the
 # numpy executor of the same plan, or skip where the parser is missing.
@@ -98,12 +98,12 @@ mount_system() {  # bind /proc /sys /dev into DIR (PoCL aborts without /sys; ACL
     done
 }
 
-mount_models() {  # the fetched models and photograph, read-only, where acl_bridge.models.fetch looks
-    local dst=$ROOT/var/cache/acl-ndarray/models
+copy_models() {  # the fetched models and photograph, where acl_bridge.models.fetch looks
+    # (a copy, a few MB, not a bind mount: emulate.sh's cleanup unmounts everything under
+    # $CACHE/rootfs, also while this script runs)
+    local dst=$ROOT/var/cache/acl-ndarray
     [ -d "$CACHE/models" ] || { log "no $CACHE/models (emulate.sh fetches them): the model tests will skip"; return 0; }
-    mkdir -p "$dst" && mount --bind "$CACHE/models" "$dst" || return 1
-    MOUNTED+=("$dst")
-    mount -o remount,bind,ro "$dst" 2>/dev/null || true
+    mkdir -p "$dst" && cp -a -u "$CACHE/models" "$dst/"
 }
 
 # CL_WHEELS for the root: downloaded once (host pip, no dependencies, binary only), unpacked
@@ -199,9 +199,17 @@ in_root() {  # in_root DRIVER CMD...: run CMD in $ROOT/src with the OpenCL drive
 
 build_project() {
     # setup.py builds the cffi shim (CL backend: amd64 ACL has no NE functions) and the
-    # OpenCL layer; --inplace puts both into /src/acl_bridge.
-    in_root pocl python3 setup.py -q build_ext --inplace >"$CACHE/logs/cl-native-build.log" 2>&1 \
+    # OpenCL layer; --inplace puts both into /src/acl_bridge. The root's /src is shared by
+    # every checkout that runs this script, and tar keeps each file's mtime, so an older
+    # source can look up to date beside another checkout's newer build: --force whenever the
+    # native sources differ from those of the last build.
+    local sum force=()
+    sum=$(cd "$ROOT/src" && cat setup.py acl_bridge/_build.py native/*.h native/*.c* native/cl_layer/* 2>/dev/null \
+          | sha256sum | cut -c1-16)
+    [ "$(cat "$ROOT/src/build/.native-sources" 2>/dev/null)" = "$sum" ] || force=(--force)
+    in_root pocl python3 setup.py -q build_ext --inplace "${force[@]}" >"$CACHE/logs/cl-native-build.log" 2>&1 \
         || { tail -n 40 "$CACHE/logs/cl-native-build.log" >&2; return 1; }
+    mkdir -p "$ROOT/src/build" && echo "$sum" >"$ROOT/src/build/.native-sources"
 }
 
 run_tests() {  # run_tests DRIVER: tests/cl, then the main job's network on CL (demo --backend cl)
@@ -216,7 +224,7 @@ case $cmd in
         stage "root (trixie amd64)" ensure_root ;;
     test)
         stage "root (trixie amd64)" ensure_root || exit 1
-        mount_system "$ROOT" && mount_models || die "bind mounts failed"
+        mount_system "$ROOT" && copy_models || die "bind mounts or copying the models failed"
         SITE=$(install_wheels)
         stage "sync + build project" eval 'sync_source && build_project' || exit 1
         rc=0
@@ -231,7 +239,7 @@ case $cmd in
         [ "${1:-}" = -- ] && shift
         [ $# -gt 0 ] || die "usage: $0 run [--driver pocl|rusticl] -- CMD..."
         stage "root (trixie amd64)" ensure_root || exit 1
-        mount_system "$ROOT" && mount_models || die "bind mounts failed"
+        mount_system "$ROOT" && copy_models || die "bind mounts or copying the models failed"
         SITE=$(install_wheels)
         sync_source || exit 1
         in_root "$driver" "$@" ;;

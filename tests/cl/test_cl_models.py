@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from models.conftest import model_file, photo_file, tolerance  # noqa: E402
+from models.test_runner_acl import reference  # noqa: E402  (the interpreter, else the numpy plan)
 
 pytestmark = pytest.mark.cl
 
@@ -29,23 +30,6 @@ MODELS = {
     "face_detection_full_range": (192, ("reshaped_regressor_face_4", "reshaped_classifier_face_4")),
     "face_landmark": (192, ("conv2d_20", "conv2d_30")),
 }
-
-
-def reference(path, plan, x):
-    """(outputs, oracle name): TFLite's interpreter where it is installed, else the numpy plan."""
-    try:
-        from acl_bridge.models.tflite_interpreter import runner
-    except ImportError:
-        runner = None
-    try:
-        import ai_edge_litert.interpreter  # noqa: F401
-    except ImportError:
-        runner = None
-    if runner is None:
-        from acl_bridge.models.numpy_executor import run_plan
-
-        return run_plan(plan, x), "numpy plan (no TFLite interpreter here)"
-    return runner(str(path))[0](x), "TFLite interpreter (ai-edge-litert)"
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +68,7 @@ def test_model_on_cl_matches_the_reference_with_only_the_input_copied(name, cl_r
         for k in outputs:
             err = float(np.abs(got[k] - ref[k]).max())
             assert err <= tolerance(ref[k]), f"{name} {k}: max difference {err} from the {oracle}"
+            print(f"{name} {k}: max difference {err:.3g} from the {oracle} (|ref| <= {np.abs(ref[k]).max():.3g})")
     assert r.staged() == []
     c = r.copied_bytes_per_inference
     assert c == {"input": side * side * 3 * 4, "staged": 0, "copy_steps": 0, "total": side * side * 3 * 4}

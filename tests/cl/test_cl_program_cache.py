@@ -120,23 +120,16 @@ def start(model, cache, out):
     return result, dict(np.load(out))
 
 
-def reference(model, outputs):
-    from acl_bridge.models.numpy_executor import run_plan
+def assert_correct(model, outputs):
+    """Outputs of a start against TFLite's interpreter (else the numpy plan) on its input."""
     from acl_bridge.models.tflite_plan import plan_model
     from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+    from models.conftest import tolerance
+    from models.test_runner_acl import reference
 
-    try:
-        from acl_bridge.models.tflite_interpreter import runner
-
-        return runner(str(model))[0](outputs["x"])
-    except ImportError:
-        return run_plan(plan_model(fold_constant_dequantize(read_model(str(model)))), outputs["x"])
-
-
-def assert_correct(model, outputs):
-    ref = reference(model, outputs)
+    ref, oracle = reference(model, plan_model(fold_constant_dequantize(read_model(str(model)))), outputs["x"])
     for k, want in ref.items():
-        assert np.abs(outputs[k] - want).max() <= 1e-4 + 1e-5 * float(np.abs(want).max()), k
+        assert np.abs(outputs[k] - want).max() <= tolerance(want), (k, oracle)
 
 
 @pytest.fixture(scope="module")
