@@ -77,6 +77,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot and bind mounts need it)"
+# A mount namespace of our own: the bind mounts into the root are invisible outside, vanish
+# with this script, and no other script's cleanup can take them away while tests run
+# (emulate.sh unmounts everything under $CACHE/rootfs when it exits).
+if [ -z "${ACL_NDARRAY_CL_NAMESPACE:-}" ] && unshare --mount --propagation private true 2>/dev/null; then
+    trap - EXIT
+    ACL_NDARRAY_CL_NAMESPACE=1 exec unshare --mount --propagation private "$BASH" "${BASH_SOURCE[0]}" "$@"
+fi
 CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
 mkdir -p "$CACHE/rootfs" "$CACHE/logs" || die "cannot create $CACHE"
 exec 8>"$CACHE/.cl-native.lock"
