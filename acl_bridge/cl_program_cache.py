@@ -41,7 +41,7 @@ import time
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional, Set, Tuple, Union
+from typing import Dict, Optional, Tuple, Union
 
 from .native import check, require_native
 
@@ -55,9 +55,10 @@ _HEADER = struct.Struct("<IIQ32s")
 _ACL_RECORD = struct.Struct("@NN")
 _MAX_NAME_BYTES = 1 << 16
 
-# files restored in this process (ACL's cache is per process: restoring twice rebuilds
-# every binary for nothing)
-_RESTORED: Set[str] = set()
+# cache files whose programs this process holds (restored or saved), with how many programs
+# each file holds: ACL's cache is per process, so restoring twice would rebuild every binary
+# for nothing, and saving is needed only when ACL holds more than the file
+_IN_PROCESS: Dict[str, int] = {}
 
 
 class ProgramCacheWarning(UserWarning):
@@ -196,7 +197,6 @@ class ProgramCache:
         self.directory = Path(directory) if directory is not None else cache_dir()
         self.key = current_key()
         self.path = self.directory / self.key.file_name
-        self._in_file = 0
         self._report = CacheReport("cold", str(self.path), "not restored yet")
 
     @property
@@ -208,7 +208,7 @@ class ProgramCache:
         warns (damaged, foreign, unreadable) and reports a cold start."""
         t0 = time.perf_counter()
         path = str(self.path)
-        if path in _RESTORED:
+        if path in _IN_PROCESS:
             self._report = CacheReport("warm", path, "restored earlier in this process")
             return self._report
         try:
@@ -231,8 +231,7 @@ class ProgramCache:
             _warn(f"ACL could not use {path}: {error}")
             self._report = CacheReport("cold", path, f"ACL refused it: {error}")
             return self._report
-        _RESTORED.add(path)
-        self._in_file = n
+        _IN_PROCESS[path] = n
         self._report = CacheReport("warm", path, programs_restored=restored,
                                    restore_seconds=time.perf_counter() - t0)
         return self._report
@@ -267,7 +266,7 @@ class ProgramCache:
         from ndarray.errors import AclNdarrayError
 
         t0 = time.perf_counter()
-        if program_count() <= self._in_file:
+        if program_count() <= _IN_PROCESS.get(str(self.path), 0):
             return 0
         ffi, lib = require_native()
         acl_tmp = out_tmp = None
@@ -294,8 +293,7 @@ class ProgramCache:
                         os.unlink(p)
                     except OSError:
                         pass
-        self._in_file = written
-        _RESTORED.add(str(self.path))  # what the file holds is in this process already
+        _IN_PROCESS[str(self.path)] = written  # what the file holds is in this process already
         self._report = CacheReport(self._report.state, self._report.path, self._report.reason,
                                    self._report.programs_restored, written, self._report.restore_seconds,
                                    time.perf_counter() - t0)

@@ -70,11 +70,13 @@ def start(model: str, cache: str, runs: int, env: dict) -> dict:
     return json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))[7:])
 
 
-def driver_env(driver: str, caches_on: bool, scratch: Path) -> dict:
+def driver_env(driver: str, caches_on: bool, scratch: Path, shared_caches: bool = False) -> dict:
     env = dict(os.environ, OCL_ICD_VENDORS=DRIVERS[driver], RUSTICL_ENABLE="llvmpipe", ACL_NDARRAY_CL_LAYER="1")
     for k in ("POCL_KERNEL_CACHE", "MESA_SHADER_CACHE_DISABLE"):
         env.pop(k, None)
-    if caches_on:
+    if caches_on and shared_caches:  # the driver's usual cache directories, as they are
+        env.update(POCL_KERNEL_CACHE="1", MESA_SHADER_CACHE_DISABLE="false")
+    elif caches_on:
         env.update(POCL_CACHE_DIR=str(scratch / "pocl"), MESA_SHADER_CACHE_DIR=str(scratch / "mesa"),
                    POCL_KERNEL_CACHE="1", MESA_SHADER_CACHE_DISABLE="false")
     else:
@@ -82,13 +84,15 @@ def driver_env(driver: str, caches_on: bool, scratch: Path) -> dict:
     return env
 
 
-def measure(driver: str, model: str, runs: int, scratch: Path, say) -> dict:
+def measure(driver: str, model: str, runs: int, scratch: Path, say, only=None, shared_caches=False) -> dict:
     out = {}
     off = driver_env(driver, False, scratch)
-    on = driver_env(driver, True, scratch)
+    on = driver_env(driver, True, scratch, shared_caches)
     steps = (("off/cold", off, "off-cache"), ("off/warm", off, "off-cache"), ("on/first", on, "off"),
              ("on/cold", on, "on-cache"), ("on/warm", on, "on-cache"))
     for name, env, cache in steps:
+        if only and name not in only:
+            continue
         r = start(model, cache if cache == "off" else str(scratch / cache), runs, env)
         out[name] = r
         say(f"{driver:8s} {model:26s} {name:9s} ready {r['ready_s']:7.2f} s (save {r['save_s']:5.2f} s, "
@@ -103,6 +107,12 @@ def table(results: dict) -> str:
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for driver, models in results.items():
         for model, r in models.items():
+            if len(r) < 5:  # --steps: the cells measured
+                rows.append(f"| {driver} | {model} | " + "; ".join(
+                    f"{k} ready {v['ready_s']:.2f} s (save {v['save_s']:.2f} s, restored {v['restored']})"
+                    for k, v in r.items()) + f" | | | | | {r[next(iter(r))]['saved']} saved | "
+                    f"{list(r.values())[-1]['run_median_s'] * 1e3:.1f} ms |")
+                continue
             oc, ow = r["off/cold"]["ready_s"], r["off/warm"]["ready_s"]
             nf, nc, nw = r["on/first"]["ready_s"], r["on/cold"]["ready_s"], r["on/warm"]["ready_s"]
             rows.append(f"| {driver} | {model} | {oc:.2f} s / {ow:.2f} s ({ow / oc:.3f}x) | {nf:.2f} s / {nc:.2f} s / "
@@ -117,13 +127,19 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--runs", type=int, default=5, help="inferences timed after the first (median)")
     ap.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
+    ap.add_argument("--steps", help="only these starts, e.g. on/cold,on/warm (default: all five)")
+    ap.add_argument("--shared-driver-caches", action="store_true",
+                    help="'on' starts use the drivers' usual cache directories as they are (warm from earlier "
+                         "use) instead of fresh ones")
     args = ap.parse_args(argv)
     results: dict = {}
     for driver in args.drivers.split(","):
         results[driver] = {}
         for model in args.models.split(","):
             with tempfile.TemporaryDirectory(prefix="acl-ndarray-bench-") as tmp:
-                results[driver][model] = measure(driver, model, args.runs, Path(tmp), lambda s: print(s, flush=True))
+                results[driver][model] = measure(driver, model, args.runs, Path(tmp), lambda s: print(s, flush=True),
+                                                 args.steps.split(",") if args.steps else None,
+                                                 args.shared_driver_caches)
             if args.json:
                 Path(args.json).write_text(json.dumps(results, indent=1))
     print()
