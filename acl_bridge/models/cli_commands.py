@@ -17,9 +17,10 @@ import numpy as np
 from ndarray.errors import AclNdarrayError, UnsupportedOptionError
 
 PROG = "acl-ndarray"
-BACKENDS = ("auto", "acl", "numpy")
+BACKENDS = ("auto", "acl", "cl", "numpy")
 BACKEND_HELP = ("auto (default: acl where the native ACL module loads, else numpy; the choice is said on stderr), "
-                "acl (the bridge's ACL functions) or numpy (the same plan on any machine)")
+                "acl (the bridge's ACL functions on NEON), cl (ACL's OpenCL functions; ACL_NDARRAY_CL_LAYER=1 for "
+                "software devices) or numpy (the same plan on any machine)")
 
 
 class InputFileError(AclNdarrayError, ValueError):
@@ -87,7 +88,7 @@ def choose_backend(name: str, err) -> str:
 
 
 def make_executor(model_file, backend: str):
-    """A callable x -> outputs by name, for ``backend`` (``acl`` or ``numpy``), and the plan."""
+    """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the plan."""
     if backend == "numpy":
         from .numpy_executor import run_plan
         from .tflite_plan import plan_model
@@ -95,11 +96,11 @@ def make_executor(model_file, backend: str):
 
         plan = plan_model(fold_constant_dequantize(read_model(model_file)))
         return lambda x: run_plan(plan, x), plan
-    if backend != "acl":
+    if backend not in ("acl", "cl"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
     from .tflite_runner import TfliteRunner
 
-    runner = TfliteRunner(model_file)
+    runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon")
     return runner.run, runner.plan
 
 

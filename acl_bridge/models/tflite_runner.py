@@ -21,6 +21,14 @@ Loading (:class:`TfliteRunner`) does everything once:
    configured again (at most twice: :attr:`TfliteRunner.renegotiations`);
 6. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
 
+``backend="cl"`` runs the same plan on ACL's OpenCL functions: the negotiation asks the CL
+functions, the buffers are the same NdArrays (CLTensors over their own memory), and the
+schedule returns with the results in them. OpenCL starts first (``opencl.cl_init``: an
+:class:`~acl_bridge.errors.AclNoDeviceError` saying what is missing where ACL cannot use the
+device), then ACL's compiled programs are restored from the program cache before configuring
+and saved after it (:mod:`acl_bridge.cl_program_cache`; ``program_cache=False`` turns it off,
+a directory puts it elsewhere; :attr:`TfliteRunner.program_cache` reports what it did).
+
 An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
 (or the caller writes it in place: :attr:`input_array`), runs the functions and returns
 views of the output buffers. :attr:`copied_bytes_per_inference` says what a run copies:
@@ -29,6 +37,7 @@ the input, plus whatever the bridge had to stage (``staged``), plus explicit cop
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -36,9 +45,13 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ndarray import NdArray, ShapeDescriptor
+from ndarray.errors import ArgumentTypeError
 
 from .. import functions as F
+from ..backend import backend_named
+from ..cl_program_cache import CacheReport, ProgramCache
 from ..mapping import PaddingSize
+from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
 from .tflite_plan import Plan, Step, plan_model, slice_index
@@ -57,6 +70,17 @@ def _window(padding: Tuple[int, int, int, int]) -> PaddingSize:
     return PaddingSize(top=top, right=right, bottom=bottom, left=left)
 
 
+def _significant_pad_width(pad_width) -> Tuple[Tuple[int, int], ...]:
+    """pad_width without its outer (0, 0) axes (at least one axis stays): the same padding,
+    and what ACL's CLPadLayer accepts (it refuses more entries than the tensor's ACL
+    dimensions, which stop at the last extent > 1: a batch of 1 is no dimension to it)."""
+    pairs = tuple(tuple(pw) for pw in pad_width)
+    k = 0
+    while k < len(pairs) - 1 and tuple(pairs[k]) == (0, 0):
+        k += 1
+    return pairs[k:]
+
+
 def _kwargs(step: Step) -> Dict[str, object]:
     p = dict(step.params)
     if step.kind in ("convolution", "depthwise"):
@@ -70,7 +94,7 @@ def _kwargs(step: Step) -> Dict[str, object]:
     if step.kind == "activation":
         return {"function": p["function"], "a": p["a"], "b": p["b"]}
     if step.kind == "pad":
-        return {"pad_width": p["pad_width"]}
+        return {"pad_width": _significant_pad_width(p["pad_width"])}
     if step.kind == "pooling":
         return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
                 "padding": _window(p["padding"]), "exclude_padding": True}
@@ -127,7 +151,10 @@ MAX_RENEGOTIATIONS = 2
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
-    def __init__(self, model, *, allow_copy: bool = True):
+    def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True):
+        self.backend = backend_named(backend)
+        if not isinstance(program_cache, (bool, str, os.PathLike)):
+            raise ArgumentTypeError(f"program_cache is {program_cache!r}, expected True, False or a directory")
         if isinstance(model, Plan):
             plan = model
         else:
@@ -135,6 +162,7 @@ class TfliteRunner:
             plan = plan_model(fold_constant_dequantize(spec))
         self.plan = plan
         t0 = time.perf_counter()
+        cache = self._restore_programs(program_cache)
         asked, const_pad = self._negotiate()
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
         self.functions: List[F.AclFunction] = []
@@ -159,9 +187,26 @@ class TfliteRunner:
         # one call into the native layer per inference (split only around staged functions)
         self.schedule = Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
+        if cache is not None:
+            cache.save()
+            self.program_cache = cache.report
         self.input_index = plan.model.inputs[0]
         self.input_array: NdArray = self.arrays[self.input_index]
         self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
+
+    def _restore_programs(self, program_cache):
+        """CL: start OpenCL (the device error comes here, before anything is built) and
+        restore the program cache; the cache object, or None (NEON, or the cache is off)."""
+        self.program_cache: Optional[CacheReport] = None
+        if self.backend.name != "cl":
+            return None
+        cl_init()
+        if program_cache is False:
+            self.program_cache = CacheReport("off", None, "program_cache=False")
+            return None
+        cache = ProgramCache(None if program_cache is True else program_cache)
+        self.program_cache = cache.restore()
+        return cache
 
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
@@ -172,7 +217,8 @@ class TfliteRunner:
         for s in plan.steps:
             cls = ROLES[s.kind]
             consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
-            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC")
+            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC",
+                                        backend=self.backend)
             const_pad.append({role: need[role] for role, _ in s.constants})
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
@@ -207,7 +253,7 @@ class TfliteRunner:
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
             f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
-                              allow_copy=allow_copy, allow_padding_writes=not shared)
+                              allow_copy=allow_copy, allow_padding_writes=not shared, backend=self.backend)
             self.functions.append(f)
             self.constants.append(consts)
 
@@ -297,12 +343,17 @@ class TfliteRunner:
             counts[s.kind] = counts.get(s.kind, 0) + 1
         padded = sum(1 for b in self.buffer_plans.values() if any(b.padding.as_tuple()))
         c = self.copied_bytes_per_inference
-        return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL functions {counts} "
+        cache = "" if self.program_cache is None else (
+            f"; program cache {self.program_cache.state} ({self.program_cache.programs_restored} restored, "
+            f"{self.program_cache.programs_saved} saved)")
+        return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "
+                f"functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "
                 f"{len(self.buffer_plans)} buffers, {padded} padded ({self.padded_buffers()}), "
                 f"{self.renegotiations} renegotiation(s); {self.schedule.native_calls_per_run} native "
                 f"call(s) per inference; copied per inference: {c['total']} bytes "
-                f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
+                f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']}); "
+                f"configured in {self.configure_seconds:.2f} s{cache}")
 
 
 __all__ = ["TfliteRunner", "BufferPlan"]
