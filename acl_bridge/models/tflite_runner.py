@@ -7,7 +7,11 @@ Loading (:class:`TfliteRunner`) does everything once:
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it;
-3. one allocation per buffer (``Cls.padded_empty``, exactly that padding); RESHAPE outputs
+3. buffers (``padded_descriptor``, exactly that padding, bridge-owned): on NEON the
+   intermediates share one arena, each in a slot placed by its lifetime
+   (:mod:`.memory_plan`: no two buffers alive at one step share a byte), graph inputs and
+   outputs in allocations of their own; ``arena=False`` (and CL, where overlapping host
+   memory under several buffers is undefined) gives every buffer its own. RESHAPE outputs
    and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
    views keeps no padding (a reshape of a padded buffer is no view): where a function needs
    padding on such a tensor, the bridge stages it and the copy is counted;
@@ -50,10 +54,12 @@ from ndarray.errors import ArgumentTypeError
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
-from ..mapping import PaddingSize
+from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot
+from ..mapping import PaddingSize, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
+from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 
@@ -133,6 +139,15 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
 
 
+def resident_bytes() -> Optional[int]:
+    """The process's resident memory now (Linux: /proc/self/statm), or None elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclass(frozen=True)
 class BufferPlan:
     """Where a buffer's padding comes from: the union of what each function asked for."""
@@ -151,8 +166,17 @@ MAX_RENEGOTIATIONS = 2
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
-    def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True):
+    def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
+                 arena: Optional[bool] = None):
         self.backend = backend_named(backend)
+        if arena is None:
+            # OpenCL leaves the result of commands on buffers over overlapping host memory
+            # undefined (clCreateBuffer, CL_MEM_USE_HOST_PTR): CL keeps one buffer per tensor
+            arena = self.backend.name != "cl"
+        if not isinstance(arena, bool):
+            raise ArgumentTypeError(f"arena is {arena!r}, expected True, False or None (the backend's default)")
+        self.use_arena = arena
+        self.memory: Optional[MemoryPlan] = None
         if not isinstance(program_cache, (bool, str, os.PathLike)):
             raise ArgumentTypeError(f"program_cache is {program_cache!r}, expected True, False or a directory")
         if isinstance(model, Plan):
@@ -226,10 +250,12 @@ class TfliteRunner:
         return asked, const_pad
 
     def _allocate(self, asked) -> None:
-        """One buffer per owning tensor with the union of the padding asked for it."""
+        """A buffer per owning tensor with the union of the padding asked for it: with the
+        arena, intermediates in slots of one allocation placed by lifetime
+        (:mod:`.memory_plan`), graph inputs and outputs in allocations of their own."""
         t = self.plan.model.tensors
         self.buffer_plans: Dict[int, BufferPlan] = {}
-        owned: Dict[int, NdArray] = {}
+        descriptors: Dict[int, ShapeDescriptor] = {}
         for b in self.plan.buffers():
             pad = PaddingSize()
             has_views = b in self.roots_with_views
@@ -238,8 +264,49 @@ class TfliteRunner:
                     pad = pad.union(p)
             pad = pad.for_rank(len(t[b].shape))
             self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
-            owned[b] = F.AclFunction.padded_empty(tuple(t[b].shape), "float32", pad)
+            descriptors[b] = padded_descriptor(tuple(t[b].shape), "float32", pad)
+        owned: Dict[int, NdArray] = {}
+        if self.use_arena:
+            sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
+            self.memory = plan_memory(self.plan, sizes)
+            self.arena = bridge_allocate(ShapeDescriptor.create((max(self.memory.arena_size_in_bytes, 1),), "uint8"))
+            for slot in self.memory.slots:
+                owned[slot.tensor] = bridge_slot(self.arena, slot.offset_in_bytes, descriptors[slot.tensor])
+        for b, d in descriptors.items():
+            if b not in owned:
+                owned[b] = bridge_allocate(d)
         self.arrays: Dict[int, NdArray] = self.plan.bind(owned)
+
+    def memory_report(self) -> Dict[str, object]:
+        """Bytes this model holds: activations (the arena, or one buffer per tensor; the lower
+        bound: the most bytes alive at one step), graph inputs and outputs, constants as the
+        file has them and as the bridge hands them to ACL, and the process's resident memory
+        now (ACL's own workspaces and prepared weights are inside that figure only)."""
+        lives, pinned = lifetimes(self.plan)
+        arena_tensors = {life.tensor for life in lives}
+        own = {b: a.allocation.nbytes + BRIDGE_SLACK_IN_BYTES for b, a in self.arrays.items() if b in self.buffer_plans}
+        if self.memory is not None:
+            activations = self.memory.arena_size_in_bytes
+            bound = self.memory.lower_bound_in_bytes
+            one_each = self.memory.total_size_in_bytes
+        else:
+            one_each = sum(n for b, n in own.items() if b in arena_tensors)
+            activations = one_each
+            sizes = {b: n for b, n in own.items() if b in arena_tensors}
+            bound = place([(life, sizes[life.tensor]) for life in lives]).lower_bound_in_bytes if lives else 0
+        model = self.plan.model
+        file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
+        bridge_constants = sum(a.allocation.nbytes for consts in self.constants for a in consts.values())
+        return {
+            "arena": self.use_arena,
+            "activations_bytes": activations,
+            "activations_lower_bound_bytes": bound,
+            "activations_one_buffer_each_bytes": one_each,
+            "inputs_outputs_bytes": sum(n for b, n in own.items() if b in pinned),
+            "constants_in_file_bytes": file_constants,
+            "constants_given_to_acl_bytes": bridge_constants,
+            "resident_bytes": resident_bytes(),
+        }
 
     def _configure(self, const_pad, allow_copy: bool) -> None:
         plan = self.plan
