@@ -58,6 +58,9 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="print what was written as JSON: {out, outputs: {name: "
                    "{shape, dtype}}}")
     r.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
+    r.add_argument("--memory", action="store_true", help="after the run, report the model's memory: activations "
+                   "(the arena, its lower bound, one buffer each), inputs/outputs, constants, resident memory "
+                   "(ACL backends only)")
     r.set_defaults(handler=cmd_run_tflite)
 
     from . import fetch
@@ -231,18 +234,40 @@ def check_input(x: np.ndarray, path, name: str, shape, dtype: np.dtype) -> None:
 
 def cmd_run_tflite(args, out, err) -> int:
     backend = choose_backend(args.backend, err)
+    if args.memory and backend == "numpy":
+        raise UnsupportedOptionError("--memory reports what a model holds on ACL: it needs --backend acl or cl, "
+                                     "not numpy")
     run, plan = make_executor(args.model, backend)
     name, shape, dtype = model_input_spec(plan)
     x = load_input(args.input, name)
     check_input(x, args.input, name, shape, dtype)
     outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(x).items()}
     np.savez(Path(args.out), **outputs)
+    memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
     if args.json:
-        print(json.dumps({"out": str(args.out), "outputs": {k: {"shape": list(v.shape), "dtype": v.dtype.name}
-                                                            for k, v in outputs.items()}}), file=out)
+        report = {"out": str(args.out), "outputs": {k: {"shape": list(v.shape), "dtype": v.dtype.name}
+                                                    for k, v in outputs.items()}}
+        if memory is not None:
+            report["memory"] = memory
+        print(json.dumps(report), file=out)
     else:
         print(f"wrote {args.out}: " + ", ".join(f"{k} {list(v.shape)}" for k, v in outputs.items()), file=out)
+        if memory is not None:
+            print(memory_text(memory), file=out)
     return 0
+
+
+def memory_text(m: Dict[str, object]) -> str:
+    """TfliteRunner.memory_report() for people, in MiB."""
+    def mib(key: str) -> str:
+        v = m[key]
+        return "unknown" if v is None else f"{int(v) / 2**20:.2f} MiB"
+
+    return (f"activations: {mib('activations_bytes')} ({'arena' if m['arena'] else 'one buffer each'}; lower bound "
+            f"{mib('activations_lower_bound_bytes')}, one buffer each {mib('activations_one_buffer_each_bytes')})\n"
+            f"graph inputs and outputs: {mib('inputs_outputs_bytes')}\n"
+            f"constants: {mib('constants_in_file_bytes')} in the file, {mib('constants_given_to_acl_bytes')} given to "
+            f"ACL\nresident memory of the process after the run: {mib('resident_bytes')}")
 
 
 # ---------------------------------------------------------------------------- fetch

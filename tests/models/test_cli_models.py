@@ -159,11 +159,20 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
     path = model_file(model)
     x = np.random.default_rng(1).uniform(-1, 1, (1, side, side, 3)).astype(np.float32)
     np.save(tmp_path / "in.npy", x)
+    memory = ["--memory"] if backend != "numpy" else []
     code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
-                              "--backend", backend], capsys)
+                              "--backend", backend, *memory], capsys)
     assert code == 0, err
     with np.load(tmp_path / "o.npz") as z:
         assert {k: z[k].shape for k in z.files} == outputs
+    if memory:  # the arena's figures, and the process's resident memory
+        assert "activations: " in out and "(arena; lower bound " in out and "resident memory" in out, out
+
+
+def test_run_tflite_memory_needs_an_acl_backend(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.zeros((1, 128, 128, 3), np.float32))
+    code, out, err = run_tflite(tmp_path, capsys, "in.npy", "--memory")
+    assert (code, out) == (2, "") and "--memory reports what a model holds on ACL" in one_error_line(err)
 
 
 def run_tflite(tmp_path, capsys, name, *extra):
