@@ -1,0 +1,144 @@
+"""Model memory: the activation arena against its lower bound, the process's resident memory
+against Arm NN's for the same model, and inference time with the arena against without.
+
+    python3 benchmarks/model_memory.py [--models face_detection_front,face_landmark] [--repeats 9]
+
+Resident memory is measured in a fresh process per runtime and model (configure, then two
+inferences; /proc/self/statm), so one runtime's allocations never count against another's.
+Time: the two runners (arena and one buffer per tensor) live in one process and take turns in
+each round; the ratio is the median of the rounds' ratios (bench.py's paired_ratio). Needs
+ACL (the emulated images: ``./docker/emulate.sh run trixie -- python3 benchmarks/model_memory.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import interleaved_samples, paired_ratio  # noqa: E402
+
+MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range")
+RUNTIMES = ("bridge", "bridge_no_arena", "armnn")
+
+
+def _input(shape) -> np.ndarray:
+    return np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
+
+
+def child(runtime: str, model: str) -> dict:
+    """One runtime on one model in this (fresh) process: resident bytes after configure and
+    after two inferences."""
+    from acl_bridge import native
+    from acl_bridge.models import fetch
+    from acl_bridge.models.tflite_runner import TfliteRunner, resident_bytes
+
+    native.set_num_threads(1)
+    path = fetch.model_path(model)
+    before = resident_bytes()
+    t0 = time.perf_counter()
+    if runtime == "armnn":
+        from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+        from acl_bridge.models.tflite_reader import read_model
+
+        spec = read_model(path)
+        shape = tuple(spec.tensors[spec.inputs[0]].shape)
+        m = ArmnnTfliteModel(path)
+        run = m.run
+        report = {}
+    else:
+        r = TfliteRunner(path, arena=runtime == "bridge")
+        shape, run = r.input_shape, r.run
+    configured = resident_bytes()
+    configure_s = time.perf_counter() - t0
+    for _ in range(2):
+        run(_input(shape))
+    after = resident_bytes()
+    if runtime != "armnn":
+        report = r.memory_report()
+    return dict(runtime=runtime, model=model, before=before, configured=configured, after=after,
+                configure_s=configure_s, report=report)
+
+
+def measure_in_fresh_process(runtime: str, model: str) -> dict:
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", runtime, model],
+                         capture_output=True, text=True, timeout=1200)
+    if out.returncode != 0:
+        raise RuntimeError(f"{runtime} on {model} failed: {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def timing(model: str, repeats: int) -> dict:
+    from acl_bridge import native
+    from acl_bridge.models import fetch
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    native.set_num_threads(1)
+    path = fetch.model_path(model)
+    shared, separate = TfliteRunner(path), TfliteRunner(path, arena=False)
+    x = _input(shared.input_shape)
+    shared.input_array.numpy()[...] = x
+    separate.input_array.numpy()[...] = x
+
+    def batch(runner):
+        def run(iterations: int) -> float:
+            t = time.perf_counter_ns()
+            for _ in range(iterations):
+                runner.schedule.run()
+            return (time.perf_counter_ns() - t) / iterations
+        return run
+
+    samples = interleaved_samples({"arena": batch(shared), "one_each": batch(separate)}, 2, repeats)
+    return dict(arena_ms=statistics.median(samples["arena"]) / 1e6,
+                one_each_ms=statistics.median(samples["one_each"]) / 1e6,
+                ratio=paired_ratio(samples, "arena", "one_each"))
+
+
+def mib(n) -> str:
+    return "-" if n is None else f"{n / 2**20:6.2f}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--repeats", type=int, default=9)
+    p.add_argument("--json", help="also write the numbers to this file")
+    p.add_argument("--child", nargs=2, metavar=("RUNTIME", "MODEL"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return 0
+    results = []
+    print("== activations (MiB): arena / lower bound / one buffer each; resident memory after configure and "
+          "after two inferences (MiB, fresh process each); time per inference, arena vs one buffer each")
+    for model in args.models.split(","):
+        rss = {rt: measure_in_fresh_process(rt, model) for rt in RUNTIMES}
+        t = timing(model, args.repeats)
+        rep = rss["bridge"]["report"]
+        row = dict(model=model, rss=rss, timing=t)
+        results.append(row)
+        print(f"\n{model}: activations {mib(rep['activations_bytes'])} / {mib(rep['activations_lower_bound_bytes'])} / "
+              f"{mib(rep['activations_one_buffer_each_bytes'])} "
+              f"({rep['activations_bytes'] / max(rep['activations_lower_bound_bytes'], 1):.3f}x the bound)")
+        for rt in RUNTIMES:
+            r = rss[rt]
+            print(f"  {rt:<16} resident: configured {mib(r['configured'])}, after inferences {mib(r['after'])} "
+                  f"(configure {r['configure_s']:.1f} s)")
+        ratio = rss["bridge"]["after"] / rss["armnn"]["after"]
+        print(f"  resident after inferences, bridge / Arm NN: {ratio:.2f}x; inference arena {t['arena_ms']:.1f} ms vs "
+              f"one buffer each {t['one_each_ms']:.1f} ms: paired ratio {t['ratio']:.3f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
