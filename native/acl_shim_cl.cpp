@@ -6,7 +6,7 @@
 //   3. else (the device refused both) a device buffer, copied in before and out after runs.
 // OpenCL calls go through ACL's own loader (libarm_compute exports the cl* entry points and
 // dlopens libOpenCL.so), so the shim does not link libOpenCL itself.
-#include "acl_shim_internal.h"
+#include "acl_shim_tensors.h"
 
 #include <cstdlib>
 #include <cstring>
