@@ -1,6 +1,7 @@
 """``python -m acl_bridge`` / ``acl-ndarray``: look at layouts and at the ACL installation.
 
-    acl-ndarray info
+    acl-ndarray --version
+    acl-ndarray info [--json]
     acl-ndarray describe --shape 2,2,5,5 [--dtype float32] [--order c|f]
                          [--paddings 0,0,1,1 [--padding-offsets 0,0,0,0]]
                          [--strides 72,36,6,1 [--offset 0] [--alloc-size 144]]
@@ -10,10 +11,16 @@
         common: [--index 2,3] [--data-layout NCHW|NHWC] [--coords] [--columns N] [--no-map]
                 [--json] [--out FILE.png|FILE.svg]
     acl-ndarray demo [ARGS...]
+    acl-ndarray detect IMAGE [--json] ...        (acl_bridge.models.cli_commands)
+    acl-ndarray run-tflite MODEL INPUT --out OUT.npz [--json]
+    acl-ndarray fetch [--image-wheels] [--progress] [--json]
 
-Errors are one line on stderr: exit code 2 for bad input (usage, an invalid layout), 1 for
-runtime failures (a file that cannot be written, the native layer). ``--traceback``
-anywhere on the command line shows the Python traceback as well.
+Exit codes: 0 done, 1 failure (a file that cannot be written, the native layer, a download),
+2 bad input (usage, an invalid layout, a model or picture that cannot be used). Errors are one
+line on stderr, never a traceback; :func:`exit_code_for` is the one place that turns the
+library's exception types into exit codes. ``--traceback`` anywhere on the command line shows
+the Python traceback as well. Output cut short by its reader (``describe | head``) ends
+quietly with exit 0.
 """
 
 from __future__ import annotations
@@ -22,14 +29,15 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
 import os
 import platform
 import re
 import sys
 import traceback
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ndarray import LayoutError
+from ndarray.errors import AclNdarrayError
 
 PROG = "acl-ndarray"
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
@@ -66,15 +74,26 @@ def _int(text: str, option: str) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
+def version() -> str:
+    """The package's version (acl_bridge/_version.py, the one place pyproject.toml reads it from)."""
+    from ._version import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Padded-buffer NdArray layouts and their Arm Compute Library tensors.",
-        epilog="--traceback anywhere on the command line shows Python tracebacks on errors.",
+        epilog="Exit codes: 0 done, 1 failure, 2 bad input. --traceback anywhere on the command line shows "
+               "Python tracebacks on errors.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,run-tflite}", parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,run-tflite,fetch}",
+                                parser_class=_Parser)
 
-    sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")
+    i = sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")
+    i.add_argument("--json", action="store_true", help="print the facts as one JSON object")
 
     d = sub.add_parser(
         "describe",
@@ -199,6 +218,7 @@ def cmd_info(args, out, err) -> int:
         except Exception as e:  # noqa: BLE001
             ok, reason = False, f"native_available() failed: {type(e).__name__}: {e}"
     rows: List[Tuple[str, str]] = [
+        ("acl-ndarray", version()),
         ("python", f"{platform.python_version()} ({sys.executable})"),
         ("numpy", np.__version__),
         ("machine", f"{platform.machine()} {platform.system()} {platform.release()}"),
@@ -214,6 +234,9 @@ def cmd_info(args, out, err) -> int:
     rows.append(("CPU features", _proc_cpu_features() + " (from /proc/cpuinfo)"))
     rows.append(("Arm NN", _guard(_armnn_version)))
     rows.append(("OpenCL", _guard(lambda: _opencl(native))))
+    if args.json:
+        print(json.dumps(dict(rows), indent=2), file=out)
+        return EXIT_OK
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key.ljust(width)}  {value}", file=out)
@@ -305,9 +328,12 @@ def _padding4(text: str) -> Tuple[int, int, int, int]:
     return values  # type: ignore[return-value]
 
 
-def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
-    """(facts, memory map, notes) for the layout the arguments give."""
-    from . import pictures as picture
+def _describe(args) -> Tuple[Dict[str, Any], Callable[[], Any]]:
+    """(facts, a function that builds the memory map) for the layout the arguments give.
+
+    The facts (cells included) cost nothing per element: the map, which does, is built only
+    when it is printed or drawn (cmd_describe)."""
+    from . import memory_map
 
     sources = [name for name, v in (("--shape", args.shape), ("--xla", args.xla), ("--directml", args.directml)) if v is not None]
     if len(sources) != 1:
@@ -318,7 +344,6 @@ def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
     if columns is not None and columns < 1:
         raise UsageError(f"--columns is {columns}, expected >= 1")
     index = None if args.index is None else _ints(args.index, "--index")
-    notes: List[str] = []
     if args.xla is not None:
         for opt in ("shape", "strides", "sizes", "paddings", "padding_offsets", "offset", "alloc_size", "dtype", "total_size"):
             if getattr(args, opt) is not None:
@@ -348,7 +373,8 @@ def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
         facts.update(_descriptor_facts(d, args.data_layout))
         if index is not None:
             facts["element_offset"] = {"index": list(index), "offset": desc.element_offset(index)}
-        return facts, picture.descriptor_map(d, columns, title=repr(desc)), notes
+        facts["cells"] = _descriptor_cells(d, columns)
+        return facts, lambda: memory_map.descriptor_map(d, columns, title=repr(desc))
     if args.sizes is not None or args.total_size is not None:
         raise UsageError("--sizes and --total-size go with --directml")
     d, title = _shape_source(args)
@@ -356,7 +382,29 @@ def _describe(args) -> Tuple[Dict[str, Any], Any, List[str]]:
     facts.update(_descriptor_facts(d, args.data_layout))
     if index is not None:
         facts["element_offset"] = {"index": list(index), "offset": d.element_offset(index)}
-    return facts, picture.descriptor_map(d, columns, title=_short_title(d, title, facts["acl"])), notes
+    facts["cells"] = _descriptor_cells(d, columns)
+    return facts, lambda: memory_map.descriptor_map(d, columns, title=_short_title(d, title, facts["acl"]))
+
+
+def _cells(total: int, elements: Optional[int], shared: int, columns: int, element0: int) -> Dict[str, Any]:
+    return {"total": total, "elements": elements, "padding": None if elements is None else total - elements,
+            "shared": shared, "columns": columns, "element0_offset": element0}
+
+
+def _descriptor_cells(d, columns: Optional[int]) -> Dict[str, Any]:
+    """The map's cell counts without building it: a layout whose elements never share an
+    address holds ``size`` element cells; only an overlapping one is counted cell by cell
+    (up to memory_map.MAX_CELLS elements; above, the counts are left out as None)."""
+    from . import memory_map
+
+    auto, _ = memory_map.descriptor_columns(d)
+    element0 = d.offset if d.size else -1
+    if not d.overlaps:
+        return _cells(d.alloc_size, d.size, 0, columns or auto, element0)
+    if d.size > memory_map.MAX_CELLS:
+        return _cells(d.alloc_size, None, None, columns or auto, element0)
+    m = memory_map.descriptor_map(d, columns)
+    return _cells(m.alloc_size, m.element_cells, m.shared_cells, m.columns, m.element0)
 
 
 def _short_title(d, title: Optional[str], acl: Dict[str, Any]) -> str:
@@ -377,14 +425,17 @@ def _short_title(d, title: Optional[str], acl: Dict[str, Any]) -> str:
 
 
 def _describe_xla(args, columns, index):
-    try:
-        from ndarray.formats import xla
-    except ImportError as e:
-        raise RuntimeError(f"--xla needs ndarray.formats.xla, which this installation lacks: {e}") from None
     from ndarray import LayoutError
-    from . import pictures as picture
+    from ndarray.errors import UnsupportedOptionError
+    from ndarray.formats import xla
+
+    from . import memory_map
 
     shape = xla.parse(args.xla)
+    if isinstance(shape, xla.XlaTuple):
+        raise UnsupportedOptionError(
+            f"--xla is {args.xla!r}, a tuple of {len(shape.elements)} shapes; describe takes one array shape, "
+            f"e.g. --xla {repr(shape.elements[0])!r}")
     facts: Dict[str, Any] = {
         "source": f"XLA {shape!r}",
         "xla": {
@@ -412,10 +463,15 @@ def _describe_xla(args, columns, index):
         facts["shape_descriptor"] = {"error": f"{type(e).__name__}: {e}"}
     else:
         facts["shape_descriptor"] = _descriptor_facts(d, args.data_layout)
-    return facts, picture.xla_map(shape, columns), []
+    # an XLA layout gives every element its own cell
+    size = math.prod(shape.dimensions)
+    auto, _ = memory_map.xla_columns(shape)
+    element0 = shape.linear_index((0,) * len(shape.dimensions)) if size else -1
+    facts["cells"] = _cells(shape.buffer_size, size, 0, columns or auto, element0)
+    return facts, lambda: memory_map.xla_map(shape, columns)
 
 
-def _format_facts(facts: Dict[str, Any], m) -> List[str]:
+def _format_facts(facts: Dict[str, Any]) -> List[str]:
     lines: List[str] = []
 
     def row(key, value, indent=""):
@@ -487,35 +543,46 @@ def _format_facts(facts: Dict[str, Any], m) -> List[str]:
             descriptor_block(sd, "  ")
     else:
         descriptor_block(facts)
-    row("cells", f"{m.alloc_size} = {m.element_cells} holding elements + {m.padding_cells} padding"
-        + (f" ({m.shared_cells} shared)" if m.shared_cells else ""))
+    c = facts["cells"]
+    if c["elements"] is None:
+        from .memory_map import MAX_CELLS
+
+        row("cells", f"{c['total']} (elements may share cells; not counted above {MAX_CELLS} elements)")
+    else:
+        row("cells", f"{c['total']} = {c['elements']} holding elements + {c['padding']} padding"
+            + (f" ({c['shared']} shared)" if c["shared"] else ""))
     return lines
 
 
 def cmd_describe(args, out, err) -> int:
+    from . import memory_map
     from . import pictures as picture
 
-    facts, m, _ = _describe(args)
-    facts["cells"] = {"total": m.alloc_size, "elements": m.element_cells, "padding": m.padding_cells,
-                      "shared": m.shared_cells, "columns": m.columns, "element0_offset": m.element0}
     cell = None if args.cell is None else _int(args.cell, "--cell")
     if cell is not None and not 3 <= cell <= 64:
         raise UsageError(f"--cell is {cell}, expected 3..64 pixels")
     if args.out and not args.out.lower().endswith((".png", ".svg")):
         raise UsageError(f"--out is {args.out!r}, expected a file name ending in .png or .svg")
+    facts, build_map = _describe(args)
+    total = facts["cells"]["total"]
+    if args.out:
+        picture.check_drawable(total, facts["source"])
+    text_map = not args.json and not args.no_map
+    m = build_map() if args.out or (text_map and not memory_map.too_many_cells(total)) else None
     written = None
     if args.out:  # draw first: a file that cannot be written fails before anything is printed
-        if m.alloc_size > 100_000:
-            print(f"drawing {m.alloc_size} cells to {args.out}...", file=err)
+        if total > 100_000:
+            print(f"drawing {total} cells to {args.out}...", file=err)
         written = picture.write_picture(args.out, m, cell=cell)
     if args.json:
         print(json.dumps(facts, indent=2), file=out)
     else:
-        for line in _format_facts(facts, m):
+        for line in _format_facts(facts):
             print(line, file=out)
-        if not args.no_map:
-            print(f"memory map ({m.columns} cells per row; '.' padding, [ ] element 0, '*' shared):", file=out)
-            print(picture.text_map(m, coordinates=args.coords), file=out)
+        if text_map:
+            print(f"memory map ({facts['cells']['columns']} cells per row; '.' padding, [ ] element 0, '*' shared):",
+                  file=out)
+            print(memory_map.too_many_cells(total) or memory_map.text_map(m, coordinates=args.coords), file=out)
     if written and not args.json:
         print(f"wrote {written.upper()} {args.out}", file=out)
     return EXIT_OK
@@ -543,7 +610,8 @@ COMMANDS = {"info": cmd_info, "describe": cmd_describe, "demo": cmd_demo}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit code (never raises, except SystemExit for --help)."""
+    """Run the command line; returns the exit code and never raises (``--help`` and
+    ``--version`` return 0 after printing)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # --traceback may stand anywhere; after 'demo' it is also left in the demo's arguments.
     # The command is the first word that is not an option (the top level has no valued options).
@@ -555,31 +623,73 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = _glue_negative_values([a for a in argv if a != "--traceback"])
     out, err = sys.stdout, sys.stderr
     try:
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as e:  # --help, --version: printed, done
+            out.flush()
+            return int(e.code or 0)
         if demo_args is not None:
             args.args = demo_args
         if args.command is None:
             build_parser().print_help(out)
             return EXIT_USAGE
-        return (COMMANDS.get(args.command) or args.handler)(args, out, err)
-    except UsageError as e:
-        _report(e, err, show_traceback)
-        return EXIT_USAGE
-    except (LayoutError, IndexError) as e:  # InvalidLayoutError, NotRepresentableError
-        _report(e, err, show_traceback)
-        return EXIT_USAGE
-    except BrokenPipeError:  # `acl-ndarray describe ... | head`: stop quietly
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return EXIT_RUNTIME
+        code = (COMMANDS.get(args.command) or args.handler)(args, out, err)
+        out.flush()  # a reader that went away is noticed here, inside the handler below
+        return code
+    except BrokenPipeError:
+        # `acl-ndarray describe ... | head`: the reader has what it wanted. Python's docs (signal,
+        # "Note on SIGPIPE"): point stdout at devnull so the interpreter's final flush is quiet.
+        _silence_stdout()
+        return EXIT_OK
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return 130
-    except Exception as e:  # noqa: BLE001 - one line, exit 1
-        _report(e, err, show_traceback, runtime=True)
-        return EXIT_RUNTIME
+    except Exception as e:  # noqa: BLE001 - every error: one line, its exit code
+        if show_traceback:
+            traceback.print_exception(type(e), e, e.__traceback__, file=err)
+        print(f"{PROG}: error: {error_line(e)}", file=err)
+        return exit_code_for(e)
+
+
+def exit_code_for(e: BaseException) -> int:
+    """THE mapping from exceptions to exit codes.
+
+    2 (bad input): usage errors and the library's input errors: every ``AclNdarrayError``
+    that is also a ValueError, TypeError or IndexError (LayoutError and its
+    InvalidLayoutError / NotRepresentableError, ArgumentTypeError, UnsupportedOptionError,
+    IndexOutOfRangeError, ReadOnlyError, the models' ImageError, ModelFormatError,
+    UnsupportedModelError, InputFileError). 1 (failure): the rest: ``AclError`` (the native
+    layer), ``FetchError``, OSError (a file that cannot be read or written), MemoryError, and
+    anything unexpected."""
+    if isinstance(e, UsageError):
+        return EXIT_USAGE
+    if isinstance(e, AclNdarrayError) and isinstance(e, (ValueError, TypeError, IndexError)):
+        return EXIT_USAGE
+    return EXIT_RUNTIME
+
+
+def error_line(e: BaseException) -> str:
+    """The one line printed for ``e``: the library's class name and message; for an
+    OSError, the file and the system's reason; an unexpected exception says so."""
+    message = " ".join(str(e).split())  # one line
+    if isinstance(e, UsageError):
+        return message
+    if isinstance(e, AclNdarrayError):
+        return f"{type(e).__name__}: {message}"
+    if isinstance(e, OSError) and e.strerror:
+        where = f"{e.filename}: " if e.filename is not None else ""
+        return f"{where}{e.strerror}"
+    if isinstance(e, MemoryError):
+        return f"out of memory{': ' + message if message else ''}"
+    return f"unexpected {type(e).__name__}: {message} (a bug: please report it with --traceback's output)"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (captured in tests)
+        pass
 
 
 def _glue_negative_values(argv: List[str]) -> List[str]:
@@ -591,11 +701,3 @@ def _glue_negative_values(argv: List[str]) -> List[str]:
         else:
             out.append(a)
     return out
-
-
-def _report(e: BaseException, err, show_traceback: bool, runtime: bool = False) -> None:
-    if show_traceback:
-        traceback.print_exception(type(e), e, e.__traceback__, file=err)
-    kind = "" if isinstance(e, UsageError) else f"{type(e).__name__}: "
-    message = " ".join(str(e).split())  # one line
-    print(f"{PROG}: error: {kind}{message}", file=err)

@@ -57,6 +57,22 @@ def bridge_allocate(descriptor: ShapeDescriptor) -> NdArray:
     return a
 
 
+def bridge_slot(arena: NdArray, offset_in_bytes: int, descriptor: ShapeDescriptor) -> NdArray:
+    """A bridge-owned NdArray for ``descriptor`` over the bytes of ``arena`` (itself from
+    :func:`bridge_allocate`) from ``offset_in_bytes``: its allocation, then
+    BRIDGE_SLACK_IN_BYTES, all inside the arena and the bridge's to give (a memory plan's
+    slot; the planner guarantees that no other buffer alive at the same time shares them)."""
+    if origin_of(arena) is not Origin.BRIDGE:
+        raise AclError(f"arena is not a bridge-owned allocation: {arena!r}")
+    end = offset_in_bytes + descriptor.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES
+    if offset_in_bytes < 0 or offset_in_bytes % _ALIGNMENT_IN_BYTES or end > arena.allocation.nbytes:
+        raise AclError(f"slot [{offset_in_bytes}, {end}) does not lie {_ALIGNMENT_IN_BYTES}-byte aligned inside the "
+                       f"arena of {arena.allocation.nbytes} bytes: {descriptor!r}")
+    a = NdArray(arena.allocation[offset_in_bytes:end], descriptor, owns_padding=True)
+    _BRIDGE_OWNED[id(a)] = a
+    return a
+
+
 def origin_of(a: NdArray) -> Origin:
     return Origin.BRIDGE if _BRIDGE_OWNED.get(id(a)) is a else Origin.USER
 

@@ -21,7 +21,7 @@ convolution or pooling may also be given the numpy way, ``((top, bottom), (left,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence, Tuple
+from typing import Any, Sequence, Tuple, TypeVar
 
 from ndarray.errors import ArgumentTypeError, InvalidLayoutError, UnsupportedOptionError
 from ndarray.strides import as_int
@@ -30,7 +30,10 @@ DATA_LAYOUTS = ("NCHW", "NHWC")
 SIDES = ("top", "right", "bottom", "left")  # the one order of flat side tuples
 
 
-def to_acl_order(values: Sequence[int]) -> Tuple[int, ...]:
+_T = TypeVar("_T")
+
+
+def to_acl_order(values: Sequence[_T]) -> Tuple[_T, ...]:
     """numpy order (outermost first) <-> ACL order (x, the innermost, first).
 
     The only function in the project that reverses dimension order; it is its own inverse.
@@ -38,7 +41,7 @@ def to_acl_order(values: Sequence[int]) -> Tuple[int, ...]:
     return tuple(reversed(tuple(values)))
 
 
-def check_int(value, field: str, *, minimum: int = 0) -> int:
+def check_int(value: object, field: str, *, minimum: int = 0) -> int:
     """The library's one integer rule (:func:`ndarray.strides.as_int`: an int or numpy
     integer, never a bool), plus a lower bound, the field named in every error."""
     v = as_int(value, field)
@@ -91,7 +94,7 @@ class PaddingSize:
         return any(self.as_tuple())
 
 
-def window_padding(padding, field: str = "padding") -> PaddingSize:
+def window_padding(padding: Any, field: str = "padding") -> PaddingSize:
     """Convolution/pooling padding as a PaddingSize, from an int (every side), ``(pad_h, pad_w)``,
     ``((top, bottom), (left, right))`` (np.pad style) or a PaddingSize."""
     if isinstance(padding, PaddingSize):
@@ -116,7 +119,7 @@ def window_padding(padding, field: str = "padding") -> PaddingSize:
         f"PaddingSize(top=, right=, bottom=, left=); a flat 4-tuple is ambiguous and refused")
 
 
-def window_stride(stride, field: str = "stride") -> Tuple[int, int]:
+def window_stride(stride: Any, field: str = "stride") -> Tuple[int, int]:
     """(stride_y, stride_x) from an int or a (stride_h, stride_w) pair (numpy order)."""
     if not isinstance(stride, (tuple, list)):
         s = check_int(stride, field, minimum=1)
@@ -127,7 +130,7 @@ def window_stride(stride, field: str = "stride") -> Tuple[int, int]:
     return sy, sx
 
 
-def window_kernel(kernel, field: str = "kernel") -> Tuple[int, int]:
+def window_kernel(kernel: Any, field: str = "kernel") -> Tuple[int, int]:
     """(kernel_h, kernel_w) from an int or a pair (numpy order)."""
     return window_stride(kernel, field)
 
@@ -142,7 +145,7 @@ def permutation_to_acl(axes: Sequence[int]) -> Tuple[int, ...]:
     return tuple(r - 1 - axes[r - 1 - i] for i in range(r))
 
 
-def pad_width_to_acl(pad_width) -> Tuple[Tuple[int, int], ...]:
+def pad_width_to_acl(pad_width: Any) -> Tuple[Tuple[int, int], ...]:
     """numpy ``np.pad`` pad_width ((before, after) per numpy axis) -> per ACL dimension."""
     try:
         pairs = [tuple(pw) for pw in pad_width]
@@ -153,4 +156,4 @@ def pad_width_to_acl(pad_width) -> Tuple[Tuple[int, int], ...]:
         if len(pw) != 2:
             raise InvalidLayoutError(f"pad_width[{i}] is {pw!r}, expected (before, after)")
         out.append((check_int(pw[0], f"pad_width[{i}][0]"), check_int(pw[1], f"pad_width[{i}][1]")))
-    return to_acl_order(out)  # type: ignore[return-value]
+    return to_acl_order(out)

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from ndarray import InvalidLayoutError, LayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.errors import UnsupportedOptionError
@@ -37,7 +38,7 @@ MAX_DIMS = 6
 MAX_U32 = 2**32  # strides and sizes must stay below this many bytes
 
 # numpy dtype -> ACL DataType name, and the quantized ACL types by numpy storage type.
-_DATA_TYPES = {
+_DATA_TYPES: Dict[np.dtype[Any], str] = {
     np.dtype("float32"): "F32",
     np.dtype("float16"): "F16",
     np.dtype("int32"): "S32",
@@ -47,7 +48,7 @@ _DATA_TYPES = {
     np.dtype("int8"): "S8",
     np.dtype("uint8"): "U8",
 }
-_QUANTIZED_TYPES = {np.dtype("uint8"): "QASYMM8", np.dtype("int8"): "QASYMM8_SIGNED"}
+_QUANTIZED_TYPES: Dict[np.dtype[Any], str] = {np.dtype("uint8"): "QASYMM8", np.dtype("int8"): "QASYMM8_SIGNED"}
 
 # ACL's auto_padding (TensorInfo::auto_padding): some kernels process 32 elements at a time
 # and may read 32 values past the last element, hence the extra 32 on the right.
@@ -87,7 +88,7 @@ def _descriptor(obj: Union[NdArray, ShapeDescriptor]) -> ShapeDescriptor:
     raise InvalidLayoutError(f"expected an NdArray or a ShapeDescriptor, got {type(obj).__name__}")
 
 
-def data_type_for(dtype, quantization: Optional[Tuple[float, int]] = None) -> str:
+def data_type_for(dtype: npt.DTypeLike, quantization: Optional[Tuple[float, int]] = None) -> str:
     """ACL DataType name for a numpy dtype (quantized types need (scale, offset))."""
     dt = np.dtype(dtype)
     if dt.byteorder == (">" if np.little_endian else "<"):
@@ -100,7 +101,7 @@ def data_type_for(dtype, quantization: Optional[Tuple[float, int]] = None) -> st
     return table[dt]
 
 
-def check_quantization(quantization, dtype: np.dtype) -> Tuple[float, int]:
+def check_quantization(quantization: Any, dtype: np.dtype[Any]) -> Tuple[float, int]:
     """(scale, offset) checked against the storage dtype's range (ACL and Arm NN alike)."""
     try:
         scale, offset = quantization
@@ -192,7 +193,7 @@ def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides
     return PaddingSize(top=top, right=right, bottom=max(0, rows - top - y), left=left)
 
 
-def _padding_is_free(obj) -> bool:
+def _padding_is_free(obj: object) -> bool:
     """False for an NdArray whose non-element bytes may be other elements of the memory it
     views (a slice of the user's numpy array): those bytes are never reported as padding."""
     return not isinstance(obj, NdArray) or bool(getattr(obj, "padding_is_free", True))
@@ -230,7 +231,7 @@ def tensor_info(
     )
 
 
-_NUMPY_TYPES = {name: dt for dt, name in _DATA_TYPES.items()}
+_NUMPY_TYPES: Dict[str, np.dtype[Any]] = {name: dt for dt, name in _DATA_TYPES.items()}
 _NUMPY_TYPES.update({name: dt for dt, name in _QUANTIZED_TYPES.items()})
 
 
@@ -266,7 +267,7 @@ def _acl_num_dimensions(shape: Sequence[int]) -> int:
     return len(acl) if shape else 0
 
 
-def padded_descriptor(shape: Sequence[int], dtype, padding: PaddingSize) -> ShapeDescriptor:
+def padded_descriptor(shape: Sequence[int], dtype: npt.DTypeLike, padding: PaddingSize) -> ShapeDescriptor:
     """A C-order padded buffer with ACL ``padding`` around its x-y plane (numpy's last two dims)."""
     shape = tuple(shape)
     rank = len(shape)
@@ -280,7 +281,7 @@ def padded_descriptor(shape: Sequence[int], dtype, padding: PaddingSize) -> Shap
     return ShapeDescriptor.create(shape, dtype, "c", paddings=paddings, padding_offsets=offsets)
 
 
-def auto_padding(shape: Sequence[int], dtype="float32") -> ShapeDescriptor:
+def auto_padding(shape: Sequence[int], dtype: npt.DTypeLike = "float32") -> ShapeDescriptor:
     """The padded descriptor ACL's ``TensorInfo::auto_padding()`` produces.
 
     PaddingSize(top=4, right=4 + 32, bottom=4, left=4); a tensor with one dimension (as ACL

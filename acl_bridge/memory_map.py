@@ -30,11 +30,14 @@ import numpy as np
 from ndarray import ShapeDescriptor
 from ndarray.errors import InvalidLayoutError, NotRepresentableError
 
-__all__ = ["MemoryMap", "descriptor_map", "xla_map", "text_map", "MAX_CELLS"]
+__all__ = ["MemoryMap", "descriptor_map", "descriptor_columns", "xla_map", "xla_columns", "text_map",
+           "too_many_cells", "check_cells", "MAX_CELLS", "MAX_MAP_CELLS", "TEXT_MAP_MAX_CELLS"]
 
 MAX_CELLS = 1 << 20  # above this many cells a picture is refused (text maps stop much earlier)
 AUTO_COLUMNS_LIMIT = 256  # a derived row longer than this wraps at AUTO_WRAP cells instead
 AUTO_WRAP = 64
+MAX_MAP_CELLS = MAX_CELLS * 64  # above this many cells no map is built at all
+TEXT_MAP_MAX_CELLS = 4096  # text maps stop here (text_map's default)
 
 
 # ---------------------------------------------------------------------------- the map
@@ -107,12 +110,17 @@ class MemoryMap:
         return right, below
 
 
+def check_cells(alloc_size: int, title: str) -> None:
+    """Refuse, before anything is allocated, a map of more cells than MAX_MAP_CELLS."""
+    if alloc_size > MAX_MAP_CELLS:
+        raise NotRepresentableError(
+            f"alloc_size is {alloc_size} cells, expected at most {MAX_MAP_CELLS} for a memory map: {title}"
+        )
+
+
 def _from_offsets(title, shape, offsets: np.ndarray, alloc_size: int, columns: int, boundaries) -> MemoryMap:
     offsets = np.asarray(offsets, dtype=np.int64).reshape(-1)
-    if alloc_size > MAX_CELLS * 64:
-        raise NotRepresentableError(
-            f"alloc_size is {alloc_size} cells, expected at most {MAX_CELLS * 64} for a memory map: {title}"
-        )
+    check_cells(alloc_size, title)
     if offsets.size and (offsets.min() < 0 or offsets.max() >= alloc_size):
         raise InvalidLayoutError(
             f"element offsets span {offsets.min()}..{offsets.max()}, expected inside the allocation "
@@ -139,64 +147,75 @@ def _auto_columns(extents_inner_first: Sequence[int], alloc_size: int) -> Tuple[
     return columns, plane
 
 
-def descriptor_map(d: ShapeDescriptor, columns: Optional[int] = None, title: Optional[str] = None) -> MemoryMap:
-    """Memory map of a ShapeDescriptor.
+def descriptor_columns(d: ShapeDescriptor) -> Tuple[int, int]:
+    """(columns, plane period) a map of ``d`` uses unless told: for a padded buffer, the
+    innermost padded extent > 1 (``padded_shape[-1]`` in order 'c', ``padded_shape[0]`` in
+    'f'); for any other strided view, the stride of the second-fastest dimension (a transpose
+    shows its source rows). Costs nothing per element (``describe`` prints it without a map)."""
+    if d.explicit is None:
+        inner_first = d.padded_shape[::-1] if d.order == "c" else d.padded_shape
+        return _auto_columns(inner_first, d.alloc_size)
+    steps = sorted(set(abs(s) for n, s in zip(d.shape, d.strides) if n > 1 and s != 0))
+    if len(steps) >= 2 and steps[1] <= AUTO_COLUMNS_LIMIT:
+        return steps[1], (steps[2] if len(steps) >= 3 and steps[2] % steps[1] == 0 else 0)
+    return max(1, min(d.alloc_size, AUTO_WRAP)), 0
 
-    Columns (unless given): for a padded buffer, the innermost padded extent > 1
-    (``padded_shape[-1]`` in order 'c', ``padded_shape[0]`` in 'f'); for any other strided
-    view, the stride of the second-fastest dimension (a transpose shows its source rows).
-    """
+
+def descriptor_map(d: ShapeDescriptor, columns: Optional[int] = None, title: Optional[str] = None) -> MemoryMap:
+    """Memory map of a ShapeDescriptor (columns: :func:`descriptor_columns` unless given)."""
+    check_cells(d.alloc_size, title or repr(d))
     offsets = np.full(d.shape, d.offset, dtype=np.int64)
     for axis, (n, s) in enumerate(zip(d.shape, d.strides)):
         view = [1] * d.rank
         view[axis] = n
         offsets = offsets + (np.arange(n, dtype=np.int64) * s).reshape(view)
-    if d.explicit is None:
-        inner_first = d.padded_shape[::-1] if d.order == "c" else d.padded_shape
-        auto, plane = _auto_columns(inner_first, d.alloc_size)
-    else:
-        steps = sorted(abs(s) for n, s in zip(d.shape, d.strides) if n > 1 and s != 0)
-        steps = sorted(set(steps))
-        if len(steps) >= 2 and steps[1] <= AUTO_COLUMNS_LIMIT:
-            auto = steps[1]
-            plane = steps[2] if len(steps) >= 3 and steps[2] % auto == 0 else 0
-        else:
-            auto, plane = max(1, min(d.alloc_size, AUTO_WRAP)), 0
+    auto, plane = descriptor_columns(d)
     return _from_offsets(
         title or repr(d), d.shape, offsets, d.alloc_size, columns or auto, ((plane, "plane"),) if plane else ()
     )
 
 
-def xla_map(shape, columns: Optional[int] = None, title: Optional[str] = None) -> MemoryMap:
-    """Memory map of an ``ndarray.formats.xla.XlaShape`` (its ``linear_indices()``).
-
-    Tiled: one row per tile row (columns = the minor size of the first tile), and a boundary
-    around every tile of every level (a level's tile is ``prod(tile)`` consecutive cells).
-    Untiled: as a padded buffer, columns = the most minor physical bound.
-    """
-    offsets = shape.linear_indices()
-    alloc = shape.buffer_size
+def xla_columns(shape) -> Tuple[int, Tuple[Tuple[int, str], ...]]:
+    """(columns, boundaries) a map of an XLA shape uses unless told: tiled, the minor size of
+    the first tile and a boundary around every tile of every level (a level's tile is
+    ``prod(tile)`` consecutive cells); untiled, as a padded buffer, the most minor physical
+    bound. Costs nothing per element."""
     if shape.tiles:
         sizes = [t for t in shape.tiles[0] if t > 0]
         auto = sizes[-1] if sizes[-1] > 1 else math.prod(sizes)
-        auto = min(auto, AUTO_WRAP * 4)
         boundaries = tuple((math.prod(t for t in tile if t > 0), f"tile{level}") for level, tile in enumerate(shape.tiles))
-    else:
-        auto, plane = _auto_columns(shape.physical_dimensions[::-1], alloc)
-        boundaries = ((plane, "plane"),) if plane else ()
-    return _from_offsets(title or repr(shape), shape.dimensions, offsets, alloc, columns or auto, boundaries)
+        return min(auto, AUTO_WRAP * 4), boundaries
+    auto, plane = _auto_columns(shape.physical_dimensions[::-1], shape.buffer_size)
+    return auto, ((plane, "plane"),) if plane else ()
+
+
+def xla_map(shape, columns: Optional[int] = None, title: Optional[str] = None) -> MemoryMap:
+    """Memory map of an ``ndarray.formats.xla.XlaShape`` (its ``linear_indices()``; columns
+    and boundaries: :func:`xla_columns`)."""
+    check_cells(shape.buffer_size, title or repr(shape))
+    auto, boundaries = xla_columns(shape)
+    return _from_offsets(title or repr(shape), shape.dimensions, shape.linear_indices(), shape.buffer_size,
+                         columns or auto, boundaries)
 
 
 # ---------------------------------------------------------------------------- text
-def text_map(m: MemoryMap, coordinates: bool = False, max_cells: int = 4096) -> str:
+def too_many_cells(alloc_size: int, max_cells: int = TEXT_MAP_MAX_CELLS) -> Optional[str]:
+    """What a text map of ``alloc_size`` cells prints instead, when it is too large to print."""
+    if alloc_size > max_cells:
+        return f"({alloc_size} cells: too many to print, expected at most {max_cells}; draw it with --out FILE.png)"
+    return None
+
+
+def text_map(m: MemoryMap, coordinates: bool = False, max_cells: int = TEXT_MAP_MAX_CELLS) -> str:
     """The grid as text: one line per row, prefixed by the offset of its first cell.
 
     A cell shows the element's linear index (or its coordinates), ``.`` for padding, a
     trailing ``*`` when several elements share it; element 0 is in brackets ``[0]``. A blank
     line separates planes/tiles that start a row; ``|`` separates them inside a row.
     """
-    if m.alloc_size > max_cells:
-        return f"({m.alloc_size} cells: too many to print, expected at most {max_cells}; draw it with --out FILE.png)"
+    refusal = too_many_cells(m.alloc_size, max_cells)
+    if refusal:
+        return refusal
     if m.alloc_size == 0:
         return "(empty allocation: 0 cells)"
 

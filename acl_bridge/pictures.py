@@ -23,6 +23,7 @@ __all__ = [
     "xla_map",
     "text_map",
     "geometry",
+    "check_drawable",
     "render_rgb",
     "encode_png",
     "write_png",
@@ -140,13 +141,18 @@ def _legend_text(m: MemoryMap) -> str:
     return "   ".join("    " + name for name, _, _ in _legend_items(m))
 
 
+def check_drawable(alloc_size: int, title: str) -> None:
+    """Refuse a picture of more than MAX_CELLS cells (before its map is built, in the CLI)."""
+    if alloc_size > MAX_CELLS:
+        raise NotRepresentableError(
+            f"the allocation has {alloc_size} cells, expected at most {MAX_CELLS} to draw one "
+            f"pixel block per cell: {title}"
+        )
+
+
 def geometry(m: MemoryMap, cell: Optional[int] = None, labels: bool = True) -> Geometry:
     """Picture geometry for ``m``: cell size chosen from the number of cells unless given."""
-    if m.alloc_size > MAX_CELLS:
-        raise NotRepresentableError(
-            f"the allocation has {m.alloc_size} cells, expected at most {MAX_CELLS} to draw one "
-            f"pixel block per cell: {m.title}"
-        )
+    check_drawable(m.alloc_size, m.title)
     if cell is None:
         cell = 24 if m.alloc_size <= 8192 else 8 if m.alloc_size <= 65536 else 3
     gap = 2 if cell >= 8 else 1

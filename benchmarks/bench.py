@@ -14,7 +14,11 @@ Sections (all one ACL thread unless said; medians of repeated batches):
   of 16 ACL functions: the schedule's overhead per function;
 * ``armnn``: the same relu / conv through pyarmnn on CpuAcc, and numpy, on the same inputs;
 * ``kinds``: every function kind (NCHW and NHWC) on negotiated, bridge-owned buffers: bytes
-  copied per run (expected 0) and the time with 2 ACL threads over 1 thread.
+  copied per run (expected 0) and the time with 2 ACL threads over 1 thread;
+* ``elements`` (no ACL needed: runs on any machine): reading and writing one element of an
+  NdArray against numpy's ``x[1, 2]`` on the same memory (benchmarks/element_access.py)::
+
+      python benchmarks/bench.py --sections elements
 
 Under QEMU absolute times mean little (20-30x slower than a device); ratios from one run do.
 Prints a table; ``--json FILE`` writes the numbers. Run it in the emulated image::
@@ -47,7 +51,11 @@ try:
 except ImportError:  # a source tree without installing: use the tree
     sys.path.insert(0, os.path.dirname(HERE))
 
+import element_access  # noqa: E402
 from kinds import kind_calls  # noqa: E402
+
+#: Sections that need no native ACL layer.
+HOST_SECTIONS = {"elements"}
 
 
 def _batch_ns(fn: Callable[[], object], iterations: int) -> float:
@@ -333,24 +341,46 @@ def section_kinds(args, results):
               f"{r['two_threads_us']:>8.0f}us {r['two_over_one']:>5.2f}x")
 
 
+def section_elements(args, results):
+    names = element_access.namespace()
+    rows: List[dict] = []
+    for case in element_access.CASES:
+        samples = interleaved_samples({"numpy": element_access.batch_ns(case.numpy_statement, names),
+                                       "ndarray": element_access.batch_ns(case.ndarray_statement, names)},
+                                      case.iterations, args.repeats)
+        rows.append(dict(case=case.name, numpy_ns=statistics.median(samples["numpy"]),
+                         ndarray_ns=statistics.median(samples["ndarray"]),
+                         ratio=paired_ratio(samples, "ndarray", "numpy")))
+    results["elements"] = rows
+    print("\n== element access: NdArray against numpy on the same memory (ratio: median of paired batches)")
+    print(f"{'case':<24} {'numpy':>10} {'NdArray':>10} {'ratio':>8}")
+    for r in rows:
+        print(f"{r['case']:<24} {r['numpy_ns']:>8.0f}ns {r['ndarray_ns']:>8.0f}ns {r['ratio']:>7.2f}x")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=9, help="batches per measurement (median)")
     parser.add_argument("--json", help="also write the numbers to this file")
-    parser.add_argument("--sections", default="overhead,schedule,armnn,kinds")
+    parser.add_argument("--sections", default="overhead,schedule,armnn,kinds,elements")
     args = parser.parse_args(argv)
+    sections = args.sections.split(",")
+    if set(sections) <= HOST_SECTIONS:  # nothing native: no ACL needed
+        results: Dict[str, object] = dict(repeats=args.repeats)
+        print(f"host sections {sections}; median of {args.repeats}")
+        section_elements(args, results)
+        return _write_json(args, results)
     from acl_bridge import native
 
     ok, reason = native.native_available()
     if not ok:
-        print(f"needs the native ACL layer: {reason}", file=sys.stderr)
+        print(f"needs the native ACL layer: {reason} (--sections elements runs without it)", file=sys.stderr)
         return 2
     native.set_num_threads(1)
     report = native.cpu_report()
-    results: Dict[str, object] = dict(acl=native.acl_version(), cpu=str(report),
-                                      qemu_cpu=os.environ.get("QEMU_CPU", ""), repeats=args.repeats)
+    results = dict(acl=native.acl_version(), cpu=str(report), qemu_cpu=os.environ.get("QEMU_CPU", ""),
+                   repeats=args.repeats)
     print(f"ACL {native.acl_version()}; {report}; QEMU_CPU={results['qemu_cpu'] or '-'}; median of {args.repeats}")
-    sections = args.sections.split(",")
     cpp = CppLoop() if {"overhead", "schedule"} & set(sections) else None
     if "overhead" in sections:
         section_overhead(cpp, args, results)
@@ -360,6 +390,12 @@ def main(argv=None) -> int:
         section_armnn(args, results)
     if "kinds" in sections:
         section_kinds(args, results)
+    if "elements" in sections:
+        section_elements(args, results)
+    return _write_json(args, results)
+
+
+def _write_json(args, results) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

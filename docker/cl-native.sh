@@ -13,6 +13,11 @@
 # The root is cached as $CACHE/rootfs/cl-trixie-amd64-KEY.tar (KEY: suite, architecture,
 # mirror, package list) and kept unpacked beside it; /proc, /sys and /dev are bind-mounted
 # while a command runs (PoCL and ACL read them) and unmounted on exit, also on failure.
+# The model tests (tests/cl/test_cl_models.py) read the models fetched by emulate.sh
+# ($CACHE/models, copied into the root when present) and compare with TFLite's interpreter:
+# x86_64 wheels of CL_WHEELS (pip download on the host, cached in $CACHE/wheels/cl-amd64-*)
+# unpacked into the root and put on PYTHONPATH; without them those tests compare with the
+# numpy executor of the same plan, or skip where the parser is missing.
 # Timings and details: docs/opencl.md.
 set -uo pipefail
 
@@ -32,6 +37,11 @@ die() { printf '[%s] ERROR: %s\n' "$(ts)" "$*" >&2; exit 1; }
 # shellcheck disable=SC1090
 source <(sed -n '/^debian_mirror() {$/,/^}$/p' "$SCRIPT_DIR/emulate.sh")
 declare -F debian_mirror >/dev/null || die "could not read debian_mirror() from $SCRIPT_DIR/emulate.sh"
+
+# Wheels for the root's Python 3.13 (x86_64): TFLite's parser and interpreter for the model
+# tests (ai-edge-litert 2.3.0 has cp313 manylinux_2_27 x86_64 wheels), Pillow for the photograph.
+CL_WHEELS="tflite==2.18.0 flatbuffers==25.12.19 pillow==11.3.0 ai-edge-litert==2.3.0 tqdm==4.67.1 typing-extensions==4.15.0"
+WHEEL_SITE=/opt/acl-ndarray-wheels
 
 STAGES=()
 stage() {  # stage NAME CMD...: run, print its time; the script stops at the first failure
@@ -67,6 +77,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot and bind mounts need it)"
+# A mount namespace of our own: the bind mounts into the root are invisible outside, vanish
+# with this script, and no other script's cleanup can take them away while tests run
+# (emulate.sh unmounts everything under $CACHE/rootfs when it exits).
+if [ -z "${ACL_NDARRAY_CL_NAMESPACE:-}" ] && unshare --mount --propagation private true 2>/dev/null; then
+    trap - EXIT
+    ACL_NDARRAY_CL_NAMESPACE=1 exec unshare --mount --propagation private "$BASH" "${BASH_SOURCE[0]}" "$@"
+fi
 CACHE=${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}
 mkdir -p "$CACHE/rootfs" "$CACHE/logs" || die "cannot create $CACHE"
 exec 8>"$CACHE/.cl-native.lock"
@@ -86,6 +103,38 @@ mount_system() {  # bind /proc /sys /dev into DIR (PoCL aborts without /sys; ACL
         mount --make-rslave "$1/$d" 2>/dev/null || true
         MOUNTED+=("$1/$d")
     done
+}
+
+copy_models() {  # the fetched models and photograph, where acl_bridge.models.fetch looks
+    # (a copy, a few MB, not a bind mount: emulate.sh's cleanup unmounts everything under
+    # $CACHE/rootfs, also while this script runs)
+    local dst=$ROOT/var/cache/acl-ndarray
+    [ -d "$CACHE/models" ] || { log "no $CACHE/models (emulate.sh fetches them): the model tests will skip"; return 0; }
+    mkdir -p "$dst" && cp -a -u "$CACHE/models" "$dst/"
+}
+
+# CL_WHEELS for the root: downloaded once (host pip, no dependencies, binary only), unpacked
+# into $ROOT$WHEEL_SITE/KEY; prints that folder (inside the root) or nothing when unavailable.
+install_wheels() {
+    local key dir site logf=$CACHE/logs/cl-native-wheels.log w
+    key=$(printf '%s\n' $CL_WHEELS x86_64 cp313 | sha256sum | cut -c1-12)
+    dir=$CACHE/wheels/cl-amd64-$key site=$WHEEL_SITE/$key
+    if [ -f "$ROOT$site/.complete" ]; then echo "$site"; return 0; fi
+    if [ ! -f "$dir/.complete" ]; then
+        mkdir -p "$dir"
+        # shellcheck disable=SC2086
+        python3 -m pip --disable-pip-version-check download --no-deps --only-binary=:all: \
+            --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+            --python-version 3.13 --implementation cp --abi cp313 --abi none --abi abi3 -d "$dir" $CL_WHEELS \
+            >"$logf" 2>&1 || { log "pip download of the model-test wheels failed (log: $logf)"; return 0; }
+        touch "$dir/.complete"
+    fi
+    rm -rf "$ROOT$site" && mkdir -p "$ROOT$site/.whl" || return 0
+    for w in "$dir"/*.whl; do
+        cp "$w" "$ROOT$site/.whl/" && chroot "$ROOT" python3 -m zipfile -e "$site/.whl/$(basename "$w")" "$site" \
+            || { log "unpacking $w failed"; return 0; }
+    done
+    rm -rf "$ROOT$site/.whl" && touch "$ROOT$site/.complete" && echo "$site"
 }
 
 make_root() {
@@ -150,15 +199,24 @@ in_root() {  # in_root DRIVER CMD...: run CMD in $ROOT/src with the OpenCL drive
     esac
     chroot "$ROOT" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
         OCL_ICD_VENDORS=$icd RUSTICL_ENABLE=llvmpipe POCL_CACHE_DIR=/var/cache/pocl \
-        PYTHONDONTWRITEBYTECODE=1 ACL_NDARRAY_CL_DRIVER="$driver" \
+        PYTHONDONTWRITEBYTECODE=1 ACL_NDARRAY_CL_DRIVER="$driver" ${SITE:+PYTHONPATH=$SITE} \
+        ACL_NDARRAY_CACHE=/var/cache/acl-ndarray \
         sh -c 'cd /src && exec "$@"' sh "$@"
 }
 
 build_project() {
     # setup.py builds the cffi shim (CL backend: amd64 ACL has no NE functions) and the
-    # OpenCL layer; --inplace puts both into /src/acl_bridge.
-    in_root pocl python3 setup.py -q build_ext --inplace >"$CACHE/logs/cl-native-build.log" 2>&1 \
+    # OpenCL layer; --inplace puts both into /src/acl_bridge. The root's /src is shared by
+    # every checkout that runs this script, and tar keeps each file's mtime, so an older
+    # source can look up to date beside another checkout's newer build: --force whenever the
+    # native sources differ from those of the last build.
+    local sum force=()
+    sum=$(cd "$ROOT/src" && cat setup.py acl_bridge/_build.py native/*.h native/*.c* native/cl_layer/* 2>/dev/null \
+          | sha256sum | cut -c1-16)
+    [ "$(cat "$ROOT/src/build/.native-sources" 2>/dev/null)" = "$sum" ] || force=(--force)
+    in_root pocl python3 setup.py -q build_ext --inplace "${force[@]}" >"$CACHE/logs/cl-native-build.log" 2>&1 \
         || { tail -n 40 "$CACHE/logs/cl-native-build.log" >&2; return 1; }
+    mkdir -p "$ROOT/src/build" && echo "$sum" >"$ROOT/src/build/.native-sources"
 }
 
 run_tests() {  # run_tests DRIVER: tests/cl, then the main job's network on CL (demo --backend cl)
@@ -173,7 +231,8 @@ case $cmd in
         stage "root (trixie amd64)" ensure_root ;;
     test)
         stage "root (trixie amd64)" ensure_root || exit 1
-        mount_system "$ROOT" || die "bind mounts failed"
+        mount_system "$ROOT" && copy_models || die "bind mounts or copying the models failed"
+        SITE=$(install_wheels)
         stage "sync + build project" eval 'sync_source && build_project' || exit 1
         rc=0
         stage "tests/cl + demo --backend cl, PoCL" run_tests pocl || rc=1
@@ -187,7 +246,8 @@ case $cmd in
         [ "${1:-}" = -- ] && shift
         [ $# -gt 0 ] || die "usage: $0 run [--driver pocl|rusticl] -- CMD..."
         stage "root (trixie amd64)" ensure_root || exit 1
-        mount_system "$ROOT" || die "bind mounts failed"
+        mount_system "$ROOT" && copy_models || die "bind mounts or copying the models failed"
+        SITE=$(install_wheels)
         sync_source || exit 1
         in_root "$driver" "$@" ;;
     clean)

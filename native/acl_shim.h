@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 7
+#define ACL_SHIM_ABI_VERSION 8
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -254,6 +254,23 @@ int32_t acl_shim_cl_init(int32_t platform_index, int32_t device_index);
 /* How a tensor's memory reached the device, and the address mapping it gives (maps and
  * unmaps the buffer: pointer identity proves the device uses the host bytes). */
 int32_t acl_shim_tensor_memory_get(const struct acl_shim_tensor *tensor, acl_shim_tensor_memory *out);
+
+/* ---- OpenCL program cache (ABI 8) ----------------------------------------
+ * ACL keeps every CL program it compiled (CLKernelLibrary's built programs, keyed by program
+ * name and build options) for the life of the process; these entry points hand them to ACL's
+ * save_program_cache_to_file / restore_program_cache_from_file (arm_compute/runtime/CL/Utils.h).
+ * Each starts OpenCL on ACL's default device first, as a CL tensor does. Not to be called
+ * while a CL function is being configured on another thread. */
+/* *count receives how many built programs ACL holds now. */
+int32_t acl_shim_cl_program_count(int32_t *count);
+/* Write every built program to path (ACL's file format); *count receives how many. */
+int32_t acl_shim_cl_program_cache_save(const char *path, int32_t *count);
+/* Give the programs of an ACL program-cache file to ACL (each is built from its binary for
+ * the device). ACL reads the file without any check: the caller verifies it first
+ * (acl_bridge.cl_program_cache). If a program fails to build, every restored program is
+ * dropped again (ACL compiles from source on demand) and the status says which one failed.
+ * *count receives how many programs were added. */
+int32_t acl_shim_cl_program_cache_restore(const char *path, int32_t *count);
 
 typedef struct acl_shim_tensor acl_shim_tensor;     /* owns an arm_compute::Tensor (shared) */
 typedef struct acl_shim_function acl_shim_function; /* owns a configured ACL function */

@@ -4,6 +4,10 @@
 //   1. cl_arm_import_memory (+ _host) where the device has it (Mali): the allocation itself;
 //   2. else a cl_mem with CL_MEM_USE_HOST_PTR over the allocation (base, total size);
 //   3. else (the device refused both) a device buffer, copied in before and out after runs.
+// The program cache: ACL's compiled programs saved to and restored from a file with ACL's own
+// save_program_cache_to_file / restore_program_cache_from_file; the file is verified by the
+// Python side (acl_bridge/cl_program_cache.py) before ACL reads it, and a program that fails
+// to build from its binary drops every restored program again.
 // OpenCL calls go through ACL's own loader (libarm_compute exports the cl* entry points and
 // dlopens libOpenCL.so), so the shim does not link libOpenCL itself.
 #include "acl_shim_tensors.h"
@@ -15,8 +19,12 @@
 #if ACL_SHIM_WITH_CL
 #include "acl_ndarray_cl_layer.h"
 #include "arm_compute/core/CL/CLHelpers.h"
+#include "arm_compute/core/CL/CLKernelLibrary.h"
 #include "arm_compute/core/CL/OpenCL.h"
 #include "arm_compute/runtime/CL/CLScheduler.h"
+#include "arm_compute/runtime/CL/Utils.h"
+
+#include <fstream>
 #endif
 
 namespace acl_shim_detail {
@@ -345,6 +353,56 @@ int32_t acl_shim_tensor_memory_get(const acl_shim_tensor *tensor, acl_shim_tenso
     return guarded([&] {
         require(tensor != nullptr && out != nullptr, "tensor and out must not be NULL");
         report_memory(*tensor->state, *out);
+    });
+}
+
+int32_t acl_shim_cl_program_count(int32_t *count) {
+    return guarded([&] {
+        require(count != nullptr, "count must not be NULL");
+        *count = 0;
+        cl_ready();
+#if ACL_SHIM_WITH_CL
+        *count = static_cast<int32_t>(acl::CLKernelLibrary::get().get_built_programs().size());
+#endif
+    });
+}
+
+int32_t acl_shim_cl_program_cache_save(const char *path, int32_t *count) {
+    return guarded([&] {
+        require(path != nullptr && count != nullptr, "path and count must not be NULL");
+        *count = 0;
+        cl_ready();
+#if ACL_SHIM_WITH_CL
+        acl::save_program_cache_to_file(path);  // throws when the file cannot be opened
+        *count = static_cast<int32_t>(acl::CLKernelLibrary::get().get_built_programs().size());
+#endif
+    });
+}
+
+int32_t acl_shim_cl_program_cache_restore(const char *path, int32_t *count) {
+    return guarded([&] {
+        require(path != nullptr && count != nullptr, "path and count must not be NULL");
+        *count = 0;
+        cl_ready();
+#if ACL_SHIM_WITH_CL
+        // ACL's restore silently does nothing when the file cannot be opened: say so instead
+        require(std::ifstream(path, std::ios::binary).is_open(), std::string("cannot open ") + path);
+        acl::CLKernelLibrary &library = acl::CLKernelLibrary::get();
+        const size_t before = library.get_built_programs().size();
+        try {
+            acl::restore_program_cache_from_file(path);
+        } catch (const cl::Error &e) {
+            library.clear_programs_cache();  // ACL compiles from source again on demand
+            fail(ACL_SHIM_ERR_EXCEPTION, std::string("a program of the cache did not build from its binary (") +
+                                             e.what() + ", OpenCL error " + std::to_string(e.err()) +
+                                             "); every restored program was dropped");
+        } catch (const std::exception &e) {
+            library.clear_programs_cache();
+            fail(ACL_SHIM_ERR_EXCEPTION, std::string("restoring the program cache failed (") + e.what() +
+                                             "); every restored program was dropped");
+        }
+        *count = static_cast<int32_t>(library.get_built_programs().size() - before);
+#endif
     });
 }
 

@@ -9,6 +9,7 @@ from .errors import (
     InvalidLayoutError,
     LayoutError,
     NotRepresentableError,
+    PaddingNotFreeError,
     ReadOnlyError,
     UnsupportedOptionError,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "IndexOutOfRangeError",
     "UnsupportedOptionError",
     "ReadOnlyError",
+    "PaddingNotFreeError",
     "LayoutError",
     "InvalidLayoutError",
     "NotRepresentableError",

@@ -11,16 +11,28 @@ authority on view arithmetic and this module never re-derives it.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Sequence, Tuple
+import builtins
+from typing import Any, Iterable, Literal, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .descriptor import ShapeDescriptor
-from .errors import ArgumentTypeError, ExportRefusedError, InvalidLayoutError, NotRepresentableError, ReadOnlyError
-from .memory import DEFAULT_ALIGNMENT_IN_BYTES, address, aligned_bytes, dense_owner, element_mask
+from .display import cells_text
+from .errors import (ArgumentTypeError, ExportRefusedError, InvalidLayoutError, NotRepresentableError,
+                     PaddingNotFreeError, ReadOnlyError, UnsupportedOptionError)
+from .memory import DEFAULT_ALIGNMENT_IN_BYTES, address, aligned_bytes, dense_owner, element_mask, read_only_bytes
 from .numpy_protocol import NumpyProtocol
-from .strides import CHANNELS_LAST_INNER_TO_OUTER, as_int, check_rank_for, normalize_memory_format
+from .strides import CHANNELS_LAST_INNER_TO_OUTER, as_int, check_rank_for, keywords_checked, normalize_memory_format
 
+
+class _Unset:
+    """The default of an argument that was not given (None has a meaning: numpy's dtype None)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_UNSET: Any = _Unset()
 
 
 class NdArray(NumpyProtocol):
@@ -28,44 +40,57 @@ class NdArray(NumpyProtocol):
 
     Two ways to call the class, as with ``np.ndarray``:
 
-    * ``NdArray(shape, dtype="float32", order="c", *, paddings=None, padding_offsets=None)``:
-      a fresh, zero-filled, 64-byte aligned padded buffer (the same as
-      ``NdArray.allocate(ShapeDescriptor(shape, dtype, order, paddings=...))``);
+    * ``NdArray(shape, dtype="float32", order="c", *, paddings=None, padding_offsets=None,
+      readonly=False)``: a fresh, zero-filled, 64-byte aligned padded buffer (the same as
+      ``NdArray.allocate(ShapeDescriptor(shape, dtype, order, paddings=...))``). ``dtype``
+      defaults to float32 (ACL's type); ``dtype=None`` is numpy's None, float64, as in
+      ``ShapeDescriptor(shape, None)`` and ``np.empty(shape, None)``;
     * ``NdArray(allocation, descriptor, *, readonly=False, owns_padding=False)``: wrap an
       existing 1-D ``uint8`` allocation, described by ``descriptor``, without copying. The
       library cannot know who else uses those bytes, so :attr:`padding_is_free` is False,
       unless the caller declares ``owns_padding=True``: "every byte of this allocation that
       is not an element of ``descriptor`` is mine to lose" (a scratch arena, a test harness).
 
-    NdArray speaks numpy (module ``ndarray.numpy_protocol``): ``np.asarray(a)`` is a view of
-    the elements, ``a + 1`` and ``np.sum(a)`` return numpy arrays, ``np.add(a, b, out=c)``
-    writes into ``c``'s elements (never its padding), ``a == b`` is elementwise. Like
-    ``np.ndarray`` it is unhashable (``__hash__`` is None): ``==`` is elementwise, so a hash
-    by identity would let ``{a: 1}[b]`` silently call ``bool(a == b)``.
+    A keyword one form does not take (``owns_padding=`` with a shape, ``dtype=`` with a
+    descriptor, a misspelt one) raises ArgumentTypeError naming it. ``readonly=True`` is kept
+    everywhere: the element views are not writeable (and cannot be made so), and every write
+    path (``a[k] = v``, ``fill``, ``fill_padding``, ``out=``, ``np.copyto``, ``sort``...)
+    raises ReadOnlyError.
+
+    NdArray speaks numpy (module ``ndarray.numpy_protocol``): ``a[1, 2]`` is a numpy scalar,
+    ``np.asarray(a)`` is a view of the elements, ``a + 1`` and ``np.sum(a)`` return numpy
+    arrays, ``np.add(a, b, out=c)`` writes into ``c``'s elements (never its padding), ``a == b``
+    is elementwise, ``print(a)`` prints the elements as numpy does. Like ``np.ndarray`` it is
+    unhashable (``__hash__`` is None): ``==`` is elementwise, so a hash by identity would let
+    ``{a: 1}[b]`` silently call ``bool(a == b)``.
     """
 
     # numpy < 1.25's NDArrayOperatorsMixin has no __slots__, so instances already have
     # __weakref__ (and a __dict__) there; naming it again would be a TypeError.
-    __slots__ = ("_allocation", "_descriptor", "_readonly", "_root") + (
+    __slots__ = ("_allocation", "_descriptor", "_readonly", "_root", "_elements") + (
         () if hasattr(NumpyProtocol, "__weakref__") else ("__weakref__",))
 
+    @keywords_checked
     def __init__(
         self,
         allocation_or_shape: Any,
-        descriptor_or_dtype: Any = None,
+        descriptor_or_dtype: Any = _UNSET,
         order: Optional[str] = None,
         *,
         readonly: bool = False,
-        owns_padding: bool = False,
-        dtype: Any = None,
+        owns_padding: Any = _UNSET,
+        dtype: Any = _UNSET,
         paddings: Optional[Iterable[int]] = None,
         padding_offsets: Optional[Iterable[int]] = None,
     ) -> None:
         if isinstance(descriptor_or_dtype, ShapeDescriptor):
-            if dtype is not None or order is not None or paddings is not None or padding_offsets is not None:
+            given = [name for name, value in (("dtype", dtype), ("order", order), ("paddings", paddings),
+                                              ("padding_offsets", padding_offsets))
+                     if value is not (_UNSET if name == "dtype" else None)]
+            if given:
                 raise ArgumentTypeError(
-                    "NdArray(allocation, descriptor) takes only readonly= and owns_padding=; dtype, order, paddings and "
-                    f"padding_offsets come from the descriptor: {descriptor_or_dtype!r}"
+                    f"NdArray(allocation, descriptor) takes only readonly= and owns_padding=, got {', '.join(given)}; "
+                    f"dtype, order, paddings and padding_offsets come from the descriptor: {descriptor_or_dtype!r}"
                 )
             self._wrap(allocation_or_shape, descriptor_or_dtype, readonly)
             # memory brought in: its owner is unknown, unless the caller vouches for it
@@ -78,12 +103,17 @@ class NdArray(NumpyProtocol):
                 "ShapeDescriptor to wrap an allocation; use NdArray.from_numpy(array) to wrap a numpy array, "
                 "NdArray.allocate(descriptor) for a new buffer of a descriptor"
             )
-        if descriptor_or_dtype is not None and dtype is not None:
+        if owns_padding is not _UNSET:
+            raise ArgumentTypeError(
+                f"owns_padding={owns_padding!r} is for NdArray(allocation, descriptor); NdArray(shape, ...) "
+                f"allocates its own buffer, whose padding is the library's already: shape={allocation_or_shape!r}"
+            )
+        if descriptor_or_dtype is not _UNSET and dtype is not _UNSET:
             raise ArgumentTypeError(f"dtype given twice: {descriptor_or_dtype!r} and dtype={dtype!r}")
-        chosen = next((t for t in (dtype, descriptor_or_dtype) if t is not None), "float32")
+        chosen = next((t for t in (dtype, descriptor_or_dtype) if t is not _UNSET), "float32")
         d = ShapeDescriptor(allocation_or_shape, chosen, "c" if order is None else order,
                             paddings=paddings, padding_offsets=padding_offsets)
-        self._wrap(aligned_bytes(d.alloc_size_in_bytes, DEFAULT_ALIGNMENT_IN_BYTES, zero=True), d, False)
+        self._wrap(aligned_bytes(d.alloc_size_in_bytes, DEFAULT_ALIGNMENT_IN_BYTES, zero=True), d, readonly)
         self._root = d
 
     def _wrap(self, allocation: Any, descriptor: ShapeDescriptor, readonly: bool) -> None:
@@ -99,9 +129,20 @@ class NdArray(NumpyProtocol):
                 f"allocation has {allocation.nbytes} bytes but the descriptor needs alloc_size_in_bytes "
                 f"{descriptor.alloc_size_in_bytes}: {descriptor!r}"
             )
-        self._allocation = allocation[: descriptor.alloc_size_in_bytes]
-        self._descriptor = descriptor
         self._readonly = bool(readonly or not allocation.flags.writeable or descriptor.overlaps)
+        if allocation.nbytes != descriptor.alloc_size_in_bytes:
+            allocation = allocation[: descriptor.alloc_size_in_bytes]
+        if self._readonly:
+            allocation = read_only_bytes(allocation)  # no view of it can be flagged writeable again
+        self._allocation: np.ndarray = allocation
+        self._descriptor = descriptor
+        # The element view, made once: reads (a[1, 2], print) index it; it is never handed out
+        # (numpy() gives a fresh view of it), so no caller can reshape or re-flag it.
+        d = descriptor
+        self._elements = np.ndarray(d.shape, d.dtype, buffer=allocation if d.size else np.empty(0, np.uint8),
+                                    offset=d.offset_in_bytes if d.size else 0, strides=d.strides_in_bytes)
+        if self._readonly:
+            self._elements.flags.writeable = False  # size 0: no byte, but read-only all the same
 
     @classmethod
     def _made(cls, allocation: np.ndarray, descriptor: ShapeDescriptor, readonly: bool,
@@ -113,6 +154,7 @@ class NdArray(NumpyProtocol):
 
     # ------------------------------------------------------------------ constructors
     @classmethod
+    @keywords_checked
     def empty(
         cls,
         shape: Iterable[int],
@@ -128,6 +170,7 @@ class NdArray(NumpyProtocol):
         return cls._made(aligned_bytes(d.alloc_size_in_bytes, alignment_in_bytes), d, False, d)
 
     @classmethod
+    @keywords_checked
     def allocate(cls, descriptor: ShapeDescriptor, *, alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES,
                  slack_in_bytes: int = 0) -> "NdArray":
         """A fresh, zero-filled allocation for ``descriptor`` (padding included), its first
@@ -143,6 +186,7 @@ class NdArray(NumpyProtocol):
         return cls._made(raw, descriptor, False, descriptor)
 
     @classmethod
+    @keywords_checked
     def full(cls, shape: Iterable[int], fill_value: Any, dtype: Any = "float32", order: str = "c", *,
              paddings: Optional[Iterable[int]] = None, padding_offsets: Optional[Iterable[int]] = None,
              padding_value: Any = 0, alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> "NdArray":
@@ -154,10 +198,12 @@ class NdArray(NumpyProtocol):
         return a
 
     @classmethod
+    @keywords_checked
     def zeros(cls, shape: Iterable[int], dtype: Any = "float32", order: str = "c", **kwargs: Any) -> "NdArray":
         return cls.full(shape, 0, dtype, order, **kwargs)
 
     @classmethod
+    @keywords_checked
     def from_numpy(cls, arr: np.ndarray, *, order: Optional[str] = None) -> "NdArray":
         """Wrap ``arr``'s memory without copying.
 
@@ -240,19 +286,21 @@ class NdArray(NumpyProtocol):
         return self.base_ptr + self._descriptor.offset_in_bytes
 
     def numpy(self) -> np.ndarray:
-        """Zero-copy view of the logical elements (padding excluded)."""
-        d = self._descriptor
-        if d.size == 0:  # no byte to view: an empty array with the descriptor's strides
-            view = np.ndarray(d.shape, d.dtype, buffer=np.empty(0, np.uint8), strides=d.strides_in_bytes)
-            return view if not self._readonly else _read_only(view)
-        view = np.ndarray(d.shape, d.dtype, buffer=self._allocation, offset=d.offset_in_bytes, strides=d.strides_in_bytes)
-        return _read_only(view) if self._readonly else view
+        """Zero-copy view of the logical elements (padding excluded); not writeable (and not
+        to be made so) when the NdArray is read-only. A new view object on every call."""
+        view: np.ndarray = self._elements.view()
+        return view
 
     def buffer(self) -> np.ndarray:
-        """The whole allocation as a 1-D array of ``dtype`` (padding included)."""
-        d = self._descriptor
-        view = self._allocation.view(d.dtype) if d.alloc_size else np.empty(0, d.dtype)
-        return _read_only(view) if self._readonly else view
+        """The whole allocation as a 1-D array of ``dtype`` (padding included). Writeable only
+        when every cell of it is an element of this array or free padding: where some cell
+        may be someone else's data (memory from ``from_numpy`` with other elements around,
+        a slice of a padded buffer, see :meth:`free_padding_mask`) or the NdArray is
+        read-only, it is a read-only view."""
+        view: np.ndarray = self._allocation.view(self._descriptor.dtype)
+        if not self._readonly and not self._outside_is_free():
+            view.flags.writeable = False
+        return view
 
     # ------------------------------------------------------------------ padding
     def padding_mask(self) -> np.ndarray:
@@ -288,10 +336,11 @@ class NdArray(NumpyProtocol):
         * ``NdArray.from_numpy(x[2:10, 2:10])``, ``from_numpy(x.transpose(1, 0, 2))`` or any
           memory brought in: False, even when it has no padding cell at all;
         * explicit layouts (step slices, general transposes, broadcasts): False, because a
-          consumer reading padding off the strides would find elements there.
+          consumer reading padding off the strides would find elements there;
+        * a read-only array: False (nothing of it may be written).
         """
         d = self._descriptor
-        if self._root is None or d.explicit is not None or d.overlaps:
+        if self._root is None or self._readonly or d.explicit is not None or d.overlaps:
             return False
         if d == self._root:
             return True
@@ -300,9 +349,33 @@ class NdArray(NumpyProtocol):
         return d.size == self._root.size
 
     def fill_padding(self, value: Any) -> None:
-        """Write ``value`` into every padding cell; elements are not touched."""
+        """Write ``value`` into every padding cell; elements are not touched.
+
+        Only cells the library knows to be free are written: a padding cell that is not in
+        :meth:`free_padding_mask` (memory from ``from_numpy``, where "padding" is the rest of
+        the user's array; a slice of a padded buffer, whose "padding" holds the other rows)
+        makes the call raise PaddingNotFreeError, and nothing is written."""
         self._check_writeable("fill_padding")
-        self.buffer()[self.padding_mask()] = value
+        cells = self.padding_mask()
+        if not self._outside_is_free():
+            taken = cells & ~self.free_padding_mask()
+            raise PaddingNotFreeError(
+                f"fill_padding would write {int(taken.sum())} cells outside the elements that the library did not "
+                f"allocate as padding (first: cell {int(np.flatnonzero(taken)[0])} of the allocation); they may "
+                f"hold other elements of the memory this array views, so nothing was written (expected an array "
+                f"whose padding is free: padding_is_free, e.g. NdArray.zeros(shape, paddings=...) or "
+                f"a.contiguous(paddings=...)): {self!r}"
+            )
+        self.buffer()[cells] = value
+
+    def _outside_is_free(self) -> bool:
+        """Every cell of the allocation that is not an element of this array is free padding."""
+        d = self._descriptor
+        if self._root is None:  # memory brought in: only when there is no such cell at all
+            return d.size == d.alloc_size and not d.overlaps
+        if d == self._root:
+            return True
+        return not (self.padding_mask() & ~self.free_padding_mask()).any()
 
     def _check_writeable(self, what: str) -> None:
         if self._readonly:
@@ -310,37 +383,46 @@ class NdArray(NumpyProtocol):
 
     # ------------------------------------------------------------------ views
     def _view(self, view: np.ndarray, what: str) -> "NdArray":
-        """NdArray over the same allocation for a numpy view of this array's elements."""
-        itemsize = self._descriptor.itemsize
+        """NdArray over the same allocation for a numpy view of this array's elements (its
+        dtype may differ: ``view(dtype)``, ``real``/``imag`` of complex elements)."""
+        itemsize, nbytes = view.dtype.itemsize, self._allocation.nbytes
         start = self.base_ptr
-        if view.size and not start <= address(view) < start + self._allocation.nbytes:
+        if view.size and not start <= address(view) < start + nbytes:
             raise NotRepresentableError(f"{what} needs a copy: the result does not lie in this allocation: {self._descriptor!r}")
-        offset = (address(view) - start) // itemsize if view.size else 0
-        strides = tuple(s // itemsize for s in view.strides)
-        d = ShapeDescriptor(view.shape, view.dtype, self._descriptor.order, strides=strides, offset=offset,
-                            alloc_size=self._descriptor.alloc_size if view.size else 0)
-        return NdArray._made(self._allocation, d, self._readonly or not view.flags.writeable, self._root)
+        offset_in_bytes = address(view) - start if view.size else 0
+        if any(b % itemsize for b in (nbytes, offset_in_bytes, *view.strides)):
+            raise NotRepresentableError(
+                f"{what} gives {view.dtype} elements at byte offset {offset_in_bytes} with byte strides "
+                f"{view.strides} in {nbytes} bytes: not whole {itemsize}-byte elements: {self._descriptor!r}"
+            )
+        d = ShapeDescriptor(view.shape, view.dtype, self._descriptor.order,
+                            strides=tuple(s // itemsize for s in view.strides), offset=offset_in_bytes // itemsize,
+                            alloc_size=nbytes // itemsize if view.size else 0)
+        # The root's free cells are counted in its own elements: known only for the same size.
+        root = self._root if itemsize == self._descriptor.itemsize else None
+        return NdArray._made(self._allocation, d, self._readonly or not view.flags.writeable, root)
 
     def __getitem__(self, key: Any) -> Any:
-        """Basic indexing (ints, slices with any step, Ellipsis, None): always an NdArray view
-        (a 0-d one when every index is an integer). Advanced indexing (integer or boolean
-        arrays) copies in numpy, and returns that numpy copy, as numpy does."""
-        src = self.numpy()
-        view = src[_unwrap_key(key)]
-        if not isinstance(view, np.ndarray):  # every index an integer: keep a 0-d view
-            view = src[(key if isinstance(key, tuple) else (key,)) + (Ellipsis,)]
-        if view.size and not np.shares_memory(view, src):
-            return view  # advanced indexing: numpy's copy
-        return self._view(view, f"indexing with {key!r}")
+        """As numpy: an integer on every axis gives the element, a numpy scalar (``a[1, 2]``
+        is ``np.float32(...)``); other basic indexing (slices with any step, Ellipsis, None,
+        fewer integers than axes) an NdArray view of the same memory; advanced indexing
+        (integer or boolean arrays, NdArrays too) numpy's copy."""
+        item = self._elements[key]
+        if type(item) is not np.ndarray:
+            return item  # an element: numpy's scalar
+        if item.size and not np.may_share_memory(item, self._elements):
+            return item  # advanced indexing: numpy's copy (fresh memory)
+        return self._view(item, f"indexing with {key!r}")
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """``a[key] = value`` writes the selected elements (never padding), as numpy."""
-        self._check_writeable("assignment")
-        self.numpy()[_unwrap_key(key)] = np.asarray(value) if isinstance(value, NdArray) else value
+        if self._readonly:
+            self._check_writeable("assignment")
+        self._elements[key] = value
 
     def transpose(self, *axes: Any) -> "NdArray":
         axes = tuple(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        return self._view(self.numpy().transpose(*axes) if axes else self.numpy().T, f"transpose{axes}")
+        return self._view(self._elements.transpose(*axes) if axes else self._elements.T, f"transpose{axes}")
 
     permute = transpose
 
@@ -349,10 +431,41 @@ class NdArray(NumpyProtocol):
         """The transpose (all axes reversed), a view, as ``np.ndarray.T``."""
         return self.transpose()
 
+    def swapaxes(self, axis1: int, axis2: int) -> "NdArray":
+        """Two axes interchanged, a view, as ``np.ndarray.swapaxes``."""
+        return self._view(self._elements.swapaxes(axis1, axis2), f"swapaxes({axis1}, {axis2})")
+
+    @keywords_checked
+    def squeeze(self, axis: Any = None) -> "NdArray":
+        """Without the axes of length one (or only ``axis``), a view, as ``np.ndarray.squeeze``."""
+        return self._view(self._elements.squeeze(axis), f"squeeze({axis!r})")
+
+    def view(self, dtype: Any = _UNSET, type: Any = _UNSET) -> Any:
+        """As ``np.ndarray.view``: ``view()`` a new NdArray of the same memory and layout;
+        ``view(dtype)`` the same bytes read as ``dtype``, an NdArray; ``view(np.ndarray)`` (or
+        ``type=``) numpy's view of the elements."""
+        if type is not _UNSET or (isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray)):
+            args = [a for a in (dtype, type) if a is not _UNSET]
+            return self.numpy().view(*args)
+        if dtype is _UNSET:
+            return NdArray._made(self._allocation, self._descriptor, self._readonly, self._root)
+        return self._view(self._elements.view(dtype), f"view({dtype!r})")
+
+    @property
+    def real(self) -> "NdArray":
+        """The real parts, an NdArray view (the array itself, as a new view, for real dtypes)."""
+        return self._view(self._elements.real, "real") if self.dtype.kind == "c" else self.view()
+
+    @property
+    def imag(self) -> Any:
+        """The imaginary parts: an NdArray view for complex dtypes; for real ones numpy's
+        read-only zeros."""
+        return self._view(self._elements.imag, "imag") if self.dtype.kind == "c" else self._elements.imag
+
     def reshape(self, *shape: Any) -> "NdArray":
         """A view with a new shape, or NotRepresentableError where numpy would need a copy."""
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        src = self.numpy()
+        src = self._elements
         try:
             view = src.reshape(shape)
         except (ValueError, TypeError) as e:
@@ -367,11 +480,13 @@ class NdArray(NumpyProtocol):
     def broadcast_to(self, shape: Sequence[int]) -> "NdArray":
         """Read-only view with stride 0 along broadcast dimensions."""
         try:
-            view = np.broadcast_to(self.numpy(), tuple(shape))
+            view = np.broadcast_to(self._elements, tuple(shape))
         except ValueError as e:
             raise InvalidLayoutError(f"cannot broadcast {self.shape} to {tuple(shape)}: {e}: {self._descriptor!r}") from None
         return self._view(view, f"broadcast_to{tuple(shape)}")
 
+    # ------------------------------------------------------------------ copies
+    @keywords_checked
     def contiguous(self, order: str = "c", *, paddings: Optional[Iterable[int]] = None,
                    padding_offsets: Optional[Iterable[int]] = None,
                    alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> "NdArray":
@@ -390,17 +505,36 @@ class NdArray(NumpyProtocol):
             memory = NdArray.empty(tuple(self.shape[i] for i in perm), self.dtype,
                                    alignment_in_bytes=alignment_in_bytes)
             out = memory.transpose(tuple(int(i) for i in np.argsort(perm)))
-        out.numpy()[...] = self.numpy()
+        out._elements[...] = self._elements
         return out
 
-    def copy(self) -> "NdArray":
-        """A dense C-order copy in a new allocation, as ``np.ndarray.copy()``."""
-        return self.contiguous("c")
+    @keywords_checked
+    def copy(self, order: str = "C") -> "NdArray":
+        """A dense copy in a new, writeable allocation, as ``np.ndarray.copy(order)``: 'C'
+        (the default), 'F', or 'A'/'K' (F order when the elements are F- and not C-contiguous,
+        else C; numpy's 'K' may also keep other stride orders). ``copy.copy(a)`` and
+        ``copy.deepcopy(a)`` are ``a.copy()``."""
+        return self.contiguous(_dense_order(order, self._elements))
 
-    def astype(self, dtype: Any) -> "NdArray":
-        """A dense C-order copy converted to ``dtype`` (numpy's casting rules), a new allocation."""
-        out = NdArray(self.shape, dtype)
-        out.numpy()[...] = self.numpy()
+    def __copy__(self) -> "NdArray":
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "NdArray":
+        return self.copy()
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickles the elements (a dense copy, as numpy pickles) and ``readonly``."""
+        return _unpickled, (np.ascontiguousarray(self._elements), self._readonly)
+
+    @keywords_checked
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", copy: bool = True) -> "NdArray":
+        """A dense copy converted to ``dtype``, as ``np.ndarray.astype``: ``dtype=None`` is
+        float64, ``casting`` numpy's rules (a TypeError from numpy when they refuse),
+        ``copy=False`` returns the array itself when the dtype is already ``dtype``."""
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self
+        out = NdArray(self.shape, dtype, _dense_order(order, self._elements))
+        np.copyto(out._elements, self._elements, casting=casting)  # type: ignore[arg-type]
         return out
 
     # ------------------------------------------------------------------ DLPack
@@ -437,16 +571,31 @@ class NdArray(NumpyProtocol):
             notes += ", cells outside the elements are not free (they may hold other arrays' elements)"
         return f"NdArray({self._descriptor!r}{notes})"
 
+    @keywords_checked
+    def to_string(self, *, show_padding: bool = False) -> str:
+        """``str(a)``: the elements as numpy prints them. ``show_padding=True``: the whole
+        allocation instead, as the padded grid for a padded buffer (1-D for other layouts),
+        every cell that is not an element in parentheses (see :mod:`ndarray.display`)."""
+        if not show_padding:
+            return str(self._elements)
+        d = self._descriptor
+        grid = d.padded_shape if d.explicit is None else (d.alloc_size,)
+        order: Literal["C", "F"] = "F" if d.explicit is None and d.order == "f" else "C"
+        return cells_text(self.buffer().reshape(grid, order=order),
+                          self.padding_mask().reshape(grid, order=order))
 
-def _read_only(view: np.ndarray) -> np.ndarray:
-    view.flags.writeable = False
-    return view
+
+def _dense_order(order: Any, elements: np.ndarray) -> str:
+    """numpy's copy orders 'C', 'F', 'A', 'K' as the dense order of a copy ('c' or 'f')."""
+    key = order.upper() if isinstance(order, str) else order
+    if key in ("A", "K"):
+        return "f" if elements.flags.f_contiguous and not elements.flags.c_contiguous else "c"
+    if key in ("C", "F"):
+        return str(key).lower()
+    raise UnsupportedOptionError(f"order is {order!r}, expected one of 'C', 'F', 'A', 'K' (numpy's copy orders)")
 
 
-def _unwrap_key(key: Any) -> Any:
-    """An index with NdArrays (boolean masks, index arrays) replaced by their numpy views."""
-    if isinstance(key, NdArray):
-        return key.numpy()
-    if isinstance(key, tuple):
-        return tuple(k.numpy() if isinstance(k, NdArray) else k for k in key)
-    return key
+def _unpickled(elements: np.ndarray, readonly: bool) -> NdArray:
+    out = NdArray(elements.shape, elements.dtype)
+    out._elements[...] = elements
+    return NdArray._made(out._allocation, out._descriptor, True, out._root) if readonly else out

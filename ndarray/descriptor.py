@@ -319,11 +319,11 @@ def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: 
                 f"strides has {len(strides_t)} entries but shape has rank {len(shape_t)}: "
                 f"shape={shape_t}, strides={strides_t}"
             )
-    offset = as_int(offset, "offset", _text(context))
+    offset = as_int(offset, "offset", context)
     _, high = reach(shape_t, strides_t)
     if alloc_size is None:
         alloc_size = 0 if math.prod(shape_t) == 0 else offset + high + 1
-    alloc_size = as_int(alloc_size, "alloc_size", _text(context))
+    alloc_size = as_int(alloc_size, "alloc_size", context)
     layout = ExplicitLayout(strides_t, offset, alloc_size)
     check_inside(shape_t, layout, context)
     check_bounds(shape_t, dtype_n.itemsize, strides_t, alloc_size, context)

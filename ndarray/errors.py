@@ -12,6 +12,7 @@ wrong, and also derive from the builtin a numpy user already catches for that me
     +-- ArgumentTypeError (TypeError)   an argument of the wrong type (bool for an int...)
     +-- UnsupportedOptionError (ValueError)  an option name or value this call does not know
     +-- ReadOnlyError (ValueError)      a read-only buffer given where one is written
+    |   +-- PaddingNotFreeError         cells outside the elements that may be someone's data
     +-- IndexOutOfRangeError (IndexError)  an element index outside the shape
     +-- ExportRefusedError (BufferError)   a buffer protocol export (DLPack) refused, numpy's way
     +-- (acl_bridge) AclError (RuntimeError) and its native-status subclasses,
@@ -51,6 +52,12 @@ class UnsupportedOptionError(AclNdarrayError, ValueError):
 
 class ReadOnlyError(AclNdarrayError, ValueError):
     """A read-only buffer was given where the library must write (numpy raises ValueError too)."""
+
+
+class PaddingNotFreeError(ReadOnlyError):
+    """A write to cells outside an array's elements that this library did not allocate as
+    padding: they may hold other elements of the memory the array views (``from_numpy`` of a
+    slice, a slice of a padded buffer), so they are read-only to the library."""
 
 
 class IndexOutOfRangeError(AclNdarrayError, IndexError):

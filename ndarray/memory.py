@@ -14,7 +14,8 @@ from .descriptor import ShapeDescriptor
 from .errors import InvalidLayoutError
 from .strides import as_int
 
-__all__ = ["DEFAULT_ALIGNMENT_IN_BYTES", "address", "aligned_bytes", "dense_owner", "element_mask"]
+__all__ = ["DEFAULT_ALIGNMENT_IN_BYTES", "address", "aligned_bytes", "dense_owner", "element_mask",
+           "read_only_bytes"]
 
 DEFAULT_ALIGNMENT_IN_BYTES = 64
 
@@ -27,6 +28,17 @@ def aligned_bytes(size_in_bytes: int, alignment_in_bytes: int, *, zero: bool = F
     raw = (np.zeros if zero else np.empty)(size_in_bytes + alignment_in_bytes, dtype=np.uint8)
     start = (-raw.ctypes.data) % alignment_in_bytes
     return raw[start : start + size_in_bytes]
+
+
+def read_only_bytes(allocation: np.ndarray) -> np.ndarray:
+    """The same bytes, read-only for good. numpy lets anyone flag a view of writeable memory
+    writeable again (``v.flags.writeable = True``); memory exported read-only cannot be."""
+    owner = allocation
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if isinstance(owner.base, memoryview) and owner.base.readonly:
+        return allocation  # made here already
+    return np.frombuffer(allocation.data.toreadonly(), np.uint8)
 
 
 def address(arr: np.ndarray) -> int:

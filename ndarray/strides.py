@@ -1,4 +1,4 @@
-"""Dense strides and the integer rule: the two small helpers every layout module uses.
+"""Dense strides, the integer rule and the keyword rule: the small helpers every layout module uses.
 
 * :func:`dense_strides` is THE formula for the strides of a packed array, whatever names the
   order: numpy's 'c'/'f', a PyTorch memory format (channels_last visits N, C, H, W as
@@ -14,12 +14,17 @@
   integers are accepted, ``bool`` is refused everywhere (``True`` is an ``int`` to Python,
   never a size to us), anything else too, all with :class:`ArgumentTypeError` naming the
   field, the value and what was expected.
+* :func:`keywords_checked` is THE rule for keyword arguments: a keyword a function does not
+  take is refused with :class:`ArgumentTypeError` (a ``TypeError``, as Python's own) naming
+  it and the keywords the function takes, never accepted and ignored.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
-from typing import Any, Callable, Iterable, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Sequence, Tuple, TypeVar, Union, cast
 
 import numpy as np
 
@@ -31,6 +36,7 @@ __all__ = [
     "as_int_tuple",
     "dense_strides",
     "inner_to_outer",
+    "keywords_checked",
     "MEMORY_FORMATS",
     "normalize_memory_format",
     "strides_for",
@@ -70,15 +76,44 @@ def context_text(context: Context) -> str:
 
 def as_int(value: Any, field: str, context: Context = "") -> int:
     """``value`` as a Python int; bool, float, str... raise ArgumentTypeError naming ``field``."""
-    where = f": {context_text(context)}" if context else ""
     if isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"{field} is {value!r}, a bool, expected an integer{where}")
+        raise ArgumentTypeError(f"{field} is {value!r}, a bool, expected an integer{_where(context)}")
     try:
         return operator.index(value)
     except TypeError:
         raise ArgumentTypeError(
-            f"{field} is {value!r} of type {type(value).__name__}, expected an integer{where}"
+            f"{field} is {value!r} of type {type(value).__name__}, expected an integer{_where(context)}"
         ) from None
+
+
+def _where(context: Context) -> str:
+    """``": <context>"`` for an error message, or nothing (built only when raising)."""
+    return f": {context_text(context)}" if context else ""
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def keywords_checked(function: _F) -> _F:
+    """``function`` refusing, with ArgumentTypeError naming it, any keyword it does not take
+    (Python's own refusal is a bare TypeError; a ``**kwargs`` would accept and ignore it)."""
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return function  # forwards its **kwargs to a checked function
+    known = frozenset(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    shown = sorted(known - {"self", "cls"})
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and not known.issuperset(kwargs):
+            unknown = sorted(set(kwargs) - known)
+            raise ArgumentTypeError(
+                f"{function.__qualname__}() got unknown keyword argument{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))}, expected one of {shown}"
+            )
+        return function(*args, **kwargs)
+
+    return cast(_F, checked)
 
 
 def as_int_tuple(values: Any, field: str, context: Context = "") -> Tuple[int, ...]:
@@ -86,11 +121,11 @@ def as_int_tuple(values: Any, field: str, context: Context = "") -> Tuple[int, .
 
     A single integer is NOT a sequence here (say ``(5,)``); strings and bytes are refused.
     """
-    where = f": {context_text(context)}" if context else ""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ArgumentTypeError(f"{field} is {values!r}, expected a sequence of integers{where}")
+        raise ArgumentTypeError(f"{field} is {values!r}, expected a sequence of integers{_where(context)}")
     items = tuple(values)
-    return tuple(as_int(v, f"{field}[{i}]", context or f"{field}={items!r}") for i, v in enumerate(items))
+    where: Context = context or (lambda: f"{field}={items!r}")
+    return tuple(as_int(v, f"{field}[{i}]", where) for i, v in enumerate(items))
 
 
 def check_index(index: Any, shape: Sequence[int], context: Context) -> Tuple[int, ...]:

@@ -1,5 +1,6 @@
 """The layers of docs/architecture.md, checked by import-linter (contracts in pyproject.toml):
-CLI above runtime above plan/mapping above ndarray; ndarray never imports acl_bridge or cffi;
+CLI above models above runtime above plan/mapping above ndarray; the models' pure half never
+imports the runtime; ndarray never imports acl_bridge or cffi;
 formats depend on the core, never the reverse."""
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ and the expectation. Buffers handed to a call must come back unchanged."""
 
 from __future__ import annotations
 
+import copy
+import operator
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,7 @@ from ndarray import (
     InvalidLayoutError,
     NdArray,
     NotRepresentableError,
+    PaddingNotFreeError,
     ReadOnlyError,
     ShapeDescriptor,
     UnsupportedOptionError,
@@ -78,8 +82,33 @@ ROWS = [
     # ---- read-only
     ("setitem-read-only", lambda: _ro().__setitem__(0, 1), ReadOnlyError, r"assignment needs a writeable NdArray"),
     ("fill-read-only", lambda: _ro().fill(0), ReadOnlyError, r"fill needs a writeable NdArray"),
-    ("ufunc-out-read-only", lambda: np.add(1, 1, out=_ro()[0, 0]), ReadOnlyError, r"out of add.__call__ is a read-only NdArray"),
+    ("ufunc-out-read-only", lambda: np.add(1, 1, out=_ro()[0]), ReadOnlyError, r"add.__call__ writes into a read-only NdArray"),
     ("fill-padding-read-only", lambda: _ro().fill_padding(0), ReadOnlyError, r"fill_padding needs a writeable NdArray"),
+    ("fill-padding-of-user-memory", lambda: NdArray.from_numpy(np.zeros((4, 4), F32))[1:3, 1:3].fill_padding(9),
+     PaddingNotFreeError, r"fill_padding would write 12 cells outside the elements that the library did not allocate"),
+    ("fill-padding-of-a-slice", lambda: NdArray.zeros((4, 3), paddings=(1, 1))[1:3].fill_padding(9),
+     PaddingNotFreeError, r"fill_padding would write \d+ cells outside the elements .* padding_is_free"),
+    ("constructor-readonly-kept", lambda: NdArray((2, 3), readonly=True).fill(1), ReadOnlyError,
+     r"fill needs a writeable NdArray, this one is read-only"),
+    ("ufunc-at-read-only", lambda: np.add.at(_ro(), ([0], [0]), 1), ReadOnlyError,
+     r"add.at writes into a read-only NdArray"),
+    ("copyto-read-only", lambda: np.copyto(_ro(), 1), ReadOnlyError, r"copyto writes into a read-only NdArray"),
+    ("sort-read-only", lambda: _ro().sort(), ReadOnlyError, r"sort\(\) writes into a read-only NdArray"),
+    ("flags-set", lambda: setattr(NdArray((2,)).flags, "writeable", False), ReadOnlyError,
+     r"flags.writeable cannot be set"),
+    # ---- keywords: never accepted and ignored
+    ("constructor-owns-padding-with-shape", lambda: NdArray((2, 3), owns_padding=True), ArgumentTypeError,
+     r"owns_padding=True is for NdArray\(allocation, descriptor\); NdArray\(shape, ...\) allocates its own"),
+    ("constructor-unknown-keyword", lambda: NdArray((2, 3), readonyl=True), ArgumentTypeError,
+     r"NdArray.__init__\(\) got unknown keyword argument 'readonyl', expected one of \['allocation_or_shape', 'descriptor_or_dtype'"),
+    ("zeros-unknown-keyword", lambda: NdArray.zeros((2,), paddigns=(1,)), ArgumentTypeError,
+     r"NdArray.full\(\) got unknown keyword argument 'paddigns'"),
+    ("wrap-dtype-keyword", lambda: NdArray(np.zeros(8, np.uint8), ShapeDescriptor((2,)), dtype="int8"),
+     ArgumentTypeError, r"NdArray\(allocation, descriptor\) takes only readonly= and owns_padding=, got dtype"),
+    ("copy-order-unknown", lambda: NdArray((2,)).copy("X"), UnsupportedOptionError,
+     r"order is 'X', expected one of 'C', 'F', 'A', 'K'"),
+    ("view-not-whole-elements", lambda: NdArray.from_numpy(np.arange(4, dtype=np.int8))[1:3].view(np.int16),
+     NotRepresentableError, r"view\(<class 'numpy.int16'>\) gives int16 elements at byte offset 1"),
     # ---- numpy protocol
     ("array-copy-false-needs-copy", lambda: NdArray((2,)).__array__("float64", copy=False), NotRepresentableError,
      r"copy=False but dtype float64 differs from the elements' float32"),
@@ -149,3 +178,106 @@ def test_bad_input(name, call, error, match):
 
 def test_every_row_names_a_distinct_case():
     assert len({r[0] for r in ROWS}) == len(ROWS) >= 30
+
+
+# ---------------------------------------------------------------------------- write paths (issue 26)
+# Every way to write through an NdArray, on arrays whose surroundings are someone's data: a
+# slice of the user's numpy array (the cells around it are the user's other elements, padding
+# borrowed), a slice of a padded buffer the library allocated (around it: the other rows),
+# and read-only arrays over the user's writeable memory. Each path writes the elements only
+# ("elements"), or refuses with the given exception before writing anything; numpy's own
+# ValueError where the call is numpy's on a numpy view the library handed out read-only.
+# The test compares every byte of the allocation before and after.
+
+def _writable_user_slice():
+    return NdArray.from_numpy(np.arange(36, dtype=F32).reshape(6, 6))[1:3, 1:4]
+
+
+def _writable_library_slice():
+    root = NdArray.zeros((4, 3), paddings=(2, 2), padding_offsets=(1, 1))
+    root[...] = np.arange(12).reshape(4, 3)
+    return root[1:3]
+
+
+def _readonly_user_slice():
+    x = np.arange(36, dtype=F32).reshape(6, 6)
+    return NdArray(x.view(np.uint8).reshape(-1), ShapeDescriptor((6, 6), "float32"), readonly=True)[1:3, 1:4]
+
+
+def _readonly_library():
+    return NdArray((4, 3), paddings=(2, 2), padding_offsets=(1, 1), readonly=True)[1:3]
+
+
+SUBJECTS = {"user-slice": _writable_user_slice, "library-slice": _writable_library_slice,
+            "readonly-user-slice": _readonly_user_slice, "readonly-library": _readonly_library}
+
+E, N = "elements", "nothing"  # writes the elements only / writes nothing of the allocation
+#: (path, write(a), what a writeable subject allows, what a read-only one does)
+WRITE_PATHS = [
+    ("setitem-element", lambda a: a.__setitem__((0, 0), 7), E, ReadOnlyError),
+    ("setitem-all", lambda a: a.__setitem__(Ellipsis, 7), E, ReadOnlyError),
+    ("setitem-from-ndarray", lambda a: a.__setitem__(Ellipsis, NdArray.full(a.shape, 7)), E, ReadOnlyError),
+    ("setitem-mask", lambda a: a.__setitem__(a > 2, 7), E, ReadOnlyError),
+    ("fill", lambda a: a.fill(7), E, ReadOnlyError),
+    ("fill-padding", lambda a: a.fill_padding(7), PaddingNotFreeError, ReadOnlyError),
+    ("ufunc-out", lambda a: np.add(a, 1, out=a), E, ReadOnlyError),
+    ("ufunc-positional-out", lambda a: np.multiply(a, 2, a), E, ReadOnlyError),
+    ("in-place-operator", lambda a: operator.iadd(a, 1), E, ReadOnlyError),
+    ("ufunc-at", lambda a: np.add.at(a, ([0], [0]), 1), E, ReadOnlyError),
+    ("reduction-out", lambda a: np.sum(np.ones((2, 3), F32), axis=0, out=a[0]), E, ReadOnlyError),
+    ("method-out", lambda a: a.cumsum(axis=1, out=a), E, ReadOnlyError),
+    ("copyto", lambda a: np.copyto(a, 7), E, ReadOnlyError),
+    ("copyto-keyword", lambda a: np.copyto(dst=a, src=7), E, ReadOnlyError),
+    ("put", lambda a: np.put(a, [0], 7), E, ReadOnlyError),
+    ("place", lambda a: np.place(a, np.ones((2, 3), bool), 7), E, ReadOnlyError),
+    ("putmask", lambda a: np.putmask(a, np.ones((2, 3), bool), 7), E, ReadOnlyError),
+    ("fill-diagonal", lambda a: np.fill_diagonal(a, 7), E, ReadOnlyError),
+    ("put-along-axis", lambda a: np.put_along_axis(a, np.zeros((2, 1), np.intp), 7, axis=1), E, ReadOnlyError),
+    ("sort", lambda a: (a.__setitem__(Ellipsis, 3 - a.numpy()) if not a.readonly else None, a.sort()), E,
+     ReadOnlyError),
+    ("partition", lambda a: a.partition(0), E, ReadOnlyError),
+    ("method-put", lambda a: a.put([0], 7), E, ReadOnlyError),
+    ("transpose-view", lambda a: a.T.__setitem__((0, 0), 7), E, ReadOnlyError),
+    ("row-view-fill", lambda a: a[0].fill(7), E, ReadOnlyError),
+    ("view-fill", lambda a: a.view().fill(7), E, ReadOnlyError),
+    ("dtype-view-fill", lambda a: a.view(np.int32).fill(7), E, ReadOnlyError),
+    ("real-fill", lambda a: a.real.fill(7), E, ReadOnlyError),
+    ("astype-no-copy-fill", lambda a: a.astype(a.dtype, copy=False).fill(7), E, ReadOnlyError),
+    ("numpy-view-write", lambda a: a.numpy().__setitem__(Ellipsis, 7), E, ValueError),
+    ("asarray-write", lambda a: np.asarray(a).__setitem__(Ellipsis, 7), E, ValueError),
+    ("numpy-view-flipped-writeable", lambda a: _flip_and_write(a.numpy()), E, ValueError),
+    ("buffer-write", lambda a: a.buffer().__setitem__(Ellipsis, 7), ValueError, ValueError),
+    ("from-dlpack-write", lambda a: np.from_dlpack(a).__setitem__(Ellipsis, 7), E, ValueError),
+    ("copy-write", lambda a: copy.copy(a).fill(7), N, N),
+    ("deepcopy-write", lambda a: copy.deepcopy(a).fill(7), N, N),
+    ("contiguous-write", lambda a: a.contiguous(paddings=(1, 1)).fill_padding(7), N, N),
+]
+
+
+def _flip_and_write(view):
+    """A numpy user flagging an element view writeable, then writing: numpy refuses the flag
+    for a read-only NdArray's memory (read-only bytes, not a flag that can be flipped back)."""
+    view.flags.writeable = True
+    view[...] = 7
+
+
+@pytest.mark.parametrize("subject", SUBJECTS)
+@pytest.mark.parametrize("path, write, writable, readonly", WRITE_PATHS, ids=[p[0] for p in WRITE_PATHS])
+def test_write_path_leaves_bytes_outside_the_elements(subject, path, write, writable, readonly):
+    a = SUBJECTS[subject]()
+    before = a.allocation.copy()
+    elements = np.repeat(~a.padding_mask(), a.itemsize)  # bytes of a's elements in the allocation
+    expected = readonly if a.readonly else writable
+    if isinstance(expected, type):
+        with pytest.raises(expected):
+            write(a)
+        np.testing.assert_array_equal(a.allocation, before)  # nothing written at all
+        return
+    write(a)
+    unchanged = ~elements if expected == E else np.ones_like(elements)
+    np.testing.assert_array_equal(a.allocation[unchanged], before[unchanged])
+
+
+def test_every_write_path_is_tried_on_borrowed_and_readonly_memory():
+    assert len(WRITE_PATHS) >= 30 and len({p[0] for p in WRITE_PATHS}) == len(WRITE_PATHS)
+    assert {SUBJECTS[s]().readonly for s in SUBJECTS} == {True, False}

@@ -172,6 +172,9 @@ def test_describe_out_writes_a_picture(capsys, tmp_path, suffix):
         (["describe", "--shape", "2,3", "--out", "map.jpg"], r"expected a file name ending in .png or .svg"),
         (["describe", "--shape", "2,3", "--padings", "1"], r"unrecognized arguments: --padings"),
         (["bogus"], r"invalid choice: 'bogus'"),
+        (["describe", "--xla", "(F32[2], S32[])"], r"UnsupportedOptionError: --xla is .*a tuple of 2 shapes; describe takes one"),
+        (["info", "--bogus"], r"unrecognized arguments: --bogus"),
+        (["fetch", "--image-wheels", "--no-wheels"], r"not allowed with argument"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
@@ -199,15 +202,127 @@ def test_runtime_error_is_exit_1(capsys, tmp_path):
     code, out, err = run(capsys, "describe", "--shape", "2,3", "--out", str(tmp_path / "missing" / "map.png"))
     assert code == 1
     assert out == ""  # the picture is drawn before anything is printed
-    assert err.count("\n") == 1 and "FileNotFoundError" in err
+    assert err == f"acl-ndarray: error: {tmp_path / 'missing' / 'map.png'}: No such file or directory\n"
+
+
+def test_an_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
+    def bug(*_):
+        raise KeyError("oops")
+
+    monkeypatch.setitem(cli.COMMANDS, "info", bug)
+    code, out, err = run(capsys, "info")
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and "unexpected KeyError: 'oops'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("error, code", [
+    ("ndarray.errors:InvalidLayoutError", 2), ("ndarray.errors:NotRepresentableError", 2),
+    ("ndarray.errors:ArgumentTypeError", 2), ("ndarray.errors:UnsupportedOptionError", 2),
+    ("ndarray.errors:IndexOutOfRangeError", 2), ("ndarray.errors:ReadOnlyError", 2),
+    ("acl_bridge.models.images:ImageError", 2), ("acl_bridge.models.tflite_reader:ModelFormatError", 2),
+    ("acl_bridge.models.tflite_reader:UnsupportedModelError", 2),
+    ("acl_bridge.models.cli_commands:InputFileError", 2),
+    ("acl_bridge.errors:AclError", 1), ("acl_bridge.errors:AclUnavailableError", 1),
+    ("acl_bridge.errors:AclOutOfMemoryError", 1), ("acl_bridge.models.fetch:FetchError", 1),
+    ("builtins:PermissionError", 1), ("builtins:MemoryError", 1), ("builtins:ValueError", 1),
+])
+def test_exit_code_for_each_exception_type(error, code):
+    """The one mapping: the library's input errors 2, everything else 1."""
+    import importlib
+
+    module, name = error.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    assert cli.exit_code_for(cls("x")) == code
+    assert cli.exit_code_for(cli.UsageError("x")) == 2
+
+
+def test_version(capsys):
+    from acl_bridge._version import __version__
+
+    code, out, err = run(capsys, "--version")
+    assert (code, out, err) == (0, f"acl-ndarray {__version__}\n", "")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert 'version = { attr = "acl_bridge._version.__version__" }' in pyproject  # one place
+
+
+def test_help_is_exit_0(capsys):
+    code, out, err = run(capsys, "describe", "--help")
+    assert code == 0 and "--shape" in out and err == ""
+
+
+def test_huge_layout_costs_what_it_prints(capsys, monkeypatch):
+    """A 100000x100000 layout: facts and cell counts without per-cell arrays (issue 26 died with
+    MemoryError); the text map says it is too large instead of being built."""
+    from acl_bridge import memory_map
+
+    def no_map(*_a, **_k):
+        raise AssertionError("a memory map was built")
+
+    monkeypatch.setattr(memory_map, "descriptor_map", no_map)
+    facts = describe_json(capsys, "--shape", "100000,100000", "--no-map")
+    assert facts["cells"] == {"total": 10**10, "elements": 10**10, "padding": 0, "shared": 0, "columns": 64,
+                              "element0_offset": 0}
+    code, out, err = run(capsys, "describe", "--shape", "100000,100000")
+    assert code == 0 and err == ""
+    assert field(out, "cells") == "10000000000 = 10000000000 holding elements + 0 padding"
+    assert "(10000000000 cells: too many to print, expected at most 4096" in out
+
+
+def test_huge_picture_is_refused_before_allocating(capsys, tmp_path):
+    code, out, err = run(capsys, "describe", "--shape", "100000,100000", "--out", str(tmp_path / "m.png"))
+    assert (code, out) == (2, "") and "NotRepresentableError: the allocation has 10000000000 cells, expected at most" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--shape", "2,2,5,5", "--paddings", "0,0,1,1"], ["--shape", "4,3", "--strides", "1,4", "--alloc-size", "16"],
+    ["--shape", "3,4", "--strides", "0,1"], ["--directml", "UINT8", "--sizes", "2,3", "--strides", "5,1"],
+    ["--xla", "F32[3,5]{1,0:T(2,2)}"], ["--shape", "2,2,5,5", "--acl-auto-padding"],
+])
+def test_cell_counts_without_a_map_equal_the_map(capsys, argv):
+    """describe's counts (from the layout alone) are the memory map's, cell by cell."""
+    from acl_bridge import memory_map
+
+    facts, build = cli._describe(cli.build_parser().parse_args(["describe", *argv]))
+    m = build()
+    assert facts["cells"] == {"total": m.alloc_size, "elements": m.element_cells, "padding": m.padding_cells,
+                              "shared": m.shared_cells, "columns": m.columns, "element0_offset": m.element0}
+    assert memory_map.too_many_cells(m.alloc_size) is None
+
+
+def test_broken_pipe_exits_0_quietly(tmp_path):
+    """`acl-ndarray describe ... | head`: the reader left; exit 0 and nothing on stderr."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "acl_bridge", "describe", "--shape", "64,64"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), env=env,
+                              timeout=120)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (0, "")
 
 
 # ---------------------------------------------------------------------------- info and demo
+INFO_KEYS = ("acl-ndarray", "python", "numpy", "machine", "ACL", "threads", "CPU features", "Arm NN", "OpenCL")
+
+
 def test_info_never_crashes(capsys):
     code, out, err = run(capsys, "info")
     assert code == 0
-    for key in ("ACL", "Arm NN", "CPU features", "threads", "OpenCL", "numpy"):
+    for key in INFO_KEYS:
         assert re.search(rf"^{re.escape(key)}\s", out, re.M), out
+
+
+def test_info_json(capsys):
+    from acl_bridge._version import __version__
+
+    code, out, err = run(capsys, "info", "--json")
+    assert code == 0 and err == ""
+    facts = json.loads(out)
+    assert set(INFO_KEYS) <= set(facts) and all(isinstance(v, str) for v in facts.values())
+    assert facts["acl-ndarray"] == __version__
 
 
 def test_info_survives_a_failing_native_layer(capsys, monkeypatch):
@@ -276,3 +391,80 @@ def test_python_m_acl_bridge_describe(tmp_path):
         cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stdout == ""
+
+
+# ---------------------------------------------------------------------------- fetch
+def test_fetch_cache_is_per_user(monkeypatch, tmp_path):
+    """ACL_NDARRAY_CACHE, else $XDG_CACHE_HOME/acl-ndarray, else ~/.cache/acl-ndarray (no root
+    needed); without ACL_NDARRAY_CACHE the system-wide cache of docker/emulate.sh is read too."""
+    from acl_bridge.models import fetch
+
+    monkeypatch.delenv("ACL_NDARRAY_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert fetch.cache_root() == tmp_path / "home" / ".cache" / "acl-ndarray"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the XDG spec: relative paths are invalid
+    assert fetch.cache_root() == tmp_path / "home" / ".cache" / "acl-ndarray"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert fetch.cache_root() == tmp_path / "xdg" / "acl-ndarray"
+    assert fetch.search_roots() == (tmp_path / "xdg" / "acl-ndarray", fetch.SYSTEM_CACHE)
+    monkeypatch.setenv("ACL_NDARRAY_CACHE", str(tmp_path / "explicit"))
+    assert fetch.search_roots() == (tmp_path / "explicit",)
+
+
+def test_fetch_into_an_unwritable_cache_is_one_line_exit_1(capsys, monkeypatch, tmp_path):
+    from acl_bridge.models import fetch
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")  # a file where the cache folder should be: unwritable even for root
+    monkeypatch.setenv("ACL_NDARRAY_CACHE", str(blocker / "cache"))
+    monkeypatch.setattr(fetch, "_pip", lambda *a, **k: pytest.fail("pip ran before the cache was checked"))
+    code, out, err = run(capsys, "fetch")
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"acl-ndarray: error: FetchError: cannot write the cache {blocker / 'cache'}/models/")
+    assert "set ACL_NDARRAY_CACHE to a folder you can write" in err
+    # as docker/emulate.sh runs it: a plain script (the installed one where the tests run against an install)
+    script = subprocess.run([sys.executable, fetch.__file__], capture_output=True,
+                            text=True, timeout=120, env=dict(os.environ, ACL_NDARRAY_CACHE=str(blocker / "cache")))
+    assert script.returncode == 1 and script.stdout == "" and script.stderr.count("\n") == 1
+    assert script.stderr.startswith("fetch: error: cannot write the cache")
+
+
+@pytest.mark.parametrize("argv, wheels", [([], False), (["--no-wheels"], False), (["--image-wheels"], True)])
+def test_fetch_is_host_only_unless_the_images_need_wheels(capsys, monkeypatch, argv, wheels):
+    """The aarch64 wheels (34 MB) only with --image-wheels, which docker/emulate.sh passes."""
+    from acl_bridge.models import fetch
+
+    calls = []
+    monkeypatch.setattr(fetch, "ensure_pinned", lambda pin, progress=False: calls.append(pin.requirement) or Path("/m"))
+    monkeypatch.setattr(fetch, "ensure_wheels", lambda v, progress=False: calls.append(v) or Path(f"/w{v}"))
+    code, out, err = run(capsys, "fetch", "--json", *argv)
+    assert (code, err) == (0, "")
+    where = json.loads(out)
+    assert list(where)[:2] == ["models", "photograph"]
+    assert (len(calls) == 2 + len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 2) == wheels
+    emulate = (REPO / "docker" / "emulate.sh").read_text()
+    assert 'python3 "$REPO/acl_bridge/models/fetch.py" --image-wheels' in emulate
+
+
+def test_fetch_progress_on_a_terminal_or_when_asked(monkeypatch, tmp_path):
+    """pip's progress bar goes to stderr with --progress or on a terminal; off otherwise."""
+    from acl_bridge.models import fetch
+
+    class Tty:
+        def isatty(self):
+            return True
+
+    assert fetch.wants_progress(False, Tty()) and fetch.wants_progress(True, object())
+    assert not fetch.wants_progress(False, object())
+    seen = []
+
+    def fake_run(cmd, **kwargs):
+        seen.append((cmd[cmd.index("--progress-bar") + 1], kwargs.get("stdout"), kwargs.get("capture_output")))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(fetch.subprocess, "run", fake_run)
+    fetch._pip(["download", "x"], progress=True)
+    fetch._pip(["download", "x"], progress=False)
+    assert seen == [("on", 2, None), ("off", None, True)]  # progress: pip writes to our stderr; else captured

@@ -204,9 +204,9 @@ def test_out_into_another_padded_ndarray():
 def test_readonly_out_is_refused():
     a = _padded((2, 3))
     ro = NdArray.from_numpy(np.broadcast_to(np.float32(1), (2, 3)))
-    with pytest.raises(ReadOnlyError, match=r"out of add.__call__ is a read-only NdArray"):
+    with pytest.raises(ReadOnlyError, match=r"add.__call__ writes into a read-only NdArray"):
         np.add(a, 1, out=ro)
-    with pytest.raises(ReadOnlyError, match=r"out of sum is a read-only NdArray"):
+    with pytest.raises(ReadOnlyError, match=r"sum writes into a read-only NdArray"):
         np.sum(a, axis=0, out=NdArray.from_numpy(np.broadcast_to(np.float32(1), (3,))))
     with pytest.raises(ReadOnlyError, match=r"assignment needs a writeable NdArray"):
         ro[0] = 1
@@ -253,7 +253,8 @@ def test_equality_is_elementwise_and_unhashable():
 
 def test_zero_d_and_size_one():
     a = _padded((2, 3))
-    s = a[1, 2]
+    assert type(a[1, 2]) is np.float32 and a[1, 2] == a.numpy()[1, 2]  # the element, as numpy
+    s = a[1, 2, ...]  # a 0-d view, as numpy's x[1, 2, ...]
     assert isinstance(s, NdArray) and s.shape == () and float(s) == a.numpy()[1, 2]
     assert int(s) == int(a.numpy()[1, 2]) and bool(s) and s.item() == a.numpy()[1, 2]
     with pytest.raises(TypeError, match=r"len\(\) of a 0-d NdArray"):

@@ -1,54 +1,97 @@
-"""``python -m acl_bridge detect`` and ``python -m acl_bridge run-tflite``.
+"""``acl-ndarray detect``, ``acl-ndarray run-tflite`` and ``acl-ndarray fetch``.
 
 ``acl_bridge/cli.py`` calls :func:`register` with its subparsers; each subcommand sets
-``handler(args, out, err) -> exit code``. Errors are this library's exceptions, which the
-CLI reports on one line.
+``handler(args, out, err) -> exit code``. Errors are this library's exceptions, raised, never
+printed here: ``acl_bridge.cli.exit_code_for`` turns them into exit codes and one line.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
+from typing import Dict, Tuple
 
 import numpy as np
 
-from ndarray.errors import UnsupportedOptionError
+from ndarray.errors import AclNdarrayError, UnsupportedOptionError
 
-BACKENDS = ("acl", "numpy")
+PROG = "acl-ndarray"
+BACKENDS = ("auto", "acl", "cl", "numpy")
+BACKEND_HELP = ("auto (default: acl where the native ACL module loads, else numpy; the choice is said on stderr), "
+                "acl (the bridge's ACL functions on NEON), cl (ACL's OpenCL functions; ACL_NDARRAY_CL_LAYER=1 for "
+                "software devices) or numpy (the same plan on any machine)")
+
+
+class InputFileError(AclNdarrayError, ValueError):
+    """An input file (``run-tflite``'s INPUT) that cannot be used: not .npy/.npz, several
+    arrays, a dtype or shape other than the model's."""
 
 
 def register(subparsers) -> None:
     d = subparsers.add_parser(
         "detect", help="find faces in a picture with MediaPipe's BlazeFace on ACL",
         description="Detect faces with a BlazeFace TFLite model run on the bridge's ACL functions. Models come "
-                    "from the cache filled by `python -m acl_bridge.models.fetch`.")
+                    "from the cache filled by `acl-ndarray fetch`. Prints one line per face, or 'no face found'.")
     d.add_argument("image", metavar="IMAGE", help="picture to search (any format Pillow reads)")
     d.add_argument("--out", metavar="OUT.png", help="write the picture with the boxes drawn")
     d.add_argument("--json", action="store_true", help="print the detections as JSON: [{score, box}] (box: "
-                   "[xmin, ymin, xmax, ymax] in pixels of IMAGE), highest score first")
-    d.add_argument("--model", default="face_detection_front", help="face_detection_front (default), "
-                   "face_detection_back or face_detection_full_range (anchors per the model's published options)")
+                   "[xmin, ymin, xmax, ymax] in pixels of IMAGE), highest score first; [] when no face is found")
+    d.add_argument("--model", default=None, help="face_detection_front (the default without --model-file), "
+                   "face_detection_back or face_detection_full_range (anchors per the model's published options); "
+                   "with --model-file, read from the file's input size unless given")
     d.add_argument("--model-file", metavar="PATH", help="the .tflite file (default: the cached --model)")
     d.add_argument("--plain-nms", action="store_true", help="plain NMS instead of MediaPipe's weighted NMS")
     d.add_argument("--landmarks", action="store_true", help="also run MediaPipe's face mesh (face_landmark.tflite) "
                    "on every face: 468 points per face, drawn with --out, listed with --json")
-    d.add_argument("--backend", choices=BACKENDS, default="acl",
-                   help="acl (default: the bridge's ACL functions) or numpy (the same plan on any machine)")
+    d.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
     d.set_defaults(handler=cmd_detect)
 
     r = subparsers.add_parser(
         "run-tflite", help="run a TFLite model on ACL on an input saved with numpy",
-        description="Run MODEL on INPUT.npy with the bridge's ACL functions and write every output under its "
-                    "tensor name in the model to OUT.npz.")
+        description="Run MODEL on INPUT (a numpy .npy file, or a .npz holding one array or one named as the "
+                    "model's input) with the bridge's ACL functions and write every output under its tensor name "
+                    "in the model to OUT.npz. The input must have the model's dtype and shape: nothing is cast.")
     r.add_argument("model", metavar="MODEL", help=".tflite file")
-    r.add_argument("input", metavar="INPUT.npy", help="the model's input (numpy .npy)")
+    r.add_argument("input", metavar="INPUT", help="the model's input (.npy or .npz)")
     r.add_argument("--out", metavar="OUT.npz", required=True, help="where to write the outputs")
-    r.add_argument("--backend", choices=BACKENDS, default="acl", help="acl (default) or numpy")
+    r.add_argument("--json", action="store_true", help="print what was written as JSON: {out, outputs: {name: "
+                   "{shape, dtype}}}")
+    r.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
+    r.add_argument("--memory", action="store_true", help="after the run, report the model's memory: activations "
+                   "(the arena, its lower bound, one buffer each), inputs/outputs, constants, resident memory "
+                   "(ACL backends only)")
     r.set_defaults(handler=cmd_run_tflite)
+
+    from . import fetch
+
+    f = subparsers.add_parser("fetch", help="download the published models and the test photograph (hash-pinned)",
+                              description=fetch.__doc__.split("\n\n")[0])
+    fetch.add_arguments(f)
+    f.add_argument("--json", action="store_true", help="print where everything is as JSON")
+    f.set_defaults(handler=cmd_fetch)
+
+
+# ---------------------------------------------------------------------------- backends
+def choose_backend(name: str, err) -> str:
+    """THE backend choice of the model commands: ``auto`` becomes ``acl`` where the native
+    ACL module loads and ``numpy`` elsewhere (said on ``err``, with the reason); any other
+    name is returned as given, for :func:`make_executor`."""
+    if name != "auto":
+        return name
+    from acl_bridge import native_available
+
+    ok, why = native_available()
+    if ok:
+        print(f"{PROG}: backend auto: acl ({why})", file=err)
+        return "acl"
+    print(f"{PROG}: backend auto: numpy (the native ACL module is not available here; `{PROG} info` says why)",
+          file=err)
+    return "numpy"
 
 
 def make_executor(model_file, backend: str):
-    """A callable x -> outputs by name, for ``backend``."""
+    """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the plan."""
     if backend == "numpy":
         from .numpy_executor import run_plan
         from .tflite_plan import plan_model
@@ -56,24 +99,56 @@ def make_executor(model_file, backend: str):
 
         plan = plan_model(fold_constant_dequantize(read_model(model_file)))
         return lambda x: run_plan(plan, x), plan
-    if backend != "acl":
+    if backend not in ("acl", "cl"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
     from .tflite_runner import TfliteRunner
 
-    runner = TfliteRunner(model_file)
+    runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon")
     return runner.run, runner.plan
 
 
-def detect_faces(image_path, model: str = "face_detection_front", model_file=None, backend: str = "acl",
-                 weighted: bool = True):
-    """(image, detections in pixels of the image, highest score first)."""
+def model_input_spec(plan) -> Tuple[str, Tuple[int, ...], np.dtype]:
+    """(name, shape, dtype) of the model's (first) input tensor."""
+    t = plan.model.tensors[plan.model.inputs[0]]
+    return t.name, tuple(t.shape), np.dtype(t.dtype)
+
+
+# ---------------------------------------------------------------------------- detect
+def _detector_options(model, model_file, plan):
+    """BlazeFace's options for ``model``, or (``model`` None) the one whose input size is
+    the file's; a named model must have the file's input size."""
+    from . import blazeface
+
+    _, shape, _ = model_input_spec(plan)
+    side = tuple(shape[1:3])
+    if model is None:
+        known = {o.anchors.input_size: name for name, o in blazeface.MODELS.items()}
+        if side not in known:
+            raise UnsupportedOptionError(
+                f"{model_file}'s input is {list(shape)}; detect knows BlazeFace models with inputs "
+                + ", ".join(f"{h}x{w} ({n})" for (h, w), n in sorted(known.items())) + ": give --model")
+        return blazeface.MODELS[known[side]]
+    options = blazeface.MODELS[model]
+    if side != tuple(options.anchors.input_size):
+        raise UnsupportedOptionError(
+            f"{model_file}'s input is {list(shape)}, --model {model} expects "
+            f"{options.anchors.input_size[0]}x{options.anchors.input_size[1]}")
+    return options
+
+
+def detect_faces(image_path, model=None, model_file=None, backend: str = "acl", weighted: bool = True):
+    """(image, detections in pixels of the image, highest score first). ``model`` None:
+    face_detection_front, or with ``model_file`` the model of the file's input size."""
     from . import blazeface, fetch, images
 
-    if model not in blazeface.MODELS:
+    if model is not None and model not in blazeface.MODELS:
         raise UnsupportedOptionError(f"model is {model!r}, expected one of {sorted(blazeface.MODELS)}")
-    options = blazeface.MODELS[model]
-    run, _ = make_executor(model_file or fetch.model_path(model), backend)
-    img = images.load_rgb(image_path)
+    if model_file is None:
+        model = model or "face_detection_front"
+        model_file = fetch.model_path(model)
+    img = images.load_rgb(image_path)  # a picture that cannot be read fails before the model loads
+    run, plan = make_executor(model_file, backend)
+    options = _detector_options(model, model_file, plan)
     x, box = images.model_input(img, options.anchors.input_size)
     outputs = run(x)
     found = blazeface.detect(*blazeface.split_outputs(outputs), options, weighted=weighted)
@@ -93,8 +168,9 @@ def face_meshes(image, found, backend: str = "acl"):
 def cmd_detect(args, out, err) -> int:
     from . import images
 
-    img, found = detect_faces(args.image, args.model, args.model_file, args.backend, not args.plain_nms)
-    meshes = face_meshes(img, found, args.backend) if args.landmarks else []
+    backend = choose_backend(args.backend, err)
+    img, found = detect_faces(args.image, args.model, args.model_file, backend, not args.plain_nms)
+    meshes = face_meshes(img, found, backend) if args.landmarks else []
     if args.out:
         images.draw_boxes(img, [d.box for d in found], args.out, [f"{d.score:.2f}" for d in found],
                           [m.points for m in meshes])
@@ -103,7 +179,11 @@ def cmd_detect(args, out, err) -> int:
         for row, m in zip(rows, meshes):
             row.update(face_score=round(m.face_score, 6), landmarks=np.round(m.points, 2).tolist())
         print(json.dumps(rows), file=out)
+        if not found:
+            print(f"{PROG} detect: no face found in {args.image}", file=err)
     else:
+        if not found:
+            print(f"no face found in {args.image}", file=out)
         for k, d in enumerate(found):
             print(f"face {d.score:.3f} at [{', '.join(f'{v:.1f}' for v in d.box)}]", file=out)
             if k < len(meshes):
@@ -113,18 +193,85 @@ def cmd_detect(args, out, err) -> int:
     return 0
 
 
-def cmd_run_tflite(args, out, err) -> int:
-    from .images import ImageError
+# ---------------------------------------------------------------------------- run-tflite
+NPY_MAGIC, ZIP_MAGIC = b"\x93NUMPY", b"PK\x03\x04"
 
+
+def load_input(path, input_name: str) -> np.ndarray:
+    """The array in a .npy file, or in a .npz: its only array or the one named ``input_name``.
+    Files are told apart by their first bytes, never unpickled."""
     try:
-        x = np.load(args.input, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise ImageError(f"cannot read {args.input!r} as a numpy .npy file: {e}") from None
-    run, plan = make_executor(args.model, args.backend)
-    shape = tuple(plan.model.tensors[plan.model.inputs[0]].shape)
-    if tuple(x.shape) != shape:
-        raise UnsupportedOptionError(f"{args.input} holds {x.dtype}{list(x.shape)}, the model's input is float32{list(shape)}")
-    outputs = {k: np.array(v) for k, v in run(x.astype(np.float32)).items()}
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except IsADirectoryError:
+        raise InputFileError(f"{path} is a folder, expected a .npy or .npz file") from None
+    if head.startswith(ZIP_MAGIC):
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                names = list(z.files)
+                if len(names) != 1 and input_name not in names:
+                    raise InputFileError(f"{path} holds {len(names)} arrays {names}, expected one, or one named "
+                                         f"{input_name!r} (the model's input)")
+                return z[input_name if input_name in names else names[0]]
+        except (ValueError, OSError, zipfile.BadZipFile) as e:
+            raise InputFileError(f"{path} is not a readable .npz archive of numpy arrays: {e}") from None
+    if head != NPY_MAGIC:
+        raise InputFileError(f"{path} is neither a numpy .npy file nor a .npz archive (it starts with {head!r}); "
+                             f"save the input with numpy.save")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as e:
+        raise InputFileError(f"{path} is not a readable numpy .npy file: {e}") from None
+
+
+def check_input(x: np.ndarray, path, name: str, shape, dtype: np.dtype) -> None:
+    """The input must be the model's dtype and shape: nothing is cast or reshaped."""
+    if x.dtype != dtype or tuple(x.shape) != tuple(shape):
+        raise InputFileError(
+            f"{path} holds {x.dtype}{list(x.shape)}, the model's input {name!r} is {dtype}{list(shape)}"
+            + (f"; nothing is cast: convert it yourself (e.g. x.astype(np.{dtype}))" if x.dtype != dtype else ""))
+
+
+def cmd_run_tflite(args, out, err) -> int:
+    backend = choose_backend(args.backend, err)
+    if args.memory and backend == "numpy":
+        raise UnsupportedOptionError("--memory reports what a model holds on ACL: it needs --backend acl or cl, "
+                                     "not numpy")
+    run, plan = make_executor(args.model, backend)
+    name, shape, dtype = model_input_spec(plan)
+    x = load_input(args.input, name)
+    check_input(x, args.input, name, shape, dtype)
+    outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(x).items()}
     np.savez(Path(args.out), **outputs)
-    print(f"wrote {args.out}: " + ", ".join(f"{k} {list(v.shape)}" for k, v in outputs.items()), file=out)
+    memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
+    if args.json:
+        report = {"out": str(args.out), "outputs": {k: {"shape": list(v.shape), "dtype": v.dtype.name}
+                                                    for k, v in outputs.items()}}
+        if memory is not None:
+            report["memory"] = memory
+        print(json.dumps(report), file=out)
+    else:
+        print(f"wrote {args.out}: " + ", ".join(f"{k} {list(v.shape)}" for k, v in outputs.items()), file=out)
+        if memory is not None:
+            print(memory_text(memory), file=out)
     return 0
+
+
+def memory_text(m: Dict[str, object]) -> str:
+    """TfliteRunner.memory_report() for people, in MiB."""
+    def mib(key: str) -> str:
+        v = m[key]
+        return "unknown" if v is None else f"{int(v) / 2**20:.2f} MiB"
+
+    return (f"activations: {mib('activations_bytes')} ({'arena' if m['arena'] else 'one buffer each'}; lower bound "
+            f"{mib('activations_lower_bound_bytes')}, one buffer each {mib('activations_one_buffer_each_bytes')})\n"
+            f"graph inputs and outputs: {mib('inputs_outputs_bytes')}\n"
+            f"constants: {mib('constants_in_file_bytes')} in the file, {mib('constants_given_to_acl_bytes')} given to "
+            f"ACL\nresident memory of the process after the run: {mib('resident_bytes')}")
+
+
+# ---------------------------------------------------------------------------- fetch
+def cmd_fetch(args, out, err) -> int:
+    from . import fetch
+
+    return fetch.execute(args, out, err)

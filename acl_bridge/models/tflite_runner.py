@@ -7,7 +7,11 @@ Loading (:class:`TfliteRunner`) does everything once:
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it;
-3. one allocation per buffer (``Cls.padded_empty``, exactly that padding); RESHAPE outputs
+3. buffers (``padded_descriptor``, exactly that padding, bridge-owned): on NEON the
+   intermediates share one arena, each in a slot placed by its lifetime
+   (:mod:`.memory_plan`: no two buffers alive at one step share a byte), graph inputs and
+   outputs in allocations of their own; ``arena=False`` (and CL, where overlapping host
+   memory under several buffers is undefined) gives every buffer its own. RESHAPE outputs
    and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
    views keeps no padding (a reshape of a padded buffer is no view): where a function needs
    padding on such a tensor, the bridge stages it and the copy is counted;
@@ -21,6 +25,14 @@ Loading (:class:`TfliteRunner`) does everything once:
    configured again (at most twice: :attr:`TfliteRunner.renegotiations`);
 6. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
 
+``backend="cl"`` runs the same plan on ACL's OpenCL functions: the negotiation asks the CL
+functions, the buffers are the same NdArrays (CLTensors over their own memory), and the
+schedule returns with the results in them. OpenCL starts first (``opencl.cl_init``: an
+:class:`~acl_bridge.errors.AclNoDeviceError` saying what is missing where ACL cannot use the
+device), then ACL's compiled programs are restored from the program cache before configuring
+and saved after it (:mod:`acl_bridge.cl_program_cache`; ``program_cache=False`` turns it off,
+a directory puts it elsewhere; :attr:`TfliteRunner.program_cache` reports what it did).
+
 An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
 (or the caller writes it in place: :attr:`input_array`), runs the functions and returns
 views of the output buffers. :attr:`copied_bytes_per_inference` says what a run copies:
@@ -29,6 +41,7 @@ the input, plus whatever the bridge had to stage (``staged``), plus explicit cop
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -36,11 +49,17 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ndarray import NdArray, ShapeDescriptor
+from ndarray.errors import ArgumentTypeError
 
 from .. import functions as F
-from ..mapping import PaddingSize
+from ..backend import backend_named
+from ..cl_program_cache import CacheReport, ProgramCache
+from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot
+from ..mapping import PaddingSize, padded_descriptor
+from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
+from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 
@@ -57,6 +76,17 @@ def _window(padding: Tuple[int, int, int, int]) -> PaddingSize:
     return PaddingSize(top=top, right=right, bottom=bottom, left=left)
 
 
+def _significant_pad_width(pad_width) -> Tuple[Tuple[int, int], ...]:
+    """pad_width without its outer (0, 0) axes (at least one axis stays): the same padding,
+    and what ACL's CLPadLayer accepts (it refuses more entries than the tensor's ACL
+    dimensions, which stop at the last extent > 1: a batch of 1 is no dimension to it)."""
+    pairs = tuple(tuple(pw) for pw in pad_width)
+    k = 0
+    while k < len(pairs) - 1 and tuple(pairs[k]) == (0, 0):
+        k += 1
+    return pairs[k:]
+
+
 def _kwargs(step: Step) -> Dict[str, object]:
     p = dict(step.params)
     if step.kind in ("convolution", "depthwise"):
@@ -70,7 +100,7 @@ def _kwargs(step: Step) -> Dict[str, object]:
     if step.kind == "activation":
         return {"function": p["function"], "a": p["a"], "b": p["b"]}
     if step.kind == "pad":
-        return {"pad_width": p["pad_width"]}
+        return {"pad_width": _significant_pad_width(p["pad_width"])}
     if step.kind == "pooling":
         return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
                 "padding": _window(p["padding"]), "exclude_padding": True}
@@ -109,6 +139,15 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
 
 
+def resident_bytes() -> Optional[int]:
+    """The process's resident memory now (Linux: /proc/self/statm), or None elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclass(frozen=True)
 class BufferPlan:
     """Where a buffer's padding comes from: the union of what each function asked for."""
@@ -127,7 +166,19 @@ MAX_RENEGOTIATIONS = 2
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
-    def __init__(self, model, *, allow_copy: bool = True):
+    def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
+                 arena: Optional[bool] = None):
+        self.backend = backend_named(backend)
+        if arena is None:
+            # OpenCL leaves the result of commands on buffers over overlapping host memory
+            # undefined (clCreateBuffer, CL_MEM_USE_HOST_PTR): CL keeps one buffer per tensor
+            arena = self.backend.name != "cl"
+        if not isinstance(arena, bool):
+            raise ArgumentTypeError(f"arena is {arena!r}, expected True, False or None (the backend's default)")
+        self.use_arena = arena
+        self.memory: Optional[MemoryPlan] = None
+        if not isinstance(program_cache, (bool, str, os.PathLike)):
+            raise ArgumentTypeError(f"program_cache is {program_cache!r}, expected True, False or a directory")
         if isinstance(model, Plan):
             plan = model
         else:
@@ -135,6 +186,7 @@ class TfliteRunner:
             plan = plan_model(fold_constant_dequantize(spec))
         self.plan = plan
         t0 = time.perf_counter()
+        cache = self._restore_programs(program_cache)
         asked, const_pad = self._negotiate()
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
         self.functions: List[F.AclFunction] = []
@@ -159,9 +211,26 @@ class TfliteRunner:
         # one call into the native layer per inference (split only around staged functions)
         self.schedule = Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
+        if cache is not None:
+            cache.save()
+            self.program_cache = cache.report
         self.input_index = plan.model.inputs[0]
         self.input_array: NdArray = self.arrays[self.input_index]
         self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
+
+    def _restore_programs(self, program_cache):
+        """CL: start OpenCL (the device error comes here, before anything is built) and
+        restore the program cache; the cache object, or None (NEON, or the cache is off)."""
+        self.program_cache: Optional[CacheReport] = None
+        if self.backend.name != "cl":
+            return None
+        cl_init()
+        if program_cache is False:
+            self.program_cache = CacheReport("off", None, "program_cache=False")
+            return None
+        cache = ProgramCache(None if program_cache is True else program_cache)
+        self.program_cache = cache.restore()
+        return cache
 
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
@@ -172,7 +241,8 @@ class TfliteRunner:
         for s in plan.steps:
             cls = ROLES[s.kind]
             consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
-            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC")
+            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC",
+                                        backend=self.backend)
             const_pad.append({role: need[role] for role, _ in s.constants})
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
@@ -180,10 +250,12 @@ class TfliteRunner:
         return asked, const_pad
 
     def _allocate(self, asked) -> None:
-        """One buffer per owning tensor with the union of the padding asked for it."""
+        """A buffer per owning tensor with the union of the padding asked for it: with the
+        arena, intermediates in slots of one allocation placed by lifetime
+        (:mod:`.memory_plan`), graph inputs and outputs in allocations of their own."""
         t = self.plan.model.tensors
         self.buffer_plans: Dict[int, BufferPlan] = {}
-        owned: Dict[int, NdArray] = {}
+        descriptors: Dict[int, ShapeDescriptor] = {}
         for b in self.plan.buffers():
             pad = PaddingSize()
             has_views = b in self.roots_with_views
@@ -192,8 +264,49 @@ class TfliteRunner:
                     pad = pad.union(p)
             pad = pad.for_rank(len(t[b].shape))
             self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
-            owned[b] = F.AclFunction.padded_empty(tuple(t[b].shape), "float32", pad)
+            descriptors[b] = padded_descriptor(tuple(t[b].shape), "float32", pad)
+        owned: Dict[int, NdArray] = {}
+        if self.use_arena:
+            sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
+            self.memory = plan_memory(self.plan, sizes)
+            self.arena = bridge_allocate(ShapeDescriptor.create((max(self.memory.arena_size_in_bytes, 1),), "uint8"))
+            for slot in self.memory.slots:
+                owned[slot.tensor] = bridge_slot(self.arena, slot.offset_in_bytes, descriptors[slot.tensor])
+        for b, d in descriptors.items():
+            if b not in owned:
+                owned[b] = bridge_allocate(d)
         self.arrays: Dict[int, NdArray] = self.plan.bind(owned)
+
+    def memory_report(self) -> Dict[str, object]:
+        """Bytes this model holds: activations (the arena, or one buffer per tensor; the lower
+        bound: the most bytes alive at one step), graph inputs and outputs, constants as the
+        file has them and as the bridge hands them to ACL, and the process's resident memory
+        now (ACL's own workspaces and prepared weights are inside that figure only)."""
+        lives, pinned = lifetimes(self.plan)
+        arena_tensors = {life.tensor for life in lives}
+        own = {b: a.allocation.nbytes + BRIDGE_SLACK_IN_BYTES for b, a in self.arrays.items() if b in self.buffer_plans}
+        if self.memory is not None:
+            activations = self.memory.arena_size_in_bytes
+            bound = self.memory.lower_bound_in_bytes
+            one_each = self.memory.total_size_in_bytes
+        else:
+            one_each = sum(n for b, n in own.items() if b in arena_tensors)
+            activations = one_each
+            sizes = {b: n for b, n in own.items() if b in arena_tensors}
+            bound = place([(life, sizes[life.tensor]) for life in lives]).lower_bound_in_bytes if lives else 0
+        model = self.plan.model
+        file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
+        bridge_constants = sum(a.allocation.nbytes for consts in self.constants for a in consts.values())
+        return {
+            "arena": self.use_arena,
+            "activations_bytes": activations,
+            "activations_lower_bound_bytes": bound,
+            "activations_one_buffer_each_bytes": one_each,
+            "inputs_outputs_bytes": sum(n for b, n in own.items() if b in pinned),
+            "constants_in_file_bytes": file_constants,
+            "constants_given_to_acl_bytes": bridge_constants,
+            "resident_bytes": resident_bytes(),
+        }
 
     def _configure(self, const_pad, allow_copy: bool) -> None:
         plan = self.plan
@@ -207,7 +320,7 @@ class TfliteRunner:
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
             f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
-                              allow_copy=allow_copy, allow_padding_writes=not shared)
+                              allow_copy=allow_copy, allow_padding_writes=not shared, backend=self.backend)
             self.functions.append(f)
             self.constants.append(consts)
 
@@ -297,12 +410,17 @@ class TfliteRunner:
             counts[s.kind] = counts.get(s.kind, 0) + 1
         padded = sum(1 for b in self.buffer_plans.values() if any(b.padding.as_tuple()))
         c = self.copied_bytes_per_inference
-        return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL functions {counts} "
+        cache = "" if self.program_cache is None else (
+            f"; program cache {self.program_cache.state} ({self.program_cache.programs_restored} restored, "
+            f"{self.program_cache.programs_saved} saved)")
+        return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "
+                f"functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "
                 f"{len(self.buffer_plans)} buffers, {padded} padded ({self.padded_buffers()}), "
                 f"{self.renegotiations} renegotiation(s); {self.schedule.native_calls_per_run} native "
                 f"call(s) per inference; copied per inference: {c['total']} bytes "
-                f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
+                f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']}); "
+                f"configured in {self.configure_seconds:.2f} s{cache}")
 
 
 __all__ = ["TfliteRunner", "BufferPlan"]

@@ -89,13 +89,52 @@ def test_detect_with_the_full_range_model(capsys, backend="numpy"):
     assert 150 < x0 < 200 and 50 < y0 < 100 and 250 < x1 < 300 and 150 < y1 < 200
 
 
+def one_error_line(err: str) -> str:
+    """stderr of a failed command: exactly one line, no traceback."""
+    assert err.count("\n") == 1 and err.startswith("acl-ndarray: error: ") and "Traceback" not in err, err
+    return err
+
+
 @pytest.mark.parametrize("argv, match", [
-    (["--model", "nope"], "model is 'nope', expected one of"),
+    (["--model", "nope"], "UnsupportedOptionError: model is 'nope', expected one of"),
+    (["--model", "face_detection_front", "--model-file", "BACK"],
+     "face_detection_back.tflite's input is [1, 256, 256, 3], --model face_detection_front expects 128x128"),
 ])
-def test_detect_refusals_are_one_line_errors(argv, match, capsys):
-    model_file("face_detection_full_range")
+def test_detect_refusals_are_one_line_exit_2(argv, match, capsys):
+    """Bad input: exit 2, one line."""
+    argv = [str(model_file("face_detection_back")) if a == "BACK" else a for a in argv]
     code, out, err = run_cli(["detect", str(photo_file()), "--backend", "numpy", *argv], capsys)
-    assert code == 1 and match in err and len(err.strip().splitlines()) == 1
+    assert (code, out) == (2, "") and match in one_error_line(err), err
+
+
+def test_detect_model_file_alone(capsys):
+    """--model-file without --model: the anchors of the model whose input size the file has."""
+    path = model_file("face_detection_back")
+    by_file = run_cli(["detect", str(photo_file()), "--model-file", str(path), "--backend", "numpy", "--json"], capsys)
+    by_name = run_cli(["detect", str(photo_file()), "--model", "face_detection_back", "--backend", "numpy", "--json"],
+                      capsys)
+    assert by_file[0] == 0 and by_file[:2] == by_name[:2] and len(json.loads(by_file[1])) == 1
+
+
+def test_detect_says_when_no_face_is_found(tmp_path, capsys):
+    from PIL import Image
+
+    model_file("face_detection_front")
+    gray = tmp_path / "gray.png"
+    Image.new("RGB", (200, 150), (128, 128, 128)).save(gray)
+    code, out, err = run_cli(["detect", str(gray), "--backend", "numpy"], capsys)
+    assert (code, out, err) == (0, f"no face found in {gray}\n", "")
+    code, out, err = run_cli(["detect", str(gray), "--backend", "numpy", "--json"], capsys)
+    assert (code, json.loads(out)) == (0, []) and err == f"acl-ndarray detect: no face found in {gray}\n"
+
+
+def test_backend_auto_uses_what_the_machine_has(capsys):
+    """--backend auto (the default): acl where the native module loads, else numpy, said on stderr."""
+    model_file("face_detection_front")
+    code, out, err = run_cli(["detect", str(photo_file())], capsys)
+    assert code == 0 and out.startswith("face 0.9"), err
+    expected = "acl" if "acl" in _backends() else "numpy"
+    assert err.startswith(f"acl-ndarray: backend auto: {expected} (") and err.count("\n") == 1, err
 
 
 def test_detect_unreadable_image(tmp_path, capsys):
@@ -103,7 +142,7 @@ def test_detect_unreadable_image(tmp_path, capsys):
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"not a picture")
     code, out, err = run_cli(["detect", str(bad), "--backend", "numpy"], capsys)
-    assert code == 1 and "ImageError: cannot read image" in err
+    assert code == 2 and "ImageError: cannot read image" in one_error_line(err)
 
 
 _RUN_TFLITE_CASES = [  # model, input side, every output by its tensor name in the model -> shape
@@ -120,16 +159,78 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
     path = model_file(model)
     x = np.random.default_rng(1).uniform(-1, 1, (1, side, side, 3)).astype(np.float32)
     np.save(tmp_path / "in.npy", x)
+    memory = ["--memory"] if backend != "numpy" else []
     code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
-                              "--backend", backend], capsys)
+                              "--backend", backend, *memory], capsys)
     assert code == 0, err
     with np.load(tmp_path / "o.npz") as z:
         assert {k: z[k].shape for k in z.files} == outputs
+    if memory:  # the arena's figures, and the process's resident memory
+        assert "activations: " in out and "(arena; lower bound " in out and "resident memory" in out, out
 
 
-def test_run_tflite_wrong_input_shape(tmp_path, capsys):
-    path = model_file("face_detection_front")
-    np.save(tmp_path / "in.npy", np.zeros((1, 64, 64, 3), np.float32))
-    code, out, err = run_cli(["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
-                              "--backend", "numpy"], capsys)
-    assert code == 1 and "the model's input is float32[1, 128, 128, 3]" in err
+def test_run_tflite_memory_needs_an_acl_backend(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.zeros((1, 128, 128, 3), np.float32))
+    code, out, err = run_tflite(tmp_path, capsys, "in.npy", "--memory")
+    assert (code, out) == (2, "") and "--memory reports what a model holds on ACL" in one_error_line(err)
+
+
+def run_tflite(tmp_path, capsys, name, *extra):
+    return run_cli(["run-tflite", str(model_file("face_detection_front")), str(tmp_path / name),
+                    "--out", str(tmp_path / "o.npz"), "--backend", "numpy", *extra], capsys)
+
+
+@pytest.mark.parametrize("x, match", [
+    (np.zeros((1, 64, 64, 3), np.float32), "holds float32[1, 64, 64, 3], the model's input 'input' is "
+                                           "float32[1, 128, 128, 3]"),
+    (np.zeros((1, 128, 128, 3), np.int8), "holds int8[1, 128, 128, 3], the model's input 'input' is "
+                                          "float32[1, 128, 128, 3]; nothing is cast"),
+    (np.zeros((1, 128, 128, 3), np.complex64), "holds complex64[1, 128, 128, 3]"),
+    (np.zeros((1, 128, 128, 3), np.float64), "holds float64[1, 128, 128, 3]"),
+])
+def test_run_tflite_refuses_another_dtype_or_shape(x, match, tmp_path, capsys):
+    """The input must be the model's dtype and shape: nothing is cast (issue 26 cast complex
+    and int8 inputs silently); bad input, exit 2, one line; nothing written."""
+    np.save(tmp_path / "in.npy", x)
+    code, out, err = run_tflite(tmp_path, capsys, "in.npy")
+    assert (code, out) == (2, "") and match in one_error_line(err)
+    assert "InputFileError" in err and not (tmp_path / "o.npz").exists()
+
+
+def test_run_tflite_reads_npz_and_says_what_it_wrote(tmp_path, capsys):
+    """A .npz with one array, or with the model's input by name; --json says what was written."""
+    x = np.random.default_rng(2).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32)
+    np.savez(tmp_path / "one.npz", x)
+    np.savez(tmp_path / "named.npz", input=x, other=np.zeros(3))
+    np.save(tmp_path / "in.npy", x)
+    results = []
+    for name in ("in.npy", "one.npz", "named.npz"):
+        code, out, err = run_tflite(tmp_path, capsys, name, "--json")
+        assert (code, err) == (0, ""), err
+        assert json.loads(out) == {"out": str(tmp_path / "o.npz"), "outputs": {
+            "regressors": {"shape": [1, 896, 16], "dtype": "float32"},
+            "classificators": {"shape": [1, 896, 1], "dtype": "float32"}}}
+        with np.load(tmp_path / "o.npz") as z:
+            results.append({k: z[k] for k in z.files})
+    for other in results[1:]:
+        assert all(np.array_equal(results[0][k], other[k]) for k in results[0])
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"hello, not numpy", "is neither a numpy .npy file nor a .npz archive"),
+    ("TWO", "holds 2 arrays ['a', 'b'], expected one, or one named 'input'"),
+    ("OBJECT", "is not a readable numpy .npy file: Object arrays cannot be loaded"),
+])
+def test_run_tflite_unreadable_input(content, match, tmp_path, capsys):
+    """Input files are told apart by their first bytes; an .npz is never called pickled data."""
+    path = tmp_path / "bad.npz"
+    if content == "TWO":
+        np.savez(path, a=np.zeros(2), b=np.zeros(2))
+    elif content == "OBJECT":
+        path = tmp_path / "bad.npy"
+        np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    else:
+        path.write_bytes(content)
+    code, out, err = run_tflite(tmp_path, capsys, path.name)
+    assert (code, out) == (2, "") and match in one_error_line(err)
+    assert "pickled data" not in err

@@ -9,7 +9,8 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import _same_padding, plan_model  # noqa: E402
+from acl_bridge.models.lowering.helpers import same_padding  # noqa: E402
+from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.tflite_reader import (  # noqa: E402
     ModelFormatError,
     UnsupportedModelError,
@@ -71,7 +72,7 @@ def test_front_plan_facts():
     (128, 5, 2, 64, (1, 2)), (64, 3, 2, 32, (0, 1)), (64, 3, 1, 64, (1, 1)), (16, 1, 1, 16, (0, 0)), (5, 7, 1, 5, (3, 3)),
 ])
 def test_same_padding_is_tflites(size, kernel, stride, out, expect):
-    assert _same_padding(size, kernel, stride, out) == expect
+    assert same_padding(size, kernel, stride, out) == expect
 
 
 def test_landmark_plan_runs_prelu_with_per_channel_slopes():
@@ -90,7 +91,7 @@ def test_unsupported_operator_is_refused_at_load_time_by_name():
     bad = dataclasses.replace(m.operators[1], opcode="HARD_SWISH")
     m2 = dataclasses.replace(m, operators=m.operators[:1] + (bad,) + m.operators[2:])
     with pytest.raises(UnsupportedModelError, match=r"operator #1 HARD_SWISH: the operator \(supported operators: "
-                                                     r"CONV_2D, .*PRELU\)") as e:
+                                                     r"ADD, .*CONV_2D, .*PRELU, .*TANH\)") as e:
         plan_model(m2)
     assert isinstance(e.value, UnsupportedOptionError)
 
@@ -128,6 +129,10 @@ class _Params:
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
+    assert_steps_bind(_plan(name), monkeypatch)
+
+
+def assert_steps_bind(plan, monkeypatch):
     """The runner's arguments for each step pass the bridge's own argument binding (pure
     Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
     but ACL."""
@@ -136,7 +141,6 @@ def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
     from ndarray import ShapeDescriptor
 
     monkeypatch.setattr(F, "default_params", _Params)
-    plan = _plan(name)
     shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), "float32") for t in plan.model.tensors}
     for s in plan.steps:
         consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
@@ -147,5 +151,5 @@ def test_every_step_binds_to_the_bridge_function_signature(name, monkeypatch):
             top, bottom, left, right = s.param("padding")
             assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
             assert (params.stride_y, params.stride_x) == s.param("stride")
-        if s.kind == "resize":  # TFLite's half-pixel grid is ACL's CENTER sampling
+        if s.kind == "resize" and s.param("half_pixel_centers"):  # TFLite's half-pixel grid: ACL's CENTER sampling
             assert (params.interpolation, params.sampling, params.align_corners) == (1, 0, 0)

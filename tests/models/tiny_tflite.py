@@ -1,12 +1,27 @@
-"""A one-operator TFLite model written with the ``tflite`` package's generated builders, so
-TFLite's interpreter can be the oracle of RESIZE_BILINEAR for every option combination
-(the published models use only half_pixel_centers)."""
+"""One-operator TFLite models written with the ``tflite`` package's generated builders, so
+TFLite's interpreter can be the oracle of each lowering rule (``test_one_operator.py``) and
+of RESIZE_BILINEAR for every option combination (the published models use only
+half_pixel_centers).
+
+:func:`one_operator_model` takes the operator's inputs in order: :data:`X` for the graph
+input, a numpy array for a constant (its dtype becomes the tensor type), None for an absent
+optional input; and its options as (table, {field: value}) with the builder's names
+(``("Conv2DOptions", {"Padding": "SAME", "StrideH": 2})``): an enum by its member name, a
+vector as a tuple."""
 
 from __future__ import annotations
 
 import importlib
+from typing import Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+X = "x"  # the graph input, in an operator's input list
+Input = Union[str, np.ndarray, None]
+Options = Tuple[str, Mapping[str, object]]
+
+# option fields whose values are enums of the schema: field -> enum class of the tflite package
+_ENUMS = {"Padding": "Padding", "FusedActivationFunction": "ActivationFunctionType"}
 
 
 def _m(name):
@@ -20,78 +35,100 @@ def _int_vector(b, start, values):
     return b.EndVector()
 
 
-def resize_bilinear_model(in_shape, out_hw, align_corners=False, half_pixel_centers=False) -> bytes:
-    """Model bytes: input float32 ``in_shape`` (NHWC) -> RESIZE_BILINEAR to ``out_hw``."""
+def _offsets(b, start, offsets):
+    start(b, len(offsets))
+    for o in reversed(offsets):
+        b.PrependUOffsetTRelative(o)
+    return b.EndVector()
+
+
+def _options(b, options: Optional[Options]):
+    """(BuiltinOptions type, offset of the table) or None."""
+    import tflite
+
+    if options is None:
+        return None
+    table, fields = options
+    module = _m(table)
+    vectors = {k: _int_vector(b, getattr(module, f"{table}Start{k}Vector"), v)
+               for k, v in fields.items() if isinstance(v, (tuple, list))}
+    getattr(module, f"{table}Start")(b)
+    for k, v in fields.items():
+        if k in vectors:
+            v = vectors[k]
+        elif isinstance(v, str):
+            v = getattr(getattr(tflite, _ENUMS[k]), v)
+        getattr(module, f"{table}Add{k}")(b, v)
+    return getattr(tflite.BuiltinOptions, table), getattr(module, f"{table}End")(b)
+
+
+def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], inputs: Sequence[Input] = (X,),
+                       options: Optional[Options] = None, version: int = 1) -> bytes:
+    """Model bytes: float32 graph input ``input`` of ``x_shape`` -> ``opcode`` on ``inputs`` ->
+    float32 graph output ``output`` of ``y_shape``."""
     import flatbuffers
     import tflite
 
-    T, B, OC, O, S, M, R = (_m(n) for n in ("Tensor", "Buffer", "OperatorCode", "Operator", "SubGraph", "Model",
-                                            "ResizeBilinearOptions"))
+    T, B, OC, O, S, M = (_m(n) for n in ("Tensor", "Buffer", "OperatorCode", "Operator", "SubGraph", "Model"))
     b = flatbuffers.Builder(1024)
-    size = np.asarray(out_hw, np.int32).tobytes()
-    size_data = b.CreateByteVector(size)
+    consts = [np.ascontiguousarray(v) for v in inputs if isinstance(v, np.ndarray)]
+    data = [b.CreateByteVector(c.astype(c.dtype.newbyteorder("<")).tobytes()) for c in consts]
     buffers = []
-    for data in (None, size_data):  # buffer 0: empty (TFLite's convention); 1: the size constant
+    for d in [None] + data:  # buffer 0: empty (TFLite's convention); then one per constant
         B.BufferStart(b)
-        if data is not None:
-            B.BufferAddData(b, data)
+        if d is not None:
+            B.BufferAddData(b, d)
         buffers.append(B.BufferEnd(b))
-    out_shape = (in_shape[0], *out_hw, in_shape[3])
+    specs = [("input", tuple(x_shape), "float32", 0)]
+    specs += [(f"const{k}", c.shape, c.dtype.name, k + 1) for k, c in enumerate(consts)]
+    specs.append(("output", tuple(y_shape), "float32", 0))
     tensors = []
-    for name, shape, ttype, buf in (("input", in_shape, tflite.TensorType.FLOAT32, 0),
-                                    ("size", (2,), tflite.TensorType.INT32, 1),
-                                    ("output", out_shape, tflite.TensorType.FLOAT32, 0)):
+    for name, shape, dtype, buf in specs:
         n = b.CreateString(name)
         sh = _int_vector(b, T.TensorStartShapeVector, shape)
         T.TensorStart(b)
         T.TensorAddShape(b, sh)
-        T.TensorAddType(b, ttype)
+        T.TensorAddType(b, getattr(tflite.TensorType, dtype.upper()))
         T.TensorAddBuffer(b, buf)
         T.TensorAddName(b, n)
         tensors.append(T.TensorEnd(b))
-    R.ResizeBilinearOptionsStart(b)
-    R.ResizeBilinearOptionsAddAlignCorners(b, bool(align_corners))
-    R.ResizeBilinearOptionsAddHalfPixelCenters(b, bool(half_pixel_centers))
-    options = R.ResizeBilinearOptionsEnd(b)
-    op_in = _int_vector(b, O.OperatorStartInputsVector, (0, 1))
-    op_out = _int_vector(b, O.OperatorStartOutputsVector, (2,))
+    ids, k = [], 0
+    for v in inputs:
+        if isinstance(v, np.ndarray):
+            k += 1
+            ids.append(k)
+        else:
+            ids.append(0 if v == X else -1)
+    output = len(specs) - 1
+    opts = _options(b, options)
+    op_in = _int_vector(b, O.OperatorStartInputsVector, ids)
+    op_out = _int_vector(b, O.OperatorStartOutputsVector, (output,))
     O.OperatorStart(b)
     O.OperatorAddOpcodeIndex(b, 0)
     O.OperatorAddInputs(b, op_in)
     O.OperatorAddOutputs(b, op_out)
-    O.OperatorAddBuiltinOptionsType(b, tflite.BuiltinOptions.ResizeBilinearOptions)
-    O.OperatorAddBuiltinOptions(b, options)
+    if opts is not None:
+        O.OperatorAddBuiltinOptionsType(b, opts[0])
+        O.OperatorAddBuiltinOptions(b, opts[1])
     op = O.OperatorEnd(b)
-    S.SubGraphStartTensorsVector(b, len(tensors))
-    for t in reversed(tensors):
-        b.PrependUOffsetTRelative(t)
-    tvec = b.EndVector()
+    tvec = _offsets(b, S.SubGraphStartTensorsVector, tensors)
     g_in = _int_vector(b, S.SubGraphStartInputsVector, (0,))
-    g_out = _int_vector(b, S.SubGraphStartOutputsVector, (2,))
-    S.SubGraphStartOperatorsVector(b, 1)
-    b.PrependUOffsetTRelative(op)
-    ops = b.EndVector()
+    g_out = _int_vector(b, S.SubGraphStartOutputsVector, (output,))
+    ops = _offsets(b, S.SubGraphStartOperatorsVector, [op])
     S.SubGraphStart(b)
     S.SubGraphAddTensors(b, tvec)
     S.SubGraphAddInputs(b, g_in)
     S.SubGraphAddOutputs(b, g_out)
     S.SubGraphAddOperators(b, ops)
     graph = S.SubGraphEnd(b)
+    code = getattr(tflite.BuiltinOperator, opcode)
     OC.OperatorCodeStart(b)
-    OC.OperatorCodeAddDeprecatedBuiltinCode(b, tflite.BuiltinOperator.RESIZE_BILINEAR)
-    OC.OperatorCodeAddBuiltinCode(b, tflite.BuiltinOperator.RESIZE_BILINEAR)
-    OC.OperatorCodeAddVersion(b, 3 if half_pixel_centers else 1)
-    code = OC.OperatorCodeEnd(b)
-    M.ModelStartOperatorCodesVector(b, 1)
-    b.PrependUOffsetTRelative(code)
-    codes = b.EndVector()
-    M.ModelStartSubgraphsVector(b, 1)
-    b.PrependUOffsetTRelative(graph)
-    graphs = b.EndVector()
-    M.ModelStartBuffersVector(b, len(buffers))
-    for x in reversed(buffers):
-        b.PrependUOffsetTRelative(x)
-    bufs = b.EndVector()
+    OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))  # 127: PLACEHOLDER_FOR_GREATER_OP_CODES
+    OC.OperatorCodeAddBuiltinCode(b, code)
+    OC.OperatorCodeAddVersion(b, version)
+    codes = _offsets(b, M.ModelStartOperatorCodesVector, [OC.OperatorCodeEnd(b)])
+    graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
+    bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
     M.ModelStart(b)
     M.ModelAddVersion(b, 3)
     M.ModelAddOperatorCodes(b, codes)
@@ -99,3 +136,12 @@ def resize_bilinear_model(in_shape, out_hw, align_corners=False, half_pixel_cent
     M.ModelAddBuffers(b, bufs)
     b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
     return bytes(b.Output())
+
+
+def resize_bilinear_model(in_shape, out_hw, align_corners=False, half_pixel_centers=False) -> bytes:
+    """Model bytes: input float32 ``in_shape`` (NHWC) -> RESIZE_BILINEAR to ``out_hw``."""
+    return one_operator_model("RESIZE_BILINEAR", in_shape, (in_shape[0], *out_hw, in_shape[3]),
+                              (X, np.asarray(out_hw, np.int32)),
+                              ("ResizeBilinearOptions", {"AlignCorners": bool(align_corners),
+                                                         "HalfPixelCenters": bool(half_pixel_centers)}),
+                              version=3 if half_pixel_centers else 1)

@@ -1,0 +1,48 @@
+"""The memory plan on ACL (emulated arm64): a model whose intermediates share one arena gives
+the same bits as the same model with one buffer per tensor (a slot reused too early would
+change them), copies nothing more, and no function writes arena bytes outside the slots of
+the buffers alive (gaps between slots stay zero)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from .conftest import model_file  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+
+def _gap_mask(runner):
+    """True for the arena's bytes that belong to no slot."""
+    mask = np.ones(runner.arena.allocation.nbytes, bool)
+    for s in runner.memory.slots:
+        mask[s.offset_in_bytes:s.end_in_bytes] = False
+    return mask
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "face_landmark"])
+def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
+    from acl_bridge.models.memory_plan import check_disjoint
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    path = model_file(name)
+    with TfliteRunner(path) as shared, TfliteRunner(path, arena=False) as separate:
+        assert shared.use_arena and not separate.use_arena
+        assert check_disjoint(shared.memory) is None
+        gaps = _gap_mask(shared)
+        rng = np.random.default_rng(7)
+        for _ in range(2):
+            x = rng.uniform(-1, 1, shared.input_shape).astype(np.float32)
+            a = {k: v.copy() for k, v in shared.run(x).items()}
+            b = separate.run(x)
+            for k in a:
+                assert np.array_equal(a[k], b[k]), f"{name} {k}: arena and one buffer each differ"
+            assert not shared.arena.allocation[gaps].any(), "a function wrote arena bytes outside the live slots"
+        assert shared.staged() == [] and shared.copied_bytes_per_inference == separate.copied_bytes_per_inference
+        report, alone = shared.memory_report(), separate.memory_report()
+        print(f"{name}: arena {report['activations_bytes']} B, lower bound {report['activations_lower_bound_bytes']} B,"
+              f" one buffer each {alone['activations_bytes']} B")
+        assert report["activations_bytes"] <= 1.10 * report["activations_lower_bound_bytes"]
+        assert report["activations_bytes"] < alone["activations_bytes"] / 3
+        assert report["activations_one_buffer_each_bytes"] == alone["activations_bytes"]

@@ -1,0 +1,145 @@
+"""The arena planner (acl_bridge.models.memory_plan) on the host: a table of small graphs with
+their expected lifetimes and offsets, properties over random buffer lists, and the cached
+face models (lifetimes from their plans, arena against its lower bound)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acl_bridge.models.memory_plan import (Lifetime, MemoryPlanError, check_disjoint, lifetimes, place,
+                                           plan_memory)
+from acl_bridge.models.tflite_plan import Plan, Step, View
+from acl_bridge.models.tflite_reader import ModelSpec, TensorSpec
+
+from .conftest import model_file
+
+
+def _model(n_tensors, inputs, outputs, constants=()):
+    tensors = tuple(TensorSpec(index=i, name=f"t{i}", shape=(1, 4, 4, 4), dtype="float32",
+                               data=np.zeros((1, 4, 4, 4), np.float32) if i in constants else None)
+                    for i in range(n_tensors))
+    return ModelSpec(version=3, description="", tensors=tensors, operators=(), inputs=tuple(inputs),
+                     outputs=tuple(outputs), sha256="")
+
+
+def _step(k, inputs, output, **params):
+    return Step(k, "OP", "activation", tuple(inputs), output, tuple(params.items()))
+
+
+# name: (model tensors, inputs, outputs, steps, views) -> expected {tensor: (first, last)}
+GRAPHS = {
+    # 0 -> 1 -> 2 -> 3 -> 4: each intermediate lives for two steps
+    "chain": ((5, [0], [4], [_step(0, [0], 1), _step(1, [1], 2), _step(2, [2], 3), _step(3, [3], 4)], []),
+              {1: (0, 1), 2: (1, 2), 3: (2, 3)}),
+    # 0 -> 1; 1 -> 2; 1 -> 3; (2, 3) -> 4: 1 is read by two later steps
+    "branch": ((5, [0], [4], [_step(0, [0], 1), _step(1, [1], 2), _step(2, [1], 3), _step(3, [2, 3], 4)], []),
+               {1: (0, 2), 2: (1, 3), 3: (2, 3)}),
+    # 1 and 2 are slices of 3 (a concatenation): the producers write into 3, whose life starts at the first
+    "concat_of_views": ((6, [0], [5], [_step(0, [0], 1), _step(1, [0], 2), _step(2, [3], 4), _step(3, [4], 5)],
+                         [View(1, 3, ("slice", 3, 0)), View(2, 3, ("slice", 3, 2))]),
+                        {3: (0, 2), 4: (2, 3)}),
+    # 2 is an in-place activation's output: an alias of 1, so 1 lives until 2's last reader
+    "in_place": ((5, [0], [4], [_step(0, [0], 1), _step(1, [1], 1), _step(2, [2], 3), _step(3, [3], 4)],
+                  [View(2, 1, ("alias",))]),
+                 {1: (0, 2), 3: (2, 3)}),
+    # 1 is read again by the last step
+    "read_later": ((5, [0], [4], [_step(0, [0], 1), _step(1, [1], 2), _step(2, [2], 3), _step(3, [1, 3], 4)], []),
+                   {1: (0, 3), 2: (1, 2), 3: (2, 3)}),
+    # 2 is a graph output that later steps read: pinned, not in the arena
+    "output_used_inside": ((5, [0], [2, 4], [_step(0, [0], 1), _step(1, [1], 2), _step(2, [2], 3), _step(3, [3], 4)], []),
+                           {1: (0, 1), 3: (2, 3)}),
+    # a reshape view keeps its parent alive; a constant (5) is never a buffer
+    "reshape_and_constant": ((6, [0], [4], [_step(0, [0], 1), _step(1, [2, 5], 3), _step(2, [3], 4)],
+                              [View(2, 1, ("reshape",))]),
+                             {1: (0, 1), 3: (1, 2)}),
+    # a copy step into a concatenation's slice writes the concatenation's output
+    "copy_into_slice": ((5, [0], [4], [_step(0, [0], 1), Step(1, "CONCATENATION", "copy", (0,), -1,
+                                                                (("into", 2), ("slice", ("slice", 3, 2)))),
+                                       _step(2, [2], 3), _step(3, [3], 4)],
+                         [View(1, 2, ("slice", 3, 0))]),
+                        {2: (0, 2), 3: (2, 3)}),
+}
+
+
+def _plan(spec):
+    n, inputs, outputs, steps, views = spec
+    constants = (5,) if n == 6 and any(5 in s.inputs for s in steps) else ()
+    return Plan(_model(n, inputs, outputs, constants), tuple(steps), tuple(views), ())
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_lifetimes_table(name):
+    spec, expected = GRAPHS[name]
+    plan = _plan(spec)
+    lives, pinned = lifetimes(plan)
+    assert {life.tensor: (life.first_step, life.last_step) for life in lives} == expected
+    assert set(pinned) == {plan.root(t) for t in (*plan.model.inputs, *plan.model.outputs)}
+    memory = plan_memory(plan, {t: 1000 for t in expected})
+    assert check_disjoint(memory) is None
+    assert memory.arena_size_in_bytes <= memory.total_size_in_bytes
+
+
+def test_chain_reuses_memory():
+    """A chain needs two slots alive at once: the arena is the bound, not the sum."""
+    spec, _ = GRAPHS["chain"]
+    memory = plan_memory(_plan(spec), {1: 640, 2: 640, 3: 640})
+    assert memory.lower_bound_in_bytes == 1280
+    assert memory.arena_size_in_bytes == 1280
+    assert memory.total_size_in_bytes == 1920
+    # 1 and 3 never meet: they share the first slot
+    assert memory.slot_of(1).offset_in_bytes == memory.slot_of(3).offset_in_bytes == 0
+    assert memory.slot_of(2).offset_in_bytes == 640
+
+
+def test_greedy_by_size_alignment():
+    a, b = Lifetime(1, 0, 1), Lifetime(2, 1, 2)
+    memory = place([(a, 100), (b, 1000)], alignment_in_bytes=64)
+    assert memory.slot_of(2).offset_in_bytes == 0  # the largest first
+    assert memory.slot_of(1).offset_in_bytes == 1024  # 1000 rounded up to 64
+    assert memory.slot_of(1).size_in_bytes == 128
+
+
+@pytest.mark.parametrize("buffers,alignment,match", [
+    ([(Lifetime(1, 0, 1), 0)], 64, "size_in_bytes is 0 for tensor 1, expected > 0"),
+    ([(Lifetime(1, 2, 1), 8)], 64, r"lifetime of tensor 1 is steps 2..1"),
+    ([(Lifetime(1, 0, 1), 8), (Lifetime(1, 1, 2), 8)], 64, "tensor 1 is listed twice"),
+    ([(Lifetime(1, 0, 1), 8)], 48, "alignment_in_bytes is 48, expected a power of two"),
+])
+def test_refusals(buffers, alignment, match):
+    with pytest.raises(MemoryPlanError, match=match):
+        place(buffers, alignment_in_bytes=alignment)
+
+
+def test_missing_size_refused():
+    spec, _ = GRAPHS["chain"]
+    with pytest.raises(MemoryPlanError, match=r"no entry for tensors \[3\]"):
+        plan_memory(_plan(spec), {1: 8, 2: 8})
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 6), st.integers(1, 5000)), min_size=1, max_size=30),
+       st.sampled_from([1, 16, 64]))
+def test_random_buffers_never_share_bytes_while_alive(raw, alignment):
+    buffers = [(Lifetime(i, first, first + span), size) for i, (first, span, size) in enumerate(raw)]
+    memory = place(buffers, alignment_in_bytes=alignment)
+    assert check_disjoint(memory) is None
+    assert all(s.offset_in_bytes % alignment == 0 for s in memory.slots)
+    assert memory.lower_bound_in_bytes <= memory.arena_size_in_bytes <= memory.total_size_in_bytes
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "face_landmark", "face_detection_full_range"])
+def test_face_models_arena_near_lower_bound(name):
+    """Dense float32 sizes (the padding ACL asks for comes on the device): the arena of each
+    face model is within 1.10x of its lower bound, far below one buffer per tensor."""
+    from acl_bridge.models.tflite_plan import plan_model
+    from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+
+    plan = plan_model(fold_constant_dequantize(read_model(model_file(name))))
+    lives, _ = lifetimes(plan)
+    sizes = {life.tensor: int(np.prod(plan.model.tensors[life.tensor].shape)) * 4 for life in lives}
+    memory = plan_memory(plan, sizes)
+    assert check_disjoint(memory) is None
+    assert memory.overhead_ratio() <= 1.10, memory.describe()
+    assert memory.arena_size_in_bytes < memory.total_size_in_bytes / 3
