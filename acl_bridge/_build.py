@@ -7,6 +7,7 @@ broken); 24.11 (trixie) is one library, -larm_compute: libraries are picked by w
 shared objects exist.
 """
 
+import glob
 import os
 import platform
 import re
@@ -17,7 +18,10 @@ from cffi import FFI
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NATIVE = os.path.join(ROOT, "native")
 HEADER = os.path.join(NATIVE, "acl_shim.h")
-SOURCES = [os.path.join("native", "acl_shim.cpp"), os.path.join("native", "acl_shim_cl.cpp")]  # relative
+# The module's C++: every native/acl_shim*.cpp (one translation unit per room, see
+# native/README.md), relative to the project root; the one list of them (cl_check.cpp and
+# native_call.c are not part of this module).
+SOURCES = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(NATIVE, "acl_shim*.cpp")))
 
 
 MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""  # e.g. aarch64-linux-gnu (Debian)

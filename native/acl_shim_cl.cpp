@@ -10,7 +10,7 @@
 // to build from its binary drops every restored program again.
 // OpenCL calls go through ACL's own loader (libarm_compute exports the cl* entry points and
 // dlopens libOpenCL.so), so the shim does not link libOpenCL itself.
-#include "acl_shim_internal.h"
+#include "acl_shim_tensors.h"
 
 #include <cstdlib>
 #include <cstring>

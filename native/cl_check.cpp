@@ -3,7 +3,7 @@
 // that have an OpenCL driver but not this project's Python stack (the GPU check of
 // docs/opencl.md). Build it against the shim's sources and ACL:
 //   g++ -std=c++14 -O2 -DACL_SHIM_WITH_NEON=0 -DACL_SHIM_WITH_CL=1 -Inative -Inative/cl_layer
-//       native/cl_check.cpp native/acl_shim.cpp native/acl_shim_cl.cpp -larm_compute -o cl_check
+//       native/cl_check.cpp native/acl_shim*.cpp -larm_compute -o cl_check
 //   OPENCL_LAYERS=.../libacl_ndarray_cl_layer.so ./cl_check
 // Prints the devices, then one PASS/FAIL line per function with the largest difference and
 // the memory route of its output; exit status 0 when everything passed.

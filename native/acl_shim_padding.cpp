@@ -1,0 +1,242 @@
+// acl_shim_padding.cpp -- the padding room: what ACL makes of a layout, asked of ACL itself
+// on scratch tensors, never on the caller's memory (acl_shim.h, "functions" and "layouts and
+// schedules"):
+//   acl_shim_required_padding  the padding a function asks for on resizable tensors;
+//   acl_shim_probe             bytes written outside the elements, and results that differ
+//                              from a dense run, for exactly the given layouts;
+//   acl_shim_check_layouts     whether validate() and configure() accept those layouts;
+//   acl_shim_auto_padding      TensorInfo::auto_padding() of a desc.
+// Its interface is acl_shim.h; functions are built through the functions room (build_on).
+#include "acl_shim.h"
+#include "acl_shim_descriptions.h"
+#include "acl_shim_functions.h"
+#include "acl_shim_status.h"
+#include "acl_shim_tensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+using namespace acl_shim_detail;
+
+namespace {
+
+// Marks the bytes of every element of a tensor described by d (true = element byte).
+void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<bool> &mask) {
+    std::vector<uint64_t> coord(d.num_dims, 0);
+    for (;;) {
+        uint64_t off = d.offset_first_element_in_bytes;
+        for (int i = 0; i < d.num_dims; ++i) off += coord[i] * d.strides_in_bytes[i];
+        for (size_t b = 0; b < element_size && off + b < mask.size(); ++b) mask[off + b] = true;
+        int i = 0;
+        while (i < d.num_dims && ++coord[i] == d.shape[i]) coord[i++] = 0;
+        if (i == d.num_dims) break;
+    }
+}
+
+// Calls fn(linear index, byte offset in a, byte offset in b) for every element of two
+// tensors of the same shape (a and b may have different strides and offsets).
+template <typename Fn>
+void for_each_element(const acl::ITensorInfo &a, const acl::ITensorInfo &b, Fn &&fn) {
+    const acl::TensorShape &shape = a.tensor_shape();
+    const size_t dims = std::max<size_t>(1, shape.num_dimensions());
+    std::vector<size_t> coord(dims, 0);
+    for (uint64_t k = 0;; ++k) {
+        size_t oa = a.offset_first_element_in_bytes(), ob = b.offset_first_element_in_bytes();
+        for (size_t i = 0; i < dims; ++i) {
+            oa += coord[i] * a.strides_in_bytes()[i];
+            ob += coord[i] * b.strides_in_bytes()[i];
+        }
+        fn(k, oa, ob);
+        size_t i = 0;
+        while (i < dims && ++coord[i] == shape[i]) coord[i++] = 0;
+        if (i == dims) break;
+    }
+}
+
+// IEEE half bits of a float that is exactly representable (the probe's values are).
+uint16_t to_half_bits(float v) {
+    uint32_t x;
+    std::memcpy(&x, &v, 4);
+    const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+    const int exp = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
+    if ((x & 0x7fffffffu) == 0 || exp <= 0) return sign;
+    return static_cast<uint16_t>(sign | (exp << 10) | ((x >> 13) & 0x3ffu));
+}
+
+float from_half_bits(uint16_t h) {
+    const uint32_t sign = (h & 0x8000u) << 16;
+    const int exp = (h >> 10) & 0x1f;
+    const uint32_t mant = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0) {
+        float f = std::ldexp(static_cast<float>(mant), -24);
+        return (h & 0x8000u) ? -f : f;
+    } else if (exp == 31) {
+        x = sign | 0x7f800000u | (mant << 13);
+    } else {
+        x = sign | static_cast<uint32_t>(exp - 15 + 127) << 23 | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+}
+
+// The probe's element values: small, varied, exact in every data type.
+void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
+    const int v = static_cast<int>(k % 13);
+    switch (dt) {
+        case acl::DataType::F32: { float f = (v - 6) * 0.125f; std::memcpy(p, &f, 4); break; }
+        case acl::DataType::F16: { uint16_t h = to_half_bits((v - 6) * 0.125f); std::memcpy(p, &h, 2); break; }
+        case acl::DataType::S32: { int32_t i = v - 6; std::memcpy(p, &i, 4); break; }
+        case acl::DataType::S16: { int16_t i = static_cast<int16_t>(v - 6); std::memcpy(p, &i, 2); break; }
+        case acl::DataType::U16: { uint16_t i = static_cast<uint16_t>(v); std::memcpy(p, &i, 2); break; }
+        case acl::DataType::S8:
+        case acl::DataType::QASYMM8_SIGNED: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v - 6); break;
+        default: *p = static_cast<uint8_t>(v); break;
+    }
+}
+
+bool same_float(float a, float b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    if (std::isinf(a) || std::isinf(b)) return a == b;
+    return std::fabs(a - b) <= 1e-3f * std::max(1.0f, std::fabs(b));
+}
+
+bool same_value(acl::DataType dt, const uint8_t *a, const uint8_t *b) {
+    switch (dt) {
+        case acl::DataType::F32: { float x, y; std::memcpy(&x, a, 4); std::memcpy(&y, b, 4); return same_float(x, y); }
+        case acl::DataType::F16: { uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2);
+                                   return same_float(from_half_bits(x), from_half_bits(y)); }
+        case acl::DataType::S32: { int32_t x, y; std::memcpy(&x, a, 4); std::memcpy(&y, b, 4);
+                                   return std::llabs(static_cast<long long>(x) - y) <= 1; }
+        case acl::DataType::S16: { int16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
+        case acl::DataType::U16: { uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
+        case acl::DataType::S8:
+        case acl::DataType::QASYMM8_SIGNED:
+            return std::abs(*reinterpret_cast<const int8_t *>(a) - *reinterpret_cast<const int8_t *>(b)) <= 1;
+        default: return std::abs(static_cast<int>(*a) - static_cast<int>(*b)) <= 1;
+    }
+}
+
+// Tensors without memory for descs[0..n) on one backend, their infos made by make_info
+// (resizable_info: ACL may pad them; imported_info: exactly the described layout); a NULL
+// desc stays an absent tensor. ptrs receives the pointers build_on() takes.
+Tensors scratch_tensors(int32_t backend, const acl_shim_tensor_desc *const *descs, int32_t n,
+                        acl::TensorInfo (*make_info)(const acl_shim_tensor_desc &),
+                        std::vector<TensorState *> &ptrs) {
+    Tensors owned(n);
+    ptrs.assign(n, nullptr);
+    for (int i = 0; i < n; ++i) {
+        if (descs[i] == nullptr) continue;
+        owned[i] = make_tensor(backend, make_info(*descs[i]));
+        ptrs[i] = owned[i].get();
+    }
+    return owned;
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
+                                  const acl_shim_tensor_desc *const *descs, int32_t n, acl_shim_padding *out) {
+    return guarded([&] {
+        require(params != nullptr && descs != nullptr && out != nullptr, "params, descs and out must not be NULL");
+        require(n >= 1 && n <= 8, "n must be 1..8");
+        const int32_t backend = common_backend(descs, n);
+        std::vector<TensorState *> t;
+        const Tensors owned = scratch_tensors(backend, descs, n, resizable_info, t);
+        std::unique_ptr<acl::IFunction> f = build_on(backend, kind, *params, t);
+        for (int i = 0; i < n; ++i) {
+            if (t[i] == nullptr) {
+                out[i] = acl_shim_padding{0, 0, 0, 0};
+                continue;
+            }
+            const acl::PaddingSize pad = t[i]->get()->info()->padding();
+            out[i] = acl_shim_padding{pad.top, pad.right, pad.bottom, pad.left};
+        }
+    });
+}
+
+int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_shim_tensor_desc *const *descs,
+                       int32_t n, int32_t *writes_outside, int32_t *same_result) {
+    return guarded([&] {
+        require(params != nullptr && descs != nullptr && writes_outside != nullptr && same_result != nullptr,
+                "params, descs, writes_outside and same_result must not be NULL");
+        require(n >= 1 && n <= 8, "n must be 1..8");
+        const int32_t backend = common_backend(descs, n);
+        constexpr size_t guard = 256;
+        constexpr uint8_t fill = 0xa5;  // every byte that is not an element
+        std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
+        std::vector<std::vector<bool>> masks(n);
+        std::vector<TensorState *> t, td;
+        const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
+        const Tensors dense = scratch_tensors(backend, descs, n, resizable_info, td);
+        std::unique_ptr<acl::IFunction> f = build_on(backend, kind, *params, t);
+        std::unique_ptr<acl::IFunction> fd = build_on(backend, kind, *params, td);
+        Tensors used, used_dense;
+        for (int i = 0; i < n; ++i) {
+            if (t[i] == nullptr) continue;
+            const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
+            memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
+            masks[i].assign(memory[i].size(), false);
+            mark_elements(*descs[i], info.element_size(), masks[i]);
+            import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
+            dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);
+            import_host(*dense[i], dense_memory[i].data(), dense_memory[i].size());
+            for_each_element(info, info_dense, [&](uint64_t k, size_t off, size_t off_dense) {
+                write_value(info.data_type(), k, memory[i].data() + off);
+                write_value(info_dense.data_type(), k, dense_memory[i].data() + off_dense);
+            });
+            used.push_back(owned[i]);
+            used_dense.push_back(dense[i]);
+        }
+        run_on(*f, used);
+        run_on(*fd, used_dense);
+        *same_result = 1;
+        for (int i = 0; i < n; ++i) {
+            writes_outside[i] = 0;
+            if (t[i] == nullptr) continue;
+            const size_t total = descs[i]->total_size_in_bytes;
+            for (size_t b = 0; b < memory[i].size(); ++b) {
+                if (!masks[i][b] && memory[i][b] != fill) {
+                    writes_outside[i] = b < total ? 1 : 2;  // 2: past the allocation, into the guard
+                    if (b >= total) break;
+                }
+            }
+            const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
+            for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
+                if (!same_value(info.data_type(), memory[i].data() + off, dense_memory[i].data() + off_dense))
+                    *same_result = 0;
+            });
+        }
+    });
+}
+
+int32_t acl_shim_auto_padding(const acl_shim_tensor_desc *desc, acl_shim_padding *out) {
+    return guarded([&] {
+        require(desc != nullptr && out != nullptr, "desc and out must not be NULL");
+        acl::TensorInfo info = resizable_info(*desc);
+        info.auto_padding();
+        const acl::PaddingSize pad = info.padding();
+        *out = acl_shim_padding{pad.top, pad.right, pad.bottom, pad.left};
+    });
+}
+
+int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
+                               const acl_shim_tensor_desc *const *descs, int32_t n) {
+    return guarded([&] {
+        require(params != nullptr && descs != nullptr, "params and descs must not be NULL");
+        require(n >= 1 && n <= 8, "n must be 1..8");
+        const int32_t backend = common_backend(descs, n);
+        std::vector<TensorState *> t;
+        const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
+        build_on(backend, kind, *params, t);
+    });
+}
+
+}  // extern "C"
