@@ -4,7 +4,9 @@ against Arm NN's for the same model, and inference time with the arena against w
     python3 benchmarks/model_memory.py [--models face_detection_front,face_landmark] [--repeats 9]
 
 Resident memory is measured in a fresh process per runtime and model (configure, then two
-inferences; /proc/self/statm), so one runtime's allocations never count against another's.
+inferences; /proc/self/statm), so one runtime's allocations never count against another's;
+"before" is the process with the runtime imported, before the model is read (under qemu-user
+the figure includes QEMU's own memory, which the growth over "before" leaves out).
 Time: the two runners (arena and one buffer per tensor) live in one process and take turns in
 each round; the ratio is the median of the rounds' ratios (bench.py's paired_ratio). Needs
 ACL (the emulated images: ``./docker/emulate.sh run trixie -- python3 benchmarks/model_memory.py``).
@@ -42,12 +44,14 @@ def child(runtime: str, model: str) -> dict:
 
     native.set_num_threads(1)
     path = fetch.model_path(model)
+    if runtime == "armnn":  # the runtime imported before "before", as the bridge's is
+        import pyarmnn  # noqa: F401
+
+        from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+        from acl_bridge.models.tflite_reader import read_model
     before = resident_bytes()
     t0 = time.perf_counter()
     if runtime == "armnn":
-        from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
-        from acl_bridge.models.tflite_reader import read_model
-
         spec = read_model(path)
         shape = tuple(spec.tensors[spec.inputs[0]].shape)
         m = ArmnnTfliteModel(path)
@@ -129,10 +133,12 @@ def main(argv=None) -> int:
               f"({rep['activations_bytes'] / max(rep['activations_lower_bound_bytes'], 1):.3f}x the bound)")
         for rt in RUNTIMES:
             r = rss[rt]
-            print(f"  {rt:<16} resident: configured {mib(r['configured'])}, after inferences {mib(r['after'])} "
-                  f"(configure {r['configure_s']:.1f} s)")
+            print(f"  {rt:<16} resident: before {mib(r['before'])}, configured {mib(r['configured'])}, after inferences "
+                  f"{mib(r['after'])}; the model's own: {mib(r['after'] - r['before'])} (configure {r['configure_s']:.1f} s)")
         ratio = rss["bridge"]["after"] / rss["armnn"]["after"]
-        print(f"  resident after inferences, bridge / Arm NN: {ratio:.2f}x; inference arena {t['arena_ms']:.1f} ms vs "
+        own = (rss["bridge"]["after"] - rss["bridge"]["before"]) / (rss["armnn"]["after"] - rss["armnn"]["before"])
+        print(f"  resident after inferences, bridge / Arm NN: {ratio:.2f}x of the process, {own:.2f}x of what the model "
+              f"added; inference arena {t['arena_ms']:.1f} ms vs "
               f"one buffer each {t['one_each_ms']:.1f} ms: paired ratio {t['ratio']:.3f}")
     if args.json:
         with open(args.json, "w") as f:
