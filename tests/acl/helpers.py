@@ -17,6 +17,7 @@ Layout variants (numpy order, C-order buffers):
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -212,6 +213,18 @@ def _check_cl_memory(f, g):
         assert mem.base_address == g[role].array.base_ptr, (role, mem)
 
 
+@functools.lru_cache(maxsize=None)
+def cl_device():
+    """The OpenCL device ACL's CL functions run on (tests/cl/conftest.py started it)."""
+    from acl_bridge import opencl
+
+    return next(d for d in opencl.cl_devices() if d.selected)
+
+
+def _dtypes(case: Case, inputs):
+    return {np.dtype(v.dtype).name for v in inputs.values() if v is not None} | set(case.outputs.values())
+
+
 def run_case(case: Case, variant: str, backend: str, *, runs: int = 2):
     """One row of tests/function_cases.py on ``backend`` in the ``variant`` buffer layout:
     two runs of one configured function, then
@@ -220,15 +233,19 @@ def run_case(case: Case, variant: str, backend: str, *, runs: int = 2):
     * tensors are staged exactly as the plan says, the copies counted; with the negotiated
       padding nothing is staged; every other tensor is the NdArray's own memory;
     * on CL, where this build has NEON too, the same row on NEON gives the same outputs.
-    A row whose note says this backend refuses it must raise that error, with that message.
+    A row whose note says this backend (on this device) refuses it must raise that error,
+    with that message. On a CL device without FP16, rows with float16 tensors skip.
     Returns the closed function (its plan attributes stay readable)."""
-    note = case.note(backend)
+    device = cl_device() if backend == "cl" else None
     inputs = case.inputs()
-    if note is not None and note.refuses is not None:
+    if device is not None and not device.fp16 and "float16" in _dtypes(case, inputs):
+        pytest.skip(f"the OpenCL device has no FP16 (cl_khr_fp16): {device}")
+    refusal = case.refusal_on(backend, str(device or ""))
+    if refusal is not None:
         import acl_bridge.errors
         import ndarray.errors
 
-        name, message = note.refuses
+        name, message = refusal
         error = getattr(ndarray.errors, name, None) or getattr(acl_bridge.errors, name)
         with pytest.raises(error, match=message):
             _configure(case, variant, backend, inputs)
