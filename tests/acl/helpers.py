@@ -11,17 +11,23 @@ Layout variants (numpy order, C-order buffers):
 * ``negotiated``: exactly the padding ACL asked for (``padding=``), allocated up front and
   owned by the bridge (``bridge=True``, as ``padded_empty`` makes it): ACL may write its
   padding and the slack after it, never the guard bytes beyond those.
+
+``run_case(case, variant, backend)`` runs one row of tests/function_cases.py on a backend.
 """
 
 from __future__ import annotations
 
+import functools
+import warnings
+
 import numpy as np
+import pytest
+from function_cases import TOLERANCES, VARIANTS, Case, Tolerance, arange_values  # noqa: F401 (re-exported)
 
 from ndarray import NdArray, ShapeDescriptor
 
 GUARD_BYTES = 64
 GUARD_VALUE = 0xA5
-VARIANTS = ("contiguous", "padded", "offset", "strided", "negotiated")
 
 
 class Guarded:
@@ -112,15 +118,161 @@ class Guarded:
         return np.nonzero((self.raw != self._snapshot) & self._checked())[0]
 
 
-def arange_values(shape, dtype="float32", scale=0.25, shift=None, modulo=None):
-    """np.arange-style values: each element its linear index (optionally wrapped and
-    centred so activations see negatives)."""
-    n = int(np.prod(shape))
-    v = np.arange(n, dtype=np.float64)
-    if modulo is not None:
-        v = v % modulo
-        if shift is None:
-            shift = modulo // 2
-    if shift:
-        v = v - shift
-    return (v * scale).reshape(shape).astype(dtype)
+PADDING_LOG = {}  # (function, params) -> {role: (padding asked for, writes outside, layout ok)}; see conftest
+
+
+def neon_available() -> bool:
+    from acl_bridge.native import require_native
+
+    return bool(require_native()[1].acl_shim_neon_available())
+
+
+def _skip_without_f16(e):
+    if "does not support F16" in str(e):  # Debian's 20.08 is built for armv8.0
+        pytest.skip(f"this ACL build has no F16: {e}")
+
+
+def _specs(case: Case, inputs):
+    """role -> (shape, dtype) or None, in the class's roles order; output shapes are the reference's."""
+    from acl_bridge import functions
+
+    cls = getattr(functions, case.kind)
+    expected = case.reference(inputs)
+    specs = {}
+    for role in cls.roles:
+        if role in case.outputs:
+            specs[role] = (np.shape(expected[role]), np.dtype(case.outputs[role]))
+        else:
+            v = inputs.get(role)
+            specs[role] = None if v is None else (v.shape, v.dtype)
+    return cls, specs, expected
+
+
+def _configure(case: Case, variant: str, backend: str, inputs):
+    """(function, guarded buffers by role, expected outputs) for one row in one layout."""
+    from acl_bridge.native import AclStatusError
+
+    cls, specs, expected = _specs(case, inputs)
+    if variant == "negotiated":
+        args = [None if s is None else ShapeDescriptor.create(*s) for s in specs.values()]
+        try:
+            pads = cls.required_padding(*args, backend=backend, **case.kwargs)
+        except AclStatusError as e:
+            _skip_without_f16(e)
+            raise
+        g = {r: None if s is None else Guarded(s[0], s[1], padding=pads[r], bridge=True) for r, s in specs.items()}
+    else:
+        g = {r: None if s is None else Guarded(s[0], s[1], variant) for r, s in specs.items()}
+    for role, v in inputs.items():
+        if v is not None:
+            g[role].set(v)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a staged plan is allowed; its copies are counted below
+        try:
+            f = cls(*[None if x is None else x.array for x in g.values()], backend=backend, **case.kwargs)
+        except AclStatusError as e:
+            _skip_without_f16(e)
+            raise
+    return f, g, expected
+
+
+def compare(got, want, tol: Tolerance, what: str):
+    if tol.rtol == 0 and tol.atol == 0:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    scale = max(1.0, float(np.max(np.abs(want)))) if tol.atol_scaled else 1.0
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tol.rtol,
+                               atol=tol.atol * scale, err_msg=what)
+
+
+def _check_plan(f, g, variant):
+    """The plan is the contract (its rules are tested on the host, tests/test_plan.py): the
+    function does what its plan says, and stages only where the layout asks for it."""
+    from acl_bridge.plan import Action
+
+    assert f.staged == f.plan.staged
+    for t in f.plan.tensors:
+        assert (t.action is Action.ABSENT) == (g[t.role] is None)
+        if t.action is Action.STAGED:
+            assert t.reason is not None and t.detail, f.plan.describe()
+    if variant == "negotiated":  # the padding ACL asked for, in buffers the bridge owns: nothing staged
+        assert f.staged == (), f.plan.describe()
+    if variant == "contiguous":  # dense, aligned, representable: only ACL's wishes stage it
+        assert all(t.reason is None or t.reason.value not in ("misaligned", "not_representable", "collapse_unsafe",
+                                                              "layout_mismatch") for t in f.plan.tensors), f.plan.describe()
+
+
+def _check_cl_memory(f, g):
+    """Every tensor the plan does not stage is the NdArray's own memory on the device."""
+    from acl_bridge.opencl import memory_report
+
+    for role, mem in memory_report(f).items():
+        if role in f.staged:
+            continue
+        assert mem.backend == "cl" and mem.zero_copy and mem.bytes_staged_per_run == 0, (role, mem)
+        assert mem.base_address == g[role].array.base_ptr, (role, mem)
+
+
+@functools.lru_cache(maxsize=None)
+def cl_device():
+    """The OpenCL device ACL's CL functions run on (tests/cl/conftest.py started it)."""
+    from acl_bridge import opencl
+
+    return next(d for d in opencl.cl_devices() if d.selected)
+
+
+def _dtypes(case: Case, inputs):
+    return {np.dtype(v.dtype).name for v in inputs.values() if v is not None} | set(case.outputs.values())
+
+
+def run_case(case: Case, variant: str, backend: str, *, runs: int = 2):
+    """One row of tests/function_cases.py on ``backend`` in the ``variant`` buffer layout:
+    two runs of one configured function, then
+    * each output matches the row's numpy reference within its tolerance on this backend;
+    * guard bytes around every buffer and every padding or gap cell are unchanged;
+    * tensors are staged exactly as the plan says, the copies counted; with the negotiated
+      padding nothing is staged; every other tensor is the NdArray's own memory;
+    * on CL, where this build has NEON too, the same row on NEON gives the same outputs.
+    A row whose note says this backend (on this device) refuses it must raise that error,
+    with that message. On a CL device without FP16, rows with float16 tensors skip.
+    Returns the closed function (its plan attributes stay readable)."""
+    device = cl_device() if backend == "cl" else None
+    inputs = case.inputs()
+    if device is not None and not device.fp16 and "float16" in _dtypes(case, inputs):
+        pytest.skip(f"the OpenCL device has no FP16 (cl_khr_fp16): {device}")
+    refusal = case.refusal_on(backend, str(device or ""))
+    if refusal is not None:
+        import acl_bridge.errors
+        import ndarray.errors
+
+        name, message = refusal
+        error = getattr(ndarray.errors, name, None) or getattr(acl_bridge.errors, name)
+        with pytest.raises(error, match=message):
+            _configure(case, variant, backend, inputs)
+        return None
+    f, g, expected = _configure(case, variant, backend, inputs)
+    assert f.backend.name == backend
+    _check_plan(f, g, variant)
+    PADDING_LOG.setdefault((f"{case.kind}/{backend}", str(sorted(case.kwargs.items()))), {}).update(
+        {r: (p.as_tuple(), f.writes_outside.get(r), f.layout_ok) for r, p in f.padding.items() if g[r] is not None})
+    for _ in range(runs):
+        f.run()
+    if backend == "cl":  # after the runs: memory is imported by the first
+        _check_cl_memory(f, g)
+    assert f.copy_count == runs * f.plan.copies_per_run
+    tol = case.tolerance_on(backend)
+    for role, want in expected.items():
+        compare(g[role].numpy(), want, tol, f"{backend} {role} ({variant}) vs numpy")
+    for role, x in g.items():
+        if x is not None:
+            assert x.untouched(), f"{backend} {role} ({variant}): bytes outside the elements changed at {x.changed_outside()[:16]}"
+            if role not in f.staged:
+                assert f.tensors[role].data_ptr == x.array.data_ptr
+    if backend != "neon" and neon_available():
+        fn, gn, _ = _configure(case, variant, "neon", inputs)
+        fn.run()
+        for role in expected:
+            compare(g[role].numpy(), gn[role].numpy(), tol, f"{backend} {role} ({variant}) vs NEON")
+        fn.close()
+    f.close()
+    return f

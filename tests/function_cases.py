@@ -1,0 +1,405 @@
+"""One table of function cases for every backend.
+
+Each row (:class:`Case`) is one function kind x data layout x dtype x parameters: the class
+name in ``acl_bridge.functions``, a builder of its input values, the dtype of each output,
+the keyword arguments, the numpy reference and the name of its tolerance (TOLERANCES). What
+differs on one backend is written in the row (``notes``: another tolerance, a refusal with
+its message, fewer buffer layouts), never in a copy of the row.
+
+The NEON suite (tests/acl/test_functions.py, marker ``acl``) and the CL suite
+(tests/cl/test_cl_functions.py, marker ``cl``) run every row through one runner,
+``tests/acl/helpers.py:run_case(case, variant, backend)``, in every buffer layout of
+VARIANTS the row allows. Pure Python and numpy: importable on any machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Mapping, Optional, Tuple
+
+import numpy as np
+
+Inputs = Dict[str, Optional[np.ndarray]]  # role -> values (None: an absent optional tensor)
+
+BACKENDS = ("neon", "cl")
+# Buffer layouts (tests/acl/helpers.py Guarded): dense; right and bottom padding of 1 (the
+# ADR's 2x2x5x5); padding on all sides (element 0 not at offset 0); every other index of the
+# outermost dim of a bigger parent; exactly the padding ACL asked for, owned by the bridge
+VARIANTS = ("contiguous", "padded", "offset", "strided", "negotiated")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+    atol_scaled: bool = True  # atol times max(1, max |expected|)
+
+
+TOLERANCES = {
+    "exact": Tolerance(0.0, 0.0),  # moves, max, relu-like piecewise linear ops
+    "f32": Tolerance(1e-6, 1e-6),  # one rounding (add, mul, avg)
+    "f32_transcendental": Tolerance(1e-4, 1e-5),  # ACL's vectorised exp/log/tanh approximations
+    "f32_reduction": Tolerance(1e-5, 1e-4),  # dot products (conv, gemm, fc): summation order differs
+    "f32_interpolation": Tolerance(0.0, 1e-4, atol_scaled=False),  # bilinear weights of values below 30
+    "one_step": Tolerance(0.0, 1.0, atol_scaled=False),  # quantization: rounding of ties differs by version
+    "f16": Tolerance(1e-3, 1e-3),
+}
+
+
+@dataclass(frozen=True)
+class BackendNote:
+    """How one backend differs for one row."""
+
+    why: str  # what differs and why (shown in failures)
+    tolerance: Optional[str] = None  # this backend's tolerance instead of the row's
+    refuses: Optional[Tuple[str, str]] = None  # (exception class name, message regex) the constructor raises
+    devices: Tuple[str, ...] = ()  # the refusal only on devices whose description has one of these (CL)
+    variants: Optional[Tuple[str, ...]] = None  # only these layouts on this backend
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # test id: kind and parameters
+    kind: str  # class name in acl_bridge.functions
+    inputs: Callable[[], Inputs]
+    outputs: Mapping[str, str]  # role -> dtype name; the shape is the reference's
+    kwargs: Mapping[str, object]
+    reference: Callable[[Inputs], Dict[str, np.ndarray]]  # inputs -> expected output by role
+    tolerance: str
+    variants: Tuple[str, ...] = VARIANTS
+    notes: Mapping[str, BackendNote] = field(default_factory=dict)  # backend -> note
+
+    def note(self, backend: str) -> Optional[BackendNote]:
+        return self.notes.get(backend)
+
+    def refusal_on(self, backend: str, device: str = "") -> Optional[Tuple[str, str]]:
+        """(exception class name, message regex) this backend's constructor must raise on this
+        device (its description), or None: the row must compute."""
+        note = self.note(backend)
+        if note is None or note.refuses is None:
+            return None
+        return note.refuses if not note.devices or any(d in device for d in note.devices) else None
+
+    def tolerance_on(self, backend: str) -> Tolerance:
+        note = self.note(backend)
+        return TOLERANCES[note.tolerance if note and note.tolerance else self.tolerance]
+
+    def variants_on(self, backend: str) -> Tuple[str, ...]:
+        note = self.note(backend)
+        return tuple(v for v in self.variants if note is None or note.variants is None or v in note.variants)
+
+
+def arange_values(shape, dtype="float32", scale=0.25, shift=None, modulo=None):
+    """np.arange-style values: each element its linear index (optionally wrapped and
+    centred so activations see negatives)."""
+    n = int(np.prod(shape))
+    v = np.arange(n, dtype=np.float64)
+    if modulo is not None:
+        v = v % modulo
+        if shift is None:
+            shift = modulo // 2
+    if shift:
+        v = v - shift
+    return (v * scale).reshape(shape).astype(dtype)
+
+
+def _case(name, kind, inputs, kwargs, dst, tolerance, *, dst_dtype="float32", variants=VARIANTS, **notes) -> Case:
+    """A row whose one output is ``dst``: ``dst(inputs)`` is its reference."""
+    return Case(name, kind, inputs, {"dst": np.dtype(dst_dtype).name}, dict(kwargs), lambda v: {"dst": dst(v)},
+                tolerance, tuple(variants), dict(notes))
+
+
+def _f64(v):
+    return np.asarray(v, np.float64)
+
+
+# ---------------------------------------------------------------------------- references
+def np_pad(pad):
+    """(top, bottom, left, right) as the functions take window padding: np.pad style."""
+    top, bottom, left, right = pad
+    return ((top, bottom), (left, right))
+
+
+def pool_ref(x, kind, k, s, pad, nhwc, exclude_padding=True):
+    """x NCHW or NHWC; pad (top, bottom, left, right)."""
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    top, bottom, left, right = pad
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=np.nan)
+    win = np.lib.stride_tricks.sliding_window_view(xp, k, axis=(2, 3))[:, :, ::s[0], ::s[1]]
+    if kind == "max":
+        out = np.nanmax(win, axis=(-2, -1))
+    elif exclude_padding:
+        out = np.nanmean(win, axis=(-2, -1))
+    else:
+        out = np.nansum(win, axis=(-2, -1)) / (k[0] * k[1])
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def conv_ref(x, w, b, s, pad, nhwc):
+    """x NCHW (w OIHW) or NHWC (w OHWI); pad (top, bottom, left, right)."""
+    if nhwc:
+        x, w = x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2)
+    top, bottom, left, right = pad
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[2:], axis=(2, 3))[:, :, ::s[0], ::s[1]]
+    out = np.einsum("nchwij,ocij->nohw", win, w.astype(np.float64))
+    if b is not None:
+        out = out + b[None, :, None, None]
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def depthwise_ref(x, w, b, s, pad, nhwc, m):
+    """x NCHW, w (C*M, KH, KW); or x NHWC, w (KH, KW, C*M)."""
+    if nhwc:
+        x, w = x.transpose(0, 3, 1, 2), w.transpose(2, 0, 1)
+    x = np.repeat(x.astype(np.float64), m, axis=1)  # output channel c*M+j reads input channel c
+    top, bottom, left, right = pad
+    xp = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[1:], axis=(2, 3))[:, :, ::s[0], ::s[1]]
+    out = np.einsum("nchwij,cij->nchw", win, w.astype(np.float64))
+    if b is not None:
+        out = out + b[None, :, None, None]
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def resize_ref(x, out_hw, grid, nhwc):
+    """TFLite's bilinear formula in numpy (acl_bridge.models.numpy_executor, itself checked
+    against TFLite's interpreter on the host)."""
+    from acl_bridge.models.numpy_executor import resize_bilinear
+
+    y = resize_bilinear(x if nhwc else x.transpose(0, 2, 3, 1), out_hw, **RESIZE_GRIDS[grid])
+    return y if nhwc else y.transpose(0, 3, 1, 2)
+
+
+# ---------------------------------------------------------------------------- rows
+# Rows whose dtypes include float16 run on CL only where the device has FP16 (cl_khr_fp16):
+# elsewhere ACL refuses them or fails to build the kernel, and the runner skips them, saying so.
+POCL_CANNOT_BUILD = BackendNote(
+    "PoCL 6.0 (trixie) fails to build ACL 24.11's activation kernel for tanh, abs and sqrt (rusticl builds it)",
+    refuses=("AclExceptionError", "clCreateKernel"), devices=("Portable Computing Language",))
+CL_PAD_3D = BackendNote(
+    "CLPadLayer pads at most 3 dimensions in reflect and symmetric modes (NEPadLayer: 4)",
+    refuses=("AclStatusError", r"CLPadLayer::validate: .*padding\.size\(\) > 3"))
+
+def _activation_rows():
+    acts = [
+        ("relu", 0, 0, lambda x: np.maximum(x, 0), "exact"),
+        ("bounded_relu", 2.0, 0, lambda x: np.minimum(2.0, np.maximum(0, x)), "exact"),
+        ("lu_bounded_relu", 2.0, -1.0, lambda x: np.minimum(2.0, np.maximum(-1.0, x)), "exact"),
+        ("leaky_relu", 0.125, 0, lambda x: np.where(x > 0, x, 0.125 * x), "exact"),
+        ("logistic", 0, 0, lambda x: 1 / (1 + np.exp(-x)), "f32_transcendental"),
+        ("tanh", 1.5, 0.5, lambda x: 1.5 * np.tanh(0.5 * x), "f32_transcendental"),
+        ("soft_relu", 0, 0, lambda x: np.log1p(np.exp(x)), "f32_transcendental"),
+        ("elu", 1.0, 0, lambda x: np.where(x < 0, np.expm1(x), x), "f32_transcendental"),
+        ("abs", 0, 0, np.abs, "exact"),
+        ("square", 0, 0, np.square, "f32"),
+        ("linear", 2.0, 1.0, lambda x: 2.0 * x + 1.0, "f32"),
+        ("identity", 0, 0, lambda x: x, "exact"),
+        ("hard_swish", 0, 0, lambda x: x * np.clip(x + 3, 0, 6) / 6, "f32"),
+    ]
+    shape = (2, 2, 5, 5)  # the ADR's example
+    rows = [_case(f"activation-{name}", "Activation", lambda: {"src": arange_values(shape, modulo=23)},
+                  dict(function=name, a=a, b=b), lambda v, ref=ref: ref(_f64(v["src"])), tol,
+                  **({"cl": POCL_CANNOT_BUILD} if name in ("tanh", "abs") else {}))
+            for name, a, b, ref, tol in acts]
+    rows.append(_case("activation-sqrt", "Activation", lambda: {"src": arange_values((3, 7), scale=0.5)},
+                      dict(function="sqrt"), lambda v: np.sqrt(_f64(v["src"])), "f32_transcendental",
+                      variants=("padded",), cl=POCL_CANNOT_BUILD))
+    rows.append(_case("activation-relu-f16", "Activation",
+                      lambda: {"src": arange_values((2, 3, 9), np.float16, modulo=17)}, dict(function="relu"),
+                      lambda v: np.maximum(v["src"], 0), "exact", dst_dtype=np.float16,
+                      variants=("contiguous", "padded")))
+    return rows
+
+
+def _elementwise_rows():
+    ops = {"add": ("Add", np.add), "sub": ("Sub", np.subtract), "mul": ("Mul", np.multiply)}
+    broadcasts = [((2, 3, 4, 5), (2, 3, 4, 5)), ((2, 3, 4, 5), (1, 1, 1, 5)), ((2, 3, 4, 5), (1, 3, 1, 1)),
+                  ((2, 3, 4, 5), (2, 3, 4, 1))]
+    rows = []
+    for op, (kind, ufunc) in ops.items():
+        for sa, sb in broadcasts:
+            rows.append(_case(
+                f"{op}-{'x'.join(map(str, sa))}-by-{'x'.join(map(str, sb))}", kind,
+                lambda sa=sa, sb=sb: {"a": arange_values(sa, modulo=19),
+                                      "b": arange_values(sb, scale=0.5, modulo=7) + 0.125},
+                {}, lambda v, ufunc=ufunc: ufunc(v["a"], v["b"]), "f32"))
+    for dtype in (np.int32, np.uint8, np.float16):
+        rows.append(_case(
+            f"add-{np.dtype(dtype).name}", "Add",
+            lambda dtype=dtype: {"a": (np.arange(51) % 50).reshape(3, 17).astype(dtype),
+                                 "b": (np.arange(51) % 7).reshape(3, 17).astype(dtype)},
+            {}, lambda v: v["a"] + v["b"], "exact", dst_dtype=dtype, variants=("padded",)))
+    # alpha shapes (NCHW functions): one slope per channel, per column, per element, one for all
+    for alpha_shape in [(1, 3, 1, 1), (1, 1, 1, 5), (2, 3, 4, 5), (1, 1, 1, 1)]:
+        rows.append(_case(
+            f"prelu-alpha-{'x'.join(map(str, alpha_shape))}", "PRelu",
+            lambda alpha_shape=alpha_shape: {"src": arange_values((2, 3, 4, 5), modulo=19),
+                                             "alpha": arange_values(alpha_shape, scale=0.25, modulo=7) - 0.5},
+            {}, lambda v: np.where(v["src"] > 0, v["src"], v["alpha"] * v["src"]), "f32"))
+    return rows
+
+
+def _window_rows():
+    rows = []
+    pools = [("max", (2, 2), (2, 2), (0, 0, 0, 0)), ("avg", (2, 2), (2, 2), (0, 0, 0, 0)),
+             ("max", (3, 3), (1, 1), (1, 1, 1, 1)), ("avg", (3, 3), (2, 2), (1, 1, 1, 1)),
+             ("max", (3, 2), (1, 2), (0, 0, 0, 0))]
+    convs = [((3, 3), (1, 1), (1, 1, 1, 1), True), ((3, 3), (2, 2), (0, 0, 0, 0), True),
+             ((1, 1), (1, 1), (0, 0, 0, 0), False), ((5, 3), (1, 2), (2, 2, 1, 1), True)]
+    for layout in ("NCHW", "NHWC"):
+        nhwc = layout == "NHWC"
+        for kind, k, s, pad in pools:
+            shape = (2, 7, 9, 3) if nhwc else (2, 3, 7, 9)
+            rows.append(_case(
+                f"pooling-{kind}{k[0]}x{k[1]}s{s[0]}p{pad[0]}-{layout}", "Pooling",
+                lambda shape=shape: {"src": arange_values(shape, modulo=31)},
+                dict(pool_type=kind, kernel=k, stride=s, padding=np_pad(pad), data_layout=layout),
+                lambda v, kind=kind, k=k, s=s, pad=pad, nhwc=nhwc: pool_ref(v["src"], kind, k, s, pad, nhwc),
+                "exact" if kind == "max" else "f32"))
+        n, c, h, w_, o = 2, 3, 8, 9, 4
+        xshape = (n, h, w_, c) if nhwc else (n, c, h, w_)
+        for k, s, pad, bias in convs:
+            wshape = (o, k[0], k[1], c) if nhwc else (o, c, k[0], k[1])
+            rows.append(_case(
+                f"convolution-k{k[0]}x{k[1]}s{s[0]}{s[1]}p{pad[0]}{'b' if bias else ''}-{layout}", "Convolution",
+                lambda xshape=xshape, wshape=wshape, bias=bias: {
+                    "src": arange_values(xshape, modulo=13, scale=0.125),
+                    "weights": arange_values(wshape, modulo=7, scale=0.25),
+                    "bias": arange_values((o,), scale=0.5) if bias else None},
+                dict(stride=s, padding=np_pad(pad), data_layout=layout),
+                lambda v, s=s, pad=pad, nhwc=nhwc: conv_ref(v["src"], v["weights"], v["bias"], s, pad, nhwc),
+                "f32_reduction"))
+        for k, s, pad, m in [((3, 3), (1, 1), (1, 1, 1, 1), 1), ((3, 3), (2, 2), (0, 0, 0, 0), 2)]:
+            wshape = (k[0], k[1], c * m) if nhwc else (c * m, k[0], k[1])
+            rows.append(_case(
+                f"depthwise-k{k[0]}x{k[1]}s{s[0]}p{pad[0]}m{m}-{layout}", "DepthwiseConvolution",
+                lambda xshape=xshape, wshape=wshape, m=m: {
+                    "src": arange_values(xshape, modulo=13, scale=0.125),
+                    "weights": arange_values(wshape, modulo=7, scale=0.25),
+                    "bias": arange_values((c * m,), scale=0.5)},
+                dict(stride=s, padding=np_pad(pad), depth_multiplier=m, data_layout=layout),
+                lambda v, s=s, pad=pad, nhwc=nhwc, m=m: depthwise_ref(v["src"], v["weights"], v["bias"], s, pad,
+                                                                      nhwc, m),
+                "f32_reduction"))
+    return rows
+
+
+def _matrix_rows():
+    rows = []
+    for bias in (True, False):
+        rows.append(_case(
+            f"fully_connected-{'bias' if bias else 'no_bias'}", "FullyConnected",
+            lambda bias=bias: {"src": arange_values((4, 10), modulo=11, scale=0.25),
+                               "weights": arange_values((6, 10), modulo=5, scale=0.5),
+                               "bias": arange_values((6,), scale=0.5) if bias else None},
+            {}, lambda v: _f64(v["src"]) @ _f64(v["weights"]).T + (0 if v["bias"] is None else v["bias"]),
+            "f32_reduction"))
+    # beta == 1 with a full c matrix: 24.11's NEGEMM alone would broadcast c's first row
+    gemms = [("no_c", None, 1.5, 0.0), ("c_beta_half", (6, 7), 1.5, 0.5), ("c_beta_1", (6, 7), 1.0, 1.0),
+             ("bias_row", (7,), 1.0, 1.0)]
+    for name, c_shape, alpha, beta in gemms:
+        rows.append(_case(
+            f"gemm-{name}", "Gemm",
+            lambda c_shape=c_shape: {"a": arange_values((6, 10), modulo=11, scale=0.25),
+                                     "b": arange_values((10, 7), modulo=5, scale=0.5),
+                                     "c": None if c_shape is None else arange_values(c_shape, modulo=3)},
+            dict(alpha=alpha, beta=beta),
+            lambda v, alpha=alpha, beta=beta: alpha * (_f64(v["a"]) @ v["b"]) + (0 if v["c"] is None else beta * v["c"]),
+            "f32_reduction"))
+    for log in (False, True):
+        rows.append(_case(
+            f"softmax-{'log' if log else 'plain'}", "Softmax",
+            lambda: {"src": arange_values((4, 3, 10), modulo=9, scale=0.5)}, dict(log=log),
+            lambda v, log=log: _softmax(_f64(v["src"]), log), "f32_transcendental"))
+    return rows
+
+
+def _softmax(x, log):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    return np.log(p) if log else p
+
+
+def _movement_rows():
+    rows = []
+    for name, axes in (("nchw_to_nhwc", (0, 2, 3, 1)), ("nhwc_to_nchw", (0, 3, 1, 2))):
+        rows.append(_case(f"permute-{name}", "Permute", lambda: {"src": arange_values((2, 3, 4, 5), scale=1.0)},
+                          dict(axes=axes), lambda v, axes=axes: np.transpose(v["src"], axes), "exact"))
+    counting = (2, 3, 5, 7)
+    for dtype in (np.float32, np.uint8, np.int32):
+        rows.append(_case(
+            f"copy-{np.dtype(dtype).name}", "Copy",
+            lambda dtype=dtype: {"src": arange_values(counting, scale=1.0, modulo=200, shift=0).astype(dtype)},
+            {}, lambda v: v["src"], "exact", dst_dtype=dtype))
+    pw = ((0, 0), (0, 1), (1, 2), (2, 1))
+    for mode in ("constant", "reflect", "symmetric"):
+        rows.append(_case(
+            f"pad-{mode}", "Pad", lambda: {"src": arange_values((2, 3, 4, 5), scale=1.0)},
+            dict(pad_width=pw, constant_value=7.5, mode=mode),
+            lambda v, mode=mode: np.pad(v["src"], pw, mode=mode, **({"constant_values": 7.5} if mode == "constant" else {})),
+            "exact", **({} if mode == "constant" else {"cl": CL_PAD_3D})))
+    for dtype, value in ((np.float32, 2.5), (np.uint8, 7), (np.int32, -3)):
+        rows.append(_case(f"fill-{np.dtype(dtype).name}", "Fill", lambda: {}, dict(value=value),
+                          lambda v, dtype=dtype, value=value: np.full(counting, value, dtype), "exact",
+                          dst_dtype=dtype))
+    for src_t, dst_t in ((np.uint8, np.float32), (np.float32, np.float16), (np.float16, np.float32),
+                         (np.uint8, np.int32), (np.uint8, np.int16)):
+        rows.append(_case(
+            f"cast-{np.dtype(src_t).name}_{np.dtype(dst_t).name}", "Cast",
+            lambda src_t=src_t: {"src": arange_values(counting, scale=1.0, modulo=200, shift=0).astype(src_t)},
+            {}, lambda v, dst_t=dst_t: v["src"].astype(dst_t), "exact", dst_dtype=dst_t))
+    for qtype in (np.uint8, np.int8):
+        scale, offset = 0.25, (10 if qtype == np.uint8 else -3)
+        info = np.iinfo(qtype)
+
+        def quantized(x, scale=scale, offset=offset, info=info):
+            return np.clip(np.round(_f64(x) / scale) + offset, info.min, info.max)
+
+        values = lambda: arange_values(counting, modulo=40, scale=0.3)  # noqa: E731
+        rows.append(_case(
+            f"quantize-{np.dtype(qtype).name}", "Quantize", lambda values=values: {"src": values()},
+            dict(scale=scale, offset=offset, quantization={"dst": (scale, offset)}),
+            lambda v, quantized=quantized: quantized(v["src"]), "one_step", dst_dtype=qtype))
+        rows.append(_case(
+            f"dequantize-{np.dtype(qtype).name}", "Dequantize",
+            lambda values=values, quantized=quantized, qtype=qtype: {"src": quantized(values()).astype(qtype)},
+            dict(scale=scale, offset=offset, quantization={"src": (scale, offset)}),
+            lambda v, scale=scale, offset=offset: (_f64(v["src"]) - offset) * scale, "f32"))
+    return rows
+
+
+RESIZE_GRIDS = {"half_pixel": dict(half_pixel_centers=True), "align_corners": dict(align_corners=True),
+                "top_left": dict()}
+# (N, H, W, C) in, (H, W) out: the full-range model's 2x upsamplings, downscaling, odd ratios
+RESIZE_SHAPES = [((1, 6, 6, 5), (12, 12)), ((1, 12, 12, 3), (24, 24)), ((2, 8, 10, 3), (4, 5)),
+                 ((1, 5, 7, 4), (11, 3)), ((1, 4, 4, 1), (1, 1))]
+
+
+def _resize_rows():
+    rows = []
+    for (n, h, w, c), out_hw in RESIZE_SHAPES:
+        for layout in ("NCHW", "NHWC"):
+            nhwc = layout == "NHWC"
+            shape = (n, h, w, c) if nhwc else (n, c, h, w)
+            for grid in sorted(RESIZE_GRIDS):
+                rows.append(_case(
+                    f"resize-{h}x{w}to{out_hw[0]}x{out_hw[1]}-{grid}-{layout}", "Resize",
+                    lambda shape=shape: {"src": arange_values(shape, modulo=37, scale=0.5)},
+                    dict(data_layout=layout, **RESIZE_GRIDS[grid]),
+                    lambda v, out_hw=out_hw, grid=grid, nhwc=nhwc: resize_ref(v["src"], out_hw, grid, nhwc),
+                    "f32_interpolation"))
+    return rows
+
+
+CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _window_rows() + _matrix_rows()
+                                + _movement_rows() + _resize_rows())
+
+
+def params(backend: str):
+    """pytest.param(case, variant) for every row and layout this backend runs, with ids."""
+    import pytest
+
+    return [pytest.param(case, variant, id=f"{case.name}-{variant}")
+            for case in CASES for variant in case.variants_on(backend)]
