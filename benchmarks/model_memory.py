@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import interleaved_samples, paired_ratio  # noqa: E402
+from bench import _write_json, interleaved_samples, paired_ratio  # noqa: E402
 
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range")
 RUNTIMES = ("bridge", "bridge_no_arena", "armnn")
@@ -140,10 +140,7 @@ def main(argv=None) -> int:
         print(f"  resident after inferences, bridge / Arm NN: {ratio:.2f}x of the process, {own:.2f}x of what the model "
               f"added; inference arena {t['arena_ms']:.1f} ms vs "
               f"one buffer each {t['one_each_ms']:.1f} ms: paired ratio {t['ratio']:.3f}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    return 0
+    return _write_json(args, results)
 
 
 if __name__ == "__main__":
