@@ -12,6 +12,7 @@
                 [--json] [--out FILE.png|FILE.svg]
     acl-ndarray demo [ARGS...]
     acl-ndarray detect IMAGE [--json] ...        (acl_bridge.models.cli_commands)
+    acl-ndarray classify IMAGE [--model visual_wake_words] [--json]
     acl-ndarray run-tflite MODEL INPUT --out OUT.npz [--json]
     acl-ndarray fetch [--image-wheels] [--progress] [--json]
 
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                "Python tracebacks on errors.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,run-tflite,fetch}",
+    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,classify,run-tflite,fetch}",
                                 parser_class=_Parser)
 
     i = sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")

@@ -1,4 +1,4 @@
-"""``acl-ndarray detect``, ``acl-ndarray run-tflite`` and ``acl-ndarray fetch``.
+"""``acl-ndarray detect``, ``acl-ndarray classify``, ``acl-ndarray run-tflite`` and ``acl-ndarray fetch``.
 
 ``acl_bridge/cli.py`` calls :func:`register` with its subparsers; each subcommand sets
 ``handler(args, out, err) -> exit code``. Errors are this library's exceptions, raised, never
@@ -46,6 +46,23 @@ def register(subparsers) -> None:
                    "on every face: 468 points per face, drawn with --out, listed with --json")
     d.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
     d.set_defaults(handler=cmd_detect)
+
+    from .classify import CLASSIFIERS
+
+    c = subparsers.add_parser(
+        "classify", help="classify a picture with a published TFLite classifier (float or int8) on ACL",
+        description="Classify IMAGE with a TFLite image classifier run on the bridge's ACL functions: the picture "
+                    "is resized to the model's input, scaled and (int8 inputs) quantized as the model was trained; "
+                    "prints every class with its score, best first. Models come from the cache filled by "
+                    "`acl-ndarray fetch`.")
+    c.add_argument("image", metavar="IMAGE", help="picture to classify (any format Pillow reads)")
+    c.add_argument("--model", default="visual_wake_words", choices=sorted(CLASSIFIERS),
+                   help="the classifier (default visual_wake_words: person / non_person)")
+    c.add_argument("--model-file", metavar="PATH", help="the .tflite file (default: the cached --model); --model "
+                   "still names its classes and pixel scaling")
+    c.add_argument("--json", action="store_true", help="print [{label, score}] as JSON, best first")
+    c.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
+    c.set_defaults(handler=cmd_classify)
 
     r = subparsers.add_parser(
         "run-tflite", help="run a TFLite model on ACL on an input saved with numpy",
@@ -190,6 +207,28 @@ def cmd_detect(args, out, err) -> int:
                 print(f"  face mesh: {len(meshes[k].points)} points, face flag {meshes[k].face_score:.3f}", file=out)
         if args.out:
             print(f"wrote {args.out}", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------------- classify
+def classify_picture(image_path, model: str = "visual_wake_words", model_file=None, backend: str = "acl"):
+    """Scores (label, score) for the picture, best first."""
+    from . import classify, fetch, images
+
+    classifier = classify.classifier_named(model)
+    img = images.load_rgb(image_path)  # a picture that cannot be read fails before the model loads
+    run, plan = make_executor(model_file or fetch.model_path(model), backend)
+    return classify.classify(img, run, plan, classifier)
+
+
+def cmd_classify(args, out, err) -> int:
+    backend = choose_backend(args.backend, err)
+    found = classify_picture(args.image, args.model, args.model_file, backend)
+    if args.json:
+        print(json.dumps([{"label": s.label, "score": round(s.score, 6)} for s in found]), file=out)
+    else:
+        for s in found:
+            print(f"{s.label} {s.score:.3f}", file=out)
     return 0
 
 
