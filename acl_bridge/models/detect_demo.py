@@ -12,7 +12,10 @@ NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
 4. runs MediaPipe's face mesh (``face_landmark.tflite``) on ACL on the first face's region
    (acl_bridge.models.face_mesh), against the interpreter on the same crop, and says how far
    its nose tip lies from BlazeFace's nose keypoint (``--no-landmarks`` skips it);
-5. writes the photograph with the box (and the 468 points) as PNG.
+5. writes the photograph with the box (and the 468 points) as PNG;
+6. one int8 step: MLPerf Tiny's Visual Wake Words (an int8 MobileNetV1, float32 in and out)
+   on ACL on the same photograph, beside TFLite's answer (or the plan run by numpy where the
+   interpreter does not install), with its bytes copied (``--no-int8`` skips it).
 """
 
 from __future__ import annotations
@@ -79,6 +82,39 @@ def _face_mesh(detection, img, say) -> Optional[np.ndarray]:
     return mesh.points if mesh.is_face and c["staged"] == 0 and c["copy_steps"] == 0 else None
 
 
+def _int8_step(img, say) -> bool:
+    """Step 6: Visual Wake Words (int8 inside) on ACL against the reference; True when the
+    classes agree, the scores are within 2 output steps (1/256) and nothing but the input was
+    copied."""
+    from . import classify, fetch
+    from .numpy_executor import run_plan
+    from .tflite_runner import TfliteRunner
+
+    name = "visual_wake_words"
+    path = fetch.model_path(name)
+    t0 = time.perf_counter()
+    runner = TfliteRunner(path)
+    loaded_s = time.perf_counter() - t0
+    cls = classify.CLASSIFIERS[name]
+    ours = classify.classify(img, runner.run, runner.plan, cls)
+    c = runner.copied_bytes_per_inference
+    interp, why = _tflite_interpreter(path)
+    if interp is None:
+        why = "plan run by numpy (TFLite's integer arithmetic; matches the interpreter on the host)"
+
+        def interp(x):
+            return run_plan(runner.plan, x)
+    ref = classify.classify(img, interp, runner.plan, cls)
+    say(f"int8 {path.name}: {len(runner.functions)} ACL functions, loaded in {loaded_s:.1f} s; bytes copied per "
+        f"inference: {c['total']} (input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']})")
+    say("  bridge (ACL): " + ", ".join(f"{s.label} {s.score:.3f}" for s in ours))
+    say(f"  {why}: " + ", ".join(f"{s.label} {s.score:.3f}" for s in ref))
+    runner.close()
+    close = {s.label: s.score for s in ours}
+    return (ours[0].label == ref[0].label and all(abs(close[s.label] - s.score) <= 2 / 256 + 1e-6 for s in ref)
+            and c["staged"] == 0 and c["copy_steps"] == 0)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from .. import armnn, native
     from . import blazeface, fetch, images
@@ -92,6 +128,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help="timed inferences per runtime (median)")
     ap.add_argument("--threads", type=int, default=1, help="ACL threads (default 1, as the interpreter)")
     ap.add_argument("--no-landmarks", action="store_true", help="skip the face mesh (step 4)")
+    ap.add_argument("--no-int8", action="store_true", help="skip the int8 classifier (step 6)")
     args = ap.parse_args(argv)
     say = print
     native.set_num_threads(args.threads)
@@ -149,7 +186,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     images.draw_boxes(img, [d.box for d in px], args.out, [f"{d.score:.2f}" for d in px],
                       [] if points is None else [points])
     say(f"wrote {args.out}")
-    return 0 if found and c["staged"] == 0 and c["copy_steps"] == 0 and mesh_ok else 1
+    int8_ok = args.no_int8 or _int8_step(img, say)
+    return 0 if found and c["staged"] == 0 and c["copy_steps"] == 0 and mesh_ok and int8_ok else 1
 
 
 if __name__ == "__main__":
