@@ -208,7 +208,7 @@ install_wheels() {
 run_pytest() {  # run_pytest ARGS...: pytest in BUILD, mapping 'no tests' (5) to 75
     local rc=0
     cd "$BUILD" || return 1
-    HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated} python3 -m pytest -q -rfEs -p no:cacheprovider "$@" || rc=$?
+    HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated} python3 -m pytest -q -rfEs -p no:cacheprovider --durations=15 "$@" || rc=$?
     if [ "$rc" = 5 ]; then
         log "WARNING: pytest collected no tests (exit 5)"
         return 75
