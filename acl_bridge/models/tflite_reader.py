@@ -177,6 +177,7 @@ OPTION_TABLES = {
     "RESIZE_BILINEAR": ("ResizeBilinearOptions", (("align_corners", "AlignCorners", None),
                                                   ("half_pixel_centers", "HalfPixelCenters", None))),
     "FULLY_CONNECTED": ("FullyConnectedOptions", _ACT + (("keep_num_dims", "KeepNumDims", None),)),
+    "MEAN": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
 }
 
 

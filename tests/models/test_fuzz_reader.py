@@ -114,7 +114,8 @@ def quantization_mutations(data: bytes, count: int, seed: int = 29):
         yield f"{name} (bytes {at}-{at + size - 1}) set to {new.hex()}", bytes(b)
 
 
-INT8_MODELS = ["visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa"]
+INT8_MODELS = ["visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa",
+               "fingerprint_signature_generator"]
 
 
 @pytest.mark.parametrize("name", INT8_MODELS)

@@ -16,7 +16,8 @@ from .conftest import interpreter as _interpreter  # noqa: E402
 from .conftest import model_file  # noqa: E402
 from .tiny_tflite import X, one_operator_model  # noqa: E402
 
-INT8_MODELS = ["visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa"]
+INT8_MODELS = ["visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa",
+               "fingerprint_signature_generator"]
 VALID = ("Conv2DOptions", {"Padding": "VALID", "StrideW": 1, "StrideH": 1})
 
 # ---------------------------------------------------------------------------- hand-built models
@@ -275,9 +276,9 @@ def test_published_int8_models_follow_the_conventions(name):
         product = x.quantization.scale[0] * np.asarray(wq.scale, np.float64)
         np.testing.assert_allclose(bq.scale, product, rtol=1e-6)
     assert counts["CONV_2D"] > 0 and counts["FULLY_CONNECTED"] == 1
-    (softmax_op,) = [op for op in m.operators if op.opcode == "SOFTMAX"]
-    q = m.tensors[softmax_op.outputs[0]].quantization
-    assert (q.scale, q.zero_point) == ((1 / 256,), (-128,))
+    for softmax_op in [op for op in m.operators if op.opcode == "SOFTMAX"]:  # all but the fingerprint model's
+        q = m.tensors[softmax_op.outputs[0]].quantization
+        assert (q.scale, q.zero_point) == ((1 / 256,), (-128,))
     for t in m.tensors:
         if not t.is_constant and t.dtype == np.int8:
             assert t.quantization is not None and not t.quantization.per_channel, t
@@ -300,6 +301,9 @@ PUBLISHED = {
     "keyword_spotting_alexa": (("int8", (1, 118, 1, 108)), ("int8", (1, 2)),
                                {"CONV_2D": 28, "DEPTHWISE_CONV_2D": 12, "ADD": 12, "AVERAGE_POOL_2D": 1,
                                 "RESHAPE": 1, "FULLY_CONNECTED": 1, "SOFTMAX": 1}),
+    "fingerprint_signature_generator": (("int8", (1, 180, 180, 1)), ("int8", (1, 16)),
+                                        {"DEPTHWISE_CONV_2D": 1, "AVERAGE_POOL_2D": 1, "CONV_2D": 1, "MEAN": 1,
+                                         "FULLY_CONNECTED": 1}),
 }
 
 
@@ -330,6 +334,19 @@ def test_the_float32_twin_is_the_same_network():
 
 def test_model_names_are_documented_in_fetch():
     assert fetch.QUANTIZED_MODELS == ("visual_wake_words", "image_classification", "keyword_spotting",
-                                      "keyword_spotting_alexa", "keyword_spotting_alexa_float32")
+                                      "keyword_spotting_alexa", "keyword_spotting_alexa_float32",
+                                      "fingerprint_signature_generator")
     for name in fetch.QUANTIZED_MODELS:
         assert name in (fetch.model_path.__doc__ or "")
+
+
+def test_fingerprint_depthwise_multiplier_8_is_per_channel_over_c_times_m():
+    """One input channel, depth multiplier 8: 8 weight scales on axis 3 (C x M); MEAN over H
+    and W without keep_dims."""
+    m = read_model(model_file("fingerprint_signature_generator"))
+    dw, mean = m.operators[0], m.operators[3]
+    assert (dw.opcode, dw.option("depth_multiplier"), m.tensors[dw.inputs[0]].shape[3]) == ("DEPTHWISE_CONV_2D", 8, 1)
+    w = m.tensors[dw.inputs[1]]
+    assert w.shape == (1, 5, 5, 8) and len(w.quantization.scale) == 8 and w.quantization.quantized_dimension == 3
+    assert mean.opcode == "MEAN" and mean.option("keep_dims") is False
+    assert m.tensors[mean.inputs[1]].data.tolist() == [1, 2]
