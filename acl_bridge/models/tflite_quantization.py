@@ -29,9 +29,9 @@ FULLY_CONNECTED, and their int32 bias). Two levels:
     by channel, within TFLite's tolerance (``GetQuantizedConvolutionMultipler``:
     ``|input_product_scale - bias_scale| <= 1e-6 * min(input_product_scale, bias_scale)``,
     in double). TFLite itself applies that check to uint8 per-tensor models only; here it
-    covers int8 per channel too, because ACL's kernels never read the bias scale: they
-    assume it is the product, and a model whose bias scale differs would run without error
-    and give other numbers than TFLite's;
+    covers int8 per channel too: neither TFLite's int8 kernels nor ACL's read the bias
+    scale, they take it to be the product, so a bias stored at another scale is not the
+    bias the model's float meaning says they add (the model contradicts itself);
   - an int8 SOFTMAX output has zero point -128 and scale exactly 1/256 (float32), a uint8 one
     zero point 0 (activations.cc ``CalculateSoftmaxParams``).
 

@@ -13,7 +13,7 @@ from acl_bridge.models.tflite_quantization import OUTPUT_CHANNEL_AXIS  # noqa: E
 from acl_bridge.models.tflite_reader import ModelFormatError, read_model  # noqa: E402
 
 from .conftest import interpreter as _interpreter  # noqa: E402
-from .conftest import model_file  # noqa: E402
+from .conftest import host_only_under_emulation, model_file  # noqa: E402
 from .tiny_tflite import X, one_operator_model  # noqa: E402
 
 INT8_MODELS = ["visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa",
@@ -350,3 +350,40 @@ def test_fingerprint_depthwise_multiplier_8_is_per_channel_over_c_times_m():
     assert w.shape == (1, 5, 5, 8) and len(w.quantization.scale) == 8 and w.quantization.quantized_dimension == 3
     assert mean.opcode == "MEAN" and mean.option("keep_dims") is False
     assert m.tensors[mean.inputs[1]].data.tolist() == [1, 2]
+
+
+# ---------------------------------------------------------------------------- TFLite's own verdicts
+def _tflite(data, reference):
+    """TFLite's interpreter on ``data`` (default kernels, XNNPACK included, or reference kernels)
+    with a zero input: its output, or the first line of why it refused the model."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter is not installed")
+    kwargs = {"experimental_op_resolver_type": litert.OpResolverType.BUILTIN_REF} if reference else {}
+    try:
+        it = litert.Interpreter(model_content=data, num_threads=1, **kwargs)
+        it.allocate_tensors()
+        x = it.get_input_details()[0]
+        it.set_tensor(x["index"], np.zeros(x["shape"], x["dtype"]))
+        it.invoke()
+        return it.get_tensor(it.get_output_details()[0]["index"]).copy()
+    except (RuntimeError, ValueError) as e:
+        return " ".join(str(e).split())
+
+
+# REFUSED rows that TFLite refuses too, with its default and its reference kernels
+# (InterpreterBuilder::ParseQuantization, conv.cc's Prepare): zero point vectors of the wrong
+# length, per-channel vectors of the wrong length or axis, quantized_dimension out of range,
+# int8 weights with a nonzero zero point, missing parameters. The other rows at least one of
+# its kernel sets runs (the reference kernels compute with a zero or negative scale, an int8
+# zero point of 128, a bias zero point or scale they ignore; both with NaN and infinite scales).
+TFLITE_REFUSES_TOO = (7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20)
+
+
+@host_only_under_emulation
+@pytest.mark.parametrize("row", range(len(REFUSED)))
+def test_tflite_refuses_the_same_malformed_models_or_runs_them_with_one_kernel_set(row):
+    changes, _ = REFUSED[row]
+    verdicts = [_tflite(conv(**changes), reference) for reference in (False, True)]
+    refused = [isinstance(v, str) for v in verdicts]
+    assert refused == [row in TFLITE_REFUSES_TOO] * 2 or (row not in TFLITE_REFUSES_TOO and not all(refused)), \
+        (changes, verdicts)
+
