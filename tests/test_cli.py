@@ -442,8 +442,9 @@ def test_fetch_is_host_only_unless_the_images_need_wheels(capsys, monkeypatch, a
     code, out, err = run(capsys, "fetch", "--json", *argv)
     assert (code, err) == (0, "")
     where = json.loads(out)
-    assert list(where)[:2] == ["models", "photograph"]
-    assert (len(calls) == 2 + len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 2) == wheels
+    assert list(where)[:3] == ["models", "photograph", "quantized models"]
+    assert calls[:3] == [fetch.FACE_DETECTION.requirement, fetch.PHOTOGRAPH.requirement, fetch.QUANTIZED.requirement]
+    assert (len(calls) == 3 + len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 3) == wheels
     emulate = (REPO / "docker" / "emulate.sh").read_text()
     assert 'python3 "$REPO/acl_bridge/models/fetch.py" --image-wheels' in emulate
 

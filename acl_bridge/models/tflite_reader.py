@@ -14,6 +14,9 @@ access goes through :func:`read_model`'s checks, and anything the flatbuffer run
 is turned into :class:`ModelFormatError` naming what was being read. Graph facts are
 checked too (tensor indices in range, constant data as large as the shape says).
 
+Quantization parameters are checked as they are read, per tensor and against what the
+operators using them require (:mod:`.tflite_quantization`, called by :func:`read_model`).
+
 Constant DEQUANTIZE operators (float16 or int8 weights) are expanded here, at load time:
 :func:`fold_constant_dequantize` returns a graph where their outputs are float32 constants.
 """
@@ -52,9 +55,19 @@ class UnsupportedModelError(UnsupportedOptionError):
 
 @dataclass(frozen=True)
 class Quantization:
+    """``real = scale * (stored - zero_point)``: one scale and zero point per tensor, or one
+    each per index of axis ``quantized_dimension`` (per channel). Checked when read
+    (:mod:`.tflite_quantization`) for integer tensors: scales finite and > 0, as many zero
+    points as scales, within the storage type's range, the axis and vector length consistent
+    with the shape."""
+
     scale: Tuple[float, ...]
     zero_point: Tuple[int, ...]
     quantized_dimension: int = 0
+
+    @property
+    def per_channel(self) -> bool:
+        return len(self.scale) > 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,6 +177,7 @@ OPTION_TABLES = {
     "RESIZE_BILINEAR": ("ResizeBilinearOptions", (("align_corners", "AlignCorners", None),
                                                   ("half_pixel_centers", "HalfPixelCenters", None))),
     "FULLY_CONNECTED": ("FullyConnectedOptions", _ACT + (("keep_num_dims", "KeepNumDims", None),)),
+    "MEAN": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
 }
 
 
@@ -189,8 +203,8 @@ class _Reader:
             raise ModelFormatError(f"{what} is {i}, expected an index in [0, {n})")
         return int(i)
 
-    def ints(self, obj: Any, name: str, what: str) -> Tuple[int, ...]:
-        n = self.count(getattr(obj, name + "Length")(), what)
+    def ints(self, obj: Any, name: str, what: str, element_size: int = 4) -> Tuple[int, ...]:
+        n = self.count(getattr(obj, name + "Length")(), what, element_size)
         if n == 0:
             return ()
         return tuple(int(v) for v in getattr(obj, name + "AsNumpy")())
@@ -247,13 +261,23 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
                                    f"{dtype.itemsize} for shape {list(shape)} {dtype}")
         data = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
         data.flags.writeable = False
-    quant = None
+    return TensorSpec(i, name, shape, dtype, data, _quantization(r, t, what, shape, dtype))
+
+
+def _quantization(r: _Reader, t: Any, what: str, shape: Tuple[int, ...], dtype: np.dtype[Any]) -> Optional[Quantization]:
+    """The tensor's scale(s), zero point(s) and axis; None without scales (TFLite's rule: no
+    scale, no quantization). Integer tensors' parameters are checked
+    (:func:`~.tflite_quantization.check_tensor_quantization`); float tensors' are kept as read."""
+    from .tflite_quantization import check_tensor_quantization
+
     q = t.Quantization()
-    if q is not None and q.ScaleLength():
-        scale = tuple(float(v) for v in q.ScaleAsNumpy()) if r.count(q.ScaleLength(), f"{what} scale") else ()
-        zp = r.ints(q, "ZeroPoint", f"{what} zero_point")
-        quant = Quantization(scale, zp, int(q.QuantizedDimension()))
-    return TensorSpec(i, name, shape, dtype, data, quant)
+    if q is None or r.count(q.ScaleLength(), f"{what} quantization.scale") == 0:
+        return None
+    scale = tuple(float(v) for v in q.ScaleAsNumpy())
+    zero_point = r.ints(q, "ZeroPoint", f"{what} quantization.zero_point", 8)  # [long]
+    quant = Quantization(scale, zero_point, int(q.QuantizedDimension()))
+    check_tensor_quantization(what, shape, dtype, quant)
+    return quant
 
 
 def _operator(r: _Reader, model: Any, sub: Any, i: int, opcodes: Tuple[str, ...], num_tensors: int) -> OperatorSpec:
@@ -291,6 +315,8 @@ def _opcode_name(r: _Reader, model: Any, j: int) -> str:
 
 
 def _read(r: _Reader) -> ModelSpec:
+    from .tflite_quantization import check_quantization
+
     tflite = r.tflite
     if r.size < 8:
         raise ModelFormatError(f"a TFLite model has at least 8 bytes, this file has {r.size}")
@@ -318,13 +344,16 @@ def _read(r: _Reader) -> ModelSpec:
     if not inputs or not outputs:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(model.Description(), "description")
-    return ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
+    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
+    check_quantization(spec)
+    return spec
 
 
 def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]) -> ModelSpec:
     """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`.
 
-    Raises :class:`ModelFormatError` for anything malformed, :class:`UnsupportedModelError`
+    Raises :class:`ModelFormatError` for anything malformed (quantization parameters included:
+    :mod:`.tflite_quantization`), :class:`UnsupportedModelError`
     for well-formed content this library cannot represent, OSError when the file cannot be read.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):

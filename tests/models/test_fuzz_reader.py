@@ -1,7 +1,10 @@
 """Malformed models: truncated and byte-mutated copies of a real model must end in this
-library's own exception (AclNdarrayError) or in a plan, never in anything else."""
+library's own exception (AclNdarrayError) or in a plan, never in anything else. The int8
+models get damaged quantization fields too (scales, zero points, their vector lengths,
+quantized_dimension), found through the flatbuffer's own tables."""
 
 import os
+import struct
 
 import numpy as np
 import pytest
@@ -57,3 +60,90 @@ def test_three_hundred_damaged_models_end_in_our_exception_or_a_plan(name):
             pytest.fail(f"{what}: {type(e).__name__}: {e}")
     assert outcomes["error"] >= COUNT // 4  # every truncation at least
     print(f"damaged models: {outcomes}")
+
+
+def quantization_fields(data: bytes):
+    """Per quantized tensor of the first subgraph, its fields as (field, byte offset, size):
+    each scale (float32) and zero point (int64), the length prefixes of their vectors, and
+    quantized_dimension (int32) where the file stores it."""
+    import tflite
+
+    model = tflite.Model.GetRootAs(data, 0)
+    sub = model.Subgraphs(0)
+    fields = []
+    for i in range(sub.TensorsLength()):
+        q = sub.Tensors(i).Quantization()
+        if q is None:
+            continue
+        tab, fields_of_tensor = q._tab, []
+        for name, slot, size, n in (("scale", 8, 4, q.ScaleLength()), ("zero_point", 10, 8, q.ZeroPointLength())):
+            o = tab.Offset(slot)
+            if o:
+                start = tab.Vector(o)
+                fields_of_tensor.append((f"tensor {i} {name} length", start - 4, 4))
+                fields_of_tensor += [(f"tensor {i} {name}[{k}]", start + k * size, size) for k in range(n)]
+        o = tab.Offset(16)
+        if o:
+            fields_of_tensor.append((f"tensor {i} quantized_dimension", tab.Pos + o, 4))
+        if fields_of_tensor:
+            fields.append(fields_of_tensor)
+    return fields
+
+
+def quantization_mutations(data: bytes, count: int, seed: int = 29):
+    """``count`` copies with one quantization field of one tensor (both drawn at random) damaged: a scale set to 0, a negative, NaN,
+    infinity or 1 + 1e-5 times itself (a bias off TFLite's tolerance); a zero point out of or
+    within range; a vector length or quantized_dimension replaced; or random bytes over it."""
+    rng = np.random.default_rng(seed)
+    fields = quantization_fields(data)
+    for k in range(count):
+        of_tensor = fields[int(rng.integers(0, len(fields)))]
+        name, at, size = of_tensor[int(rng.integers(0, len(of_tensor)))]
+        b = bytearray(data)
+        kind = int(rng.integers(0, 4))
+        if kind == 0:  # random bytes
+            new = bytes(int(v) for v in rng.integers(0, 256, size))
+        elif size == 4 and name.endswith("]"):  # a scale
+            old = struct.unpack_from("<f", data, at)[0]
+            new = struct.pack("<f", [0.0, -abs(old), float("nan"), float("inf"), old * (1 + 1e-5)][int(rng.integers(0, 5))])
+        elif size == 8:  # a zero point
+            new = struct.pack("<q", [int(rng.integers(-300, 300)), 1 << 40, -(1 << 31) - 1][int(rng.integers(0, 3))])
+        else:  # a vector length or quantized_dimension
+            new = struct.pack("<i", int(rng.integers(-2, 2 * 96)))
+        b[at:at + size] = new
+        yield f"{name} (bytes {at}-{at + size - 1}) set to {new.hex()}", bytes(b)
+
+
+# Under emulation one int8 model (the reader is the same pure Python; 5 models would add ~30 s)
+INT8_MODELS = ["image_classification"] if os.environ.get("HYPOTHESIS_PROFILE") == "emulated" else [
+    "visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa",
+    "fingerprint_signature_generator"]
+
+
+@pytest.mark.parametrize("name", INT8_MODELS)
+def test_three_hundred_damaged_int8_models_end_in_our_exception_or_a_plan(name):
+    """Half of the copies damaged anywhere (as the float models), half in their quantization
+    fields; of those, the reader itself refuses a good part by naming the field."""
+    data = model_file(name).read_bytes()
+    half = COUNT // 2
+    outcomes = {"plan": 0, "refused by the reader": 0, "refused by the plan": 0, "quantization field named": 0}
+    damaged = list(mutations(data, half)) + list(quantization_mutations(data, COUNT - half))
+    for k, (what, copy) in enumerate(damaged):
+        try:
+            model = read_model(copy)
+        except AclNdarrayError as e:
+            outcomes["refused by the reader"] += 1
+            outcomes["quantization field named"] += k >= half and "quantization" in str(e)
+            continue
+        except Exception as e:  # pragma: no cover - the failure this test exists for
+            pytest.fail(f"{what}: {type(e).__name__}: {e}")
+        try:
+            plan_model(fold_constant_dequantize(model))
+            outcomes["plan"] += 1
+        except AclNdarrayError:
+            outcomes["refused by the plan"] += 1
+        except Exception as e:  # pragma: no cover - the failure this test exists for
+            pytest.fail(f"{what}: {type(e).__name__}: {e}")
+    print(f"damaged {name}: {outcomes}")
+    assert outcomes["refused by the reader"] >= half // 4  # every truncation at least
+    assert outcomes["quantization field named"] >= (COUNT - half) // 4

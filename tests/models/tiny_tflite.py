@@ -7,7 +7,13 @@ half_pixel_centers).
 input, a numpy array for a constant (its dtype becomes the tensor type), None for an absent
 optional input; and its options as (table, {field: value}) with the builder's names
 (``("Conv2DOptions", {"Padding": "SAME", "StrideH": 2})``): an enum by its member name, a
-vector as a tuple."""
+vector as a tuple.
+
+Quantized models (optional, keyword only): ``io_dtype`` is the type of the graph input and
+output (``"int8"``); ``quantization`` maps a tensor's name (``"input"``, ``"output"``,
+``"const0"``, ...) to its quantization parameters ``(scale, zero_point)`` or ``(scale,
+zero_point, quantized_dimension)``, each a number or a sequence (per channel); the values
+are written as given, so malformed ones can be built too."""
 
 from __future__ import annotations
 
@@ -62,10 +68,31 @@ def _options(b, options: Optional[Options]):
     return getattr(tflite.BuiltinOptions, table), getattr(module, f"{table}End")(b)
 
 
+def _quantization(b, q):
+    """Offset of a QuantizationParameters table for ``q`` = (scale, zero_point[, axis])."""
+    Q = _m("QuantizationParameters")
+    scale, zero_point = (np.atleast_1d(np.asarray(v)) for v in q[:2])
+    Q.QuantizationParametersStartScaleVector(b, len(scale))
+    for v in reversed(scale):
+        b.PrependFloat32(float(v))
+    scale_vector = b.EndVector()
+    Q.QuantizationParametersStartZeroPointVector(b, len(zero_point))
+    for v in reversed(zero_point):
+        b.PrependInt64(int(v))
+    zero_point_vector = b.EndVector()
+    Q.QuantizationParametersStart(b)
+    Q.QuantizationParametersAddScale(b, scale_vector)
+    Q.QuantizationParametersAddZeroPoint(b, zero_point_vector)
+    Q.QuantizationParametersAddQuantizedDimension(b, int(q[2]) if len(q) > 2 else 0)
+    return Q.QuantizationParametersEnd(b)
+
+
 def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], inputs: Sequence[Input] = (X,),
-                       options: Optional[Options] = None, version: int = 1) -> bytes:
-    """Model bytes: float32 graph input ``input`` of ``x_shape`` -> ``opcode`` on ``inputs`` ->
-    float32 graph output ``output`` of ``y_shape``."""
+                       options: Optional[Options] = None, version: int = 1, *, io_dtype: str = "float32",
+                       quantization: Optional[Mapping[str, Tuple]] = None) -> bytes:
+    """Model bytes: ``io_dtype`` (float32) graph input ``input`` of ``x_shape`` -> ``opcode`` on
+    ``inputs`` -> ``io_dtype`` graph output ``output`` of ``y_shape``; tensors named in
+    ``quantization`` carry those parameters."""
     import flatbuffers
     import tflite
 
@@ -79,14 +106,17 @@ def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[in
         if d is not None:
             B.BufferAddData(b, d)
         buffers.append(B.BufferEnd(b))
-    specs = [("input", tuple(x_shape), "float32", 0)]
+    specs = [("input", tuple(x_shape), io_dtype, 0)]
     specs += [(f"const{k}", c.shape, c.dtype.name, k + 1) for k, c in enumerate(consts)]
-    specs.append(("output", tuple(y_shape), "float32", 0))
+    specs.append(("output", tuple(y_shape), io_dtype, 0))
     tensors = []
     for name, shape, dtype, buf in specs:
         n = b.CreateString(name)
         sh = _int_vector(b, T.TensorStartShapeVector, shape)
+        quant = _quantization(b, quantization[name]) if quantization and name in quantization else None
         T.TensorStart(b)
+        if quant is not None:
+            T.TensorAddQuantization(b, quant)
         T.TensorAddShape(b, sh)
         T.TensorAddType(b, getattr(tflite.TensorType, dtype.upper()))
         T.TensorAddBuffer(b, buf)

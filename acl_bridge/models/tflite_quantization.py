@@ -1,0 +1,235 @@
+"""Checks of a TFLite model's quantization parameters, run by :func:`~.tflite_reader.read_model`.
+
+A quantized tensor stores ``q`` and means ``real = scale * (q - zero_point)``; with one scale
+it is quantized per tensor, with one scale per index of axis ``quantized_dimension`` per
+channel (TFLite: only constant int8 weights of CONV_2D, DEPTHWISE_CONV_2D and
+FULLY_CONNECTED, and their int32 bias). Two levels:
+
+* :func:`check_tensor_quantization`, for each integer tensor (int8, uint8, int16, int32,
+  int64) as it is read: every scale finite and > 0; as many zero points as scales (TFLite's
+  ``InterpreterBuilder::ParseQuantization`` refuses anything else, so a single zero point with
+  several scales is refused too); zero points within the storage type's range;
+  ``quantized_dimension`` an axis of the shape; several scales only as many as
+  ``shape[quantized_dimension]``. Float tensors may carry quantization parameters (converters
+  leave min/max or scales on them); they mean nothing for float arithmetic and are not checked.
+* :func:`check_quantization`, for the whole graph, the rules TFLite's own kernels enforce
+  when they are prepared (kernels/conv.cc, depthwise_conv.cc, fully_connected.cc,
+  kernel_util.cc, activations.cc), refused here at load time instead of at the first run:
+
+  - the quantized tensors of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SOFTMAX,
+    CONCATENATION, MEAN, QUANTIZE's output and DEQUANTIZE's input carry quantization; the
+    live tensors (everything but weights and bias) are quantized per tensor;
+  - convolution, depthwise and fully-connected weights with an int8 / uint8 input have the
+    input's type; per-channel weights are int8, quantized on the output-channel axis
+    (:data:`OUTPUT_CHANNEL_AXIS`: 0 for OHWI convolution and (out, in) fully-connected
+    weights, 3 for 1xHxWx(C*M) depthwise weights) and symmetric (zero point 0); int8
+    convolution and depthwise weights are symmetric per tensor too (TFLite's int8
+    convolution refuses others, its int8 depthwise kernel ignores them);
+  - their bias is int32, zero point 0, and its scale is input scale x weight scale, channel
+    by channel, within TFLite's tolerance (``GetQuantizedConvolutionMultipler``:
+    ``|input_product_scale - bias_scale| <= 1e-6 * min(input_product_scale, bias_scale)``,
+    in double). TFLite itself applies that check to uint8 per-tensor models only; here it
+    covers int8 per channel too: neither TFLite's int8 kernels nor ACL's read the bias
+    scale, they take it to be the product, so a bias stored at another scale is not the
+    bias the model's float meaning says they add (the model contradicts itself);
+  - an int8 SOFTMAX output has zero point -128 and scale exactly 1/256 (float32), a uint8 one
+    zero point 0 (activations.cc ``CalculateSoftmaxParams``).
+
+Every refusal is a :class:`~.tflite_reader.ModelFormatError` naming the operator or tensor,
+the field, its value and what was expected.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+if TYPE_CHECKING:  # the reader imports this module; its types are only needed for annotations
+    from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec
+
+# storage type -> (smallest, largest) zero point it can hold
+STORAGE_RANGES: Dict[np.dtype[Any], Tuple[int, int]] = {
+    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    for t in (np.int8, np.uint8, np.int16, np.int32, np.int64)
+}
+
+# the weights' output-channel axis, the only axis TFLite quantizes them per channel on
+OUTPUT_CHANNEL_AXIS = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}
+
+# operators whose quantized (int8 / uint8 / int16) inputs and outputs must carry quantization
+# parameters, and be quantized per tensor (weights and bias of OUTPUT_CHANNEL_AXIS's aside)
+NEEDS_QUANTIZATION = frozenset(OUTPUT_CHANNEL_AXIS) | {"ADD", "SOFTMAX", "CONCATENATION", "MEAN"}
+_ACTIVATION_TYPES = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16))
+
+# TFLite's tolerance on bias scale vs input scale x weight scale (relative, in double)
+BIAS_SCALE_RELATIVE_TOLERANCE = 1e-6
+SOFTMAX_INT8_OUTPUT = (float(np.float32(1.0 / 256)), -128)
+
+
+def _error(message: str) -> Exception:
+    from .tflite_reader import ModelFormatError
+
+    return ModelFormatError(message)
+
+
+# ---------------------------------------------------------------------------- one tensor
+def check_tensor_quantization(what: str, shape: Sequence[int], dtype: np.dtype[Any], q: "Quantization") -> None:
+    """Refuse malformed quantization parameters ``q`` of the integer tensor ``what``
+    (``shape``, ``dtype``) with ModelFormatError; float tensors are not checked."""
+    if dtype not in STORAGE_RANGES:
+        return
+    for k, s in enumerate(q.scale):
+        if not (math.isfinite(s) and s > 0):
+            raise _error(f"{what}: quantization.scale[{k}] is {s!r}, expected a finite number > 0 "
+                         f"(scale={_short(q.scale)})")
+    if len(q.zero_point) != len(q.scale):
+        raise _error(f"{what}: quantization.zero_point has {len(q.zero_point)} values, expected {len(q.scale)}, "
+                     f"one per scale as TFLite requires (zero_point={_short(q.zero_point)}, scale={_short(q.scale)})")
+    lo, hi = STORAGE_RANGES[dtype]
+    for k, z in enumerate(q.zero_point):
+        if not lo <= z <= hi:
+            raise _error(f"{what}: quantization.zero_point[{k}] is {z}, expected a value in [{lo}, {hi}] "
+                         f"that {dtype} can hold")
+    rank = len(shape)
+    if not 0 <= q.quantized_dimension < max(rank, 1):
+        raise _error(f"{what}: quantization.quantized_dimension is {q.quantized_dimension}, expected an axis in "
+                     f"[0, {max(rank, 1)}) of shape {list(shape)}")
+    if len(q.scale) > 1 and (rank == 0 or len(q.scale) != shape[q.quantized_dimension]):
+        size = shape[q.quantized_dimension] if rank else "(a scalar has no axis)"
+        raise _error(f"{what}: quantization.scale has {len(q.scale)} values (per channel on quantized_dimension "
+                     f"{q.quantized_dimension}), expected 1 or shape[{q.quantized_dimension}] = {size} for shape "
+                     f"{list(shape)}")
+
+
+def _short(values: Sequence[Any], n: int = 4) -> str:
+    shown = ", ".join(repr(v) for v in values[:n])
+    return f"[{shown}{', ...' if len(values) > n else ''}] ({len(values)} values)" if len(values) > n else f"[{shown}]"
+
+
+# ---------------------------------------------------------------------------- the graph
+def check_quantization(model: "ModelSpec") -> None:
+    """Refuse, with ModelFormatError naming the operator, tensor, field, value and expectation,
+    quantization parameters that contradict what the operators using them require (see the
+    module's docstring). Float operators are not concerned."""
+    for op in model.operators:
+        if op.opcode in NEEDS_QUANTIZATION:
+            _check_live_tensors(model, op)
+        if op.opcode in OUTPUT_CHANNEL_AXIS:
+            _check_weighted(model, op)
+        elif op.opcode == "SOFTMAX":
+            _check_softmax(model, op)
+        elif op.opcode == "QUANTIZE":
+            _check_present(model, op, op.outputs[:1], "output")
+        elif op.opcode == "DEQUANTIZE":
+            _check_present(model, op, op.inputs[:1], "input")
+
+
+def _where(op: "OperatorSpec") -> str:
+    return f"operator #{op.index} {op.opcode}"
+
+
+def _tensor(model: "ModelSpec", index: int) -> Optional["TensorSpec"]:
+    return model.tensors[index] if 0 <= index < len(model.tensors) else None
+
+
+def _check_present(model: "ModelSpec", op: "OperatorSpec", indices: Sequence[int], role: str) -> None:
+    for i in indices:
+        t = _tensor(model, i)
+        if t is not None and t.dtype in _ACTIVATION_TYPES and t.quantization is None:
+            raise _error(f"{_where(op)}: {role} {t!r} is {t.dtype} without quantization parameters, expected a "
+                         f"scale and a zero point")
+
+
+def _check_live_tensors(model: "ModelSpec", op: "OperatorSpec") -> None:
+    """Quantized inputs and outputs carry quantization, per tensor (weights and bias aside)."""
+    params = {1, 2} if op.opcode in OUTPUT_CHANNEL_AXIS else set()
+    roles = [(f"input {k}", i) for k, i in enumerate(op.inputs) if k not in params]
+    roles += [(f"output {k}", i) for k, i in enumerate(op.outputs)]
+    for role, i in roles:
+        t = _tensor(model, i)
+        if t is None or t.dtype not in _ACTIVATION_TYPES:
+            continue
+        if t.quantization is None:
+            raise _error(f"{_where(op)}: {role} {t!r} is {t.dtype} without quantization parameters, expected a "
+                         f"scale and a zero point")
+        if len(t.quantization.scale) != 1:
+            raise _error(f"{_where(op)}: {role} {t!r} has {len(t.quantization.scale)} scales (per channel on "
+                         f"axis {t.quantization.quantized_dimension}), expected 1: only weights and bias are "
+                         f"quantized per channel")
+
+
+def _check_weighted(model: "ModelSpec", op: "OperatorSpec") -> None:
+    if len(op.inputs) < 2:
+        return  # the lowering names a missing weights tensor
+    x, w = _tensor(model, op.inputs[0]), _tensor(model, op.inputs[1])
+    if x is None or w is None or x.dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
+        return  # float (or hybrid: float input, int8 weights dequantized by the kernel)
+    where = _where(op)
+    if w.dtype != x.dtype:
+        raise _error(f"{where}: weights {w!r} are {w.dtype}, expected {x.dtype} like the input {x!r}")
+    wq = w.quantization
+    if wq is None:
+        raise _error(f"{where}: weights {w!r} are {w.dtype} without quantization parameters, expected a scale "
+                     f"(or one per output channel) and a zero point")
+    axis = OUTPUT_CHANNEL_AXIS[op.opcode]
+    per_channel = len(wq.scale) > 1
+    if per_channel and w.dtype != np.int8:
+        raise _error(f"{where}: weights {w!r} are {w.dtype} with {len(wq.scale)} scales, expected int8: TFLite "
+                     f"quantizes only int8 weights per channel")
+    if per_channel and wq.quantized_dimension != axis:
+        raise _error(f"{where}: weights {w!r}: quantization.quantized_dimension is {wq.quantized_dimension}, "
+                     f"expected {axis}, the output-channel axis of {op.opcode} weights")
+    symmetric = w.dtype == np.int8 and (per_channel or op.opcode != "FULLY_CONNECTED")
+    if symmetric and any(z != 0 for z in wq.zero_point):
+        k = next(k for k, z in enumerate(wq.zero_point) if z != 0)
+        raise _error(f"{where}: weights {w!r}: quantization.zero_point[{k}] is {wq.zero_point[k]}, expected 0: "
+                     f"int8 {'per-channel ' if per_channel else ''}{op.opcode} weights are symmetric")
+    if len(op.inputs) > 2 and op.inputs[2] != -1:
+        b = _tensor(model, op.inputs[2])
+        if b is not None:
+            _check_bias(where, x, w, b)
+
+
+def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec") -> None:
+    if b.dtype != np.int32:
+        raise _error(f"{where}: bias {b!r} is {b.dtype}, expected int32 for a {x.dtype} input")
+    bq = b.quantization
+    if bq is None:
+        return  # TFLite's int8 kernels never read it; the product is what they use
+    if any(z != 0 for z in bq.zero_point):
+        k = next(k for k, z in enumerate(bq.zero_point) if z != 0)
+        raise _error(f"{where}: bias {b!r}: quantization.zero_point[{k}] is {bq.zero_point[k]}, expected 0")
+    assert x.quantization is not None and w.quantization is not None, (x, w)  # _check_live_tensors, _check_weighted
+    ws, bs = w.quantization.scale, bq.scale
+    if len(ws) != len(bs) and 1 not in (len(ws), len(bs)):
+        raise _error(f"{where}: bias {b!r} has {len(bs)} scales and weights {w!r} {len(ws)}, expected as many "
+                     f"(one per output channel) or one")
+    x_scale = float(x.quantization.scale[0])
+    for c in range(max(len(ws), len(bs))):
+        product = x_scale * float(ws[c if len(ws) > 1 else 0])
+        bias_scale = float(bs[c if len(bs) > 1 else 0])
+        if not abs(product - bias_scale) <= BIAS_SCALE_RELATIVE_TOLERANCE * min(product, bias_scale):
+            raise _error(f"{where}: bias {b!r}: quantization.scale[{c}] is {bias_scale!r}, expected input scale "
+                         f"{x_scale!r} x weight scale {float(ws[c if len(ws) > 1 else 0])!r} = {product!r} "
+                         f"within a relative {BIAS_SCALE_RELATIVE_TOLERANCE:g} (TFLite's tolerance)")
+
+
+def _check_softmax(model: "ModelSpec", op: "OperatorSpec") -> None:
+    x = _tensor(model, op.inputs[0]) if op.inputs else None
+    y = _tensor(model, op.outputs[0]) if op.outputs else None
+    if x is None or y is None or y.quantization is None or x.dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
+        return
+    scale, zero_point = y.quantization.scale[0], y.quantization.zero_point[0]
+    if y.dtype == np.int8 and (scale, zero_point) != SOFTMAX_INT8_OUTPUT:
+        raise _error(f"{_where(op)}: output {y!r} has scale {scale!r} and zero point {zero_point}, expected "
+                     f"{SOFTMAX_INT8_OUTPUT[0]!r} (1/256) and {SOFTMAX_INT8_OUTPUT[1]}, as TFLite's int8 softmax "
+                     f"requires")
+    if y.dtype == np.uint8 and zero_point != 0:
+        raise _error(f"{_where(op)}: output {y!r} has zero point {zero_point}, expected 0, as TFLite's uint8 "
+                     f"softmax requires")
+
+
+__all__ = ["check_tensor_quantization", "check_quantization", "STORAGE_RANGES", "OUTPUT_CHANNEL_AXIS",
+           "BIAS_SCALE_RELATIVE_TOLERANCE"]
