@@ -204,9 +204,15 @@ def quantize(x, y_q, dtype) -> np.ndarray:
     return np.clip(r.astype(np.int64) + y_q[1], lo, hi).astype(dtype)
 
 
-def requantize(x, x_q, y_q, dtype) -> np.ndarray:
+def requantize(x, x_q, y_q, dtype, float32_ratio: bool = False) -> np.ndarray:
+    """QUANTIZE between quantized tensors (the scale ratio in double), or with
+    ``float32_ratio`` the requantization of TFLite's int8 RELU / RELU6 / RELU_N1_TO_1 (its
+    ratio in float32: 0.05 / 0.08 is 0.625 there, 0.62500002 in double, and -12.5 rounds
+    differently)."""
     lo, hi = limits(dtype)
-    y = rescale(np.asarray(x, np.int64) - x_q[1], np.float64(x_q[0]) / np.float64(y_q[0])) + y_q[1]
+    ratio = (np.float64(np.float32(x_q[0]) / np.float32(y_q[0])) if float32_ratio
+             else np.float64(x_q[0]) / np.float64(y_q[0]))
+    y = rescale(np.asarray(x, np.int64) - x_q[1], ratio) + y_q[1]
     return np.clip(y, lo, hi).astype(dtype)
 
 

@@ -92,10 +92,11 @@ def _run_quantized(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     elif s.kind == "fully_connected":
         y = q8.fully_connected(x, q["src"], c["weights"], q["weights"], c["bias"], yq, dst.dtype, clamp)
     elif s.kind == "add":
-        y = q8.add(x, q["a"], arrays[s.inputs[1]], q["b"], yq, dst.dtype, clamp)
+        b = c["b"] if "b" in c else arrays[s.inputs[1]]
+        y = q8.add(x, q["a"], b, q["b"], yq, dst.dtype, clamp)
     elif s.kind == "activation":  # TFLite: requantize to the output's scale, then clamp
         clamp = q8.activation_range(p["function"], p["a"], p["b"], yq[0], yq[1], dst.dtype)
-        y = np.clip(q8.requantize(x, q["src"], yq, np.int64), *clamp).astype(dst.dtype)
+        y = np.clip(q8.requantize(x, q["src"], yq, np.int64, float32_ratio=True), *clamp).astype(dst.dtype)
     elif s.kind == "pooling":
         pool = q8.max_pool if p["pool_type"] == "max" else q8.average_pool
         y = pool(x, p["kernel"], p["stride"], p["padding"], clamp, dst.dtype)
@@ -121,7 +122,7 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
         win = np.repeat(_windows(x, c["weights"].shape[:2], p["stride"], p["padding"], 0.0), m, axis=3)
         y = np.einsum("nhwcij,ijc->nhwc", win, c["weights"].astype(np.float64)) + c["bias"]
     elif s.kind == "add":
-        y = x + arrays[s.inputs[1]]
+        y = x + (c["b"] if "b" in c else arrays[s.inputs[1]])
     elif s.kind == "prelu":
         y = np.where(x > 0, x, c["alpha"].astype(np.float64) * x)
     elif s.kind == "activation":
@@ -162,6 +163,7 @@ def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
     t = plan.model.tensors
     owned = {i: np.zeros(t[i].shape, t[i].dtype) for i in plan.buffers()}
     arrays = plan.bind(owned)
+    arrays.update((c.index, c.data) for c in t if c.is_constant)  # operands of copies (CONCATENATION)
     arrays[plan.model.inputs[0]][...] = x
     for s in plan.steps:
         _run_step(s, arrays)

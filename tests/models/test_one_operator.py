@@ -65,6 +65,8 @@ CASES = [
          params=(("depth_multiplier", 2), ("activation", "relu"))),
     Case("depthwise_valid_stride2", "DEPTHWISE_CONV_2D", (1, 9, 8, 4), (1, 4, 3, 4), ("depthwise",),
          (X, _f32(1, 3, 3, 4), _f32(4)), ("DepthwiseConv2DOptions", _window("VALID", 2, DepthMultiplier=1))),
+    Case("fully_connected_relu", "FULLY_CONNECTED", (2, 12), (2, 5), ("fully_connected",), (X, _f32(5, 12), _f32(5)),
+         ("FullyConnectedOptions", {"FusedActivationFunction": "RELU"}), params=(("activation", "relu"),)),
     # elementwise
     Case("add_itself_relu_n1_to_1", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, X),
          ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}), params=(("activation", "lu_bounded_relu"),)),
@@ -108,12 +110,18 @@ def test_one_operator_plan_matches_the_interpreter(case):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
+    from acl_bridge.models import tflite_runner as R
+
+    missing = set(case.kinds) - set(R.ROLES)
+    if missing:
+        pytest.skip(f"step kinds {sorted(missing)} have no bridge function in this tflite_runner (the int8 runner side)")
     data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
     assert_steps_bind(plan_model(read_model(data)), monkeypatch)
 
 
 def test_every_supported_operator_has_a_case():
-    assert sorted({c.opcode for c in CASES}) == sorted(SUPPORTED)
+    """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones)."""
+    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES}) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():
@@ -126,3 +134,177 @@ def test_absent_bias_is_zeros():
     ref = interpreter_outputs(one_operator_model("CONV_2D", (1, 5, 5, 3), (1, 5, 5, 2),
                                                  (X, w, np.zeros(2, np.float32)), options), x)["output"]
     assert np.abs(run_plan(plan, x)["output"] - ref).max() <= tolerance(ref)
+
+
+# ---------------------------------------------------------------------------- int8
+# One-operator int8 models: the numpy plan (TFLite's integer arithmetic, int8_reference.py)
+# against TFLite's interpreter with its reference kernels (bit for bit) and with its default
+# kernels (XNNPACK on ai-edge-litert 1.x: float requantization, round half to even; at most
+# 1 LSB). Each case prints its counts (pytest -s).
+
+XQ, YQ = (0.05, 3), (0.08, -7)  # graph input and output (scale, zero point), nonzero zero points
+
+
+def _i8(*shape: int) -> np.ndarray:
+    return _rng.integers(-127, 128, shape).astype(np.int8)
+
+
+def _i32(*shape: int) -> np.ndarray:
+    return _rng.integers(-3000, 3000, shape).astype(np.int32)
+
+
+def _per_channel(n: int, axis: int) -> tuple:
+    return (tuple(float(v) for v in _rng.uniform(0.002, 0.02, n)), (0,) * n, axis)
+
+
+@dataclass(frozen=True)
+class Int8Case:
+    """One int8 operator; ``quantization`` by tensor name (input, output, const0, ...)."""
+
+    id: str
+    opcode: str
+    x: Tuple[int, ...]
+    y: Tuple[int, ...]
+    kinds: Tuple[str, ...]
+    inputs: Tuple[Input, ...] = (X,)
+    options: Optional[Options] = None
+    quantization: Tuple[Tuple[str, tuple], ...] = (("input", XQ), ("output", YQ))
+    io_dtype: str = "int8"
+    output_dtype: Optional[str] = None
+    version: int = 1
+
+    def model(self) -> bytes:
+        return one_operator_model(self.opcode, self.x, self.y, self.inputs, self.options, self.version,
+                                  io_dtype=self.io_dtype, quantization=dict(self.quantization),
+                                  output_dtype=self.output_dtype)
+
+
+def _weighted(id, opcode, x, y, w, cout, options, per_channel_axis=None, version=1, kinds=None):
+    """A conv / depthwise / FC case: int8 weights (per channel along ``per_channel_axis`` or
+    per tensor), int32 bias with scale = input x weight scale."""
+    wq = _per_channel(cout, per_channel_axis) if per_channel_axis is not None else (0.01, 0)
+    bq = (tuple(XQ[0] * s for s in wq[0]), (0,) * cout, 0) if per_channel_axis is not None else (XQ[0] * 0.01, 0)
+    kind = {"CONV_2D": "convolution", "DEPTHWISE_CONV_2D": "depthwise", "FULLY_CONNECTED": "fully_connected"}[opcode]
+    return Int8Case(id, opcode, x, y, kinds or (kind,), (X, w, _i32(cout)), options,
+                    (("input", XQ), ("output", YQ), ("const0", wq), ("const1", bq)), version=version)
+
+
+INT8_CASES = [
+    _weighted("conv_per_channel_same_stride2_relu6", "CONV_2D", (1, 9, 9, 3), (1, 5, 5, 4), _i8(4, 3, 3, 3), 4,
+              ("Conv2DOptions", _window("SAME", 2, "RELU6")), 0, version=3),
+    _weighted("conv_per_channel_valid_relu", "CONV_2D", (1, 8, 7, 3), (1, 4, 5, 2), _i8(2, 5, 3, 3), 2,
+              ("Conv2DOptions", _window("VALID", 1, "RELU")), 0, version=3),
+    _weighted("conv_per_tensor_same_even_kernel", "CONV_2D", (1, 7, 6, 2), (1, 4, 3, 3), _i8(3, 4, 4, 2), 3,
+              ("Conv2DOptions", _window("SAME", 2)), version=3),
+    _weighted("conv_per_channel_relu_n1_to_1", "CONV_2D", (1, 5, 5, 2), (1, 5, 5, 3), _i8(3, 3, 3, 2), 3,
+              ("Conv2DOptions", _window("SAME", 1, "RELU_N1_TO_1")), 0, version=3),
+    _weighted("depthwise_per_channel_multiplier2_relu", "DEPTHWISE_CONV_2D", (1, 6, 6, 3), (1, 6, 6, 6),
+              _i8(1, 3, 3, 6), 6, ("DepthwiseConv2DOptions", _window("SAME", 1, "RELU", DepthMultiplier=2)), 3,
+              version=3),
+    _weighted("depthwise_per_channel_valid_stride2_relu6", "DEPTHWISE_CONV_2D", (1, 9, 8, 4), (1, 4, 3, 4),
+              _i8(1, 3, 3, 4), 4, ("DepthwiseConv2DOptions", _window("VALID", 2, "RELU6", DepthMultiplier=1)), 3,
+              version=3),
+    _weighted("depthwise_per_tensor_same_stride2", "DEPTHWISE_CONV_2D", (1, 7, 7, 2), (1, 4, 4, 2),
+              _i8(1, 3, 3, 2), 2, ("DepthwiseConv2DOptions", _window("SAME", 2, DepthMultiplier=1)), version=3),
+    _weighted("fully_connected_per_tensor", "FULLY_CONNECTED", (2, 24), (2, 10), _i8(10, 24), 10,
+              ("FullyConnectedOptions", {"FusedActivationFunction": "NONE"}), version=4),
+    _weighted("fully_connected_per_tensor_relu", "FULLY_CONNECTED", (1, 16), (1, 5), _i8(5, 16), 5,
+              ("FullyConnectedOptions", {"FusedActivationFunction": "RELU"}), version=4),
+    Int8Case("add_constant_unequal_scales_relu", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, _i8(1, 4, 5, 3)),
+             ("AddOptions", {"FusedActivationFunction": "RELU"}),
+             (("input", XQ), ("const0", (0.11, -20)), ("output", YQ)), version=2),
+    Int8Case("add_itself_relu6", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, X),
+             ("AddOptions", {"FusedActivationFunction": "RELU6"}), version=2),
+    Int8Case("add_constant_first_relu_n1_to_1", "ADD", (1, 3, 3, 2), (1, 3, 3, 2), ("add",), (_i8(1, 3, 3, 2), X),
+             ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}),
+             (("input", XQ), ("const0", (0.02, 5)), ("output", (0.01, 0))), version=2),
+    Int8Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
+             options=("Pool2DOptions", _window("SAME", 2, FilterHeight=3, FilterWidth=3)),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("average_pool_same_edges", "AVERAGE_POOL_2D", (1, 5, 5, 2), (1, 5, 5, 2), ("pooling",),
+             options=("Pool2DOptions", _window("SAME", 1, FilterHeight=3, FilterWidth=3)),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("average_pool_global_8x8", "AVERAGE_POOL_2D", (1, 8, 8, 4), (1, 1, 1, 4), ("pooling",),
+             options=("Pool2DOptions", _window("VALID", 8, FilterHeight=8, FilterWidth=8)),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("softmax", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 1.0}),
+             quantization=(("input", (0.15, 32)), ("output", (1 / 256, -128))), version=2),
+    Int8Case("softmax_beta", "SOFTMAX", (3, 7), (3, 7), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5}),
+             quantization=(("input", (0.07, -3)), ("output", (1 / 256, -128))), version=2),
+    *(Int8Case(f"{name.lower()}_requantizing", name, (1, 4, 5, 3), (1, 4, 5, 3), ("activation",), version=v)
+      for name, v in (("RELU", 2), ("RELU6", 2), ("RELU_N1_TO_1", 1))),
+    Int8Case("reshape_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
+             ("ReshapeOptions", {"NewShape": (1, 32)}), quantization=(("input", XQ), ("output", XQ))),
+    Int8Case("concatenation_same_scale_copies", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 4), ("copy", "copy"),
+             (X, X), ("ConcatenationOptions", {"Axis": -1}), quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("concatenation_constant_other_scale", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 5), ("copy", "copy"),
+             (X, _i8(1, 3, 2, 3)), ("ConcatenationOptions", {"Axis": 3}),
+             quantization=(("input", XQ), ("const0", XQ), ("output", XQ)), version=2),
+    Int8Case("quantize_float32_to_int8", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",),
+             quantization=(("output", YQ),), io_dtype="float32", output_dtype="int8"),
+    Int8Case("quantize_int8_requantize", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",), version=2),
+    Int8Case("dequantize_int8_to_float32", "DEQUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("dequantize",),
+             quantization=(("input", XQ),), output_dtype="float32", version=2),
+]
+
+
+def _int8_input(case: Int8Case) -> np.ndarray:
+    rng = np.random.default_rng(5)
+    if case.io_dtype == "float32":
+        return rng.uniform(-12, 12, case.x).astype(np.float32)
+    return rng.integers(-128, 128, case.x).astype(np.int8)
+
+
+def _reference_kernels(model: bytes, x: np.ndarray) -> np.ndarray:
+    """TFLite's interpreter with its reference kernels (BUILTIN_REF)."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
+    it = litert.Interpreter(model_content=model, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return it.get_tensor(it.get_output_details()[0]["index"]).copy()
+
+
+def _lsb(got: np.ndarray, ref: np.ndarray, case: Int8Case) -> np.ndarray:
+    if ref.dtype == np.float32:  # DEQUANTIZE: in units of the input's scale
+        return np.abs(got.astype(np.float64) - ref) / dict(case.quantization)["input"][0]
+    return np.abs(got.astype(np.int64) - ref.astype(np.int64))
+
+
+@pytest.mark.parametrize("case", INT8_CASES, ids=[c.id for c in INT8_CASES])
+def test_int8_operator_plan_matches_the_interpreter(case):
+    data = case.model()
+    plan = plan_model(read_model(data))
+    assert tuple(s.kind for s in plan.steps) == case.kinds, plan.steps
+    x = _int8_input(case)
+    got = run_plan(plan, x)["output"]
+    ref_kernels = _reference_kernels(data, x)
+    default = interpreter_outputs(data, x)["output"]
+    assert got.dtype == default.dtype and got.shape == default.shape == case.y
+    d_ref, d_default = _lsb(got, ref_kernels, case), _lsb(got, default, case)
+    print(f"{case.id}: {int((d_ref == 0).sum())}/{got.size} bit-exact vs reference kernels (max {d_ref.max():g} LSB), "
+          f"{int((d_default == 0).sum())}/{got.size} vs default kernels (max {d_default.max():g} LSB)")
+    assert d_ref.max() == 0, "TFLite's reference kernels, bit for bit"
+    assert d_default.max() <= 1
+
+
+@pytest.mark.parametrize("case", INT8_CASES, ids=[c.id for c in INT8_CASES])
+def test_int8_steps_carry_the_contracts_quantization(case):
+    """Every int8 step names the quantization of each quantized role (the int8-contract):
+    (scale, zero point), or (scales, 0) per channel for weights, bias = input x weight scale."""
+    plan = plan_model(read_model(case.model()))
+    for s in plan.steps:
+        q = dict(s.param("quantization") or ())
+        assert q, s
+        for role, (scale, zp) in q.items():
+            assert isinstance(zp, int) and (isinstance(scale, float) or all(isinstance(v, float) for v in scale)), s
+        if "bias" in q:
+            w, b = q["weights"][0], q["bias"][0]
+            expect = tuple(q["src"][0] * v for v in w) if isinstance(w, tuple) else q["src"][0] * w
+            assert b == pytest.approx(expect), s
+
+
+def test_every_int8_rule_has_an_int8_case():
+    lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D", "AVERAGE_POOL_2D",
+                    "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE"}
+    assert {c.opcode for c in INT8_CASES} == lowered_int8

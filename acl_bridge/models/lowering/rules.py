@@ -228,12 +228,20 @@ def add(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     for i in ins:
         if t[i].shape != t[op.outputs[0]].shape:
             raise refuse(op, f"broadcasting input {list(t[i].shape)} to {list(t[op.outputs[0]].shape)}")
+    if t[ins[0]].is_constant and t[ins[1]].is_constant:
+        raise refuse(op, "two constant inputs")
+    if t[ins[0]].is_constant:  # a + b = b + a: the live input first, the constant as role b
+        ins = (ins[1], ins[0])
     if is_quantized(model, ins[0]):
         params = activation_params(quantized_activation(op)) + quantization(
             ("a", tensor_q(op, model, ins[0])), ("b", tensor_q(op, model, ins[1])),
             ("dst", tensor_q(op, model, op.outputs[0])))
     else:
         params = activation_params(fused_activation(op))
+    constant_b = t[ins[1]].data
+    if constant_b is not None:
+        return (Step(op.index, op.opcode, "add", ins[:1], op.outputs[0], params,
+                     (("b", np.ascontiguousarray(constant_b)),)),)
     return (Step(op.index, op.opcode, "add", ins, op.outputs[0], params),)
 
 
