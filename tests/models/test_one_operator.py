@@ -210,6 +210,10 @@ INT8_CASES = [
               ("FullyConnectedOptions", {"FusedActivationFunction": "NONE"}), version=4),
     _weighted("fully_connected_per_tensor_relu", "FULLY_CONNECTED", (1, 16), (1, 5), _i8(5, 16), 5,
               ("FullyConnectedOptions", {"FusedActivationFunction": "RELU"}), version=4),
+    _weighted("fully_connected_64x256_to_32_rounding", "FULLY_CONNECTED", (64, 256), (64, 32), _i8(32, 256), 32,
+              ("FullyConnectedOptions", {"FusedActivationFunction": "NONE"}), version=4),
+    _weighted("conv_per_channel_16x16x16_to_32_rounding", "CONV_2D", (1, 16, 16, 16), (1, 16, 16, 32),
+              _i8(32, 3, 3, 16), 32, ("Conv2DOptions", _window("SAME", 1)), 0, version=3),
     Int8Case("add_constant_unequal_scales_relu", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, _i8(1, 4, 5, 3)),
              ("AddOptions", {"FusedActivationFunction": "RELU"}),
              (("input", XQ), ("const0", (0.11, -20)), ("output", YQ)), version=2),
@@ -237,9 +241,21 @@ INT8_CASES = [
              ("ReshapeOptions", {"NewShape": (1, 32)}), quantization=(("input", XQ), ("output", XQ))),
     Int8Case("concatenation_same_scale_copies", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 4), ("copy", "copy"),
              (X, X), ("ConcatenationOptions", {"Axis": -1}), quantization=(("input", XQ), ("output", XQ)), version=2),
-    Int8Case("concatenation_constant_other_scale", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 5), ("copy", "copy"),
+    Int8Case("concatenation_constant_same_scale", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 5), ("copy", "copy"),
              (X, _i8(1, 3, 2, 3)), ("ConcatenationOptions", {"Axis": 3}),
              quantization=(("input", XQ), ("const0", XQ), ("output", XQ)), version=2),
+    # TFLite refuses int8 CONCATENATION inputs of another scale than the output's; uint8 it requantizes
+    Int8Case("concatenation_uint8_unequal_scales_requantizes", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 5),
+             ("quantize", "quantize"), (X, _rng.integers(0, 256, (1, 3, 2, 3)).astype(np.uint8)),
+             ("ConcatenationOptions", {"Axis": 3}),
+             quantization=(("input", (0.05, 131)), ("const0", (0.11, 100)), ("output", (0.08, 120))), io_dtype="uint8"),
+    Int8Case("reshape_other_scale_is_a_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
+             ("ReshapeOptions", {"NewShape": (1, 32)})),  # TFLite copies the bytes: no requantization
+    Int8Case("conv_uint8_per_tensor_weight_zero_point", "CONV_2D", (1, 6, 6, 3), (1, 3, 3, 4), ("convolution",),
+             (X, _rng.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8), _i32(4)),
+             ("Conv2DOptions", _window("SAME", 2, "RELU6")),
+             (("input", (0.05, 131)), ("output", (0.08, 120)), ("const0", (0.01, 140)), ("const1", (0.05 * 0.01, 0))),
+             io_dtype="uint8"),
     Int8Case("quantize_float32_to_int8", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",),
              quantization=(("output", YQ),), io_dtype="float32", output_dtype="int8"),
     Int8Case("quantize_int8_requantize", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",), version=2),
@@ -252,7 +268,8 @@ def _int8_input(case: Int8Case) -> np.ndarray:
     rng = np.random.default_rng(5)
     if case.io_dtype == "float32":
         return rng.uniform(-12, 12, case.x).astype(np.float32)
-    return rng.integers(-128, 128, case.x).astype(np.int8)
+    lo, hi = np.iinfo(case.io_dtype).min, np.iinfo(case.io_dtype).max
+    return rng.integers(lo, hi + 1, case.x).astype(case.io_dtype)
 
 
 def _reference_kernels(model: bytes, x: np.ndarray) -> np.ndarray:
