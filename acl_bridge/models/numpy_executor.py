@@ -157,9 +157,9 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     arrays[s.output][...] = y
 
 
-def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
-    """Outputs of the model for input ``x``, by tensor name (each in its tensor's dtype:
-    float32, or int8 / uint8 for a quantized model)."""
+def run_plan_tensors(plan: Plan, x: np.ndarray) -> Dict[int, np.ndarray]:
+    """Every tensor of the plan after a run on ``x``, by tensor index (views included, each
+    in its tensor's dtype: float32, or int8 / uint8 for a quantized model)."""
     t = plan.model.tensors
     owned = {i: np.zeros(t[i].shape, t[i].dtype) for i in plan.buffers()}
     arrays = plan.bind(owned)
@@ -167,4 +167,10 @@ def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
     arrays[plan.model.inputs[0]][...] = x
     for s in plan.steps:
         _run_step(s, arrays)
-    return {t[i].name: np.array(arrays[i]) for i in plan.model.outputs}
+    return arrays
+
+
+def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
+    """Outputs of the model for input ``x``, by tensor name (each in its tensor's dtype)."""
+    arrays = run_plan_tensors(plan, x)
+    return {plan.model.tensors[i].name: np.array(arrays[i]) for i in plan.model.outputs}

@@ -17,7 +17,7 @@ pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not inst
 
 from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.tflite_plan import SUPPORTED, plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import read_model  # noqa: E402
+from acl_bridge.models.tflite_reader import ModelFormatError, UnsupportedModelError, read_model  # noqa: E402
 
 from .conftest import interpreter_outputs, tolerance  # noqa: E402
 from .test_plan import assert_steps_bind  # noqa: E402
@@ -325,3 +325,41 @@ def test_every_int8_rule_has_an_int8_case():
     lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
+
+
+REFUSED_INT8 = [
+    ("average_pool_rescaling", Int8Case("", "AVERAGE_POOL_2D", (1, 4, 4, 2), (1, 2, 2, 2), (),
+                                        options=("Pool2DOptions", _window("VALID", 2, FilterHeight=2, FilterWidth=2)),
+                                        version=2),
+     r"operator #0 AVERAGE_POOL_2D: input quantization \(scale 0.05.*, zero point 3\) differing from the output's"),
+    ("softmax_output_scale", Int8Case("", "SOFTMAX", (1, 10), (1, 10), (), options=("SoftmaxOptions", {"Beta": 1.0}),
+                                      version=2),
+     r"operator #0 SOFTMAX: output .* has scale 0.0799.* and zero point -7, expected 0.00390625 \(1/256\) and -128"),
+    ("fully_connected_keep_num_dims", Int8Case("", "FULLY_CONNECTED", (1, 4), (1, 3), (), (X, _i8(3, 4), _i32(3)),
+                                               ("FullyConnectedOptions", {"KeepNumDims": True}),
+                                               (("input", XQ), ("output", YQ), ("const0", (0.01, 0)),
+                                                ("const1", (XQ[0] * 0.01, 0))), version=4),
+     r"operator #0 FULLY_CONNECTED: option keep_num_dims=True is not supported"),
+    ("fully_connected_4d_input", Int8Case("", "FULLY_CONNECTED", (1, 1, 1, 4), (1, 3), (), (X, _i8(3, 4), _i32(3)),
+                                          ("FullyConnectedOptions", {}),
+                                          (("input", XQ), ("output", YQ), ("const0", (0.01, 0)),
+                                           ("const1", (XQ[0] * 0.01, 0))), version=4),
+     r"operator #0 FULLY_CONNECTED: input \[1, 1, 1, 4\] -> output \[1, 3\] \(2-D \(batch, in\) -> \(batch, out\) only\)"),
+    ("tanh_int8", Int8Case("", "TANH", (1, 4), (1, 4), (), quantization=(("input", XQ), ("output", (1 / 128, 0))),
+                           version=2),
+     r"operator #0 TANH: the operator on int8 tensors is not supported"),
+    ("hybrid_conv", Int8Case("", "CONV_2D", (1, 4, 4, 2), (1, 4, 4, 2), (), (X, _i8(2, 3, 3, 2), _f32(2)),
+                             ("Conv2DOptions", _window("SAME", 1)), (("const0", (0.01, 0)),), io_dtype="float32"),
+     r"operator #0 CONV_2D: tensor #1 'const0' of type int8 in a float32 operator \(hybrid quantization\)"),
+    ("dequantize_without_quantization", Int8Case("", "DEQUANTIZE", (1, 4), (1, 4), (), quantization=(),
+                                                 output_dtype="float32", version=2),
+     r"operator #0 DEQUANTIZE: input .* is int8 without quantization parameters"),
+]
+
+
+@pytest.mark.parametrize("case,message", [c[1:] for c in REFUSED_INT8], ids=[c[0] for c in REFUSED_INT8])
+def test_int8_refusals_name_the_operator_and_why(case, message):
+    """Refused at load: by the plan (UnsupportedModelError), or already by the reader's
+    quantization checks (ModelFormatError: TFLite refuses those models too)."""
+    with pytest.raises((UnsupportedModelError, ModelFormatError), match=message):
+        plan_model(read_model(case.model()))
