@@ -235,6 +235,9 @@ INT8_CASES = [
              quantization=(("input", (0.15, 32)), ("output", (1 / 256, -128))), version=2),
     Int8Case("softmax_beta", "SOFTMAX", (3, 7), (3, 7), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5}),
              quantization=(("input", (0.07, -3)), ("output", (1 / 256, -128))), version=2),
+    Int8Case("softmax_500x100_small_scale", "SOFTMAX", (500, 100), (500, 100), ("softmax",),
+             options=("SoftmaxOptions", {"Beta": 1.0}), quantization=(("input", (0.02, -3)), ("output", (1 / 256, -128))),
+             version=2),
     *(Int8Case(f"{name.lower()}_requantizing", name, (1, 4, 5, 3), (1, 4, 5, 3), ("activation",), version=v)
       for name, v in (("RELU", 2), ("RELU6", 2), ("RELU_N1_TO_1", 1))),
     Int8Case("reshape_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
@@ -363,3 +366,47 @@ def test_int8_refusals_name_the_operator_and_why(case, message):
     quantization checks (ModelFormatError: TFLite refuses those models too)."""
     with pytest.raises((UnsupportedModelError, ModelFormatError), match=message):
         plan_model(read_model(case.model()))
+
+
+def _conv_then(opcode: str, relu_out_q: tuple):
+    """An int8 CONV_2D (no fused activation) followed by ``opcode`` (RELU / RELU6) writing a
+    new graph output of quantization ``relu_out_q``: a two-operator model made from the
+    one-operator one (the reader's specs, replaced)."""
+    import dataclasses
+
+    from acl_bridge.models.tflite_reader import Quantization
+
+    case = INT8_CASES[2]  # conv_per_tensor_same_even_kernel, no fused activation
+    m = read_model(case.model())
+    conv = m.operators[0]
+    y = m.tensors[conv.outputs[0]]
+    z = dataclasses.replace(y, index=len(m.tensors), name="activated",
+                            quantization=Quantization((float(np.float32(relu_out_q[0])),), (relu_out_q[1],), 0))
+    act = dataclasses.replace(conv, index=1, opcode=opcode, inputs=(y.index,), outputs=(z.index,), options=())
+    return dataclasses.replace(m, tensors=m.tensors + (z,), operators=(conv, act), outputs=(z.index,)), case
+
+
+@pytest.mark.parametrize("opcode", ["RELU", "RELU6"])
+def test_int8_activation_of_the_same_scale_is_fused_as_a_clamp(opcode):
+    m, case = _conv_then(opcode, YQ)
+    plan = plan_model(m)
+    assert [s.kind for s in plan.steps] == ["convolution"] and plan.fused == (1,)
+    step = plan.steps[0]
+    assert step.output == m.outputs[0] and step.param("activation") == {"RELU": "relu", "RELU6": "bounded_relu"}[opcode]
+    assert dict(step.param("quantization"))["dst"] == (float(np.float32(YQ[0])), YQ[1])
+    x = _int8_input(case)
+    unfused = run_plan(plan_model(read_model(case.model())), x)["output"]
+    lo = YQ[1]  # relu and relu6 clamp at the zero point, relu6 also at zero point + round(6 / scale)
+    hi = 127 if opcode == "RELU" else YQ[1] + int(np.floor(np.float32(6) / np.float32(YQ[0]) + np.float32(0.5)))
+    assert np.array_equal(run_plan(plan, x)["activated"], np.clip(unfused, lo, hi))
+
+
+def test_int8_activation_that_requantizes_stays_a_step_of_its_own():
+    """A RELU whose output scale differs from its input's: TFLite requantizes, then clamps (a
+    fused clamp on the convolution would round twice), so it is neither fused nor in place."""
+    m, case = _conv_then("RELU", (0.03, -20))
+    plan = plan_model(m)
+    assert [s.kind for s in plan.steps] == ["convolution", "activation"] and plan.fused == ()
+    assert not plan.steps[1].param("in_place") and plan.steps[1].output == m.outputs[0]
+    q = dict(plan.steps[1].param("quantization"))
+    assert q["src"] != q["dst"]
