@@ -9,7 +9,8 @@ output stage), not from their code:
   ``q`` rounded to 31 fractional bits, half away from zero);
 * ``x * m`` is then :func:`multiply_by_quantized_multiplier`: a left shift for positive
   shifts, the saturating rounding doubling high multiplication (the high 32 bits of
-  ``2 * x * q``, rounded half away from zero) and a rounding arithmetic right shift
+  ``2 * x * q``, rounded to nearest, ties up: a nudge of 2**30, or 1 - 2**30 for a negative
+  product, then a division truncating toward zero) and a rounding arithmetic right shift
   (:func:`rounding_divide_by_pot`, half away from zero);
 * convolution / depthwise / fully connected: int32 accumulators of
   ``(x - x_zero_point) * (w - w_zero_point)`` plus the int32 bias, rescaled by
