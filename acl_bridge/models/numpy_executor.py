@@ -9,6 +9,7 @@ from typing import Dict
 
 import numpy as np
 
+from . import int8_reference as q8
 from .tflite_plan import Plan, Step, slice_index
 
 _ACT = {
@@ -59,9 +60,59 @@ def resize_bilinear(x: np.ndarray, out_hw, align_corners: bool = False, half_pix
     return rows[:, :, x0] * (1 - dx) + rows[:, :, x1] * dx
 
 
+def _destination(s: Step, arrays: Dict[int, np.ndarray], shape) -> np.ndarray:
+    """Where a copy-like step writes: its output, or its slice of ``into`` (concatenation)."""
+    p = dict(s.params)
+    if "into" in p:
+        _, axis, start = p["slice"]
+        return arrays[p["into"]][slice_index(len(shape), axis, start, shape[axis])]
+    return arrays[s.output]
+
+
+def _run_quantized(s: Step, arrays: Dict[int, np.ndarray]) -> None:
+    """An int8 / uint8 step, with TFLite's integer arithmetic (:mod:`.int8_reference`)."""
+    p, c = dict(s.params), dict(s.constants)
+    q = dict(p["quantization"])
+    x = arrays[s.inputs[0]]
+    dst = _destination(s, arrays, x.shape)
+    if s.kind == "dequantize":
+        dst[...] = q8.dequantize(x, q["src"])
+        return
+    if s.kind == "quantize":
+        dst[...] = q8.quantize(x, q["dst"], dst.dtype) if "src" not in q else q8.requantize(x, q["src"], q["dst"], dst.dtype)
+        return
+    if s.kind == "copy":
+        dst[...] = x.reshape(dst.shape)
+        return
+    yq = q["dst"]
+    clamp = q8.activation_range(p.get("activation"), p.get("act_a", 0.0), p.get("act_b", 0.0), yq[0], yq[1], dst.dtype)
+    if s.kind in ("convolution", "depthwise"):
+        y = q8.convolution(x, q["src"], c["weights"], q["weights"], c["bias"], yq, dst.dtype, p["stride"],
+                           p["padding"], clamp, p.get("depth_multiplier") if s.kind == "depthwise" else None)
+    elif s.kind == "fully_connected":
+        y = q8.fully_connected(x, q["src"], c["weights"], q["weights"], c["bias"], yq, dst.dtype, clamp)
+    elif s.kind == "add":
+        b = c["b"] if "b" in c else arrays[s.inputs[1]]
+        y = q8.add(x, q["a"], b, q["b"], yq, dst.dtype, clamp)
+    elif s.kind == "activation":  # TFLite: requantize to the output's scale, then clamp
+        clamp = q8.activation_range(p["function"], p["a"], p["b"], yq[0], yq[1], dst.dtype)
+        y = np.clip(q8.requantize(x, q["src"], yq, np.int64, float32_ratio=True), *clamp).astype(dst.dtype)
+    elif s.kind == "pooling":
+        pool = q8.max_pool if p["pool_type"] == "max" else q8.average_pool
+        y = pool(x, p["kernel"], p["stride"], p["padding"], clamp, dst.dtype)
+    elif s.kind == "softmax":
+        y = q8.softmax(x, q["src"], p["beta"], yq, dst.dtype)
+    else:  # pragma: no cover - plan_model produces no other quantized kind
+        raise AssertionError(f"unknown quantized step kind {s.kind!r}: {s!r}")
+    dst[...] = y
+
+
 def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     p = dict(s.params)
     c = dict(s.constants)
+    if p.get("quantization"):
+        _run_quantized(s, arrays)
+        return
     x = arrays[s.inputs[0]].astype(np.float64)
     if s.kind == "convolution":
         y = np.einsum("nhwcij,oijc->nhwo", _windows(x, c["weights"].shape[1:3], p["stride"], p["padding"], 0.0),
@@ -71,7 +122,7 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
         win = np.repeat(_windows(x, c["weights"].shape[:2], p["stride"], p["padding"], 0.0), m, axis=3)
         y = np.einsum("nhwcij,ijc->nhwc", win, c["weights"].astype(np.float64)) + c["bias"]
     elif s.kind == "add":
-        y = x + arrays[s.inputs[1]]
+        y = x + (c["b"] if "b" in c else arrays[s.inputs[1]])
     elif s.kind == "prelu":
         y = np.where(x > 0, x, c["alpha"].astype(np.float64) * x)
     elif s.kind == "activation":
@@ -85,6 +136,8 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
             ones = np.ones(x.shape[:3] + (1,))
             y = (_windows(x, p["kernel"], p["stride"], p["padding"], 0.0).sum(axis=(-2, -1))
                  / _windows(ones, p["kernel"], p["stride"], p["padding"], 0.0).sum(axis=(-2, -1)))
+    elif s.kind == "fully_connected":
+        y = x @ c["weights"].astype(np.float64).T + c["bias"]
     elif s.kind == "softmax":
         e = np.exp(p["beta"] * (x - x.max(axis=-1, keepdims=True)))
         y = e / e.sum(axis=-1, keepdims=True)
@@ -104,12 +157,20 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     arrays[s.output][...] = y
 
 
-def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
-    """Outputs of the model for input ``x``, by tensor name (float32)."""
+def run_plan_tensors(plan: Plan, x: np.ndarray) -> Dict[int, np.ndarray]:
+    """Every tensor of the plan after a run on ``x``, by tensor index (views included, each
+    in its tensor's dtype: float32, or int8 / uint8 for a quantized model)."""
     t = plan.model.tensors
-    owned = {i: np.zeros(t[i].shape, np.float32) for i in plan.buffers()}
+    owned = {i: np.zeros(t[i].shape, t[i].dtype) for i in plan.buffers()}
     arrays = plan.bind(owned)
+    arrays.update((c.index, c.data) for c in t if c.is_constant)  # operands of copies (CONCATENATION)
     arrays[plan.model.inputs[0]][...] = x
     for s in plan.steps:
         _run_step(s, arrays)
-    return {t[i].name: np.array(arrays[i]) for i in plan.model.outputs}
+    return arrays
+
+
+def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
+    """Outputs of the model for input ``x``, by tensor name (each in its tensor's dtype)."""
+    arrays = run_plan_tensors(plan, x)
+    return {plan.model.tensors[i].name: np.array(arrays[i]) for i in plan.model.outputs}

@@ -37,7 +37,7 @@ from .lowering import SUPPORTED, Concatenate, Lowered, Reshape, Step, rule_for
 from .tflite_reader import ModelSpec, UnsupportedModelError
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
-FUSES_ACTIVATION = ("convolution", "depthwise")
+FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,12 @@ def _views(model: ModelSpec, consumers: Dict[int, List[int]],
             continue
         for i, start in c.parts:
             how: Tuple[Union[str, int], ...] = ("slice", c.axis, start)
-            if i in fixed or t[i].is_constant or i in parent or len(consumers.get(i, ())) > 1 or i in model.outputs:
-                copies.append(Step(c.op_index, c.opcode, "copy", (i,), -1, (("into", c.output), ("slice", how))))
+            q = _copy_quantization(model, i, c.output)
+            if q and dict(q[0][1])["src"] != dict(q[0][1])["dst"]:  # another scale: a requantizing step
+                copies.append(Step(c.op_index, c.opcode, "quantize", (i,), -1,
+                                   (("into", c.output), ("slice", how)) + q))
+            elif i in fixed or t[i].is_constant or i in parent or len(consumers.get(i, ())) > 1 or i in model.outputs:
+                copies.append(Step(c.op_index, c.opcode, "copy", (i,), -1, (("into", c.output), ("slice", how)) + q))
             else:
                 parent[i] = View(i, c.output, how)
     for r in placements:
@@ -140,8 +144,22 @@ def _views(model: ModelSpec, consumers: Dict[int, List[int]],
         elif src not in parent and src not in fixed and root(out) != src and len(consumers.get(src, ())) == 1:
             parent[src] = View(src, out, ("reshape",))
         else:
-            copies.append(Step(r.op_index, r.opcode, "copy", (src,), out, (("reshape", True),)))
+            copies.append(Step(r.op_index, r.opcode, "copy", (src,), out, (("reshape", True),)
+                               + _copy_quantization(model, src, out, same=True)))
     return tuple(parent.values()), tuple(copies)
+
+
+def _copy_quantization(model: ModelSpec, src: int, dst: int, same: bool = False) -> Tuple[Tuple[str, object], ...]:
+    """The ``quantization`` parameter of a copy between quantized tensors (none for float32);
+    ``same``: the destination takes the source's (RESHAPE: TFLite copies the bytes, whatever
+    the output's quantization says)."""
+    t = model.tensors
+    qs, qd = t[src].quantization, t[dst].quantization
+    if qs is None or qd is None or not qs.scale or not qd.scale:
+        return ()
+    sq = (float(qs.scale[0]), int(qs.zero_point[0]) if qs.zero_point else 0)
+    dq = sq if same else (float(qd.scale[0]), int(qd.zero_point[0]) if qd.zero_point else 0)
+    return (("quantization", (("src", sq), ("dst", dq))),)
 
 
 def plan_model(model: ModelSpec) -> Plan:
@@ -187,6 +205,9 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
         if p is None or p in dropped or len(consumers.get(src, ())) != 1 or src in model.outputs:
             continue
         prod = out[p]
+        q = dict(s.param("quantization") or ())
+        if q and q.get("src") != q.get("dst"):  # an int8 activation that requantizes: a step of its own
+            continue
         if prod.kind in FUSES_ACTIVATION and prod.param("activation") is None \
                 and s.param("function") != "logistic":
             act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))

@@ -23,7 +23,7 @@ from .tiny_tflite import X, one_operator_model  # noqa: E402
 
 def test_the_table_covers_supported_exactly():
     assert SUPPORTED == tuple(sorted(RULES)) and tflite_plan.SUPPORTED is SUPPORTED
-    assert len(SUPPORTED) == 16
+    assert len(SUPPORTED) == 19
     for code, r in RULES.items():
         assert r.opcode == code and rule_for(code) is r
         assert callable(r.lower) and callable(r.tensors)
@@ -60,8 +60,9 @@ def test_an_opcode_without_a_rule_is_refused_naming_it(opcode):
 
 
 def test_a_known_refusal_says_why():
-    with pytest.raises(UnsupportedModelError, match=r"operator #0 DEQUANTIZE: the operator \(only DEQUANTIZE of a "
-                                                    r"constant is supported \(expanded at load time\)\)"):
+    """DEQUANTIZE of a live float32 tensor: the gate names the types it takes."""
+    with pytest.raises(UnsupportedModelError, match=r"operator #0 DEQUANTIZE: types float32 -> float32 \(int8 / uint8 "
+                                                    r"-> float32; float16 constants are folded at load time\)"):
         tflite_plan.plan_model(_relu("DEQUANTIZE"))
 
 
@@ -82,8 +83,8 @@ def test_the_type_gate_runs_on_every_operator_before_any_rule():
     int8 = dataclasses.replace(out, index=3, name="int8", dtype=np.dtype("int8"))
     relu = dataclasses.replace(m.operators[0], index=1, opcode="RELU", inputs=(2,), outputs=(3,), options=())
     m2 = dataclasses.replace(m, tensors=m.tensors + (int8,), operators=m.operators + (relu,), outputs=(3,))
-    with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU: tensor #3 'int8' of type int8 "
-                                                    r"\(float32 only\)"):
+    with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU: tensor types #2 float32, #3 int8 "
+                                                    r"\(float32 only, or int8 only, or uint8 only\)"):
         tflite_plan.plan_model(m2)
 
 

@@ -89,10 +89,12 @@ def _quantization(b, q):
 
 def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], inputs: Sequence[Input] = (X,),
                        options: Optional[Options] = None, version: int = 1, *, io_dtype: str = "float32",
-                       quantization: Optional[Mapping[str, Tuple]] = None) -> bytes:
+                       quantization: Optional[Mapping[str, Tuple]] = None,
+                       output_dtype: Optional[str] = None) -> bytes:
     """Model bytes: ``io_dtype`` (float32) graph input ``input`` of ``x_shape`` -> ``opcode`` on
     ``inputs`` -> ``io_dtype`` graph output ``output`` of ``y_shape``; tensors named in
-    ``quantization`` carry those parameters."""
+    ``quantization`` carry those parameters; ``output_dtype`` (default ``io_dtype``) the graph
+    output's own type (QUANTIZE: float32 in, int8 out; DEQUANTIZE: the other way)."""
     import flatbuffers
     import tflite
 
@@ -108,7 +110,7 @@ def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[in
         buffers.append(B.BufferEnd(b))
     specs = [("input", tuple(x_shape), io_dtype, 0)]
     specs += [(f"const{k}", c.shape, c.dtype.name, k + 1) for k, c in enumerate(consts)]
-    specs.append(("output", tuple(y_shape), io_dtype, 0))
+    specs.append(("output", tuple(y_shape), output_dtype or io_dtype, 0))
     tensors = []
     for name, shape, dtype, buf in specs:
         n = b.CreateString(name)

@@ -46,6 +46,17 @@ from .helpers import (
     where,
     window,
 )
+from .quantized import (
+    QUANTIZED_ACTIVATIONS,
+    dequantize_gate,
+    float32_or_quantized,
+    is_quantized,
+    quantization,
+    quantize_gate,
+    quantized_activation,
+    quantized_constants,
+    tensor_q,
+)
 from .step import Concatenate, Lowered, Params, Reshape, Step
 
 RuleFunction = Callable[[OperatorSpec, ModelSpec], Tuple[Lowered, ...]]
@@ -64,10 +75,13 @@ RULES: Dict[str, Rule] = {}
 FLOAT32 = float32_except()
 # float32, but input 1 is a constant integer table the rule reads (paddings, new shape, new size)
 FLOAT32_WITH_TABLE = float32_except(1)
+# float32 or int8 / uint8 (every live tensor; per-tensor quantization): the rule looks at the types
+FLOAT32_OR_INT8 = float32_or_quantized()
+FLOAT32_OR_INT8_WITH_TABLE = float32_or_quantized(1)
+# ... with constant weights (input 1) and bias (input 2: int32 when quantized)
+WEIGHTED = float32_or_quantized(weights=1, bias=2)
 # why an operator without a rule has none, where there is more to say than the list
-WHY_NOT = {
-    "DEQUANTIZE": "only DEQUANTIZE of a constant is supported (expanded at load time)",
-}
+WHY_NOT: Dict[str, str] = {}
 
 
 def rule(*opcodes: str, tensors: TensorCheck = FLOAT32) -> Callable[[RuleFunction], RuleFunction]:
@@ -112,9 +126,35 @@ def _convolution_step(op: OperatorSpec, model: ModelSpec, kind: str, weights: np
     return unary(op, kind, params, (("weights", np.ascontiguousarray(weights)), ("bias", np.ascontiguousarray(bias))))
 
 
-@rule("CONV_2D")
+def _quantized_convolution(op: OperatorSpec, model: ModelSpec, kind: str, axis: int, extra: Params) -> Step:
+    """An int8 / uint8 convolution or depthwise step: weights as stored (OHWI; 1xHxWx(C*M)
+    -> HxWx(C*M)), int32 bias, per-channel scales on the output channels."""
+    x, out = first_input(op), op.outputs[0]
+    cout = model.tensors[out].shape[-1]
+    w, b, wq, bq = quantized_constants(op, model, axis, cout)
+    if w.ndim != 4 or w.shape[axis] != cout:
+        raise malformed(op, f"weights {list(w.shape)} do not fit {cout} output channels")
+    kh, kw = w.shape[1], w.shape[2]
+    if kind == "depthwise":
+        w = w.reshape(kh, kw, cout)
+    stride, padding = window(op, model, kh, kw)
+    params = ((("stride", stride), ("padding", padding)) + extra
+              + activation_params(quantized_activation(op))
+              + quantization(("src", tensor_q(op, model, x)), ("weights", wq), ("bias", bq),
+                             ("dst", tensor_q(op, model, out))))
+    return unary(op, kind, params, (("weights", np.ascontiguousarray(w)), ("bias", np.ascontiguousarray(b))))
+
+
+@rule("CONV_2D", tensors=WEIGHTED)
 def conv_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``convolution``: weights OHWI as TFLite stores them (the bridge's NHWC layout)."""
+    """-> ``convolution``: weights OHWI as TFLite stores them (the bridge's NHWC layout);
+    int8: per-channel (axis 0) or per-tensor weights, int32 bias."""
+    if is_quantized(model, first_input(op)):
+        cin = model.tensors[first_input(op)].shape[-1]
+        w = model.tensors[op.inputs[1]].shape
+        if len(w) != 4 or w[3] != cin:
+            raise malformed(op, f"weights {list(w)} do not map {cin} input channels")
+        return (_quantized_convolution(op, model, "convolution", 0, ()),)
     w, b, cout = _weights_and_bias(op, model)
     cin = model.tensors[first_input(op)].shape[-1]
     if w.shape[0] != cout or w.shape[3] != cin:
@@ -122,11 +162,20 @@ def conv_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     return (_convolution_step(op, model, "convolution", w, b, (w.shape[1], w.shape[2]), ()),)
 
 
-@rule("DEPTHWISE_CONV_2D")
+@rule("DEPTHWISE_CONV_2D", tensors=WEIGHTED)
 def depthwise_conv_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``depthwise``: weights 1xHxWx(C*M) -> HxWx(C*M)."""
-    w, b, cout = _weights_and_bias(op, model)
+    """-> ``depthwise``: weights 1xHxWx(C*M) -> HxWx(C*M); int8: per-channel (axis 3) or
+    per-tensor weights, int32 bias."""
     cin = model.tensors[first_input(op)].shape[-1]
+    if is_quantized(model, first_input(op)):
+        w = model.tensors[op.inputs[1]].shape
+        cout = model.tensors[op.outputs[0]].shape[-1]
+        mult = int_option(op, "depth_multiplier", 0) or cout // max(cin, 1)
+        if len(w) != 4 or w[0] != 1 or w[3] != cout or cin * mult != cout:
+            raise malformed(op, f"weights {list(w)}, {cin} input channels, depth multiplier {mult} and "
+                                f"{cout} output channels do not fit")
+        return (_quantized_convolution(op, model, "depthwise", 3, (("depth_multiplier", mult),)),)
+    w, b, cout = _weights_and_bias(op, model)
     mult = int_option(op, "depth_multiplier", 0) or cout // max(cin, 1)
     if w.shape[0] != 1 or w.shape[3] != cout or cin * mult != cout:
         raise malformed(op, f"weights {list(w.shape)}, {cin} input channels, depth multiplier {mult} and "
@@ -136,10 +185,42 @@ def depthwise_conv_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]
                               (("depth_multiplier", mult),)),)
 
 
+@rule("FULLY_CONNECTED", tensors=WEIGHTED)
+def fully_connected(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``fully_connected``: src (batch, in), weights (out, in) as TFLite stores them, bias
+    (out,); float32, or int8 / uint8 with per-tensor or per-channel (axis 0) weights and
+    int32 bias. Only 2-D input and output (keep_num_dims=False)."""
+    src, out = first_input(op), op.outputs[0]
+    x, y = model.tensors[src].shape, model.tensors[out].shape
+    if option(op, "keep_num_dims", False):
+        raise refuse(op, "option keep_num_dims=True")
+    if len(x) != 2 or len(y) != 2 or x[0] != y[0]:
+        raise refuse(op, f"input {list(x)} -> output {list(y)} (2-D (batch, in) -> (batch, out) only)")
+    if len(op.inputs) < 2 or op.inputs[1] < 0:
+        raise ModelFormatError(f"{where(op)} has no weights tensor")
+    wshape = model.tensors[op.inputs[1]].shape
+    if tuple(wshape) != (y[1], x[1]):
+        raise malformed(op, f"weights {list(wshape)} do not map {x[1]} inputs to {y[1]} outputs")
+    if is_quantized(model, src):
+        w, b, wq, bq = quantized_constants(op, model, 0, y[1])
+        params = activation_params(quantized_activation(op)) + quantization(
+            ("src", tensor_q(op, model, src)), ("weights", wq), ("bias", bq), ("dst", tensor_q(op, model, out)))
+    else:
+        w = constant(model, op, 1, "weights")
+        bias = optional_constant(model, op, 2, "bias")
+        b = np.zeros(y[1], np.float32) if bias is None else bias
+        if b.shape != (y[1],):
+            raise malformed(op, f"bias {list(b.shape)} does not fit {y[1]} outputs")
+        params = activation_params(fused_activation(op))
+    return (unary(op, "fully_connected", params,
+                  (("weights", np.ascontiguousarray(w)), ("bias", np.ascontiguousarray(b)))),)
+
+
 # ---------------------------------------------------------------------------- elementwise
-@rule("ADD")
+@rule("ADD", tensors=FLOAT32_OR_INT8)
 def add(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``add`` with its fused activation; inputs of the output's shape only (no broadcasting)."""
+    """-> ``add`` with its fused activation; inputs of the output's shape only (no broadcasting);
+    int8: each input and the output with its own scale and zero point."""
     t = model.tensors
     ins = tuple(i for i in op.inputs if i >= 0)
     if len(ins) != 2:
@@ -147,7 +228,21 @@ def add(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     for i in ins:
         if t[i].shape != t[op.outputs[0]].shape:
             raise refuse(op, f"broadcasting input {list(t[i].shape)} to {list(t[op.outputs[0]].shape)}")
-    return (Step(op.index, op.opcode, "add", ins, op.outputs[0], activation_params(fused_activation(op))),)
+    if t[ins[0]].is_constant and t[ins[1]].is_constant:
+        raise refuse(op, "two constant inputs")
+    if t[ins[0]].is_constant:  # a + b = b + a: the live input first, the constant as role b
+        ins = (ins[1], ins[0])
+    if is_quantized(model, ins[0]):
+        params = activation_params(quantized_activation(op)) + quantization(
+            ("a", tensor_q(op, model, ins[0])), ("b", tensor_q(op, model, ins[1])),
+            ("dst", tensor_q(op, model, op.outputs[0])))
+    else:
+        params = activation_params(fused_activation(op))
+    constant_b = t[ins[1]].data
+    if constant_b is not None:
+        return (Step(op.index, op.opcode, "add", ins[:1], op.outputs[0], params,
+                     (("b", np.ascontiguousarray(constant_b)),)),)
+    return (Step(op.index, op.opcode, "add", ins, op.outputs[0], params),)
 
 
 @rule("PRELU")
@@ -171,28 +266,74 @@ ACTIVATIONS: Dict[str, Activation] = {name: act for name, act in FUSED.items() i
 ACTIVATIONS["LOGISTIC"] = ("logistic", 0.0, 0.0)
 
 
-@rule(*ACTIVATIONS)
+@rule(*ACTIVATIONS, tensors=FLOAT32_OR_INT8)
 def activation(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``activation`` (the plan then fuses it into its producer or runs it in place)."""
+    """-> ``activation`` (the plan then fuses it into its producer or runs it in place);
+    int8 (RELU, RELU6, RELU_N1_TO_1): TFLite requantizes the input to the output's scale,
+    then clamps."""
     function, a, b = ACTIVATIONS[op.opcode]
-    return (unary(op, "activation", (("function", function), ("a", a), ("b", b))),)
+    params: Params = (("function", function), ("a", a), ("b", b))
+    src = first_input(op)
+    if is_quantized(model, src):
+        if function not in QUANTIZED_ACTIVATIONS:
+            raise refuse(op, f"the operator on {model.tensors[src].dtype} tensors")
+        params += quantization(("src", tensor_q(op, model, src)), ("dst", tensor_q(op, model, op.outputs[0])))
+    return (unary(op, "activation", params),)
 
 
-@rule("SOFTMAX")
+# TFLite's int8 / uint8 softmax output: scale 1/256, zero point -128 / 0
+SOFTMAX_OUTPUT = {np.dtype(np.int8): (1 / 256, -128), np.dtype(np.uint8): (1 / 256, 0)}
+
+
+@rule("SOFTMAX", tensors=FLOAT32_OR_INT8)
 def softmax(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    return (unary(op, "softmax", (("beta", float_option(op, "beta", 1.0)),)),)
+    """-> ``softmax`` along the last axis; int8 / uint8 out with scale 1/256 and zero point
+    -128 / 0 (TFLite's requirement)."""
+    params: Params = (("beta", float_option(op, "beta", 1.0)),)
+    src, out = first_input(op), op.outputs[0]
+    if is_quantized(model, src):
+        yq, want = tensor_q(op, model, out), SOFTMAX_OUTPUT[model.tensors[out].dtype]
+        if yq != want:
+            raise refuse(op, f"{model.tensors[out].dtype} output quantization (scale {yq[0]}, zero point {yq[1]}); "
+                             f"TFLite's is scale 1/256, zero point {want[1]}")
+        params += quantization(("src", tensor_q(op, model, src)), ("dst", yq))
+    return (unary(op, "softmax", params),)
+
+
+# ---------------------------------------------------------------------------- quantization
+@rule("QUANTIZE", tensors=quantize_gate)
+def quantize(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``quantize``: float32 -> int8 / uint8, or a requantization between quantized tensors."""
+    src, out = first_input(op), op.outputs[0]
+    xq = tensor_q(op, model, src) if is_quantized(model, src) else None
+    return (unary(op, "quantize", quantization(("src", xq), ("dst", tensor_q(op, model, out)))),)
+
+
+@rule("DEQUANTIZE", tensors=dequantize_gate)
+def dequantize(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``dequantize`` of a live int8 / uint8 tensor to float32 (DEQUANTIZE of a constant
+    was expanded at load time by :func:`~..tflite_reader.fold_constant_dequantize`)."""
+    return (unary(op, "dequantize", quantization(("src", tensor_q(op, model, first_input(op))))),)
 
 
 # ---------------------------------------------------------------------------- pooling
-@rule("MAX_POOL_2D", "AVERAGE_POOL_2D")
+@rule("MAX_POOL_2D", "AVERAGE_POOL_2D", tensors=FLOAT32_OR_INT8)
 def pool_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``pooling`` (average over the elements inside the input, as TFLite)."""
+    """-> ``pooling`` (average over the elements inside the input, as TFLite); int8 / uint8
+    with the same scale and zero point in and out (TFLite requires it)."""
     no_fused_activation(op)
     kh, kw = int_option(op, "filter_height"), int_option(op, "filter_width")
     stride, padding = window(op, model, kh, kw)
     pool = "max" if op.opcode == "MAX_POOL_2D" else "avg"
-    return (unary(op, "pooling", (("pool_type", pool), ("kernel", (kh, kw)), ("stride", stride),
-                                  ("padding", padding))),)
+    params: Params = (("pool_type", pool), ("kernel", (kh, kw)), ("stride", stride), ("padding", padding))
+    src, out = first_input(op), op.outputs[0]
+    if is_quantized(model, src):
+        xq, yq = tensor_q(op, model, src), tensor_q(op, model, out)
+        if xq != yq:
+            raise refuse(op, f"input quantization (scale {xq[0]}, zero point {xq[1]}) differing from the output's "
+                             f"(scale {yq[0]}, zero point {yq[1]})")
+        params += quantization(("src", xq), ("dst", yq))
+    return (unary(op, "pooling", params),)
 
 
 # ---------------------------------------------------------------------------- shape and view
@@ -223,7 +364,7 @@ def resize_bilinear(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     return (unary(op, "resize", (("align_corners", align), ("half_pixel_centers", half))),)
 
 
-@rule("RESHAPE", tensors=FLOAT32_WITH_TABLE)
+@rule("RESHAPE", tensors=FLOAT32_OR_INT8_WITH_TABLE)
 def reshape(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """A view (or a counted copy): the new shape is the output's, the shape input is not read."""
     src, out = first_input(op), op.outputs[0]
@@ -233,7 +374,7 @@ def reshape(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     return (Reshape(op.index, op.opcode, src, out),)
 
 
-@rule("CONCATENATION")
+@rule("CONCATENATION", tensors=FLOAT32_OR_INT8)
 def concatenation(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """Views: every input a slice of the output along the axis (or a counted copy into it)."""
     t = model.tensors
