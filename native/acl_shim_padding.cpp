@@ -95,6 +95,7 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
         case acl::DataType::S16: { int16_t i = static_cast<int16_t>(v - 6); std::memcpy(p, &i, 2); break; }
         case acl::DataType::U16: { uint16_t i = static_cast<uint16_t>(v); std::memcpy(p, &i, 2); break; }
         case acl::DataType::S8:
+        case acl::DataType::QSYMM8_PER_CHANNEL:
         case acl::DataType::QASYMM8_SIGNED: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v - 6); break;
         default: *p = static_cast<uint8_t>(v); break;
     }
@@ -116,6 +117,7 @@ bool same_value(acl::DataType dt, const uint8_t *a, const uint8_t *b) {
         case acl::DataType::S16: { int16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
         case acl::DataType::U16: { uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
         case acl::DataType::S8:
+        case acl::DataType::QSYMM8_PER_CHANNEL:
         case acl::DataType::QASYMM8_SIGNED:
             return std::abs(*reinterpret_cast<const int8_t *>(a) - *reinterpret_cast<const int8_t *>(b)) <= 1;
         default: return std::abs(static_cast<int>(*a) - static_cast<int>(*b)) <= 1;
