@@ -490,10 +490,10 @@ class FullyConnected(AclFunction):
         return 0 if role in ("weights", "bias") else None  # weights (out, in)
 
     @classmethod
-    def _params(cls, activation: Optional[str] = None):
+    def _params(cls, activation: Optional[str] = None, act_a: float = 0.0, act_b: float = 0.0):
         p = default_params()
         p.transpose_weights = 1
-        _activation_params(p, activation, 0.0, 0.0)
+        _activation_params(p, activation, act_a, act_b)
         return p
 
 

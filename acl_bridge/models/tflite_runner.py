@@ -66,7 +66,7 @@ from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
     "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy, "resize": F.Resize,
-    "prelu": F.PRelu,
+    "prelu": F.PRelu, "fully_connected": F.FullyConnected, "quantize": F.Quantize, "dequantize": F.Dequantize,
 }
 
 
@@ -88,6 +88,16 @@ def _significant_pad_width(pad_width) -> Tuple[Tuple[int, int], ...]:
 
 
 def _kwargs(step: Step) -> Dict[str, object]:
+    """The bridge function's keyword arguments for a step, its quantization per role included
+    (an int8 step's ``("quantization", ((role, q), ...))``: the int8-contract)."""
+    kw = _options(step)
+    q = step.param("quantization")
+    if q:
+        kw["quantization"] = {role: tuple(v) if isinstance(v, list) else v for role, v in q}
+    return kw
+
+
+def _options(step: Step) -> Dict[str, object]:
     p = dict(step.params)
     if step.kind in ("convolution", "depthwise"):
         kw = {"stride": p["stride"], "padding": _window(p["padding"]), "activation": p.get("activation"),
@@ -106,6 +116,8 @@ def _kwargs(step: Step) -> Dict[str, object]:
                 "padding": _window(p["padding"]), "exclude_padding": True}
     if step.kind == "softmax":
         return {"beta": p["beta"]}
+    if step.kind == "fully_connected":
+        return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
     if step.kind == "resize":
         return {"interpolation": "bilinear", "align_corners": p["align_corners"],
                 "half_pixel_centers": p["half_pixel_centers"]}
@@ -235,12 +247,12 @@ class TfliteRunner:
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
         plan = self.plan
-        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in plan.model.tensors}
+        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), i.dtype) for i in plan.model.tensors}
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
         for s in plan.steps:
             cls = ROLES[s.kind]
-            consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
+            consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
             need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC",
                                         backend=self.backend)
             const_pad.append({role: need[role] for role, _ in s.constants})
@@ -264,7 +276,7 @@ class TfliteRunner:
                     pad = pad.union(p)
             pad = pad.for_rank(len(t[b].shape))
             self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
-            descriptors[b] = padded_descriptor(tuple(t[b].shape), "float32", pad)
+            descriptors[b] = padded_descriptor(tuple(t[b].shape), t[b].dtype, pad)  # the model's dtype
         owned: Dict[int, NdArray] = {}
         if self.use_arena:
             sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
@@ -315,7 +327,7 @@ class TfliteRunner:
         for s, cpad in zip(plan.steps, const_pad):
             consts = {}
             for role, value in s.constants:
-                a = F.AclFunction.padded_empty(value.shape, "float32", cpad[role].for_rank(value.ndim))
+                a = F.AclFunction.padded_empty(value.shape, value.dtype, cpad[role].for_rank(value.ndim))
                 a.numpy()[...] = value
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
@@ -346,6 +358,11 @@ class TfliteRunner:
     def input_shape(self) -> Tuple[int, ...]:
         return tuple(self.plan.model.tensors[self.input_index].shape)
 
+    @property
+    def input_dtype(self) -> np.dtype:
+        """The model's input dtype (int8 for a full-integer model): run() takes exactly it."""
+        return np.dtype(self.plan.model.tensors[self.input_index].dtype)
+
     def staged(self) -> List[Tuple[int, str, str, Tuple[str, ...]]]:
         """(operator index, opcode, bridge kind, staged roles) of every function that copies."""
         return [(s.op_index, s.opcode, s.kind, f.staged) for s, f in zip(self.plan.steps, self.functions) if f.staged]
@@ -359,22 +376,28 @@ class TfliteRunner:
                 if t.copies_per_run:
                     a = f.arrays[t.role]
                     staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
-        copies = sum(int(np.prod(self.plan.model.tensors[s.inputs[0]].shape)) * 4
+        t = self.plan.model.tensors
+        copies = sum(int(np.prod(t[s.inputs[0]].shape)) * t[s.inputs[0]].dtype.itemsize
                      for s in self.plan.steps if s.kind == "copy")
-        inp = int(np.prod(self.input_shape)) * 4
+        inp = int(np.prod(self.input_shape)) * self.input_dtype.itemsize
         return {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
 
     # ------------------------------------------------------------------ running
     def run(self, x: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
-        """One inference. ``x`` (the input, shape :attr:`input_shape`) is copied into the
-        input buffer; ``None`` runs on what :attr:`input_array` holds. Returns read-only
-        views of the output buffers by tensor name (overwritten by the next run)."""
+        """One inference. ``x`` (the input, shape :attr:`input_shape`, dtype
+        :attr:`input_dtype`: nothing is cast) is copied into the input buffer; ``None`` runs
+        on what :attr:`input_array` holds. Returns read-only views of the output buffers by
+        tensor name, in the model's dtypes (overwritten by the next run)."""
         if x is not None:
             x = np.asarray(x)
             if tuple(x.shape) != self.input_shape:
                 from ndarray import InvalidLayoutError
 
                 raise InvalidLayoutError(f"input has shape {tuple(x.shape)}, the model expects {self.input_shape}")
+            if x.dtype != self.input_dtype:
+                raise ArgumentTypeError(
+                    f"input has dtype {x.dtype}, the model's input is {self.input_dtype}: nothing is cast "
+                    f"(convert it yourself, e.g. x.astype(np.{self.input_dtype}))")
             self.input_array.numpy()[...] = x
         self.schedule.run()
         return self.outputs()
