@@ -49,19 +49,20 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ndarray import NdArray, ShapeDescriptor
-from ndarray.errors import ArgumentTypeError
+from ndarray.errors import ArgumentTypeError, LayoutError
 
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot
-from ..mapping import PaddingSize, padded_descriptor
+from ..errors import AclStatusError
+from ..mapping import PaddingSize, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .tflite_plan import Plan, Step, plan_model, slice_index
-from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
+from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, read_model
 
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
@@ -149,6 +150,33 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     constant_roles = {role for role, _ in step.constants}
     inputs = iter(step.inputs)
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
+
+
+def _types(step: Step, operands: List[object]) -> str:
+    """'src int8 QASYMM8_SIGNED, weights int8 QSYMM8_PER_CHANNEL, ...' of a step's tensors."""
+    quant = _kwargs(step).get("quantization") or {}
+    cls = F.Copy if step.kind == "copy" else ROLES[step.kind]
+    parts = []
+    for role, a in zip(cls.roles, operands):
+        if a is None:
+            continue
+        dtype = np.dtype(getattr(a, "dtype"))
+        try:
+            acl = data_type_for(dtype, quant.get(role))
+        except LayoutError:
+            acl = "?"
+        parts.append(f"{role} {dtype} {acl}")
+    return ", ".join(parts)
+
+
+def _refused(step: Step, operands: List[object], e: AclStatusError) -> UnsupportedModelError:
+    """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
+    own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
+    from ..native import acl_version
+
+    return UnsupportedModelError(
+        f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
+        f"ACL {acl_version()}: {e.message}")
 
 
 def resident_bytes() -> Optional[int]:
@@ -253,8 +281,11 @@ class TfliteRunner:
         for s in plan.steps:
             cls = ROLES[s.kind]
             consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
-            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC",
-                                        backend=self.backend)
+            operands = _operands(s, shapes, consts)
+            try:
+                need = cls.required_padding(*operands, **_kwargs(s), data_layout="NHWC", backend=self.backend)
+            except AclStatusError as e:
+                raise _refused(s, operands, e) from e
             const_pad.append({role: need[role] for role, _ in s.constants})
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
@@ -331,8 +362,12 @@ class TfliteRunner:
                 a.numpy()[...] = value
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
-            f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
-                              allow_copy=allow_copy, allow_padding_writes=not shared, backend=self.backend)
+            operands = _operands(s, self.arrays, consts)
+            try:
+                f = ROLES[s.kind](*operands, **_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
+                                  allow_padding_writes=not shared, backend=self.backend)
+            except AclStatusError as e:
+                raise _refused(s, operands, e) from e
             self.functions.append(f)
             self.constants.append(consts)
 
