@@ -485,11 +485,22 @@ def _int8_conv_rows():
         if kind == "DepthwiseConvolution":
             kwargs["depth_multiplier"] = m
         prefix = "int8-convolution" if kind == "Convolution" else "int8-depthwise"
+        notes = {}
+        if name == "k3s1p1m1-relu6":
+            # Known gap, found by tests/cl/test_cl_int8_functions.py: CLDepthwiseConvolutionLayer
+            # (ACL 24.11, PoCL 6.0) gives wrong results (81 of 168 elements, up to 13 steps) when
+            # its per-channel int8 WEIGHTS lie at an offset inside a padded buffer (src, bias or
+            # dst so placed: right; scratch/cl_dw.py in the int8-native branch's history), and the
+            # bridge's probe does not see it (layout_ok stays True: its small probe values give
+            # the same RELU6-clamped output on both runs). The runner's weights are dense or
+            # negotiated, which pass.
+            notes["cl"] = BackendNote("CL int8 depthwise with weights at an offset is wrong and the probe misses it",
+                                      variants=("contiguous", "negotiated"))
         rows.append(_case(
             f"{prefix}-{name}-perchannel", kind,
             lambda x=x, w=w, bias=bias: {"src": x, "weights": w, "bias": bias}, kwargs,
             lambda v, real=real, sy=sy, zy=zy, lo=lo, hi=hi: requantize(real, sy, zy, lo, hi), "one_step",
-            dst_dtype=np.int8, variants=INT8_VARIANTS))
+            dst_dtype=np.int8, variants=INT8_VARIANTS, **notes))
     # per-tensor int8 weights (QASYMM8_SIGNED, zero point 0) on a convolution
     x, w, bias, (sx, zx), _ = _conv_data("Convolution", 11, (1, 5, 5, 4), (3, 3, 3, 4))
     swt = 0.01
