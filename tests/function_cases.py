@@ -490,7 +490,7 @@ def _int8_conv_rows():
             # Known gap, found by tests/cl/test_cl_int8_functions.py: CLDepthwiseConvolutionLayer
             # (ACL 24.11, PoCL 6.0) gives wrong results (81 of 168 elements, up to 13 steps) when
             # its per-channel int8 WEIGHTS lie at an offset inside a padded buffer (src, bias or
-            # dst so placed: right; scratch/cl_dw.py in the int8-native branch's history), and the
+            # dst so placed: right, measured one at a time), and the
             # bridge's probe does not see it (layout_ok stays True: its small probe values give
             # the same RELU6-clamped output on both runs). The runner's weights are dense or
             # negotiated, which pass.
