@@ -125,9 +125,16 @@ def _options(step: Step) -> Dict[str, object]:
     return {}
 
 
+def _places(step: Step) -> bool:
+    """Whether a step moves one tensor into another's memory where no view could be made: a
+    ``copy`` (into a concatenation's slice, or a reshape), or a requantizing ``quantize`` into
+    a concatenation's slice (int8 inputs whose scales differ from the output's)."""
+    return step.kind == "copy" or (step.kind == "quantize" and "into" in dict(step.params))
+
+
 def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
     """Positional arrays of the bridge function, in its role order."""
-    if step.kind == "copy":
+    if _places(step):
         p = dict(step.params)
         src = tensors[step.inputs[0]]
         if isinstance(src, ShapeDescriptor):  # negotiation: the destination has the source's shape
@@ -144,7 +151,7 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     """Model tensor id per role of the bridge function, in its role order (None: a constant
     of the step, by role name): the function's output roles take the step's output, the
     other roles its inputs in order."""
-    if step.kind == "copy":
+    if _places(step):
         return [step.inputs[0], dict(step.params).get("into", step.output)]
     cls = ROLES[step.kind]
     constant_roles = {role for role, _ in step.constants}
@@ -404,7 +411,9 @@ class TfliteRunner:
 
     @property
     def copied_bytes_per_inference(self) -> Dict[str, int]:
-        """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps."""
+        """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps (with
+        the requantizing steps into a concatenation: they too move a tensor where no view
+        could be)."""
         staging = 0
         for f in self.functions:
             for t in f.plan.tensors:
@@ -413,7 +422,7 @@ class TfliteRunner:
                     staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
         t = self.plan.model.tensors
         copies = sum(int(np.prod(t[s.inputs[0]].shape)) * t[s.inputs[0]].dtype.itemsize
-                     for s in self.plan.steps if s.kind == "copy")
+                     for s in self.plan.steps if _places(s))
         inp = int(np.prod(self.input_shape)) * self.input_dtype.itemsize
         return {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
 

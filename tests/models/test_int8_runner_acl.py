@@ -163,3 +163,38 @@ def test_acl_2008_refuses_per_channel_depthwise_at_load_naming_the_operator():
                        r"weights int8 QSYMM8_PER_CHANNEL, bias int32 S32, dst int8 QASYMM8_SIGNED\) is refused by "
                        r"ACL 20\.08: .*NEDepthwiseConvolutionLayer::validate: .*Insufficient Padding!"):
         TfliteRunner(plan)
+
+
+def test_requantizing_steps_into_a_concatenation():
+    """CONCATENATION of int8 inputs whose scales differ from the output's: the lowering gives
+    ``quantize`` steps writing into the output's slices (params ``into`` and ``slice``)."""
+    from acl_bridge import native
+    from acl_bridge.models.lowering.step import Step
+    from acl_bridge.models.tflite_plan import Plan
+    from acl_bridge.models.tflite_reader import ModelSpec, OperatorSpec, TensorSpec
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    qa, qc = (0.05, -3), (0.07, 2)
+    shapes = [(1, 4, 5, 3), (1, 4, 5, 3), (1, 4, 5, 6)]
+    tensors = tuple(TensorSpec(i, f"t{i}", s, np.dtype(np.int8)) for i, s in enumerate(shapes))
+    q = ("quantization", (("src", qa), ("dst", qc)))
+    steps = (
+        Step(0, "MAX_POOL_2D", "pooling", (0,), 1,
+             (("pool_type", "max"), ("kernel", (1, 1)), ("stride", (1, 1)), ("padding", (0, 0, 0, 0)),
+              ("quantization", (("src", qa), ("dst", qa))))),
+        Step(1, "CONCATENATION", "quantize", (0,), -1, (("into", 2), ("slice", ("slice", 3, 0)), q)),
+        Step(1, "CONCATENATION", "quantize", (1,), -1, (("into", 2), ("slice", ("slice", 3, 3)), q)),
+    )
+    operators = (OperatorSpec(0, "MAX_POOL_2D", (0,), (1,)), OperatorSpec(1, "CONCATENATION", (0, 1), (2,)))
+    plan = Plan(ModelSpec(3, "int8 concat (by hand)", tensors, operators, (0,), (2,), "0" * 64), steps, (), ())
+    r = TfliteRunner(plan)
+    x = np.random.default_rng(5).integers(-128, 128, shapes[0]).astype(np.int8)
+    got = r.run(x)["t2"]
+    half = requantize(_dq(x, qa), *qc)
+    want = np.concatenate([half, half], axis=3)
+    d = np.abs(got.astype(np.float64) - want)
+    print(f"ACL {native.acl_version()} requantizing concatenation: {int((d == 0).sum())} of {d.size} exact, "
+          f"max {d.max():.0f} steps; {r.summary()}")
+    assert got.dtype == np.int8 and d.max() <= 1
+    assert r.copied_bytes_per_inference["copy_steps"] == 2 * x.nbytes
+    r.close()
