@@ -33,6 +33,14 @@ device), then ACL's compiled programs are restored from the program cache before
 and saved after it (:mod:`acl_bridge.cl_program_cache`; ``program_cache=False`` turns it off,
 a directory puts it elsewhere; :attr:`TfliteRunner.program_cache` reports what it did).
 
+int8 models (the int8-contract of the lowering): a step's ``("quantization", ((role, q), ...))``
+parameter goes to its function and to the padding negotiation as ``quantization=`` (``q`` is
+``(scale, zero_point)``, or ``(scales, 0)`` per output channel for int8 weights: ACL's
+QSYMM8_PER_CHANNEL); every buffer and constant has the model's dtype (int8 activations, int32
+bias), graph inputs and outputs included. Where the ACL version refuses a step (20.08: int8
+depthwise with per-channel weights), loading fails with UnsupportedModelError naming the
+operator, its tensors' types and ACL's own validate() message.
+
 An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
 (or the caller writes it in place: :attr:`input_array`), runs the functions and returns
 views of the output buffers. :attr:`copied_bytes_per_inference` says what a run copies:
