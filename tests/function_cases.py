@@ -486,16 +486,6 @@ def _int8_conv_rows():
             kwargs["depth_multiplier"] = m
         prefix = "int8-convolution" if kind == "Convolution" else "int8-depthwise"
         notes = {}
-        if name == "k3s1p1m1-relu6":
-            # Known gap, found by tests/cl/test_cl_int8_functions.py: CLDepthwiseConvolutionLayer
-            # (ACL 24.11, PoCL 6.0) gives wrong results (81 of 168 elements, up to 13 steps) when
-            # its per-channel int8 WEIGHTS lie at an offset inside a padded buffer (src, bias or
-            # dst so placed: right, measured one at a time), and the
-            # bridge's probe does not see it (layout_ok stays True: its small probe values give
-            # the same RELU6-clamped output on both runs). The runner's weights are dense or
-            # negotiated, which pass.
-            notes["cl"] = BackendNote("CL int8 depthwise with weights at an offset is wrong and the probe misses it",
-                                      variants=("contiguous", "negotiated"))
         rows.append(_case(
             f"{prefix}-{name}-perchannel", kind,
             lambda x=x, w=w, bias=bias: {"src": x, "weights": w, "bias": bias}, kwargs,
