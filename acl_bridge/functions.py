@@ -36,7 +36,7 @@ from .executor import required_padding as _required_padding
 from .executor import total_copy_count  # noqa: F401  (re-exported)
 from .layout import DATA_LAYOUTS, PaddingSize, check_int, pad_width_to_acl, permutation_to_acl, window_kernel
 from .layout import window_padding, window_stride
-from .mapping import padded_descriptor
+from .mapping import PerChannelQuantization, is_per_channel, padded_descriptor, per_channel
 from .native import NativeRun, check, require_native
 from .plan import PlanOptions
 
@@ -114,6 +114,8 @@ class AclFunction(NativeRun):
         arrays, kind, params, quant = self._call(args, options, quantization)
         self.kind = kind
         self.data_layout = _check_data_layout(data_layout)
+        quant = self._per_channel(quant, self.data_layout)
+        self.quantization = dict(quant)
         self.backend = backend_named(backend)
         # the caller's objects too: a numpy array passed in stays alive itself, not only its memory
         self._sources = [a for a in arrays if a is not None]
@@ -176,6 +178,31 @@ class AclFunction(NativeRun):
         return cls.kind
 
     @classmethod
+    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
+        """The numpy axis of ``role``'s output channel where the role may be quantized per
+        channel (weights and bias of the convolutions and fully connected), else None."""
+        return None
+
+    @classmethod
+    def _per_channel(cls, quant: Dict[str, object], data_layout: str) -> Dict[str, object]:
+        """Per-channel quantizations ``(scales, 0)`` tied to their role's output-channel axis
+        (checked: scales finite and > 0, zero point 0; the count is checked against the
+        shape when the tensor is described); a role without such an axis refuses them."""
+        out = dict(quant)
+        for role, q in quant.items():
+            if q is None or not is_per_channel(q):
+                continue
+            axis = cls._channel_axis(role, data_layout)
+            if axis is None:
+                takers = [r for r in cls.roles if cls._channel_axis(r, data_layout) is not None]
+                count = len(q.scales) if isinstance(q, PerChannelQuantization) else len(q[0])
+                raise UnsupportedOptionError(
+                    f"{cls.__name__}: quantization of {role} is per channel ({count} scales); "
+                    f"only {takers or 'no role'} of {cls.__name__} take per-channel scales")
+            out[role] = per_channel(q, axis)
+        return out
+
+    @classmethod
     def _quantization(cls, **options) -> Dict[str, Tuple[float, int]]:
         return {}
 
@@ -188,6 +215,7 @@ class AclFunction(NativeRun):
         count). Allocate with :meth:`padded_empty` and runs copy nothing."""
         arrays, kind, params, quant = cls._call(args, options, quantization)
         layout = _check_data_layout(data_layout)
+        quant = cls._per_channel(quant, layout)
         specs = [None if a is None else (*_spec_of(a, r), layout, quant[r]) for r, a in zip(cls.roles, arrays)]
         return dict(zip(cls.roles, _required_padding(kind, params, specs, backend_named(backend))))
 
@@ -416,6 +444,10 @@ class Convolution(AclFunction):
     optional = ("bias",)
 
     @classmethod
+    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
+        return 0 if role in ("weights", "bias") else None  # OHWI / OIHW: the output channel first
+
+    @classmethod
     def _params(cls, stride=(1, 1), padding=0, activation: Optional[str] = None, act_a: float = 0.0,
                 act_b: float = 0.0):
         p = default_params()
@@ -430,6 +462,12 @@ class DepthwiseConvolution(AclFunction):
 
     kind, roles, outputs = "depthwise", ("src", "weights", "bias", "dst"), ("dst",)
     optional = ("bias",)
+
+    @classmethod
+    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
+        if role == "weights":  # NHWC (KH, KW, C*M): the last axis; NCHW (C*M, KH, KW): the first
+            return -1 if data_layout == "NHWC" else 0
+        return 0 if role == "bias" else None
 
     @classmethod
     def _params(cls, stride=(1, 1), padding=0, depth_multiplier: int = 1, activation: Optional[str] = None,
@@ -448,10 +486,14 @@ class FullyConnected(AclFunction):
     optional = ("bias",)
 
     @classmethod
-    def _params(cls, activation: Optional[str] = None):
+    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
+        return 0 if role in ("weights", "bias") else None  # weights (out, in)
+
+    @classmethod
+    def _params(cls, activation: Optional[str] = None, act_a: float = 0.0, act_b: float = 0.0):
         p = default_params()
         p.transpose_weights = 1
-        _activation_params(p, activation, 0.0, 0.0)
+        _activation_params(p, activation, act_a, act_b)
         return p
 
 
@@ -549,22 +591,40 @@ class Cast(AclFunction):
 
 
 class _Requantize(AclFunction):
-    """A conversion whose ``quantized`` tensor carries (scale, offset) given as options."""
+    """A conversion whose ``quantized`` tensor carries (scale, offset): given as the options
+    ``scale`` and ``offset``, or as ``quantization={role: (scale, offset)}``."""
 
     roles, outputs = ("src", "dst"), ("dst",)
     quantized = ""
 
     @classmethod
-    def _params(cls, scale: float, offset: int):
+    def _params(cls, scale: Optional[float] = None, offset: int = 0):
         return default_params()
 
     @classmethod
-    def _quantization(cls, scale: float = 1.0, offset: int = 0, **options):
-        return {cls.quantized: (scale, offset)}
+    def _quantization(cls, scale: Optional[float] = None, offset: int = 0, **options):
+        return {} if scale is None else {cls.quantized: (scale, offset)}
+
+    @classmethod
+    def _call(cls, args: Sequence, options: dict, quantization) -> tuple:
+        given = dict(quantization or {})
+        if "scale" in options and options["scale"] is not None and given.get(cls.quantized) is not None \
+                and tuple(given[cls.quantized]) != (options["scale"], options.get("offset", 0)):
+            raise UnsupportedOptionError(
+                f"{cls.__name__}: scale={options['scale']!r}, offset={options.get('offset', 0)!r} and "
+                f"quantization[{cls.quantized!r}]={given[cls.quantized]!r} disagree; give one of them")
+        arrays, kind, params, quant = super()._call(args, options, quantization)
+        if quant.get(cls.quantized) is None:
+            raise UnsupportedOptionError(
+                f"{cls.__name__}: {cls.quantized} needs its quantization: scale=..., offset=... or "
+                f"quantization={{{cls.quantized!r}: (scale, offset)}}")
+        return arrays, kind, params, quant
 
 
 class Quantize(_Requantize):
-    """dst = clip(round(src / scale) + offset) into uint8 (QASYMM8) or int8 (QASYMM8_SIGNED)."""
+    """dst = clip(round(src / scale) + offset) into uint8 (QASYMM8) or int8 (QASYMM8_SIGNED).
+    With ``quantization`` on src too (uint8/int8 src), a requantization: dst = clip(round(
+    (src - src_offset) * src_scale / dst_scale) + dst_offset)."""
 
     kind, quantized = "quantize", "dst"
 

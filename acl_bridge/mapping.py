@@ -49,6 +49,10 @@ _DATA_TYPES: Dict[np.dtype[Any], str] = {
     np.dtype("uint8"): "U8",
 }
 _QUANTIZED_TYPES: Dict[np.dtype[Any], str] = {np.dtype("uint8"): "QASYMM8", np.dtype("int8"): "QASYMM8_SIGNED"}
+# Per-channel quantization: int8 weights (symmetric, one scale per output channel) and the
+# int32 bias beside them, whose scales (input scale x weight scale) ACL ignores (S32).
+PER_CHANNEL_TYPE = "QSYMM8_PER_CHANNEL"
+_BIAS_TYPE = "S32"
 
 # ACL's auto_padding (TensorInfo::auto_padding): some kernels process 32 elements at a time
 # and may read 32 values past the last element, hence the extra 32 on the right.
@@ -70,14 +74,82 @@ class AclTensorInfo:
     data_layout: str = "NCHW"
     quantization_scale: float = 0.0
     quantization_offset: int = 0
+    quantization_scales: Tuple[float, ...] = ()  # QSYMM8_PER_CHANNEL: one per output channel
 
     def __repr__(self) -> str:
         q = f" q=({self.quantization_scale},{self.quantization_offset})" if self.data_type.startswith("QASYMM") else ""
+        if self.quantization_scales:
+            q = (f" q=({len(self.quantization_scales)} scales {min(self.quantization_scales):.6g}.."
+                 f"{max(self.quantization_scales):.6g},0)")
         return (
             f"AclTensorInfo({self.data_type}[{','.join(map(str, self.tensor_shape))}]"
             f":({','.join(map(str, self.strides_in_bytes))})B +{self.offset_first_element_in_bytes}B"
             f" /{self.total_size_in_bytes}B {self.data_layout} {self.padding!r}{q})"
         )
+
+
+@dataclass(frozen=True)
+class PerChannelQuantization:
+    """Symmetric quantization with one scale per output channel along numpy ``axis``: int8
+    weights (ACL's QSYMM8_PER_CHANNEL) or the int32 bias beside them (ACL's S32, whose
+    scales ACL ignores). The zero point is 0. Made by :func:`per_channel` (checked)."""
+
+    scales: Tuple[float, ...]
+    axis: int
+
+    def __repr__(self) -> str:
+        return (f"PerChannelQuantization({len(self.scales)} scales {min(self.scales):.6g}..{max(self.scales):.6g}, "
+                f"axis={self.axis})")
+
+
+Quantization = Union[None, Tuple[float, int], PerChannelQuantization]
+
+
+def is_per_channel(quantization: Any) -> bool:
+    """Whether ``quantization`` is per channel: a PerChannelQuantization, or ``(scales, 0)``
+    whose first item is a sequence of scales."""
+    if isinstance(quantization, PerChannelQuantization):
+        return True
+    if not isinstance(quantization, (tuple, list)) or len(quantization) != 2:
+        return False
+    return isinstance(quantization[0], (tuple, list, np.ndarray))
+
+
+def per_channel(quantization: Any, axis: int) -> PerChannelQuantization:
+    """``(scales, 0)`` checked (at least one scale, each finite and > 0; zero point 0) and tied
+    to the output channel ``axis`` (numpy axis of the tensor it describes)."""
+    if isinstance(quantization, PerChannelQuantization):
+        return PerChannelQuantization(quantization.scales, int(axis))
+    try:
+        scales, offset = quantization
+        scales = tuple(float(v) for v in np.asarray(scales, dtype=np.float64).reshape(-1))
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise InvalidLayoutError(
+            f"per-channel quantization must be (tuple of scales, 0), got {quantization!r}") from None
+    if not scales:
+        raise InvalidLayoutError("per-channel quantization has no scales, expected one per output channel")
+    for i, v in enumerate(scales):
+        if not (math.isfinite(v) and v > 0):
+            raise InvalidLayoutError(f"per-channel quantization scale [{i}] is {v}, expected a finite number > 0")
+    if offset != 0:
+        raise InvalidLayoutError(
+            f"per-channel quantization offset is {offset}, expected 0 (symmetric, as ACL's QSYMM8_PER_CHANNEL)")
+    return PerChannelQuantization(scales, int(axis))
+
+
+def _check_per_channel_shape(q: PerChannelQuantization, shape: Sequence[int], dtype: np.dtype[Any]) -> None:
+    rank = len(shape)
+    if not -rank <= q.axis < rank:
+        raise InvalidLayoutError(f"per-channel quantization axis is {q.axis}, expected an axis of shape {tuple(shape)}")
+    extent = shape[q.axis]
+    if len(q.scales) != extent:
+        raise InvalidLayoutError(
+            f"per-channel quantization has {len(q.scales)} scales, expected {extent} (the output-channel extent, "
+            f"axis {q.axis} of shape {tuple(shape)})")
+    if dtype not in (np.dtype("int8"), np.dtype("int32")):
+        raise NotRepresentableError(
+            f"per-channel quantization on dtype {dtype}, expected int8 weights (QSYMM8_PER_CHANNEL) or an int32 bias")
 
 
 def _descriptor(obj: Union[NdArray, ShapeDescriptor]) -> ShapeDescriptor:
@@ -88,11 +160,19 @@ def _descriptor(obj: Union[NdArray, ShapeDescriptor]) -> ShapeDescriptor:
     raise InvalidLayoutError(f"expected an NdArray or a ShapeDescriptor, got {type(obj).__name__}")
 
 
-def data_type_for(dtype: npt.DTypeLike, quantization: Optional[Tuple[float, int]] = None) -> str:
-    """ACL DataType name for a numpy dtype (quantized types need (scale, offset))."""
+def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
+    """ACL DataType name for a numpy dtype (quantized types need (scale, offset); int8 with
+    per-channel scales is QSYMM8_PER_CHANNEL; a quantized int32 (a bias) is S32)."""
     dt = np.dtype(dtype)
     if dt.byteorder == (">" if np.little_endian else "<"):
         raise NotRepresentableError(f"dtype {dt} is not in native byte order, which ACL requires")
+    if quantization is not None and dt == np.dtype("int32"):
+        return _BIAS_TYPE
+    if is_per_channel(quantization):
+        if dt != np.dtype("int8"):
+            raise NotRepresentableError(
+                f"dtype {dt} with per-channel quantization, expected int8 (QSYMM8_PER_CHANNEL) or int32 (a bias)")
+        return PER_CHANNEL_TYPE
     table = _QUANTIZED_TYPES if quantization is not None else _DATA_TYPES
     if dt not in table:
         expected = sorted(t.name for t in table)
@@ -202,7 +282,7 @@ def _padding_is_free(obj: object) -> bool:
 def tensor_info(
     array_or_descriptor: Union[NdArray, ShapeDescriptor],
     data_layout: str = "NCHW",
-    quantization: Optional[Tuple[float, int]] = None,
+    quantization: Quantization = None,
 ) -> AclTensorInfo:
     """ACL's description of an NdArray's memory, or NotRepresentableError saying why not.
 
@@ -213,7 +293,22 @@ def tensor_info(
     if data_layout not in DATA_LAYOUTS:
         raise UnsupportedOptionError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
     data_type = data_type_for(d.dtype, quantization)
-    scale, qoffset = check_quantization(quantization, d.dtype) if quantization is not None else (0.0, 0)
+    scales: Tuple[float, ...] = ()
+    if quantization is None:
+        scale, qoffset = 0.0, 0
+    elif is_per_channel(quantization):
+        if not isinstance(quantization, PerChannelQuantization):
+            raise InvalidLayoutError(
+                f"per-channel quantization {quantization!r} needs its output-channel axis: give it to a function "
+                f"role that has one (weights, bias) or as PerChannelQuantization(scales, axis): {d!r}")
+        _check_per_channel_shape(quantization, d.shape, d.dtype)
+        scale, qoffset, scales = 0.0, 0, quantization.scales
+    elif data_type == _BIAS_TYPE:
+        scale, qoffset = check_quantization(quantization, np.dtype("int8"))
+        if qoffset != 0:
+            raise InvalidLayoutError(f"quantization offset of an int32 bias is {qoffset}, expected 0: {d!r}")
+    else:
+        scale, qoffset = check_quantization(quantization, d.dtype)
     acl_shape, acl_strides = acl_shape_and_strides(d)
     total = d.alloc_size_in_bytes
     if total >= MAX_U32:
@@ -228,11 +323,13 @@ def tensor_info(
         data_layout=data_layout,
         quantization_scale=scale,
         quantization_offset=qoffset,
+        quantization_scales=scales,
     )
 
 
 _NUMPY_TYPES: Dict[str, np.dtype[Any]] = {name: dt for dt, name in _DATA_TYPES.items()}
 _NUMPY_TYPES.update({name: dt for dt, name in _QUANTIZED_TYPES.items()})
+_NUMPY_TYPES[PER_CHANNEL_TYPE] = np.dtype("int8")
 
 
 def descriptor_from_tensor_info(info: AclTensorInfo) -> ShapeDescriptor:

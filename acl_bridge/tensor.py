@@ -13,6 +13,7 @@ Lifetime rules (cffi habits of cryptography / cairocffi):
 
 from __future__ import annotations
 
+import weakref
 from typing import Optional, Tuple
 
 from ndarray import NdArray, NotRepresentableError
@@ -21,6 +22,11 @@ from . import abi
 from .backend import NEON, Backend, backend_named
 from .mapping import AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
+
+
+# desc -> the per-channel scales it points to (acl_shim_tensor_desc.quantization_scales is a
+# borrowed pointer): the array lives as long as the desc object, no longer.
+_BORROWED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = None, backend: Backend = NEON):
@@ -41,6 +47,12 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
     d.data_layout = abi.DATA_LAYOUTS[info.data_layout]
     d.quantization_scale = info.quantization_scale
     d.quantization_offset = info.quantization_offset
+    if info.quantization_scales and info.data_type == "QSYMM8_PER_CHANNEL":
+        # borrowed by the shim for the call that takes d: lives exactly as long as d
+        scales = ffi.new("float[]", info.quantization_scales)
+        _BORROWED[d] = scales
+        d.quantization_scales = scales
+        d.quantization_scales_count = len(info.quantization_scales)
     if declare_padding:
         d.declare_padding = 1
         d.padding_top, d.padding_right, d.padding_bottom, d.padding_left = declare_padding.as_tuple()

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 8
+#define ACL_SHIM_ABI_VERSION 9
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -48,6 +48,7 @@ extern "C" {
 #define ACL_SHIM_DT_S8 6
 #define ACL_SHIM_DT_S16 7
 #define ACL_SHIM_DT_U16 8
+#define ACL_SHIM_DT_QSYMM8_PER_CHANNEL 9 /* int8 weights, symmetric, one scale per output channel (ABI 9) */
 
 #define ACL_SHIM_LAYOUT_NCHW 0
 #define ACL_SHIM_LAYOUT_NHWC 1
@@ -135,6 +136,13 @@ typedef struct acl_shim_tensor_desc {
     uint32_t padding_bottom;
     uint32_t padding_left;
     int32_t backend; /* ACL_SHIM_BACKEND_*: NEON (0, the default of a zeroed desc) or CL */
+    /* QSYMM8_PER_CHANNEL (ABI 9): one scale per output channel, quantization_offset 0.
+     * Borrowed for the duration of the call that takes the desc (ACL's QuantizationInfo
+     * copies them); NULL and 0 for every other data type. A pointer and a count rather than
+     * a fixed array: channel counts have no useful bound (MobileNet 1024, ResNet-50 2048),
+     * and a fixed array would make every desc of every tensor that size. */
+    const float *quantization_scales;
+    uint32_t quantization_scales_count;
 } acl_shim_tensor_desc;
 
 typedef struct acl_shim_padding {

@@ -4,7 +4,9 @@
 
 #include "acl_shim_status.h"
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace acl_shim_detail {
 
@@ -21,6 +23,7 @@ acl::DataType to_data_type(int32_t dt) {
         case ACL_SHIM_DT_S8: return acl::DataType::S8;
         case ACL_SHIM_DT_S16: return acl::DataType::S16;
         case ACL_SHIM_DT_U16: return acl::DataType::U16;
+        case ACL_SHIM_DT_QSYMM8_PER_CHANNEL: return acl::DataType::QSYMM8_PER_CHANNEL;
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown data_type " + std::to_string(dt));
     }
 }
@@ -47,8 +50,22 @@ acl::TensorShape to_shape(const acl_shim_tensor_desc &d) {
 void set_common(acl::TensorInfo &info, const acl_shim_tensor_desc &d) {
     info.set_data_layout(to_layout(d.data_layout));
     if (d.data_type == ACL_SHIM_DT_QASYMM8 || d.data_type == ACL_SHIM_DT_QASYMM8_SIGNED) {
-        require(d.quantization_scale > 0.0f, "quantized tensor needs quantization_scale > 0");
+        require(std::isfinite(d.quantization_scale) && d.quantization_scale > 0.0f,
+                "quantized tensor needs a finite quantization_scale > 0, got " + std::to_string(d.quantization_scale));
         info.set_quantization_info(acl::QuantizationInfo(d.quantization_scale, d.quantization_offset));
+    } else if (d.data_type == ACL_SHIM_DT_QSYMM8_PER_CHANNEL) {
+        // the scales are borrowed for this call: QuantizationInfo keeps its own copy
+        require(d.quantization_scales != nullptr && d.quantization_scales_count >= 1,
+                "QSYMM8_PER_CHANNEL needs quantization_scales (one per output channel), got " +
+                    std::to_string(d.quantization_scales_count));
+        require(d.quantization_offset == 0, "QSYMM8_PER_CHANNEL is symmetric: quantization_offset must be 0, got " +
+                                                std::to_string(d.quantization_offset));
+        std::vector<float> scales(d.quantization_scales, d.quantization_scales + d.quantization_scales_count);
+        for (size_t i = 0; i < scales.size(); ++i)
+            require(std::isfinite(scales[i]) && scales[i] > 0.0f,
+                    "quantization_scales[" + std::to_string(i) + "] is " + std::to_string(scales[i]) +
+                        ", expected a finite number > 0");
+        info.set_quantization_info(acl::QuantizationInfo(scales));
     }
 }
 

@@ -85,17 +85,27 @@ float from_half_bits(uint16_t h) {
     return f;
 }
 
-// The probe's element values: small, varied, exact in every data type.
+// The probe's element values: small, varied, exact in every data type. Quantized 8-bit
+// tensors get values over most of their range instead: with small ones a quantized function's
+// outputs can all land on one value (a fused clamp, the zero point), and then a kernel that
+// mis-addresses a layout goes unseen (measured: CL int8 depthwise with per-channel weights at
+// an offset, outputs all clamped to the RELU6 floor on both runs).
 void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
     const int v = static_cast<int>(k % 13);
+    const int wide = static_cast<int>((k * 37) % 251);  // 0..250, a full cycle (251 is prime)
+    switch (dt) {
+        case acl::DataType::QASYMM8: *p = static_cast<uint8_t>(wide); return;
+        case acl::DataType::QSYMM8_PER_CHANNEL:
+        case acl::DataType::QASYMM8_SIGNED: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(wide - 125); return;
+        default: break;
+    }
     switch (dt) {
         case acl::DataType::F32: { float f = (v - 6) * 0.125f; std::memcpy(p, &f, 4); break; }
         case acl::DataType::F16: { uint16_t h = to_half_bits((v - 6) * 0.125f); std::memcpy(p, &h, 2); break; }
         case acl::DataType::S32: { int32_t i = v - 6; std::memcpy(p, &i, 4); break; }
         case acl::DataType::S16: { int16_t i = static_cast<int16_t>(v - 6); std::memcpy(p, &i, 2); break; }
         case acl::DataType::U16: { uint16_t i = static_cast<uint16_t>(v); std::memcpy(p, &i, 2); break; }
-        case acl::DataType::S8:
-        case acl::DataType::QASYMM8_SIGNED: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v - 6); break;
+        case acl::DataType::S8: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v - 6); break;
         default: *p = static_cast<uint8_t>(v); break;
     }
 }
@@ -116,6 +126,7 @@ bool same_value(acl::DataType dt, const uint8_t *a, const uint8_t *b) {
         case acl::DataType::S16: { int16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
         case acl::DataType::U16: { uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
         case acl::DataType::S8:
+        case acl::DataType::QSYMM8_PER_CHANNEL:
         case acl::DataType::QASYMM8_SIGNED:
             return std::abs(*reinterpret_cast<const int8_t *>(a) - *reinterpret_cast<const int8_t *>(b)) <= 1;
         default: return std::abs(static_cast<int>(*a) - static_cast<int>(*b)) <= 1;

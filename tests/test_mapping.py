@@ -127,3 +127,66 @@ def test_padding_is_only_bytes_that_belong_to_no_element():
     # a plain padded buffer still reports its padding
     padded = ShapeDescriptor.create((2, 5, 5), "float32", paddings=(0, 1, 1), padding_offsets=(0, 0, 0))
     assert tensor_info(padded).padding == PaddingSize(top=0, right=1, bottom=1, left=0)
+
+
+def test_per_channel_weights_are_qsymm8_per_channel_and_the_bias_s32():
+    from acl_bridge.mapping import PerChannelQuantization, descriptor_from_tensor_info, per_channel
+
+    q = per_channel(((0.5, 0.25, 0.125), 0), axis=0)
+    info = tensor_info(ShapeDescriptor.create((3, 2, 2, 4), "int8"), "NHWC", q)
+    assert (info.data_type, info.quantization_scales, info.quantization_offset) == (
+        "QSYMM8_PER_CHANNEL", (0.5, 0.25, 0.125), 0)
+    assert "3 scales 0.125..0.5" in repr(info)
+    assert descriptor_from_tensor_info(info).dtype == np.int8
+    # depthwise NHWC weights (H, W, C*M): the channel is the last axis
+    info = tensor_info(ShapeDescriptor.create((3, 3, 3), "int8"), "NHWC", PerChannelQuantization((1.0,) * 3, -1))
+    assert info.data_type == "QSYMM8_PER_CHANNEL"
+    bias = tensor_info(ShapeDescriptor.create((3,), "int32"), quantization=per_channel(((0.1, 0.2, 0.3), 0), 0))
+    assert (bias.data_type, bias.quantization_scales) == ("S32", (0.1, 0.2, 0.3))
+    assert tensor_info(ShapeDescriptor.create((3,), "int32"), quantization=(0.01, 0)).data_type == "S32"
+
+
+@pytest.mark.parametrize("q,error,match", [
+    (((0.5, 0.25), 0), InvalidLayoutError, r"2 scales, expected 3 \(the output-channel extent, axis 0"),
+    (((0.5, 0.0, 0.1), 0), InvalidLayoutError, r"scale \[1\] is 0.0, expected a finite number > 0"),
+    (((0.5, float("inf"), 0.1), 0), InvalidLayoutError, r"scale \[1\] is inf"),
+    (((0.5, float("nan"), 0.1), 0), InvalidLayoutError, r"scale \[1\] is nan"),
+    (((0.5, 0.25, 0.1), 3), InvalidLayoutError, r"offset is 3, expected 0 \(symmetric"),
+    (((), 0), InvalidLayoutError, r"has no scales"),
+    (("abc", 0), InvalidLayoutError, r"must be \(tuple of scales, 0\)"),
+])
+def test_bad_per_channel_quantization_is_refused_by_name(q, error, match):
+    from acl_bridge.mapping import per_channel
+
+    with pytest.raises(error, match=match):
+        tensor_info(ShapeDescriptor.create((3, 2, 2, 4), "int8"), "NHWC", per_channel(q, 0))
+
+
+def test_per_channel_needs_int8_or_int32_and_its_axis():
+    from acl_bridge.mapping import per_channel
+
+    q = per_channel(((0.5, 0.25, 0.125), 0), 0)
+    with pytest.raises(NotRepresentableError, match=r"dtype uint8 with per-channel quantization, expected int8"):
+        tensor_info(ShapeDescriptor.create((3, 4), "uint8"), quantization=q)
+    with pytest.raises(InvalidLayoutError, match=r"needs its output-channel axis"):
+        tensor_info(ShapeDescriptor.create((3, 4), "int8"), quantization=((0.5, 0.25, 0.125), 0))
+    with pytest.raises(InvalidLayoutError, match=r"offset of an int32 bias is 2, expected 0"):
+        tensor_info(ShapeDescriptor.create((3,), "int32"), quantization=(0.5, 2))
+
+
+def test_functions_tie_per_channel_scales_to_the_output_channel_axis():
+    from acl_bridge import functions as F
+    from acl_bridge.mapping import PerChannelQuantization
+
+    q = {"weights": ((0.1, 0.2), 0), "bias": ((0.01, 0.02), 0), "src": (0.5, 1)}
+    out = F.DepthwiseConvolution._per_channel(q, "NHWC")
+    assert out["weights"] == PerChannelQuantization((0.1, 0.2), -1) and out["bias"].axis == 0
+    assert out["src"] == (0.5, 1)
+    assert F.DepthwiseConvolution._per_channel(q, "NCHW")["weights"].axis == 0
+    assert F.Convolution._per_channel(q, "NHWC")["weights"].axis == 0
+    assert F.FullyConnected._per_channel(q, "NHWC")["weights"].axis == 0
+    with pytest.raises(UnsupportedOptionError, match=r"quantization of src is per channel \(2 scales\); only "
+                                                     r"\['weights', 'bias'\] of Convolution"):
+        F.Convolution._per_channel({"src": ((0.1, 0.2), 0)}, "NHWC")
+    with pytest.raises(UnsupportedOptionError, match=r"only no role of Add take per-channel"):
+        F.Add._per_channel({"a": ((0.1, 0.2), 0)}, "NHWC")

@@ -33,6 +33,14 @@ device), then ACL's compiled programs are restored from the program cache before
 and saved after it (:mod:`acl_bridge.cl_program_cache`; ``program_cache=False`` turns it off,
 a directory puts it elsewhere; :attr:`TfliteRunner.program_cache` reports what it did).
 
+int8 models (the int8-contract of the lowering): a step's ``("quantization", ((role, q), ...))``
+parameter goes to its function and to the padding negotiation as ``quantization=`` (``q`` is
+``(scale, zero_point)``, or ``(scales, 0)`` per output channel for int8 weights: ACL's
+QSYMM8_PER_CHANNEL); every buffer and constant has the model's dtype (int8 activations, int32
+bias), graph inputs and outputs included. Where the ACL version refuses a step (20.08: int8
+depthwise with per-channel weights), loading fails with UnsupportedModelError naming the
+operator, its tensors' types and ACL's own validate() message.
+
 An inference (:meth:`TfliteRunner.run`) copies the caller's input into the input buffer
 (or the caller writes it in place: :attr:`input_array`), runs the functions and returns
 views of the output buffers. :attr:`copied_bytes_per_inference` says what a run copies:
@@ -49,24 +57,25 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ndarray import NdArray, ShapeDescriptor
-from ndarray.errors import ArgumentTypeError
+from ndarray.errors import ArgumentTypeError, LayoutError
 
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot
-from ..mapping import PaddingSize, padded_descriptor
+from ..errors import AclStatusError
+from ..mapping import PaddingSize, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .tflite_plan import Plan, Step, plan_model, slice_index
-from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
+from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, read_model
 
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
     "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy, "resize": F.Resize,
-    "prelu": F.PRelu,
+    "prelu": F.PRelu, "fully_connected": F.FullyConnected, "quantize": F.Quantize, "dequantize": F.Dequantize,
 }
 
 
@@ -88,6 +97,16 @@ def _significant_pad_width(pad_width) -> Tuple[Tuple[int, int], ...]:
 
 
 def _kwargs(step: Step) -> Dict[str, object]:
+    """The bridge function's keyword arguments for a step, its quantization per role included
+    (an int8 step's ``("quantization", ((role, q), ...))``: the int8-contract)."""
+    kw = _options(step)
+    q = step.param("quantization")
+    if q:
+        kw["quantization"] = {role: tuple(v) if isinstance(v, list) else v for role, v in q}
+    return kw
+
+
+def _options(step: Step) -> Dict[str, object]:
     p = dict(step.params)
     if step.kind in ("convolution", "depthwise"):
         kw = {"stride": p["stride"], "padding": _window(p["padding"]), "activation": p.get("activation"),
@@ -106,15 +125,24 @@ def _kwargs(step: Step) -> Dict[str, object]:
                 "padding": _window(p["padding"]), "exclude_padding": True}
     if step.kind == "softmax":
         return {"beta": p["beta"]}
+    if step.kind == "fully_connected":
+        return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
     if step.kind == "resize":
         return {"interpolation": "bilinear", "align_corners": p["align_corners"],
                 "half_pixel_centers": p["half_pixel_centers"]}
     return {}
 
 
+def _places(step: Step) -> bool:
+    """Whether a step moves one tensor into another's memory where no view could be made: a
+    ``copy`` (into a concatenation's slice, or a reshape), or a requantizing ``quantize`` into
+    a concatenation's slice (int8 inputs whose scales differ from the output's)."""
+    return step.kind == "copy" or (step.kind == "quantize" and "into" in dict(step.params))
+
+
 def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
     """Positional arrays of the bridge function, in its role order."""
-    if step.kind == "copy":
+    if _places(step):
         p = dict(step.params)
         src = tensors[step.inputs[0]]
         if isinstance(src, ShapeDescriptor):  # negotiation: the destination has the source's shape
@@ -131,12 +159,39 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     """Model tensor id per role of the bridge function, in its role order (None: a constant
     of the step, by role name): the function's output roles take the step's output, the
     other roles its inputs in order."""
-    if step.kind == "copy":
+    if _places(step):
         return [step.inputs[0], dict(step.params).get("into", step.output)]
     cls = ROLES[step.kind]
     constant_roles = {role for role, _ in step.constants}
     inputs = iter(step.inputs)
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
+
+
+def _types(step: Step, operands: List[object]) -> str:
+    """'src int8 QASYMM8_SIGNED, weights int8 QSYMM8_PER_CHANNEL, ...' of a step's tensors."""
+    quant = _kwargs(step).get("quantization") or {}
+    cls = F.Copy if step.kind == "copy" else ROLES[step.kind]
+    parts = []
+    for role, a in zip(cls.roles, operands):
+        if a is None:
+            continue
+        dtype = np.dtype(getattr(a, "dtype"))
+        try:
+            acl = data_type_for(dtype, quant.get(role))
+        except LayoutError:
+            acl = "?"
+        parts.append(f"{role} {dtype} {acl}")
+    return ", ".join(parts)
+
+
+def _refused(step: Step, operands: List[object], e: AclStatusError) -> UnsupportedModelError:
+    """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
+    own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
+    from ..native import acl_version
+
+    return UnsupportedModelError(
+        f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
+        f"ACL {acl_version()}: {e.message}")
 
 
 def resident_bytes() -> Optional[int]:
@@ -235,14 +290,17 @@ class TfliteRunner:
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
         plan = self.plan
-        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), "float32") for i in plan.model.tensors}
+        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), i.dtype) for i in plan.model.tensors}
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
         for s in plan.steps:
             cls = ROLES[s.kind]
-            consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
-            need = cls.required_padding(*_operands(s, shapes, consts), **_kwargs(s), data_layout="NHWC",
-                                        backend=self.backend)
+            consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
+            operands = _operands(s, shapes, consts)
+            try:
+                need = cls.required_padding(*operands, **_kwargs(s), data_layout="NHWC", backend=self.backend)
+            except AclStatusError as e:
+                raise _refused(s, operands, e) from e
             const_pad.append({role: need[role] for role, _ in s.constants})
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
@@ -264,7 +322,7 @@ class TfliteRunner:
                     pad = pad.union(p)
             pad = pad.for_rank(len(t[b].shape))
             self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
-            descriptors[b] = padded_descriptor(tuple(t[b].shape), "float32", pad)
+            descriptors[b] = padded_descriptor(tuple(t[b].shape), t[b].dtype, pad)  # the model's dtype
         owned: Dict[int, NdArray] = {}
         if self.use_arena:
             sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
@@ -315,12 +373,16 @@ class TfliteRunner:
         for s, cpad in zip(plan.steps, const_pad):
             consts = {}
             for role, value in s.constants:
-                a = F.AclFunction.padded_empty(value.shape, "float32", cpad[role].for_rank(value.ndim))
+                a = F.AclFunction.padded_empty(value.shape, value.dtype, cpad[role].for_rank(value.ndim))
                 a.numpy()[...] = value
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
-            f = ROLES[s.kind](*_operands(s, self.arrays, consts), **_kwargs(s), data_layout="NHWC",
-                              allow_copy=allow_copy, allow_padding_writes=not shared, backend=self.backend)
+            operands = _operands(s, self.arrays, consts)
+            try:
+                f = ROLES[s.kind](*operands, **_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
+                                  allow_padding_writes=not shared, backend=self.backend)
+            except AclStatusError as e:
+                raise _refused(s, operands, e) from e
             self.functions.append(f)
             self.constants.append(consts)
 
@@ -346,35 +408,48 @@ class TfliteRunner:
     def input_shape(self) -> Tuple[int, ...]:
         return tuple(self.plan.model.tensors[self.input_index].shape)
 
+    @property
+    def input_dtype(self) -> np.dtype:
+        """The model's input dtype (int8 for a full-integer model): run() takes exactly it."""
+        return np.dtype(self.plan.model.tensors[self.input_index].dtype)
+
     def staged(self) -> List[Tuple[int, str, str, Tuple[str, ...]]]:
         """(operator index, opcode, bridge kind, staged roles) of every function that copies."""
         return [(s.op_index, s.opcode, s.kind, f.staged) for s, f in zip(self.plan.steps, self.functions) if f.staged]
 
     @property
     def copied_bytes_per_inference(self) -> Dict[str, int]:
-        """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps."""
+        """Bytes one :meth:`run` copies: the input, bridge staging, explicit copy steps (with
+        the requantizing steps into a concatenation: they too move a tensor where no view
+        could be)."""
         staging = 0
         for f in self.functions:
             for t in f.plan.tensors:
                 if t.copies_per_run:
                     a = f.arrays[t.role]
                     staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
-        copies = sum(int(np.prod(self.plan.model.tensors[s.inputs[0]].shape)) * 4
-                     for s in self.plan.steps if s.kind == "copy")
-        inp = int(np.prod(self.input_shape)) * 4
+        t = self.plan.model.tensors
+        copies = sum(int(np.prod(t[s.inputs[0]].shape)) * t[s.inputs[0]].dtype.itemsize
+                     for s in self.plan.steps if _places(s))
+        inp = int(np.prod(self.input_shape)) * self.input_dtype.itemsize
         return {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
 
     # ------------------------------------------------------------------ running
     def run(self, x: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
-        """One inference. ``x`` (the input, shape :attr:`input_shape`) is copied into the
-        input buffer; ``None`` runs on what :attr:`input_array` holds. Returns read-only
-        views of the output buffers by tensor name (overwritten by the next run)."""
+        """One inference. ``x`` (the input, shape :attr:`input_shape`, dtype
+        :attr:`input_dtype`: nothing is cast) is copied into the input buffer; ``None`` runs
+        on what :attr:`input_array` holds. Returns read-only views of the output buffers by
+        tensor name, in the model's dtypes (overwritten by the next run)."""
         if x is not None:
             x = np.asarray(x)
             if tuple(x.shape) != self.input_shape:
                 from ndarray import InvalidLayoutError
 
                 raise InvalidLayoutError(f"input has shape {tuple(x.shape)}, the model expects {self.input_shape}")
+            if x.dtype != self.input_dtype:
+                raise ArgumentTypeError(
+                    f"input has dtype {x.dtype}, the model's input is {self.input_dtype}: nothing is cast "
+                    f"(convert it yourself, e.g. x.astype(np.{self.input_dtype}))")
             self.input_array.numpy()[...] = x
         self.schedule.run()
         return self.outputs()

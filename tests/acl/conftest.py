@@ -1,4 +1,5 @@
-"""ACL test helpers: with ACL_PADDING_REPORT=1 the session ends with what each function
+"""ACL test helpers: the int8 rows' exact / one-step counts (tests/acl/test_int8_functions.py)
+when any ran; with ACL_PADDING_REPORT=1 the session ends with what each function
 asked for (padding per tensor, whether ACL wrote outside the elements, whether the probe's
 layout run matched the dense run), as measured by tests/acl/test_functions.py."""
 
@@ -6,6 +7,15 @@ import os
 
 
 def pytest_terminal_summary(terminalreporter):
+    try:
+        from .test_int8_functions import pytest_terminal_summary_lines
+    except Exception:  # pragma: no cover
+        pytest_terminal_summary_lines = None
+    lines = pytest_terminal_summary_lines() if pytest_terminal_summary_lines else []
+    if lines:
+        terminalreporter.section("int8 functions vs numpy: exact and one-step elements")
+        for line in lines:
+            terminalreporter.write_line(line)
     if os.environ.get("ACL_PADDING_REPORT") != "1":
         return
     try:
