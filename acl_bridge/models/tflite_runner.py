@@ -472,7 +472,7 @@ class TfliteRunner:
         for k, s in enumerate(self.plan.steps):
             native = self._session.step_seconds.get(k, {})
             steps.append(StepTime(k, s.op_index, s.opcode, s.kind,
-                                  tuple(shapes[i] for i in s.inputs) + (shapes[s.output],),
+                                  tuple(shapes[i] for i in (*s.inputs, s.output) if i in shapes),
                                   sum(native.values()), tuple((c, native[c]) for c in CATEGORIES if c in native)))
         return ConfigureProfile(self.model_name, self.backend.name, self.reuse_facts, len(self.plan.steps),
                                 self._phases.rows(), tuple(steps), self._first_run_seconds)
