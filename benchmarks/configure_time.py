@@ -4,7 +4,7 @@ the bridge's own dense buffers), in one process, taking turns, with the configur
 of each (``TfliteRunner.configure_profile``: phases, native calls, costliest steps).
 
     python3 benchmarks/configure_time.py [--models face_detection_front] [--rounds 2]
-                                         [--cprofile 25] [--json out.json]
+                                         [--cprofile 25] [--operators 5] [--json out.json]
 
 "as it was" is the same code with ``reuse_facts=False`` and the planner's probe rule as
 before this change (:func:`acl_bridge.plan._probe_may_stage` answering True for every
@@ -69,6 +69,8 @@ def main() -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--cprofile", type=int, default=0, metavar="N")
+    ap.add_argument("--operators", type=int, default=0, metavar="ROUNDS",
+                    help="also the per-function inference profile (TfliteRunner.profile) over ROUNDS runs")
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args()
     from acl_bridge import native
@@ -83,8 +85,8 @@ def main() -> int:
     print(f"ACL {native.acl_version()}; one thread; {args.rounds} rounds, before and now taking turns")
     for model in args.models.split(","):
         path = fetch.model_path(model)
-        times = {"before": [], "now": []}
-        first = {"before": [], "now": []}
+        times: dict = {"before": [], "now": []}
+        first: dict = {"before": [], "now": []}
         profiles, outs = {}, {}
         for _ in range(args.rounds):
             for which in ("before", "now"):
@@ -94,7 +96,7 @@ def main() -> int:
                 profiles[which], outs[which] = profile, out
                 assert staged == [], f"{model} {which}: staged {staged}"
         same = all(np.array_equal(outs["before"][k], outs["now"][k]) for k in outs["now"])
-        row = {w: {"load_seconds": times[w], "first_result_seconds": first[w],
+        row: dict = {w: {"load_seconds": times[w], "first_result_seconds": first[w],
                    "median_load_seconds": statistics.median(times[w]),
                    "profile": profiles[w].as_dict()} for w in times}
         row["same_outputs"] = same
@@ -106,6 +108,13 @@ def main() -> int:
               f"{', '.join(f'{t:.2f}' for t in times['now'])} s; first result before "
               f"{', '.join(f'{t:.2f}' for t in first['before'])} s, now {', '.join(f'{t:.2f}' for t in first['now'])} s;"
               f" outputs bit-identical: {same}")
+        if args.operators:
+            from acl_bridge.models.tflite_runner import TfliteRunner
+
+            with TfliteRunner(path) as r:
+                ops = r.profile(args.operators)
+            print(ops.text())
+            row["operator_profile"] = ops.as_dict()
         if args.cprofile:
             import cProfile
             import pstats

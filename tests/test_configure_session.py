@@ -113,3 +113,19 @@ def test_profile_renders_as_text_and_json():
     assert d["steps"][0]["shapes"] == [[1, 8, 8, 3], [1, 8, 8, 4]]
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.model = "other"  # type: ignore[misc]
+
+
+def test_operator_profile_medians_shares_and_kinds():
+    from acl_bridge.models.operator_profile import FunctionTime, OperatorProfile
+
+    fs = (FunctionTime(0, 0, "CONV_2D", "convolution", ((1, 8, 8, 3), (1, 8, 8, 4)), (3.0, 1.0, 2.0)),
+          FunctionTime(1, 1, "ADD", "add", ((1, 8, 8, 4), (1, 8, 8, 4), (1, 8, 8, 4)), (1.0, 1.0, 5.0)),
+          FunctionTime(2, 2, "CONV_2D", "convolution", ((1, 8, 8, 4), (1, 8, 8, 4)), (1.0, 1.0, 1.0)))
+    p = OperatorProfile("m.tflite", "neon", 3, fs)
+    assert [f.median_seconds for f in fs] == [2.0, 1.0, 1.0] and p.total_median_seconds == 4.0
+    assert p.by_kind() == {"convolution": (2, 3.0), "add": (1, 1.0)}
+    d = json.loads(json.dumps(p.as_dict()))
+    assert d["by_kind"]["convolution"] == {"functions": 2, "median_seconds": 3.0, "share": 0.75}
+    assert [f["share"] for f in d["functions"]] == [0.5, 0.25, 0.25]
+    text = p.text()
+    assert "convolution" in text and "75.0%" in text and "step   0 op   0 CONV_2D" in text

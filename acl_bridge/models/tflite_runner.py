@@ -32,7 +32,8 @@ function asking again what the negotiation asked, reuse it; ``reuse_facts=False`
 per function). The probe is not made for a function whose in-place tensors are all dense
 buffers of the bridge's own (:func:`acl_bridge.plan.plan_function`: nothing it could find
 would stage them). :meth:`TfliteRunner.configure_profile` says where the load's seconds
-went, phase by phase and step by step, and the first inference's (weights prepared).
+went, phase by phase and step by step, and the first inference's (weights prepared);
+:meth:`TfliteRunner.profile` where an inference's time goes, ACL function by function.
 
 ``backend="cl"`` runs the same plan on ACL's OpenCL functions: the negotiation asks the CL
 functions, the buffers are the same NdArrays (CLTensors over their own memory), and the
@@ -72,6 +73,7 @@ from ..plan import Reason
 from ..schedule import Schedule
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
+from .operator_profile import FunctionTime, OperatorProfile
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, fold_constant_dequantize, read_model
 
@@ -463,6 +465,20 @@ class TfliteRunner:
             self.schedule.run()
         return self.outputs()
 
+    def profile(self, rounds: int = 5) -> OperatorProfile:
+        """Per ACL function, its time in an inference (:mod:`.operator_profile`): ``rounds``
+        runs of the schedule on what :attr:`input_array` holds, each function timed inside
+        the native layer (:meth:`Schedule.profile`). The first inference runs before, untimed
+        here (it prepares weights: :meth:`configure_profile` has it)."""
+        if self._first_run_seconds is None:
+            self.run()
+        seconds = self.schedule.profile(rounds)
+        shapes = {t.index: tuple(t.shape) for t in self.plan.model.tensors}
+        rows = tuple(FunctionTime(k, s.op_index, s.opcode, s.kind,
+                                  tuple(shapes[i] for i in (*s.inputs, s.output) if i in shapes), seconds[k])
+                     for k, s in enumerate(self.plan.steps))
+        return OperatorProfile(self.model_name, self.backend.name, len(seconds[0]) if seconds else rounds, rows)
+
     def configure_profile(self) -> ConfigureProfile:
         """Where this model's start-up time went (:mod:`.configure_profile`): the phases of the
         load with their native calls, every step's native seconds, and the first inference
@@ -521,4 +537,4 @@ class TfliteRunner:
                 f"configured in {self.configure_seconds:.2f} s{cache}")
 
 
-__all__ = ["TfliteRunner", "BufferPlan", "ConfigureProfile"]
+__all__ = ["TfliteRunner", "BufferPlan", "ConfigureProfile", "OperatorProfile"]

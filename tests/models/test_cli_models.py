@@ -188,6 +188,12 @@ def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, cap
     assert native["configure"]["calls"] >= len(p["steps"])  # validate()+configure() of every function
     assert native["negotiate"]["reused"] == len(p["steps"])  # the function's own negotiation: asked before
     assert all(s["seconds"] > 0 for s in p["steps"])
+    ops = json.loads(out)["operator_profile"]
+    assert ops["rounds"] == 5 and len(ops["functions"]) == len(p["steps"])
+    assert [f["opcode"] for f in ops["functions"]] == [s["opcode"] for s in p["steps"]]
+    assert all(len(f["seconds"]) == 5 and f["median_seconds"] > 0 for f in ops["functions"])
+    assert abs(sum(f["median_seconds"] for f in ops["functions"]) - ops["total_median_seconds"]) < 1e-6
+    assert abs(sum(k["share"] for k in ops["by_kind"].values()) - 1) < 1e-3
 
 
 def test_run_tflite_memory_needs_an_acl_backend(tmp_path, capsys):
