@@ -28,6 +28,7 @@ import numpy as np
 from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 
 from . import abi
+from . import configure_session as session
 from .backend import NEON, Backend
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
@@ -123,29 +124,52 @@ def _desc_array(ffi, descs: Sequence):
     return ffi.new("acl_shim_tensor_desc *[]", [ffi.NULL if d is None else d for d in descs])
 
 
+def _bytes(ffi, struct) -> bytes:
+    """A cffi struct's bytes: the content an answer of ACL depends on (configure_session)."""
+    return ffi.buffer(struct)[:]
+
+
+def _descs_key(ffi, kind: str, params, descs: Sequence) -> tuple:
+    return kind, _bytes(ffi, params), tuple(None if d is None else _bytes(ffi, d) for d in descs)
+
+
 def negotiate_padding(kind: str, params, specs: Sequence[Optional[Spec]],
                       backend: Backend = NEON) -> Tuple[PaddingSize, ...]:
-    """Padding ACL asks for, per tensor, when it may pad resizable tensors of these specs."""
+    """Padding ACL asks for, per tensor, when it may pad resizable tensors of these specs
+    (asked once per content in a :mod:`~acl_bridge.configure_session`)."""
     ffi, lib = require_native()
-    descs = [None if s is None else _spec_desc(s, backend) for s in specs]
-    out = ffi.new("acl_shim_padding[]", len(specs))
-    check(lib.acl_shim_required_padding(abi.KINDS[kind], params, _desc_array(ffi, descs), len(specs), out),
-          f"{kind}: required_padding")
-    return tuple(PaddingSize(p.top, p.right, p.bottom, p.left) for p in out)
+
+    def call() -> Tuple[PaddingSize, ...]:
+        descs = [None if s is None else _spec_desc(s, backend) for s in specs]
+        out = ffi.new("acl_shim_padding[]", len(specs))
+        check(lib.acl_shim_required_padding(abi.KINDS[kind], params, _desc_array(ffi, descs), len(specs), out),
+              f"{kind}: required_padding")
+        return tuple(PaddingSize(p.top, p.right, p.bottom, p.left) for p in out)
+
+    return session.ask("negotiate", lambda: (kind, _bytes(ffi, params), tuple(specs), backend.name), call)
 
 
 def auto_padding_from_acl(spec: Spec, backend: Backend = NEON) -> PaddingSize:
     """ACL's own TensorInfo::auto_padding() for a tensor of this spec (asked, not copied)."""
     ffi, lib = require_native()
-    out = ffi.new("acl_shim_padding *")
-    check(lib.acl_shim_auto_padding(_spec_desc(spec, backend), out), "auto_padding")
-    return PaddingSize(out.top, out.right, out.bottom, out.left)
+
+    def call() -> PaddingSize:
+        out = ffi.new("acl_shim_padding *")
+        check(lib.acl_shim_auto_padding(_spec_desc(spec, backend), out), "auto_padding")
+        return PaddingSize(out.top, out.right, out.bottom, out.left)
+
+    return session.ask("auto_padding", lambda: (spec, backend.name), call)
 
 
 def layouts_rejected(kind: str, params, descs: Sequence) -> Optional[str]:
     """None when ACL's validate()/configure() accept these exact layouts, else ACL's message
     for an "Insufficient Padding" refusal (any other refusal raises)."""
     ffi, lib = require_native()
+    return session.ask("check_layouts", lambda: _descs_key(ffi, kind, params, descs),
+                       lambda: _layouts_rejected(ffi, lib, kind, params, descs))
+
+
+def _layouts_rejected(ffi, lib, kind: str, params, descs: Sequence) -> Optional[str]:
     status = lib.acl_shim_check_layouts(abi.KINDS[kind], params, _desc_array(ffi, descs), len(descs))
     try:
         check(status, f"{kind}: check_layouts")
@@ -178,11 +202,15 @@ def probe(kind: str, params, descs: Sequence) -> Tuple[Tuple[int, ...], bool]:
     layout_ok): ACL run once on scratch memory laid out as ``descs`` and once on dense
     buffers (see acl_shim_probe in native/acl_shim.h)."""
     ffi, lib = require_native()
-    flags = ffi.new("int32_t[]", len(descs))
-    same = ffi.new("int32_t *")
-    check(lib.acl_shim_probe(abi.KINDS[kind], params, _desc_array(ffi, descs), len(descs), flags, same),
-          f"{kind}: probe")
-    return tuple(int(f) for f in flags), bool(same[0])
+
+    def call() -> Tuple[Tuple[int, ...], bool]:
+        flags = ffi.new("int32_t[]", len(descs))
+        same = ffi.new("int32_t *")
+        check(lib.acl_shim_probe(abi.KINDS[kind], params, _desc_array(ffi, descs), len(descs), flags, same),
+              f"{kind}: probe")
+        return tuple(int(f) for f in flags), bool(same[0])
+
+    return session.ask("probe", lambda: _descs_key(ffi, kind, params, descs), call)
 
 
 # ---------------------------------------------------------------------------- configured function
@@ -271,18 +299,22 @@ class Configured:
             if a is not None and plan[role].action is Action.STAGED:
                 a = bridge_allocate(call.staging_descriptor(role, plan))
             self.acl_arrays[role] = a
-        self.tensors: Dict[str, Optional[AclTensor]] = {
-            role: None if a is None else AclTensor(a, call.data_layout, call.quantization[role], backend=call.backend,
-                                                   layout=layout_of(a))
-            for role, a in self.acl_arrays.items()
-        }
+        with session.timed("import"):
+            self.tensors: Dict[str, Optional[AclTensor]] = {
+                role: None if a is None else AclTensor(a, call.data_layout, call.quantization[role],
+                                                       backend=call.backend, layout=layout_of(a))
+                for role, a in self.acl_arrays.items()
+            }
         handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])
         out = ffi.new("acl_shim_function **")
-        check(lib.acl_shim_function_create(abi.KINDS[call.kind], call.params, handles, len(handles), out), call.kind)
+        with session.timed("configure"):  # ACL's validate() and configure()
+            status = lib.acl_shim_function_create(abi.KINDS[call.kind], call.params, handles, len(handles), out)
+        check(status, call.kind)
         self.handle = ffi.gc(out[0], _destroyer(lib.acl_shim_function_destroy, self.acl_arrays))
-        for t in self.tensors.values():
-            if t is not None:
-                t.import_memory()
+        with session.timed("import"):
+            for t in self.tensors.values():
+                if t is not None:
+                    t.import_memory()
         staged = [r for r in plan.staged]
         self.copy_in = [(self.acl_arrays[r].numpy(), call.arrays[r].numpy())  # type: ignore[union-attr]
                         for r in staged if r not in call.outputs]

@@ -21,7 +21,8 @@ The rules, in the order they are applied (each staging reason is a :class:`Reaso
 5. ``RENEGOTIATED``: validate() on the final infos asked for more padding than the
    negotiation reported (20.08, NHWC depthwise with a depth multiplier > 1): every tensor is
    staged with the union of the negotiated padding and ACL's own auto padding, both facts.
-6. probe (only for tensors still in place): ``WRITES_OUTSIDE``: ACL writes bytes of the
+6. probe (only for tensors still in place, and never made when every one of them is a dense
+   buffer of the bridge's own: no finding below could stage it): ``WRITES_OUTSIDE``: ACL writes bytes of the
    buffer that are not elements (border fill, vector stores past a row end) and the bytes are
    not the bridge's to give; ``PADDING_NOT_FREE``: the same, with ``allow_padding_writes``,
    but the bytes hold other elements of the user's memory (a view's parent);
@@ -124,7 +125,7 @@ class TensorPlan:
 class FunctionPlan:
     kind: str
     tensors: Tuple[TensorPlan, ...]
-    needs_probe: bool  # some tensor is in place and the probe has not run yet
+    needs_probe: bool  # some tensor is in place, the probe has not run yet and could stage it
     renegotiated: bool = False
 
     def __getitem__(self, role: str) -> TensorPlan:
@@ -208,6 +209,15 @@ def _probe_reason(t: TensorRequest, facts: AclFacts, options: PlanOptions) -> Op
     return None
 
 
+def _probe_may_stage(t: TensorRequest) -> bool:
+    """Whether any finding of the probe could stage this in-place tensor (rule 6). Not for a
+    dense buffer of the bridge's own: writes outside its elements land in its slack
+    (``WRITES_BEYOND`` and ``WRITES_OUTSIDE`` spare bridge memory) and a dense layout is
+    what ACL computes on anyway (``LAYOUT_MISMATCH`` spares dense tensors); so the probe,
+    which configures and runs the function twice, is not made for it."""
+    return not (t.origin is Origin.BRIDGE and t.dense)
+
+
 def _staged(t: TensorRequest, padding: PaddingSize, reason: Tuple[Reason, str]) -> TensorPlan:
     copies = 1 + (1 if t.is_output and t.reads_output else 0)
     return TensorPlan(t.role, Action.STAGED, padding.for_rank(t.rank), reason[0], reason[1], copies, may_write_padding=True)
@@ -235,7 +245,8 @@ def plan_function(kind: str, tensors: Sequence[Optional[TensorRequest]], facts: 
             plans.append(_staged(t, need, reason))
         else:
             plans.append(TensorPlan(t.role, Action.IN_PLACE, need, may_write_padding=_may_write(t, options)))
-    needs_probe = facts.writes_outside is None and any(p.action is Action.IN_PLACE for p in plans)
+    needs_probe = facts.writes_outside is None and any(
+        p.action is Action.IN_PLACE and _probe_may_stage(t) for p, t in zip(plans, tensors) if t is not None)
     plan = FunctionPlan(kind, tuple(plans), needs_probe, renegotiated=facts.renegotiate is not None)
     if not options.allow_copy and plan.staged:
         first = plan[plan.staged[0]]

@@ -13,6 +13,7 @@ invalidates the schedule (after a run in progress finishes); running it then rai
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from typing import List, Sequence, Tuple, Union
 
@@ -20,6 +21,7 @@ from ndarray.errors import ArgumentTypeError
 
 from .errors import AclError
 from .functions import AclFunction
+from .layout import check_int
 from .native import check, require_native
 
 _Segment = Union[Tuple[str, object, int], Tuple[str, AclFunction, int]]
@@ -92,6 +94,35 @@ class Schedule:
                 else:
                     item.run()  # type: ignore[union-attr]
         return self
+
+    def profile(self, rounds: int = 5) -> Tuple[Tuple[float, ...], ...]:
+        """Run every function ``rounds`` times, in order, timing each run: per function (in
+        :attr:`functions` order) its seconds in each round. A native segment is timed inside
+        the native layer (``acl_shim_schedule_profile``: no Python between its functions); a
+        staged function's run, copies included, in Python."""
+        rounds = check_int(rounds, "rounds", minimum=1)
+        ffi, lib = require_native()
+        times: List[List[float]] = [[0.0] * len(self.functions) for _ in range(rounds)]
+        with self._lock:
+            if self._invalid:
+                raise AclError(f"schedule can no longer run: {self._invalid}", what="Schedule")
+            for r in range(rounds):
+                first = 0
+                for kind, item, n in self._segments:
+                    if kind == "native":
+                        handles, batch, _ = item  # type: ignore[misc]
+                        seconds = ffi.new("double[]", n)
+                        status = lib.acl_shim_schedule_profile(handles, n, 1, seconds, self._failed)
+                        if status:
+                            at = self._failed[0]
+                            check(status, f"schedule profile: function {at} ({batch[at].kind if 0 <= at < n else '?'})")
+                        times[r][first:first + n] = list(seconds)
+                    else:
+                        t0 = time.perf_counter()
+                        item.run()  # type: ignore[union-attr]
+                        times[r][first] = time.perf_counter() - t0
+                    first += n
+        return tuple(tuple(times[r][i] for r in range(rounds)) for i in range(len(self.functions)))
 
     def __call__(self) -> "Schedule":
         return self.run()

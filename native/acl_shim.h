@@ -357,6 +357,10 @@ int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
  * the first failure and puts its index in *failed_index (-1 when all ran). The caller keeps
  * the functions alive. */
 int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, int32_t *failed_index);
+/* The same, `rounds` times, each function's run timed inside the native layer (steady clock):
+ * seconds[r * n + i] for round r and function i (native/acl_shim_profile.cpp). */
+int32_t acl_shim_schedule_profile(acl_shim_function *const *functions, int32_t n, int32_t rounds,
+                                  double *seconds, int32_t *failed_index);
 
 /* ACL_SHIM_CDEF_END */
 

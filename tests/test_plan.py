@@ -62,6 +62,15 @@ CASES = {
         arrays={"src": lambda: dense((1, 2, 8, 8)), "dst": lambda: dense((1, 2, 8, 8))},
         facts=AclFacts({"src": P(), "dst": P()}),
         expect={"src": ("in_place", None), "dst": ("in_place", None)}, needs_probe=True),
+    "not probed yet, dense buffers of the bridge's own: no finding could stage them, no probe": dict(
+        arrays={"src": lambda: padded((1, 2, 8, 8), P(), bridge=True), "dst": lambda: padded((1, 2, 8, 8), P(), bridge=True)},
+        facts=AclFacts({"src": P(), "dst": P()}),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}, needs_probe=False),
+    "not probed yet, one bridge buffer padded (a layout ACL might mis-address): probe": dict(
+        arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1), bridge=True),
+                "dst": lambda: padded((1, 1, 8, 8), P(), bridge=True)},
+        facts=AclFacts({"src": P(1, 2, 1, 1), "dst": P()}),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}, needs_probe=True),
     "20.08 NHWC pooling asks right 1 of a dense src": dict(
         arrays={"src": lambda: dense((1, 8, 8, 4)), "dst": lambda: dense((1, 8, 8, 4))},
         facts=AclFacts({"src": P(0, 1, 0, 0), "dst": P()}, {"src": False, "dst": False}, True),

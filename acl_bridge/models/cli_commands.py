@@ -78,6 +78,11 @@ def register(subparsers) -> None:
     r.add_argument("--memory", action="store_true", help="after the run, report the model's memory: activations "
                    "(the arena, its lower bound, one buffer each), inputs/outputs, constants, resident memory "
                    "(ACL backends only)")
+    r.add_argument("--profile", action="store_true", help="after the run, report where the start-up time went: "
+                   "each loading phase (read, lower, negotiation, allocate, configure, renegotiation, schedule) with "
+                   "its native calls (negotiate, check_layouts, probe, configure, import: seconds, calls made, "
+                   "answers reused), the costliest steps, and the first run; then where an inference's time goes, "
+                   "ACL function by function (median of 5 runs, timed inside the native schedule; ACL backends only)")
     r.set_defaults(handler=cmd_run_tflite)
 
     from . import fetch
@@ -276,6 +281,9 @@ def cmd_run_tflite(args, out, err) -> int:
     if args.memory and backend == "numpy":
         raise UnsupportedOptionError("--memory reports what a model holds on ACL: it needs --backend acl or cl, "
                                      "not numpy")
+    if getattr(args, "profile", False) and backend == "numpy":
+        raise UnsupportedOptionError("--profile reports how a model is configured on ACL: it needs --backend acl or "
+                                     "cl, not numpy")
     run, plan = make_executor(args.model, backend)
     name, shape, dtype = model_input_spec(plan)
     x = load_input(args.input, name)
@@ -283,16 +291,24 @@ def cmd_run_tflite(args, out, err) -> int:
     outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(x).items()}
     np.savez(Path(args.out), **outputs)
     memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
+    profile = run.__self__.configure_profile() if getattr(args, "profile", False) else None
+    operators = run.__self__.profile() if profile is not None else None
     if args.json:
         report = {"out": str(args.out), "outputs": {k: {"shape": list(v.shape), "dtype": v.dtype.name}
                                                     for k, v in outputs.items()}}
         if memory is not None:
             report["memory"] = memory
+        if profile is not None and operators is not None:
+            report["configure_profile"] = profile.as_dict()
+            report["operator_profile"] = operators.as_dict()
         print(json.dumps(report), file=out)
     else:
         print(f"wrote {args.out}: " + ", ".join(f"{k} {list(v.shape)}" for k, v in outputs.items()), file=out)
         if memory is not None:
             print(memory_text(memory), file=out)
+        if profile is not None and operators is not None:
+            print(profile.text(), file=out)
+            print(operators.text(), file=out)
     return 0
 
 

@@ -25,6 +25,16 @@ Loading (:class:`TfliteRunner`) does everything once:
    configured again (at most twice: :attr:`TfliteRunner.renegotiations`);
 6. a :class:`~acl_bridge.Schedule` runs all functions in one native call per inference.
 
+ACL's answers in steps 2, 4 and 5 (negotiated padding, validate() on exact layouts, the
+probe) depend only on the function kind, its parameters and the layouts: within one load
+each is asked once per content (:mod:`acl_bridge.configure_session`; identical steps, and a
+function asking again what the negotiation asked, reuse it; ``reuse_facts=False`` asks
+per function). The probe is not made for a function whose in-place tensors are all dense
+buffers of the bridge's own (:func:`acl_bridge.plan.plan_function`: nothing it could find
+would stage them). :meth:`TfliteRunner.configure_profile` says where the load's seconds
+went, phase by phase and step by step, and the first inference's (weights prepared);
+:meth:`TfliteRunner.profile` where an inference's time goes, ACL function by function.
+
 ``backend="cl"`` runs the same plan on ACL's OpenCL functions: the negotiation asks the CL
 functions, the buffers are the same NdArrays (CLTensors over their own memory), and the
 schedule returns with the results in them. OpenCL starts first (``opencl.cl_init``: an
@@ -51,6 +61,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -62,13 +73,16 @@ from ndarray.errors import ArgumentTypeError, LayoutError
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
+from ..configure_session import CATEGORIES, ConfigureSession
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot
 from ..errors import AclStatusError
 from ..mapping import PaddingSize, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
+from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
+from .operator_profile import FunctionTime, OperatorProfile
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, read_model
 
@@ -218,11 +232,49 @@ class BufferPlan:
 MAX_RENEGOTIATIONS = 2
 
 
+class _Phases:
+    """Wall-clock seconds per loading phase, with the session's native calls made in each
+    (a phase entered again, as renegotiation is, adds up)."""
+
+    def __init__(self, session: ConfigureSession):
+        self.session = session
+        self._seconds: Dict[str, float] = {}
+        self._native: Dict[str, Dict[str, List[float]]] = {}
+
+    @contextmanager
+    def phase(self, name: str):
+        s = self.session
+        before = {c: (s.seconds.get(c, 0.0), s.calls.get(c, 0), s.reused.get(c, 0)) for c in CATEGORIES}
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._seconds[name] = self._seconds.get(name, 0.0) + time.perf_counter() - t0
+            native = self._native.setdefault(name, {})
+            for c, (sec, calls, reused) in before.items():
+                d = [s.seconds.get(c, 0.0) - sec, s.calls.get(c, 0) - calls, s.reused.get(c, 0) - reused]
+                if d[1] or d[2]:
+                    acc = native.setdefault(c, [0.0, 0, 0])
+                    for i in range(3):
+                        acc[i] += d[i]
+
+    def rows(self) -> Tuple[PhaseTime, ...]:
+        out = []
+        for name in PHASES:
+            if name not in self._seconds or (name == "program_cache" and not self._native.get(name)
+                                              and self._seconds[name] < 1e-4):
+                continue
+            native = self._native.get(name, {})
+            out.append(PhaseTime(name, self._seconds[name], tuple(
+                NativeTime(c, native[c][0], int(native[c][1]), int(native[c][2])) for c in CATEGORIES if c in native)))
+        return tuple(out)
+
+
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
-                 arena: Optional[bool] = None):
+                 arena: Optional[bool] = None, reuse_facts: bool = True):
         self.backend = backend_named(backend)
         if arena is None:
             # OpenCL leaves the result of commands on buffers over overlapping host memory
@@ -234,37 +286,62 @@ class TfliteRunner:
         self.memory: Optional[MemoryPlan] = None
         if not isinstance(program_cache, (bool, str, os.PathLike)):
             raise ArgumentTypeError(f"program_cache is {program_cache!r}, expected True, False or a directory")
+        if not isinstance(reuse_facts, bool):
+            raise ArgumentTypeError(f"reuse_facts is {reuse_facts!r}, expected True or False")
+        self.reuse_facts = reuse_facts
+        self._session = ConfigureSession(reuse=reuse_facts)
+        self._phases = _Phases(self._session)
+        self._first_run_seconds: Optional[float] = None
+        self.model_name = (os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike))
+                           else type(model).__name__)
+        with self._session.active():
+            self._load(model, program_cache, allow_copy)
+        self._session.forget()  # the answers were for this load only; the times stay
+
+    def _load(self, model, program_cache, allow_copy: bool) -> None:
+        phase = self._phases.phase
         if isinstance(model, Plan):
             plan = model
         else:
-            spec = model if isinstance(model, ModelSpec) else read_model(model)
-            plan = plan_model(fold_constant_dequantize(spec))
+            if isinstance(model, ModelSpec):
+                spec = model
+            else:
+                with phase("read"):
+                    spec = read_model(model)
+            with phase("lower"):
+                plan = plan_model(fold_constant_dequantize(spec))
         self.plan = plan
         t0 = time.perf_counter()
-        cache = self._restore_programs(program_cache)
-        asked, const_pad = self._negotiate()
+        with phase("program_cache"):
+            cache = self._restore_programs(program_cache)
+        with phase("negotiation"):
+            asked, const_pad = self._negotiate()
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
         self.functions: List[F.AclFunction] = []
         self.renegotiations = 0
         for attempt in range(MAX_RENEGOTIATIONS + 1):
-            self._allocate(asked)
-            self._configure(const_pad, allow_copy)
-            grow = self._padding_still_missing()
+            with phase("allocate" if attempt == 0 else "renegotiation"):
+                self._allocate(asked)
+            with phase("configure" if attempt == 0 else "renegotiation"):
+                self._configure(const_pad, allow_copy)
+                grow = self._padding_still_missing()
             if not grow or attempt == MAX_RENEGOTIATIONS:
                 break
             # validate() on the final infos wanted more than the resizable negotiation said
             # (20.08 NHWC depthwise: "Insufficient Padding!"): give every buffer what ACL
             # asked for there, and configure again, instead of staging it on every run
-            for key, (who, pad) in grow.items():
-                if isinstance(key, tuple):
-                    const_pad[key[0]][key[1]] = const_pad[key[0]][key[1]].union(pad)
-                else:
-                    asked.setdefault(key, []).append(who + (pad,))
-            for f in self.functions:
-                f.close()
+            with phase("renegotiation"):
+                for key, (who, pad) in grow.items():
+                    if isinstance(key, tuple):
+                        const_pad[key[0]][key[1]] = const_pad[key[0]][key[1]].union(pad)
+                    else:
+                        asked.setdefault(key, []).append(who + (pad,))
+                for f in self.functions:
+                    f.close()
             self.renegotiations += 1
         # one call into the native layer per inference (split only around staged functions)
-        self.schedule = Schedule(self.functions)
+        with phase("schedule"):
+            self.schedule = Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
         if cache is not None:
             cache.save()
@@ -293,7 +370,8 @@ class TfliteRunner:
         shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), i.dtype) for i in plan.model.tensors}
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
-        for s in plan.steps:
+        for k, s in enumerate(plan.steps):
+            self._session.step = k
             cls = ROLES[s.kind]
             consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
             operands = _operands(s, shapes, consts)
@@ -305,6 +383,7 @@ class TfliteRunner:
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
                     asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
+        self._session.step = None
         return asked, const_pad
 
     def _allocate(self, asked) -> None:
@@ -370,7 +449,8 @@ class TfliteRunner:
         plan = self.plan
         self.functions = []
         self.constants: List[Dict[str, NdArray]] = []
-        for s, cpad in zip(plan.steps, const_pad):
+        for k, (s, cpad) in enumerate(zip(plan.steps, const_pad)):
+            self._session.step = k
             consts = {}
             for role, value in s.constants:
                 a = F.AclFunction.padded_empty(value.shape, value.dtype, cpad[role].for_rank(value.ndim))
@@ -385,6 +465,7 @@ class TfliteRunner:
                 raise _refused(s, operands, e) from e
             self.functions.append(f)
             self.constants.append(consts)
+        self._session.step = None
 
     def _padding_still_missing(self):
         """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
@@ -451,8 +532,41 @@ class TfliteRunner:
                     f"input has dtype {x.dtype}, the model's input is {self.input_dtype}: nothing is cast "
                     f"(convert it yourself, e.g. x.astype(np.{self.input_dtype}))")
             self.input_array.numpy()[...] = x
-        self.schedule.run()
+        if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
+            t0 = time.perf_counter()
+            self.schedule.run()
+            self._first_run_seconds = time.perf_counter() - t0
+        else:
+            self.schedule.run()
         return self.outputs()
+
+    def profile(self, rounds: int = 5) -> OperatorProfile:
+        """Per ACL function, its time in an inference (:mod:`.operator_profile`): ``rounds``
+        runs of the schedule on what :attr:`input_array` holds, each function timed inside
+        the native layer (:meth:`Schedule.profile`). The first inference runs before, untimed
+        here (it prepares weights: :meth:`configure_profile` has it)."""
+        if self._first_run_seconds is None:
+            self.run()
+        seconds = self.schedule.profile(rounds)
+        shapes = {t.index: tuple(t.shape) for t in self.plan.model.tensors}
+        rows = tuple(FunctionTime(k, s.op_index, s.opcode, s.kind,
+                                  tuple(shapes[i] for i in (*s.inputs, s.output) if i in shapes), seconds[k])
+                     for k, s in enumerate(self.plan.steps))
+        return OperatorProfile(self.model_name, self.backend.name, len(seconds[0]) if seconds else rounds, rows)
+
+    def configure_profile(self) -> ConfigureProfile:
+        """Where this model's start-up time went (:mod:`.configure_profile`): the phases of the
+        load with their native calls, every step's native seconds, and the first inference
+        once it has run."""
+        steps = []
+        shapes = {t.index: tuple(t.shape) for t in self.plan.model.tensors}
+        for k, s in enumerate(self.plan.steps):
+            native = self._session.step_seconds.get(k, {})
+            steps.append(StepTime(k, s.op_index, s.opcode, s.kind,
+                                  tuple(shapes[i] for i in (*s.inputs, s.output) if i in shapes),
+                                  sum(native.values()), tuple((c, native[c]) for c in CATEGORIES if c in native)))
+        return ConfigureProfile(self.model_name, self.backend.name, self.reuse_facts, len(self.plan.steps),
+                                self._phases.rows(), tuple(steps), self._first_run_seconds)
 
     def outputs(self) -> Dict[str, np.ndarray]:
         out = {}
@@ -498,4 +612,4 @@ class TfliteRunner:
                 f"configured in {self.configure_seconds:.2f} s{cache}")
 
 
-__all__ = ["TfliteRunner", "BufferPlan"]
+__all__ = ["TfliteRunner", "BufferPlan", "ConfigureProfile", "OperatorProfile"]

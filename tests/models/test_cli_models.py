@@ -169,10 +169,43 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
         assert "activations: " in out and "(arena; lower bound " in out and "resident memory" in out, out
 
 
+@pytest.mark.acl
+def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, capsys):
+    """--profile --json: the load's phases add up to its configure time, every step has its
+    native seconds, the first run is timed; identical questions to ACL were answered once."""
+    if "acl" not in _backends():
+        pytest.skip("the native ACL module is not available here")
+    np.save(tmp_path / "in.npy", np.random.default_rng(1).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32))
+    code, out, err = run_cli(["run-tflite", str(model_file("face_detection_front")), str(tmp_path / "in.npy"),
+                              "--out", str(tmp_path / "o.npz"), "--backend", "acl", "--profile", "--json"], capsys)
+    assert code == 0, err
+    p = json.loads(out)["configure_profile"]
+    phases = [r["phase"] for r in p["phases"]]
+    assert phases[:2] == ["read", "lower"] and {"negotiation", "allocate", "configure", "schedule"} <= set(phases)
+    assert abs(sum(r["seconds"] for r in p["phases"]) - p["configure_seconds"]) < 1e-3
+    assert p["first_run_seconds"] > 0 and p["first_result_seconds"] > p["configure_seconds"]
+    native = {n["category"]: n for r in p["phases"] for n in r["native"] if r["phase"] == "configure"}
+    assert native["configure"]["calls"] >= len(p["steps"])  # validate()+configure() of every function
+    assert native["negotiate"]["reused"] == len(p["steps"])  # the function's own negotiation: asked before
+    assert all(s["seconds"] > 0 for s in p["steps"])
+    ops = json.loads(out)["operator_profile"]
+    assert ops["rounds"] == 5 and len(ops["functions"]) == len(p["steps"])
+    assert [f["opcode"] for f in ops["functions"]] == [s["opcode"] for s in p["steps"]]
+    assert all(len(f["seconds"]) == 5 and f["median_seconds"] > 0 for f in ops["functions"])
+    assert abs(sum(f["median_seconds"] for f in ops["functions"]) - ops["total_median_seconds"]) < 1e-6
+    assert abs(sum(k["share"] for k in ops["by_kind"].values()) - 1) < 1e-3
+
+
 def test_run_tflite_memory_needs_an_acl_backend(tmp_path, capsys):
     np.save(tmp_path / "in.npy", np.zeros((1, 128, 128, 3), np.float32))
     code, out, err = run_tflite(tmp_path, capsys, "in.npy", "--memory")
     assert (code, out) == (2, "") and "--memory reports what a model holds on ACL" in one_error_line(err)
+
+
+def test_run_tflite_profile_needs_an_acl_backend(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.zeros((1, 128, 128, 3), np.float32))
+    code, out, err = run_tflite(tmp_path, capsys, "in.npy", "--profile")
+    assert (code, out) == (2, "") and "--profile reports how a model is configured on ACL" in one_error_line(err)
 
 
 def run_tflite(tmp_path, capsys, name, *extra):

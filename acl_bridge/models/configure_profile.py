@@ -1,0 +1,138 @@
+"""Where a model's start-up seconds go: :meth:`TfliteRunner.configure_profile`'s record.
+
+A :class:`ConfigureProfile` is frozen: the phases of loading in order (wall-clock seconds,
+exclusive, summing to the load), each phase's native calls by category (from
+:mod:`acl_bridge.configure_session`: seconds, calls made, answers reused) and the Python
+time left around them, the steps that cost most, and the first inference (where ACL
+prepares weights) once it has run. :meth:`~ConfigureProfile.text` is the table for people,
+:meth:`~ConfigureProfile.as_dict` the JSON of ``run-tflite --profile --json``.
+
+The phases (``TfliteRunner``'s loading, its module docstring):
+
+* ``read``: the flatbuffer to a ModelSpec (absent when the runner was given a spec or plan);
+* ``lower``: constant folding and lowering to the plan's steps;
+* ``program_cache``: OpenCL start and the program cache restored (CL only);
+* ``negotiation``: every step asks for its padding (``negotiate``) and checks it with
+  validate() on exact layouts (``check_layouts``, ``auto_padding``);
+* ``allocate``: buffers and the arena;
+* ``configure``: every function made (its own negotiation, the ``probe``, ACL's validate()
+  and configure(), native tensors and imports);
+* ``renegotiation``: where validate() wanted more padding, allocate and configure again;
+* ``schedule``: the one native call per inference;
+* ``first_run``: the first inference (ACL prepares weights there), after the load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+PHASES = ("read", "lower", "program_cache", "negotiation", "allocate", "configure", "renegotiation", "schedule")
+
+
+@dataclass(frozen=True)
+class NativeTime:
+    """One category of native calls inside a phase (or a step)."""
+
+    category: str
+    seconds: float
+    calls: int  # asked of ACL
+    reused: int  # answered from the session's memo (0 for configure and import)
+
+
+@dataclass(frozen=True)
+class PhaseTime:
+    phase: str
+    seconds: float  # wall clock, this phase alone
+    native: Tuple[NativeTime, ...] = ()
+
+    @property
+    def python_seconds(self) -> float:
+        """The phase's time outside the native calls it made."""
+        return max(0.0, self.seconds - sum(n.seconds for n in self.native))
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One step's native seconds over the whole load (all its phases and attempts)."""
+
+    step: int
+    op_index: int
+    opcode: str
+    kind: str
+    shapes: Tuple[Tuple[int, ...], ...]  # its tensors, inputs then output (numpy order)
+    seconds: float
+    native: Tuple[Tuple[str, float], ...]  # (category, seconds)
+
+
+@dataclass(frozen=True)
+class ConfigureProfile:
+    model: str
+    backend: str
+    reuse_facts: bool
+    steps_total: int
+    phases: Tuple[PhaseTime, ...]
+    steps: Tuple[StepTime, ...]  # every step, in plan order
+    first_run_seconds: Optional[float] = None  # None until the first inference ran
+
+    @property
+    def configure_seconds(self) -> float:
+        """The load: every phase (the first run is not part of it)."""
+        return sum(p.seconds for p in self.phases)
+
+    @property
+    def first_result_seconds(self) -> Optional[float]:
+        """Load plus first inference: the time to the first result."""
+        return None if self.first_run_seconds is None else self.configure_seconds + self.first_run_seconds
+
+    def native_totals(self) -> Dict[str, NativeTime]:
+        """Each category over the whole load."""
+        out: Dict[str, NativeTime] = {}
+        for p in self.phases:
+            for n in p.native:
+                o = out.get(n.category, NativeTime(n.category, 0.0, 0, 0))
+                out[n.category] = NativeTime(n.category, o.seconds + n.seconds, o.calls + n.calls, o.reused + n.reused)
+        return out
+
+    def as_dict(self) -> Dict[str, object]:
+        return {
+            "model": self.model, "backend": self.backend, "reuse_facts": self.reuse_facts,
+            "configure_seconds": round(self.configure_seconds, 6),
+            "first_run_seconds": None if self.first_run_seconds is None else round(self.first_run_seconds, 6),
+            "first_result_seconds": None if self.first_result_seconds is None else round(self.first_result_seconds, 6),
+            "phases": [{"phase": p.phase, "seconds": round(p.seconds, 6), "python_seconds": round(p.python_seconds, 6),
+                        "native": [{"category": n.category, "seconds": round(n.seconds, 6), "calls": n.calls,
+                                    "reused": n.reused} for n in p.native]} for p in self.phases],
+            "steps": [{"step": s.step, "op_index": s.op_index, "opcode": s.opcode, "kind": s.kind,
+                       "shapes": [list(x) for x in s.shapes], "seconds": round(s.seconds, 6),
+                       "native": {c: round(v, 6) for c, v in s.native}} for s in self.steps],
+        }
+
+    def text(self, top_steps: int = 8) -> str:
+        """The table: phases with their native categories, then the costliest steps."""
+        total = self.configure_seconds or 1e-12
+        rows = [f"configure profile: {self.model} on {self.backend}, {self.steps_total} steps, "
+                f"facts {'reused by content' if self.reuse_facts else 'asked per function'}",
+                f"{'phase':<28}{'seconds':>9}{'share':>8}  native calls (made / reused)"]
+        for p in self.phases:
+            rows.append(f"{p.phase:<28}{p.seconds:>9.3f}{100 * p.seconds / total:>7.1f}%")
+            for n in p.native:
+                rows.append(f"  {n.category:<26}{n.seconds:>9.3f}{100 * n.seconds / total:>7.1f}%  "
+                            f"{n.calls} / {n.reused}")
+            if p.native:
+                rows.append(f"  {'python':<26}{p.python_seconds:>9.3f}{100 * p.python_seconds / total:>7.1f}%")
+        rows.append(f"{'load (configure)':<28}{self.configure_seconds:>9.3f}")
+        if self.first_run_seconds is not None:
+            rows.append(f"{'first run (weights prepared)':<28}{self.first_run_seconds:>9.3f}")
+            rows.append(f"{'time to the first result':<28}{self.first_result_seconds:>9.3f}")
+        costly = sorted(self.steps, key=lambda s: -s.seconds)[:top_steps]
+        if costly:
+            rows.append(f"costliest steps (native seconds over the load):")
+            for s in costly:
+                parts = ", ".join(f"{c} {v:.3f}" for c, v in s.native if v > 0)
+                rows.append(f"  step {s.step:>3} op {s.op_index:>3} {s.opcode:<20} {s.kind:<12} "
+                            f"{' '.join('x'.join(map(str, x)) for x in s.shapes):<32} {s.seconds:.3f} s ({parts})")
+        return "\n".join(rows)
+
+
+__all__ = ["ConfigureProfile", "PhaseTime", "NativeTime", "StepTime", "PHASES"]
