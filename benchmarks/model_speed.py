@@ -1,8 +1,7 @@
 """The model section of the benchmark: whole TFLite models on the bridge's runner (ACL NEON),
 Arm NN's TfLite parser on CpuAcc and TFLite's interpreter, in one process.
 
-    python3 benchmarks/bench.py --sections models [--models a,b] [--threads 1,0] [--rounds 9]
-    python3 benchmarks/model_speed.py [--models a,b] [--threads 1,0] [--rounds 9] [--json FILE]
+    python3 benchmarks/bench.py --sections models [--models a,b] [--threads 1,0] [--rounds 9] [--json FILE]
 
 Per thread setting (``--threads``: 1 = one thread each; 0 = each runtime's default: ACL's
 scheduler with one thread per core it sees, Arm NN's CpuAcc without the ``NumberOfThreads``
@@ -223,7 +222,7 @@ def acl_threads(threads: int) -> Dict[str, object]:
     from acl_bridge import native
 
     native.set_num_threads(threads)
-    return {"acl_scheduler": native.num_threads()}
+    return {"acl_scheduler": native.num_threads(), "process_threads": process_threads()}
 
 
 def start_bridge(path, x: np.ndarray, threads: int) -> Started:
@@ -354,8 +353,9 @@ def measure(model: str, threads: int, inp: Optional[ModelInput], starters: Dict[
 
 
 def measure_model(model: str, threads: int, interpreter_threads: int, rounds: int) -> ModelResult:
-    """One model at one thread setting, every contender; the interpreter at ``interpreter_threads`` (its own default is one
-    thread: at the default setting it gets ACL's default count)."""
+    """One model at one thread setting, every contender; the interpreter at
+    ``interpreter_threads`` (its own default is one thread: at the default setting it gets
+    ACL's default count)."""
     from acl_bridge.models import fetch
 
     try:
@@ -381,12 +381,18 @@ def measure_pair(threads: int, rounds: int, pair: Tuple[str, str] = INT8_PAIR) -
     from acl_bridge.models import fetch
 
     int8, twin = pair
-    inp = model_input(fetch.model_path(int8))
+    out: Dict[str, object] = {"threads": threads, "int8": int8, "float32": twin}
+    try:
+        paths = fetch.model_path(int8), fetch.model_path(twin)
+        inp = model_input(paths[0])
+    except Exception as e:  # noqa: BLE001  (not in the cache, or unreadable)
+        out.update({n: {"refused" if refusal("bridge", e).expected else "failed": " ".join(str(e).split())}
+                    for n in pair})
+        return out
     x8 = seeded_input(inp)
     xf = dequantized(x8, inp)
-    started = start_all({int8: lambda: start_bridge(fetch.model_path(int8), x8, threads),
-                         twin: lambda: start_bridge(fetch.model_path(twin), xf, threads)})
-    out: Dict[str, object] = {"threads": threads, "int8": int8, "float32": twin}
+    started = start_all({int8: lambda: start_bridge(paths[0], x8, threads),
+                         twin: lambda: start_bridge(paths[1], xf, threads)})
     for name, c in started.items():
         out[name] = ({"refused" if c.expected else "failed": c.message} if isinstance(c, Refused)
                      else {"configure_s": c.configure_s, "first_result_s": c.first_result_s})
@@ -419,9 +425,9 @@ def render_rows(r: ModelResult, width: int = 120) -> List[str]:
     for i, (name, c) in enumerate(r.contenders.items()):
         label = r.model if i == 0 else ""
         if isinstance(c, Refused):
-            text = str(c)
-            room = max(width - 54, 20)
-            lines.append(f"{label:<32} {TITLES.get(name, name):<20} {text if len(text) <= room else text[:room - 3] + '...'}")
+            text, room = str(c), max(width - 54, 20)
+            cut = text if len(text) <= room else text[:room - 3] + "..."
+            lines.append(f"{label:<32} {TITLES.get(name, name):<20} {cut}")
             continue
         assert isinstance(c, Started)
         s = r.samples_ns.get(name, [])
@@ -474,7 +480,8 @@ def render_pair(pairs: Sequence[Dict[str, object]]) -> str:
             if "per_inference_ms" in c:
                 parts.append(f"{n} {_ms(c['per_inference_ms'])} (configure {c['configure_s']:.2f} s)")
             else:
-                parts.append(f"{n} {'refused' if 'refused' in c else 'failed'}: {c.get('refused', c.get('failed', '-'))}")
+                verdict = "refused" if "refused" in c else "failed"
+                parts.append(f"{n} {verdict}: {c.get(verdict, '-')}")
         ratio = p.get("int8_over_float32")
         tail = "" if not isinstance(ratio, dict) else (f"; int8 / float32 (paired) {ratio['median']:.2f} "
                                                        f"({ratio['min']:.2f}-{ratio['max']:.2f})")
@@ -544,22 +551,3 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", default="", help="comma-separated model names (default: every model in the cache)")
     p.add_argument("--threads", default="1,0", help="thread settings: 1 = one thread each, 0 = each runtime's default")
     p.add_argument("--rounds", type=int, default=9, help="rounds of the models section (few under emulation)")
-
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_arguments(p)
-    p.add_argument("--json", help="also write the numbers to this file")
-    args = p.parse_args(argv)
-    results: Dict[str, object] = {}
-    section_models(args, results)
-    if args.json:
-        import json
-
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
