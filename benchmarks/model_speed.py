@@ -25,9 +25,10 @@ cache, :data:`acl_bridge.models.fetch.MODELS`):
   ``NumberOfThreads`` option given to Arm NN (or why it cannot be given), the interpreter's
   ``num_threads`` and the threads each start added to the process (``/proc/self/task``).
 
-Also, on the bridge only: ``keyword_spotting_alexa`` (int8) against its float32 twin in paired
-rounds: the int8 input is seeded, the twin gets the same values dequantized with the int8
-input's scale and zero point.
+Also ``keyword_spotting_alexa`` (int8) against its float32 twin on each runtime (the bridge's
+ratio is the goal, Arm NN's and the interpreter's are for reference), all in the same
+rotating rounds, the ratio int8 / float32 per runtime paired by round: the int8 input is
+seeded, the twin gets the same values dequantized with the int8 input's scale and zero point.
 
 Under QEMU (20-30x slower than a device) keep ``--rounds`` small; only ratios within one run
 mean anything. Inputs are seeded noise in the model's input dtype (float: uniform in -1..1;
@@ -240,7 +241,9 @@ def start_armnn(path, x: np.ndarray, threads: int) -> Started:
     from acl_bridge import native
     from acl_bridge.models.armnn_tflite import ArmnnTfliteModel, thread_option_support
 
-    why_not = thread_option_support()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pyarmnn's deprecation notice, if this imports it
+        why_not = thread_option_support()
     option = threads if threads > 0 and why_not is None else None
 
     def build():
@@ -376,36 +379,47 @@ def _bind(start, path, x, threads) -> Callable[[], Started]:
     return lambda: start(path, x, threads)
 
 
-def measure_pair(threads: int, rounds: int, pair: Tuple[str, str] = INT8_PAIR) -> Dict[str, object]:
-    """int8 model vs its float32 twin on the bridge: paired rotating rounds."""
+PAIR_RUNTIMES = CONTENDERS
+
+
+def measure_pair(threads: int, interpreter_threads: int, rounds: int,
+                 pair: Tuple[str, str] = INT8_PAIR) -> Dict[str, object]:
+    """An int8 model against its float32 twin, on the bridge (the goal) and, for reference,
+    on Arm NN and the interpreter: all of them in the same rotating rounds; per runtime the
+    median over rounds of int8 time / float32 time. The twin's input is the int8 input
+    dequantized."""
     from acl_bridge.models import fetch
 
     int8, twin = pair
     out: Dict[str, object] = {"threads": threads, "int8": int8, "float32": twin}
     try:
-        paths = fetch.model_path(int8), fetch.model_path(twin)
-        inp = model_input(paths[0])
+        paths = {int8: fetch.model_path(int8), twin: fetch.model_path(twin)}
+        inp = model_input(paths[int8])
     except Exception as e:  # noqa: BLE001  (not in the cache, or unreadable)
-        out.update({n: {"refused" if refusal("bridge", e).expected else "failed": " ".join(str(e).split())}
-                    for n in pair})
+        out["note"] = " ".join(str(e).split())
         return out
     x8 = seeded_input(inp)
-    xf = dequantized(x8, inp)
-    started = start_all({int8: lambda: start_bridge(paths[0], x8, threads),
-                         twin: lambda: start_bridge(paths[1], xf, threads)})
-    for name, c in started.items():
-        out[name] = ({"refused" if c.expected else "failed": c.message} if isinstance(c, Refused)
-                     else {"configure_s": c.configure_s, "first_result_s": c.first_result_s})
+    inputs = {int8: x8, twin: dequantized(x8, inp)}
+    starts = {"bridge": (start_bridge, threads), "armnn": (start_armnn, threads),
+              "tflite": (start_tflite, interpreter_threads)}
+    started = start_all({f"{rt}/{m}": _bind(starts[rt][0], paths[m], inputs[m], starts[rt][1])
+                         for rt in PAIR_RUNTIMES for m in pair})
     running = {n: c for n, c in started.items() if isinstance(c, Started)}
     try:
-        if len(running) == 2 and rounds > 0:
-            samples, _ = rotating_rounds({n: c.run for n, c in running.items()}, rounds)
-            for n in running:
-                out[n]["per_inference_ms"] = statistics.median(samples[n]) / 1e6  # type: ignore[index]
-            out["int8_over_float32"] = summarize(paired_ratios(samples, int8, twin)).as_dict()
+        samples = rotating_rounds({n: c.run for n, c in running.items()}, rounds)[0] if rounds > 0 else {}
     finally:
         for c in running.values():
             c.close()
+    for rt in PAIR_RUNTIMES:
+        row: Dict[str, object] = {}
+        for m in pair:
+            c = started[f"{rt}/{m}"]
+            row[m] = ({"refused" if c.expected else "failed": c.message} if isinstance(c, Refused) else
+                      {"configure_s": c.configure_s, "first_result_s": c.first_result_s,
+                       "per_inference_ms": statistics.median(samples[f"{rt}/{m}"]) / 1e6 if samples else None})
+        if all(f"{rt}/{m}" in running for m in pair) and samples:
+            row["int8_over_float32"] = summarize(paired_ratios(samples, f"{rt}/{int8}", f"{rt}/{twin}")).as_dict()
+        out[rt] = row
     return out
 
 
@@ -469,24 +483,27 @@ def render_threads(results: Sequence[ModelResult]) -> str:
     return "\n".join(lines)
 
 
-def render_pair(pairs: Sequence[Dict[str, object]]) -> str:
+def render_pair(p: Dict[str, object]) -> List[str]:
+    """Lines of one measure_pair result: per runtime, each model's time (or refusal, cut)
+    and the paired int8 / float32 ratio."""
+    if "note" in p:
+        return [f"threads {p['threads']}: {p['int8']} / {p['float32']} not measured: {p['note']}"]
     lines = []
-    for p in pairs:
-        int8, twin = p["int8"], p["float32"]
+    for rt in PAIR_RUNTIMES:
+        row = p[rt]
+        assert isinstance(row, dict)
         parts = []
-        for n in (int8, twin):
-            c = p[n]
-            assert isinstance(c, dict)
-            if "per_inference_ms" in c:
-                parts.append(f"{n} {_ms(c['per_inference_ms'])} (configure {c['configure_s']:.2f} s)")
-            else:
-                verdict = "refused" if "refused" in c else "failed"
-                parts.append(f"{n} {verdict}: {c.get(verdict, '-')}")
-        ratio = p.get("int8_over_float32")
-        tail = "" if not isinstance(ratio, dict) else (f"; int8 / float32 (paired) {ratio['median']:.2f} "
-                                                       f"({ratio['min']:.2f}-{ratio['max']:.2f})")
-        lines.append(f"threads {p['threads']}: " + "; ".join(parts) + tail)
-    return "\n".join(lines)
+        for m in (p["int8"], p["float32"]):
+            c = row[m]
+            verdict = "refused" if "refused" in c else "failed" if "failed" in c else ""
+            text = (f"{verdict}: {c[verdict]}" if verdict else
+                    f"{_ms(c['per_inference_ms'])} (configure {c['configure_s']:.2f} s)")
+            parts.append(f"{m} {text if len(text) <= 70 else text[:67] + '...'}")
+        ratio = row.get("int8_over_float32")
+        tail = ("" if not isinstance(ratio, dict) else
+                f"; int8 / float32 {ratio['median']:.2f} ({ratio['min']:.2f}-{ratio['max']:.2f})")
+        lines.append(f"threads {p['threads']}, {TITLES[rt]}: " + "; ".join(parts) + tail)
+    return lines
 
 
 # ---------------------------------------------------------------------------- the section
@@ -521,11 +538,12 @@ def section_models(args, results: Dict[str, object]) -> None:
             rows.append(r)
             print("\n".join(render_rows(r)), flush=True)
         if INT8_PAIR[0] in models:
-            pairs.append(measure_pair(threads, args.rounds))
+            pairs.append(measure_pair(threads, interp, args.rounds))
     if native_ok:
         acl_threads(1)  # as bench.py's other sections expect
     print(render_threads(rows))
-    print("int8 vs float32 on the bridge: " + ("\n".join(render_pair(pairs).splitlines()) or "not measured"))
+    print(f"int8 / float32, {INT8_PAIR[0]} and its twin (paired rounds, every runtime's pair together):")
+    print("\n".join(line for p in pairs for line in render_pair(p)) or "not measured (not in --models)")
     refusals = [(r, n, c) for r in rows for n, c in r.contenders.items() if isinstance(c, Refused)]
     if refusals:
         print("refusals, in full:")

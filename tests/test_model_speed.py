@@ -167,4 +167,8 @@ def test_the_section_end_to_end_without_acl(tmp_path, capsys):
     assert all("no_such_model" in c["refused"] for c in missing["contenders"].values())
     assert kws["contenders"]["tflite"]["threads"]["num_threads"] == 1
     pair = data["int8_vs_float32"][0]
-    assert "refused" in pair[ms.INT8_PAIR[0]] and "int8_over_float32" not in pair
+    for runtime in ("bridge", "armnn"):  # no ACL, no pyarmnn: refused, no ratio
+        assert all("refused" in pair[runtime][m] for m in ms.INT8_PAIR)
+        assert "int8_over_float32" not in pair[runtime]
+    assert pair["tflite"]["int8_over_float32"]["rounds"] == 2  # the interpreter's pair still runs
+    assert f"threads 1, {ms.TITLES['bridge']}: {ms.INT8_PAIR[0]} refused: " in printed
