@@ -234,7 +234,11 @@ def start_bridge(path, x: np.ndarray, threads: int) -> Started:
         r = TfliteRunner(path)
         return (lambda: r.run(x)), r.close
 
-    return _timed_start("bridge", build, lambda: {"acl_scheduler": native.num_threads(), "asked": threads})
+    def said():
+        n = native.num_threads()
+        return {"acl_scheduler": n, "asked": threads, "as_asked": n == threads if threads > 0 else None}
+
+    return _timed_start("bridge", build, said)
 
 
 def start_armnn(path, x: np.ndarray, threads: int) -> Started:
@@ -253,9 +257,11 @@ def start_armnn(path, x: np.ndarray, threads: int) -> Started:
         return (lambda: m.run(x)), lambda: None
 
     def said():
+        n = native.num_threads()
         return {"number_of_threads_option": option if option is not None else (
                     why_not if threads > 0 else "not set (ACL's scheduler as the process set it)"),
-                "acl_scheduler_after_load": native.num_threads(), "acl_libraries": acl_libraries()}
+                "acl_scheduler_after_load": n, "as_asked": n == threads if threads > 0 else None,
+                "acl_libraries": acl_libraries()}
 
     return _timed_start("armnn", build, said)
 
@@ -467,19 +473,24 @@ def render_table(results: Sequence[ModelResult], width: int = 120) -> str:
 
 
 def render_threads(results: Sequence[ModelResult]) -> str:
-    """What each runtime said about its threads, per setting (from the first model that
-    started it)."""
+    """What each runtime said about its threads, per setting: as the first model that
+    started it said, and every model where ACL's scheduler was not at the setting asked for."""
     lines = []
     for threads in sorted({r.threads for r in results}, reverse=True):
-        said = {}
+        said: Dict[str, str] = {}
+        off: Dict[str, List[str]] = {}
         for r in results:
             if r.threads != threads:
                 continue
             for name, c in r.contenders.items():
-                if isinstance(c, Started) and name not in said:
-                    said[name] = ", ".join(f"{k} {v}" for k, v in c.threads.items())
+                if not isinstance(c, Started):
+                    continue
+                said.setdefault(name, ", ".join(f"{k} {v}" for k, v in c.threads.items() if k != "as_asked"))
+                if c.threads.get("as_asked") is False:
+                    off.setdefault(name, []).append(r.model)
         for name, text in said.items():
-            lines.append(f"threads {threads}, {TITLES.get(name, name)}: {text}")
+            bad = f"; NOT at {threads} thread(s) on {', '.join(off[name])}" if name in off else ""
+            lines.append(f"threads {threads}, {TITLES.get(name, name)}: {text}{bad}")
     return "\n".join(lines)
 
 
@@ -515,7 +526,7 @@ def default_models() -> List[str]:
 
 def section_models(args, results: Dict[str, object]) -> None:
     """bench.py's ``models`` section (args: models, threads, rounds)."""
-    native_ok, native_note = _native()
+    native_ok, _ = _native()
     models = args.models.split(",") if args.models else default_models()
     thread_settings = [int(t) for t in str(args.threads).split(",")]
     rows: List[ModelResult] = []

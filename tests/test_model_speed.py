@@ -172,3 +172,15 @@ def test_the_section_end_to_end_without_acl(tmp_path, capsys):
         assert "int8_over_float32" not in pair[runtime]
     assert pair["tflite"]["int8_over_float32"]["rounds"] == 2  # the interpreter's pair still runs
     assert f"threads 1, {ms.TITLES['bridge']}: {ms.INT8_PAIR[0]} refused: " in printed
+
+
+def test_thread_report_names_models_where_acl_was_not_at_the_setting():
+    def result(model, acl):
+        r = ms.ModelResult(model, 1, None)
+        r.contenders = {"bridge": ms.Started("bridge", tuple, 1.0, 1.1, {"acl_scheduler": acl, "asked": 1,
+                                                                          "as_asked": acl == 1})}
+        return r
+
+    text = ms.render_threads([result("a", 1), result("b", 2), result("c", 2)])
+    assert text == "threads 1, bridge (ACL NEON): acl_scheduler 1, asked 1; NOT at 1 thread(s) on b, c"
+    assert ms.render_threads([result("a", 1)]) == "threads 1, bridge (ACL NEON): acl_scheduler 1, asked 1"
