@@ -20,6 +20,17 @@ Sections (all one ACL thread unless said; medians of repeated batches):
 
       python benchmarks/bench.py --sections elements
 
+* ``models`` (not in the default list: minutes under emulation; benchmarks/model_speed.py): every
+  cached TFLite model on the bridge's runner, Arm NN's TfLite parser on CpuAcc and TFLite's
+  interpreter in this process: configure time, time to the first result, then ``--rounds``
+  rounds in rotating order, per-inference medians and the paired ratios bridge / each, at
+  each ``--threads`` setting (1, and 0 = each runtime's default), with what each runtime says
+  of its threads; and keyword_spotting_alexa int8 / its float32 twin on the bridge. A
+  contender that refuses a model is reported with its message; the others carry on (without
+  ACL, the bridge and Arm NN are refused and the interpreter still runs)::
+
+      python benchmarks/bench.py --sections models --models face_detection_front --rounds 3
+
 Under QEMU absolute times mean little (20-30x slower than a device); ratios from one run do.
 Prints a table; ``--json FILE`` writes the numbers. Run it in the emulated image::
 
@@ -52,10 +63,11 @@ except ImportError:  # a source tree without installing: use the tree
     sys.path.insert(0, os.path.dirname(HERE))
 
 import element_access  # noqa: E402
+import model_speed  # noqa: E402
 from kinds import kind_calls  # noqa: E402
 
-#: Sections that need no native ACL layer.
-HOST_SECTIONS = {"elements"}
+#: Sections that run without the native ACL layer (models: the bridge and Arm NN refused).
+HOST_SECTIONS = {"elements", "models"}
 
 
 def _batch_ns(fn: Callable[[], object], iterations: int) -> float:
@@ -362,19 +374,24 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=9, help="batches per measurement (median)")
     parser.add_argument("--json", help="also write the numbers to this file")
-    parser.add_argument("--sections", default="overhead,schedule,armnn,kinds,elements")
+    parser.add_argument("--sections", default="overhead,schedule,armnn,kinds,elements",
+                        help="comma-separated; also: models (not in the default)")
+    model_speed.add_arguments(parser)
     args = parser.parse_args(argv)
     sections = args.sections.split(",")
-    if set(sections) <= HOST_SECTIONS:  # nothing native: no ACL needed
-        results: Dict[str, object] = dict(repeats=args.repeats)
-        print(f"host sections {sections}; median of {args.repeats}")
-        section_elements(args, results)
-        return _write_json(args, results)
     from acl_bridge import native
 
     ok, reason = native.native_available()
+    if set(sections) <= HOST_SECTIONS and not ok:  # nothing native: no ACL needed
+        results: Dict[str, object] = dict(repeats=args.repeats)
+        print(f"host sections {sections} (no native ACL layer: {reason}); median of {args.repeats}")
+        if "elements" in sections:
+            section_elements(args, results)
+        if "models" in sections:
+            model_speed.section_models(args, results)
+        return _write_json(args, results)
     if not ok:
-        print(f"needs the native ACL layer: {reason} (--sections elements runs without it)", file=sys.stderr)
+        print(f"needs the native ACL layer: {reason} (--sections elements,models run without it)", file=sys.stderr)
         return 2
     native.set_num_threads(1)
     report = native.cpu_report()
@@ -392,6 +409,8 @@ def main(argv=None) -> int:
         section_kinds(args, results)
     if "elements" in sections:
         section_elements(args, results)
+    if "models" in sections:  # sets the threads it measures at, and one thread again after
+        model_speed.section_models(args, results)
     return _write_json(args, results)
 
 

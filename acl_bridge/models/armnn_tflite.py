@@ -8,7 +8,7 @@ exact message, so tests and the demo can record it instead of crashing.
 
 from __future__ import annotations
 
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
@@ -19,11 +19,38 @@ def _flat(message) -> str:
     return " ".join(str(message).split())
 
 
+#: Arm NN data types of a network input, as numpy dtypes (what :meth:`ArmnnTfliteModel.run` feeds)
+_INPUT_DTYPES = {"DataType_Float32": np.float32, "DataType_QAsymmS8": np.int8, "DataType_QAsymmU8": np.uint8,
+                 "DataType_Signed32": np.int32}
+
+
+def thread_option_support() -> Optional[str]:
+    """None where this pyarmnn can pass CpuAcc's ``NumberOfThreads`` model option (Arm NN
+    23.08: ``BackendOptions`` and ``OptimizerOptions.m_ModelOptions``), else why not (20.08's
+    pyarmnn has neither: its CpuAcc runs on whatever ACL's scheduler is set to)."""
+    ann = armnn.load()
+    if not hasattr(ann, "BackendOptions") or not hasattr(ann.OptimizerOptions(), "m_ModelOptions"):
+        return (f"pyarmnn {armnn.armnn_version()} has no BackendOptions / OptimizerOptions.m_ModelOptions: "
+                f"CpuAcc's NumberOfThreads option cannot be passed")
+    return None
+
+
 class ArmnnTfliteModel:
     """A .tflite model parsed by Arm NN's ITfLiteParser and loaded on ``backends``."""
 
-    def __init__(self, path, backends: Sequence[str] = ("CpuAcc",)):
+    def __init__(self, path, backends: Sequence[str] = ("CpuAcc",), number_of_threads: Optional[int] = None):
+        """``number_of_threads``: CpuAcc's ``NumberOfThreads`` model option (1-64; Arm NN sets
+        ACL's scheduler to it when it loads the network), None to leave ACL's scheduler as
+        the process set it; refused where :func:`thread_option_support` says why not."""
         ann = armnn.load()
+        if number_of_threads is not None:
+            why = thread_option_support()
+            if why is not None:
+                raise armnn.ArmnnUnavailableError(why)
+            if isinstance(number_of_threads, bool) or not isinstance(number_of_threads, int) \
+                    or not 1 <= number_of_threads <= 64:
+                raise armnn.ArmnnError(f"number_of_threads is {number_of_threads!r}, expected an int in 1..64 "
+                                       f"(Arm NN's own bounds) or None")
         if not hasattr(ann, "ITfLiteParser"):
             raise armnn.ArmnnUnavailableError(
                 f"pyarmnn {armnn.armnn_version()} has no ITfLiteParser (Arm NN built without its TfLite parser)")
@@ -38,19 +65,31 @@ class ArmnnTfliteModel:
             raise armnn.ArmnnError(f"Arm NN's TfLite parser refused {path}: {_flat(e)}") from None
         self.runtime = ann.IRuntime(ann.CreationOptions())
         try:
+            options = ann.OptimizerOptions()
+            if number_of_threads is not None:
+                cpu_acc = ann.BackendOptions(ann.BackendId("CpuAcc"))
+                cpu_acc.AddOption(ann.BackendOption("NumberOfThreads", number_of_threads))
+                options.m_ModelOptions = [cpu_acc]
             opt, _ = ann.Optimize(self.network, [ann.BackendId(b) for b in backends], self.runtime.GetDeviceSpec(),
-                                  ann.OptimizerOptions())
+                                  options)
             self.net_id, _ = self.runtime.LoadNetwork(opt)
         except Exception as e:
             raise armnn.ArmnnError(f"Arm NN could not load {path} on {list(backends)}: {_flat(e)}") from None
         self.backends = tuple(backends)
+        self.number_of_threads = number_of_threads
         self._ann = ann
+        kind = next((k for k in _INPUT_DTYPES if getattr(ann, k, None) == self.inputs[0][1].GetDataType()), None)
+        if kind is None:
+            raise armnn.ArmnnError(f"the input of {path} has Arm NN data type {self.inputs[0][1].GetDataType()}, "
+                                   f"expected one of {sorted(_INPUT_DTYPES)}")
+        self.input_dtype = np.dtype(_INPUT_DTYPES[kind])
         self._input_shape = tuple(self.inputs[0][1].GetShape()[i] for i in range(self.inputs[0][1].GetNumDimensions()))
 
     def run(self, x: np.ndarray) -> Dict[str, np.ndarray]:
-        """One inference (Arm NN tensors are dense: the input is read from ``x``'s memory)."""
+        """One inference (Arm NN tensors are dense: the input is read from ``x``'s memory, in
+        the input's own dtype: :attr:`input_dtype`)."""
         ann = self._ann
-        x = np.ascontiguousarray(x, dtype=np.float32)
+        x = np.ascontiguousarray(x, dtype=self.input_dtype)
         info = self.inputs[0][1]
         if hasattr(info, "SetConstant"):  # Arm NN >= 22.x wants constant input infos
             info.SetConstant(True)
@@ -70,4 +109,4 @@ class ArmnnTfliteModel:
             pass
 
 
-__all__ = ["ArmnnTfliteModel"]
+__all__ = ["ArmnnTfliteModel", "thread_option_support"]
