@@ -17,9 +17,11 @@ from typing import Callable, Dict, Tuple
 import numpy as np
 
 
-def interpreter(model, num_threads: int = 1):
+def interpreter(model, num_threads: int = 1, reference: bool = False):
     """(interpreter with tensors allocated, description) for ``model`` (a path or the
-    file's bytes); ImportError when ai-edge-litert is not installed."""
+    file's bytes); ImportError when ai-edge-litert is not installed. ``reference``: TFLite's
+    reference kernels on every version (the int8 lowering is bit-exact with them; the
+    default kernels round some int8 products differently, by up to a few output steps)."""
     import ai_edge_litert
     from ai_edge_litert import interpreter as litert
 
@@ -27,7 +29,7 @@ def interpreter(model, num_threads: int = 1):
     source = {"model_content": bytes(model)} if isinstance(model, (bytes, bytearray)) else {"model_path": str(model)}
     kwargs = {}
     kernels = "default kernels"
-    if not version.startswith(("0.", "1.")):
+    if reference or not version.startswith(("0.", "1.")):
         kwargs["experimental_op_resolver_type"] = litert.OpResolverType.BUILTIN_REF
         kernels = "reference kernels"
     it = litert.Interpreter(num_threads=num_threads, **source, **kwargs)
@@ -35,9 +37,10 @@ def interpreter(model, num_threads: int = 1):
     return it, f"TFLite interpreter (ai-edge-litert {version}, {kernels}, {num_threads} thread)"
 
 
-def runner(model, num_threads: int = 1) -> Tuple[Callable[[np.ndarray], Dict[str, np.ndarray]], str]:
+def runner(model, num_threads: int = 1,
+           reference: bool = False) -> Tuple[Callable[[np.ndarray], Dict[str, np.ndarray]], str]:
     """(x -> outputs by tensor name, description)."""
-    it, what = interpreter(model, num_threads)
+    it, what = interpreter(model, num_threads, reference)
     inp = it.get_input_details()[0]["index"]
     outs = [(d["name"], d["index"]) for d in it.get_output_details()]
 

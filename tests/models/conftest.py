@@ -41,12 +41,13 @@ def interpreter(model):
     return make(model)[0]
 
 
-def interpreter_outputs(model, x: np.ndarray):
-    """TFLite's own interpreter on ``x``: outputs by tensor name."""
+def interpreter_outputs(model, x: np.ndarray, reference: bool = False):
+    """TFLite's own interpreter on ``x``: outputs by tensor name (``reference``: its
+    reference kernels on every version)."""
     pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
     from acl_bridge.models.tflite_interpreter import runner
 
-    return runner(model)[0](x)
+    return runner(model, reference=reference)[0](x)
 
 
 def tolerance(ref: np.ndarray) -> float:
