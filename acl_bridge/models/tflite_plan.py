@@ -198,7 +198,7 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
     aliases: List[View] = []
     dropped: Set[int] = set()
     for k, s in enumerate(steps):
-        if s.kind != "activation":
+        if s.kind != "activation" or s.param("in_place"):  # in place already: a rule's own (ADD's fused one)
             continue
         src = s.inputs[0]
         p = by_output.get(src)

@@ -68,8 +68,9 @@ CASES = [
     Case("fully_connected_relu", "FULLY_CONNECTED", (2, 12), (2, 5), ("fully_connected",), (X, _f32(5, 12), _f32(5)),
          ("FullyConnectedOptions", {"FusedActivationFunction": "RELU"}), params=(("activation", "relu"),)),
     # elementwise
-    Case("add_itself_relu_n1_to_1", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, X),
-         ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}), params=(("activation", "lu_bounded_relu"),)),
+    Case("add_itself_relu_n1_to_1", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add", "activation"), (X, X),
+         ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}),
+         params=(("function", "lu_bounded_relu"), ("in_place", True))),
     Case("prelu_per_channel", "PRELU", (1, 4, 4, 3), (1, 4, 4, 3), ("prelu",), (X, _f32(1, 1, 3))),
     # activations
     *(Case(f"{name.lower()}", name, (1, 4, 5, 3), (1, 4, 5, 3), ("activation",))
@@ -100,7 +101,7 @@ def test_one_operator_plan_matches_the_interpreter(case):
     plan = plan_model(read_model(data))
     assert tuple(s.kind for s in plan.steps) == case.kinds, plan.steps
     if case.params:
-        assert set(case.params) <= set(plan.steps[0].params), plan.steps[0]
+        assert set(case.params) <= {p for s in plan.steps for p in s.params}, plan.steps
     x = np.random.default_rng(3).uniform(-3, 3, case.x).astype(np.float32)
     ref = interpreter_outputs(data, x)["output"]
     got = run_plan(plan, x)["output"]
@@ -214,12 +215,12 @@ INT8_CASES = [
               ("FullyConnectedOptions", {"FusedActivationFunction": "NONE"}), version=4),
     _weighted("conv_per_channel_16x16x16_to_32_rounding", "CONV_2D", (1, 16, 16, 16), (1, 16, 16, 32),
               _i8(32, 3, 3, 16), 32, ("Conv2DOptions", _window("SAME", 1)), 0, version=3),
-    Int8Case("add_constant_unequal_scales_relu", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, _i8(1, 4, 5, 3)),
+    Int8Case("add_constant_unequal_scales_relu", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add", "activation"), (X, _i8(1, 4, 5, 3)),
              ("AddOptions", {"FusedActivationFunction": "RELU"}),
              (("input", XQ), ("const0", (0.11, -20)), ("output", YQ)), version=2),
-    Int8Case("add_itself_relu6", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add",), (X, X),
+    Int8Case("add_itself_relu6", "ADD", (1, 4, 5, 3), (1, 4, 5, 3), ("add", "activation"), (X, X),
              ("AddOptions", {"FusedActivationFunction": "RELU6"}), version=2),
-    Int8Case("add_constant_first_relu_n1_to_1", "ADD", (1, 3, 3, 2), (1, 3, 3, 2), ("add",), (_i8(1, 3, 3, 2), X),
+    Int8Case("add_constant_first_relu_n1_to_1", "ADD", (1, 3, 3, 2), (1, 3, 3, 2), ("add", "activation"), (_i8(1, 3, 3, 2), X),
              ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}),
              (("input", XQ), ("const0", (0.02, 5)), ("output", (0.01, 0))), version=2),
     Int8Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),

@@ -219,8 +219,9 @@ def fully_connected(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
 # ---------------------------------------------------------------------------- elementwise
 @rule("ADD", tensors=FLOAT32_OR_INT8)
 def add(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``add`` with its fused activation; inputs of the output's shape only (no broadcasting);
-    int8: each input and the output with its own scale and zero point."""
+    """-> ``add``, and its fused activation as an in-place ``activation`` step on the sum;
+    inputs of the output's shape only (no broadcasting); int8: each input and the output with
+    its own scale and zero point."""
     t = model.tensors
     ins = tuple(i for i in op.inputs if i >= 0)
     if len(ins) != 2:
@@ -232,17 +233,28 @@ def add(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
         raise refuse(op, "two constant inputs")
     if t[ins[0]].is_constant:  # a + b = b + a: the live input first, the constant as role b
         ins = (ins[1], ins[0])
+    out = op.outputs[0]
     if is_quantized(model, ins[0]):
-        params = activation_params(quantized_activation(op)) + quantization(
-            ("a", tensor_q(op, model, ins[0])), ("b", tensor_q(op, model, ins[1])),
-            ("dst", tensor_q(op, model, op.outputs[0])))
+        act = quantized_activation(op)
+        yq = tensor_q(op, model, out)
+        params = quantization(("a", tensor_q(op, model, ins[0])), ("b", tensor_q(op, model, ins[1])), ("dst", yq))
+        act_params = quantization(("src", yq), ("dst", yq))
     else:
-        params = activation_params(fused_activation(op))
+        act, params, act_params = fused_activation(op), (), ()
     constant_b = t[ins[1]].data
     if constant_b is not None:
-        return (Step(op.index, op.opcode, "add", ins[:1], op.outputs[0], params,
-                     (("b", np.ascontiguousarray(constant_b)),)),)
-    return (Step(op.index, op.opcode, "add", ins, op.outputs[0], params),)
+        steps: Tuple[Lowered, ...] = (Step(op.index, op.opcode, "add", ins[:1], out, params,
+                                           (("b", np.ascontiguousarray(constant_b)),)),)
+    else:
+        steps = (Step(op.index, op.opcode, "add", ins, out, params),)
+    if act is None:
+        return steps
+    # ACL's addition takes no fused activation (24.11: CpuAdd's validate() refuses
+    # act_info.enabled()), so the activation runs in place on the sum: in the quantized domain
+    # a clamp at the output's own scale, as TFLite's fused activation is.
+    function, a, b = act
+    return steps + (Step(op.index, op.opcode, "activation", (out,), out,
+                         (("function", function), ("a", a), ("b", b), ("in_place", True)) + act_params),)
 
 
 @rule("PRELU")
