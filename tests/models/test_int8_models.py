@@ -19,7 +19,11 @@ from acl_bridge.models.numpy_executor import run_plan_tensors  # noqa: E402
 from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 
-from .conftest import model_file, photo_file  # noqa: E402
+from .conftest import host_only_under_emulation, model_file, photo_file  # noqa: E402
+
+# pure numpy against the interpreter: the host's job (ai-edge-litert 2.x crashes loading these
+# models under emulation; ACL against the same arithmetic: test_int8_models_acl.py)
+pytestmark = host_only_under_emulation
 
 MODELS = ["visual_wake_words", "image_classification", "keyword_spotting", "keyword_spotting_alexa"]
 
