@@ -720,7 +720,8 @@ workflow_lint() {
 # `acl` on that emulated CPU). The matrix of `test`: every target on the default CPU, then
 # trixie on each of MATRIX_CPUS with the CPU subset: what can differ per CPU (every kernel
 # against numpy in every layout, zero copies per kind, CPU detection, the wheel's identity,
-# the native basics, int8 kernels and models: ACL picks int8 kernels by CPU feature). --full-matrix: every acl test, every target, every matrix CPU.
+# the native basics, the int8 kernels and models: ACL picks int8 kernels by CPU feature).
+# --full-matrix: every acl test, every target, every matrix CPU.
 CPU_SUBSET=(tests/acl/test_functions.py tests/acl/test_zero_copy.py tests/acl/test_cpu_features.py
             tests/acl/test_wheel.py tests/acl/test_core.py tests/acl/test_padding_truth.py
             tests/acl/test_int8_functions.py tests/models/test_int8_models_acl.py)
