@@ -43,7 +43,7 @@ class Case:
     inputs: Tuple[Input, ...] = (X,)
     options: Optional[Options] = None
     version: int = 1
-    params: Tuple[Tuple[str, object], ...] = field(default=())  # expected among the first step's params
+    params: Tuple[Tuple[str, object], ...] = field(default=())  # expected among the steps' params
 
 
 def _window(padding: str, stride: int, act: str = "NONE", **more: object) -> dict:
