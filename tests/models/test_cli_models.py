@@ -267,3 +267,30 @@ def test_run_tflite_unreadable_input(content, match, tmp_path, capsys):
     code, out, err = run_tflite(tmp_path, capsys, path.name)
     assert (code, out) == (2, "") and match in one_error_line(err)
     assert "pickled data" not in err
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_run_tflite_takes_and_writes_an_int8_models_own_dtypes(backend, tmp_path, capsys):
+    """ResNet-8 (int8 in, int8 out): an int8 .npy in, int8 out, equal to the plan run by numpy
+    (ACL: within the 8 output steps measured in test_int8_models_acl.py); a float32 input of
+    the same shape is refused, not quantized."""
+    from acl_bridge.models.numpy_executor import run_plan
+    from acl_bridge.models.tflite_plan import plan_model
+    from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+
+    path = model_file("image_classification")
+    x = np.random.default_rng(4).integers(-128, 128, (1, 32, 32, 3)).astype(np.int8)
+    np.save(tmp_path / "in.npy", x)
+    argv = ["run-tflite", str(path), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"), "--backend", backend]
+    code, out, err = run_cli(argv + ["--json"], capsys)
+    assert code == 0, err
+    (name, spec), = json.loads(out)["outputs"].items()
+    assert spec == {"shape": [1, 10], "dtype": "int8"}
+    ref = run_plan(plan_model(fold_constant_dequantize(read_model(path))), x)[name]
+    with np.load(tmp_path / "o.npz") as z:
+        got = z[name]
+    assert got.dtype == np.int8
+    assert np.abs(got.astype(int) - ref).max() <= (0 if backend == "numpy" else 8)
+    np.save(tmp_path / "f.npy", x.astype(np.float32))
+    code, out, err = run_cli(argv[:2] + [str(tmp_path / "f.npy")] + argv[3:], capsys)
+    assert (code, out) == (2, "") and "holds float32[1, 32, 32, 3], the model's input" in err and "nothing is cast" in err
