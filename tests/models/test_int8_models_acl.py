@@ -30,8 +30,10 @@ pytestmark = pytest.mark.acl
 BIT_EXACT = ["visual_wake_words", "keyword_spotting", "keyword_spotting_alexa", "keyword_spotting_alexa_float32"]
 # output steps (LSB) from TFLite's reference arithmetic, per ACL version. 24.11: no further than
 # TFLite's own default kernels are from its reference kernels on this model (28 steps; ACL
-# measured 6 to 19 on four inputs). 20.08: measured up to 56 on seeded noise.
-RESNET8_BOUND_LSB = {"24.11": 28, "20.08": 64}
+# measured 6 to 19 on four inputs). 20.08: its int8 average pooling is 1 step off on all 64
+# outputs of the global pooling, which the fully connected layer (17 steps) and the softmax
+# carry to 56-76 steps on three noise inputs; the bound is that measurement's, not a promise.
+RESNET8_BOUND_LSB = {"24.11": 28, "20.08": 96}
 REFUSED_ON_2008 = {"visual_wake_words": "DEPTHWISE_CONV_2D", "keyword_spotting": "DEPTHWISE_CONV_2D"}
 
 
