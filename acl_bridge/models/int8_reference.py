@@ -21,6 +21,10 @@ output stage), not from their code:
   scaled by ``2 * max scale / (2**20 * output scale)``;
 * average pooling: the sum over the window's elements inside the input, divided by their
   count rounding half away from zero; max pooling: the maximum;
+* MEAN (the reference kernel's QuantizedMeanOrSum): the sum minus ``n`` x the input zero
+  point, times the multiplier of ``in_scale / out_scale`` refined by ``floor(log2 n)`` bits
+  and divided by ``n`` (truncating) as above, plus the output zero point (measured on
+  ai-edge-litert 1.4.0's reference kernels: bit for bit; the single rounding misses 1 LSB);
 * softmax (int8 / uint8 out): the default (optimised) kernel's float table
   ``exp(-input_scale * beta * d)`` for the distance ``d`` to the row's maximum, summed in
   float32 in order, each probability divided by ``sum * output_scale``, rounded, plus the

@@ -363,7 +363,8 @@ def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     AVERAGE_POOL_2D): TFLite's reference kernel sums the ``n`` elements, subtracts ``n`` x the
     input zero point and rescales by ``in_scale / out_scale / n`` as one fixed-point
     multiplier (the Q31 multiplier of ``in_scale / out_scale`` shifted left by
-    ``floor(log2 n)`` bits and divided by ``n``, truncating), rounding half away from zero;
+    ``floor(log2 n)`` bits and divided by ``n``, truncating) in gemmlowp's two roundings (the
+    rounding doubling high multiply, then a right shift rounding half away from zero);
     input and output may have different scales and zero points. ACL's average pooling with
     different input and output quantization requantizes in one step too (24.11 on aarch64:
     arm_conv's assembly kernel with Requantize32, its 1/n and ``in_scale / out_scale``
