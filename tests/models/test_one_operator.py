@@ -449,6 +449,16 @@ def test_int8_activation_that_requantizes_stays_a_step_of_its_own():
 MEAN_CASES = [c for c in INT8_CASES if c.opcode == "MEAN"]
 
 
+def mean_inputs(case: Int8Case, count: int):
+    """``count`` seeded random inputs of an int8 / uint8 case: every other one narrowed to an
+    eighth of the range around its middle (means away from the clamp)."""
+    lo, hi = np.iinfo(case.io_dtype).min, np.iinfo(case.io_dtype).max
+    rng = np.random.default_rng(17)
+    for k in range(count):
+        x = rng.integers(lo, hi + 1, case.x).astype(case.io_dtype)
+        yield (x.astype(np.int64) // 8 + (lo + hi) // 2).astype(case.io_dtype) if k % 2 else x
+
+
 @pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
 def test_int8_mean_is_the_reference_kernels_on_many_inputs(case):
     """TFLite's MEAN rounds once, with a multiplier of its own (in_scale / out_scale / n):
@@ -456,17 +466,12 @@ def test_int8_mean_is_the_reference_kernels_on_many_inputs(case):
     default kernels' distance printed (pytest -s)."""
     data = case.model()
     plan = plan_model(read_model(data))
-    lo, hi = np.iinfo(case.io_dtype).min, np.iinfo(case.io_dtype).max
-    rng = np.random.default_rng(17)
     exact = total = worst_default = 0
-    for k in range(200):
-        x = rng.integers(lo, hi + 1, case.x).astype(case.io_dtype)
-        if k % 2:  # narrower inputs: means away from the clamp
-            x = (x.astype(np.int64) // 8 + (lo + hi) // 2).astype(case.io_dtype)
+    for x in mean_inputs(case, 200):
         got = run_plan(plan, x)["output"]
         d = _lsb(got, _reference_kernels(data, x), case)
         exact, total = exact + int((d == 0).sum()), total + d.size
-        assert d.max() == 0, (k, got, _reference_kernels(data, x))
+        assert d.max() == 0, (x, got, _reference_kernels(data, x))
         worst_default = max(worst_default, int(_lsb(got, interpreter_outputs(data, x)["output"], case).max()))
     print(f"{case.id}: {exact}/{total} outputs bit-exact vs reference kernels over 200 inputs, "
           f"max {worst_default} LSB from the default kernels")

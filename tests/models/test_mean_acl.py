@@ -1,0 +1,85 @@
+"""MEAN on ACL (emulated arm64): the one-operator MEAN models of ``test_one_operator.py``
+(float32; int8 / uint8 with equal and unequal input and output scales, nonzero zero points,
+keep_dims true and false) run by the runner, against the plan run by numpy (TFLite's
+reference arithmetic, bit for bit on the host). The plan is one global average ``pooling``
+step; without keep_dims the output is a view of the plan's (N, 1, 1, C) tensor: no copy.
+
+ACL's quantized average pooling requantizes with a multiplier of its own (24.11, aarch64:
+arm_conv's assembly kernels, the Q31 multipliers of 1 / n (from float32) and of
+in_scale / out_scale combined by one rounding doubling high multiply, then rounding right
+shifts with ties up) where TFLite's reference MEAN divides the Q31 multiplier of
+in_scale / out_scale, shifted by floor(log2 n) bits, by n. The outputs may then differ by a
+step where the exact mean lies near a rounding boundary: the bounds below are measured
+(``MEAN_BOUND_LSB``), the counts printed (pytest -s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not installed")
+
+from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+
+from .conftest import tolerance  # noqa: E402
+from .test_one_operator import CASES, MEAN_CASES, mean_inputs, one_operator_model  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+FLOAT_MEAN = [c for c in CASES if c.opcode == "MEAN"]
+# output steps (LSB) from TFLite's arithmetic, per ACL version: measured, see the docstring
+MEAN_BOUND_LSB = {"24.11": 1, "20.08": 1}
+
+
+def _acl_version():
+    from acl_bridge import native
+
+    return "20.08" if native.acl_version().startswith("20.08") else "24.11"
+
+
+def _runner(data):
+    from acl_bridge import native
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    native.set_num_threads(1)
+    return TfliteRunner(data)
+
+
+def _check_no_copy(r, x):
+    c = r.copied_bytes_per_inference
+    assert c["input"] == x.nbytes and c["copy_steps"] == 0 and c["staged"] == 0, r.summary()
+    assert [s.kind for s in r.plan.steps] == ["pooling"]
+
+
+@pytest.mark.parametrize("case", FLOAT_MEAN, ids=[c.id for c in FLOAT_MEAN])
+def test_float_mean_on_acl(case):
+    r = _runner(one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version))
+    try:
+        rng = np.random.default_rng(3)
+        for _ in range(5):
+            x = rng.uniform(-3, 3, case.x).astype(np.float32)
+            got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+            assert got.shape == ref.shape == case.y
+            assert np.abs(got - ref).max() <= tolerance(ref)
+        _check_no_copy(r, x)
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
+def test_int8_mean_on_acl_within_the_measured_steps(case):
+    r = _runner(case.model())
+    try:
+        worst = differ = total = 0
+        for x in mean_inputs(case, 30):
+            got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+            assert got.dtype == ref.dtype and got.shape == ref.shape == case.y
+            d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+            worst, differ, total = max(worst, int(d.max())), differ + int((d > 0).sum()), total + d.size
+        print(f"{case.id} on ACL {_acl_version()}: {total - differ}/{total} outputs equal to TFLite's reference "
+              f"arithmetic, max {worst} LSB")
+        assert worst <= MEAN_BOUND_LSB[_acl_version()]
+        _check_no_copy(r, x)
+    finally:
+        r.close()
