@@ -4,13 +4,18 @@ keep_dims true and false) run by the runner, against the plan run by numpy (TFLi
 reference arithmetic, bit for bit on the host). The plan is one global average ``pooling``
 step; without keep_dims the output is a view of the plan's (N, 1, 1, C) tensor: no copy.
 
-ACL's quantized average pooling requantizes with a multiplier of its own (24.11, aarch64:
-arm_conv's assembly kernels, the Q31 multipliers of 1 / n (from float32) and of
-in_scale / out_scale combined by one rounding doubling high multiply, then rounding right
-shifts with ties up) where TFLite's reference MEAN divides the Q31 multiplier of
-in_scale / out_scale, shifted by floor(log2 n) bits, by n. The outputs may then differ by a
-step where the exact mean lies near a rounding boundary: the bounds below are measured
-(``MEAN_BOUND_LSB``), the counts printed (pytest -s)."""
+ACL's quantized average pooling is not TFLite's MEAN arithmetic. Measured on ACL 24.11
+(QEMU max; every output of the cases below over 30 inputs each reproduced exactly by this
+float model, fitted on the host): with different input and output quantization it adds the
+raw int8 values (sum ``s`` of ``n``), and writes ``round(s / new_scale) + new_offset`` with
+``new_scale = (out_scale / in_scale) * n`` in float32 and ``new_offset = out_zero_point -
+trunc(in_zero_point / (out_scale / in_scale))`` truncated toward zero; with equal
+quantization ``round(s / n)`` of the raw values (ties to even). TFLite's reference MEAN
+rescales ``s - n * in_zero_point`` by one fixed-point multiplier and adds the output zero
+point. The truncated offset moves every output by less than one step (and ties round
+otherwise): at most 1 step from TFLite's arithmetic, on many outputs where the truncated
+fraction is large (0.0203 -> 0.0334 with zero points -128: 432 of 480 outputs). The bounds
+below are measured (``MEAN_BOUND_LSB``), the counts printed (pytest -s)."""
 
 from __future__ import annotations
 

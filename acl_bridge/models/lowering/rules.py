@@ -360,17 +360,16 @@ def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     the (N, C) output is a reshape view. Other axes are refused naming them.
 
     int8 / uint8 (``global_mean``: the numpy plan computes TFLite's MEAN, not its
-    AVERAGE_POOL_2D): TFLite's reference kernel sums the ``n`` elements, subtracts ``n`` x the
+    AVERAGE_POOL_2D): TFLite's reference kernel sums the ``n`` elements (``s``), subtracts ``n`` x the
     input zero point and rescales by ``in_scale / out_scale / n`` as one fixed-point
     multiplier (the Q31 multiplier of ``in_scale / out_scale`` shifted left by
     ``floor(log2 n)`` bits and divided by ``n``, truncating) in gemmlowp's two roundings (the
     rounding doubling high multiply, then a right shift rounding half away from zero);
-    input and output may have different scales and zero points. ACL's average pooling with
-    different input and output quantization requantizes in one step too (24.11 on aarch64:
-    arm_conv's assembly kernel with Requantize32, its 1/n and ``in_scale / out_scale``
-    multipliers combined by a rounding doubling high multiply, ties rounded up): its
-    multiplier is not TFLite's, so an output can differ by a step where the exact mean lies
-    near a rounding boundary (measured in tests/models/test_int8_models_acl.py)."""
+    input and output may have different scales and zero points. ACL's average pooling
+    requantizes in float instead (measured on 24.11: ``round(s / ((out_scale / in_scale) *
+    n)) + out_zero_point - trunc(in_zero_point * in_scale / out_scale)``, the offset
+    truncated toward zero; with equal quantization ``round(s / n)``, ties to even): within
+    1 step of TFLite's arithmetic (tests/models/test_mean_acl.py)."""
     no_fused_activation(op)
     src, out = first_input(op), op.outputs[0]
     axes = np.asarray(integer_table(op, model, "a non-constant axis input")).reshape(-1)
