@@ -18,7 +18,7 @@ fingerprint_signature_generator (ACL 24.11) is not bit for bit either, measured 
 on ACL's own inputs (``arena=False`` keeps every intermediate): the per-channel depthwise
 with depth multiplier 8 is bit-exact; its 2x2 AVERAGE_POOL_2D rounds ties to even where
 TFLite rounds them away from zero (1 step on ~22% of its outputs); MEAN requantizes in float
-with a truncated offset (1 step on 5-9 of 16 outputs: ``test_mean_acl.py``); the fully
+with a truncated offset (1 step on 2 to 8 of 16 outputs: ``test_mean_acl.py``); the fully
 connected layer carries these to at most ``FINGERPRINT_BOUND_LSB`` output steps on the six
 inputs below."""
 
