@@ -21,6 +21,10 @@ output stage), not from their code:
   scaled by ``2 * max scale / (2**20 * output scale)``;
 * average pooling: the sum over the window's elements inside the input, divided by their
   count rounding half away from zero; max pooling: the maximum;
+* MEAN (the reference kernel's QuantizedMeanOrSum): the sum minus ``n`` x the input zero
+  point, times the multiplier of ``in_scale / out_scale`` refined by ``floor(log2 n)`` bits
+  and divided by ``n`` (truncating) as above, plus the output zero point (measured on
+  ai-edge-litert 1.4.0's reference kernels: bit for bit; the single rounding misses 1 LSB);
 * softmax (int8 / uint8 out): the default (optimised) kernel's float table
   ``exp(-input_scale * beta * d)`` for the distance ``d`` to the row's maximum, summed in
   float32 in order, each probability divided by ``sum * output_scale``, rounded, plus the
@@ -190,6 +194,27 @@ def average_pool(x, kernel, stride, padding, clamp, dtype) -> np.ndarray:
     return np.clip(avg, clamp[0], clamp[1]).astype(dtype)
 
 
+def mean(x, axes, x_q, y_q, dtype, single_rounding: bool = False) -> np.ndarray:
+    """TFLite's reference int8 / uint8 MEAN over ``axes`` (keep_dims: the reduced axes stay as
+    1s; the caller reshapes): the integer sum ``s`` of the ``n`` elements, the multiplier of
+    ``in_scale / out_scale`` (Q31 ``q``, exponent ``e``) refined by ``k = min(floor(log2 n), 32,
+    31 + e)`` bits and divided by ``n``: ``q' = (q << k) // n``, ``e' = e - k``; then
+    ``(s - n * in_zero_point) * q' * 2**(e' - 31)`` (:func:`multiply_by_quantized_multiplier`)
+    plus the output zero point, clamped to the type."""
+    xi = np.asarray(x, np.int64)
+    s = xi.sum(axis=tuple(axes), keepdims=True)
+    n = int(np.prod([xi.shape[a] for a in axes]))
+    q, e = quantize_multiplier(np.float64(x_q[0]) / np.float64(y_q[0]))
+    q, e = int(q[0]), int(e[0])
+    k = min(n.bit_length() - 1, 32, 31 + e)
+    q, e = (q << k) // n, e - k
+    acc = s - n * x_q[1]
+    y = (multiply_single_rounding(acc, np.int64(q), np.int64(e)) if single_rounding
+         else multiply_by_quantized_multiplier(acc, np.int64(q), np.int64(e))) + y_q[1]
+    lo, hi = limits(dtype)
+    return np.clip(y, lo, hi).astype(dtype)
+
+
 def max_pool(x, kernel, stride, padding, clamp, dtype) -> np.ndarray:
     lo = limits(x.dtype)[0] - 1
     m = _pad_windows(np.asarray(x, np.int64), kernel, stride, padding, lo).max(axis=(-2, -1))
@@ -234,4 +259,4 @@ def dequantize(x, x_q) -> np.ndarray:
 
 
 __all__ = ["quantize_multiplier", "multiply_by_quantized_multiplier", "rescale", "activation_range", "convolution",
-           "fully_connected", "add", "average_pool", "max_pool", "softmax", "quantize", "requantize", "dequantize"]
+           "fully_connected", "add", "average_pool", "mean", "max_pool", "softmax", "quantize", "requantize", "dequantize"]

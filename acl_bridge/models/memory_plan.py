@@ -196,7 +196,7 @@ def place(buffers: Sequence[Tuple[Lifetime, int]], *, pinned: Iterable[int] = ()
     best: Optional[List[Slot]] = None
     for order_key, best_fit in _STRATEGIES:
         placed = _place_in_order(sorted(buffers, key=order_key), alignment_in_bytes, best_fit)
-        if best is None or max(s.end_in_bytes for s in placed) < max(s.end_in_bytes for s in best):
+        if best is None or max((s.end_in_bytes for s in placed), default=0) < max((s.end_in_bytes for s in best), default=0):
             best = placed
     placed = best or []
     return MemoryPlan(tuple(placed), tuple(sorted(pinned)), alignment_in_bytes)

@@ -97,6 +97,8 @@ def _run_quantized(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     elif s.kind == "activation":  # TFLite: requantize to the output's scale, then clamp
         clamp = q8.activation_range(p["function"], p["a"], p["b"], yq[0], yq[1], dst.dtype)
         y = np.clip(q8.requantize(x, q["src"], yq, np.int64, float32_ratio=True), *clamp).astype(dst.dtype)
+    elif s.kind == "pooling" and p.get("global_mean"):  # TFLite's MEAN, its own arithmetic
+        y = np.clip(q8.mean(x, (1, 2), q["src"], yq, np.int64), *clamp).astype(dst.dtype)
     elif s.kind == "pooling":
         pool = q8.max_pool if p["pool_type"] == "max" else q8.average_pool
         y = pool(x, p["kernel"], p["stride"], p["padding"], clamp, dst.dtype)

@@ -17,6 +17,10 @@ in graph order, then what spans operators:
   the axis, so its producer writes straight into the output (zero copy); an input that
   cannot be a view (a graph input, a constant, one used twice) gets a counted ``copy`` step
   into its slice;
+* intermediates (:func:`_add_intermediates`): a tensor a rule needs that the model has not
+  (MEAN without keep_dims pools into (N, 1, 1, C), the (N, C) output a reshape view of it)
+  is appended to the plan's model (``Plan.model``: the file's tensors, then these), named
+  after the tensor whose dtype and quantization it takes;
 * fusion (:func:`_fuse_activations`): a RELU-like operator whose input has no other reader
   and is no graph output is fused into the convolution producing it (ACL fuses activations
   into convolutions), or else runs in place on its input's buffer (ACL's addition takes no
@@ -29,12 +33,13 @@ the rules cannot run is refused here, naming the operator and the option
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Set, Tuple, Union
 
 
-from .lowering import SUPPORTED, Concatenate, Lowered, Reshape, Step, rule_for
-from .tflite_reader import ModelSpec, UnsupportedModelError
+from .lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step, rule_for
+from .tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
@@ -175,9 +180,14 @@ def plan_model(model: ModelSpec) -> Plan:
         for i in op.inputs:
             if i >= 0:
                 consumers.setdefault(i, []).append(op.index)
-    lowered: List[Lowered] = [x for op in model.operators for x in rule_for(op.opcode).lower(op, model)]
+    lowered: List[Lowered] = []
+    extra: List[TensorSpec] = []
+    for op in model.operators:
+        lowered += _add_intermediates(model, rule_for(op.opcode).lower(op, model), extra, consumers)
+    if extra:
+        model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(extra))
     steps = [x for x in lowered if isinstance(x, Step)]
-    views, copies = _views(model, consumers, [x for x in lowered if not isinstance(x, Step)])
+    views, copies = _views(model, consumers, [x for x in lowered if isinstance(x, (Reshape, Concatenate))])
     op_indices = {s.op_index for s in steps}
     steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
     views = views + tuple(aliases)
@@ -185,6 +195,38 @@ def plan_model(model: ModelSpec) -> Plan:
     # TFLite stores operators in execution order; a copy runs where its operator stood
     ordered = sorted(list(steps) + list(copies), key=lambda s: s.op_index)
     return Plan(model, tuple(ordered), views, fused)
+
+
+def _add_intermediates(model: ModelSpec, lowered: Sequence[Lowered], extra: List[TensorSpec],
+                       consumers: Dict[int, List[int]]) -> List[Lowered]:
+    """One rule's result with its :class:`Intermediate` tensors appended to ``extra`` (index:
+    after the model's tensors and the earlier ones) and their placeholder keys replaced by
+    those indices; the operator counts as the reader of each (its placement reads it)."""
+    ids: Dict[int, int] = {}
+    for x in lowered:
+        if isinstance(x, Intermediate):
+            like = model.tensors[x.like]
+            index = len(model.tensors) + len(extra)
+            extra.append(TensorSpec(index, f"{like.name}/{'x'.join(map(str, x.shape))}", tuple(x.shape), like.dtype,
+                                    None, like.quantization))
+            ids[x.key] = index
+            consumers.setdefault(index, []).append(x.op_index)
+    if not ids:
+        return list(lowered)
+
+    def renumber(t: int) -> int:
+        return ids.get(t, t)
+
+    out: List[Lowered] = []
+    for x in lowered:
+        if isinstance(x, Step):
+            out.append(dataclasses.replace(x, inputs=tuple(map(renumber, x.inputs)), output=renumber(x.output)))
+        elif isinstance(x, Reshape):
+            out.append(dataclasses.replace(x, source=renumber(x.source), output=renumber(x.output)))
+        elif isinstance(x, Concatenate):
+            out.append(dataclasses.replace(x, output=renumber(x.output),
+                                           parts=tuple((renumber(i), k) for i, k in x.parts)))
+    return out
 
 
 def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model: ModelSpec,

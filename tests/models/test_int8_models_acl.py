@@ -12,7 +12,15 @@ softmax's slope carry that to 6-19 output steps on four inputs (TFLite's own def
 are 28 steps from its reference kernels on this model). ACL 20.08 refuses the models with
 per-channel int8 depthwise convolutions (VWW, keyword_spotting) at load, naming the operator
 and ACL's message; it stages the alexa model's depthwise inputs (its kernel asks for padding
-an in-place buffer cannot take)."""
+an in-place buffer cannot take).
+
+fingerprint_signature_generator (ACL 24.11) is not bit for bit either, measured step by step
+on ACL's own inputs (``arena=False`` keeps every intermediate): the per-channel depthwise
+with depth multiplier 8 is bit-exact; its 2x2 AVERAGE_POOL_2D rounds ties to even where
+TFLite rounds them away from zero (1 step on ~22% of its outputs); MEAN requantizes in float
+with a truncated offset (1 step on 2 to 8 of 16 outputs: ``test_mean_acl.py``); the fully
+connected layer carries these to at most ``FINGERPRINT_BOUND_LSB`` output steps on the six
+inputs below."""
 
 import numpy as np
 import pytest
@@ -20,7 +28,7 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from acl_bridge.models import classify  # noqa: E402
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.numpy_executor import run_plan, run_plan_tensors  # noqa: E402
 from acl_bridge.models.tflite_reader import UnsupportedModelError  # noqa: E402
 
 from .conftest import model_file, photo_file, tolerance  # noqa: E402
@@ -34,7 +42,10 @@ BIT_EXACT = ["visual_wake_words", "keyword_spotting", "keyword_spotting_alexa", 
 # outputs of the global pooling, which the fully connected layer (17 steps) and the softmax
 # carry to 56-76 steps on three noise inputs; the bound is that measurement's, not a promise.
 RESNET8_BOUND_LSB = {"24.11": 28, "20.08": 96}
-REFUSED_ON_2008 = {"visual_wake_words": "DEPTHWISE_CONV_2D", "keyword_spotting": "DEPTHWISE_CONV_2D"}
+REFUSED_ON_2008 = {"visual_wake_words": "DEPTHWISE_CONV_2D", "keyword_spotting": "DEPTHWISE_CONV_2D",
+                   "fingerprint_signature_generator": "DEPTHWISE_CONV_2D"}
+# output steps (LSB) from TFLite's arithmetic on _fingerprint_inputs(): measured, see the docstring
+FINGERPRINT_BOUND_LSB = {"24.11": 7}
 
 
 def _acl_version():
@@ -43,7 +54,7 @@ def _acl_version():
     return "20.08" if native.acl_version().startswith("20.08") else "24.11"
 
 
-def _runner(name):
+def _runner(name, **kw):
     from acl_bridge import native
     from acl_bridge.models.tflite_runner import TfliteRunner
 
@@ -51,9 +62,9 @@ def _runner(name):
     path = model_file(name)
     if _acl_version() == "20.08" and name in REFUSED_ON_2008:
         with pytest.raises(UnsupportedModelError, match=f"{REFUSED_ON_2008[name]}.*refused by ACL 20.08: .*validate"):
-            TfliteRunner(path)
+            TfliteRunner(path, **kw)
         pytest.skip(f"{name}: refused by ACL 20.08 at load, as asserted")
-    return TfliteRunner(path)
+    return TfliteRunner(path, **kw)
 
 
 def _inputs(name, plan):
@@ -124,5 +135,48 @@ def test_visual_wake_words_sees_the_person_on_acl():
 
         s = classify.classify(images.load_rgb(photo_file()), r.run, r.plan, classify.CLASSIFIERS["visual_wake_words"])
         assert s[0].label == "person" and s[0].score > 0.6
+    finally:
+        r.close()
+
+
+def _fingerprint_inputs(shape):
+    """Three full-range noise inputs, then three narrower ones (the measured six)."""
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        if seed < 3:
+            yield rng.integers(-128, 128, shape).astype(np.int8)
+        else:
+            yield (rng.integers(0, 256, shape) - 128).clip(-128, 127).astype(np.int8) // (seed - 1)
+
+
+def test_fingerprint_on_acl_within_the_measured_steps():
+    """The whole model against the numpy plan; with ``arena=False`` every intermediate stays
+    readable: the depthwise (depth multiplier 8, per-channel) bit for bit, and the MEAN step
+    on ACL's own input within 1 step of TFLite's MEAN (int8_reference.mean)."""
+    from acl_bridge.models import int8_reference as q8
+
+    r = _runner("fingerprint_signature_generator", arena=False)
+    try:
+        plan = r.plan
+        mean = next(s for s in plan.steps if s.opcode == "MEAN")
+        # keep_dims=False: the model's (1, 16) tensor is a view of the pooling's (1, 1, 1, 16)
+        assert [(v.how, plan.model.tensors[v.tensor].shape) for v in plan.views if v.parent == mean.output] == \
+            [(("reshape",), (1, 16))]
+        depthwise = next(s for s in plan.steps if s.kind == "depthwise")
+        q = dict(mean.param("quantization"))
+        spec = plan.model.tensors[plan.model.inputs[0]]
+        for k, x in enumerate(_fingerprint_inputs(spec.shape)):
+            (_, got), = r.run(x).items()
+            ref = run_plan_tensors(plan, x)
+            lsb = np.abs(np.asarray(got).astype(np.int64) - ref[plan.model.outputs[0]].astype(np.int64))
+            dw = np.array(r.arrays[depthwise.output].numpy())
+            assert np.array_equal(dw, ref[depthwise.output]), "the depthwise, bit for bit"
+            acl_in, acl_out = (np.array(r.arrays[t].numpy()) for t in (mean.inputs[0], mean.output))
+            own = np.abs(acl_out.astype(np.int64)
+                         - q8.mean(acl_in, (1, 2), q["src"], q["dst"], np.int8).astype(np.int64))
+            print(f"fingerprint input {k}: output {int(lsb.max())} LSB at most ({int((lsb > 0).sum())} of {lsb.size} "
+                  f"differ); MEAN on ACL's own input {int(own.max())} LSB ({int((own > 0).sum())} of {own.size})")
+            assert own.max() <= 1 and lsb.max() <= FINGERPRINT_BOUND_LSB[_acl_version()]
+        _check_copies(r, x)
     finally:
         r.close()

@@ -102,6 +102,12 @@ def test_greedy_by_size_alignment():
     assert memory.slot_of(1).size_in_bytes == 128
 
 
+def test_no_arena_buffers_is_an_empty_arena():
+    """A one-operator model: its only buffers are the graph input and output (pinned)."""
+    memory = place([], pinned=(0, 1))
+    assert memory.slots == () and memory.arena_size_in_bytes == 0 and memory.pinned == (0, 1)
+
+
 @pytest.mark.parametrize("buffers,alignment,match", [
     ([(Lifetime(1, 0, 1), 0)], 64, "size_in_bytes is 0 for tensor 1, expected > 0"),
     ([(Lifetime(1, 2, 1), 8)], 64, r"lifetime of tensor 1 is steps 2..1"),

@@ -83,6 +83,11 @@ CASES = [
          options=("Pool2DOptions", _window("VALID", 2, FilterHeight=2, FilterWidth=2))),
     Case("average_pool_same_edges", "AVERAGE_POOL_2D", (1, 5, 5, 2), (1, 5, 5, 2), ("pooling",),
          options=("Pool2DOptions", _window("SAME", 1, FilterHeight=3, FilterWidth=3))),
+    # reduction: MEAN over H and W, a global average pooling (keep_dims=False: the output a view)
+    Case("mean_hw_keep_dims", "MEAN", (1, 5, 7, 3), (1, 1, 1, 3), ("pooling",), (X, np.array([1, 2], np.int32)),
+         ("ReducerOptions", {"KeepDims": True}), params=(("kernel", (5, 7)), ("global_mean", True))),
+    Case("mean_wh_negative_axes", "MEAN", (2, 6, 4, 5), (2, 5), ("pooling",), (X, np.array([-2, -3], np.int32)),
+         ("ReducerOptions", {"KeepDims": False}), params=(("kernel", (6, 4)),)),
     # shape and view
     Case("pad", "PAD", (1, 3, 4, 2), (1, 6, 7, 2), ("pad",), (X, np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)),
          params=(("pad_width", ((0, 0), (1, 2), (2, 1), (0, 0))),)),
@@ -232,6 +237,24 @@ INT8_CASES = [
     Int8Case("average_pool_global_8x8", "AVERAGE_POOL_2D", (1, 8, 8, 4), (1, 1, 1, 4), ("pooling",),
              options=("Pool2DOptions", _window("VALID", 8, FilterHeight=8, FilterWidth=8)),
              quantization=(("input", XQ), ("output", XQ)), version=2),
+    # MEAN: TFLite's reference arithmetic (one fixed-point multiplier for in_scale / out_scale / n)
+    Int8Case("mean_unequal_scales_no_keep_dims", "MEAN", (1, 13, 11, 5), (1, 5), ("pooling",),
+             (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": False}),
+             quantization=(("input", (0.3, -10)), ("output", (0.01, 20))), version=2),
+    Int8Case("mean_unequal_scales_keep_dims", "MEAN", (2, 8, 8, 4), (2, 1, 1, 4), ("pooling",),
+             (X, np.array([2, 1], np.int32)), ("ReducerOptions", {"KeepDims": True}), version=2),
+    Int8Case("mean_equal_scales_keep_dims", "MEAN", (1, 5, 7, 3), (1, 1, 1, 3), ("pooling",),
+             (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": True}),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("mean_equal_scales_no_keep_dims", "MEAN", (1, 6, 9, 7), (1, 7), ("pooling",),
+             (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": False}),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("mean_fingerprint_like_42x42", "MEAN", (1, 42, 42, 16), (1, 16), ("pooling",),
+             (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": False}),
+             quantization=(("input", (0.0203, -128)), ("output", (0.0334, -128))), version=2),
+    Int8Case("mean_uint8_unequal_scales", "MEAN", (1, 4, 6, 3), (1, 3), ("pooling",),
+             (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": False}),
+             quantization=(("input", (0.05, 131)), ("output", (0.02, 120))), io_dtype="uint8", version=2),
     Int8Case("softmax", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 1.0}),
              quantization=(("input", (0.15, 32)), ("output", (1 / 256, -128))), version=2),
     Int8Case("softmax_beta", "SOFTMAX", (3, 7), (3, 7), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5}),
@@ -328,7 +351,8 @@ def test_int8_steps_carry_the_contracts_quantization(case):
 
 def test_every_int8_rule_has_an_int8_case():
     lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D", "AVERAGE_POOL_2D",
-                    "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE"}
+                    "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
+                    "MEAN"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
 
 
@@ -356,6 +380,15 @@ REFUSED_INT8 = [
     ("hybrid_conv", Int8Case("", "CONV_2D", (1, 4, 4, 2), (1, 4, 4, 2), (), (X, _i8(2, 3, 3, 2), _f32(2)),
                              ("Conv2DOptions", _window("SAME", 1)), (("const0", (0.01, 0)),), io_dtype="float32"),
      r"operator #0 CONV_2D: tensor #1 'const0' of type int8 in a float32 operator \(hybrid quantization\)"),
+    ("mean_over_channels", Int8Case("", "MEAN", (1, 4, 4, 3), (1, 4, 4), (), (X, np.array([3], np.int32)),
+                                    ("ReducerOptions", {"KeepDims": False}), version=2),
+     r"operator #0 MEAN: MEAN over axes \[3\] \(only over H and W: axes \[1, 2\]\) is not supported"),
+    ("mean_over_h_only", Int8Case("", "MEAN", (1, 4, 4, 3), (1, 1, 4, 3), (), (X, np.array([1], np.int32)),
+                                  ("ReducerOptions", {"KeepDims": True}), version=2),
+     r"operator #0 MEAN: MEAN over axes \[1\] \(only over H and W: axes \[1, 2\]\) is not supported"),
+    ("mean_rank3", Int8Case("", "MEAN", (4, 4, 3), (3,), (), (X, np.array([0, 1], np.int32)),
+                            ("ReducerOptions", {"KeepDims": False}), version=2),
+     r"operator #0 MEAN: MEAN of a rank-3 input \[4, 4, 3\] \(rank 4, NHWC, over axes \[1, 2\] only\)"),
     ("dequantize_without_quantization", Int8Case("", "DEQUANTIZE", (1, 4), (1, 4), (), quantization=(),
                                                  output_dtype="float32", version=2),
      r"operator #0 DEQUANTIZE: input .* is int8 without quantization parameters"),
@@ -412,3 +445,34 @@ def test_int8_activation_that_requantizes_stays_a_step_of_its_own():
     assert not plan.steps[1].param("in_place") and plan.steps[1].output == m.outputs[0]
     q = dict(plan.steps[1].param("quantization"))
     assert q["src"] != q["dst"]
+
+
+MEAN_CASES = [c for c in INT8_CASES if c.opcode == "MEAN"]
+
+
+def mean_inputs(case: Int8Case, count: int):
+    """``count`` seeded random inputs of an int8 / uint8 case: every other one narrowed to an
+    eighth of the range around its middle (means away from the clamp)."""
+    lo, hi = np.iinfo(case.io_dtype).min, np.iinfo(case.io_dtype).max
+    rng = np.random.default_rng(17)
+    for k in range(count):
+        x = rng.integers(lo, hi + 1, case.x).astype(case.io_dtype)
+        yield (x.astype(np.int64) // 8 + (lo + hi) // 2).astype(case.io_dtype) if k % 2 else x
+
+
+@pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
+def test_int8_mean_is_the_reference_kernels_on_many_inputs(case):
+    """TFLite's MEAN rounds once, with a multiplier of its own (in_scale / out_scale / n):
+    200 random inputs per case, every output bit for bit with the reference kernels; the
+    default kernels' distance printed (pytest -s)."""
+    data = case.model()
+    plan = plan_model(read_model(data))
+    exact = total = worst_default = 0
+    for x in mean_inputs(case, 200):
+        got = run_plan(plan, x)["output"]
+        d = _lsb(got, _reference_kernels(data, x), case)
+        exact, total = exact + int((d == 0).sum()), total + d.size
+        assert d.max() == 0, (x, got, _reference_kernels(data, x))
+        worst_default = max(worst_default, int(_lsb(got, interpreter_outputs(data, x)["output"], case).max()))
+    print(f"{case.id}: {exact}/{total} outputs bit-exact vs reference kernels over 200 inputs, "
+          f"max {worst_default} LSB from the default kernels")

@@ -1,7 +1,8 @@
 """TFLite operators -> bridge function calls, as a table of rules (design habit 17).
 
 * :mod:`.step`: what a rule returns (:class:`Step`, a bridge call; :class:`Reshape` and
-  :class:`Concatenate`, placements the plan's view pass resolves);
+  :class:`Concatenate`, placements the plan's view pass resolves; :class:`Intermediate`, a
+  tensor the plan adds to the model for the rule);
 * :mod:`.helpers`: the shared parts (refusals naming the operator, option access, the
   float32 type gate, TFLite's SAME padding and windows, fused activations, constants,
   integer tables);
@@ -14,6 +15,6 @@ activation fusion).
 """
 
 from .rules import RULES, SUPPORTED, Rule, rule, rule_for
-from .step import Concatenate, Lowered, Reshape, Step
+from .step import Concatenate, Intermediate, Lowered, Reshape, Step
 
-__all__ = ["RULES", "SUPPORTED", "Rule", "rule", "rule_for", "Step", "Reshape", "Concatenate", "Lowered"]
+__all__ = ["RULES", "SUPPORTED", "Rule", "rule", "rule_for", "Step", "Reshape", "Concatenate", "Intermediate", "Lowered"]

@@ -57,7 +57,7 @@ from .quantized import (
     quantized_constants,
     tensor_q,
 )
-from .step import Concatenate, Lowered, Params, Reshape, Step
+from .step import Concatenate, Intermediate, Lowered, Params, Reshape, Step
 
 RuleFunction = Callable[[OperatorSpec, ModelSpec], Tuple[Lowered, ...]]
 
@@ -348,6 +348,58 @@ def pool_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     return (unary(op, "pooling", params),)
 
 
+# the spatial axes of an NHWC tensor: the only ones MEAN is lowered over (global average pooling)
+MEAN_AXES = (1, 2)
+
+
+@rule("MEAN", tensors=FLOAT32_OR_INT8_WITH_TABLE)
+def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """MEAN over H and W of an NHWC tensor (constant axes [1, 2] or [2, 1], negative ones
+    resolved as TFLite does) -> a global average ``pooling`` (kernel H x W, no padding) into
+    (N, 1, 1, C): the output itself with keep_dims, else an :class:`Intermediate` of which
+    the (N, C) output is a reshape view. Other axes are refused naming them.
+
+    int8 / uint8 (``global_mean``: the numpy plan computes TFLite's MEAN, not its
+    AVERAGE_POOL_2D): TFLite's reference kernel sums the ``n`` elements (``s``), subtracts ``n`` x the
+    input zero point and rescales by ``in_scale / out_scale / n`` as one fixed-point
+    multiplier (the Q31 multiplier of ``in_scale / out_scale`` shifted left by
+    ``floor(log2 n)`` bits and divided by ``n``, truncating) in gemmlowp's two roundings (the
+    rounding doubling high multiply, then a right shift rounding half away from zero);
+    input and output may have different scales and zero points. ACL's average pooling
+    requantizes in float instead (measured on 24.11: ``round(s / ((out_scale / in_scale) *
+    n)) + out_zero_point - trunc(in_zero_point * in_scale / out_scale)``, the offset
+    truncated toward zero; with equal quantization ``round(s / n)``, ties to even): within
+    1 step of TFLite's arithmetic (tests/models/test_mean_acl.py)."""
+    no_fused_activation(op)
+    src, out = first_input(op), op.outputs[0]
+    axes = np.asarray(integer_table(op, model, "a non-constant axis input")).reshape(-1)
+    x, y = tuple(model.tensors[src].shape), tuple(model.tensors[out].shape)
+    if len(x) != 4:
+        raise refuse(op, f"MEAN of a rank-{len(x)} input {list(x)} (rank 4, NHWC, over axes [1, 2] only)")
+    resolved = sorted({int(a) + 4 if a < 0 else int(a) for a in axes})
+    if resolved != list(MEAN_AXES):
+        raise refuse(op, f"MEAN over axes {axes.tolist()} (only over H and W: axes [1, 2])")
+    keep = option(op, "keep_dims", False)
+    if not isinstance(keep, bool):
+        raise malformed(op, f"option keep_dims is {keep!r}, expected True or False")
+    n, h, w, c = x
+    pooled = (n, 1, 1, c)
+    want = pooled if keep else (n, c)
+    if y != want:
+        raise malformed(op, f"the mean of {list(x)} over axes [1, 2] with keep_dims={keep} is {list(want)}, "
+                            f"the output says {list(y)}")
+    params: Params = (("pool_type", "avg"), ("kernel", (h, w)), ("stride", (1, 1)), ("padding", (0, 0, 0, 0)),
+                      ("global_mean", True))
+    if is_quantized(model, src):
+        params += quantization(("src", tensor_q(op, model, src)), ("dst", tensor_q(op, model, out)))
+    if keep:
+        return (unary(op, "pooling", params),)
+    key = -2
+    return (Intermediate(op.index, op.opcode, key, pooled, out),
+            Step(op.index, op.opcode, "pooling", (src,), key, params),
+            Reshape(op.index, op.opcode, key, out))
+
+
 # ---------------------------------------------------------------------------- shape and view
 @rule("PAD", tensors=FLOAT32_WITH_TABLE)
 def pad(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
@@ -416,4 +468,4 @@ def concatenation(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
 
 SUPPORTED: Tuple[str, ...] = tuple(sorted(RULES))
 
-__all__ = ["Rule", "RULES", "SUPPORTED", "RuleFunction", "rule", "rule_for", "refuse_operator"]
+__all__ = ["Rule", "RULES", "SUPPORTED", "RuleFunction", "rule", "rule_for", "refuse_operator", "MEAN_AXES"]

@@ -1,7 +1,8 @@
 """What a lowering rule hands back: bridge function calls (:class:`Step`), and for the
 operators that only move memory (RESHAPE, CONCATENATION) a description of the placement
 (:class:`Reshape`, :class:`Concatenate`) that the plan's view pass turns into views or
-counted copies."""
+counted copies; :class:`Intermediate`, a tensor the rule needs that the model has not
+(MEAN without keep_dims: the pooling's (N, 1, 1, C) result, of which the output is a view)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,24 @@ class Concatenate:
     parts: Tuple[Tuple[int, int], ...]
 
 
-Lowered = Union[Step, Reshape, Concatenate]
+@dataclass(frozen=True)
+class Intermediate:
+    """A tensor of ``shape`` that the plan adds to the model for one operator's rule, with the
+    dtype and quantization of tensor ``like``. The rule's steps and placements name it by
+    ``key`` (a placeholder id, -2 or lower, local to the rule's result) until
+    :func:`~..tflite_plan.plan_model` appends it to the model's tensors and renumbers them."""
 
-__all__ = ["Step", "Reshape", "Concatenate", "Lowered", "Params"]
+    op_index: int
+    opcode: str
+    key: int
+    shape: Tuple[int, ...]
+    like: int
+
+    def __post_init__(self) -> None:
+        if self.key > -2:
+            raise ValueError(f"Intermediate key is {self.key}, expected -2 or lower (-1 means 'no tensor')")
+
+
+Lowered = Union[Step, Reshape, Concatenate, Intermediate]
+
+__all__ = ["Step", "Reshape", "Concatenate", "Intermediate", "Lowered", "Params"]
