@@ -123,6 +123,7 @@ def test_table_rows_times_ratios_and_refusals():
     json.dumps(d)  # the JSON holds it as is
 
 
+@needs_host  # the interpreter is the contender that runs here; in the trixie image it is refused too
 def test_a_refused_contender_leaves_the_others_running(tmp_path):
     """Real refusals: a damaged file for the bridge (the reader's own error), pyarmnn or the
     native layer missing; the interpreter runs its rounds on the real model."""
