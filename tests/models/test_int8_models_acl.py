@@ -46,6 +46,9 @@ REFUSED_ON_2008 = {"visual_wake_words": "DEPTHWISE_CONV_2D", "keyword_spotting":
                    "fingerprint_signature_generator": "DEPTHWISE_CONV_2D"}
 # output steps (LSB) from TFLite's arithmetic on _fingerprint_inputs(): measured, see the docstring
 FINGERPRINT_BOUND_LSB = {"24.11": 7}
+# output steps between the bridge and Arm NN's TfLite parser on CpuAcc (the same ACL): measured
+ARMNN_BOUND_STEPS = {"visual_wake_words": 255, "image_classification": 255, "keyword_spotting": 255,
+                     "keyword_spotting_alexa": 255}
 
 
 def _acl_version():
@@ -180,3 +183,44 @@ def test_fingerprint_on_acl_within_the_measured_steps():
         _check_copies(r, x)
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("name", ["visual_wake_words", "image_classification", "keyword_spotting",
+                                  "keyword_spotting_alexa"])
+def test_int8_model_against_arm_nns_tflite_parser(name):
+    """Arm NN's TfLite parser on CpuAcc (the same ACL kernels) on the same input: the outputs
+    of both, in output steps, and the same top class; Arm NN's refusal is recorded as a skip."""
+    from acl_bridge import armnn
+
+    ok, why = armnn.armnn_available()
+    if not ok:
+        pytest.skip(why)
+    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+
+    r = _runner(name)
+    try:
+        try:
+            theirs_model = ArmnnTfliteModel(model_file(name))
+        except armnn.ArmnnError as e:
+            pytest.skip(f"Arm NN {armnn.release()} refuses {name}: {e}")
+        x = _inputs(name, r.plan)[0]
+        ours = {k: np.array(v) for k, v in r.run(x).items()}
+        theirs = theirs_model.run(x)
+        ref = run_plan(r.plan, x)
+        for k, v in ours.items():
+            t = np.asarray(theirs[k]).reshape(v.shape)
+            step = 1.0 if v.dtype.kind == "i" else _output_step(r.plan)
+            print(f"{name} {k}: bridge {np.abs(v.astype(np.float64) - ref[k]).max() / step:.0f} steps from TFLite's "
+                  f"arithmetic, Arm NN {np.abs(t.astype(np.float64) - ref[k]).max() / step:.0f}; bridge vs Arm NN "
+                  f"{np.abs(v.astype(np.float64) - t).max() / step:.0f}")
+            assert int(np.argmax(t)) == int(np.argmax(v)) == int(np.argmax(ref[k]))
+            assert np.abs(v.astype(np.float64) - t).max() / step <= ARMNN_BOUND_STEPS[name]
+    finally:
+        r.close()
+
+
+def _output_step(plan) -> float:
+    """The output step of a float32 DEQUANTIZE output: its input's scale."""
+    out = plan.model.outputs[0]
+    src = next(op.inputs[0] for op in plan.model.operators if out in op.outputs)
+    return float(plan.model.tensors[src].quantization.scale[0])

@@ -100,6 +100,7 @@ CASES = [
 ]
 
 
+@host_only_under_emulation  # numpy against TFLite (70 s emulated); each case's ACL binding: the test below
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_one_operator_plan_matches_the_interpreter(case):
     data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
@@ -460,6 +461,7 @@ def mean_inputs(case: Int8Case, count: int):
         yield (x.astype(np.int64) // 8 + (lo + hi) // 2).astype(case.io_dtype) if k % 2 else x
 
 
+@host_only_under_emulation  # numpy against TFLite; MEAN on ACL: test_mean_acl.py
 @pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
 def test_int8_mean_is_the_reference_kernels_on_many_inputs(case):
     """TFLite's MEAN rounds once, with a multiplier of its own (in_scale / out_scale / n):

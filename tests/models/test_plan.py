@@ -32,7 +32,7 @@ OUTPUTS = {"face_detection_front": {"regressors", "classificators"},
            "face_landmark": {"conv2d_20", "conv2d_30"}}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=host_only_under_emulation) if n == "face_detection_back" else n
+@pytest.mark.parametrize("name", [pytest.param(n, marks=host_only_under_emulation) if n in ("face_detection_back", "face_detection_full_range") else n
                                   for n in sorted(OUTPUTS)])
 def test_plan_run_by_numpy_matches_the_interpreter(name):
     plan = _plan(name)
