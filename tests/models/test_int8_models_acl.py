@@ -46,9 +46,8 @@ REFUSED_ON_2008 = {"visual_wake_words": "DEPTHWISE_CONV_2D", "keyword_spotting":
                    "fingerprint_signature_generator": "DEPTHWISE_CONV_2D"}
 # output steps (LSB) from TFLite's arithmetic on _fingerprint_inputs(): measured, see the docstring
 FINGERPRINT_BOUND_LSB = {"24.11": 7}
-# output steps between the bridge and Arm NN's TfLite parser on CpuAcc (the same ACL): measured
-ARMNN_BOUND_STEPS = {"visual_wake_words": 255, "image_classification": 255, "keyword_spotting": 255,
-                     "keyword_spotting_alexa": 255}
+# output steps between the bridge and Arm NN 23.08's TfLite parser on CpuAcc (measured; else 0)
+ARMNN_STEPS = {"fingerprint_signature_generator": 2}
 
 
 def _acl_version():
@@ -186,10 +185,14 @@ def test_fingerprint_on_acl_within_the_measured_steps():
 
 
 @pytest.mark.parametrize("name", ["visual_wake_words", "image_classification", "keyword_spotting",
-                                  "keyword_spotting_alexa"])
+                                  "keyword_spotting_alexa", "fingerprint_signature_generator"])
 def test_int8_model_against_arm_nns_tflite_parser(name):
-    """Arm NN's TfLite parser on CpuAcc (the same ACL kernels) on the same input: the outputs
-    of both, in output steps, and the same top class; Arm NN's refusal is recorded as a skip."""
+    """Arm NN's TfLite parser on CpuAcc (the same ACL kernels) on the same input: the same
+    outputs bit for bit (measured on 23.08: also on ResNet-8, where both are 12 steps from
+    TFLite's arithmetic, since both run ACL's int8 addition; 20.08 too), except where the two
+    lower an operator to different ACL functions: the fingerprint model's MEAN is a global
+    average pooling here and Arm NN's reduction there (2 output steps apart, measured; both
+    within 6 of TFLite's arithmetic). Arm NN's refusal is a skip."""
     from acl_bridge import armnn
 
     ok, why = armnn.armnn_available()
@@ -213,8 +216,7 @@ def test_int8_model_against_arm_nns_tflite_parser(name):
             print(f"{name} {k}: bridge {np.abs(v.astype(np.float64) - ref[k]).max() / step:.0f} steps from TFLite's "
                   f"arithmetic, Arm NN {np.abs(t.astype(np.float64) - ref[k]).max() / step:.0f}; bridge vs Arm NN "
                   f"{np.abs(v.astype(np.float64) - t).max() / step:.0f}")
-            assert int(np.argmax(t)) == int(np.argmax(v)) == int(np.argmax(ref[k]))
-            assert np.abs(v.astype(np.float64) - t).max() / step <= ARMNN_BOUND_STEPS[name]
+            assert np.abs(v.astype(np.int64) - t.astype(np.int64)).max() <= ARMNN_STEPS.get(name, 0)
     finally:
         r.close()
 
