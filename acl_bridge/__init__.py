@@ -62,6 +62,7 @@ from .functions import (
     total_copy_count,
 )
 from .schedule import Schedule
+from .workspace import Workspace, WorkspaceReport
 
 __all__ = [
     # pure mapping
@@ -76,6 +77,7 @@ __all__ = [
     "AclCopyFallbackWarning", "AclFunction", "Activation", "Add", "Cast", "Convolution", "Copy",
     "DepthwiseConvolution", "Dequantize", "Fill", "FullyConnected", "Gemm", "Mul", "Pad", "Permute",
     "Pooling", "PRelu", "Quantize", "Resize", "Softmax", "Sub", "required_padding", "total_copy_count", "Schedule",
+    "Workspace", "WorkspaceReport",
     # plans
     "Action", "FunctionPlan", "Origin", "Reason", "TensorPlan",
 ]

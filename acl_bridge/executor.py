@@ -36,6 +36,7 @@ from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, t
 from .native import NativeRun, arm, check, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
 from .tensor import AclTensor, native_desc
+from .workspace import Workspace
 
 Quantization = Optional[Tuple[float, int]]
 Spec = Tuple[Tuple[int, ...], np.dtype, str, Quantization]  # shape, dtype, data_layout, quantization
@@ -242,6 +243,7 @@ class Call:
     quantization: Dict[str, Quantization]
     options: PlanOptions
     backend: Backend = NEON
+    workspace: Optional["Workspace"] = None  # ACL's memory manager for the function's scratch tensors
 
     def spec(self, role: str) -> Optional[Spec]:
         a = self.arrays[role]
@@ -308,7 +310,11 @@ class Configured:
         handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])
         out = ffi.new("acl_shim_function **")
         with session.timed("configure"):  # ACL's validate() and configure()
-            status = lib.acl_shim_function_create(abi.KINDS[call.kind], call.params, handles, len(handles), out)
+            if call.workspace is None:
+                status = lib.acl_shim_function_create(abi.KINDS[call.kind], call.params, handles, len(handles), out)
+            else:
+                status = lib.acl_shim_function_create_in(call.workspace.handle, abi.KINDS[call.kind], call.params,
+                                                         handles, len(handles), out)
         check(status, call.kind)
         self.handle = ffi.gc(out[0], _destroyer(lib.acl_shim_function_destroy, self.acl_arrays))
         with session.timed("import"):

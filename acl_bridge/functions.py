@@ -39,6 +39,7 @@ from .layout import window_padding, window_stride
 from .mapping import PerChannelQuantization, is_per_channel, padded_descriptor, per_channel
 from .native import NativeRun, check, require_native
 from .plan import PlanOptions
+from .workspace import Workspace, check_workspace
 
 _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
 
@@ -101,7 +102,9 @@ class AclFunction(NativeRun):
     kind's options, then the common keywords: ``data_layout`` ("NCHW" or "NHWC"),
     ``quantization`` ({role: (scale, offset)}), ``allow_copy`` (False: refuse to stage),
     ``allow_padding_writes`` (let ACL write into the padding of memory the user brought,
-    where those bytes belong to no element), ``backend`` ("neon").
+    where those bytes belong to no element), ``backend`` ("neon"), ``workspace`` (an
+    :class:`~acl_bridge.workspace.Workspace` whose pool holds the function's scratch tensors;
+    allocate it before the first run).
     """
 
     kind: str = ""
@@ -110,7 +113,8 @@ class AclFunction(NativeRun):
     optional: Tuple[str, ...] = ()  # roles that may be left out (None)
 
     def __init__(self, *args, data_layout: str = "NCHW", quantization: Optional[Dict[str, Tuple[float, int]]] = None,
-                 allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon", **options):
+                 allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
+                 workspace: Optional[Workspace] = None, **options):
         arrays, kind, params, quant = self._call(args, options, quantization)
         self.kind = kind
         self.data_layout = _check_data_layout(data_layout)
@@ -128,7 +132,7 @@ class AclFunction(NativeRun):
         self._check_aliasing()
         call = Call(kind, params, self.roles, self.outputs, self.arrays, self.data_layout, quant,
                     PlanOptions(allow_copy=bool(allow_copy), allow_padding_writes=bool(allow_padding_writes)),
-                    self.backend)
+                    self.backend, check_workspace(workspace))
         self._configured: Optional[Configured]
         self._configured, facts = configure(call)
         self.plan = self._configured.plan

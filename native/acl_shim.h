@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 9
+#define ACL_SHIM_ABI_VERSION 10
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -361,6 +361,32 @@ int32_t acl_shim_schedule_run(acl_shim_function *const *functions, int32_t n, in
  * seconds[r * n + i] for round r and function i (native/acl_shim_profile.cpp). */
 int32_t acl_shim_schedule_profile(acl_shim_function *const *functions, int32_t n, int32_t rounds,
                                   double *seconds, int32_t *failed_index);
+
+/* ---- workspaces shared by functions (ABI 10; native/acl_shim_workspace.cpp) ---- */
+/* A workspace is one ACL memory manager (MemoryManagerOnDemand, OffsetLifetimeManager, one
+ * pool) for the internal scratch tensors of the functions configured with it: functions that
+ * run one after the other share its pool, so their workspaces cost the largest need, not the
+ * sum. States: open (functions join it) -> allocated (the pool exists; runs may start; no
+ * function may join). A function of a workspace refuses to run before allocate (ACL would
+ * wait forever for a pool); two of its functions run at once from two threads take turns. */
+typedef struct acl_shim_workspace acl_shim_workspace;
+typedef struct {
+    int32_t backend;       /* ACL_SHIM_BACKEND_* */
+    int32_t allocated;     /* 1 after acl_shim_workspace_allocate */
+    int32_t functions;     /* configured with this workspace */
+    uint64_t size_in_bytes; /* the pool's size (before allocate: what it will be so far) */
+} acl_shim_workspace_report;
+int32_t acl_shim_workspace_create(int32_t backend, acl_shim_workspace **out);
+/* acl_shim_function_create, the function's scratch tensors managed by workspace (which must be
+ * open and on the tensors' backend); NULL workspace: the function allocates its own. */
+int32_t acl_shim_function_create_in(acl_shim_workspace *workspace, int32_t kind, const acl_shim_params *params,
+                                    acl_shim_tensor *const *tensors, int32_t n, acl_shim_function **out);
+/* Make the pool, after the last function joined and before the first run; *size_in_bytes
+ * (may be NULL) receives its size. */
+int32_t acl_shim_workspace_allocate(acl_shim_workspace *workspace, uint64_t *size_in_bytes);
+int32_t acl_shim_workspace_report(const acl_shim_workspace *workspace, acl_shim_workspace_report *out);
+/* Drops the handle; functions configured with the workspace keep its pool alive. */
+void acl_shim_workspace_destroy(acl_shim_workspace *workspace);
 
 /* ACL_SHIM_CDEF_END */
 

@@ -7,6 +7,7 @@
 #include "acl_shim_functions.h"
 #include "acl_shim_status.h"
 #include "acl_shim_tensors.h"
+#include "acl_shim_workspace.h"
 
 #include "arm_compute/core/CPP/CPPTypes.h"
 #include "arm_compute/core/TensorInfo.h"
@@ -38,6 +39,8 @@ struct acl_shim_function {
     int32_t backend = ACL_SHIM_BACKEND_NEON;
     std::unique_ptr<arm_compute::IFunction> function;
     acl_shim_detail::Tensors tensors;  // shared ownership of the non-NULL tensors
+    // The workspace the function's scratch tensors live in (none: the function's own).
+    std::shared_ptr<acl_shim_detail::WorkspaceState> workspace;
     // Serialises the runs of this function (acl_shim_function_run and acl_shim_schedule_run):
     // an ACL function keeps per-run state (workspace, CL map state), so two threads may run
     // different functions at once but never the same one.
@@ -58,6 +61,7 @@ void require_imported(const acl_shim_function &function) {
 void run_serialised(acl_shim_function &function) {
     const std::lock_guard<std::mutex> lock(function.run_mutex);
     require_imported(function);
+    if (function.workspace) require_allocated(*function.workspace);
     run_on(*function.function, function.tensors);
 }
 }  // namespace
@@ -114,6 +118,11 @@ int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out) {
 
 int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params, acl_shim_tensor *const *tensors,
                                  int32_t n, acl_shim_function **out) {
+    return acl_shim_function_create_in(nullptr, kind, params, tensors, n, out);
+}
+
+int32_t acl_shim_function_create_in(acl_shim_workspace *workspace, int32_t kind, const acl_shim_params *params,
+                                    acl_shim_tensor *const *tensors, int32_t n, acl_shim_function **out) {
     return guarded([&] {
         require(params != nullptr && tensors != nullptr && out != nullptr,
                 "params, tensors and out must not be NULL");
@@ -133,7 +142,12 @@ int32_t acl_shim_function_create(int32_t kind, const acl_shim_params *params, ac
             h->tensors.push_back(tensors[i]->state);
         }
         h->backend = common_backend(backends, present);
-        h->function = build_on(h->backend, kind, *params, t);
+        std::shared_ptr<acl::IMemoryManager> manager;
+        if (workspace != nullptr) {
+            h->workspace = workspace->state;
+            manager = join(*h->workspace, h->backend);
+        }
+        h->function = build_on(h->backend, kind, *params, t, manager);
         *out = h.release();
     });
 }

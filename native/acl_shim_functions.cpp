@@ -63,6 +63,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace acl_shim_detail {
@@ -143,17 +144,34 @@ std::string name(const char *function) {
     return std::string(F::prefix) + function + "::validate";
 }
 
-// validate() then configure() one function kind on the given tensors of backend F.
+// An ACL function, given the memory manager where its constructor takes one (which kinds do
+// differs between ACL versions: 24.11's NEPoolingLayer takes one, 20.08's does not).
+template <typename T>
+std::unique_ptr<T> make_with(const std::shared_ptr<acl::IMemoryManager> &mm, std::true_type) {
+    return std::make_unique<T>(mm);
+}
+template <typename T>
+std::unique_ptr<T> make_with(const std::shared_ptr<acl::IMemoryManager> &, std::false_type) {
+    return std::make_unique<T>();
+}
+template <typename T>
+std::unique_ptr<T> make(const std::shared_ptr<acl::IMemoryManager> &mm) {
+    return make_with<T>(mm, std::is_constructible<T, std::shared_ptr<acl::IMemoryManager>>{});
+}
+
+// validate() then configure() one function kind on the given tensors of backend F, scratch
+// tensors in mm's pool where mm is not null.
 template <typename F>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
-                                      const std::vector<typename F::ITensor *> &t) {
+                                      const std::vector<typename F::ITensor *> &t,
+                                      const std::shared_ptr<acl::IMemoryManager> &mm) {
     const acl::ActivationLayerInfo act = to_activation(p.activation, p.act_a, p.act_b);
     switch (kind) {
         case ACL_SHIM_FN_ACTIVATION: {
             need(t, 2, {0, 1}, "activation");
             require(p.activation != ACL_SHIM_ACT_NONE, "activation: no activation function given");
             check_status(F::Activation::validate(t[0]->info(), t[1]->info(), act), name<F>("ActivationLayer").c_str());
-            auto f = std::make_unique<typename F::Activation>();
+            auto f = make<typename F::Activation>(mm);
             f->configure(t[0], t[1], act);
             return f;
         }
@@ -162,7 +180,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             const auto policy = to_policy(p.convert_policy);
             check_status(F::Add::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act),
                          name<F>("ArithmeticAddition").c_str());
-            auto f = std::make_unique<typename F::Add>();
+            auto f = make<typename F::Add>(mm);
             f->configure(t[0], t[1], t[2], policy, act);
             return f;
         }
@@ -171,7 +189,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             const auto policy = to_policy(p.convert_policy);
             check_status(F::Sub::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act),
                          name<F>("ArithmeticSubtraction").c_str());
-            auto f = std::make_unique<typename F::Sub>();
+            auto f = make<typename F::Sub>(mm);
             f->configure(t[0], t[1], t[2], policy, act);
             return f;
         }
@@ -182,7 +200,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             check_status(F::Mul::validate(t[0]->info(), t[1]->info(), t[2]->info(), p.scale,
                                                                   policy, rounding, act),
                          name<F>("PixelWiseMultiplication").c_str());
-            auto f = std::make_unique<typename F::Mul>();
+            auto f = make<typename F::Mul>(mm);
             f->configure(t[0], t[1], t[2], p.scale, policy, rounding, act);
             return f;
         }
@@ -192,7 +210,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             const acl::PoolingLayerInfo info(to_pool(p.pool_type), acl::Size2D(p.kernel_w, p.kernel_h),
                                              t[0]->info()->data_layout(), to_pad_stride(p), p.exclude_padding != 0);
             check_status(F::Pooling::validate(t[0]->info(), t[1]->info(), info), name<F>("PoolingLayer").c_str());
-            auto f = std::make_unique<typename F::Pooling>();
+            auto f = make<typename F::Pooling>(mm);
             f->configure(t[0], t[1], info);
             return f;
         }
@@ -202,7 +220,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             check_status(F::Convolution::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), ps,
                                                            acl::WeightsInfo(), acl::Size2D(1U, 1U), act),
                          name<F>("ConvolutionLayer").c_str());
-            auto f = std::make_unique<typename F::Convolution>();
+            auto f = make<typename F::Convolution>(mm);
             f->configure(t[0], t[1], t[2], t[3], ps, acl::WeightsInfo(), acl::Size2D(1U, 1U), act);
             return f;
         }
@@ -213,7 +231,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             check_status(F::Depthwise::validate(t[0]->info(), t[1]->info(), info_of(t[2]),
                                                                     t[3]->info(), ps, dm, act),
                          name<F>("DepthwiseConvolutionLayer").c_str());
-            auto f = std::make_unique<typename F::Depthwise>();
+            auto f = make<typename F::Depthwise>(mm);
             f->configure(t[0], t[1], t[2], t[3], ps, dm, act);
             return f;
         }
@@ -225,7 +243,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             check_status(F::FullyConnected::validate(t[0]->info(), t[1]->info(), info_of(t[2]),
                                                               t[3]->info(), fc),
                          name<F>("FullyConnectedLayer").c_str());
-            auto f = std::make_unique<typename F::FullyConnected>();
+            auto f = make<typename F::FullyConnected>(mm);
             f->configure(t[0], t[1], t[2], t[3], fc);
             return f;
         }
@@ -244,9 +262,9 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
                                                                  acl::ConvertPolicy::SATURATE),
                              name<F>("ArithmeticAddition").c_str());
                 auto seq = std::make_unique<Sequence>();
-                auto g = std::make_unique<typename F::Gemm>();
+                auto g = make<typename F::Gemm>(mm);
                 g->configure(t[0], t[1], nullptr, t[3], p.alpha, 0.0f, gi);
-                auto add = std::make_unique<typename F::Add>();
+                auto add = make<typename F::Add>(mm);
                 add->configure(t[3], t[2], t[3], acl::ConvertPolicy::SATURATE);
                 seq->parts.push_back(std::move(g));
                 seq->parts.push_back(std::move(add));
@@ -255,7 +273,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             check_status(F::Gemm::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), p.alpha,
                                                p.beta, gi),
                          name<F>("GEMM").c_str());
-            auto f = std::make_unique<typename F::Gemm>();
+            auto f = make<typename F::Gemm>(mm);
             f->configure(t[0], t[1], t[2], t[3], p.alpha, p.beta, gi);
             return f;
         }
@@ -263,7 +281,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 2, {0, 1}, "softmax");
             check_status(F::Softmax::validate(t[0]->info(), t[1]->info(), p.beta, p.axis),
                          name<F>("SoftmaxLayer").c_str());
-            auto f = std::make_unique<typename F::Softmax>();
+            auto f = make<typename F::Softmax>(mm);
             f->configure(t[0], t[1], p.beta, p.axis);
             return f;
         }
@@ -271,7 +289,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 2, {0, 1}, "log_softmax");
             check_status(F::LogSoftmax::validate(t[0]->info(), t[1]->info(), p.beta, p.axis),
                          name<F>("LogSoftmaxLayer").c_str());
-            auto f = std::make_unique<typename F::LogSoftmax>();
+            auto f = make<typename F::LogSoftmax>(mm);
             f->configure(t[0], t[1], p.beta, p.axis);
             return f;
         }
@@ -281,14 +299,14 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             acl::PermutationVector perm;
             for (int i = 0; i < p.perm_len; ++i) perm.set(i, p.perm[i]);
             check_status(F::Permute::validate(t[0]->info(), t[1]->info(), perm), name<F>("Permute").c_str());
-            auto f = std::make_unique<typename F::Permute>();
+            auto f = make<typename F::Permute>(mm);
             f->configure(t[0], t[1], perm);
             return f;
         }
         case ACL_SHIM_FN_COPY: {
             need(t, 2, {0, 1}, "copy");
             check_status(F::Copy::validate(t[0]->info(), t[1]->info()), name<F>("Copy").c_str());
-            auto f = std::make_unique<typename F::Copy>();
+            auto f = make<typename F::Copy>(mm);
             f->configure(t[0], t[1]);
             return f;
         }
@@ -301,7 +319,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             const acl::PixelValue value = to_pixel(p.constant_value, t[0]->info());
             check_status(F::Pad::validate(t[0]->info(), t[1]->info(), padding, value, mode),
                          name<F>("PadLayer").c_str());
-            auto f = std::make_unique<typename F::Pad>();
+            auto f = make<typename F::Pad>(mm);
             f->configure(t[0], t[1], padding, value, mode);
             return f;
         }
@@ -309,7 +327,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 1, {0}, "fill");
             const acl::PixelValue value = to_pixel(p.constant_value, t[0]->info());
             // NEFill has no validate() in 20.08; the data type was checked by to_pixel.
-            auto f = std::make_unique<typename F::Fill>();
+            auto f = make<typename F::Fill>(mm);
             f->configure(t[0], value);
             return f;
         }
@@ -318,7 +336,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             const auto policy = to_policy(p.convert_policy);
             check_status(F::Cast::validate(t[0]->info(), t[1]->info(), policy, 0),
                          name<F>("DepthConvertLayer").c_str());
-            auto f = std::make_unique<typename F::Cast>();
+            auto f = make<typename F::Cast>(mm);
             f->configure(t[0], t[1], policy, 0);
             return f;
         }
@@ -326,7 +344,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 2, {0, 1}, "quantize");
             check_status(F::Quantize::validate(t[0]->info(), t[1]->info()),
                          name<F>("QuantizationLayer").c_str());
-            auto f = std::make_unique<typename F::Quantize>();
+            auto f = make<typename F::Quantize>(mm);
             f->configure(t[0], t[1]);
             return f;
         }
@@ -334,7 +352,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 2, {0, 1}, "dequantize");
             check_status(F::Dequantize::validate(t[0]->info(), t[1]->info()),
                          name<F>("DequantizationLayer").c_str());
-            auto f = std::make_unique<typename F::Dequantize>();
+            auto f = make<typename F::Dequantize>(mm);
             f->configure(t[0], t[1]);
             return f;
         }
@@ -342,14 +360,14 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             need(t, 2, {0, 1}, "resize");
             const acl::ScaleKernelInfo info = to_scale_info(p);
             check_status(F::Scale::validate(t[0]->info(), t[1]->info(), info), name<F>("Scale").c_str());
-            auto f = std::make_unique<typename F::Scale>();
+            auto f = make<typename F::Scale>(mm);
             f->configure(t[0], t[1], info);
             return f;
         }
         case ACL_SHIM_FN_PRELU: {
             need(t, 3, {0, 1, 2}, "prelu");
             check_status(F::PRelu::validate(t[0]->info(), t[1]->info(), t[2]->info()), name<F>("PReluLayer").c_str());
-            auto f = std::make_unique<typename F::PRelu>();
+            auto f = make<typename F::PRelu>(mm);
             f->configure(t[0], t[1], t[2]);
             return f;
         }
@@ -360,19 +378,21 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
 
 template <typename F>
 std::unique_ptr<acl::IFunction> build_typed(int32_t kind, const acl_shim_params &p,
-                                            const std::vector<TensorState *> &tensors) {
+                                            const std::vector<TensorState *> &tensors,
+                                            const std::shared_ptr<acl::IMemoryManager> &mm) {
     std::vector<typename F::ITensor *> t(tensors.size(), nullptr);
     for (size_t i = 0; i < tensors.size(); ++i) t[i] = tensors[i] == nullptr ? nullptr : F::of(*tensors[i]);
-    return build<F>(kind, p, t);
+    return build<F>(kind, p, t, mm);
 }
 
 }  // namespace
 
 std::unique_ptr<acl::IFunction> build_on(int32_t backend, int32_t kind, const acl_shim_params &p,
-                                         const std::vector<TensorState *> &tensors) {
+                                         const std::vector<TensorState *> &tensors,
+                                         const std::shared_ptr<acl::IMemoryManager> &mm) {
     if (backend == ACL_SHIM_BACKEND_NEON) {
 #if ACL_SHIM_WITH_NEON
-        return build_typed<NeonFunctions>(kind, p, tensors);
+        return build_typed<NeonFunctions>(kind, p, tensors, mm);
 #else
         fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without NE (NEON) functions "
                                        "(Debian's amd64 ACL is the OpenCL backend alone): use backend CL");
@@ -381,7 +401,7 @@ std::unique_ptr<acl::IFunction> build_on(int32_t backend, int32_t kind, const ac
     require(backend == ACL_SHIM_BACKEND_CL, "unknown backend " + std::to_string(backend) + " (0 NEON, 1 CL)");
 #if ACL_SHIM_WITH_CL
     cl_ready();
-    return build_typed<ClFunctions>(kind, p, tensors);
+    return build_typed<ClFunctions>(kind, p, tensors, mm);
 #else
     cl_ready();  // fails: no CL backend in this build
     return nullptr;

@@ -8,6 +8,7 @@
 #include "acl_shim_tensors.h"
 
 #include "arm_compute/runtime/IFunction.h"
+#include "arm_compute/runtime/IMemoryManager.h"
 
 #include <memory>
 #include <vector>
@@ -23,8 +24,11 @@ int32_t common_backend(const acl_shim_tensor_desc *const *descs, int32_t n);
 // validate() then configure() function kind on tensors of backend (which must be in this
 // build); a NULL entry is an absent optional tensor. Unknown kinds and missing required
 // tensors fail with ACL_SHIM_ERR_INVALID_ARGUMENT, ACL's refusals with ACL_SHIM_ERR_ACL_STATUS.
+// manager (may be null): the memory manager of the function's scratch tensors, given to every
+// ACL function whose constructor takes one (acl_shim_workspace.h); null: its own memory.
 std::unique_ptr<acl::IFunction> build_on(int32_t backend, int32_t kind, const acl_shim_params &p,
-                                         const std::vector<TensorState *> &tensors);
+                                         const std::vector<TensorState *> &tensors,
+                                         const std::shared_ptr<acl::IMemoryManager> &manager = nullptr);
 
 // Runs a configured function; CL: host bytes to the device before, results back after.
 inline void run_on(acl::IFunction &f, const Tensors &tensors) {

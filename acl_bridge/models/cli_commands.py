@@ -321,6 +321,8 @@ def memory_text(m: Dict[str, object]) -> str:
     return (f"activations: {mib('activations_bytes')} ({'arena' if m['arena'] else 'one buffer each'}; lower bound "
             f"{mib('activations_lower_bound_bytes')}, one buffer each {mib('activations_one_buffer_each_bytes')})\n"
             f"graph inputs and outputs: {mib('inputs_outputs_bytes')}\n"
+            f"ACL workspaces: {mib('workspaces_bytes')} ({'one pool shared by' if m['workspaces_shared'] else 'a pool each for'} "
+            f"{m['functions_in_workspaces']} functions)\n"
             f"constants: {mib('constants_in_file_bytes')} in the file, {mib('constants_given_to_acl_bytes')} given to "
             f"ACL\nresident memory of the process after the run: {mib('resident_bytes')}")
 

@@ -80,6 +80,7 @@ from ..mapping import PaddingSize, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Reason
 from ..schedule import Schedule
+from ..workspace import Workspace
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .operator_profile import FunctionTime, OperatorProfile
@@ -274,8 +275,14 @@ class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
-                 arena: Optional[bool] = None, reuse_facts: bool = True):
+                 arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True):
         self.backend = backend_named(backend)
+        if not isinstance(share_workspaces, bool):
+            raise ArgumentTypeError(f"share_workspaces is {share_workspaces!r}, expected True or False")
+        # one ACL memory manager for every function's scratch tensors (acl_bridge.workspace),
+        # or one per function (what each function would hold alone, measured the same way)
+        self.share_workspaces = share_workspaces
+        self.workspaces: List[Workspace] = []
         if arena is None:
             # OpenCL leaves the result of commands on buffers over overlapping host memory
             # undefined (clCreateBuffer, CL_MEM_USE_HOST_PTR): CL keeps one buffer per tensor
@@ -339,8 +346,10 @@ class TfliteRunner:
                 for f in self.functions:
                     f.close()
             self.renegotiations += 1
-        # one call into the native layer per inference (split only around staged functions)
+        # one call into the native layer per inference (split only around staged functions);
+        # the workspaces' pools are made once every function has joined
         with phase("schedule"):
+            self.workspace_bytes = sum(w.allocate() for w in self.workspaces)
             self.schedule = Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
         if cache is not None:
@@ -418,7 +427,10 @@ class TfliteRunner:
         """Bytes this model holds: activations (the arena, or one buffer per tensor; the lower
         bound: the most bytes alive at one step), graph inputs and outputs, constants as the
         file has them and as the bridge hands them to ACL, and the process's resident memory
-        now (ACL's own workspaces and prepared weights are inside that figure only)."""
+        now (ACL's prepared weights are inside that figure only). Workspaces: the pools of
+        ACL's memory managers (one shared by every function, or one per function with
+        ``share_workspaces=False``); scratch tensors of functions whose ACL constructor takes
+        no memory manager are not in it."""
         lives, pinned = lifetimes(self.plan)
         arena_tensors = {life.tensor for life in lives}
         own = {b: a.allocation.nbytes + BRIDGE_SLACK_IN_BYTES for b, a in self.arrays.items() if b in self.buffer_plans}
@@ -440,6 +452,9 @@ class TfliteRunner:
             "activations_lower_bound_bytes": bound,
             "activations_one_buffer_each_bytes": one_each,
             "inputs_outputs_bytes": sum(n for b, n in own.items() if b in pinned),
+            "workspaces_shared": self.share_workspaces,
+            "workspaces_bytes": self.workspace_bytes,
+            "functions_in_workspaces": sum(w.report().functions for w in self.workspaces),
             "constants_in_file_bytes": file_constants,
             "constants_given_to_acl_bytes": bridge_constants,
             "resident_bytes": resident_bytes(),
@@ -449,6 +464,7 @@ class TfliteRunner:
         plan = self.plan
         self.functions = []
         self.constants: List[Dict[str, NdArray]] = []
+        self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
         for k, (s, cpad) in enumerate(zip(plan.steps, const_pad)):
             self._session.step = k
             consts = {}
@@ -458,9 +474,12 @@ class TfliteRunner:
                 consts[role] = a
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
             operands = _operands(s, self.arrays, consts)
+            if not self.share_workspaces:
+                self.workspaces.append(Workspace(self.backend))
             try:
                 f = ROLES[s.kind](*operands, **_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
-                                  allow_padding_writes=not shared, backend=self.backend)
+                                  allow_padding_writes=not shared, backend=self.backend,
+                                  workspace=self.workspaces[-1])
             except AclStatusError as e:
                 raise _refused(s, operands, e) from e
             self.functions.append(f)

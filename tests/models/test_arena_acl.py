@@ -1,5 +1,6 @@
-"""The memory plan on ACL (emulated arm64): a model whose intermediates share one arena gives
-the same bits as the same model with one buffer per tensor (a slot reused too early would
+"""The memory plan on ACL (emulated arm64): a model whose intermediates share one arena and
+whose functions share one ACL workspace gives the same bits as the same model with one
+buffer per tensor and a workspace per function (a slot or a pool reused too early would
 change them), copies nothing more, and no function writes arena bytes outside the slots of
 the buffers alive (gaps between slots stay zero)."""
 
@@ -21,19 +22,24 @@ def _gap_mask(runner):
     return mask
 
 
-@pytest.mark.parametrize("name", ["face_detection_front", "face_landmark"])
+@pytest.mark.parametrize("name", ["face_detection_front", "face_landmark", "image_classification"])
 def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
     from acl_bridge.models.memory_plan import check_disjoint
     from acl_bridge.models.tflite_runner import TfliteRunner
 
     path = model_file(name)
-    with TfliteRunner(path) as shared, TfliteRunner(path, arena=False) as separate:
+    with TfliteRunner(path) as shared, TfliteRunner(path, arena=False, share_workspaces=False) as separate:
         assert shared.use_arena and not separate.use_arena
+        assert shared.share_workspaces and not separate.share_workspaces
         assert check_disjoint(shared.memory) is None
         gaps = _gap_mask(shared)
         rng = np.random.default_rng(7)
         for _ in range(2):
-            x = rng.uniform(-1, 1, shared.input_shape).astype(np.float32)
+            dtype = shared.input_dtype
+            if np.issubdtype(dtype, np.integer):
+                x = rng.integers(-128, 128, shared.input_shape).astype(dtype)
+            else:
+                x = rng.uniform(-1, 1, shared.input_shape).astype(dtype)
             a = {k: v.copy() for k, v in shared.run(x).items()}
             b = separate.run(x)
             for k in a:
@@ -46,3 +52,10 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
         assert report["activations_bytes"] <= 1.10 * report["activations_lower_bound_bytes"]
         assert report["activations_bytes"] < alone["activations_bytes"] / 3
         assert report["activations_one_buffer_each_bytes"] == alone["activations_bytes"]
+        # the workspaces: one pool, as large as the largest function's own (the pools of the
+        # one-per-function runner are each function's need alone)
+        print(f"{name}: ACL workspaces shared {report['workspaces_bytes']} B, a pool per function "
+              f"{alone['workspaces_bytes']} B ({alone['functions_in_workspaces']} functions)")
+        assert report["functions_in_workspaces"] == alone["functions_in_workspaces"] == len(shared.functions)
+        pools = [w.size_in_bytes for w in separate.workspaces]
+        assert report["workspaces_bytes"] == max(pools) and alone["workspaces_bytes"] == sum(pools)
