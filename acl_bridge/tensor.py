@@ -114,6 +114,15 @@ class AclTensor:
         check(lib.acl_shim_tensor_import(handle, base), "acl_shim_tensor_import")
         self._imported = True
 
+    @property
+    def used_by_acl(self) -> bool:
+        """False once ACL has marked the tensor unused (``ITensor::is_used``): a function that
+        prepared a copy of its own (reshaped weights) never reads this memory again."""
+        ffi, lib = require_native()
+        used = ffi.new("int32_t *")
+        check(lib.acl_shim_tensor_is_used(self.handle, used), "acl_shim_tensor_is_used")
+        return bool(used[0])
+
     def acl_padding(self) -> PaddingSize:
         """The padding ACL's TensorInfo reports (0 for imported, strided infos)."""
         ffi, lib = require_native()

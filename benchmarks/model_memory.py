@@ -1,5 +1,7 @@
-"""Model memory: the activation arena against its lower bound, the process's resident memory
-against Arm NN's for the same model, and inference time with the arena against without.
+"""Model memory: the activation arena against its lower bound, ACL's workspaces shared against
+a pool per function, the process's resident memory against Arm NN's for the same model, and
+inference time with the memory plan (arena + one workspace) against without (one buffer per
+tensor, a workspace per function).
 
     python3 benchmarks/model_memory.py [--models face_detection_front,face_landmark] [--repeats 9]
 
@@ -27,12 +29,26 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import _write_json, interleaved_samples, paired_ratio  # noqa: E402
 
-MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range")
-RUNTIMES = ("bridge", "bridge_no_arena", "armnn")
+MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "visual_wake_words",
+          "image_classification", "keyword_spotting_alexa")
+# bridge: the memory plan (arena, one workspace); bridge_one_each: a buffer per tensor and a
+# workspace per function (the runner before the plan); Arm NN's TfLite parser on CpuAcc
+RUNTIMES = ("bridge", "bridge_one_each", "armnn")
 
 
-def _input(shape) -> np.ndarray:
-    return np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
+def _input(shape, dtype=np.float32) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def _runner(path, planned: bool):
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    return TfliteRunner(path, arena=planned, share_workspaces=planned)
 
 
 def child(runtime: str, model: str) -> dict:
@@ -40,7 +56,7 @@ def child(runtime: str, model: str) -> dict:
     after two inferences."""
     from acl_bridge import native
     from acl_bridge.models import fetch
-    from acl_bridge.models.tflite_runner import TfliteRunner, resident_bytes
+    from acl_bridge.models.tflite_runner import resident_bytes
 
     native.set_num_threads(1)
     path = fetch.model_path(model)
@@ -54,16 +70,17 @@ def child(runtime: str, model: str) -> dict:
     if runtime == "armnn":
         spec = read_model(path)
         shape = tuple(spec.tensors[spec.inputs[0]].shape)
+        dtype = spec.tensors[spec.inputs[0]].dtype
         m = ArmnnTfliteModel(path)
         run = m.run
         report = {}
     else:
-        r = TfliteRunner(path, arena=runtime == "bridge")
-        shape, run = r.input_shape, r.run
+        r = _runner(path, runtime == "bridge")
+        shape, dtype, run = r.input_shape, r.input_dtype, r.run
     configured = resident_bytes()
     configure_s = time.perf_counter() - t0
     for _ in range(2):
-        run(_input(shape))
+        run(_input(shape, dtype))
     after = resident_bytes()
     if runtime != "armnn":
         report = r.memory_report()
@@ -82,12 +99,10 @@ def measure_in_fresh_process(runtime: str, model: str) -> dict:
 def timing(model: str, repeats: int) -> dict:
     from acl_bridge import native
     from acl_bridge.models import fetch
-    from acl_bridge.models.tflite_runner import TfliteRunner
-
     native.set_num_threads(1)
     path = fetch.model_path(model)
-    shared, separate = TfliteRunner(path), TfliteRunner(path, arena=False)
-    x = _input(shared.input_shape)
+    shared, separate = _runner(path, True), _runner(path, False)
+    x = _input(shared.input_shape, shared.input_dtype)
     shared.input_array.numpy()[...] = x
     separate.input_array.numpy()[...] = x
 
@@ -120,17 +135,20 @@ def main(argv=None) -> int:
         print(json.dumps(child(*args.child)))
         return 0
     results = []
-    print("== activations (MiB): arena / lower bound / one buffer each; resident memory after configure and "
-          "after two inferences (MiB, fresh process each); time per inference, arena vs one buffer each")
+    print("== activations (MiB): arena / lower bound / one buffer each; ACL workspaces (MiB): one pool / a pool per "
+          "function; resident memory after configure and after two inferences (MiB, fresh process each); time per "
+          "inference, the memory plan vs one buffer and one workspace each")
     for model in args.models.split(","):
         rss = {rt: measure_in_fresh_process(rt, model) for rt in RUNTIMES}
         t = timing(model, args.repeats)
-        rep = rss["bridge"]["report"]
+        rep, alone = rss["bridge"]["report"], rss["bridge_one_each"]["report"]
         row = dict(model=model, rss=rss, timing=t)
         results.append(row)
         print(f"\n{model}: activations {mib(rep['activations_bytes'])} / {mib(rep['activations_lower_bound_bytes'])} / "
               f"{mib(rep['activations_one_buffer_each_bytes'])} "
-              f"({rep['activations_bytes'] / max(rep['activations_lower_bound_bytes'], 1):.3f}x the bound)")
+              f"({rep['activations_bytes'] / max(rep['activations_lower_bound_bytes'], 1):.3f}x the bound); "
+              f"workspaces {mib(rep['workspaces_bytes'])} / {mib(alone['workspaces_bytes'])} "
+              f"({rep['functions_in_workspaces']} functions)")
         for rt in RUNTIMES:
             r = rss[rt]
             print(f"  {rt:<16} resident: before {mib(r['before'])}, configured {mib(r['configured'])}, after inferences "
@@ -138,8 +156,8 @@ def main(argv=None) -> int:
         ratio = rss["bridge"]["after"] / rss["armnn"]["after"]
         own = (rss["bridge"]["after"] - rss["bridge"]["before"]) / (rss["armnn"]["after"] - rss["armnn"]["before"])
         print(f"  resident after inferences, bridge / Arm NN: {ratio:.2f}x of the process, {own:.2f}x of what the model "
-              f"added; inference arena {t['arena_ms']:.1f} ms vs "
-              f"one buffer each {t['one_each_ms']:.1f} ms: paired ratio {t['ratio']:.3f}")
+              f"added; inference with the plan {t['arena_ms']:.1f} ms vs "
+              f"one buffer and workspace each {t['one_each_ms']:.1f} ms: paired ratio {t['ratio']:.3f}")
     return _write_json(args, results)
 
 

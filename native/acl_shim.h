@@ -306,6 +306,9 @@ int32_t acl_shim_tensor_import(acl_shim_tensor *tensor, void *base);
 /* Read back the info ACL holds (strides, offset, total, padding). */
 int32_t acl_shim_tensor_describe(const acl_shim_tensor *tensor, acl_shim_tensor_desc *out,
                                  acl_shim_padding *padding);
+/* 0 once ACL has marked the tensor unused (ITensor::is_used): after a function's prepare,
+ * an input ACL copied into a form of its own (reshaped weights) is never read again (ABI 10). */
+int32_t acl_shim_tensor_is_used(const acl_shim_tensor *tensor, int32_t *used);
 void acl_shim_tensor_destroy(acl_shim_tensor *tensor);
 
 /* ---- functions --------------------------------------------------------- */

@@ -57,6 +57,13 @@ int32_t acl_shim_tensor_describe(const acl_shim_tensor *tensor, acl_shim_tensor_
     });
 }
 
+int32_t acl_shim_tensor_is_used(const acl_shim_tensor *tensor, int32_t *used) {
+    return guarded([&] {
+        require(tensor != nullptr && used != nullptr, "tensor and used must not be NULL");
+        *used = tensor->state->get()->is_used() ? 1 : 0;
+    });
+}
+
 void acl_shim_tensor_destroy(acl_shim_tensor *tensor) {
     try {
         delete tensor;

@@ -445,6 +445,7 @@ class TfliteRunner:
             bound = place([(life, sizes[life.tensor]) for life in lives]).lower_bound_in_bytes if lives else 0
         model = self.plan.model
         file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
+        unused = self.constants_acl_no_longer_reads()
         bridge_constants = sum(a.allocation.nbytes for consts in self.constants for a in consts.values())
         return {
             "arena": self.use_arena,
@@ -457,8 +458,30 @@ class TfliteRunner:
             "functions_in_workspaces": sum(w.report().functions for w in self.workspaces),
             "constants_in_file_bytes": file_constants,
             "constants_given_to_acl_bytes": bridge_constants,
+            # after the first inference (ACL prepares there): the bridge's constants that ACL
+            # marked unused because it keeps a copy of its own, by function kind (not released)
+            "constants_acl_no_longer_reads_bytes": None if unused is None else sum(unused.values()),
+            "constants_acl_no_longer_reads_by_kind": unused,
             "resident_bytes": resident_bytes(),
         }
+
+    def constants_acl_no_longer_reads(self) -> Optional[Dict[str, int]]:
+        """Bytes of the constants handed to ACL that ACL marked unused (``ITensor::is_used``)
+        after preparing a copy of its own (reshaped or transformed weights), by function
+        kind; None before the first inference, where ACL prepares. The bridge keeps them
+        (they are the functions' own arrays); the figure says what releasing them would save."""
+        if self._first_run_seconds is None:
+            return None
+        out: Dict[str, int] = {}
+        for f, consts in zip(self.functions, self.constants):
+            configured = f._configured
+            if configured is None:
+                continue
+            for role in consts:
+                t = configured.tensors.get(role)
+                if t is not None and not t.used_by_acl:
+                    out[f.kind] = out.get(f.kind, 0) + consts[role].allocation.nbytes
+        return out
 
     def _configure(self, const_pad, allow_copy: bool) -> None:
         plan = self.plan
