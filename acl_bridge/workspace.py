@@ -59,7 +59,7 @@ class Workspace:
     def report(self) -> WorkspaceReport:
         ffi, lib = require_native()
         out = ffi.new("acl_shim_workspace_report *")
-        check(lib.acl_shim_workspace_report(self.handle, out), "workspace report")
+        check(lib.acl_shim_workspace_report_get(self.handle, out), "workspace report")
         return WorkspaceReport(self.backend.name, bool(out.allocated), int(out.functions), int(out.size_in_bytes))
 
     @property

@@ -387,7 +387,7 @@ int32_t acl_shim_function_create_in(acl_shim_workspace *workspace, int32_t kind,
 /* Make the pool, after the last function joined and before the first run; *size_in_bytes
  * (may be NULL) receives its size. */
 int32_t acl_shim_workspace_allocate(acl_shim_workspace *workspace, uint64_t *size_in_bytes);
-int32_t acl_shim_workspace_report(const acl_shim_workspace *workspace, acl_shim_workspace_report *out);
+int32_t acl_shim_workspace_report_get(const acl_shim_workspace *workspace, acl_shim_workspace_report *out);
 /* Drops the handle; functions configured with the workspace keep its pool alive. */
 void acl_shim_workspace_destroy(acl_shim_workspace *workspace);
 

@@ -77,7 +77,7 @@ int32_t acl_shim_workspace_allocate(acl_shim_workspace *workspace, uint64_t *siz
     });
 }
 
-int32_t acl_shim_workspace_report(const acl_shim_workspace *workspace, acl_shim_workspace_report *out) {
+int32_t acl_shim_workspace_report_get(const acl_shim_workspace *workspace, acl_shim_workspace_report *out) {
     return guarded([&] {
         require(workspace != nullptr && out != nullptr, "workspace and out must not be NULL");
         WorkspaceState &w = *workspace->state;
