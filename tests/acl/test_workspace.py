@@ -41,22 +41,23 @@ def _problem(k: int):
     return x, w, b, _conv_reference(x, w, b)
 
 
-def _convolution(k: int, workspace):
+def _convolution(k: int, workspace, backend: str):
     from acl_bridge.functions import Convolution
 
     x, w, b, ref = _problem(k)
     dst = Guarded(ref.shape, "float32", "padded")
-    f = Convolution(x, w, b, dst.array, data_layout="NHWC", workspace=workspace)
+    f = Convolution(x, w, b, dst.array, data_layout="NHWC", workspace=workspace, backend=backend)
     return f, dst, ref
 
 
-def test_one_pool_is_the_largest_need_and_gives_the_same_bits():
+# The checks, one function per promise, shared with tests/cl/test_cl_workspace.py.
+def check_one_pool_is_the_largest_need(backend: str) -> None:
     from acl_bridge.workspace import Workspace
 
     alone, sizes, results = [], [], []
     for k in range(len(SHAPES)):
-        ws = Workspace()
-        f, dst, ref = _convolution(k, ws)
+        ws = Workspace(backend)
+        f, dst, ref = _convolution(k, ws, backend)
         assert ws.report().functions == 1 and not ws.report().allocated
         sizes.append(ws.allocate())
         f.run()
@@ -64,10 +65,10 @@ def test_one_pool_is_the_largest_need_and_gives_the_same_bits():
         np.testing.assert_allclose(dst.numpy(), ref, rtol=1e-4, atol=1e-4)
         alone.append((f, dst))
         results.append(dst.numpy().copy())
-    shared = Workspace()
-    together = [_convolution(k, shared) for k in range(len(SHAPES))]
+    shared = Workspace(backend)
+    together = [_convolution(k, shared, backend) for k in range(len(SHAPES))]
     size = shared.allocate()
-    print(f"scratch pools alone {sizes} B (sum {sum(sizes)}), shared {size} B")
+    print(f"{backend}: scratch pools alone {sizes} B (sum {sum(sizes)}), shared {size} B")
     assert max(sizes) > 0, "no convolution kept scratch tensors in its workspace"
     assert size == max(sizes), f"one pool for all is {size} B, expected the largest alone, {max(sizes)} B"
     for _ in range(2):
@@ -79,12 +80,12 @@ def test_one_pool_is_the_largest_need_and_gives_the_same_bits():
     assert (r.allocated, r.functions, r.size_in_bytes) == (True, len(SHAPES), size)
 
 
-def test_no_run_before_allocate_and_no_join_after():
+def check_no_run_before_allocate_and_no_join_after(backend: str) -> None:
     from acl_bridge.errors import AclError
     from acl_bridge.workspace import Workspace
 
-    ws = Workspace()
-    f, dst, ref = _convolution(0, ws)
+    ws = Workspace(backend)
+    f, dst, ref = _convolution(0, ws, backend)
     before = dst.raw.copy()
     with pytest.raises(AclError, match="workspace is not allocated"):
         f.run()
@@ -93,7 +94,7 @@ def test_no_run_before_allocate_and_no_join_after():
     f.run()
     np.testing.assert_allclose(dst.numpy(), ref, rtol=1e-4, atol=1e-4)
     with pytest.raises(AclError, match="already allocated"):
-        _convolution(1, ws)
+        _convolution(1, ws, backend)
     with pytest.raises(AclError, match="already allocated"):
         ws.allocate()
     f.run()  # the refused join left the workspace and its function as they were
@@ -111,11 +112,11 @@ def test_workspace_argument_is_checked():
     assert (y == 1).all()
 
 
-def test_two_threads_take_turns_for_the_pool():
+def check_two_threads_take_turns_for_the_pool(backend: str) -> None:
     from acl_bridge.workspace import Workspace
 
-    ws = Workspace()
-    pairs = [_convolution(k, ws) for k in (0, 1)]
+    ws = Workspace(backend)
+    pairs = [_convolution(k, ws, backend) for k in (0, 1)]
     ws.allocate()
     expected = []
     for f, dst, _ in pairs:
@@ -137,3 +138,15 @@ def test_two_threads_take_turns_for_the_pool():
         t.join(120)
     assert not any(t.is_alive() for t in threads), "runs of one workspace's functions deadlocked"
     assert not bad, f"results changed while two threads shared the pool: {bad}"
+
+
+def test_one_pool_is_the_largest_need_and_gives_the_same_bits():
+    check_one_pool_is_the_largest_need("neon")
+
+
+def test_no_run_before_allocate_and_no_join_after():
+    check_no_run_before_allocate_and_no_join_after("neon")
+
+
+def test_two_threads_take_turns_for_the_pool():
+    check_two_threads_take_turns_for_the_pool("neon")
