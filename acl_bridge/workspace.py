@@ -3,10 +3,12 @@
 Many ACL functions keep tensors of their own between configure and run: the im2col and
 GEMM buffers of a convolution, a softmax's temporaries, the reshaped input of a fully
 connected layer. Alone, each function allocates them for its whole life. Configured with one
-:class:`Workspace` (ACL's ``MemoryManagerOnDemand`` over an ``OffsetLifetimeManager`` and one
-pool, native/acl_shim_workspace.cpp), the functions of a model place them in one pool, and
-since a schedule runs its functions one after the other, the pool is as large as the largest
-single need, not the sum. ACL decides which of its functions take a memory manager (their
+:class:`Workspace` (ACL's ``MemoryManagerOnDemand`` with one pool,
+native/acl_shim_workspace.cpp), the functions of a model place them in one pool: since a
+schedule runs its functions one after the other, on NEON (an ``OffsetLifetimeManager``: one
+blob, tensors at offsets) the pool is as large as the largest single need, not the sum; on CL
+(a ``BlobLifetimeManager``: CL buffers cannot be cut at any offset, so the i-th buffer is as
+large as the largest i-th tensor of any function) it lies between the two. ACL decides which of its functions take a memory manager (their
 constructors say so; 24.11's pooling does, 20.08's does not); the others keep their own.
 
 Life: create a workspace, configure functions with ``workspace=`` (the runner does this for a

@@ -1,6 +1,6 @@
 // acl_shim_workspace.cpp -- the workspaces room's entry points (acl_shim.h, "workspaces"):
-// create a workspace (ACL's MemoryManagerOnDemand, OffsetLifetimeManager, PoolManager and
-// the backend's allocator), allocate its one pool, report its size, destroy the handle.
+// create a workspace (ACL's MemoryManagerOnDemand, the backend's lifetime manager and
+// allocator, a PoolManager), allocate its one pool, report its size, destroy the handle.
 // Functions join a workspace in acl_shim_function_create_in (acl_shim_abi.cpp), and every
 // run of such a function checks require_allocated() first (acl_shim_workspace.h).
 #include "acl_shim_workspace.h"
@@ -20,6 +20,13 @@
 using namespace acl_shim_detail;
 
 namespace acl_shim_detail {
+
+uint64_t WorkspaceState::planned_size_in_bytes() const {
+    if (offsets) return offsets->info().size;
+    uint64_t total = 0;
+    for (const auto &b : blobs->info()) total += b.size;
+    return total;
+}
 
 std::shared_ptr<acl::IMemoryManager> join(WorkspaceState &w, int32_t backend) {
     const std::lock_guard<std::mutex> lock(w.mutex);
@@ -55,8 +62,13 @@ int32_t acl_shim_workspace_create(int32_t backend, acl_shim_workspace **out) {
             w->allocator = std::make_unique<acl::CLBufferAllocator>();
 #endif
         }
-        w->lifetime = std::make_shared<acl::OffsetLifetimeManager>();
-        w->manager = std::make_shared<acl::MemoryManagerOnDemand>(w->lifetime, std::make_shared<acl::PoolManager>());
+        std::shared_ptr<acl::ILifetimeManager> lifetime;
+        if (backend == ACL_SHIM_BACKEND_NEON) {
+            lifetime = w->offsets = std::make_shared<acl::OffsetLifetimeManager>();
+        } else {
+            lifetime = w->blobs = std::make_shared<acl::BlobLifetimeManager>();
+        }
+        w->manager = std::make_shared<acl::MemoryManagerOnDemand>(lifetime, std::make_shared<acl::PoolManager>());
         auto h = std::make_unique<acl_shim_workspace>();
         h->state = std::move(w);
         *out = h.release();
@@ -71,7 +83,7 @@ int32_t acl_shim_workspace_allocate(acl_shim_workspace *workspace, uint64_t *siz
         require(!w.allocated.load(), "the workspace is already allocated");
         // one pool: the functions of a workspace run one after the other (a schedule)
         w.manager->populate(*w.allocator, 1);
-        w.size_in_bytes = w.lifetime->info().size;
+        w.size_in_bytes = w.planned_size_in_bytes();
         w.allocated.store(true, std::memory_order_release);
         if (size_in_bytes != nullptr) *size_in_bytes = w.size_in_bytes;
     });
@@ -86,7 +98,7 @@ int32_t acl_shim_workspace_report_get(const acl_shim_workspace *workspace, acl_s
         out->allocated = w.allocated.load() ? 1 : 0;
         out->functions = w.functions;
         // before allocate: what the pool will be, from the lifetimes seen so far
-        out->size_in_bytes = w.allocated.load() ? w.size_in_bytes : w.lifetime->info().size;
+        out->size_in_bytes = w.allocated.load() ? w.size_in_bytes : w.planned_size_in_bytes();
     });
 }
 

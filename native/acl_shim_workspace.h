@@ -1,8 +1,12 @@
 // acl_shim_workspace.h -- the workspaces room: one ACL memory manager shared by the functions
 // of a model, so that their internal scratch tensors (im2col buffers, GEMM workspaces,
 // softmax temporaries...) live in one pool placed by lifetime and cost the largest function's
-// need, not the sum. ACL's own parts: MemoryManagerOnDemand over an OffsetLifetimeManager
-// (every function's managed tensors at offsets of one blob) and a PoolManager with ONE pool:
+// need, not the sum. ACL's own parts: MemoryManagerOnDemand over a lifetime manager and a
+// PoolManager. NEON: an OffsetLifetimeManager (every function's managed tensors at offsets of
+// one blob, so the pool is the largest function's need). CL: a BlobLifetimeManager (a list of
+// CL buffers, the i-th as large as the largest i-th tensor of any function; ACL's CL buffers
+// cannot be cut at arbitrary offsets, so ACL's own graph and Arm NN use blobs on CL too,
+// and the pool lies between the largest need and the sum). ONE pool:
 // functions run one after the other, so one pool is enough, and a function that finds the
 // pool taken waits for it (ACL's semaphore), it never shares it mid-run.
 //
@@ -18,6 +22,7 @@
 
 #include "arm_compute/runtime/IAllocator.h"
 #include "arm_compute/runtime/IMemoryManager.h"
+#include "arm_compute/runtime/BlobLifetimeManager.h"
 #include "arm_compute/runtime/OffsetLifetimeManager.h"
 
 #include <atomic>
@@ -28,13 +33,17 @@ namespace acl_shim_detail {
 
 struct WorkspaceState {
     int32_t backend = ACL_SHIM_BACKEND_NEON;
-    std::shared_ptr<acl::OffsetLifetimeManager> lifetime;  // the blob's size: lifetime->info().size
+    std::shared_ptr<acl::OffsetLifetimeManager> offsets;  // NEON (else null)
+    std::shared_ptr<acl::BlobLifetimeManager> blobs;      // CL (else null)
     std::shared_ptr<acl::IMemoryManager> manager;
     std::unique_ptr<acl::IAllocator> allocator;  // outlives the pool it filled
     std::mutex mutex;                            // guards the fields below
     std::atomic<bool> allocated{false};
     int32_t functions = 0;        // configured with this workspace
     uint64_t size_in_bytes = 0;   // of the pool, once allocated
+
+    // The pool's size as the lifetime manager computes it (so far, before allocate).
+    uint64_t planned_size_in_bytes() const;
 };
 
 // The manager a function of this workspace is configured with (the workspace must be OPEN

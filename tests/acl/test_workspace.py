@@ -1,6 +1,6 @@
 """Workspaces (acl_bridge.workspace): functions configured with one ACL memory manager keep
-their scratch tensors in one pool, as large as the largest single need (ACL's
-OffsetLifetimeManager), and give the same bits as the same functions alone; the states are
+their scratch tensors in one pool, on NEON as large as the largest single need (ACL's
+OffsetLifetimeManager; on CL, blobs by rank of size: between that and the sum), and give the same bits as the same functions alone; the states are
 enforced (no run before the pool exists, no function joins an allocated workspace), and two
 threads running functions of one workspace take turns instead of sharing the pool."""
 
@@ -70,7 +70,10 @@ def check_one_pool_is_the_largest_need(backend: str) -> None:
     size = shared.allocate()
     print(f"{backend}: scratch pools alone {sizes} B (sum {sum(sizes)}), shared {size} B")
     assert max(sizes) > 0, "no convolution kept scratch tensors in its workspace"
-    assert size == max(sizes), f"one pool for all is {size} B, expected the largest alone, {max(sizes)} B"
+    if backend == "neon":  # one blob, tensors at offsets: exactly the largest need
+        assert size == max(sizes), f"one pool for all is {size} B, expected the largest alone, {max(sizes)} B"
+    else:  # CL buffers by rank of size: between the largest need and the sum
+        assert max(sizes) <= size <= sum(sizes), f"one pool for all is {size} B, alone {sizes} B"
     for _ in range(2):
         for k, (f, dst, ref) in enumerate(together):
             f.run()

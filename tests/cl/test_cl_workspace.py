@@ -1,7 +1,7 @@
 """Workspaces on ACL's CL backend (acl_bridge.workspace; the checks are
 tests/acl/test_workspace.py's): the CL functions of one workspace keep their scratch
-tensors in one pool of CL buffers (ACL's CLBufferAllocator), as large as the largest single
-need, with the same bits as alone; no run before the pool exists, no join after; two threads
+tensors in one pool of CL buffers (ACL's BlobLifetimeManager and CLBufferAllocator), between
+the largest single need and the sum, with the same bits as alone; no run before the pool exists, no join after; two threads
 take turns."""
 
 from __future__ import annotations

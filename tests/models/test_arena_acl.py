@@ -52,8 +52,8 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
         assert report["activations_bytes"] <= 1.10 * report["activations_lower_bound_bytes"]
         assert report["activations_bytes"] < alone["activations_bytes"] / 3
         assert report["activations_one_buffer_each_bytes"] == alone["activations_bytes"]
-        # the workspaces: one pool, as large as the largest function's own (the pools of the
-        # one-per-function runner are each function's need alone)
+        # the workspaces: one pool, on NEON as large as the largest function's own (the pools
+        # of the one-per-function runner are each function's need alone)
         print(f"{name}: ACL workspaces shared {report['workspaces_bytes']} B, a pool per function "
               f"{alone['workspaces_bytes']} B ({alone['functions_in_workspaces']} functions)")
         assert report["functions_in_workspaces"] == alone["functions_in_workspaces"] == len(shared.functions)
