@@ -2,7 +2,8 @@
 # Native (no QEMU) OpenCL stage of acl-ndarray: a Debian trixie amd64 root whose ACL 24.11 is
 # the OpenCL backend alone, with two software OpenCL devices (PoCL and Mesa rusticl).
 #   ./docker/cl-native.sh [test]            build/reuse the root, build the project in it, run
-#                                           tests/cl and demo --backend cl with PoCL, then rusticl
+#                                           tests/cl and demo --backend cl with PoCL, then rusticl,
+#                                           then the pure tests (-m pure) on the root's Python 3.13
 #   ./docker/cl-native.sh build             only build (or reuse) the cached root
 #   ./docker/cl-native.sh run [--driver pocl|rusticl] -- CMD...
 #                                           any command in the root, in the project (/src)
@@ -237,6 +238,10 @@ case $cmd in
         rc=0
         stage "tests/cl + demo --backend cl, PoCL" run_tests pocl || rc=1
         stage "tests/cl + demo --backend cl, rusticl" run_tests rusticl || rc=1
+        # the tests that never touch ACL (tests/conftest.py PURE_MODULES) on this root's
+        # Python 3.13 and numpy, natively: the emulated trixie run leaves them out
+        stage "pure tests, natively (Python 3.13)" in_root pocl env HYPOTHESIS_PROFILE=emulated \
+            python3 -m pytest -q -p no:cacheprovider -m pure tests || rc=1
         exit $rc ;;
     run)
         driver=pocl
