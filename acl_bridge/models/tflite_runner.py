@@ -439,10 +439,12 @@ class TfliteRunner:
             bound = self.memory.lower_bound_in_bytes
             one_each = self.memory.total_size_in_bytes
         else:
-            one_each = sum(n for b, n in own.items() if b in arena_tensors)
-            activations = one_each
+            # the same figures as the arena's: sizes rounded up to its alignment (each
+            # allocation is that aligned), so the two runners' reports compare exactly
             sizes = {b: n for b, n in own.items() if b in arena_tensors}
-            bound = place([(life, sizes[life.tensor]) for life in lives]).lower_bound_in_bytes if lives else 0
+            alone = place([(life, sizes[life.tensor]) for life in lives])
+            one_each = activations = alone.total_size_in_bytes
+            bound = alone.lower_bound_in_bytes
         model = self.plan.model
         file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
         unused = self.constants_acl_no_longer_reads()
