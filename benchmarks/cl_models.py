@@ -71,16 +71,20 @@ def start(model: str, cache: str, runs: int, env: dict) -> dict:
 
 
 def driver_env(driver: str, caches_on: bool, scratch: Path, shared_caches: bool = False) -> dict:
+    # each driver's own cache switch: PoCL, Mesa, and NVIDIA's compute cache (CUDA_CACHE_*,
+    # which its OpenCL driver uses too); the others' variables are harmless to each driver
     env = dict(os.environ, OCL_ICD_VENDORS=DRIVERS[driver], RUSTICL_ENABLE="llvmpipe", ACL_NDARRAY_CL_LAYER="1")
-    for k in ("POCL_KERNEL_CACHE", "MESA_SHADER_CACHE_DISABLE"):
+    for k in ("POCL_KERNEL_CACHE", "MESA_SHADER_CACHE_DISABLE", "CUDA_CACHE_DISABLE"):
         env.pop(k, None)
     if caches_on and shared_caches:  # the driver's usual cache directories, as they are
-        env.update(POCL_KERNEL_CACHE="1", MESA_SHADER_CACHE_DISABLE="false")
+        env.update(POCL_KERNEL_CACHE="1", MESA_SHADER_CACHE_DISABLE="false", CUDA_CACHE_DISABLE="0")
     elif caches_on:
         env.update(POCL_CACHE_DIR=str(scratch / "pocl"), MESA_SHADER_CACHE_DIR=str(scratch / "mesa"),
-                   POCL_KERNEL_CACHE="1", MESA_SHADER_CACHE_DISABLE="false")
+                   CUDA_CACHE_PATH=str(scratch / "nv"), POCL_KERNEL_CACHE="1", MESA_SHADER_CACHE_DISABLE="false",
+                   CUDA_CACHE_DISABLE="0")
     else:
-        env.update(POCL_KERNEL_CACHE="0", MESA_SHADER_CACHE_DISABLE="true", POCL_CACHE_DIR=str(scratch / "pocl-off"))
+        env.update(POCL_KERNEL_CACHE="0", MESA_SHADER_CACHE_DISABLE="true", CUDA_CACHE_DISABLE="1",
+                   POCL_CACHE_DIR=str(scratch / "pocl-off"))
     return env
 
 
@@ -123,7 +127,9 @@ def table(results: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--drivers", default="pocl,rusticl", help="comma-separated: pocl, rusticl")
+    ap.add_argument("--drivers", default="pocl,rusticl", help="comma-separated: pocl, rusticl, or a name of --icd")
+    ap.add_argument("--icd", action="append", default=[], metavar="NAME=FILE",
+                    help="another driver: its ICD file (a GPU machine's NVIDIA driver, say)")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--runs", type=int, default=5, help="inferences timed after the first (median)")
     ap.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
@@ -132,6 +138,11 @@ def main(argv=None) -> int:
                     help="'on' starts use the drivers' usual cache directories as they are (warm from earlier "
                          "use) instead of fresh ones")
     args = ap.parse_args(argv)
+    for spec in args.icd:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not os.path.isfile(path):
+            ap.error(f"--icd {spec!r}: expected NAME=FILE with an existing ICD file")
+        DRIVERS[name] = path
     results: dict = {}
     for driver in args.drivers.split(","):
         results[driver] = {}
