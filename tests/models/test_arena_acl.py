@@ -29,6 +29,11 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
     from acl_bridge.models.tflite_runner import TfliteRunner
 
     path = model_file(name)
+    from acl_bridge import native
+
+    if native.acl_version().startswith("20.08") and name in ("visual_wake_words", "keyword_spotting_alexa"):
+        pytest.skip(f"{name}: refused by ACL 20.08 at load (its per-channel depthwise; tests/models/"
+                    "test_int8_models_acl.py asserts the refusal)")
     with TfliteRunner(path) as shared, TfliteRunner(path, arena=False, share_workspaces=False) as separate:
         assert shared.use_arena and not separate.use_arena
         assert shared.share_workspaces and not separate.share_workspaces
