@@ -31,9 +31,11 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
     path = model_file(name)
     from acl_bridge import native
 
-    if native.acl_version().startswith("20.08") and name in ("visual_wake_words", "keyword_spotting_alexa"):
-        pytest.skip(f"{name}: refused by ACL 20.08 at load (its per-channel depthwise; tests/models/"
-                    "test_int8_models_acl.py asserts the refusal)")
+    from .test_int8_models_acl import REFUSED_ON_2008
+
+    if native.acl_version().startswith("20.08") and name in REFUSED_ON_2008:
+        pytest.skip(f"{name}: refused by ACL 20.08 at load (its {REFUSED_ON_2008[name]}; "
+                    "tests/models/test_int8_models_acl.py asserts the refusal)")
     with TfliteRunner(path) as shared, TfliteRunner(path, arena=False, share_workspaces=False) as separate:
         assert shared.use_arena and not separate.use_arena
         assert shared.share_workspaces and not separate.share_workspaces
