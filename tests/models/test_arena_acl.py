@@ -53,7 +53,10 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
             for k in a:
                 assert np.array_equal(a[k], b[k]), f"{name} {k}: arena and one buffer each differ"
             assert not shared.arena.allocation[gaps].any(), "a function wrote arena bytes outside the live slots"
-        assert shared.staged() == [] and shared.copied_bytes_per_inference == separate.copied_bytes_per_inference
+        # the plan stages nothing the runner without it does not (20.08 stages one int8
+        # convolution output of keyword_spotting_alexa in both: a 20.08 layout, not the plan)
+        assert shared.staged() == separate.staged()
+        assert shared.copied_bytes_per_inference == separate.copied_bytes_per_inference
         report, alone = shared.memory_report(), separate.memory_report()
         print(f"{name}: arena {report['activations_bytes']} B, lower bound {report['activations_lower_bound_bytes']} B,"
               f" one buffer each {alone['activations_bytes']} B")
