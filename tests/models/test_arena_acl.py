@@ -53,8 +53,8 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
             for k in a:
                 assert np.array_equal(a[k], b[k]), f"{name} {k}: arena and one buffer each differ"
             assert not shared.arena.allocation[gaps].any(), "a function wrote arena bytes outside the live slots"
-        # the plan stages nothing the runner without it does not (20.08 stages one int8
-        # convolution output of keyword_spotting_alexa in both: a 20.08 layout, not the plan)
+        # the plan stages nothing the runner without it does not (20.08 stages some of
+        # keyword_spotting_alexa's buffers either way: docs/models.md, its int8 table)
         assert shared.staged() == separate.staged()
         assert shared.copied_bytes_per_inference == separate.copied_bytes_per_inference
         report, alone = shared.memory_report(), separate.memory_report()
