@@ -318,15 +318,15 @@ def memory_text(m: Dict[str, object]) -> str:
         v = m[key]
         return "unknown" if v is None else f"{int(v) / 2**20:.2f} MiB"
 
-    kinds = m.get("constants_acl_no_longer_reads_by_kind") or {}
+    kinds = m.get("constants_marked_unused_by_kind") or {}
     return (f"activations: {mib('activations_bytes')} ({'arena' if m['arena'] else 'one buffer each'}; lower bound "
             f"{mib('activations_lower_bound_bytes')}, one buffer each {mib('activations_one_buffer_each_bytes')})\n"
             f"graph inputs and outputs: {mib('inputs_outputs_bytes')}\n"
             f"ACL workspaces: {mib('workspaces_bytes')} ({'one pool shared by' if m['workspaces_shared'] else 'a pool each for'} "
             f"{m['functions_in_workspaces']} functions)\n"
             f"constants: {mib('constants_in_file_bytes')} in the file, {mib('constants_given_to_acl_bytes')} given to "
-            f"ACL, {mib('constants_acl_no_longer_reads_bytes')} of them no longer read by ACL after it prepared its own "
-            f"copy ({', '.join(sorted(kinds)) or 'no kind'})\n"  # type: ignore[call-overload]
+            f"ACL, {mib('constants_marked_unused_bytes')} of them marked unused by ACL after it prepared its own "
+            f"copies ({', '.join(sorted(kinds)) or 'no kind'}; kept)\n"  # type: ignore[call-overload]
             f"resident memory of the process after the run: {mib('resident_bytes')}")
 
 

@@ -447,7 +447,7 @@ class TfliteRunner:
             bound = alone.lower_bound_in_bytes
         model = self.plan.model
         file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
-        unused = self.constants_acl_no_longer_reads()
+        unused = self.constants_marked_unused()
         bridge_constants = sum(a.allocation.nbytes for consts in self.constants for a in consts.values())
         return {
             "arena": self.use_arena,
@@ -461,17 +461,20 @@ class TfliteRunner:
             "constants_in_file_bytes": file_constants,
             "constants_given_to_acl_bytes": bridge_constants,
             # after the first inference (ACL prepares there): the bridge's constants that ACL
-            # marked unused because it keeps a copy of its own, by function kind (not released)
-            "constants_acl_no_longer_reads_bytes": None if unused is None else sum(unused.values()),
-            "constants_acl_no_longer_reads_by_kind": unused,
+            # marked unused (ITensor::is_used), by function kind; kept (see constants_marked_unused)
+            "constants_marked_unused_bytes": None if unused is None else sum(unused.values()),
+            "constants_marked_unused_by_kind": unused,
             "resident_bytes": resident_bytes(),
         }
 
-    def constants_acl_no_longer_reads(self) -> Optional[Dict[str, int]]:
+    def constants_marked_unused(self) -> Optional[Dict[str, int]]:
         """Bytes of the constants handed to ACL that ACL marked unused (``ITensor::is_used``)
         after preparing a copy of its own (reshaped or transformed weights), by function
-        kind; None before the first inference, where ACL prepares. The bridge keeps them
-        (they are the functions' own arrays); the figure says what releasing them would save."""
+        kind; None before the first inference, where ACL prepares. ACL's mark is its claim,
+        not a promise the bridge can act on: ACL 24.11 marks the int32 bias of an int8
+        depthwise convolution unused and still reads it at run (a runner that let go of it gave
+        wrong outputs once the memory was reused: docs/performance.md, "Model memory"), so the
+        bridge keeps every constant and this figure is an upper bound of what ACL prepared."""
         if self._first_run_seconds is None:
             return None
         out: Dict[str, int] = {}

@@ -71,8 +71,8 @@ def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
         assert report["functions_in_workspaces"] == alone["functions_in_workspaces"] == len(shared.functions)
         pools = [w.size_in_bytes for w in separate.workspaces]
         assert report["workspaces_bytes"] == max(pools) and alone["workspaces_bytes"] == sum(pools)
-        unused = report["constants_acl_no_longer_reads_by_kind"]
-        print(f"{name}: constants ACL no longer reads after prepare, by kind: {unused}")
-        assert report["constants_acl_no_longer_reads_bytes"] == sum(unused.values())
-        assert 0 <= report["constants_acl_no_longer_reads_bytes"] <= report["constants_given_to_acl_bytes"]
-        assert unused == alone["constants_acl_no_longer_reads_by_kind"], "the memory plan changed what ACL prepares"
+        unused = report["constants_marked_unused_by_kind"]
+        print(f"{name}: constants ACL marked unused after prepare, by kind: {unused}")
+        assert report["constants_marked_unused_bytes"] == sum(unused.values())
+        assert 0 <= report["constants_marked_unused_bytes"] <= report["constants_given_to_acl_bytes"]
+        assert unused == alone["constants_marked_unused_by_kind"], "the memory plan changed what ACL prepares"
