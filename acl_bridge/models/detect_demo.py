@@ -7,8 +7,8 @@ NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
 2. detects the face on scikit-image's astronaut photograph (or ``--image``);
 3. prints bytes copied per inference, the largest difference from TFLite's interpreter
    (where it installs; else from the plan run by numpy), Arm NN's TfLite parser on CpuAcc
-   (its difference, or its exact refusal), and the median time per inference of the bridge,
-   Arm NN and TFLite measured in this run;
+   (its difference, or its exact refusal), and the time per inference of the bridge, Arm NN
+   and TFLite in interleaved rounds of this run (medians, and paired ratios to the bridge);
 4. runs MediaPipe's face mesh (``face_landmark.tflite``) on ACL on the first face's region
    (acl_bridge.models.face_mesh), against the interpreter on the same crop, and says how far
    its nose tip lies from BlazeFace's nose keypoint (``--no-landmarks`` skips it);
@@ -21,21 +21,13 @@ NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
-
-def _median_ms(fn: Callable[[], object], repeats: int) -> float:
-    times: List[float] = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e3
+from .paired_timing import interleaved
 
 
 def _max_diff(a: Dict[str, np.ndarray], b: Dict[str, np.ndarray]) -> float:
@@ -136,7 +128,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--model", default="face_detection_front", choices=sorted(blazeface.MODELS))
     ap.add_argument("--image", help="picture (default: scikit-image's astronaut, from the fetch cache)")
     ap.add_argument("--out", default="detect-astronaut.png", help="PNG with the box drawn (default: %(default)s)")
-    ap.add_argument("--repeats", type=int, default=5, help="timed inferences per runtime (median)")
+    ap.add_argument("--repeats", type=int, default=5,
+                    help="interleaved rounds, each runtime once per round (median and paired ratio)")
     ap.add_argument("--threads", type=int, default=1, help="ACL threads (default 1, as the interpreter)")
     ap.add_argument("--no-landmarks", action="store_true", help="skip the face mesh (step 4)")
     ap.add_argument("--no-int8", action="store_true", help="skip the int8 classifier (step 6)")
@@ -156,13 +149,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     c = runner.copied_bytes_per_inference
     say(f"bytes copied per inference: {c['total']} (input {c['input']}, staged by the bridge {c['staged']}, "
         f"copy steps {c['copy_steps']})")
-    timings = {"bridge (ACL)": _median_ms(lambda: runner.run(x), args.repeats)}
+    contenders: Dict[str, Callable[[], object]] = {"bridge (ACL)": lambda: runner.run(x)}
 
     interp, why = _tflite_interpreter(path)
     if interp is not None:
         ref = interp(x)
         say(f"max difference from the {why}: {_max_diff(ours, ref):.3g}")
-        timings["TFLite"] = _median_ms(lambda: interp(x), args.repeats)
+        contenders["TFLite"] = lambda: interp(x)
     else:
         ref = run_plan(runner.plan, x)
         say(f"TFLite interpreter: {why}")
@@ -175,14 +168,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             model = ArmnnTfliteModel(path)
             got = model.run(x)
             say(f"Arm NN {armnn.release()} TfLite parser on CpuAcc: max difference {_max_diff(got, ours):.3g} from the bridge")
-            timings["Arm NN"] = _median_ms(lambda: model.run(x), args.repeats)
+            contenders["Arm NN"] = lambda: model.run(x)
         except armnn.ArmnnError as e:
             say(f"Arm NN {armnn.release()}: {e}")
     else:
         say(f"Arm NN: {armnn_why}")
-    base = timings["bridge (ACL)"]
-    say(f"median time per inference ({args.repeats} runs, {args.threads} ACL thread(s)): "
-        + ", ".join(f"{k} {v:.1f} ms ({v / base:.2f}x)" for k, v in timings.items()))
+    # the runtimes take turns in each round (benchmarks' way: paired ratios, not medians
+    # taken one after the other)
+    times = interleaved(contenders, args.repeats, "bridge (ACL)")
+    say(f"{times.text()} ({args.threads} ACL thread(s))")
 
     found = blazeface.detect(*blazeface.split_outputs(ours), options)
     want = blazeface.detect(*blazeface.split_outputs(ref), options)
