@@ -8,8 +8,9 @@ native/acl_shim_workspace.cpp), the functions of a model place them in one pool:
 schedule runs its functions one after the other, on NEON (an ``OffsetLifetimeManager``: one
 blob, tensors at offsets) the pool is as large as the largest single need, not the sum; on CL
 (a ``BlobLifetimeManager``: CL buffers cannot be cut at any offset, so the i-th buffer is as
-large as the largest i-th tensor of any function) it lies between the two. ACL decides which of its functions take a memory manager (their
-constructors say so; 24.11's pooling does, 20.08's does not); the others keep their own.
+large as the largest i-th tensor of any function) it lies between the two. ACL decides which
+of its functions take a memory manager (their constructors say so; 24.11's pooling does,
+20.08's does not); the others keep their own.
 
 Life: create a workspace, configure functions with ``workspace=`` (the runner does this for a
 model), then :meth:`Workspace.allocate` once, before the first run; a function of a workspace
@@ -20,7 +21,6 @@ the pool. The functions keep the pool alive after the workspace object is gone.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Optional
 
@@ -47,15 +47,13 @@ class Workspace:
         out = ffi.new("acl_shim_workspace **")
         check(lib.acl_shim_workspace_create(self.backend.code, out), "workspace")
         self.handle = ffi.gc(out[0], lib.acl_shim_workspace_destroy)
-        self._lock = threading.Lock()
 
     def allocate(self) -> int:
         """Make the pool (after the last function joined, before the first run); its size in
-        bytes."""
+        bytes. A second call is refused (the shim holds the state, under its own lock)."""
         ffi, lib = require_native()
         size = ffi.new("uint64_t *")
-        with self._lock:
-            check(lib.acl_shim_workspace_allocate(self.handle, size), "workspace allocate")
+        check(lib.acl_shim_workspace_allocate(self.handle, size), "workspace allocate")
         return int(size[0])
 
     def report(self) -> WorkspaceReport:

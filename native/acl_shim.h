@@ -366,10 +366,10 @@ int32_t acl_shim_schedule_profile(acl_shim_function *const *functions, int32_t n
                                   double *seconds, int32_t *failed_index);
 
 /* ---- workspaces shared by functions (ABI 10; native/acl_shim_workspace.cpp) ---- */
-/* A workspace is one ACL memory manager (MemoryManagerOnDemand, OffsetLifetimeManager, one
- * pool) for the internal scratch tensors of the functions configured with it: functions that
- * run one after the other share its pool, so their workspaces cost the largest need, not the
- * sum. States: open (functions join it) -> allocated (the pool exists; runs may start; no
+/* A workspace is one ACL memory manager (MemoryManagerOnDemand, one pool; NEON an
+ * OffsetLifetimeManager, CL a BlobLifetimeManager) for the internal scratch tensors of the
+ * functions configured with it: functions that run one after the other share its pool, so on
+ * NEON their workspaces cost the largest need, not the sum (on CL between the two). States: open (functions join it) -> allocated (the pool exists; runs may start; no
  * function may join). A function of a workspace refuses to run before allocate (ACL would
  * wait forever for a pool); two of its functions run at once from two threads take turns. */
 typedef struct acl_shim_workspace acl_shim_workspace;

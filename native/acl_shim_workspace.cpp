@@ -21,7 +21,7 @@ using namespace acl_shim_detail;
 
 namespace acl_shim_detail {
 
-uint64_t WorkspaceState::planned_size_in_bytes() const {
+uint64_t WorkspaceState::size_in_bytes() const {
     if (offsets) return offsets->info().size;
     uint64_t total = 0;
     for (const auto &b : blobs->info()) total += b.size;
@@ -48,6 +48,7 @@ int32_t acl_shim_workspace_create(int32_t backend, acl_shim_workspace **out) {
         *out = nullptr;
         auto w = std::make_shared<WorkspaceState>();
         w->backend = backend;
+        std::shared_ptr<acl::ILifetimeManager> lifetime;
         if (backend == ACL_SHIM_BACKEND_NEON) {
 #if ACL_SHIM_WITH_NEON
             w->allocator = std::make_unique<acl::Allocator>();
@@ -55,17 +56,13 @@ int32_t acl_shim_workspace_create(int32_t backend, acl_shim_workspace **out) {
             fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without NE (NEON) functions: "
                                            "a NEON workspace has no functions to serve");
 #endif
+            lifetime = w->offsets = std::make_shared<acl::OffsetLifetimeManager>();
         } else {
             require(backend == ACL_SHIM_BACKEND_CL, "unknown backend " + std::to_string(backend) + " (0 NEON, 1 CL)");
             cl_ready();  // fails without a CL backend or device
 #if ACL_SHIM_WITH_CL
             w->allocator = std::make_unique<acl::CLBufferAllocator>();
 #endif
-        }
-        std::shared_ptr<acl::ILifetimeManager> lifetime;
-        if (backend == ACL_SHIM_BACKEND_NEON) {
-            lifetime = w->offsets = std::make_shared<acl::OffsetLifetimeManager>();
-        } else {
             lifetime = w->blobs = std::make_shared<acl::BlobLifetimeManager>();
         }
         w->manager = std::make_shared<acl::MemoryManagerOnDemand>(lifetime, std::make_shared<acl::PoolManager>());
@@ -83,9 +80,8 @@ int32_t acl_shim_workspace_allocate(acl_shim_workspace *workspace, uint64_t *siz
         require(!w.allocated.load(), "the workspace is already allocated");
         // one pool: the functions of a workspace run one after the other (a schedule)
         w.manager->populate(*w.allocator, 1);
-        w.size_in_bytes = w.planned_size_in_bytes();
         w.allocated.store(true, std::memory_order_release);
-        if (size_in_bytes != nullptr) *size_in_bytes = w.size_in_bytes;
+        if (size_in_bytes != nullptr) *size_in_bytes = w.size_in_bytes();
     });
 }
 
@@ -97,8 +93,7 @@ int32_t acl_shim_workspace_report_get(const acl_shim_workspace *workspace, acl_s
         out->backend = w.backend;
         out->allocated = w.allocated.load() ? 1 : 0;
         out->functions = w.functions;
-        // before allocate: what the pool will be, from the lifetimes seen so far
-        out->size_in_bytes = w.allocated.load() ? w.size_in_bytes : w.planned_size_in_bytes();
+        out->size_in_bytes = w.size_in_bytes();
     });
 }
 

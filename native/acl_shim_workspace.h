@@ -40,10 +40,10 @@ struct WorkspaceState {
     std::mutex mutex;                            // guards the fields below
     std::atomic<bool> allocated{false};
     int32_t functions = 0;        // configured with this workspace
-    uint64_t size_in_bytes = 0;   // of the pool, once allocated
 
-    // The pool's size as the lifetime manager computes it (so far, before allocate).
-    uint64_t planned_size_in_bytes() const;
+    // The pool's size as the lifetime manager computes it: final once allocated (no
+    // function joins after that), what it would be so far before.
+    uint64_t size_in_bytes() const;
 };
 
 // The manager a function of this workspace is configured with (the workspace must be OPEN

@@ -21,12 +21,16 @@ class PairedTimes:
     def median_ms(self, name: str) -> float:
         return statistics.median(self.seconds[name]) * 1e3
 
+    def ratios(self, name: str) -> List[float]:
+        """``name``'s time over the base's time, round by round."""
+        return [a / b for a, b in zip(self.seconds[name], self.seconds[self.base])]
+
     def ratio(self, name: str) -> float:
         """Median over rounds of ``name``'s time over the base's time in the same round."""
-        return statistics.median(a / b for a, b in zip(self.seconds[name], self.seconds[self.base]))
+        return statistics.median(self.ratios(name))
 
     def ratio_range(self, name: str) -> tuple:
-        r = [a / b for a, b in zip(self.seconds[name], self.seconds[self.base])]
+        r = self.ratios(name)
         return min(r), max(r)
 
     def text(self) -> str:
