@@ -18,6 +18,7 @@ their padding, and runs copy nothing.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 import warnings
@@ -61,6 +62,12 @@ def default_params():
     p.convert_policy = abi.POLICIES["saturate"]
     p.rounding_policy = abi.ROUNDING["to_zero"]
     return p
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(params_method) -> inspect.Signature:
+    """The options a function kind takes (its ``_params``), read once per kind."""
+    return inspect.signature(params_method)
 
 
 def _shares_memory(a: NdArray, b: NdArray) -> bool:
@@ -165,9 +172,9 @@ class AclFunction(NativeRun):
                 raise ArgumentTypeError(f"{cls.__name__} takes the tensors {cls.roles} (positional or by name); "
                                         f"{role} is missing")
         try:
-            bound = inspect.signature(cls._params).bind(*args[n:], **options)
+            bound = _signature(cls._params).bind(*args[n:], **options)
         except TypeError as e:
-            names = [p for p in inspect.signature(cls._params).parameters]
+            names = [p for p in _signature(cls._params).parameters]
             raise UnsupportedOptionError(f"{cls.__name__}: {e}; its options are {names}") from None
         quant = dict(quantization or {})
         unknown = sorted(set(quant) - set(cls.roles))

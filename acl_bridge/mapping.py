@@ -22,6 +22,7 @@ machine. ACL's conventions (arm_compute/core/TensorInfo.h, Dimensions.h):
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
@@ -288,8 +289,27 @@ def tensor_info(
 
     ``data_layout`` only labels the tensor: numpy's (N, C, H, W) becomes ACL's (W, H, C, N)
     and numpy's (N, H, W, C) becomes (C, W, H, N); for NHWC the channel is x.
+
+    The answer depends only on the descriptor, the labels and whether the non-element bytes
+    are free, all values: it is computed once per content (:func:`_tensor_info_of`, a bounded
+    cache; a model load describes each buffer a dozen times). Refusals are not cached.
     """
     d = _descriptor(array_or_descriptor)
+    key = (d, data_layout, quantization, _padding_is_free(array_or_descriptor))
+    try:
+        return _tensor_info_of(*key)
+    except TypeError:  # an unhashable quantization (a list of scales): described uncached
+        return _tensor_info_uncached(*key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tensor_info_of(d: ShapeDescriptor, data_layout: str, quantization: Quantization,
+                    padding_is_free: bool) -> AclTensorInfo:
+    return _tensor_info_uncached(d, data_layout, quantization, padding_is_free)
+
+
+def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Quantization,
+                          padding_is_free: bool) -> AclTensorInfo:
     if data_layout not in DATA_LAYOUTS:
         raise UnsupportedOptionError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
     data_type = data_type_for(d.dtype, quantization)
@@ -318,7 +338,7 @@ def tensor_info(
         strides_in_bytes=acl_strides,
         offset_first_element_in_bytes=d.offset_in_bytes,
         total_size_in_bytes=total,
-        padding=_available_padding(d, acl_shape, acl_strides) if _padding_is_free(array_or_descriptor) else PaddingSize(),
+        padding=_available_padding(d, acl_shape, acl_strides) if padding_is_free else PaddingSize(),
         data_type=data_type,
         data_layout=data_layout,
         quantization_scale=scale,
@@ -367,6 +387,18 @@ def _acl_num_dimensions(shape: Sequence[int]) -> int:
 def padded_descriptor(shape: Sequence[int], dtype: npt.DTypeLike, padding: PaddingSize) -> ShapeDescriptor:
     """A C-order padded buffer with ACL ``padding`` around its x-y plane (numpy's last two dims)."""
     shape = tuple(shape)
+    try:
+        return _padded_descriptor_of(shape, np.dtype(dtype), padding)
+    except TypeError:  # unhashable sizes: the descriptor's own checks say what is wrong
+        return _padded_descriptor_uncached(shape, dtype, padding)
+
+
+@functools.lru_cache(maxsize=4096)
+def _padded_descriptor_of(shape: Tuple[int, ...], dtype: np.dtype, padding: PaddingSize) -> ShapeDescriptor:
+    return _padded_descriptor_uncached(shape, dtype, padding)
+
+
+def _padded_descriptor_uncached(shape: Tuple[int, ...], dtype: npt.DTypeLike, padding: PaddingSize) -> ShapeDescriptor:
     rank = len(shape)
     paddings, offsets = [0] * rank, [0] * rank
     if rank >= 1:

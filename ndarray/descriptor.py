@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
@@ -160,11 +161,14 @@ class ShapeDescriptor:
                 f"paddings={self.paddings}, padding_offsets={self.padding_offsets}, explicit={self.explicit})")
 
     # ------------------------------------------------------------------ derived facts
+    # Computed once per value and kept beside its fields (a frozen value never changes; the
+    # cache is not a field, so equality and hashing stay those of the layout): a model load
+    # asks a buffer's strides and sizes thousands of times.
     @property
     def rank(self) -> int:
         return len(self.shape)
 
-    @property
+    @cached_property
     def size(self) -> int:
         """Number of logical elements."""
         return math.prod(self.shape)
@@ -173,38 +177,38 @@ class ShapeDescriptor:
     def itemsize(self) -> int:
         return self.dtype.itemsize
 
-    @property
+    @cached_property
     def padded_shape(self) -> Tuple[int, ...]:
         """shape + paddings; for an explicit layout, just the shape."""
         return tuple(n + p for n, p in zip(self.shape, self.paddings))
 
-    @property
+    @cached_property
     def strides(self) -> Tuple[int, ...]:
         if self.explicit is not None:
             return self.explicit.strides
         return dense_strides(self.padded_shape, self.order)
 
-    @property
+    @cached_property
     def strides_in_bytes(self) -> Tuple[int, ...]:
         return tuple(s * self.itemsize for s in self.strides)
 
-    @property
+    @cached_property
     def offset(self) -> int:
         if self.explicit is not None:
             return self.explicit.offset
         return sum(o * s for o, s in zip(self.padding_offsets, self.strides))
 
-    @property
+    @cached_property
     def offset_in_bytes(self) -> int:
         return self.offset * self.itemsize
 
-    @property
+    @cached_property
     def alloc_size(self) -> int:
         if self.explicit is not None:
             return self.explicit.alloc_size
         return math.prod(self.padded_shape)
 
-    @property
+    @cached_property
     def alloc_size_in_bytes(self) -> int:
         return self.alloc_size * self.itemsize
 
