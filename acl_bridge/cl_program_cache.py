@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from .native import check, require_native
+from .user_cache import user_cache_dir
 
 DIR_ENV = "ACL_NDARRAY_CL_PROGRAM_CACHE"
 MAGIC = b"ACLNDPC\x00"
@@ -107,10 +108,7 @@ class CacheReport:
 def cache_dir() -> Path:
     """Where cache files go: $ACL_NDARRAY_CL_PROGRAM_CACHE, else the per-user cache directory
     ($XDG_CACHE_HOME or ~/.cache) / acl-ndarray/cl-programs."""
-    if os.environ.get(DIR_ENV):
-        return Path(os.environ[DIR_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "acl-ndarray" / "cl-programs"
+    return user_cache_dir("cl-programs", DIR_ENV)
 
 
 def current_key() -> CacheKey:

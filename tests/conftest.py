@@ -24,6 +24,19 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_model_cache(tmp_path_factory):
+    """The parsed-model cache of the runner's loads (acl_bridge.models.model_cache) in a
+    directory of this test session: tests start cold and never touch the user's cache."""
+    previous = os.environ.get("ACL_NDARRAY_MODEL_CACHE")
+    os.environ["ACL_NDARRAY_MODEL_CACHE"] = str(tmp_path_factory.mktemp("parsed-models"))
+    yield
+    if previous is None:
+        os.environ.pop("ACL_NDARRAY_MODEL_CACHE", None)
+    else:
+        os.environ["ACL_NDARRAY_MODEL_CACHE"] = previous
+
+
 def _native_status():
     from acl_bridge import native_available
 
@@ -62,7 +75,7 @@ PURE_MODULES = frozenset({
     "test_properties", "test_torch_format", "test_typing", "test_worked_examples", "test_xla", "test_xla_roundtrip",
     # tests/models/ (the reader, lowering, plans and numpy executor, against TFLite's interpreter)
     "models.test_blazeface", "models.test_classify", "models.test_face_mesh", "models.test_fuzz_reader",
-    "models.test_int8_models", "models.test_int8_reference", "models.test_lowering_table", "models.test_memory_plan",
+    "models.test_int8_models", "models.test_int8_reference", "models.test_lowering_table", "models.test_memory_plan", "models.test_model_cache",
     "models.test_one_operator", "models.test_paired_timing", "models.test_plan", "models.test_reader", "models.test_reader_quantization",
     "models.test_resize_oracle",
 })

@@ -3,7 +3,10 @@
 Loading (:class:`TfliteRunner`) does everything once:
 
 1. read and plan the model (:mod:`.tflite_reader`, :mod:`.tflite_plan`); unsupported
-   operators or options are refused here, naming them;
+   operators or options are refused here, naming them. The parsed model is kept by content
+   between processes (:mod:`.model_cache`; ``model_cache=False`` turns it off, a directory
+   puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did): a second start
+   reads no flatbuffer and imports no ``tflite`` package;
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it;
@@ -83,9 +86,10 @@ from ..schedule import Schedule
 from ..workspace import Workspace
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
+from .model_cache import ModelCacheReport, read_model_cached
 from .operator_profile import FunctionTime, OperatorProfile
 from .tflite_plan import Plan, Step, plan_model, slice_index
-from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, read_model
+from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
 
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
@@ -275,8 +279,11 @@ class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
-                 arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True):
+                 arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
+                 model_cache=True):
         self.backend = backend_named(backend)
+        if not isinstance(model_cache, (bool, str, os.PathLike)):
+            raise ArgumentTypeError(f"model_cache is {model_cache!r}, expected True, False or a directory")
         if not isinstance(share_workspaces, bool):
             raise ArgumentTypeError(f"share_workspaces is {share_workspaces!r}, expected True or False")
         # one ACL memory manager for every function's scratch tensors (acl_bridge.workspace),
@@ -302,11 +309,13 @@ class TfliteRunner:
         self.model_name = (os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike))
                            else type(model).__name__)
         with self._session.active():
-            self._load(model, program_cache, allow_copy)
+            self._load(model, program_cache, allow_copy, model_cache)
         self._session.forget()  # the answers were for this load only; the times stay
 
-    def _load(self, model, program_cache, allow_copy: bool) -> None:
+    def _load(self, model, program_cache, allow_copy: bool, model_cache) -> None:
         phase = self._phases.phase
+        # what the parsed-model cache did (:mod:`.model_cache`); None: given a spec or plan
+        self.model_cache: Optional[ModelCacheReport] = None
         if isinstance(model, Plan):
             plan = model
         else:
@@ -314,7 +323,7 @@ class TfliteRunner:
                 spec = model
             else:
                 with phase("read"):
-                    spec = read_model(model)
+                    spec, self.model_cache = read_model_cached(model, model_cache)
             with phase("lower"):
                 plan = plan_model(fold_constant_dequantize(spec))
         self.plan = plan
@@ -649,6 +658,8 @@ class TfliteRunner:
         cache = "" if self.program_cache is None else (
             f"; program cache {self.program_cache.state} ({self.program_cache.programs_restored} restored, "
             f"{self.program_cache.programs_saved} saved)")
+        if self.model_cache is not None:
+            cache += f"; parsed-model cache {self.model_cache.state}"
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "
                 f"functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "

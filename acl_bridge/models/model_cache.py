@@ -1,0 +1,264 @@
+"""Parsed models kept between processes: a warm start reads no flatbuffer.
+
+Reading a .tflite file (:func:`.tflite_reader.read_model`) goes through the ``tflite``
+package: ~200 generated Python modules imported on first use, then one Python call per
+flatbuffer field. Under emulation that is seconds before the first function is configured
+(face_landmark: importing the package 1.3-4 s, reading 0.45 s; Arm NN's C++ parser loads the
+whole model in 0.13 s). The result, a :class:`~.tflite_reader.ModelSpec`, depends only on
+the file's bytes and on the reader, so :func:`read_model_cached` keeps it in a file of its own
+and the next process reads that instead:
+
+* one file per key: the model's sha256, this format's version, and the reader's identity
+  (the package version and a hash of the reader's own source files, so a changed reader
+  never meets an old answer); named by the key's hash, in :func:`cache_dir`
+  (``$ACL_NDARRAY_MODEL_CACHE``, else ``~/.cache/acl-ndarray/parsed-models``);
+* the file is a header (magic, format version, lengths, sha256 of everything after it), the
+  graph as JSON (names, shapes, dtypes, quantization, operators and options: plain values),
+  then the constants' bytes, each 64-byte aligned. Nothing in it is executed or unpickled;
+  the constants come back as read-only numpy views of the file's bytes, read into memory
+  that is 64-byte aligned (so each constant is);
+* a file that does not parse, whose checksum fails, or whose key is not this one (copied
+  from elsewhere) is a :class:`ModelCacheWarning` and a cold read, never an exception; so is
+  a directory that cannot be read or written. Saving writes a temporary file beside the
+  final one and renames it over (a reader never sees half a file).
+
+The key costs one sha256 of the model file per start (what :class:`ModelSpec` records
+anyway). Measurements: docs/performance.md, "Start-up".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from .._version import __version__
+from ..user_cache import user_cache_dir
+from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, read_model
+
+DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
+MAGIC = b"ACLNDMS\x00"
+FORMAT_VERSION = 1
+SUFFIX = ".aclmodel"
+# after MAGIC: format version, header length, data length, sha256(header + data)
+_HEADER = struct.Struct("<IIQ32s")
+_ALIGNMENT_IN_BYTES = 64
+# the modules whose code decides what read_model returns: part of the key
+_READER_SOURCES = ("tflite_reader.py", "tflite_quantization.py")
+
+
+class ModelCacheWarning(UserWarning):
+    """The parsed-model cache was not used (damaged or foreign file, unreadable or unwritable
+    directory): the model was read from its file, with the reason. Never raised as an error."""
+
+
+class _Rejected(Exception):
+    """Internal: why a cache file is not used (becomes a ModelCacheWarning)."""
+
+
+@dataclass(frozen=True)
+class ModelCacheReport:
+    """What the cache did for one read: ``state`` is "off", "cold" (read from the model file:
+    ``reason`` says why, and whether the result was saved) or "warm" (read from ``path``)."""
+
+    state: str
+    path: Optional[str]
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def cache_dir() -> Path:
+    """Where parsed models go: $ACL_NDARRAY_MODEL_CACHE, else the per-user cache directory
+    ($XDG_CACHE_HOME or ~/.cache) / acl-ndarray/parsed-models."""
+    return user_cache_dir("parsed-models", DIR_ENV)
+
+
+def _reader_identity() -> str:
+    """The package version and a hash of the reader's source files."""
+    h = hashlib.sha256(__version__.encode())
+    here = Path(__file__).resolve().parent
+    for name in _READER_SOURCES:
+        h.update((here / name).read_bytes())
+    return f"{__version__}+{h.hexdigest()[:16]}"
+
+
+def _key(model_sha256: str) -> Dict[str, object]:
+    return {"format": FORMAT_VERSION, "model_sha256": model_sha256, "reader": _reader_identity()}
+
+
+def _file_name(key: Dict[str, object]) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32] + SUFFIX
+
+
+# ---------------------------------------------------------------------------- the format (pure)
+def _align(n: int) -> int:
+    return -(-n // _ALIGNMENT_IN_BYTES) * _ALIGNMENT_IN_BYTES
+
+
+def encode(spec: ModelSpec, key: Dict[str, object]) -> bytes:
+    """The cache file of ``spec`` under ``key``."""
+    chunks: List[bytes] = []
+    data_size = 0
+    tensors = []
+    for t in spec.tensors:
+        entry: Dict[str, Any] = {"index": t.index, "name": t.name, "shape": list(t.shape), "dtype": t.dtype.str}
+        if t.quantization is not None:
+            q = t.quantization
+            entry["quantization"] = [list(q.scale), list(q.zero_point), q.quantized_dimension]
+        if t.data is not None:
+            raw = np.ascontiguousarray(t.data, dtype=t.dtype.newbyteorder("<")).tobytes()
+            start = _align(data_size)
+            chunks.append(b"\x00" * (start - data_size))
+            chunks.append(raw)
+            data_size = start + len(raw)
+            entry["data"] = [start, len(raw)]
+        tensors.append(entry)
+    graph = {
+        "key": key, "version": spec.version, "description": spec.description, "tensors": tensors,
+        "operators": [[op.index, op.opcode, list(op.inputs), list(op.outputs), [list(kv) for kv in op.options]]
+                      for op in spec.operators],
+        "inputs": list(spec.inputs), "outputs": list(spec.outputs), "sha256": spec.sha256,
+    }
+    header = json.dumps(graph, separators=(",", ":")).encode()
+    header += b" " * (_align(len(MAGIC) + _HEADER.size + len(header)) - len(MAGIC) - _HEADER.size - len(header))
+    data = b"".join(chunks)
+    digest = hashlib.sha256(header + data).digest()
+    return MAGIC + _HEADER.pack(FORMAT_VERSION, len(header), len(data), digest) + header + data
+
+
+def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
+    """The ModelSpec in a cache file, or _Rejected saying why not (checked: magic, format,
+    lengths, checksum, the key, every tensor's data inside the file and as large as its shape)."""
+    start = len(MAGIC) + _HEADER.size
+    if len(blob) < start or bytes(blob[:len(MAGIC)]) != MAGIC:
+        raise _Rejected("not a parsed-model cache file (magic)")
+    version, header_size, data_size, digest = _HEADER.unpack_from(blob, len(MAGIC))
+    if version != FORMAT_VERSION:
+        raise _Rejected(f"format version {version}, expected {FORMAT_VERSION}")
+    if start + header_size + data_size != len(blob):
+        raise _Rejected(f"{len(blob)} bytes, the header says {start + header_size + data_size}")
+    body = memoryview(blob)[start:]
+    if hashlib.sha256(body).digest() != digest:
+        raise _Rejected("checksum mismatch (damaged file)")
+    try:
+        graph = json.loads(bytes(body[:header_size]))
+    except ValueError as e:
+        raise _Rejected(f"header is not JSON: {e}") from None
+    if graph.get("key") != key:
+        raise _Rejected(f"the file is for {graph.get('key')}, not {key}")
+    data_at = start + header_size
+    try:
+        tensors = tuple(_tensor(t, blob, data_at, data_size) for t in graph["tensors"])
+        operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
+                          for i, code, ins, outs, opts in graph["operators"])
+        return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
+                         tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise _Rejected(f"graph does not parse: {type(e).__name__}: {e}") from None
+
+
+def _tensor(t: Dict[str, Any], blob: Union[bytes, memoryview], data_at: int, data_size: int) -> TensorSpec:
+    shape = tuple(int(n) for n in t["shape"])
+    stored = np.dtype(t["dtype"])
+    dtype = stored.newbyteorder("=")
+    q = t.get("quantization")
+    quant = None if q is None else Quantization(tuple(float(s) for s in q[0]), tuple(int(z) for z in q[1]), int(q[2]))
+    data = None
+    if "data" in t:
+        offset, size = (int(v) for v in t["data"])
+        expected = int(np.prod(shape, dtype=np.int64)) * stored.itemsize
+        if offset < 0 or offset + size > data_size or size != expected:
+            raise ValueError(f"tensor #{t['index']}: data [{offset}, {offset + size}) of {data_size} bytes, "
+                             f"expected {expected} bytes for shape {list(shape)}")
+        data = np.frombuffer(blob, dtype=stored.newbyteorder("<"), count=size // stored.itemsize,
+                             offset=data_at + offset).reshape(shape)
+        if data.dtype != dtype:  # a big-endian machine: the file is little-endian
+            data = data.astype(dtype)
+        data.flags.writeable = False
+    return TensorSpec(int(t["index"]), str(t["name"]), shape, dtype, data, quant)
+
+
+# ---------------------------------------------------------------------------- reading
+def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
+                      cache: Union[bool, str, "os.PathLike[str]"] = True) -> Tuple[ModelSpec, ModelCacheReport]:
+    """``read_model(source)`` and what the cache did: from the cache file when one holds this
+    model (warm), else read from the model and saved (cold). ``cache``: True (the default
+    directory), False (off: exactly read_model), or a directory. Errors of the model itself are
+    read_model's; the cache never raises (warnings)."""
+    t0 = time.perf_counter()
+    if cache is False:
+        return read_model(source), ModelCacheReport("off", None, "model_cache=False")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        with open(source, "rb") as f:
+            data = f.read()
+    directory = cache_dir() if cache is True else Path(cache)
+    try:
+        key = _key(hashlib.sha256(data).hexdigest())
+    except OSError as e:  # the reader's sources are not readable: no identity, no cache
+        return read_model(data), ModelCacheReport("off", None, f"reader sources unreadable: {e}")
+    path = directory / _file_name(key)
+    reason = "no cache file"
+    try:
+        blob = _read_aligned(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        reason = f"cannot read {path}: {e}"
+        warnings.warn(ModelCacheWarning(reason), stacklevel=2)
+    else:
+        try:
+            spec = decode(blob, key)
+        except _Rejected as e:
+            reason = f"{path} ignored: {e}"
+            warnings.warn(ModelCacheWarning(reason), stacklevel=2)
+        else:
+            return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
+    spec = read_model(data)
+    try:
+        _save(directory, path, encode(spec, key))
+        reason += "; saved"
+    except OSError as e:
+        reason += f"; not saved: {e}"
+        warnings.warn(ModelCacheWarning(f"cannot write the parsed-model cache {path}: {e}"), stacklevel=2)
+    return spec, ModelCacheReport("cold", str(path), reason, time.perf_counter() - t0)
+
+
+def _read_aligned(path: Path) -> memoryview:
+    """The file's bytes in memory that starts 64-byte aligned, so that the constants, 64-byte
+    aligned in the file, are aligned in memory too."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        raw = np.empty(size + _ALIGNMENT_IN_BYTES, np.uint8)
+        skip = -raw.ctypes.data % _ALIGNMENT_IN_BYTES
+        view = memoryview(raw[skip:skip + size])
+        got = f.readinto(view)
+    return view[:got]
+
+
+def _save(directory: Path, path: Path, blob: bytes) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["read_model_cached", "ModelCacheReport", "ModelCacheWarning", "cache_dir", "encode", "decode"]

@@ -1,0 +1,207 @@
+"""The parsed-model cache: a warm read gives exactly what the reader gives, and every way a
+cache file can be wrong (damaged, truncated, foreign, another format, an unreadable or
+unwritable directory) is a warning and a cold read, never an error or a wrong model."""
+
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models import model_cache as mc  # noqa: E402
+from acl_bridge.models.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
+from acl_bridge.models.tflite_reader import read_model  # noqa: E402
+
+from .conftest import model_file  # noqa: E402
+from .tiny_tflite import X, one_operator_model  # noqa: E402
+
+MODELS = ["face_detection_front", "face_landmark", "visual_wake_words", "keyword_spotting_alexa",
+          "image_classification", "fingerprint_signature_generator"]
+
+
+def assert_same_spec(a, b):
+    """Every field of two ModelSpecs, constants element by element and in the same dtype."""
+    assert (a.version, a.description, a.operators, a.inputs, a.outputs, a.sha256) == \
+        (b.version, b.description, b.operators, b.inputs, b.outputs, b.sha256)
+    assert len(a.tensors) == len(b.tensors)
+    for s, t in zip(a.tensors, b.tensors):
+        assert (s.index, s.name, s.shape, s.dtype, s.quantization) == (t.index, t.name, t.shape, t.dtype, t.quantization)
+        assert (s.data is None) == (t.data is None), s
+        if s.data is not None:
+            assert t.data.dtype == s.data.dtype and t.data.shape == s.data.shape
+            assert np.array_equal(s.data.view(np.uint8), t.data.view(np.uint8)), s  # bit for bit (NaNs, -0.0)
+            assert not t.data.flags.writeable
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_warm_read_is_the_reader_s_model(name, tmp_path):
+    path = model_file(name)
+    fresh = read_model(path)
+    cold, r1 = read_model_cached(path, tmp_path)
+    warm, r2 = read_model_cached(path, tmp_path)
+    assert (r1.state, r2.state) == ("cold", "warm"), (r1, r2)
+    assert r1.path == r2.path and os.path.exists(r2.path)
+    assert_same_spec(fresh, cold)
+    assert_same_spec(fresh, warm)
+    for t in warm.tensors:  # constants are 64-byte aligned in memory (as in the file)
+        if t.data is not None:
+            assert t.data.ctypes.data % 64 == 0, t
+
+
+def _tiny(value: float = 0.5):
+    """One ADD with a constant and a fused activation (options, a constant, quantization-free)."""
+    const = np.full((1, 2, 2, 3), value, np.float32)
+    return one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, const),
+                              ("AddOptions", {"FusedActivationFunction": "RELU6"}))
+
+
+def test_bytes_and_paths_share_one_entry(tmp_path):
+    data = _tiny()
+    f = tmp_path / "m.tflite"
+    f.write_bytes(data)
+    _, r1 = read_model_cached(data, tmp_path / "c")
+    spec, r2 = read_model_cached(f, tmp_path / "c")
+    assert (r1.state, r2.state) == ("cold", "warm")
+    assert_same_spec(read_model(data), spec)
+
+
+def test_off_reads_the_model_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv(mc.DIR_ENV, str(tmp_path / "never"))
+    spec, r = read_model_cached(_tiny(), False)
+    assert r.state == "off" and r.path is None
+    assert not (tmp_path / "never").exists()
+    assert_same_spec(read_model(_tiny()), spec)
+
+
+def test_default_directory_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(mc.DIR_ENV, str(tmp_path / "here"))
+    _, r = read_model_cached(_tiny())
+    assert r.state == "cold" and os.path.dirname(r.path) == str(tmp_path / "here")
+    monkeypatch.delenv(mc.DIR_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert mc.cache_dir() == tmp_path / "xdg" / "acl-ndarray" / "parsed-models"
+
+
+def _cold_after(path, tmp_path, expect):
+    """A read after the cache file was spoiled: a warning naming ``expect``, a cold read that
+    gives the reader's model, and a good file saved over the bad one."""
+    data = _tiny()
+    with pytest.warns(ModelCacheWarning, match=expect):
+        spec, r = read_model_cached(data, tmp_path)
+    assert r.state == "cold" and "saved" in r.reason
+    assert_same_spec(read_model(data), spec)
+    _, again = read_model_cached(data, tmp_path)
+    assert again.state == "warm"
+
+
+def _cache_file(tmp_path):
+    _, r = read_model_cached(_tiny(), tmp_path)
+    assert r.state == "cold"
+    return r.path
+
+
+@pytest.mark.parametrize("where", ["header", "data", "last byte"])
+def test_a_damaged_file_is_a_warning_and_a_cold_read(tmp_path, where):
+    path = _cache_file(tmp_path)
+    blob = bytearray(open(path, "rb").read())
+    at = {"header": len(mc.MAGIC) + mc._HEADER.size + 5, "data": len(blob) - 9, "last byte": len(blob) - 1}[where]
+    blob[at] ^= 0x40
+    open(path, "wb").write(bytes(blob))
+    _cold_after(path, tmp_path, "checksum")
+
+
+@pytest.mark.parametrize("keep", [0, 4, 30, -1])
+def test_a_truncated_file_is_a_warning_and_a_cold_read(tmp_path, keep):
+    path = _cache_file(tmp_path)
+    blob = open(path, "rb").read()
+    open(path, "wb").write(blob[:keep] if keep >= 0 else blob[:keep])
+    _cold_after(path, tmp_path, "magic|bytes, the header says")
+
+
+def test_another_format_version_is_a_warning(tmp_path):
+    path = _cache_file(tmp_path)
+    blob = bytearray(open(path, "rb").read())
+    blob[len(mc.MAGIC)] += 1
+    open(path, "wb").write(bytes(blob))
+    _cold_after(path, tmp_path, "format version")
+
+
+def test_a_foreign_file_is_never_used(tmp_path):
+    """A valid cache file of another model, copied under this model's name: its key differs."""
+    _, r = read_model_cached(_tiny(0.25), tmp_path / "other")
+    blob = open(r.path, "rb").read()
+    path = _cache_file(tmp_path)
+    assert os.path.basename(path) != os.path.basename(r.path)
+    open(path, "wb").write(blob)
+    _cold_after(path, tmp_path, "the file is for")
+
+
+def test_a_graph_that_does_not_parse_is_a_warning(tmp_path):
+    """A well-formed file (checksum good) whose graph names data outside the file."""
+    spec = read_model(_tiny())
+    data = _tiny()
+    import hashlib
+
+    key = mc._key(hashlib.sha256(data).hexdigest())
+    blob = mc.encode(spec, key)
+    start = len(mc.MAGIC) + mc._HEADER.size
+    _, header_size, data_size, _ = mc._HEADER.unpack_from(blob, len(mc.MAGIC))
+    header = blob[start:start + header_size].replace(b'"data":[0,', b'"data":[9999999,', 1)
+    assert header != blob[start:start + header_size], "the tiny model has a constant"
+    body = header + blob[start + header_size:]
+    bad = mc.MAGIC + mc._HEADER.pack(mc.FORMAT_VERSION, len(header), data_size, hashlib.sha256(body).digest()) + body
+    path = _cache_file(tmp_path)
+    open(path, "wb").write(bad)
+    _cold_after(path, tmp_path, "does not parse")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads and writes any directory")
+def test_an_unwritable_directory_is_a_warning(tmp_path):
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o500)
+    try:
+        with pytest.warns(ModelCacheWarning, match="cannot write"):
+            spec, r = read_model_cached(_tiny(), d)
+        assert r.state == "cold" and "not saved" in r.reason
+    finally:
+        d.chmod(0o700)
+
+
+def test_a_directory_that_is_a_file_is_a_warning(tmp_path):
+    """Also as root: the cache directory's path is a regular file."""
+    f = tmp_path / "file"
+    f.write_bytes(b"x")
+    with pytest.warns(ModelCacheWarning):
+        spec, r = read_model_cached(_tiny(), f)
+    assert r.state == "cold" and "not saved" in r.reason
+    assert_same_spec(read_model(_tiny()), spec)
+
+
+def test_model_errors_stay_the_reader_s(tmp_path):
+    from acl_bridge.models.tflite_reader import ModelFormatError
+
+    with pytest.raises(ModelFormatError):
+        read_model_cached(b"not a model at all", tmp_path)
+    assert not any(tmp_path.iterdir())  # nothing saved for a model that does not read
+
+
+def test_a_warm_start_imports_no_tflite(tmp_path):
+    """The point of the cache: a second process reads the model without the tflite package."""
+    f = tmp_path / "m.tflite"
+    f.write_bytes(_tiny())
+    read_model_cached(f, tmp_path / "c")
+    code = ("import sys; from acl_bridge.models.model_cache import read_model_cached as r; "
+            f"s, rep = r({str(f)!r}, {str(tmp_path / 'c')!r}); "
+            "print(rep.state, 'tflite' in sys.modules, len(s.tensors))")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    with warnings.catch_warnings():
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    state, imported, n = out.stdout.split()
+    assert (state, imported) == ("warm", "False") and int(n) == len(read_model(_tiny()).tensors)
