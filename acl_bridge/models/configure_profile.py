@@ -9,7 +9,9 @@ prepares weights) once it has run. :meth:`~ConfigureProfile.text` is the table f
 
 The phases (``TfliteRunner``'s loading, its module docstring):
 
-* ``read``: the flatbuffer to a ModelSpec (absent when the runner was given a spec or plan);
+* ``read``: the file to a ModelSpec: from the parsed-model cache on a second start, else the
+  flatbuffer (the ``tflite`` package imported then) and the cache saved (absent when the
+  runner was given a spec or plan);
 * ``lower``: constant folding and lowering to the plan's steps;
 * ``program_cache``: OpenCL start and the program cache restored (CL only);
 * ``negotiation``: every step asks for its padding (``negotiate``) and checks it with

@@ -1,0 +1,182 @@
+"""Start-up of a model in a fresh process: the bridge's first start, its second start (the
+parsed-model cache warm) and Arm NN's, taking turns.
+
+    python3 benchmarks/start_time.py [--models face_detection_front,face_landmark] [--rounds 3]
+                                     [--threads 1] [--json FILE]
+
+A start is what a program pays once per process: ``import`` (the runtime's Python modules:
+``acl_bridge.models.tflite_runner``; ``pyarmnn`` through ``acl_bridge.models.armnn_tflite``),
+``configure`` (the file to a runtime ready to run: the bridge's ``TfliteRunner``, Arm NN's
+TfLite parser, optimize and load on CpuAcc) and the first inference (ACL prepares weights
+there): ``first result`` = configure + first inference. Contenders, each in a process of
+its own (``--child``), in an order rotated each round:
+
+* ``bridge first``: the parsed-model cache empty (a new directory each time: the model is
+  read with the ``tflite`` package, which is imported then, and saved);
+* ``bridge second``: the cache holding the model (filled once before the rounds);
+* ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so).
+
+Per contender the median over rounds; the ratios bridge / Arm NN are medians of the rounds'
+own ratios (paired: the machine's drift between rounds cancels) with their min-max. One
+ACL thread by default (``--threads 0``: each runtime's default). Python byte code is
+compiled before the rounds (``compileall`` of the packages: a device's pip install does it),
+so no contender pays for compiling modules. Needs ACL: ``./docker/emulate.sh run trixie --
+python3 benchmarks/start_time.py``. Under QEMU only the ratios of one run mean anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONTENDERS = ("bridge first", "bridge second", "armnn")
+MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
+
+
+# ---------------------------------------------------------------------------- one start (child)
+def child(contender: str, path: str, threads: int) -> Dict[str, float]:
+    import numpy as np
+
+    t0 = time.perf_counter()
+    if contender == "armnn":
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pyarmnn's deprecation notice
+            from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+    else:
+        from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge import native
+
+    import_s = time.perf_counter() - t0
+    native.set_num_threads(threads)
+    t1 = time.perf_counter()
+    if contender == "armnn":
+        m = ArmnnTfliteModel(path, number_of_threads=threads if threads > 0 else None)
+        shape, dtype = m._input_shape, m.input_dtype
+    else:
+        m = TfliteRunner(path)
+        shape, dtype = m.input_shape, m.input_dtype
+    configure_s = time.perf_counter() - t1
+    m.run(np.zeros(shape, dtype))
+    first_s = time.perf_counter() - t1
+    out = {"import_s": import_s, "configure_s": configure_s, "first_result_s": first_s}
+    if contender != "armnn":
+        out["model_cache"] = m.model_cache.state if m.model_cache is not None else "none"
+    return out
+
+
+def _run_child(contender: str, path: str, threads: int, cache_dir: str) -> Dict[str, float]:
+    env = dict(os.environ, ACL_NDARRAY_MODEL_CACHE=cache_dir)
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", contender, path, str(threads)],
+                       capture_output=True, text=True, env=env, timeout=900)
+    if r.returncode != 0:
+        raise RuntimeError(f"{contender} on {path}: exit {r.returncode}: {r.stderr.strip()[-800:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------- rounds (parent)
+def armnn_missing() -> Optional[str]:
+    try:
+        import pyarmnn  # noqa: F401
+    except ImportError as e:
+        return f"pyarmnn is not installed ({e})"
+    return None
+
+
+def compile_packages() -> None:
+    """Byte-compile the packages the contenders import (quietly; what pip does on a device)."""
+    import importlib.util
+
+    for name in ("acl_bridge", "ndarray", "tflite", "flatbuffers", "numpy", "cffi"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            for where in spec.submodule_search_locations:
+                compileall.compile_dir(where, quiet=2, workers=1)
+
+
+def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -> Dict[str, object]:
+    from acl_bridge.models.fetch import model_path
+
+    path = str(model_path(name))
+    warm = tempfile.mkdtemp(prefix="start-time-warm-")
+    _run_child("bridge second", path, threads, warm)  # fills the cache
+    samples: Dict[str, List[Dict[str, float]]] = {c: [] for c in contenders}
+    for k in range(rounds):
+        order = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
+        for c in order:
+            cache = tempfile.mkdtemp(prefix="start-time-cold-") if c == "bridge first" else warm
+            samples[c].append(_run_child(c, path, threads, cache))
+    out: Dict[str, object] = {"model": name, "rounds": rounds, "threads": threads, "order": contenders}
+    for c in contenders:
+        out[c] = {f: statistics.median(s[f] for s in samples[c]) for f in ("import_s", "configure_s", "first_result_s")}
+        out[c]["samples"] = samples[c]
+    if "armnn" in contenders:
+        for c in ("bridge first", "bridge second"):
+            for f in ("configure_s", "first_result_s"):
+                ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples["armnn"]))
+                out[c][f"{f[:-2]}_ratio_armnn"] = {"median": statistics.median(ratios), "min": ratios[0],
+                                                   "max": ratios[-1]}
+    return out
+
+
+def report(results: List[Dict[str, object]]) -> str:
+    lines = ["| model | contender | import | configure | first result | configure / Arm NN | first result / Arm NN |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        for c in r["order"]:  # type: ignore[union-attr]
+            m = r[c]  # type: ignore[index]
+            ratio = ""
+            if "configure_ratio_armnn" in m:
+                a, b = m["configure_ratio_armnn"], m["first_result_ratio_armnn"]
+                ratio = (f" {a['median']:.2f} ({a['min']:.2f}-{a['max']:.2f}) |"
+                         f" {b['median']:.2f} ({b['min']:.2f}-{b['max']:.2f}) |")
+            else:
+                ratio = " | |"
+            lines.append(f"| {r['model']} | {c} | {m['import_s']:.2f} s | {m['configure_s']:.2f} s |"
+                         f" {m['first_result_s']:.2f} s |{ratio}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--child", nargs=3, metavar=("CONTENDER", "PATH", "THREADS"), help=argparse.SUPPRESS)
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    if args.child:
+        contender, path, threads = args.child
+        print(json.dumps(child(contender, path, int(threads))))
+        return 0
+    contenders = list(CONTENDERS)
+    why = armnn_missing()
+    if why is not None:
+        print(f"Arm NN skipped: {why}")
+        contenders.remove("armnn")
+    t0 = time.perf_counter()
+    compile_packages()
+    print(f"byte code compiled in {time.perf_counter() - t0:.1f} s")
+    results = []
+    for name in [m for m in args.models.split(",") if m]:
+        results.append(measure_model(name, args.rounds, args.threads, contenders))
+        print("\n".join(report(results[-1:]).splitlines()[2:]), flush=True)
+    print(report(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
