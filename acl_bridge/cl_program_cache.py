@@ -44,14 +44,12 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from .native import check, require_native
-from .user_cache import user_cache_dir
+from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir
 
 DIR_ENV = "ACL_NDARRAY_CL_PROGRAM_CACHE"
 MAGIC = b"ACLNDPC\x00"
 FORMAT_VERSION = 1
 SUFFIX = ".aclprograms"
-# header after MAGIC: format version, key length, payload length, sha256(key + payload)
-_HEADER = struct.Struct("<IIQ32s")
 # ACL's record: size_t name length, size_t binary length, name, binary (native byte order)
 _ACL_RECORD = struct.Struct("@NN")
 _MAX_NAME_BYTES = 1 << 16
@@ -65,10 +63,6 @@ _IN_PROCESS: Dict[str, int] = {}
 class ProgramCacheWarning(UserWarning):
     """The OpenCL program cache was not used (damaged, foreign or unreadable file, unwritable
     directory): a cold start, with the reason. Never raised as an error."""
-
-
-class CacheFileRejected(Exception):
-    """Internal: why a cache file is not given to ACL (becomes a ProgramCacheWarning)."""
 
 
 @dataclass(frozen=True)
@@ -145,33 +139,18 @@ def count_programs(payload: bytes) -> int:
     return n
 
 
-def _digest(key_bytes: bytes, payload: bytes) -> bytes:
-    return hashlib.sha256(key_bytes + payload).digest()
-
-
 def pack(key: CacheKey, payload: bytes) -> bytes:
-    """Our file: MAGIC, header, the key's text, then ACL's file."""
-    k = key.text().encode()
-    return MAGIC + _HEADER.pack(FORMAT_VERSION, len(k), len(payload), _digest(k, payload)) + k + payload
+    """Our file: the key's text and ACL's file, sealed (acl_bridge.user_cache.seal)."""
+    return seal(MAGIC, FORMAT_VERSION, key.text().encode(), payload)
 
 
 def unpack(data: bytes, key: CacheKey) -> Tuple[bytes, int]:
     """(ACL's file, number of programs) from our file, or CacheFileRejected saying why."""
-    start = len(MAGIC) + _HEADER.size
-    if len(data) < start or not data.startswith(MAGIC):
-        raise CacheFileRejected("not an acl-ndarray program cache (no header)")
-    version, key_len, payload_len, digest = _HEADER.unpack_from(data, len(MAGIC))
-    if version != FORMAT_VERSION:
-        raise CacheFileRejected(f"format version {version}, expected {FORMAT_VERSION}")
-    if start + key_len + payload_len != len(data):
-        raise CacheFileRejected(f"the header says {start + key_len + payload_len} bytes, the file has {len(data)}")
-    key_bytes, payload = data[start:start + key_len], data[start + key_len:]
-    if _digest(key_bytes, payload) != digest:
-        raise CacheFileRejected("checksum mismatch (damaged file)")
+    key_bytes, payload = unseal(MAGIC, FORMAT_VERSION, data, "an acl-ndarray program cache")
     if key_bytes != key.text().encode():
-        raise CacheFileRejected(f"written for another key: {key_bytes[:300].decode('utf-8', 'replace')} "
+        raise CacheFileRejected(f"written for another key: {bytes(key_bytes[:300]).decode('utf-8', 'replace')} "
                                 f"(this process: {key.text()})")
-    return payload, count_programs(payload)
+    return bytes(payload), count_programs(payload)
 
 
 # ---------------------------------------------------------------------------- with ACL

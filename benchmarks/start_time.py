@@ -38,6 +38,8 @@ import time
 from typing import Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import _write_json  # noqa: E402
 CONTENDERS = ("bridge first", "bridge second", "armnn")
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
 
@@ -172,10 +174,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         results.append(measure_model(name, args.rounds, args.threads, contenders))
         print("\n".join(report(results[-1:]).splitlines()[2:]), flush=True)
     print(report(results))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    return 0
+    return _write_json(args, results)
 
 
 if __name__ == "__main__":

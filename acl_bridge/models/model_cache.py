@@ -12,8 +12,8 @@ and the next process reads that instead:
   (the package version and a hash of the reader's own source files, so a changed reader
   never meets an old answer); named by the key's hash, in :func:`cache_dir`
   (``$ACL_NDARRAY_MODEL_CACHE``, else ``~/.cache/acl-ndarray/parsed-models``);
-* the file is a header (magic, format version, lengths, sha256 of everything after it), the
-  graph as JSON (names, shapes, dtypes, quantization, operators and options: plain values),
+* the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, format version, lengths,
+  sha256 of everything after them), then the graph as JSON (names, shapes, dtypes, quantization, operators and options: plain values),
   then the constants' bytes, each 64-byte aligned. Nothing in it is executed or unpickled;
   the constants come back as read-only numpy views of the file's bytes, read into memory
   that is 64-byte aligned (so each constant is);
@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import struct
 import tempfile
 import time
 import warnings
@@ -42,15 +41,13 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from .._version import __version__
-from ..user_cache import user_cache_dir
+from ..user_cache import SEAL, CacheFileRejected, seal, unseal, user_cache_dir
 from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, read_model
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
 MAGIC = b"ACLNDMS\x00"
 FORMAT_VERSION = 1
 SUFFIX = ".aclmodel"
-# after MAGIC: format version, header length, data length, sha256(header + data)
-_HEADER = struct.Struct("<IIQ32s")
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
 _READER_SOURCES = ("tflite_reader.py", "tflite_quantization.py")
@@ -59,10 +56,6 @@ _READER_SOURCES = ("tflite_reader.py", "tflite_quantization.py")
 class ModelCacheWarning(UserWarning):
     """The parsed-model cache was not used (damaged or foreign file, unreadable or unwritable
     directory): the model was read from its file, with the reason. Never raised as an error."""
-
-
-class _Rejected(Exception):
-    """Internal: why a cache file is not used (becomes a ModelCacheWarning)."""
 
 
 @dataclass(frozen=True)
@@ -129,62 +122,51 @@ def encode(spec: ModelSpec, key: Dict[str, object]) -> bytes:
         "inputs": list(spec.inputs), "outputs": list(spec.outputs), "sha256": spec.sha256,
     }
     header = json.dumps(graph, separators=(",", ":")).encode()
-    header += b" " * (_align(len(MAGIC) + _HEADER.size + len(header)) - len(MAGIC) - _HEADER.size - len(header))
-    data = b"".join(chunks)
-    digest = hashlib.sha256(header + data).digest()
-    return MAGIC + _HEADER.pack(FORMAT_VERSION, len(header), len(data), digest) + header + data
+    before_data = len(MAGIC) + SEAL.size + len(header)
+    header += b" " * (_align(before_data) - before_data)  # the data starts aligned in the file
+    return seal(MAGIC, FORMAT_VERSION, header, b"".join(chunks))
 
 
 def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
-    """The ModelSpec in a cache file, or _Rejected saying why not (checked: magic, format,
-    lengths, checksum, the key, every tensor's data inside the file and as large as its shape)."""
-    start = len(MAGIC) + _HEADER.size
-    if len(blob) < start or bytes(blob[:len(MAGIC)]) != MAGIC:
-        raise _Rejected("not a parsed-model cache file (magic)")
-    version, header_size, data_size, digest = _HEADER.unpack_from(blob, len(MAGIC))
-    if version != FORMAT_VERSION:
-        raise _Rejected(f"format version {version}, expected {FORMAT_VERSION}")
-    if start + header_size + data_size != len(blob):
-        raise _Rejected(f"{len(blob)} bytes, the header says {start + header_size + data_size}")
-    body = memoryview(blob)[start:]
-    if hashlib.sha256(body).digest() != digest:
-        raise _Rejected("checksum mismatch (damaged file)")
+    """The ModelSpec in a cache file, or CacheFileRejected saying why not (checked: the seal,
+    the key, every tensor's data inside the file and as large as its shape)."""
+    header, data = unseal(MAGIC, FORMAT_VERSION, blob, "a parsed-model cache file")
     try:
-        graph = json.loads(bytes(body[:header_size]))
+        graph = json.loads(bytes(header))
     except ValueError as e:
-        raise _Rejected(f"header is not JSON: {e}") from None
-    if graph.get("key") != key:
-        raise _Rejected(f"the file is for {graph.get('key')}, not {key}")
-    data_at = start + header_size
+        raise CacheFileRejected(f"header is not JSON: {e}") from None
+    if not isinstance(graph, dict) or graph.get("key") != key:
+        raise CacheFileRejected(f"the file is for {graph.get('key') if isinstance(graph, dict) else graph!r}, "
+                                f"not {key}")
     try:
-        tensors = tuple(_tensor(t, blob, data_at, data_size) for t in graph["tensors"])
+        tensors = tuple(_tensor(t, data) for t in graph["tensors"])
         operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
                           for i, code, ins, outs, opts in graph["operators"])
         return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
                          tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
     except (KeyError, TypeError, ValueError) as e:
-        raise _Rejected(f"graph does not parse: {type(e).__name__}: {e}") from None
+        raise CacheFileRejected(f"graph does not parse: {type(e).__name__}: {e}") from None
 
 
-def _tensor(t: Dict[str, Any], blob: Union[bytes, memoryview], data_at: int, data_size: int) -> TensorSpec:
+def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview]) -> TensorSpec:
     shape = tuple(int(n) for n in t["shape"])
     stored = np.dtype(t["dtype"])
     dtype = stored.newbyteorder("=")
     q = t.get("quantization")
     quant = None if q is None else Quantization(tuple(float(s) for s in q[0]), tuple(int(z) for z in q[1]), int(q[2]))
-    data = None
+    value = None
     if "data" in t:
         offset, size = (int(v) for v in t["data"])
         expected = int(np.prod(shape, dtype=np.int64)) * stored.itemsize
-        if offset < 0 or offset + size > data_size or size != expected:
-            raise ValueError(f"tensor #{t['index']}: data [{offset}, {offset + size}) of {data_size} bytes, "
+        if offset < 0 or offset + size > len(data) or size != expected:
+            raise ValueError(f"tensor #{t['index']}: data [{offset}, {offset + size}) of {len(data)} bytes, "
                              f"expected {expected} bytes for shape {list(shape)}")
-        data = np.frombuffer(blob, dtype=stored.newbyteorder("<"), count=size // stored.itemsize,
-                             offset=data_at + offset).reshape(shape)
-        if data.dtype != dtype:  # a big-endian machine: the file is little-endian
-            data = data.astype(dtype)
-        data.flags.writeable = False
-    return TensorSpec(int(t["index"]), str(t["name"]), shape, dtype, data, quant)
+        value = np.frombuffer(data, dtype=stored.newbyteorder("<"), count=size // stored.itemsize,
+                              offset=offset).reshape(shape)
+        if value.dtype != dtype:  # a big-endian machine: the file is little-endian
+            value = value.astype(dtype)
+        value.flags.writeable = False
+    return TensorSpec(int(t["index"]), str(t["name"]), shape, dtype, value, quant)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -219,7 +201,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     else:
         try:
             spec = decode(blob, key)
-        except _Rejected as e:
+        except CacheFileRejected as e:
             reason = f"{path} ignored: {e}"
             warnings.warn(ModelCacheWarning(reason), stacklevel=2)
         else:

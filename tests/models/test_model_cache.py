@@ -14,6 +14,7 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 
 from acl_bridge.models import model_cache as mc  # noqa: E402
 from acl_bridge.models.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
+from acl_bridge.user_cache import SEAL, seal  # noqa: E402
 from acl_bridge.models.tflite_reader import read_model  # noqa: E402
 
 from .conftest import model_file  # noqa: E402
@@ -108,7 +109,7 @@ def _cache_file(tmp_path):
 def test_a_damaged_file_is_a_warning_and_a_cold_read(tmp_path, where):
     path = _cache_file(tmp_path)
     blob = bytearray(open(path, "rb").read())
-    at = {"header": len(mc.MAGIC) + mc._HEADER.size + 5, "data": len(blob) - 9, "last byte": len(blob) - 1}[where]
+    at = {"header": len(mc.MAGIC) + SEAL.size + 5, "data": len(blob) - 9, "last byte": len(blob) - 1}[where]
     blob[at] ^= 0x40
     open(path, "wb").write(bytes(blob))
     _cold_after(path, tmp_path, "checksum")
@@ -119,7 +120,7 @@ def test_a_truncated_file_is_a_warning_and_a_cold_read(tmp_path, keep):
     path = _cache_file(tmp_path)
     blob = open(path, "rb").read()
     open(path, "wb").write(blob[:keep] if keep >= 0 else blob[:keep])
-    _cold_after(path, tmp_path, "magic|bytes, the header says")
+    _cold_after(path, tmp_path, "no header|the header says")
 
 
 def test_another_format_version_is_a_warning(tmp_path):
@@ -141,21 +142,18 @@ def test_a_foreign_file_is_never_used(tmp_path):
 
 
 def test_a_graph_that_does_not_parse_is_a_warning(tmp_path):
-    """A well-formed file (checksum good) whose graph names data outside the file."""
-    spec = read_model(_tiny())
-    data = _tiny()
+    """A well-sealed file (checksum good) whose graph names data outside the file."""
     import hashlib
 
-    key = mc._key(hashlib.sha256(data).hexdigest())
-    blob = mc.encode(spec, key)
-    start = len(mc.MAGIC) + mc._HEADER.size
-    _, header_size, data_size, _ = mc._HEADER.unpack_from(blob, len(mc.MAGIC))
-    header = blob[start:start + header_size].replace(b'"data":[0,', b'"data":[9999999,', 1)
-    assert header != blob[start:start + header_size], "the tiny model has a constant"
-    body = header + blob[start + header_size:]
-    bad = mc.MAGIC + mc._HEADER.pack(mc.FORMAT_VERSION, len(header), data_size, hashlib.sha256(body).digest()) + body
+    from acl_bridge.user_cache import unseal
+
+    data = _tiny()
+    blob = mc.encode(read_model(data), mc._key(hashlib.sha256(data).hexdigest()))
+    header, constants = unseal(mc.MAGIC, mc.FORMAT_VERSION, blob, "test")
+    bad_header = header.replace(b'"data":[0,', b'"data":[9999999,', 1)
+    assert bad_header != header, "the tiny model has a constant at offset 0"
     path = _cache_file(tmp_path)
-    open(path, "wb").write(bad)
+    open(path, "wb").write(seal(mc.MAGIC, mc.FORMAT_VERSION, bad_header, constants))
     _cold_after(path, tmp_path, "does not parse")
 
 
