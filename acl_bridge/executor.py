@@ -92,7 +92,7 @@ def _is_dense(a: NdArray) -> bool:
 
 
 def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str,
-                     quantization: Quantization) -> TensorRequest:
+                     quantization: Quantization, acl_const: bool = False) -> TensorRequest:
     """What the planner needs to know about one tensor."""
     info = acl_padding = problem = None
     misaligned = alignment_problem(a)
@@ -107,7 +107,7 @@ def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str
             acl_padding = acl_layout_padding(layout_of(a), info)
     return TensorRequest(role=role, rank=len(a.shape), is_output=is_output, origin=origin_of(a), info=info,
                          problem=problem, acl_padding=acl_padding, dense=_is_dense(a),
-                         padding_is_free=bool(getattr(a, "padding_is_free", True)))
+                         padding_is_free=bool(getattr(a, "padding_is_free", True)), acl_const=acl_const)
 
 
 # ---------------------------------------------------------------------------- facts from ACL
@@ -244,6 +244,7 @@ class Call:
     options: PlanOptions
     backend: Backend = NEON
     workspace: Optional["Workspace"] = None  # ACL's memory manager for the function's scratch tensors
+    const_roles: Tuple[str, ...] = ()  # roles ACL takes as const ITensor* (AclFunction.const_roles)
 
     def spec(self, role: str) -> Optional[Spec]:
         a = self.arrays[role]
@@ -405,7 +406,8 @@ def decide(call: Call, facts: AclFacts) -> Tuple[FunctionPlan, AclFacts]:
     """Plan; probe when the plan needs it, and plan again with the probe's findings."""
     requests = [None if call.arrays[r] is None else
                 describe_request(r, call.arrays[r], is_output=r in call.outputs,  # type: ignore[arg-type]
-                                 data_layout=call.data_layout, quantization=call.quantization[r])
+                                 data_layout=call.data_layout, quantization=call.quantization[r],
+                                 acl_const=r in call.const_roles)
                 for r in call.roles]
     plan = plan_function(call.kind, requests, facts, call.options, call.roles)
     if plan.needs_probe:

@@ -118,6 +118,9 @@ class AclFunction(NativeRun):
     roles: Tuple[str, ...] = ()
     outputs: Tuple[str, ...] = ()
     optional: Tuple[str, ...] = ()  # roles that may be left out (None)
+    # roles ACL's function takes as ``const ITensor *`` in ACL 20.08 and 24.11 alike (their
+    # headers): it writes none of their bytes, so a dense one needs no probe (acl_bridge.plan)
+    const_roles: Tuple[str, ...] = ()
 
     def __init__(self, *args, data_layout: str = "NCHW", quantization: Optional[Dict[str, Tuple[float, int]]] = None,
                  allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
@@ -139,7 +142,7 @@ class AclFunction(NativeRun):
         self._check_aliasing()
         call = Call(kind, params, self.roles, self.outputs, self.arrays, self.data_layout, quant,
                     PlanOptions(allow_copy=bool(allow_copy), allow_padding_writes=bool(allow_padding_writes)),
-                    self.backend, check_workspace(workspace))
+                    self.backend, check_workspace(workspace), self.const_roles)
         self._configured: Optional[Configured]
         self._configured, facts = configure(call)
         self.plan = self._configured.plan
@@ -453,6 +456,7 @@ class Convolution(AclFunction):
 
     kind, roles, outputs = "convolution", ("src", "weights", "bias", "dst"), ("dst",)
     optional = ("bias",)
+    const_roles = ("weights", "bias")
 
     @classmethod
     def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
@@ -473,6 +477,7 @@ class DepthwiseConvolution(AclFunction):
 
     kind, roles, outputs = "depthwise", ("src", "weights", "bias", "dst"), ("dst",)
     optional = ("bias",)
+    const_roles = ("weights", "bias")
 
     @classmethod
     def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
@@ -495,6 +500,7 @@ class FullyConnected(AclFunction):
 
     kind, roles, outputs = "fully_connected", ("src", "weights", "bias", "dst"), ("dst",)
     optional = ("bias",)
+    const_roles = ("weights", "bias")
 
     @classmethod
     def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:

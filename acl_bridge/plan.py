@@ -22,7 +22,8 @@ The rules, in the order they are applied (each staging reason is a :class:`Reaso
    negotiation reported (20.08, NHWC depthwise with a depth multiplier > 1): every tensor is
    staged with the union of the negotiated padding and ACL's own auto padding, both facts.
 6. probe (only for tensors still in place, and never made when every one of them is a dense
-   buffer of the bridge's own: no finding below could stage it): ``WRITES_OUTSIDE``: ACL writes bytes of the
+   buffer of the bridge's own or a dense tensor ACL takes as ``const ITensor *``: no finding
+   below could stage it): ``WRITES_OUTSIDE``: ACL writes bytes of the
    buffer that are not elements (border fill, vector stores past a row end) and the bytes are
    not the bridge's to give; ``PADDING_NOT_FREE``: the same, with ``allow_padding_writes``,
    but the bytes hold other elements of the user's memory (a view's parent);
@@ -90,6 +91,7 @@ class TensorRequest:
     acl_padding: Optional[PaddingSize] = None  # padding in ACL's own layout, None if not that layout
     dense: bool = False
     padding_is_free: bool = True  # non-element bytes belong to no element of anyone
+    acl_const: bool = False  # ACL takes it as const ITensor*: it writes none of its bytes
 
 
 @dataclass(frozen=True)
@@ -213,9 +215,11 @@ def _probe_may_stage(t: TensorRequest) -> bool:
     """Whether any finding of the probe could stage this in-place tensor (rule 6). Not for a
     dense buffer of the bridge's own: writes outside its elements land in its slack
     (``WRITES_BEYOND`` and ``WRITES_OUTSIDE`` spare bridge memory) and a dense layout is
-    what ACL computes on anyway (``LAYOUT_MISMATCH`` spares dense tensors); so the probe,
-    which configures and runs the function twice, is not made for it."""
-    return not (t.origin is Origin.BRIDGE and t.dense)
+    what ACL computes on anyway (``LAYOUT_MISMATCH`` spares dense tensors); nor for a dense
+    tensor ACL takes as ``const ITensor *`` (weights and bias of the convolutions and fully
+    connected, whoever's memory): it writes none of its bytes. So the probe, which configures
+    and runs the function twice, is not made for them."""
+    return not (t.dense and (t.origin is Origin.BRIDGE or t.acl_const))
 
 
 def _staged(t: TensorRequest, padding: PaddingSize, reason: Tuple[Reason, str]) -> TensorPlan:

@@ -66,6 +66,24 @@ CASES = {
         arrays={"src": lambda: padded((1, 2, 8, 8), P(), bridge=True), "dst": lambda: padded((1, 2, 8, 8), P(), bridge=True)},
         facts=AclFacts({"src": P(), "dst": P()}),
         expect={"src": ("in_place", None), "dst": ("in_place", None)}, needs_probe=False),
+    "not probed yet, the user's dense weights that ACL takes as const, bridge buffers around: no probe": dict(
+        arrays={"src": lambda: padded((1, 2, 8, 8), P(), bridge=True), "weights": lambda: dense((4, 2, 3, 3)),
+                "dst": lambda: padded((1, 4, 6, 6), P(), bridge=True)},
+        const=("weights",), facts=AclFacts({"src": P(), "weights": P(), "dst": P()}),
+        expect={"src": ("in_place", None), "weights": ("in_place", None), "dst": ("in_place", None)},
+        needs_probe=False),
+    "not probed yet, the same weights not const to ACL (any other role): probe": dict(
+        arrays={"src": lambda: padded((1, 2, 8, 8), P(), bridge=True), "weights": lambda: dense((4, 2, 3, 3)),
+                "dst": lambda: padded((1, 4, 6, 6), P(), bridge=True)},
+        facts=AclFacts({"src": P(), "weights": P(), "dst": P()}),
+        expect={"src": ("in_place", None), "weights": ("in_place", None), "dst": ("in_place", None)},
+        needs_probe=True),
+    "not probed yet, the user's padded weights, const to ACL (a layout ACL might ignore): probe": dict(
+        arrays={"src": lambda: padded((1, 2, 8, 8), P(), bridge=True), "weights": lambda: padded((4, 2, 3, 3), P(0, 1, 0, 0)),
+                "dst": lambda: padded((1, 4, 6, 6), P(), bridge=True)},
+        const=("weights",), facts=AclFacts({"src": P(), "weights": P(), "dst": P()}),
+        expect={"src": ("in_place", None), "weights": ("in_place", None), "dst": ("in_place", None)},
+        needs_probe=True),
     "not probed yet, one bridge buffer padded (a layout ACL might mis-address): probe": dict(
         arrays={"src": lambda: padded((1, 1, 8, 8), P(1, 2, 1, 1), bridge=True),
                 "dst": lambda: padded((1, 1, 8, 8), P(), bridge=True)},
@@ -137,10 +155,11 @@ CASES = {
 }
 
 
-def _requests(arrays, free=None):
+def _requests(arrays, free=None, const=()):
     reqs = []
     for role, a in arrays.items():
-        r = describe_request(role, a, is_output=role == "dst", data_layout="NCHW", quantization=None)
+        r = describe_request(role, a, is_output=role == "dst", data_layout="NCHW", quantization=None,
+                             acl_const=role in const)
         if free and role in free:
             from dataclasses import replace
 
@@ -153,7 +172,7 @@ def _requests(arrays, free=None):
 def test_planner_table(name):
     case = CASES[name]
     arrays = arrays_for(case)
-    plan = plan_function("test", _requests(arrays, case.get("free")), case["facts"],
+    plan = plan_function("test", _requests(arrays, case.get("free"), case.get("const", ())), case["facts"],
                          case.get("options", PlanOptions()))
     got = {t.role: (t.action.value, t.reason) for t in plan.tensors}
     assert got == case["expect"], plan.describe()

@@ -325,7 +325,8 @@ def memory_text(m: Dict[str, object]) -> str:
             f"ACL workspaces: {mib('workspaces_bytes')} ({'one pool shared by' if m['workspaces_shared'] else 'a pool each for'} "
             f"{m['functions_in_workspaces']} functions)\n"
             f"constants: {mib('constants_in_file_bytes')} in the file, {mib('constants_given_to_acl_bytes')} given to "
-            f"ACL, {mib('constants_marked_unused_bytes')} of them marked unused by ACL after it prepared its own "
+            f"ACL ({mib('constants_shared_bytes')} of the model's own memory in place, {mib('constants_copied_bytes')} "
+            f"copied with padding), {mib('constants_marked_unused_bytes')} of them marked unused by ACL after it prepared its own "
             f"copies ({', '.join(sorted(kinds)) or 'no kind'}; kept)\n"  # type: ignore[call-overload]
             f"resident memory of the process after the run: {mib('resident_bytes')}")
 

@@ -18,7 +18,11 @@ Loading (:class:`TfliteRunner`) does everything once:
    and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
    views keeps no padding (a reshape of a padded buffer is no view): where a function needs
    padding on such a tensor, the bridge stages it and the copy is counted;
-4. every function is configured on those buffers (validate, configure, import). The buffers
+4. every function is configured on those buffers (validate, configure, import). On NEON the
+   weights and biases of the convolutions and fully connected layers (ACL takes them as
+   ``const ITensor *``) go to ACL in the model's own memory where ACL asks no padding for
+   them (``share_constants=False``: a copy each, as on CL); other constants are copied into
+   padded buffers of the bridge's own. The buffers
    are the bridge's own (``padded_empty``), so ACL may write into their padding (20.08's
    border filling); a view whose neighbouring bytes hold other elements is protected by the
    bridge's probe (it would stage, and the copy would be counted);
@@ -77,11 +81,11 @@ from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..configure_session import CATEGORIES, ConfigureSession
-from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot
+from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclStatusError
 from ..mapping import PaddingSize, data_type_for, padded_descriptor
 from ..opencl import cl_init
-from ..plan import Reason
+from ..plan import Origin, Reason
 from ..schedule import Schedule
 from ..workspace import Workspace
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
@@ -280,8 +284,14 @@ class TfliteRunner:
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
-                 model_cache=True):
+                 model_cache=True, share_constants: bool = True):
         self.backend = backend_named(backend)
+        if not isinstance(share_constants, bool):
+            raise ArgumentTypeError(f"share_constants is {share_constants!r}, expected True or False")
+        # NEON: dense constants ACL takes as const (weights, bias) are handed to it in the model's
+        # own memory instead of a copy (:meth:`_constant`); CL keeps copies (its buffers wrap
+        # host memory with alignment rules of the device's own)
+        self.share_constants = share_constants and self.backend.name == "neon"
         if not isinstance(model_cache, (bool, str, os.PathLike)):
             raise ArgumentTypeError(f"model_cache is {model_cache!r}, expected True, False or a directory")
         if not isinstance(share_workspaces, bool):
@@ -457,7 +467,9 @@ class TfliteRunner:
         model = self.plan.model
         file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
         unused = self.constants_marked_unused()
-        bridge_constants = sum(a.allocation.nbytes for consts in self.constants for a in consts.values())
+        given = [a for consts in self.constants for a in consts.values()]
+        copied = sum(a.allocation.nbytes for a in given if origin_of(a) is Origin.BRIDGE)
+        shared = sum(a.allocation.nbytes for a in given if origin_of(a) is not Origin.BRIDGE)
         return {
             "arena": self.use_arena,
             "activations_bytes": activations,
@@ -468,7 +480,10 @@ class TfliteRunner:
             "workspaces_bytes": self.workspace_bytes,
             "functions_in_workspaces": sum(w.report().functions for w in self.workspaces),
             "constants_in_file_bytes": file_constants,
-            "constants_given_to_acl_bytes": bridge_constants,
+            "constants_given_to_acl_bytes": copied + shared,
+            # of those, the bridge's own padded copies, and the model's own memory given in place
+            "constants_copied_bytes": copied,
+            "constants_shared_bytes": shared,
             # after the first inference (ACL prepares there): the bridge's constants that ACL
             # marked unused (ITensor::is_used), by function kind; kept (see constants_marked_unused)
             "constants_marked_unused_bytes": None if unused is None else sum(unused.values()),
@@ -504,11 +519,7 @@ class TfliteRunner:
         self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
         for k, (s, cpad) in enumerate(zip(plan.steps, const_pad)):
             self._session.step = k
-            consts = {}
-            for role, value in s.constants:
-                a = F.AclFunction.padded_empty(value.shape, value.dtype, cpad[role].for_rank(value.ndim))
-                a.numpy()[...] = value
-                consts[role] = a
+            consts = {role: self._constant(ROLES[s.kind], role, value, cpad[role]) for role, value in s.constants}
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
             operands = _operands(s, self.arrays, consts)
             if not self.share_workspaces:
@@ -522,6 +533,19 @@ class TfliteRunner:
             self.functions.append(f)
             self.constants.append(consts)
         self._session.step = None
+
+    def _constant(self, cls, role: str, value: np.ndarray, padding: PaddingSize) -> NdArray:
+        """The NdArray a step's constant is handed to ACL in: the model's own memory (no copy)
+        where ACL takes the role as ``const ITensor *`` (it writes none of its bytes: the
+        planner needs no probe for it), asked for no padding, and the value is dense and
+        element-aligned; else a bridge-owned copy with the negotiated padding."""
+        pad = padding.for_rank(value.ndim)
+        if (self.share_constants and role in cls.const_roles and not any(pad.as_tuple()) and value.size
+                and value.flags.c_contiguous and value.flags.aligned):
+            return NdArray.from_numpy(value)
+        a = F.AclFunction.padded_empty(value.shape, value.dtype, pad)
+        a.numpy()[...] = value
+        return a
 
     def _padding_still_missing(self):
         """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
