@@ -31,9 +31,11 @@ from bench import _write_json, interleaved_samples, paired_ratio  # noqa: E402
 
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "visual_wake_words",
           "image_classification", "keyword_spotting_alexa")
-# bridge: the memory plan (arena, one workspace); bridge_one_each: a buffer per tensor and a
-# workspace per function (the runner before the plan); Arm NN's TfLite parser on CpuAcc
-RUNTIMES = ("bridge", "bridge_one_each", "armnn")
+# bridge: the memory plan (arena, one workspace) and the model's constants given to ACL in
+# place; bridge_copies: the same with a copy of every constant; bridge_one_each: a buffer per
+# tensor, a workspace per function and copied constants (the runner before issue 24); Arm NN's
+# TfLite parser on CpuAcc
+RUNTIMES = ("bridge", "bridge_copies", "bridge_one_each", "armnn")
 
 
 def _input(shape, dtype=np.float32) -> np.ndarray:
@@ -45,10 +47,10 @@ def _input(shape, dtype=np.float32) -> np.ndarray:
     return rng.uniform(-1, 1, shape).astype(dtype)
 
 
-def _runner(path, planned: bool):
+def _runner(path, planned: bool, share_constants: bool = False):
     from acl_bridge.models.tflite_runner import TfliteRunner
 
-    return TfliteRunner(path, arena=planned, share_workspaces=planned)
+    return TfliteRunner(path, arena=planned, share_workspaces=planned, share_constants=share_constants)
 
 
 def child(runtime: str, model: str) -> dict:
@@ -64,18 +66,14 @@ def child(runtime: str, model: str) -> dict:
         import pyarmnn  # noqa: F401
 
         from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
-        from acl_bridge.models.tflite_reader import read_model
     before = resident_bytes()
     t0 = time.perf_counter()
-    if runtime == "armnn":
-        spec = read_model(path)
-        shape = tuple(spec.tensors[spec.inputs[0]].shape)
-        dtype = spec.tensors[spec.inputs[0]].dtype
-        m = ArmnnTfliteModel(path)
-        run = m.run
+    if runtime == "armnn":  # its own input binding (no tflite package imported: the bridge's
+        m = ArmnnTfliteModel(path)  # children read the model from the parsed-model cache)
+        shape, dtype, run = m._input_shape, m.input_dtype, m.run
         report = {}
     else:
-        r = _runner(path, runtime == "bridge")
+        r = _runner(path, runtime != "bridge_one_each", runtime == "bridge")
         shape, dtype, run = r.input_shape, r.input_dtype, r.run
     configured = resident_bytes()
     configure_s = time.perf_counter() - t0
@@ -135,6 +133,11 @@ def main(argv=None) -> int:
         print(json.dumps(child(*args.child)))
         return 0
     results = []
+    from acl_bridge.models import fetch
+    from acl_bridge.models.model_cache import read_model_cached
+
+    for model in args.models.split(","):  # the bridge's children start with the model parsed (a second start)
+        read_model_cached(fetch.model_path(model))
     print("== activations (MiB): arena / lower bound / one buffer each; ACL workspaces (MiB): one pool / a pool per "
           "function; resident memory after configure and after two inferences (MiB, fresh process each); time per "
           "inference, the memory plan vs one buffer and one workspace each")
@@ -148,7 +151,9 @@ def main(argv=None) -> int:
               f"{mib(rep['activations_one_buffer_each_bytes'])} "
               f"({rep['activations_bytes'] / max(rep['activations_lower_bound_bytes'], 1):.3f}x the bound); "
               f"workspaces {mib(rep['workspaces_bytes'])} / {mib(alone['workspaces_bytes'])} "
-              f"({rep['functions_in_workspaces']} functions)")
+              f"({rep['functions_in_workspaces']} functions); constants {mib(rep['constants_in_file_bytes'])} in the "
+              f"file, given to ACL in place {mib(rep['constants_shared_bytes'])}, copied "
+              f"{mib(rep['constants_copied_bytes'])} (with copies only: {mib(alone['constants_copied_bytes'])})")
         for rt in RUNTIMES:
             r = rss[rt]
             print(f"  {rt:<16} resident: before {mib(r['before'])}, configured {mib(r['configured'])}, after inferences "
