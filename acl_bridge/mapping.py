@@ -302,6 +302,14 @@ def tensor_info(
         return _tensor_info_uncached(*key)
 
 
+def clear_description_caches() -> None:
+    """Drop what :func:`tensor_info` and :func:`padded_descriptor` keep by content (a model's
+    runner does after its load: the reuse is within a load, and the entries are about 0.5 MiB
+    of Python objects for a model of 70 functions)."""
+    _tensor_info_of.cache_clear()
+    _padded_descriptor_of.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def _tensor_info_of(d: ShapeDescriptor, data_layout: str, quantization: Quantization,
                     padding_is_free: bool) -> AclTensorInfo:

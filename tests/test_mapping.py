@@ -190,3 +190,23 @@ def test_functions_tie_per_channel_scales_to_the_output_channel_axis():
         F.Convolution._per_channel({"src": ((0.1, 0.2), 0)}, "NHWC")
     with pytest.raises(UnsupportedOptionError, match=r"only no role of Add take per-channel"):
         F.Add._per_channel({"a": ((0.1, 0.2), 0)}, "NHWC")
+
+
+def test_descriptions_are_kept_by_content_until_cleared():
+    """tensor_info and padded_descriptor answer a repeated question from their caches (the
+    same value, not a recomputation), and clear_description_caches empties them (a runner does
+    after its load)."""
+    from acl_bridge.mapping import _padded_descriptor_of, _tensor_info_of, clear_description_caches
+
+    clear_description_caches()
+    d = padded_descriptor((1, 6, 6, 8), "float32", PaddingSize(1, 2, 1, 2))
+    first = tensor_info(d, "NHWC")
+    assert tensor_info(padded_descriptor((1, 6, 6, 8), "float32", PaddingSize(1, 2, 1, 2)), "NHWC") is first
+    assert _tensor_info_of.cache_info().currsize == 1 and _padded_descriptor_of.cache_info().currsize == 1
+    clear_description_caches()
+    assert _tensor_info_of.cache_info().currsize == 0 and _padded_descriptor_of.cache_info().currsize == 0
+    again = tensor_info(d, "NHWC")
+    assert again == first and again is not first
+    # an unhashable quantization is described without the cache, the same way
+    assert tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", [0.5, 3]) == \
+        tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", (0.5, 3))

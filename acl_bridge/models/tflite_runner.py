@@ -83,7 +83,7 @@ from ..cl_program_cache import CacheReport, ProgramCache
 from ..configure_session import CATEGORIES, ConfigureSession
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclStatusError
-from ..mapping import PaddingSize, data_type_for, padded_descriptor
+from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Origin, Reason
 from ..schedule import Schedule
@@ -318,9 +318,12 @@ class TfliteRunner:
         self._first_run_seconds: Optional[float] = None
         self.model_name = (os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike))
                            else type(model).__name__)
-        with self._session.active():
-            self._load(model, program_cache, allow_copy, model_cache)
-        self._session.forget()  # the answers were for this load only; the times stay
+        try:
+            with self._session.active():
+                self._load(model, program_cache, allow_copy, model_cache)
+        finally:
+            self._session.forget()  # the answers were for this load only; the times stay
+            clear_description_caches()  # the same for the descriptions kept by content
 
     def _load(self, model, program_cache, allow_copy: bool, model_cache) -> None:
         phase = self._phases.phase

@@ -42,6 +42,9 @@ def test_shared_constants_give_the_same_bits_and_stay_unchanged(name):
         pytest.skip(f"{name}: refused by ACL 20.08 at load (tests/models/test_int8_models_acl.py)")
     path = model_file(name)
     with TfliteRunner(path) as shared, TfliteRunner(path, share_constants=False) as copied:
+        from acl_bridge.mapping import _tensor_info_of
+
+        assert _tensor_info_of.cache_info().currsize == 0, "the load left its descriptions cached"
         given = _shared(shared)
         assert given, f"{name}: no constant was shared"
         assert not _shared(copied)
