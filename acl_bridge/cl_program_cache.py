@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from .native import check, require_native
-from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir
+from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_atomically
 
 DIR_ENV = "ACL_NDARRAY_CL_PROGRAM_CACHE"
 MAGIC = b"ACLNDPC\x00"
@@ -246,7 +246,7 @@ class ProgramCache:
         if program_count() <= _IN_PROCESS.get(str(self.path), 0):
             return 0
         ffi, lib = require_native()
-        acl_tmp = out_tmp = None
+        acl_tmp = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, acl_tmp = tempfile.mkstemp(prefix=".acl-", dir=self.directory)
@@ -255,21 +255,16 @@ class ProgramCache:
             check(lib.acl_shim_cl_program_cache_save(acl_tmp.encode(), n), "cl_program_cache_save")
             payload = Path(acl_tmp).read_bytes()
             written = count_programs(payload)
-            fd, out_tmp = tempfile.mkstemp(prefix=".new-", dir=self.directory)
-            with os.fdopen(fd, "wb") as f:
-                f.write(pack(self.key, payload))
-            os.replace(out_tmp, self.path)
-            out_tmp = None
+            write_atomically(self.path, pack(self.key, payload))
         except (OSError, AclNdarrayError, CacheFileRejected) as e:
             warnings.warn(ProgramCacheWarning(f"OpenCL program cache: not saved to {self.path}: {e}"), stacklevel=3)
             return 0
         finally:
-            for p in (acl_tmp, out_tmp):
-                if p is not None:
-                    try:
-                        os.unlink(p)
-                    except OSError:
-                        pass
+            if acl_tmp is not None:
+                try:
+                    os.unlink(acl_tmp)
+                except OSError:
+                    pass
         _IN_PROCESS[str(self.path)] = written  # what the file holds is in this process already
         self._report = CacheReport(self._report.state, self._report.path, self._report.reason,
                                    self._report.programs_restored, written, self._report.restore_seconds,

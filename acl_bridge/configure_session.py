@@ -15,16 +15,23 @@ times every native call the executor makes by category (the four questions, plus
 
 Outside a session (a lone :class:`~acl_bridge.functions.AclFunction`) nothing is kept and
 nothing is timed: :func:`ask` calls straight through. A session never outlives the load
-that made it, so an answer never meets another ACL, CPU or OpenCL device.
+that made it. Answers of an earlier process come in as ``known`` (plain values by
+:func:`question_id`, :func:`encode` / :func:`decode`), only from :mod:`acl_bridge.facts_cache`,
+which keeps them per ACL library, shim, CPU and device: an answer never meets another ACL,
+CPU or OpenCL device.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import threading
 import time
 from collections import defaultdict
 from contextlib import contextmanager
 from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
+
+from .layout import PaddingSize
 
 T = TypeVar("T")
 
@@ -36,21 +43,95 @@ REUSABLE = frozenset({"negotiate", "check_layouts", "auto_padding", "probe"})
 _LOCAL = threading.local()
 
 
+def question_id(category: str, key: Hashable) -> str:
+    """A question's content as a file-safe id: sha256 of its canonical text (:func:`_canonical`:
+    the same content gives the same text, different content different text)."""
+    return hashlib.sha256(_canonical((category, key)).encode()).hexdigest()[:40]
+
+
+def _canonical(v: object) -> str:
+    """Text that names every value inside ``v`` (tuples, lists, bytes, strings, numbers, None,
+    numpy dtypes by their byte-order-explicit code, frozen dataclasses field by field): not
+    ``repr``, which a dataclass may shorten (PerChannelQuantization lists no scales) and
+    numpy spells differently for equal dtypes (``int32`` / ``<i4``)."""
+    if v is None or isinstance(v, (bool, int, str, bytes)):
+        return repr(v)
+    if isinstance(v, float):
+        return float.hex(v)
+    if isinstance(v, (tuple, list)):
+        return "(" + ",".join(_canonical(x) for x in v) + ")"
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return type(v).__name__ + _canonical(tuple(getattr(v, f.name) for f in dataclasses.fields(v)))
+    dtype_str = getattr(v, "str", None)  # a numpy dtype (no numpy import here)
+    if isinstance(dtype_str, str) and type(v).__module__.startswith("numpy"):
+        return "dtype:" + dtype_str
+    if type(v).__module__.startswith("numpy") and hasattr(v, "item"):  # a numpy scalar
+        return _canonical(v.item())
+    raise TypeError(f"a question's content holds a {type(v).__name__} ({v!r}), which has no canonical text")
+
+
+def _pad(p: PaddingSize) -> list:
+    return [p.top, p.right, p.bottom, p.left]
+
+
+def _unpad(v) -> PaddingSize:
+    top, right, bottom, left = (int(x) for x in v)
+    return PaddingSize(top=top, right=right, bottom=bottom, left=left)
+
+
+def encode(category: str, answer: object) -> object:
+    """The answer of a question of ``category`` as plain JSON values."""
+    if category == "negotiate":
+        return [_pad(p) for p in answer]  # type: ignore[attr-defined]
+    if category == "auto_padding":
+        return _pad(answer)  # type: ignore[arg-type]
+    if category == "check_layouts":
+        return answer
+    if category == "probe":
+        writes, same = answer  # type: ignore[misc]
+        return [[int(w) for w in writes], bool(same)]
+    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts or probe")
+
+
+def decode(category: str, value: object) -> object:
+    """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
+    if category == "negotiate":
+        return tuple(_unpad(v) for v in value)  # type: ignore[union-attr]
+    if category == "auto_padding":
+        return _unpad(value)
+    if category == "check_layouts":
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"check_layouts answer is {value!r}, expected a message or null")
+        return value
+    if category == "probe":
+        writes, same = value  # type: ignore[misc]
+        if not isinstance(same, bool) or any(int(w) not in (0, 1, 2) for w in writes):
+            raise ValueError(f"probe answer is {value!r}, expected [[0|1|2, ...], true|false]")
+        return tuple(int(w) for w in writes), same
+    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts or probe")
+
+
 class ConfigureSession:
     """ACL's answers by content (``reuse=True``) and the seconds of native calls by category.
 
     ``seconds[c]``, ``calls[c]`` (native calls made) and ``reused[c]`` (answers given from
-    the memo) per category; ``step_seconds[step][c]`` for the step set in :attr:`step`
-    while the call was made (None: no step)."""
+    the memo, those of ``known`` included) per category; ``remembered[c]`` of them came from
+    ``known`` (an earlier process's answers, encoded: {category: {question_id: value}});
+    ``step_seconds[step][c]`` for the step set in :attr:`step` while the call was made (None:
+    no step). :meth:`answers` gives this session's answers encoded, to keep."""
 
-    def __init__(self, reuse: bool = True):
+    def __init__(self, reuse: bool = True, known: Optional[Dict[str, Dict[str, object]]] = None):
         self.reuse = bool(reuse)
+        self.known = known or {}
         self.seconds: Dict[str, float] = defaultdict(float)
         self.calls: Dict[str, int] = defaultdict(int)
         self.reused: Dict[str, int] = defaultdict(int)
+        self.remembered: Dict[str, int] = defaultdict(int)
         self.step_seconds: Dict[int, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self.step: Optional[int] = None
         self._answers: Dict[Hashable, object] = {}
+        self._asked: Dict[str, Dict[str, object]] = defaultdict(dict)  # by question_id, as ACL answered
+        self._kept: Dict[str, Dict[str, object]] = defaultdict(dict)  # by question_id, from known (encoded)
 
     def _add(self, category: str, seconds: float) -> None:
         self.seconds[category] += seconds
@@ -62,12 +143,24 @@ class ConfigureSession:
         """``call()``'s answer, from the memo when the same ``key()`` was asked before in this
         session (categories in REUSABLE, ``reuse=True``); timed when it is asked of ACL.
         A call that raises is timed and not kept."""
-        k = None
+        k = qid = None
         if self.reuse and category in REUSABLE:
             k = (category, key())
             if k in self._answers:
                 self.reused[category] += 1
                 return self._answers[k]  # type: ignore[return-value]
+            try:
+                qid = question_id(*k)
+            except TypeError:  # content without a canonical text: kept for this load only
+                qid = None
+            known = self.known.get(category, {})
+            if qid is not None and qid in known:
+                answer = decode(category, known[qid])
+                self._answers[k] = answer
+                self._kept[category][qid] = known[qid]
+                self.reused[category] += 1
+                self.remembered[category] += 1
+                return answer  # type: ignore[return-value]
         t0 = time.perf_counter()
         try:
             answer = call()
@@ -75,7 +168,17 @@ class ConfigureSession:
             self._add(category, time.perf_counter() - t0)
         if k is not None:
             self._answers[k] = answer
+            if qid is not None:
+                self._asked[category][qid] = answer
         return answer
+
+    def answers(self) -> Dict[str, Dict[str, object]]:
+        """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
+        out: Dict[str, Dict[str, object]] = {c: dict(a) for c, a in self._kept.items() if a}
+        for c, asked in self._asked.items():
+            for qid, answer in asked.items():
+                out.setdefault(c, {})[qid] = encode(c, answer)
+        return out
 
     @contextmanager
     def timed(self, category: str) -> Iterator[None]:
@@ -89,6 +192,9 @@ class ConfigureSession:
     def forget(self) -> None:
         """Drop the answers kept (the load is over); the times and counts stay."""
         self._answers.clear()
+        self._asked.clear()
+        self._kept.clear()
+        self.known = {}
 
     def native_seconds(self) -> float:
         return sum(self.seconds.values())
@@ -128,4 +234,5 @@ def timed(category: str) -> Iterator[None]:
         yield
 
 
-__all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE"]
+__all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "question_id", "encode",
+           "decode"]

@@ -35,7 +35,7 @@ from .layout import PaddingSize
 from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
 from .native import NativeRun, arm, check, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
-from .tensor import AclTensor, native_desc
+from .tensor import AclTensor, desc_content, native_desc
 from .workspace import Workspace
 
 Quantization = Optional[Tuple[float, int]]
@@ -131,7 +131,7 @@ def _bytes(ffi, struct) -> bytes:
 
 
 def _descs_key(ffi, kind: str, params, descs: Sequence) -> tuple:
-    return kind, _bytes(ffi, params), tuple(None if d is None else _bytes(ffi, d) for d in descs)
+    return kind, _bytes(ffi, params), tuple(None if d is None else desc_content(d) for d in descs)
 
 
 def negotiate_padding(kind: str, params, specs: Sequence[Optional[Spec]],

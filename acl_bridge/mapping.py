@@ -296,10 +296,24 @@ def tensor_info(
     """
     d = _descriptor(array_or_descriptor)
     key = (d, data_layout, quantization, _padding_is_free(array_or_descriptor))
-    try:
-        return _tensor_info_of(*key)
-    except TypeError:  # an unhashable quantization (a list of scales): described uncached
+    if not _cacheable(quantization, data_layout):  # a list of scales, a float offset...
         return _tensor_info_uncached(*key)
+    return _tensor_info_of(*key)
+
+
+def _cacheable(*values: Any) -> bool:
+    """Whether values may key a cache by content: hashable, and made only of exact ints, floats,
+    strings, None and tuples of those (numpy's integer and floating scalars count as ints and
+    floats), so that ``2.0`` or ``True`` never finds the entry of ``2`` (equal and of equal
+    hash, but refused or described differently when not cached)."""
+    for value in values:
+        if isinstance(value, tuple):
+            if not _cacheable(*value):
+                return False
+        elif not (value is None or type(value) in (int, float, str)
+                  or isinstance(value, (np.integer, np.floating))):
+            return False
+    return True
 
 
 def clear_description_caches() -> None:
@@ -395,10 +409,10 @@ def _acl_num_dimensions(shape: Sequence[int]) -> int:
 def padded_descriptor(shape: Sequence[int], dtype: npt.DTypeLike, padding: PaddingSize) -> ShapeDescriptor:
     """A C-order padded buffer with ACL ``padding`` around its x-y plane (numpy's last two dims)."""
     shape = tuple(shape)
-    try:
-        return _padded_descriptor_of(shape, np.dtype(dtype), padding)
-    except TypeError:  # unhashable sizes: the descriptor's own checks say what is wrong
-        return _padded_descriptor_uncached(shape, dtype, padding)
+    exact_ints = all(type(n) is int or isinstance(n, np.integer) for n in shape)  # not 2.0 nor True
+    if not (exact_ints and isinstance(padding, PaddingSize) and isinstance(dtype, (str, np.dtype, type))):
+        return _padded_descriptor_uncached(shape, dtype, padding)  # the descriptor's checks say what is wrong
+    return _padded_descriptor_of(shape, np.dtype(dtype), padding)
 
 
 @functools.lru_cache(maxsize=4096)

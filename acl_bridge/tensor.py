@@ -60,6 +60,19 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
     return d
 
 
+def desc_content(d) -> bytes:
+    """An ``acl_shim_tensor_desc``'s content as bytes: its fields, with the per-channel scales
+    it points to in place of the pointer (the same description gives the same bytes in any
+    process; what acl_bridge.configure_session keys ACL's answers by)."""
+    ffi, _ = require_native()
+    scales = _BORROWED.get(d)
+    if scales is None:
+        return ffi.buffer(d)[:]
+    c = ffi.new("acl_shim_tensor_desc *", d[0])
+    c.quantization_scales = ffi.NULL
+    return ffi.buffer(c)[:] + ffi.buffer(scales)[:]
+
+
 class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 

@@ -4,8 +4,9 @@
 A cache of kind ``name`` lives in ``$ENV`` when the caller's environment variable is set,
 else in the per-user cache directory: ``$XDG_CACHE_HOME/acl-ndarray/NAME`` (an absolute
 ``XDG_CACHE_HOME`` only, as the XDG spec says), else ``~/.cache/acl-ndarray/NAME``.
-Users: the OpenCL program cache (:mod:`acl_bridge.cl_program_cache`) and the parsed-model
-cache (:mod:`acl_bridge.models.model_cache`).
+Users: the OpenCL program cache (:mod:`acl_bridge.cl_program_cache`), the parsed-model
+cache (:mod:`acl_bridge.models.model_cache`) and ACL's answers (:mod:`acl_bridge.facts_cache`).
+Each writes its files with :func:`write_atomically`.
 
 A cache file is sealed (:func:`seal`): the cache's magic, then the format version, the lengths
 of its two parts and the sha256 of both, then the parts (what identifies the entry, and its
@@ -18,8 +19,11 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+import tempfile
 from pathlib import Path
 from typing import Tuple, Union
+
+from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
 # after the magic: format version, first part's length, second part's length, sha256(both)
 SEAL = struct.Struct("<IIQ32s")
@@ -38,6 +42,16 @@ def user_cache_dir(name: str, env: str) -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".cache"
     return base / "acl-ndarray" / name
+
+
+def check_cache_option(name: str, value: object) -> None:
+    """A cache option is True, False or a directory (a non-empty str or path); else
+    ArgumentTypeError (UnsupportedOptionError for an empty string: it would mean the current
+    directory, never what a caller wants)."""
+    if not isinstance(value, (bool, str, os.PathLike)):
+        raise ArgumentTypeError(f"{name} is {value!r}, expected True, False or a directory")
+    if isinstance(value, str) and not value or isinstance(value, os.PathLike) and not os.fspath(value):
+        raise UnsupportedOptionError(f"{name} is {value!r}, expected True, False or a non-empty directory name")
 
 
 def seal(magic: bytes, version: int, head: bytes, body: bytes) -> bytes:
@@ -62,4 +76,22 @@ def unseal(magic: bytes, version: int, blob: Bytes, what: str) -> Tuple[Bytes, B
     return blob[start:start + head_len], blob[start + head_len:]
 
 
-__all__ = ["user_cache_dir", "seal", "unseal", "CacheFileRejected", "SEAL"]
+def write_atomically(path: Path, data: Bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one,
+    never part of it (a temporary file in the same directory, then a rename), creating the
+    directory readable by its owner only. Raises OSError; leaves no temporary file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["user_cache_dir", "check_cache_option", "seal", "unseal", "write_atomically", "CacheFileRejected", "SEAL"]

@@ -1,27 +1,33 @@
-"""Start-up of a model in a fresh process: the bridge's first start, its second start (the
-parsed-model cache warm) and Arm NN's, taking turns.
+"""Start-up of a model in a fresh process: the bridge's first start, its second start (its
+caches warm) and Arm NN's, taking turns.
 
     python3 benchmarks/start_time.py [--models face_detection_front,face_landmark] [--rounds 3]
                                      [--threads 1] [--json FILE]
 
-A start is what a program pays once per process: ``import`` (the runtime's Python modules:
-``acl_bridge.models.tflite_runner``; ``pyarmnn`` through ``acl_bridge.models.armnn_tflite``),
-``configure`` (the file to a runtime ready to run: the bridge's ``TfliteRunner``, Arm NN's
-TfLite parser, optimize and load on CpuAcc) and the first inference (ACL prepares weights
-there): ``first result`` = configure + first inference. Contenders, each in a process of
-its own (``--child``), in an order rotated each round:
+A start is what a program pays once per process: ``import`` (the runtime's Python modules and
+its native libraries: ``acl_bridge.models.tflite_runner`` and the shim with libarm_compute;
+``pyarmnn`` with libarmnn, through :func:`acl_bridge.armnn.load`), ``configure`` (the file to
+a runtime ready to run: the bridge's ``TfliteRunner``, Arm NN's TfLite parser, runtime,
+optimize and load on CpuAcc) and the first inference (ACL prepares weights there):
+``first result`` = configure + first inference. Contenders, each in a process of its own
+(``--child``), in an order rotated each round:
 
-* ``bridge first``: the parsed-model cache empty (a new directory each time: the model is
-  read with the ``tflite`` package, which is imported then, and saved);
-* ``bridge second``: the cache holding the model (filled once before the rounds);
+* ``bridge first``: the bridge's caches empty (new directories each time: the model is read
+  with the ``tflite`` package, which is imported then, and ACL answers every question);
+* ``bridge second``: the parsed-model cache and ACL's kept answers (acl_bridge.facts_cache)
+  holding this model, both filled once before the rounds;
+* ``bridge parsed only``: the parsed-model cache warm, ACL's answers not kept
+  (``facts_cache=False``): what the kept answers add;
 * ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so).
 
-Per contender the median over rounds; the ratios bridge / Arm NN are medians of the rounds'
-own ratios (paired: the machine's drift between rounds cancels) with their min-max. One
-ACL thread by default (``--threads 0``: each runtime's default). Python byte code is
-compiled before the rounds (``compileall`` of the packages: a device's pip install does it),
-so no contender pays for compiling modules. Needs ACL: ``./docker/emulate.sh run trixie --
-python3 benchmarks/start_time.py``. Under QEMU only the ratios of one run mean anything.
+Each child says what its caches did, and the parent checks it (a cold start that found a warm
+cache, or the reverse, is an error, not a number). Per contender the median over rounds; the
+ratios bridge / Arm NN are medians of the rounds' own ratios (paired: the machine's drift
+between rounds cancels) with their min-max. One ACL thread by default (``--threads 0``: each
+runtime's default). Python byte code is compiled before the rounds (``compileall`` of the
+packages: a device's pip install does it), so no contender pays for compiling modules. Needs
+ACL: ``./docker/emulate.sh run trixie -- python3 benchmarks/start_time.py``. Under QEMU only
+the ratios of one run mean anything.
 """
 
 from __future__ import annotations
@@ -40,25 +46,32 @@ from typing import Dict, List, Optional
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
-CONTENDERS = ("bridge first", "bridge second", "armnn")
+CONTENDERS = ("bridge first", "bridge second", "bridge parsed only", "armnn")
+#: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
+EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "bridge second": ("warm", "warm"),
+                   "bridge parsed only": ("warm", "off")}
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
 
 
 # ---------------------------------------------------------------------------- one start (child)
-def child(contender: str, path: str, threads: int) -> Dict[str, float]:
+def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     import numpy as np
 
     t0 = time.perf_counter()
+    from acl_bridge import native
+
     if contender == "armnn":
         import warnings
 
+        from acl_bridge import armnn
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pyarmnn's deprecation notice
-            from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+            armnn.load()  # pyarmnn and libarmnn: Arm NN's import, as the shim is the bridge's
+        from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
     else:
         from acl_bridge.models.tflite_runner import TfliteRunner
-    from acl_bridge import native
-
+    native.require_native()
     import_s = time.perf_counter() - t0
     native.set_num_threads(threads)
     t1 = time.perf_counter()
@@ -66,24 +79,34 @@ def child(contender: str, path: str, threads: int) -> Dict[str, float]:
         m = ArmnnTfliteModel(path, number_of_threads=threads if threads > 0 else None)
         shape, dtype = m._input_shape, m.input_dtype
     else:
-        m = TfliteRunner(path)
+        m = TfliteRunner(path, facts_cache=contender != "bridge parsed only")
         shape, dtype = m.input_shape, m.input_dtype
     configure_s = time.perf_counter() - t1
     m.run(np.zeros(shape, dtype))
     first_s = time.perf_counter() - t1
-    out = {"import_s": import_s, "configure_s": configure_s, "first_result_s": first_s}
+    out: Dict[str, object] = {"import_s": import_s, "configure_s": configure_s, "first_result_s": first_s}
     if contender != "armnn":
-        out["model_cache"] = m.model_cache.state if m.model_cache is not None else "none"
+        out["caches"] = [m.model_cache.state if m.model_cache is not None else "none",
+                         m.facts_cache.state if m.facts_cache is not None else "none"]
     return out
 
 
-def _run_child(contender: str, path: str, threads: int, cache_dir: str) -> Dict[str, float]:
-    env = dict(os.environ, ACL_NDARRAY_MODEL_CACHE=cache_dir)
+def _run_child(contender: str, path: str, threads: int, cache_dir: str) -> Dict[str, object]:
+    env = dict(os.environ, ACL_NDARRAY_MODEL_CACHE=os.path.join(cache_dir, "models"),
+               ACL_NDARRAY_FACTS_CACHE=os.path.join(cache_dir, "facts"))
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", contender, path, str(threads)],
                        capture_output=True, text=True, env=env, timeout=900)
     if r.returncode != 0:
         raise RuntimeError(f"{contender} on {path}: exit {r.returncode}: {r.stderr.strip()[-800:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def check_caches(contender: str, sample: Dict[str, object]) -> None:
+    """The child's caches did what its contender means, else RuntimeError."""
+    expected = EXPECTED_CACHES.get(contender)
+    if expected is not None and tuple(sample["caches"]) != expected:  # type: ignore[arg-type]
+        raise RuntimeError(f"{contender}: caches (parsed model, ACL's answers) {sample['caches']}, "
+                           f"expected {list(expected)}: the timing would not be of that start")
 
 
 # ---------------------------------------------------------------------------- rounds (parent)
@@ -99,7 +122,7 @@ def compile_packages() -> None:
     """Byte-compile the packages the contenders import (quietly; what pip does on a device)."""
     import importlib.util
 
-    for name in ("acl_bridge", "ndarray", "tflite", "flatbuffers", "numpy", "cffi"):
+    for name in ("acl_bridge", "ndarray", "tflite", "flatbuffers", "numpy", "cffi", "pyarmnn"):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             for where in spec.submodule_search_locations:
@@ -111,21 +134,23 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
 
     path = str(model_path(name))
     warm = tempfile.mkdtemp(prefix="start-time-warm-")
-    _run_child("bridge second", path, threads, warm)  # fills the cache
-    samples: Dict[str, List[Dict[str, float]]] = {c: [] for c in contenders}
+    check_caches("bridge first", _run_child("bridge first", path, threads, warm))  # fills both caches
+    samples: Dict[str, List[Dict[str, object]]] = {c: [] for c in contenders}
     for k in range(rounds):
         order = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
         for c in order:
             cache = tempfile.mkdtemp(prefix="start-time-cold-") if c == "bridge first" else warm
             samples[c].append(_run_child(c, path, threads, cache))
+            check_caches(c, samples[c][-1])
     out: Dict[str, object] = {"model": name, "rounds": rounds, "threads": threads, "order": contenders}
     for c in contenders:
-        out[c] = {f: statistics.median(s[f] for s in samples[c]) for f in ("import_s", "configure_s", "first_result_s")}
+        out[c] = {f: statistics.median(s[f] for s in samples[c])  # type: ignore[misc]
+                  for f in ("import_s", "configure_s", "first_result_s")}
         out[c]["samples"] = samples[c]
     if "armnn" in contenders:
-        for c in ("bridge first", "bridge second"):
+        for c in [c for c in contenders if c != "armnn"]:
             for f in ("configure_s", "first_result_s"):
-                ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples["armnn"]))
+                ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples["armnn"]))  # type: ignore[operator]
                 out[c][f"{f[:-2]}_ratio_armnn"] = {"median": statistics.median(ratios), "min": ratios[0],
                                                    "max": ratios[-1]}
     return out

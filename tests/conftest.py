@@ -25,16 +25,20 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _own_model_cache(tmp_path_factory):
-    """The parsed-model cache of the runner's loads (acl_bridge.models.model_cache) in a
-    directory of this test session: tests start cold and never touch the user's cache."""
-    previous = os.environ.get("ACL_NDARRAY_MODEL_CACHE")
-    os.environ["ACL_NDARRAY_MODEL_CACHE"] = str(tmp_path_factory.mktemp("parsed-models"))
+def _own_caches(tmp_path_factory):
+    """The parsed-model cache and the kept ACL answers of the runner's loads
+    (acl_bridge.models.model_cache, acl_bridge.facts_cache) in directories of this test
+    session: tests start cold and never touch the user's caches."""
+    names = {"ACL_NDARRAY_MODEL_CACHE": "parsed-models", "ACL_NDARRAY_FACTS_CACHE": "acl-facts"}
+    previous = {var: os.environ.get(var) for var in names}
+    for var, name in names.items():
+        os.environ[var] = str(tmp_path_factory.mktemp(name))
     yield
-    if previous is None:
-        os.environ.pop("ACL_NDARRAY_MODEL_CACHE", None)
-    else:
-        os.environ["ACL_NDARRAY_MODEL_CACHE"] = previous
+    for var, value in previous.items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
 
 
 def _native_status():
@@ -69,10 +73,10 @@ def pytest_report_header(config):
 
 PURE_MODULES = frozenset({
     # tests/
-    "test_architecture", "test_catalogue_ndarray", "test_configure_session", "test_demo_reference",
+    "test_architecture", "test_catalogue_ndarray", "test_configure_session", "test_demo_reference", "test_facts_cache",
     "test_descriptor", "test_directml", "test_dlpack", "test_elements", "test_layout", "test_mapping",
     "test_natural_constructors", "test_numpy_protocol", "test_padding_is_free", "test_pictures", "test_plan",
-    "test_properties", "test_torch_format", "test_typing", "test_worked_examples", "test_xla", "test_xla_roundtrip",
+    "test_properties", "test_torch_format", "test_typing", "test_user_cache", "test_worked_examples", "test_xla", "test_xla_roundtrip",
     # tests/models/ (the reader, lowering, plans and numpy executor, against TFLite's interpreter)
     "models.test_blazeface", "models.test_classify", "models.test_face_mesh", "models.test_fuzz_reader",
     "models.test_int8_models", "models.test_int8_reference", "models.test_lowering_table", "models.test_memory_plan", "models.test_model_cache",

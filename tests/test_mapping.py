@@ -210,3 +210,33 @@ def test_descriptions_are_kept_by_content_until_cleared():
     # an unhashable quantization is described without the cache, the same way
     assert tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", [0.5, 3]) == \
         tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", (0.5, 3))
+
+
+def test_an_equal_value_of_another_type_never_finds_a_cached_description():
+    """``2.0`` and ``True`` equal ``2`` and ``1`` and hash the same, but a shape or an offset
+    of those types is refused when not cached; the caches must not hand back the int's
+    answer (and a refusal from inside the cached call is not mistaken for a hash failure)."""
+    from acl_bridge.mapping import clear_description_caches
+    from ndarray.errors import AclNdarrayError
+
+    clear_description_caches()
+    padded_descriptor((2, 3), "float32", PaddingSize())
+    tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", (0.5, 3))
+    for shape in ((2.0, 3), (True, 3)):
+        with pytest.raises(AclNdarrayError):
+            padded_descriptor(shape, "float32", PaddingSize())
+    for quantization in ((0.5, 3.0), (0.5, True)):
+        try:
+            uncached = tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", quantization)
+        except AclNdarrayError as e:
+            uncached = type(e)
+        clear_description_caches()
+        try:
+            fresh = tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", quantization)
+        except AclNdarrayError as e:
+            fresh = type(e)
+        assert uncached == fresh  # the same answer with or without an int's entry in the cache
+        tensor_info(ShapeDescriptor.create((4,), "int8"), "NCHW", (0.5, 3))
+    # a refusal raised inside the cached call comes out as it is, not described again
+    with pytest.raises(AclNdarrayError):
+        tensor_info(ShapeDescriptor.create((4,), "int8"), "NOPE")

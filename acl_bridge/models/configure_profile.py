@@ -14,6 +14,7 @@ The phases (``TfliteRunner``'s loading, its module docstring):
   runner was given a spec or plan);
 * ``lower``: constant folding and lowering to the plan's steps;
 * ``program_cache``: OpenCL start and the program cache restored (CL only);
+* ``facts_cache``: ACL's answers of an earlier process read (:mod:`acl_bridge.facts_cache`);
 * ``negotiation``: every step asks for its padding (``negotiate``) and checks it with
   validate() on exact layouts (``check_layouts``, ``auto_padding``);
 * ``allocate``: buffers and the arena;
@@ -29,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-PHASES = ("read", "lower", "program_cache", "negotiation", "allocate", "configure", "renegotiation", "schedule")
+PHASES = ("read", "lower", "program_cache", "facts_cache", "negotiation", "allocate", "configure", "renegotiation", "schedule")
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,9 @@ anyway). Measurements: docs/performance.md, "Start-up".
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -41,7 +41,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from .._version import __version__
-from ..user_cache import SEAL, CacheFileRejected, seal, unseal, user_cache_dir
+from ..user_cache import SEAL, CacheFileRejected, check_cache_option, seal, unseal, user_cache_dir, write_atomically
 from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, read_model
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
@@ -84,8 +84,26 @@ def _reader_identity() -> str:
     return f"{__version__}+{h.hexdigest()[:16]}"
 
 
+def _tflite_version() -> Optional[str]:
+    """The tflite package's installed version (its metadata directory's name, e.g.
+    ``tflite-2.18.0.dist-info``): its generated readers decide what a parse gives (a newer
+    schema may read an option an older one skipped). None: not installed. Found without
+    importing the package, and without importlib.metadata (0.16 s to import on the host, far
+    more under emulation, for a start this cache exists to shorten)."""
+    spec = importlib.util.find_spec("tflite")
+    if spec is None or not spec.origin:
+        return None
+    site = os.path.dirname(os.path.dirname(spec.origin))
+    try:
+        found = sorted(n for n in os.listdir(site) if n.startswith("tflite-") and n.endswith((".dist-info", ".egg-info")))
+    except OSError:
+        found = []
+    return ",".join(found) or f"no metadata beside {os.path.dirname(spec.origin)}"
+
+
 def _key(model_sha256: str) -> Dict[str, object]:
-    return {"format": FORMAT_VERSION, "model_sha256": model_sha256, "reader": _reader_identity()}
+    return {"format": FORMAT_VERSION, "model_sha256": model_sha256, "reader": _reader_identity(),
+            "tflite": _tflite_version()}
 
 
 def _file_name(key: Dict[str, object]) -> str:
@@ -144,14 +162,16 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
                           for i, code, ins, outs, opts in graph["operators"])
         return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
                          tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
-    except (KeyError, TypeError, ValueError) as e:
+    except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
         raise CacheFileRejected(f"graph does not parse: {type(e).__name__}: {e}") from None
 
 
 def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview]) -> TensorSpec:
     shape = tuple(int(n) for n in t["shape"])
     stored = np.dtype(t["dtype"])
-    dtype = stored.newbyteorder("=")
+    if stored.itemsize == 0 or stored.kind not in "biuf":
+        raise ValueError(f"tensor #{t.get('index')}: dtype {stored.str!r}, expected a number type")
+    dtype = np.dtype(stored.name)  # the machine's own byte order, spelt as the reader spells it
     q = t.get("quantization")
     quant = None if q is None else Quantization(tuple(float(s) for s in q[0]), tuple(int(z) for z in q[1]), int(q[2]))
     value = None
@@ -179,6 +199,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     t0 = time.perf_counter()
     if cache is False:
         return read_model(source), ModelCacheReport("off", None, "model_cache=False")
+    check_cache_option("model_cache", cache)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
@@ -208,7 +229,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
             return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
     spec = read_model(data)
     try:
-        _save(directory, path, encode(spec, key))
+        write_atomically(path, encode(spec, key))
         reason += "; saved"
     except OSError as e:
         reason += f"; not saved: {e}"
@@ -226,21 +247,6 @@ def _read_aligned(path: Path) -> memoryview:
         view = memoryview(raw[skip:skip + size])
         got = f.readinto(view)
     return view[:got]
-
-
-def _save(directory: Path, path: Path, blob: bytes) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 __all__ = ["read_model_cached", "ModelCacheReport", "ModelCacheWarning", "cache_dir", "encode", "decode"]

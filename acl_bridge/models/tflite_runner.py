@@ -69,7 +69,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -82,7 +82,10 @@ from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..configure_session import CATEGORIES, ConfigureSession
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
-from ..errors import AclStatusError
+from ..errors import AclError, AclStatusError
+from ..facts_cache import FactsCache, FactsCacheReport
+from ..facts_cache import identity as facts_identity
+from ..user_cache import check_cache_option
 from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Origin, Reason
@@ -284,7 +287,7 @@ class TfliteRunner:
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
-                 model_cache=True, share_constants: bool = True):
+                 model_cache=True, share_constants: bool = True, facts_cache=True):
         self.backend = backend_named(backend)
         if not isinstance(share_constants, bool):
             raise ArgumentTypeError(f"share_constants is {share_constants!r}, expected True or False")
@@ -292,8 +295,8 @@ class TfliteRunner:
         # own memory instead of a copy (:meth:`_constant`); CL keeps copies (its buffers wrap
         # host memory with alignment rules of the device's own)
         self.share_constants = share_constants and self.backend.name == "neon"
-        if not isinstance(model_cache, (bool, str, os.PathLike)):
-            raise ArgumentTypeError(f"model_cache is {model_cache!r}, expected True, False or a directory")
+        for name, value in (("model_cache", model_cache), ("facts_cache", facts_cache)):
+            check_cache_option(name, value)
         if not isinstance(share_workspaces, bool):
             raise ArgumentTypeError(f"share_workspaces is {share_workspaces!r}, expected True or False")
         # one ACL memory manager for every function's scratch tensors (acl_bridge.workspace),
@@ -308,8 +311,7 @@ class TfliteRunner:
             raise ArgumentTypeError(f"arena is {arena!r}, expected True, False or None (the backend's default)")
         self.use_arena = arena
         self.memory: Optional[MemoryPlan] = None
-        if not isinstance(program_cache, (bool, str, os.PathLike)):
-            raise ArgumentTypeError(f"program_cache is {program_cache!r}, expected True, False or a directory")
+        check_cache_option("program_cache", program_cache)
         if not isinstance(reuse_facts, bool):
             raise ArgumentTypeError(f"reuse_facts is {reuse_facts!r}, expected True or False")
         self.reuse_facts = reuse_facts
@@ -320,12 +322,12 @@ class TfliteRunner:
                            else type(model).__name__)
         try:
             with self._session.active():
-                self._load(model, program_cache, allow_copy, model_cache)
+                self._load(model, program_cache, allow_copy, model_cache, facts_cache)
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
             clear_description_caches()  # the same for the descriptions kept by content
 
-    def _load(self, model, program_cache, allow_copy: bool, model_cache) -> None:
+    def _load(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         phase = self._phases.phase
         # what the parsed-model cache did (:mod:`.model_cache`); None: given a spec or plan
         self.model_cache: Optional[ModelCacheReport] = None
@@ -343,6 +345,8 @@ class TfliteRunner:
         t0 = time.perf_counter()
         with phase("program_cache"):
             cache = self._restore_programs(program_cache)
+        with phase("facts_cache"):
+            facts = self._open_facts(facts_cache)
         with phase("negotiation"):
             asked, const_pad = self._negotiate()
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
@@ -377,6 +381,10 @@ class TfliteRunner:
         if cache is not None:
             cache.save()
             self.program_cache = cache.report
+        if facts is not None:
+            saved, why = facts.save(self._session.answers())
+            self.facts_cache = replace(self.facts_cache, saved=saved,  # type: ignore[type-var]
+                                       reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
         self.input_index = plan.model.inputs[0]
         self.input_array: NdArray = self.arrays[self.input_index]
         self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
@@ -394,6 +402,24 @@ class TfliteRunner:
         cache = ProgramCache(None if program_cache is True else program_cache)
         self.program_cache = cache.restore()
         return cache
+
+    def _open_facts(self, facts_cache) -> Optional[FactsCache]:
+        """ACL's answers of an earlier process with the same ACL, shim, CPU and device, given
+        to this load's session (:mod:`acl_bridge.facts_cache`); the cache, or None (off)."""
+        self.facts_cache: Optional[FactsCacheReport] = None
+        if facts_cache is False or not self.reuse_facts:
+            self.facts_cache = FactsCacheReport("off", None, "facts_cache=False" if facts_cache is False
+                                                else "reuse_facts=False")
+            return None
+        try:
+            ident = facts_identity(self.backend.name)
+        except (OSError, AclError) as e:  # no /proc (not Linux), no ACL: nothing to key answers by
+            self.facts_cache = FactsCacheReport("off", None, f"no identity for ACL's answers: {e}")
+            return None
+        facts = FactsCache(self.plan.model.sha256, ident, None if facts_cache is True else facts_cache)
+        self.facts_cache = facts.load()
+        self._session.known = facts.known
+        return facts
 
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
@@ -470,7 +496,8 @@ class TfliteRunner:
         model = self.plan.model
         file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
         unused = self.constants_marked_unused()
-        given = [a for consts in self.constants for a in consts.values()]
+        # each allocation once (the model's memory of a constant two functions read is one)
+        given = {a.allocation.ctypes.data: a for consts in self.constants for a in consts.values()}.values()
         copied = sum(a.allocation.nbytes for a in given if origin_of(a) is Origin.BRIDGE)
         shared = sum(a.allocation.nbytes for a in given if origin_of(a) is not Origin.BRIDGE)
         return {
@@ -687,6 +714,8 @@ class TfliteRunner:
             f"{self.program_cache.programs_saved} saved)")
         if self.model_cache is not None:
             cache += f"; parsed-model cache {self.model_cache.state}"
+        if self.facts_cache is not None:
+            cache += f"; ACL's answers {self.facts_cache.state} ({self.facts_cache.answers} kept, {self.facts_cache.saved} saved)"
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "
                 f"functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.views)} views); "

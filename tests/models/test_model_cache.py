@@ -203,3 +203,39 @@ def test_a_warm_start_imports_no_tflite(tmp_path):
     assert out.returncode == 0, out.stderr
     state, imported, n = out.stdout.split()
     assert (state, imported) == ("warm", "False") and int(n) == len(read_model(_tiny()).tensors)
+
+
+def test_the_key_holds_the_tflite_package_s_version(tmp_path, monkeypatch):
+    """Its generated readers decide what a parse gives: a file written under another version
+    of the package is not used (that finding the version imports nothing is checked by
+    test_a_warm_start_imports_no_tflite)."""
+    version = mc._tflite_version()
+    assert version and version.startswith("tflite-"), version
+    assert mc._key("0" * 64)["tflite"] == version
+    _cache_file(tmp_path)
+    monkeypatch.setattr(mc, "_tflite_version", lambda: "tflite-0.0.1.dist-info")
+    spec, r = read_model_cached(_tiny(), tmp_path)
+    assert r.state == "cold"  # another file name: the old one is simply not found
+
+
+def test_any_failure_while_decoding_is_a_rejection(tmp_path, monkeypatch):
+    """Whatever a damaged but well-sealed graph raises (here a stand-in for a type no check
+    foresaw) is a warning and a cold read, never an exception out of the read."""
+    _cache_file(tmp_path)
+
+    def broken(t, data):
+        raise ZeroDivisionError("unforeseen")
+
+    with monkeypatch.context() as m:
+        m.setattr(mc, "_tensor", broken)
+        with pytest.warns(ModelCacheWarning, match="does not parse: ZeroDivisionError: unforeseen"):
+            spec, r = read_model_cached(_tiny(), tmp_path)
+    assert r.state == "cold"
+    assert_same_spec(read_model(_tiny()), spec)
+
+
+def test_an_empty_directory_name_is_refused(tmp_path):
+    from ndarray.errors import UnsupportedOptionError
+
+    with pytest.raises(UnsupportedOptionError, match="model_cache is ''"):
+        read_model_cached(_tiny(), "")

@@ -1,0 +1,166 @@
+"""ACL's answers about a model's functions, kept between processes: a second start asks
+ACL nothing it already answered.
+
+Loading a model asks ACL, per function, which padding it wants (``negotiate``), whether
+validate() accepts exact layouts (``check_layouts``), its auto padding and what it writes
+outside the elements (``probe``); :mod:`acl_bridge.configure_session` keeps each answer by
+its content for one load. The answers depend only on that content and on which ACL answers:
+the library file, the native shim, the CPU (ACL picks kernels by its features), ACL's thread
+count and, on OpenCL, the device and driver. :class:`FactsCache` keeps them in a file per
+model and :func:`identity`, so the next process with the same identity starts with them:
+
+* the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, version, lengths, sha256)
+  around the identity (JSON) and the answers (JSON: per category, the sha256 of the
+  question's content -> the answer as plain values); nothing in it is executed or unpickled;
+* the identity names ACL's version, every mapped ``libarm_compute`` file and the shim's
+  module by path, size and modification time (a rebuilt or upgraded library is another
+  identity), the shim's ABI version, the package version, the CPU's feature flags and part
+  numbers, ACL's thread count and the OpenCL device and driver; any change is another file;
+* a file that fails its seal, names another identity, or holds an answer that does not
+  decode is a :class:`FactsCacheWarning` and a start that asks ACL again, never an exception;
+  so is a directory that cannot be read or written. ``$ACL_NDARRAY_FACTS_CACHE``, else
+  ``~/.cache/acl-ndarray/acl-facts``.
+
+An answer taken from the file is exactly what ACL said last time for the same question on
+the same library, shim and CPU; the checks after it are unchanged (validate() on the final
+layouts, renegotiation, staging), so a wrong answer could cost a copy, not a write outside a
+buffer. Measurements: docs/performance.md, "Start-up".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Optional, Tuple, Union
+
+from ._version import __version__
+from .configure_session import decode
+from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_atomically
+
+DIR_ENV = "ACL_NDARRAY_FACTS_CACHE"
+MAGIC = b"ACLNDFC\x00"
+FORMAT_VERSION = 1
+SUFFIX = ".aclfacts"
+
+
+class FactsCacheWarning(UserWarning):
+    """The kept answers were not used (damaged or foreign file, unreadable or unwritable
+    directory): ACL was asked again. Never raised as an error."""
+
+
+@dataclass(frozen=True)
+class FactsCacheReport:
+    """What the cache did for one load: ``state`` "off", "cold" (nothing usable: ``reason``)
+    or "warm" (``answers`` kept answers from ``path``); ``saved`` new answers written."""
+
+    state: str
+    path: Optional[str]
+    reason: str = ""
+    answers: int = 0
+    saved: int = 0
+
+
+def cache_dir() -> Path:
+    """$ACL_NDARRAY_FACTS_CACHE, else the per-user cache directory / acl-ndarray/acl-facts."""
+    return user_cache_dir("acl-facts", DIR_ENV)
+
+
+# ---------------------------------------------------------------------------- the identity (ACL)
+def _stat(path: str) -> list:
+    st = os.stat(path)
+    return [os.path.realpath(path), st.st_size, st.st_mtime_ns]
+
+
+def _cpu() -> list:
+    """The CPU lines ACL's choices can depend on: feature flags and part numbers (sorted sets)."""
+    keep = set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                name = line.split(":", 1)[0].strip().lower()
+                if name in ("features", "flags", "cpu part", "cpu implementer", "cpu architecture", "model name"):
+                    keep.add(" ".join(line.split()))
+    except OSError:
+        pass
+    return sorted(keep)
+
+
+def identity(backend_name: str) -> Dict[str, object]:
+    """Everything ACL's answers depend on besides the question (module docstring)."""
+    from . import native
+
+    native.require_native()
+    shim = getattr(sys.modules.get("acl_bridge._acl_shim"), "__file__", None)
+    with open("/proc/self/maps") as f:
+        libraries = sorted({line.split()[-1] for line in f if "libarm_compute" in line and "/" in line})
+    out: Dict[str, object] = {
+        "acl_version": native.acl_version(), "libraries": [_stat(p) for p in libraries],
+        "shim": None if shim is None else _stat(shim),
+        "shim_abi": native.EXPECTED_ABI_VERSION, "package": __version__, "cpu": _cpu(),
+        "cpus": os.cpu_count(), "acl_threads": native.num_threads(), "backend": backend_name,
+    }
+    if backend_name == "cl":
+        from .cl_program_cache import current_key
+
+        out["device"] = json.loads(current_key().text())
+    return out
+
+
+# ---------------------------------------------------------------------------- the file
+class FactsCache:
+    """The kept answers of one model under one identity (a file in ``directory``)."""
+
+    def __init__(self, model_sha256: str, ident: Dict[str, object], directory: Union[None, str, os.PathLike] = None):
+        self.directory = Path(directory) if directory is not None else cache_dir()
+        self.head = json.dumps({"identity": ident, "model_sha256": model_sha256}, sort_keys=True).encode()
+        self.path = self.directory / (hashlib.sha256(self.head).hexdigest()[:32] + SUFFIX)
+        self.known: Dict[str, Dict[str, object]] = {}
+
+    def load(self) -> FactsCacheReport:
+        """Read the kept answers into :attr:`known` (encoded); what happened."""
+        try:
+            blob = self.path.read_bytes()
+        except FileNotFoundError:
+            return FactsCacheReport("cold", str(self.path), "no cache file")
+        except OSError as e:
+            return self._cold(f"cannot read {self.path}: {e}")
+        try:
+            head, body = unseal(MAGIC, FORMAT_VERSION, blob, "an acl-ndarray facts cache")
+            if bytes(head) != self.head:
+                raise CacheFileRejected("written for another identity or model")
+            known = json.loads(bytes(body))
+            if not isinstance(known, dict) or not all(isinstance(v, dict) for v in known.values()):
+                raise CacheFileRejected("answers are not {category: {question: answer}}")
+            for category, answers in known.items():
+                for value in answers.values():
+                    decode(category, value)  # every answer decodes, or the file is not used
+        except (CacheFileRejected, ValueError, TypeError) as e:
+            return self._cold(f"{self.path} ignored: {e}")
+        self.known = known
+        return FactsCacheReport("warm", str(self.path), "", sum(len(v) for v in known.values()))
+
+    def _cold(self, reason: str) -> FactsCacheReport:
+        warnings.warn(FactsCacheWarning(reason), stacklevel=3)
+        return FactsCacheReport("cold", str(self.path), reason)
+
+    def save(self, answers: Dict[str, Dict[str, object]]) -> Tuple[int, str]:
+        """Write ``answers`` (encoded, this load's) when they hold any the file lacks: (answers
+        written, reason). Never raises: a failure is a warning."""
+        new = sum(1 for c, a in answers.items() for q in a if q not in self.known.get(c, {}))
+        if not new:
+            return 0, "nothing new"
+        body = json.dumps(answers, sort_keys=True, separators=(",", ":")).encode()
+        try:
+            write_atomically(self.path, seal(MAGIC, FORMAT_VERSION, self.head, body))
+        except OSError as e:
+            warnings.warn(FactsCacheWarning(f"cannot write the facts cache {self.path}: {e}"), stacklevel=2)
+            return 0, f"not saved: {e}"
+        return sum(len(a) for a in answers.values()), "saved"
+
+
+__all__ = ["FactsCache", "FactsCacheReport", "FactsCacheWarning", "identity", "cache_dir"]

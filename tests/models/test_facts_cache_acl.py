@@ -1,0 +1,73 @@
+"""ACL's answers kept between loads (emulated arm64): a second load of a model with the same
+ACL, shim and CPU asks ACL no question (no negotiation, validate() check or probe call) and
+gives the same buffers, plan and bits as a load that asks everything; a damaged file is a
+warning and a load that asks again."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from .conftest import model_file  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+QUESTIONS = ("negotiate", "check_layouts", "auto_padding", "probe")
+
+
+def _questions(runner):
+    return {c: runner._session.calls.get(c, 0) for c in QUESTIONS}
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "keyword_spotting_alexa"])
+def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
+    from acl_bridge import native
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    from .test_int8_models_acl import REFUSED_ON_2008
+
+    if native.acl_version().startswith("20.08") and name in REFUSED_ON_2008:
+        pytest.skip(f"{name}: refused by ACL 20.08 at load (tests/models/test_int8_models_acl.py)")
+    path = model_file(name)
+    with TfliteRunner(path, facts_cache=tmp_path) as first:
+        assert first.facts_cache.state == "cold" and first.facts_cache.saved > 0
+        asked = _questions(first)
+        assert asked["negotiate"] > 0
+    with TfliteRunner(path, facts_cache=tmp_path) as second, TfliteRunner(path, facts_cache=False) as fresh:
+        assert second.facts_cache.state == "warm" and second.facts_cache.answers == first.facts_cache.saved
+        assert second.facts_cache.saved == 0  # nothing new to write
+        assert _questions(second) == {c: 0 for c in QUESTIONS}, "a kept answer was asked of ACL again"
+        assert sum(second._session.remembered.values()) > 0
+        assert fresh.facts_cache.state == "off"
+        assert {b: p.padding for b, p in second.buffer_plans.items()} == \
+            {b: p.padding for b, p in fresh.buffer_plans.items()}
+        assert [f.plan for f in second.functions] == [f.plan for f in fresh.functions]
+        assert second.staged() == fresh.staged()
+        rng = np.random.default_rng(3)
+        dtype = second.input_dtype
+        x = (rng.integers(-128, 128, second.input_shape).astype(dtype) if np.issubdtype(dtype, np.integer)
+             else rng.uniform(-1, 1, second.input_shape).astype(dtype))
+        a = {k: v.copy() for k, v in second.run(x).items()}
+        b = fresh.run(x)
+        for k in a:
+            assert np.array_equal(a[k], b[k]), f"{name} {k}: kept answers and asked answers differ"
+
+
+def test_a_damaged_facts_file_is_a_warning_and_a_load_that_asks(tmp_path):
+    from acl_bridge.facts_cache import FactsCacheWarning
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    path = model_file("face_detection_front")
+    with TfliteRunner(path, facts_cache=tmp_path) as first:
+        files = list(tmp_path.iterdir())
+        assert len(files) == 1 and first.facts_cache.path == str(files[0])
+    blob = bytearray(files[0].read_bytes())
+    blob[-2] ^= 0x10
+    files[0].write_bytes(bytes(blob))
+    with pytest.warns(FactsCacheWarning, match="checksum"):
+        r = TfliteRunner(path, facts_cache=tmp_path)
+    with r:
+        assert r.facts_cache.state == "cold" and _questions(r)["negotiate"] > 0
+        assert r.facts_cache.saved > 0  # a good file written over the bad one
+    with TfliteRunner(path, facts_cache=tmp_path) as again:
+        assert again.facts_cache.state == "warm"

@@ -1,0 +1,157 @@
+"""ACL's answers kept between processes (acl_bridge.facts_cache), without ACL: the codec of
+each category, a session that starts with known answers asks nothing it knows, and every way
+a facts file can be wrong is a warning and a start that asks ACL again."""
+
+import warnings
+
+import pytest
+
+from acl_bridge.configure_session import ConfigureSession, decode, encode, question_id
+from acl_bridge.facts_cache import FactsCache, FactsCacheWarning
+from acl_bridge.layout import PaddingSize
+
+IDENT = {"acl_version": "24.11", "libraries": [["/usr/lib/libarm_compute.so", 1, 2]], "cpu": ["features : fp asimd"]}
+ANSWERS = {
+    "negotiate": (PaddingSize(1, 2, 3, 4), PaddingSize()),
+    "check_layouts": None,
+    "auto_padding": PaddingSize(4, 36, 4, 4),
+    "probe": ((0, 1, 2), True),
+}
+
+
+@pytest.mark.parametrize("category", sorted(ANSWERS))
+def test_every_category_round_trips(category):
+    import json
+
+    value = json.loads(json.dumps(encode(category, ANSWERS[category])))
+    assert decode(category, value) == ANSWERS[category]
+
+
+@pytest.mark.parametrize("category, value", [
+    ("negotiate", [[1, 2, 3]]), ("auto_padding", "x"), ("check_layouts", 3), ("probe", [[0, 7], True]),
+    ("probe", [[0], "yes"]), ("unknown", 1)])
+def test_a_malformed_answer_does_not_decode(category, value):
+    with pytest.raises((ValueError, TypeError)):
+        decode(category, value)
+
+
+def _ask_all(session, calls):
+    out = {}
+    for category, answer in ANSWERS.items():
+        def call(category=category, answer=answer):
+            calls.append(category)
+            return answer
+        out[category] = session.ask(category, lambda category=category: ("kind", b"\x01", category), call)
+    return out
+
+
+def test_a_session_with_known_answers_asks_nothing_it_knows():
+    first, calls = ConfigureSession(), []
+    assert _ask_all(first, calls) == ANSWERS and len(calls) == 4
+    kept = first.answers()
+    second, calls2 = ConfigureSession(known=kept), []
+    assert _ask_all(second, calls2) == ANSWERS
+    assert calls2 == [] and sum(second.remembered.values()) == 4 and sum(second.calls.values()) == 0
+    assert second.answers() == kept  # what it remembered is kept again
+    third, calls3 = ConfigureSession(reuse=False, known=kept), []
+    _ask_all(third, calls3)
+    assert len(calls3) == 4  # reuse off: ACL is asked
+
+
+def test_question_ids_are_content():
+    assert question_id("negotiate", ("conv", b"\x00\x01", ((1, 2), "NHWC"))) == \
+        question_id("negotiate", ("conv", b"\x00\x01", ((1, 2), "NHWC")))
+    assert question_id("negotiate", ("conv", b"\x00\x01", None)) != question_id("probe", ("conv", b"\x00\x01", None))
+
+
+def _kept():
+    s = ConfigureSession()
+    _ask_all(s, [])
+    return s.answers()
+
+
+def test_save_then_load(tmp_path):
+    f = FactsCache("ab" * 32, IDENT, tmp_path)
+    assert f.load().state == "cold"
+    saved, why = f.save(_kept())
+    assert saved == 4 and why == "saved"
+    g = FactsCache("ab" * 32, IDENT, tmp_path)
+    r = g.load()
+    assert r.state == "warm" and r.answers == 4 and g.known == _kept()
+    assert g.save(_kept()) == (0, "nothing new")  # nothing rewritten when nothing is new
+
+
+def test_another_identity_or_model_is_another_file(tmp_path):
+    FactsCache("ab" * 32, IDENT, tmp_path).save(_kept())
+    other = dict(IDENT, acl_version="20.08")
+    assert FactsCache("ab" * 32, other, tmp_path).load().state == "cold"
+    assert FactsCache("cd" * 32, IDENT, tmp_path).load().state == "cold"
+
+
+def test_a_file_of_another_identity_copied_over_is_refused(tmp_path):
+    a, b = FactsCache("ab" * 32, IDENT, tmp_path), FactsCache("ab" * 32, dict(IDENT, cpus=8), tmp_path)
+    a.save(_kept())
+    b.path.write_bytes(a.path.read_bytes())
+    with pytest.warns(FactsCacheWarning, match="another identity"):
+        assert b.load().state == "cold"
+    assert b.known == {}
+
+
+@pytest.mark.parametrize("damage, match", [
+    (lambda d: d[:-1] + bytes([d[-1] ^ 1]), "checksum"),
+    (lambda d: d[:20], "no header|the header says"),
+    (lambda d: b"x" * len(d), "no header"),
+])
+def test_a_damaged_file_is_a_warning(tmp_path, damage, match):
+    f = FactsCache("ab" * 32, IDENT, tmp_path)
+    f.save(_kept())
+    f.path.write_bytes(damage(f.path.read_bytes()))
+    g = FactsCache("ab" * 32, IDENT, tmp_path)
+    with pytest.warns(FactsCacheWarning, match=match):
+        assert g.load().state == "cold"
+    assert g.known == {}
+
+
+def test_an_answer_that_does_not_decode_makes_the_whole_file_unused(tmp_path):
+    f = FactsCache("ab" * 32, IDENT, tmp_path)
+    bad = _kept()
+    bad["probe"] = {k: [[9], True] for k in bad["probe"]}
+    f.save(bad)
+    g = FactsCache("ab" * 32, IDENT, tmp_path)
+    with pytest.warns(FactsCacheWarning, match="probe answer"):
+        assert g.load().state == "cold"
+
+
+def test_an_unusable_directory_is_a_warning(tmp_path):
+    (tmp_path / "file").write_bytes(b"x")
+    f = FactsCache("ab" * 32, IDENT, tmp_path / "file")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FactsCacheWarning):
+            f.load()
+    with pytest.warns(FactsCacheWarning, match="cannot write"):
+        assert f.save(_kept())[0] == 0
+
+
+def test_question_ids_name_every_value():
+    """Not repr: PerChannelQuantization's repr lists no scales, numpy spells one dtype two ways."""
+    import numpy as np
+
+    from acl_bridge.mapping import PerChannelQuantization
+
+    a = PerChannelQuantization((0.25, 0.5, 1.0), 0)
+    b = PerChannelQuantization((0.25, 0.75, 1.0), 0)
+    assert repr(a) == repr(b)  # the reason for the canonical text
+    assert question_id("negotiate", (a,)) != question_id("negotiate", (b,))
+    assert question_id("negotiate", (np.dtype("int32"),)) == question_id("negotiate", (np.dtype("<i4"),))
+    assert question_id("negotiate", (np.float32(0.5), np.int64(3))) == question_id("negotiate", (0.5, 3))
+    with pytest.raises(TypeError, match="no canonical text"):
+        question_id("negotiate", (object(),))
+
+
+def test_a_question_without_canonical_text_is_kept_for_the_load_only():
+    s, calls = ConfigureSession(), []
+    key = ("kind", object())
+    for _ in range(2):
+        s.ask("negotiate", lambda: key, lambda: calls.append(1) or (PaddingSize(),))
+    assert len(calls) == 1 and s.answers() == {}
