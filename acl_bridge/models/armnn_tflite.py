@@ -8,11 +8,13 @@ exact message, so tests and the demo can record it instead of crashing.
 
 from __future__ import annotations
 
+import os
 from typing import Dict, Optional, Sequence
 
 import numpy as np
 
 from .. import armnn
+from .armnn_profile import ArmnnProfile, parse_armnn_profile
 
 
 def _flat(message) -> str:
@@ -76,6 +78,7 @@ class ArmnnTfliteModel:
         except Exception as e:
             raise armnn.ArmnnError(f"Arm NN could not load {path} on {list(backends)}: {_flat(e)}") from None
         self.backends = tuple(backends)
+        self.model_name = os.path.basename(os.fspath(path))
         self.number_of_threads = number_of_threads
         self._ann = ann
         kind = next((k for k in _INPUT_DTYPES if getattr(ann, k, None) == self.inputs[0][1].GetDataType()), None)
@@ -101,6 +104,24 @@ class ArmnnTfliteModel:
         except Exception as e:
             raise armnn.ArmnnError(f"Arm NN inference failed: {_flat(e)}") from None
         return {name: np.asarray(a) for name, a in zip(self.output_names, arrays)}
+
+    def profile(self, x: Optional[np.ndarray] = None, rounds: int = 5) -> ArmnnProfile:
+        """Arm NN's own per-layer profile (its IProfiler) of ``rounds`` inferences on ``x``
+        (zeros by default), after one unprofiled inference (the first prepares weights):
+        :mod:`.armnn_profile`."""
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise armnn.ArmnnError(f"rounds is {rounds!r}, expected an int >= 1")
+        if x is None:
+            x = np.zeros(self._input_shape, self.input_dtype)
+        self.run(x)
+        profiler = self.runtime.GetProfiler(self.net_id)
+        profiler.EnableProfiling(True)
+        try:
+            for _ in range(rounds):
+                self.run(x)
+        finally:
+            profiler.EnableProfiling(False)
+        return parse_armnn_profile(profiler.as_json(), self.model_name, last=rounds)
 
     def __del__(self):
         try:

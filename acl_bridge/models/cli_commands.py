@@ -83,6 +83,10 @@ def register(subparsers) -> None:
                    "its native calls (negotiate, check_layouts, probe, configure, import: seconds, calls made, "
                    "answers reused), the costliest steps, and the first run; then where an inference's time goes, "
                    "ACL function by function (median of 5 runs, timed inside the native schedule; ACL backends only)")
+    r.add_argument("--armnn-profile", action="store_true", help="with --profile on --backend acl: also load MODEL "
+                   "with Arm NN's TfLite parser on CpuAcc (pyarmnn), profile 5 of its inferences on the same input "
+                   "with its own IProfiler, and set its layers beside the bridge's functions, TFLite operator by "
+                   "operator, with the ACL kernels Arm NN ran")
     r.set_defaults(handler=cmd_run_tflite)
 
     from . import fetch
@@ -284,6 +288,10 @@ def cmd_run_tflite(args, out, err) -> int:
     if getattr(args, "profile", False) and backend == "numpy":
         raise UnsupportedOptionError("--profile reports how a model is configured on ACL: it needs --backend acl or "
                                      "cl, not numpy")
+    armnn_wanted = getattr(args, "armnn_profile", False)
+    if armnn_wanted and not (getattr(args, "profile", False) and backend == "acl"):
+        raise UnsupportedOptionError("--armnn-profile sets Arm NN's CpuAcc profile beside the bridge's: it needs "
+                                     f"--profile and --backend acl, not {'--backend ' + backend if getattr(args, 'profile', False) else 'no --profile'}")
     run, plan = make_executor(args.model, backend)
     name, shape, dtype = model_input_spec(plan)
     x = load_input(args.input, name)
@@ -293,6 +301,7 @@ def cmd_run_tflite(args, out, err) -> int:
     memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
     profile = run.__self__.configure_profile() if getattr(args, "profile", False) else None
     operators = run.__self__.profile() if profile is not None else None
+    versus = armnn_beside(args.model, x, operators, plan) if armnn_wanted and operators is not None else None
     if args.json:
         report = {"out": str(args.out), "outputs": {k: {"shape": list(v.shape), "dtype": v.dtype.name}
                                                     for k, v in outputs.items()}}
@@ -301,6 +310,8 @@ def cmd_run_tflite(args, out, err) -> int:
         if profile is not None and operators is not None:
             report["configure_profile"] = profile.as_dict()
             report["operator_profile"] = operators.as_dict()
+        if versus is not None:
+            report["armnn_profile"] = versus.as_dict()
         print(json.dumps(report), file=out)
     else:
         print(f"wrote {args.out}: " + ", ".join(f"{k} {list(v.shape)}" for k, v in outputs.items()), file=out)
@@ -309,7 +320,21 @@ def cmd_run_tflite(args, out, err) -> int:
         if profile is not None and operators is not None:
             print(profile.text(), file=out)
             print(operators.text(), file=out)
+        if versus is not None:
+            print(versus.text(), file=out)
     return 0
+
+
+def armnn_beside(model, x: np.ndarray, operators, plan):
+    """Arm NN's IProfiler profile of the same file on CpuAcc (5 inferences on ``x``, after
+    one), matched to the bridge's ``operators`` operator by operator (:mod:`.armnn_profile`)."""
+    from .armnn_profile import compare_profiles, fused_producers
+    from .armnn_tflite import ArmnnTfliteModel
+
+    reference = ArmnnTfliteModel(model)
+    theirs = reference.profile(x, rounds=operators.rounds)
+    ops = {op.index: (op.inputs, op.outputs) for op in plan.model.operators}
+    return compare_profiles(operators, theirs, fused_producers(plan.fused, ops))
 
 
 def memory_text(m: Dict[str, object]) -> str:

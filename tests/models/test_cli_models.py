@@ -296,3 +296,44 @@ def test_run_tflite_takes_and_writes_an_int8_models_own_dtypes(backend, tmp_path
     np.save(tmp_path / "f.npy", x.astype(np.float32))
     code, out, err = run_cli(argv[:2] + [str(tmp_path / "f.npy")] + argv[3:], capsys)
     assert (code, out) == (2, "") and "holds float32[1, 32, 32, 3], the model's input" in err and "nothing is cast" in err
+
+
+def test_run_tflite_armnn_profile_needs_profile_on_acl(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.zeros((1, 128, 128, 3), np.float32))
+    code, out, err = run_tflite(tmp_path, capsys, "in.npy", "--armnn-profile")
+    assert (code, out) == (2, "") and "--armnn-profile sets Arm NN's CpuAcc profile beside" in one_error_line(err)
+    assert "not no --profile" in one_error_line(err)
+
+
+@pytest.mark.acl
+def test_run_tflite_armnn_profile_matches_arm_nn_layer_by_layer(tmp_path, capsys):
+    """--profile --armnn-profile --json: Arm NN's IProfiler rows matched to the bridge's
+    functions by TFLite operator; every bridge function lands in a row that Arm NN also ran
+    (the same file, the same kernels), and Arm NN's convolutions name the ACL kernel run."""
+    if "acl" not in _backends():
+        pytest.skip("the native ACL module is not available here")
+    from acl_bridge.armnn import armnn_available
+
+    ok, why = armnn_available()  # not importorskip: pyarmnn prints to stdout when imported plainly
+    if not ok:
+        pytest.skip(why)
+    np.save(tmp_path / "in.npy", np.random.default_rng(1).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32))
+    code, out, err = run_cli(["run-tflite", str(model_file("face_detection_front")), str(tmp_path / "in.npy"),
+                              "--out", str(tmp_path / "o.npz"), "--backend", "acl", "--profile", "--armnn-profile",
+                              "--json"], capsys)
+    if code == 1 and "Arm NN's TfLite parser refused" in err:  # Arm NN 20.08 (bookworm): buffer #0 empty
+        pytest.skip(f"this Arm NN refuses the model: {err.strip()[:300]}")
+    assert code == 0, err
+    assert out.startswith("{"), out[:500]
+    report = json.loads(out)
+    ops, versus = report["operator_profile"], report["armnn_profile"]
+    rows = versus["operators"]
+    covered = {i for r in rows for i in r["op_indices"]}
+    assert {f["op_index"] for f in ops["functions"]} <= covered
+    both = [r for r in rows if r["bridge"] and r["armnn"]]
+    assert sum(r["bridge_median_seconds"] for r in both) > 0.9 * ops["total_median_seconds"]
+    assert all(r["ratio"] > 0 for r in both)
+    convs = [r for r in rows if any("Conv2D" in a for a in r["armnn"])]
+    assert convs and all(r["armnn_kernels"] for r in convs)
+    assert abs(versus["bridge_total_median_seconds"] - ops["total_median_seconds"]) < 1e-6
+    assert 0 < versus["armnn_total_median_seconds"] <= 1.1 * versus["armnn_inference_median_seconds"]
