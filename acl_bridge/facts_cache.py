@@ -149,11 +149,17 @@ class FactsCache:
         return FactsCacheReport("cold", str(self.path), reason)
 
     def save(self, answers: Dict[str, Dict[str, object]]) -> Tuple[int, str]:
-        """Write ``answers`` (encoded, this load's) when they hold any the file lacks: (answers
-        written, reason). Never raises: a failure is a warning."""
+        """Write the file's answers and ``answers`` (encoded, this load's) when this load has
+        any the file lacks: (answers written, reason). The file keeps what it held, so loads of
+        one model with other options (copies or not, arena or not) add to it instead of
+        replacing each other's answers. Never raises: a failure is a warning."""
         new = sum(1 for c, a in answers.items() for q in a if q not in self.known.get(c, {}))
         if not new:
             return 0, "nothing new"
+        merged = {c: dict(a) for c, a in self.known.items()}
+        for c, a in answers.items():
+            merged.setdefault(c, {}).update(a)
+        answers = merged
         body = json.dumps(answers, sort_keys=True, separators=(",", ":")).encode()
         try:
             write_atomically(self.path, seal(MAGIC, FORMAT_VERSION, self.head, body))

@@ -66,7 +66,8 @@ def child(runtime: str, model: str) -> dict:
         import pyarmnn  # noqa: F401
 
         from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
-    before = resident_bytes()
+    _input((1,), np.float32), _input((1,), np.int8)  # the benchmark's own input generator (numpy.random,
+    before = resident_bytes()  # a few MiB of modules) is loaded before "before": it is no runtime's memory
     t0 = time.perf_counter()
     if runtime == "armnn":  # its own input binding (no tflite package imported: the bridge's
         m = ArmnnTfliteModel(path)  # children read the model from the parsed-model cache)
@@ -80,18 +81,43 @@ def child(runtime: str, model: str) -> dict:
     for _ in range(2):
         run(_input(shape, dtype))
     after = resident_bytes()
+    caches = None
     if runtime != "armnn":
         report = r.memory_report()
+        caches = [r.model_cache.state if r.model_cache is not None else "none",
+                  r.facts_cache.state if r.facts_cache is not None else "none"]
     return dict(runtime=runtime, model=model, before=before, configured=configured, after=after,
-                configure_s=configure_s, report=report)
+                configure_s=configure_s, report=report, caches=caches)
 
 
-def measure_in_fresh_process(runtime: str, model: str) -> dict:
+def measure_in_fresh_process(runtime: str, model: str, warm: bool = True) -> dict:
+    """One child; ``warm``: the bridge's caches (parsed model, ACL's answers) must have been
+    warm in it (a second start), else RuntimeError: the figure would be of another start."""
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", runtime, model],
                          capture_output=True, text=True, timeout=1200)
     if out.returncode != 0:
         raise RuntimeError(f"{runtime} on {model} failed: {out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if warm and result["caches"] not in (None, ["warm", "warm"]):
+        raise RuntimeError(f"{runtime} on {model}: caches (parsed model, ACL's answers) {result['caches']}, "
+                           f"expected both warm (a second start)")
+    return result
+
+
+def measure_processes(model: str, processes: int) -> dict:
+    """Each runtime in ``processes`` fresh processes, the runtimes taking turns (the order
+    rotated each round); per runtime the sample whose growth over "before" is the median
+    (resident memory under qemu-user moves in steps of about 2 MiB between identical runs)."""
+    samples: dict = {rt: [] for rt in RUNTIMES}
+    for k in range(processes):
+        order = RUNTIMES[k % len(RUNTIMES):] + RUNTIMES[:k % len(RUNTIMES)]
+        for rt in order:
+            samples[rt].append(measure_in_fresh_process(rt, model))
+    out = {}
+    for rt, runs in samples.items():
+        ranked = sorted(runs, key=lambda r: r["after"] - r["before"])
+        out[rt] = dict(ranked[len(ranked) // 2], own_samples=[r["after"] - r["before"] for r in runs])
+    return out
 
 
 def timing(model: str, repeats: int) -> dict:
@@ -126,6 +152,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--repeats", type=int, default=9)
+    p.add_argument("--processes", type=int, default=3, help="fresh processes per runtime and model (median)")
     p.add_argument("--json", help="also write the numbers to this file")
     p.add_argument("--child", nargs=2, metavar=("RUNTIME", "MODEL"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -136,13 +163,15 @@ def main(argv=None) -> int:
     from acl_bridge.models import fetch
     from acl_bridge.models.model_cache import read_model_cached
 
-    for model in args.models.split(","):  # the bridge's children start with the model parsed (a second start)
-        read_model_cached(fetch.model_path(model))
+    for model in args.models.split(","):  # the bridge's children start with the model parsed and ACL's
+        read_model_cached(fetch.model_path(model))  # answers kept (a second start): one child of each fills them
+        for rt in RUNTIMES[:-1]:
+            measure_in_fresh_process(rt, model, warm=False)
     print("== activations (MiB): arena / lower bound / one buffer each; ACL workspaces (MiB): one pool / a pool per "
           "function; resident memory after configure and after two inferences (MiB, fresh process each); time per "
           "inference, the memory plan vs one buffer and one workspace each")
     for model in args.models.split(","):
-        rss = {rt: measure_in_fresh_process(rt, model) for rt in RUNTIMES}
+        rss = measure_processes(model, args.processes)
         t = timing(model, args.repeats)
         rep, alone = rss["bridge"]["report"], rss["bridge_one_each"]["report"]
         row = dict(model=model, rss=rss, timing=t)
@@ -157,7 +186,8 @@ def main(argv=None) -> int:
         for rt in RUNTIMES:
             r = rss[rt]
             print(f"  {rt:<16} resident: before {mib(r['before'])}, configured {mib(r['configured'])}, after inferences "
-                  f"{mib(r['after'])}; the model's own: {mib(r['after'] - r['before'])} (configure {r['configure_s']:.1f} s)")
+                  f"{mib(r['after'])}; the model's own: {mib(r['after'] - r['before'])} (of "
+                  f"{', '.join(mib(v).strip() for v in r['own_samples'])}; configure {r['configure_s']:.1f} s)")
         ratio = rss["bridge"]["after"] / rss["armnn"]["after"]
         own = (rss["bridge"]["after"] - rss["bridge"]["before"]) / (rss["armnn"]["after"] - rss["armnn"]["before"])
         print(f"  resident after inferences, bridge / Arm NN: {ratio:.2f}x of the process, {own:.2f}x of what the model "

@@ -81,6 +81,24 @@ def test_save_then_load(tmp_path):
     assert g.save(_kept()) == (0, "nothing new")  # nothing rewritten when nothing is new
 
 
+def test_a_load_with_other_options_adds_to_the_file(tmp_path):
+    """Loads of one model with other options ask other questions: the file keeps both sets,
+    so neither load finds the other's answers gone."""
+    first = _kept()
+    f = FactsCache("ab" * 32, IDENT, tmp_path)
+    f.load()
+    f.save(first)
+    other = {c: {q + "-other": v for q, v in a.items()} for c, a in first.items()}
+    g = FactsCache("ab" * 32, IDENT, tmp_path)
+    g.load()
+    saved, why = g.save(other)
+    assert (saved, why) == (8, "saved")
+    h = FactsCache("ab" * 32, IDENT, tmp_path)
+    assert h.load().answers == 8
+    for c in first:
+        assert h.known[c] == {**first[c], **other[c]}
+
+
 def test_another_identity_or_model_is_another_file(tmp_path):
     FactsCache("ab" * 32, IDENT, tmp_path).save(_kept())
     other = dict(IDENT, acl_version="20.08")
