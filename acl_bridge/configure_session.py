@@ -39,6 +39,9 @@ T = TypeVar("T")
 CATEGORIES = ("negotiate", "check_layouts", "auto_padding", "probe", "configure", "import")
 # the questions whose answers may be reused (configure and import make the function itself)
 REUSABLE = frozenset({"negotiate", "check_layouts", "auto_padding", "probe"})
+# a whole plan's negotiation (the model runner's: the padding every step asked, per buffer and
+# per constant), kept between processes beside ACL's answers it was made of
+NEGOTIATED_PLAN = "negotiated_plan"
 
 _LOCAL = threading.local()
 
@@ -90,7 +93,12 @@ def encode(category: str, answer: object) -> object:
     if category == "probe":
         writes, same = answer  # type: ignore[misc]
         return [[int(w) for w in writes], bool(same)]
-    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts or probe")
+    if category == NEGOTIATED_PLAN:  # ({buffer: [(op index, role, padding)]}, [{role: padding}] per step)
+        asked, const_pad = answer  # type: ignore[misc]
+        return [[[int(b), [[int(op), str(role), _pad(p)] for op, role, p in entries]] for b, entries in asked.items()],
+                [[[str(role), _pad(p)] for role, p in per_step.items()] for per_step in const_pad]]
+    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe or "
+                     f"{NEGOTIATED_PLAN}")
 
 
 def decode(category: str, value: object) -> object:
@@ -108,7 +116,18 @@ def decode(category: str, value: object) -> object:
         if not isinstance(same, bool) or any(int(w) not in (0, 1, 2) for w in writes):
             raise ValueError(f"probe answer is {value!r}, expected [[0|1|2, ...], true|false]")
         return tuple(int(w) for w in writes), same
-    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts or probe")
+    if category == NEGOTIATED_PLAN:
+        asked, const_pad = value  # type: ignore[misc]
+        return ({int(b): [(int(op), _role(role), _unpad(p)) for op, role, p in entries] for b, entries in asked},
+                [{_role(role): _unpad(p) for role, p in per_step} for per_step in const_pad])
+    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe or "
+                     f"{NEGOTIATED_PLAN}")
+
+
+def _role(v: object) -> str:
+    if not isinstance(v, str):
+        raise TypeError(f"a role is {v!r}, expected a name")
+    return v
 
 
 class ConfigureSession:

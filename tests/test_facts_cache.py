@@ -2,6 +2,7 @@
 each category, a session that starts with known answers asks nothing it knows, and every way
 a facts file can be wrong is a warning and a start that asks ACL again."""
 
+import json
 import warnings
 
 import pytest
@@ -173,3 +174,16 @@ def test_a_question_without_canonical_text_is_kept_for_the_load_only():
     for _ in range(2):
         s.ask("negotiate", lambda: key, lambda: calls.append(1) or (PaddingSize(),))
     assert len(calls) == 1 and s.answers() == {}
+
+
+def test_a_negotiated_plan_round_trips_and_damage_is_refused():
+    from acl_bridge.configure_session import NEGOTIATED_PLAN, decode, encode
+
+    asked = {7: [(3, "src", PaddingSize(1, 2, 1, 2)), (4, "dst", PaddingSize())], 12: [(5, "src", PaddingSize(0, 3, 0, 0))]}
+    const_pad = [{"weights": PaddingSize(), "bias": PaddingSize(0, 1, 0, 0)}, {}]
+    value = encode(NEGOTIATED_PLAN, (asked, const_pad))
+    assert json.loads(json.dumps(value)) == value
+    assert decode(NEGOTIATED_PLAN, json.loads(json.dumps(value))) == (asked, const_pad)
+    for bad in ([[[7, [[3, 5, [0, 0, 0, 0]]]]], []], [[[7, [[3, "src", [0, 0, 0]]]]], []], "nope"):
+        with pytest.raises((ValueError, TypeError)):
+            decode(NEGOTIATED_PLAN, bad)

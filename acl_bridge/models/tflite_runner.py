@@ -80,7 +80,7 @@ from ndarray.errors import ArgumentTypeError, LayoutError
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
-from ..configure_session import CATEGORIES, ConfigureSession
+from ..configure_session import CATEGORIES, NEGOTIATED_PLAN, ConfigureSession, decode, encode, question_id
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
 from ..facts_cache import FactsCache, FactsCacheReport
@@ -348,7 +348,7 @@ class TfliteRunner:
         with phase("facts_cache"):
             facts = self._open_facts(facts_cache)
         with phase("negotiation"):
-            asked, const_pad = self._negotiate()
+            asked, const_pad = self._negotiate_or_recall(facts)
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
         self.functions: List[F.AclFunction] = []
         self.renegotiations = 0
@@ -382,7 +382,11 @@ class TfliteRunner:
             cache.save()
             self.program_cache = cache.report
         if facts is not None:
-            saved, why = facts.save(self._session.answers())
+            answers = self._session.answers()
+            if self._negotiation_made is not None:
+                key, made = self._negotiation_made
+                answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
+            saved, why = facts.save(answers)
             self.facts_cache = replace(self.facts_cache, saved=saved,  # type: ignore[type-var]
                                        reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
         self.input_index = plan.model.inputs[0]
@@ -420,6 +424,39 @@ class TfliteRunner:
         self.facts_cache = facts.load()
         self._session.known = facts.known
         return facts
+
+    def _negotiate_or_recall(self, facts: Optional[FactsCache]):
+        """:meth:`_negotiate`, or its result kept by an earlier process for a plan of the same
+        content on the same ACL, shim, CPU and device (:mod:`acl_bridge.facts_cache`): the
+        negotiation then costs no Python per step. Recalled or not, every function is then
+        configured as before (validate() on the final layouts, renegotiation, staging)."""
+        self._negotiation_made = None
+        key = self._negotiation_key() if facts is not None else None
+        if key is not None:
+            kept = facts.known.get(NEGOTIATED_PLAN, {}).get(key)  # type: ignore[union-attr]
+            if kept is not None:  # decoded once already by the cache's load
+                self.negotiation_recalled = True
+                return decode(NEGOTIATED_PLAN, kept)
+        self.negotiation_recalled = False
+        made = self._negotiate()
+        if key is not None:
+            self._negotiation_made = (key, made)
+        return made
+
+    def _negotiation_key(self) -> Optional[str]:
+        """The content :meth:`_negotiate` depends on, as a question id: per step its operator,
+        kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
+        and owning buffers; the backend. None where a parameter has no canonical text."""
+        plan, t = self.plan, self.plan.model.tensors
+        root = {v.tensor: plan.root(v.tensor) for v in plan.views}
+        content = (self.backend.name, tuple(
+            (s.op_index, s.kind, s.params, tuple((r, tuple(v.shape), v.dtype) for r, v in s.constants),
+             tuple((i, tuple(t[i].shape), t[i].dtype, root.get(i, i)) for i in _tensor_ids(s) if i is not None))
+            for s in plan.steps))
+        try:
+            return question_id(NEGOTIATED_PLAN, content)
+        except TypeError:  # a parameter with no canonical text: negotiate every time
+            return None
 
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""

@@ -31,6 +31,7 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
     path = model_file(name)
     with TfliteRunner(path, facts_cache=tmp_path) as first:
         assert first.facts_cache.state == "cold" and first.facts_cache.saved > 0
+        assert not first.negotiation_recalled
         asked = _questions(first)
         assert asked["negotiate"] > 0
     with TfliteRunner(path, facts_cache=tmp_path) as second, TfliteRunner(path, facts_cache=False) as fresh:
@@ -38,6 +39,7 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
         assert second.facts_cache.saved == 0  # nothing new to write
         assert _questions(second) == {c: 0 for c in QUESTIONS}, "a kept answer was asked of ACL again"
         assert sum(second._session.remembered.values()) > 0
+        assert second.negotiation_recalled and not fresh.negotiation_recalled  # the whole plan's padding kept
         assert fresh.facts_cache.state == "off"
         assert {b: p.padding for b, p in second.buffer_plans.items()} == \
             {b: p.padding for b, p in fresh.buffer_plans.items()}
