@@ -383,7 +383,7 @@ class TfliteRunner:
             self.program_cache = cache.report
         if facts is not None:
             answers = self._session.answers()
-            if self._negotiation_made is not None:
+            if self._negotiation_made is not None:  # after any renegotiation (it grows them in place)
                 key, made = self._negotiation_made
                 answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
             saved, why = facts.save(answers)
@@ -428,8 +428,11 @@ class TfliteRunner:
     def _negotiate_or_recall(self, facts: Optional[FactsCache]):
         """:meth:`_negotiate`, or its result kept by an earlier process for a plan of the same
         content on the same ACL, shim, CPU and device (:mod:`acl_bridge.facts_cache`): the
-        negotiation then costs no Python per step. Recalled or not, every function is then
-        configured as before (validate() on the final layouts, renegotiation, staging)."""
+        negotiation then costs no Python per step. What is kept is the negotiation as the load
+        ended it: a renegotiation's growth (validate() wanting more than the resizable
+        negotiation said) is in it, so a second start configures every function once. Recalled
+        or not, every function is then configured as before (validate() on the final layouts,
+        renegotiation, staging)."""
         self._negotiation_made = None
         key = self._negotiation_key() if facts is not None else None
         if key is not None:
