@@ -15,8 +15,8 @@ times every native call the executor makes by category (the four questions, plus
 
 Outside a session (a lone :class:`~acl_bridge.functions.AclFunction`) nothing is kept and
 nothing is timed: :func:`ask` calls straight through. A session never outlives the load
-that made it. Answers of an earlier process come in as ``known`` (plain values by
-:func:`question_id`, :func:`encode` / :func:`decode`), only from :mod:`acl_bridge.facts_cache`,
+that made it. Answers of an earlier process come in as ``known`` (by :func:`question_id`,
+stored as :func:`encode` makes them and read back with :func:`decode_all`), only from :mod:`acl_bridge.facts_cache`,
 which keeps them per ACL library, shim, CPU and device: an answer never meets another ACL,
 CPU or OpenCL device.
 """
@@ -124,6 +124,12 @@ def decode(category: str, value: object) -> object:
                      f"{NEGOTIATED_PLAN}")
 
 
+def decode_all(encoded: Dict[str, Dict[str, object]]) -> Dict[str, Dict[str, object]]:
+    """{category: {question_id: answer}} from its encoded form (what a facts file holds);
+    ValueError/TypeError as :func:`decode` when any answer has another shape."""
+    return {c: {q: decode(c, v) for q, v in answers.items()} for c, answers in encoded.items()}
+
+
 def _role(v: object) -> str:
     if not isinstance(v, str):
         raise TypeError(f"a role is {v!r}, expected a name")
@@ -135,7 +141,7 @@ class ConfigureSession:
 
     ``seconds[c]``, ``calls[c]`` (native calls made) and ``reused[c]`` (answers given from
     the memo, those of ``known`` included) per category; ``remembered[c]`` of them came from
-    ``known`` (an earlier process's answers, encoded: {category: {question_id: value}});
+    ``known`` (an earlier process's answers, decoded: {category: {question_id: answer}});
     ``step_seconds[step][c]`` for the step set in :attr:`step` while the call was made (None:
     no step). :meth:`answers` gives this session's answers encoded, to keep."""
 
@@ -149,8 +155,8 @@ class ConfigureSession:
         self.step_seconds: Dict[int, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self.step: Optional[int] = None
         self._answers: Dict[Hashable, object] = {}
-        self._asked: Dict[str, Dict[str, object]] = defaultdict(dict)  # by question_id, as ACL answered
-        self._kept: Dict[str, Dict[str, object]] = defaultdict(dict)  # by question_id, from known (encoded)
+        # this load's answers by question_id (asked of ACL or remembered from known), to keep
+        self._by_id: Dict[str, Dict[str, object]] = defaultdict(dict)
 
     def _add(self, category: str, seconds: float) -> None:
         self.seconds[category] += seconds
@@ -174,9 +180,9 @@ class ConfigureSession:
                 qid = None
             known = self.known.get(category, {})
             if qid is not None and qid in known:
-                answer = decode(category, known[qid])
+                answer = known[qid]
                 self._answers[k] = answer
-                self._kept[category][qid] = known[qid]
+                self._by_id[category][qid] = answer
                 self.reused[category] += 1
                 self.remembered[category] += 1
                 return answer  # type: ignore[return-value]
@@ -188,16 +194,12 @@ class ConfigureSession:
         if k is not None:
             self._answers[k] = answer
             if qid is not None:
-                self._asked[category][qid] = answer
+                self._by_id[category][qid] = answer
         return answer
 
     def answers(self) -> Dict[str, Dict[str, object]]:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
-        out: Dict[str, Dict[str, object]] = {c: dict(a) for c, a in self._kept.items() if a}
-        for c, asked in self._asked.items():
-            for qid, answer in asked.items():
-                out.setdefault(c, {})[qid] = encode(c, answer)
-        return out
+        return {c: {qid: encode(c, answer) for qid, answer in a.items()} for c, a in self._by_id.items() if a}
 
     @contextmanager
     def timed(self, category: str) -> Iterator[None]:
@@ -211,8 +213,7 @@ class ConfigureSession:
     def forget(self) -> None:
         """Drop the answers kept (the load is over); the times and counts stay."""
         self._answers.clear()
-        self._asked.clear()
-        self._kept.clear()
+        self._by_id.clear()
         self.known = {}
 
     def native_seconds(self) -> float:
@@ -254,4 +255,4 @@ def timed(category: str) -> Iterator[None]:
 
 
 __all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "question_id", "encode",
-           "decode"]
+           "decode", "decode_all"]

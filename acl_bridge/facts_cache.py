@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from ._version import __version__
-from .configure_session import decode
+from .configure_session import decode_all
 from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_atomically
 
 DIR_ENV = "ACL_NDARRAY_FACTS_CACHE"
@@ -119,10 +119,12 @@ class FactsCache:
         self.directory = Path(directory) if directory is not None else cache_dir()
         self.head = json.dumps({"identity": ident, "model_sha256": model_sha256}, sort_keys=True).encode()
         self.path = self.directory / (hashlib.sha256(self.head).hexdigest()[:32] + SUFFIX)
-        self.known: Dict[str, Dict[str, object]] = {}
+        self.known: Dict[str, Dict[str, object]] = {}  # encoded, as in the file (what save merges with)
+        self.decoded: Dict[str, Dict[str, object]] = {}  # the same decoded (what a session is given)
 
     def load(self) -> FactsCacheReport:
-        """Read the kept answers into :attr:`known` (encoded); what happened."""
+        """Read the kept answers into :attr:`known` (encoded) and :attr:`decoded`;
+        what happened."""
         try:
             blob = self.path.read_bytes()
         except FileNotFoundError:
@@ -136,12 +138,10 @@ class FactsCache:
             known = json.loads(bytes(body))
             if not isinstance(known, dict) or not all(isinstance(v, dict) for v in known.values()):
                 raise CacheFileRejected("answers are not {category: {question: answer}}")
-            for category, answers in known.items():
-                for value in answers.values():
-                    decode(category, value)  # every answer decodes, or the file is not used
+            answers = decode_all(known)  # every answer decodes, or the file is not used
         except (CacheFileRejected, ValueError, TypeError) as e:
             return self._cold(f"{self.path} ignored: {e}")
-        self.known = known
+        self.known, self.decoded = known, answers
         return FactsCacheReport("warm", str(self.path), "", sum(len(v) for v in known.values()))
 
     def _cold(self, reason: str) -> FactsCacheReport:

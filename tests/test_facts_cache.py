@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from acl_bridge.configure_session import ConfigureSession, decode, encode, question_id
+from acl_bridge.configure_session import ConfigureSession, decode, decode_all, encode, question_id
 from acl_bridge.facts_cache import FactsCache, FactsCacheWarning
 from acl_bridge.layout import PaddingSize
 
@@ -50,11 +50,11 @@ def test_a_session_with_known_answers_asks_nothing_it_knows():
     first, calls = ConfigureSession(), []
     assert _ask_all(first, calls) == ANSWERS and len(calls) == 4
     kept = first.answers()
-    second, calls2 = ConfigureSession(known=kept), []
+    second, calls2 = ConfigureSession(known=decode_all(kept)), []
     assert _ask_all(second, calls2) == ANSWERS
     assert calls2 == [] and sum(second.remembered.values()) == 4 and sum(second.calls.values()) == 0
     assert second.answers() == kept  # what it remembered is kept again
-    third, calls3 = ConfigureSession(reuse=False, known=kept), []
+    third, calls3 = ConfigureSession(reuse=False, known=decode_all(kept)), []
     _ask_all(third, calls3)
     assert len(calls3) == 4  # reuse off: ACL is asked
 
@@ -79,6 +79,7 @@ def test_save_then_load(tmp_path):
     g = FactsCache("ab" * 32, IDENT, tmp_path)
     r = g.load()
     assert r.state == "warm" and r.answers == 4 and g.known == _kept()
+    assert g.decoded == decode_all(_kept())  # what a session is given: decoded once, at load
     assert g.save(_kept()) == (0, "nothing new")  # nothing rewritten when nothing is new
 
 

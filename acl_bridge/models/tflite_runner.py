@@ -80,7 +80,7 @@ from ndarray.errors import ArgumentTypeError, LayoutError
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
-from ..configure_session import CATEGORIES, NEGOTIATED_PLAN, ConfigureSession, decode, encode, question_id
+from ..configure_session import CATEGORIES, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
 from ..facts_cache import FactsCache, FactsCacheReport
@@ -422,7 +422,7 @@ class TfliteRunner:
             return None
         facts = FactsCache(self.plan.model.sha256, ident, None if facts_cache is True else facts_cache)
         self.facts_cache = facts.load()
-        self._session.known = facts.known
+        self._session.known = facts.decoded
         return facts
 
     def _negotiate_or_recall(self, facts: Optional[FactsCache]):
@@ -436,10 +436,10 @@ class TfliteRunner:
         self._negotiation_made = None
         key = self._negotiation_key() if facts is not None else None
         if key is not None:
-            kept = facts.known.get(NEGOTIATED_PLAN, {}).get(key)  # type: ignore[union-attr]
-            if kept is not None:  # decoded once already by the cache's load
+            kept = facts.decoded.get(NEGOTIATED_PLAN, {}).get(key)  # type: ignore[union-attr]
+            if kept is not None:  # decoded (and so checked) by the cache's load
                 self.negotiation_recalled = True
-                return decode(NEGOTIATED_PLAN, kept)
+                return kept
         self.negotiation_recalled = False
         made = self._negotiate()
         if key is not None:
