@@ -31,7 +31,8 @@ from collections import defaultdict
 from contextlib import contextmanager
 from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
-from .layout import PaddingSize
+from . import decisions
+from .decisions import pad_from_json, pad_json
 
 T = TypeVar("T")
 
@@ -42,6 +43,9 @@ REUSABLE = frozenset({"negotiate", "check_layouts", "auto_padding", "probe"})
 # a whole plan's negotiation (the model runner's: the padding every step asked, per buffer and
 # per constant), kept between processes beside ACL's answers it was made of
 NEGOTIATED_PLAN = "negotiated_plan"
+# a whole load's decisions, function by function (acl_bridge.decisions), kept the same way: a
+# second start makes every function from them (no description, negotiation, plan or probe)
+CONFIGURED_PLAN = "configured_plan"
 
 _LOCAL = threading.local()
 
@@ -73,21 +77,12 @@ def _canonical(v: object) -> str:
     raise TypeError(f"a question's content holds a {type(v).__name__} ({v!r}), which has no canonical text")
 
 
-def _pad(p: PaddingSize) -> list:
-    return [p.top, p.right, p.bottom, p.left]
-
-
-def _unpad(v) -> PaddingSize:
-    top, right, bottom, left = (int(x) for x in v)
-    return PaddingSize(top=top, right=right, bottom=bottom, left=left)
-
-
 def encode(category: str, answer: object) -> object:
     """The answer of a question of ``category`` as plain JSON values."""
     if category == "negotiate":
-        return [_pad(p) for p in answer]  # type: ignore[attr-defined]
+        return [pad_json(p) for p in answer]  # type: ignore[attr-defined]
     if category == "auto_padding":
-        return _pad(answer)  # type: ignore[arg-type]
+        return pad_json(answer)  # type: ignore[arg-type]
     if category == "check_layouts":
         return answer
     if category == "probe":
@@ -95,18 +90,20 @@ def encode(category: str, answer: object) -> object:
         return [[int(w) for w in writes], bool(same)]
     if category == NEGOTIATED_PLAN:  # ({buffer: [(op index, role, padding)]}, [{role: padding}] per step)
         asked, const_pad = answer  # type: ignore[misc]
-        return [[[int(b), [[int(op), str(role), _pad(p)] for op, role, p in entries]] for b, entries in asked.items()],
-                [[[str(role), _pad(p)] for role, p in per_step.items()] for per_step in const_pad]]
-    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe or "
-                     f"{NEGOTIATED_PLAN}")
+        return [[[int(b), [[int(op), str(role), pad_json(p)] for op, role, p in entries]] for b, entries in asked.items()],
+                [[[str(role), pad_json(p)] for role, p in per_step.items()] for per_step in const_pad]]
+    if category == CONFIGURED_PLAN:
+        return decisions.encode(answer)  # type: ignore[arg-type]
+    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe, "
+                     f"{NEGOTIATED_PLAN} or {CONFIGURED_PLAN}")
 
 
 def decode(category: str, value: object) -> object:
     """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
     if category == "negotiate":
-        return tuple(_unpad(v) for v in value)  # type: ignore[union-attr]
+        return tuple(pad_from_json(v) for v in value)  # type: ignore[union-attr]
     if category == "auto_padding":
-        return _unpad(value)
+        return pad_from_json(value)
     if category == "check_layouts":
         if value is not None and not isinstance(value, str):
             raise TypeError(f"check_layouts answer is {value!r}, expected a message or null")
@@ -118,10 +115,12 @@ def decode(category: str, value: object) -> object:
         return tuple(int(w) for w in writes), same
     if category == NEGOTIATED_PLAN:
         asked, const_pad = value  # type: ignore[misc]
-        return ({int(b): [(int(op), _role(role), _unpad(p)) for op, role, p in entries] for b, entries in asked},
-                [{_role(role): _unpad(p) for role, p in per_step} for per_step in const_pad])
-    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe or "
-                     f"{NEGOTIATED_PLAN}")
+        return ({int(b): [(int(op), _role(role), pad_from_json(p)) for op, role, p in entries] for b, entries in asked},
+                [{_role(role): pad_from_json(p) for role, p in per_step} for per_step in const_pad])
+    if category == CONFIGURED_PLAN:
+        return decisions.decode(value)
+    raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe, "
+                     f"{NEGOTIATED_PLAN} or {CONFIGURED_PLAN}")
 
 
 def decode_all(encoded: Dict[str, Dict[str, object]]) -> Dict[str, Dict[str, object]]:
@@ -254,5 +253,5 @@ def timed(category: str) -> Iterator[None]:
         yield
 
 
-__all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "question_id", "encode",
-           "decode", "decode_all"]
+__all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "NEGOTIATED_PLAN",
+           "CONFIGURED_PLAN", "question_id", "encode", "decode", "decode_all"]

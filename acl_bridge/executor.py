@@ -30,6 +30,7 @@ from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 from . import abi
 from . import configure_session as session
 from .backend import NEON, Backend
+from .decisions import Decision, layout_key
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
 from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
@@ -292,7 +293,9 @@ class Configured:
     point and the copy lists are all built here, at configure time.
     """
 
-    def __init__(self, call: Call, plan: FunctionPlan):
+    def __init__(self, call: Call, plan: FunctionPlan, descs: Optional[Sequence[Optional[bytes]]] = None):
+        """``descs``: each role's native description, already made for exactly these layouts
+        (a matched :class:`~acl_bridge.decisions.Decision`); None: made here."""
         ffi, lib = require_native()
         self.plan = plan
         self.kind = call.kind
@@ -303,9 +306,11 @@ class Configured:
                 a = bridge_allocate(call.staging_descriptor(role, plan))
             self.acl_arrays[role] = a
         with session.timed("import"):
+            given = dict(zip(call.roles, descs)) if descs is not None else {}
             self.tensors: Dict[str, Optional[AclTensor]] = {
                 role: None if a is None else AclTensor(a, call.data_layout, call.quantization[role],
-                                                       backend=call.backend, layout=layout_of(a))
+                                                       backend=call.backend, layout=layout_of(a),
+                                                       desc=given.get(role))
                 for role, a in self.acl_arrays.items()
             }
         handles = ffi.new("acl_shim_tensor *[]", [ffi.NULL if t is None else t.handle for t in self.tensors.values()])
@@ -333,6 +338,7 @@ class Configured:
         self.native_run = lib.acl_shim_function_run
         self.what = f"{call.kind}: run"
         self.backend = call.backend
+        self.recalled = False  # made from a kept Decision (configure)
 
     def arm(self, runner: NativeRun) -> None:
         """Make ``runner.run()`` this function's zero-copy run, from C (native/native_call.c);
@@ -416,9 +422,45 @@ def decide(call: Call, facts: AclFacts) -> Tuple[FunctionPlan, AclFacts]:
     return plan, facts
 
 
-def configure(call: Call) -> Tuple[Configured, AclFacts]:
-    """Negotiate, plan, probe, execute (module docstring); returns the configured function
-    and the facts its plan was made from."""
+def call_layouts(call: Call) -> Tuple[Optional[str], ...]:
+    """Each role's :func:`acl_bridge.decisions.layout_key` (None: absent), or None when some
+    tensor of the user's memory is misaligned (no decision is kept or reused for it)."""
+    out: List[Optional[str]] = []
+    for role in call.roles:
+        a = call.arrays[role]
+        if a is None:
+            out.append(None)
+            continue
+        origin = origin_of(a)
+        if origin is Origin.USER and alignment_problem(a) is not None:
+            return None  # type: ignore[return-value]
+        out.append(layout_key(a.descriptor, origin.value, getattr(a, "padding_is_free", True)))
+    return tuple(out)
+
+
+def configure(call: Call, decided: Optional[Decision] = None) -> Tuple[Configured, AclFacts, Optional[Decision]]:
+    """Negotiate, plan, probe, execute (module docstring); returns the configured function,
+    the facts its plan was made from and its :class:`~acl_bridge.decisions.Decision` (None
+    for a misaligned tensor of the user's). ``decided``: a decision kept from an identical
+    call; when its content matches this call's (:meth:`Decision.matches`), the function is
+    made from it without describing, negotiating, planning or probing (``recalled`` is then
+    True on the configured function), else it is ignored."""
+    ffi, _ = require_native()
+    layouts = call_layouts(call)
+    params = _bytes(ffi, call.params)
+    if (decided is not None and layouts is not None
+            and decided.matches(call.kind, params, call.data_layout, call.options, layouts)):
+        configured = Configured(call, decided.plan, decided.descs)
+        configured.recalled = True
+        return configured, decided.facts, decided
+    configured, facts = _configure(call)
+    decision = None if layouts is None else Decision(
+        call.kind, params, call.data_layout, call.options, layouts, configured.plan, facts,
+        tuple(None if t is None else t.desc_content for t in configured.tensors.values()))
+    return configured, facts, decision
+
+
+def _configure(call: Call) -> Tuple[Configured, AclFacts]:
     specs = [call.spec(r) for r in call.roles]
     facts = AclFacts(required_padding=dict(zip(call.roles, negotiate_padding(call.kind, call.params, specs,
                                                                              call.backend))))

@@ -31,6 +31,7 @@ from ndarray.errors import ArgumentTypeError, InvalidLayoutError, ReadOnlyError,
 
 from . import abi
 from .backend import backend_named
+from .decisions import Decision
 from .errors import AclCopyFallbackWarning, AclError
 from .executor import Call, Configured, bridge_allocate, configure
 from .executor import required_padding as _required_padding
@@ -111,7 +112,9 @@ class AclFunction(NativeRun):
     ``allow_padding_writes`` (let ACL write into the padding of memory the user brought,
     where those bytes belong to no element), ``backend`` ("neon"), ``workspace`` (an
     :class:`~acl_bridge.workspace.Workspace` whose pool holds the function's scratch tensors;
-    allocate it before the first run).
+    allocate it before the first run), ``decided`` (the :attr:`decision` of an identical
+    earlier function, e.g. of another process: used where its content matches this call's,
+    :mod:`acl_bridge.decisions`).
     """
 
     kind: str = ""
@@ -124,7 +127,7 @@ class AclFunction(NativeRun):
 
     def __init__(self, *args, data_layout: str = "NCHW", quantization: Optional[Dict[str, Tuple[float, int]]] = None,
                  allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
-                 workspace: Optional[Workspace] = None, **options):
+                 workspace: Optional[Workspace] = None, decided: Optional[Decision] = None, **options):
         arrays, kind, params, quant = self._call(args, options, quantization)
         self.kind = kind
         self.data_layout = _check_data_layout(data_layout)
@@ -144,7 +147,9 @@ class AclFunction(NativeRun):
                     PlanOptions(allow_copy=bool(allow_copy), allow_padding_writes=bool(allow_padding_writes)),
                     self.backend, check_workspace(workspace), self.const_roles)
         self._configured: Optional[Configured]
-        self._configured, facts = configure(call)
+        self._configured, facts, self.decision = configure(call, decided)
+        # made from ``decided`` (its content matched this call's): nothing described or asked
+        self.decision_recalled = self._configured.recalled
         self.plan = self._configured.plan
         self.facts = facts
         if self.plan.staged:

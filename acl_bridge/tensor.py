@@ -14,6 +14,7 @@ Lifetime rules (cffi habits of cryptography / cairocffi):
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 from typing import Optional, Tuple
 
 from ndarray import NdArray, NotRepresentableError
@@ -73,31 +74,71 @@ def desc_content(d) -> bytes:
     return ffi.buffer(c)[:] + ffi.buffer(scales)[:]
 
 
+def desc_from_content(content: bytes):
+    """The ``acl_shim_tensor_desc`` whose :func:`desc_content` is ``content`` (the per-channel
+    scales appended there pointed to again, borrowed as :func:`native_desc` borrows them)."""
+    ffi, _ = require_native()
+    n = ffi.sizeof("acl_shim_tensor_desc")
+    extra = len(content) - n
+    if extra < 0 or extra % 4:
+        raise AclInvalidArgumentError(f"a tensor description is {len(content)} bytes, expected {n} plus "
+                                      f"4 per per-channel scale")
+    d = ffi.new("acl_shim_tensor_desc *")
+    ffi.memmove(d, content, n)
+    if d.quantization_scales_count != extra // 4:
+        raise AclInvalidArgumentError(f"a tensor description counts {d.quantization_scales_count} scales and "
+                                      f"carries {extra // 4}")
+    d.quantization_scales = ffi.NULL
+    if extra:
+        scales = ffi.new("float[]", extra // 4)
+        ffi.memmove(scales, content[n:], extra)
+        _BORROWED[d] = scales
+        d.quantization_scales = scales
+    return d
+
+
 class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 
     def __init__(self, array: NdArray, data_layout: str = "NCHW",
                  quantization: Optional[Tuple[float, int]] = None, *, declare_padding: bool = True,
-                 backend: Backend = NEON, layout=None):
+                 backend: Backend = NEON, layout=None, desc: Optional[bytes] = None):
         """``declare_padding``: when the buffer has ACL's own padded layout, tell ACL its
         padding (border-filling kernels may then write into it); else custom strides only.
         ``backend``: "neon" (an ACL Tensor) or "cl" (a CLTensor over the same memory).
         ``layout``: what the ACL description is computed from, when not ``array`` itself
-        (the executor passes a bridge-owned buffer's descriptor: its padding is the bridge's)."""
+        (the executor passes a bridge-owned buffer's descriptor: its padding is the bridge's).
+        ``desc``: the native description already made for exactly this layout (its
+        :func:`desc_content`, from a kept :class:`~acl_bridge.decisions.Decision` whose content
+        the executor matched): used as it is, and ``info`` is computed only when read."""
         backend = backend_named(backend)
         ffi, lib = require_native()
-        problem = alignment_problem(array)
-        if problem is not None:
-            raise NotRepresentableError(problem)
         self.array = array  # strong reference: keeps the numpy allocation alive
-        layout = array if layout is None else layout
-        self.info = tensor_info(layout, data_layout, quantization)
-        self.declared_padding = acl_layout_padding(layout, self.info) if declare_padding else None
+        self._layout = array if layout is None else layout
+        self._data_layout, self._quantization, self._declare = data_layout, quantization, declare_padding
+        if desc is None:
+            problem = alignment_problem(array)
+            if problem is not None:
+                raise NotRepresentableError(problem)
+            d = native_desc(self.info, self.declared_padding, backend)
+            self.desc_content = desc_content(d)
+        else:
+            d = desc_from_content(desc)
+            self.desc_content = desc
         out = ffi.new("acl_shim_tensor **")
-        check(lib.acl_shim_tensor_create(native_desc(self.info, self.declared_padding, backend), out),
-              "acl_shim_tensor_create")
+        check(lib.acl_shim_tensor_create(d, out), "acl_shim_tensor_create")
         self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
         self._imported = False
+
+    @cached_property
+    def info(self) -> AclTensorInfo:
+        """ACL's description of the memory (:func:`acl_bridge.tensor_info`)."""
+        return tensor_info(self._layout, self._data_layout, self._quantization)
+
+    @cached_property
+    def declared_padding(self) -> Optional[PaddingSize]:
+        """The padding told to ACL (ACL's own padded layout), or None."""
+        return acl_layout_padding(self._layout, self.info) if self._declare else None
 
     @property
     def handle(self):
@@ -150,7 +191,8 @@ class AclTensor:
             ffi, _ = require_native()
             ffi.release(self._handle)
             self._handle = None
-        self.array = None
+        self.info, self.declared_padding  # kept for repr and reports; the memory is let go
+        self.array = self._layout = None
 
     def __enter__(self) -> "AclTensor":
         return self

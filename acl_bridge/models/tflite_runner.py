@@ -80,7 +80,7 @@ from ndarray.errors import ArgumentTypeError, LayoutError
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
-from ..configure_session import CATEGORIES, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
+from ..configure_session import CATEGORIES, CONFIGURED_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
 from ..facts_cache import FactsCache, FactsCacheReport
@@ -349,6 +349,7 @@ class TfliteRunner:
             facts = self._open_facts(facts_cache)
         with phase("negotiation"):
             asked, const_pad = self._negotiate_or_recall(facts)
+            decided = self._recall_decisions(facts, allow_copy)
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
         self.functions: List[F.AclFunction] = []
         self.renegotiations = 0
@@ -356,7 +357,7 @@ class TfliteRunner:
             with phase("allocate" if attempt == 0 else "renegotiation"):
                 self._allocate(asked)
             with phase("configure" if attempt == 0 else "renegotiation"):
-                self._configure(const_pad, allow_copy)
+                self._configure(const_pad, allow_copy, decided if attempt == 0 else None)
                 grow = self._padding_still_missing()
             if not grow or attempt == MAX_RENEGOTIATIONS:
                 break
@@ -386,6 +387,10 @@ class TfliteRunner:
             if self._negotiation_made is not None:  # after any renegotiation (it grows them in place)
                 key, made = self._negotiation_made
                 answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
+            made_decisions = tuple(f.decision for f in self.functions)
+            if (self._decisions_key is not None and self.functions_recalled < len(self.functions)
+                    and all(d is not None for d in made_decisions)):
+                answers.setdefault(CONFIGURED_PLAN, {})[self._decisions_key] = encode(CONFIGURED_PLAN, made_decisions)
             saved, why = facts.save(answers)
             self.facts_cache = replace(self.facts_cache, saved=saved,  # type: ignore[type-var]
                                        reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
@@ -435,6 +440,7 @@ class TfliteRunner:
         renegotiation, staging)."""
         self._negotiation_made = None
         key = self._negotiation_key() if facts is not None else None
+        self._plan_id = key
         if key is not None:
             kept = facts.decoded.get(NEGOTIATED_PLAN, {}).get(key)  # type: ignore[union-attr]
             if kept is not None:  # decoded (and so checked) by the cache's load
@@ -445,6 +451,20 @@ class TfliteRunner:
         if key is not None:
             self._negotiation_made = (key, made)
         return made
+
+    def _recall_decisions(self, facts: Optional[FactsCache], allow_copy: bool):
+        """Every function's decisions (:mod:`acl_bridge.decisions`) kept by an earlier process
+        for a plan of the same content, the same options and the same ACL, shim, CPU and
+        device, one per step; None when there are none. Each is used only where its
+        content matches its step's call (else that function is configured as on a first
+        start): :attr:`functions_recalled` counts those made from them."""
+        self._decisions_key = None
+        if facts is None or self._plan_id is None:
+            return None
+        self._decisions_key = question_id(CONFIGURED_PLAN, (self._plan_id, bool(allow_copy), self.share_constants,
+                                                            self.use_arena))
+        kept = facts.decoded.get(CONFIGURED_PLAN, {}).get(self._decisions_key)
+        return kept if kept is not None and len(kept) == len(self.plan.steps) else None
 
     def _negotiation_key(self) -> Optional[str]:
         """The content :meth:`_negotiate` depends on, as a question id: per step its operator,
@@ -582,7 +602,7 @@ class TfliteRunner:
                     out[f.kind] = out.get(f.kind, 0) + consts[role].allocation.nbytes
         return out
 
-    def _configure(self, const_pad, allow_copy: bool) -> None:
+    def _configure(self, const_pad, allow_copy: bool, decided=None) -> None:
         plan = self.plan
         self.functions = []
         self.constants: List[Dict[str, NdArray]] = []
@@ -597,12 +617,14 @@ class TfliteRunner:
             try:
                 f = ROLES[s.kind](*operands, **_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
                                   allow_padding_writes=not shared, backend=self.backend,
-                                  workspace=self.workspaces[-1])
+                                  workspace=self.workspaces[-1], decided=None if decided is None else decided[k])
             except AclStatusError as e:
                 raise _refused(s, operands, e) from e
             self.functions.append(f)
             self.constants.append(consts)
         self._session.step = None
+        # functions made from a kept decision (nothing described, negotiated, planned or probed)
+        self.functions_recalled = sum(f.decision_recalled for f in self.functions)
 
     def _constant(self, cls, role: str, value: np.ndarray, padding: PaddingSize) -> NdArray:
         """The NdArray a step's constant is handed to ACL in: the model's own memory (no copy)
@@ -612,7 +634,10 @@ class TfliteRunner:
         pad = padding.for_rank(value.ndim)
         if (self.share_constants and role in cls.const_roles and not any(pad.as_tuple()) and value.size
                 and value.flags.c_contiguous and value.flags.aligned):
-            return NdArray.from_numpy(value)
+            # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
+            # padded view of the whole file it lies in): a third of the cost, and a dense
+            # constant ACL takes as const needs no probe
+            return NdArray(value.reshape(-1).view(np.uint8), ShapeDescriptor.create(value.shape, value.dtype))
         a = F.AclFunction.padded_empty(value.shape, value.dtype, pad)
         a.numpy()[...] = value
         return a

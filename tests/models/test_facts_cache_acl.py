@@ -1,6 +1,7 @@
 """ACL's answers kept between loads (emulated arm64): a second load of a model with the same
-ACL, shim and CPU asks ACL no question (no negotiation, validate() check or probe call) and
-gives the same buffers, plan and bits as a load that asks everything; a damaged file is a
+ACL, shim and CPU asks ACL no question (no negotiation, validate() check or probe call), makes
+every function from its kept decision, and gives the same buffers, plan and bits as a load
+that asks everything; a damaged file is a
 warning and a load that asks again."""
 
 import numpy as np
@@ -31,15 +32,17 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
     path = model_file(name)
     with TfliteRunner(path, facts_cache=tmp_path) as first:
         assert first.facts_cache.state == "cold" and first.facts_cache.saved > 0
-        assert not first.negotiation_recalled
+        assert not first.negotiation_recalled and first.functions_recalled == 0
         asked = _questions(first)
         assert asked["negotiate"] > 0
     with TfliteRunner(path, facts_cache=tmp_path) as second, TfliteRunner(path, facts_cache=False) as fresh:
         assert second.facts_cache.state == "warm" and second.facts_cache.answers == first.facts_cache.saved
         assert second.facts_cache.saved == 0  # nothing new to write
         assert _questions(second) == {c: 0 for c in QUESTIONS}, "a kept answer was asked of ACL again"
-        assert sum(second._session.remembered.values()) > 0
         assert second.negotiation_recalled and not fresh.negotiation_recalled  # the whole plan's padding kept
+        # every function made from its kept decision: nothing described, planned or probed
+        assert second.functions_recalled == len(second.functions) and fresh.functions_recalled == 0
+        assert [f.facts for f in second.functions] == [f.facts for f in fresh.functions]
         assert fresh.facts_cache.state == "off"
         assert {b: p.padding for b, p in second.buffer_plans.items()} == \
             {b: p.padding for b, p in fresh.buffer_plans.items()}

@@ -1,0 +1,170 @@
+"""What configuring one ACL function decided, kept so that an identical call can skip deciding.
+
+Configuring a function (:func:`acl_bridge.executor.configure`) describes every tensor, asks
+ACL its padding, plans (:func:`acl_bridge.plan.plan_function`), probes where the plan needs
+it, and turns each tensor's layout into a native description. All of that depends only on
+the call's content: the function kind, its native parameters, the options, and per tensor
+its layout (shape, dtype, padding or strides), where its memory came from and whether its
+padding is free; ACL's answers are those of the process's ACL, shim and CPU. A
+:class:`Decision` is the outcome (the plan, the facts it was made from, the native
+description of every tensor ACL is given) together with that content. Given back to
+``configure`` with a call whose content is the same (:meth:`Decision.matches`), the function
+is made from it directly: no description, negotiation, planning or probe, only ACL's
+validate() and configure() and the import of the memory.
+
+The model runner keeps the decisions of a whole load between processes beside ACL's answers
+(:mod:`acl_bridge.facts_cache`, category ``configured_plan``): a second start of the same
+model configures every function this way. Pure: no native calls, no numpy beyond reading a
+descriptor's fields; :func:`encode` / :func:`decode` are the JSON form.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .layout import PaddingSize
+from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One configured function's decisions and the content they were decided for."""
+
+    kind: str
+    params: bytes  # the acl_shim_params struct's bytes
+    data_layout: str
+    options: PlanOptions
+    layouts: Tuple[Optional[str], ...]  # per role: layout_key() of the array given (None: absent)
+    plan: FunctionPlan
+    facts: AclFacts
+    descs: Tuple[Optional[bytes], ...]  # per role: the native description ACL got (tensor.desc_content)
+
+    def matches(self, kind: str, params: bytes, data_layout: str, options: PlanOptions,
+                layouts: Sequence[Optional[str]]) -> bool:
+        """Whether a call with this content would decide the same (then the decision is its)."""
+        return (kind == self.kind and params == self.params and data_layout == self.data_layout
+                and options == self.options and tuple(layouts) == self.layouts)
+
+
+def layout_key(descriptor, origin: str, padding_is_free: bool) -> str:
+    """What a tensor contributes to a decision, as text: its descriptor's fields (shape, dtype,
+    order, padding or explicit strides), the origin of its memory and whether its padding is
+    free. The same content gives the same text in every process (ints, strings, booleans)."""
+    d = descriptor
+    e = d.explicit
+    explicit = None if e is None else (tuple(e.strides), e.offset, e.alloc_size)
+    return repr((origin, bool(padding_is_free), tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
+                 tuple(d.padding_offsets), explicit))
+
+
+# ---------------------------------------------------------------------------- JSON form
+def pad_json(p: PaddingSize) -> list:
+    """A PaddingSize as JSON: [top, right, bottom, left]."""
+    return [p.top, p.right, p.bottom, p.left]
+
+
+_PADDINGS: Dict[Tuple[int, int, int, int], PaddingSize] = {}
+
+
+def pad_from_json(v) -> PaddingSize:
+    """The inverse of :func:`pad_json` (ValueError/TypeError for another shape); one value per
+    content (a model's kept answers repeat a few paddings hundreds of times)."""
+    top, right, bottom, left = (int(x) for x in v)
+    key = (top, right, bottom, left)
+    p = _PADDINGS.get(key)
+    if p is None:
+        p = _PADDINGS.setdefault(key, PaddingSize(top=top, right=right, bottom=bottom, left=left))
+    return p
+
+
+def _str(v: object, what: str) -> str:
+    if not isinstance(v, str):
+        raise TypeError(f"{what} is {v!r}, expected a string")
+    return v
+
+
+def _bool_map(m) -> Optional[list]:
+    return None if m is None else [[str(r), bool(b)] for r, b in m.items()]
+
+
+def _unbool_map(v, what: str):
+    if v is None:
+        return None
+    out = {}
+    for role, b in v:
+        if not isinstance(b, bool):
+            raise TypeError(f"{what} of {role!r} is {b!r}, expected true or false")
+        out[_str(role, "a role")] = b
+    return out
+
+
+def _b64(b: Optional[bytes]) -> Optional[str]:
+    return None if b is None else base64.b64encode(b).decode("ascii")
+
+
+def _unb64(v) -> Optional[bytes]:
+    return None if v is None else base64.b64decode(_str(v, "a description"), validate=True)
+
+
+def encode(decisions: Sequence[Decision]) -> list:
+    """The decisions of a load (in step order) as plain JSON values."""
+    out = []
+    for d in decisions:
+        f, p = d.facts, d.plan
+        out.append({
+            "kind": d.kind, "params": _b64(d.params), "data_layout": d.data_layout,
+            "options": [d.options.allow_copy, d.options.allow_padding_writes],
+            "layouts": list(d.layouts), "descs": [_b64(x) for x in d.descs],
+            "plan": [p.kind, p.needs_probe, p.renegotiated,
+                     [[t.role, t.action.value, pad_json(t.padding), None if t.reason is None else t.reason.value,
+                       t.detail, t.copies_per_run, t.may_write_padding] for t in p.tensors]],
+            "facts": [[[r, pad_json(x)] for r, x in f.required_padding.items()], _bool_map(f.writes_outside),
+                      f.layout_ok, f.renegotiate, [[r, pad_json(x)] for r, x in f.auto_padding.items()],
+                      _bool_map(f.writes_beyond)],
+        })
+    return out
+
+
+def decode(value) -> Tuple[Decision, ...]:
+    """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
+    try:
+        return _decode(value)
+    except (KeyError, IndexError) as e:
+        raise ValueError(f"a kept decision lacks {e}") from None
+
+
+def _decode(value) -> Tuple[Decision, ...]:
+    if not isinstance(value, list):
+        raise TypeError(f"decisions are {type(value).__name__}, expected a list")
+    out: List[Decision] = []
+    for v in value:
+        kind, needs_probe, renegotiated, tensors = v["plan"]
+        plan = FunctionPlan(_str(kind, "a plan's kind"), tuple(
+            TensorPlan(_str(role, "a role"), Action(action), pad_from_json(pad), None if reason is None else Reason(reason),
+                       _str(detail, "a detail"), int(copies), bool(may_write))
+            for role, action, pad, reason, detail, copies, may_write in tensors), bool(needs_probe), bool(renegotiated))
+        required, writes_outside, layout_ok, renegotiate, auto, writes_beyond = v["facts"]
+        if layout_ok is not None and not isinstance(layout_ok, bool):
+            raise TypeError(f"layout_ok is {layout_ok!r}, expected true, false or null")
+        facts = AclFacts(required_padding={_str(r, "a role"): pad_from_json(x) for r, x in required},
+                         writes_outside=_unbool_map(writes_outside, "writes_outside"), layout_ok=layout_ok,
+                         renegotiate=None if renegotiate is None else _str(renegotiate, "renegotiate"),
+                         auto_padding={_str(r, "a role"): pad_from_json(x) for r, x in auto},
+                         writes_beyond=_unbool_map(writes_beyond, "writes_beyond") or {})
+        allow_copy, allow_padding_writes = v["options"]
+        layouts = tuple(None if x is None else _str(x, "a layout") for x in v["layouts"])
+        descs = tuple(_unb64(x) for x in v["descs"])
+        if len(layouts) != len(descs) or len(plan.tensors) > len(layouts):
+            raise ValueError(f"a decision of {kind!r} has {len(layouts)} layouts, {len(descs)} descriptions and "
+                             f"{len(plan.tensors)} planned tensors, expected as many layouts as descriptions")
+        params = _unb64(v["params"])
+        if params is None:
+            raise TypeError("a decision's params are null, expected bytes")
+        out.append(Decision(_str(v["kind"], "a kind"), params, _str(v["data_layout"], "a data layout"),
+                            PlanOptions(bool(allow_copy), bool(allow_padding_writes)), layouts, plan, facts, descs))
+    return tuple(out)
+
+
+__all__ = ["Decision", "layout_key", "encode", "decode", "pad_json", "pad_from_json"]
