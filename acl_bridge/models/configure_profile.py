@@ -77,6 +77,9 @@ class ConfigureProfile:
     phases: Tuple[PhaseTime, ...]
     steps: Tuple[StepTime, ...]  # every step, in plan order
     first_run_seconds: Optional[float] = None  # None until the first inference ran
+    # functions made from a decision kept by an earlier process (acl_bridge.decisions): for
+    # them nothing was described, negotiated, planned or probed, only configured and imported
+    functions_recalled: int = 0
 
     @property
     def configure_seconds(self) -> float:
@@ -100,6 +103,7 @@ class ConfigureProfile:
     def as_dict(self) -> Dict[str, object]:
         return {
             "model": self.model, "backend": self.backend, "reuse_facts": self.reuse_facts,
+            "functions_recalled": self.functions_recalled,
             "configure_seconds": round(self.configure_seconds, 6),
             "first_run_seconds": None if self.first_run_seconds is None else round(self.first_run_seconds, 6),
             "first_result_seconds": None if self.first_result_seconds is None else round(self.first_result_seconds, 6),
@@ -115,7 +119,8 @@ class ConfigureProfile:
         """The table: phases with their native categories, then the costliest steps."""
         total = self.configure_seconds or 1e-12
         rows = [f"configure profile: {self.model} on {self.backend}, {self.steps_total} steps, "
-                f"facts {'reused by content' if self.reuse_facts else 'asked per function'}",
+                f"facts {'reused by content' if self.reuse_facts else 'asked per function'}, "
+                f"{self.functions_recalled} functions made from kept decisions",
                 f"{'phase':<28}{'seconds':>9}{'share':>8}  native calls (made / reused)"]
         for p in self.phases:
             rows.append(f"{p.phase:<28}{p.seconds:>9.3f}{100 * p.seconds / total:>7.1f}%")

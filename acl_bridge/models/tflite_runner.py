@@ -741,7 +741,8 @@ class TfliteRunner:
                                   tuple(shapes[i] for i in (*s.inputs, s.output) if i in shapes),
                                   sum(native.values()), tuple((c, native[c]) for c in CATEGORIES if c in native)))
         return ConfigureProfile(self.model_name, self.backend.name, self.reuse_facts, len(self.plan.steps),
-                                self._phases.rows(), tuple(steps), self._first_run_seconds)
+                                self._phases.rows(), tuple(steps), self._first_run_seconds,
+                                self.functions_recalled)
 
     def outputs(self) -> Dict[str, np.ndarray]:
         out = {}

@@ -186,7 +186,10 @@ def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, cap
     assert p["first_run_seconds"] > 0 and p["first_result_seconds"] > p["configure_seconds"]
     native = {n["category"]: n for r in p["phases"] for n in r["native"] if r["phase"] == "configure"}
     assert native["configure"]["calls"] >= len(p["steps"])  # validate()+configure() of every function
-    assert native["negotiate"]["reused"] == len(p["steps"])  # the function's own negotiation: asked before
+    # each function's own negotiation was asked before in the load, or (the facts cache warm
+    # from an earlier test) the function was made from its kept decision, asking nothing
+    reused = native["negotiate"]["reused"] if "negotiate" in native else 0
+    assert reused + p["functions_recalled"] == len(p["steps"])
     assert all(s["seconds"] > 0 for s in p["steps"])
     ops = json.loads(out)["operator_profile"]
     assert ops["rounds"] == 5 and len(ops["functions"]) == len(p["steps"])
