@@ -61,7 +61,12 @@ def _canonical(v: object) -> str:
     numpy dtypes by their byte-order-explicit code, frozen dataclasses field by field): not
     ``repr``, which a dataclass may shorten (PerChannelQuantization lists no scales) and
     numpy spells differently for equal dtypes (``int32`` / ``<i4``)."""
-    if v is None or isinstance(v, (bool, int, str, bytes)):
+    t = type(v)
+    if t is int or t is str or t is bool or t is bytes or v is None:  # the common cases first
+        return repr(v)
+    if t is tuple or t is list:
+        return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[arg-type]
+    if isinstance(v, (bool, int, str, bytes)):
         return repr(v)
     if isinstance(v, float):
         return float.hex(v)
@@ -200,14 +205,10 @@ class ConfigureSession:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
         return {c: {qid: encode(c, answer) for qid, answer in a.items()} for c, a in self._by_id.items() if a}
 
-    @contextmanager
-    def timed(self, category: str) -> Iterator[None]:
-        """Time a native call that is never reused (``configure``, ``import``)."""
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self._add(category, time.perf_counter() - t0)
+    def timed(self, category: str) -> "_Timed":
+        """Time a native call that is never reused (``configure``, ``import``): a context
+        manager."""
+        return _Timed(self, category)
 
     def forget(self) -> None:
         """Drop the answers kept (the load is over); the times and counts stay."""
@@ -242,15 +243,26 @@ def ask(category: str, key: Callable[[], Hashable], call: Callable[[], T]) -> T:
     return session.ask(category, key, call)
 
 
-@contextmanager
-def timed(category: str) -> Iterator[None]:
-    """Time a native call in the active session (nothing without one)."""
-    session = current()
-    if session is None:
-        yield
-        return
-    with session.timed(category):
-        yield
+class _Timed:
+    """``with``: the block's seconds added to a session's category (none: nothing timed). A
+    class, not a generator: a load enters one per native call (hundreds)."""
+
+    __slots__ = ("session", "category", "t0")
+
+    def __init__(self, session: Optional[ConfigureSession], category: str):
+        self.session, self.category = session, category
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        if self.session is not None:
+            self.session._add(self.category, time.perf_counter() - self.t0)
+
+
+def timed(category: str) -> _Timed:
+    """Time a native call in the active session (nothing without one): a context manager."""
+    return _Timed(current(), category)
 
 
 __all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "NEGOTIATED_PLAN",

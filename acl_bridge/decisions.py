@@ -20,7 +20,7 @@ descriptor's fields; :func:`encode` / :func:`decode` are the JSON form.
 
 from __future__ import annotations
 
-import base64
+import binascii
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -101,11 +101,15 @@ def _unbool_map(v, what: str):
 
 
 def _b64(b: Optional[bytes]) -> Optional[str]:
-    return None if b is None else base64.b64encode(b).decode("ascii")
+    return None if b is None else binascii.b2a_base64(b, newline=False).decode("ascii")
 
 
 def _unb64(v) -> Optional[bytes]:
-    return None if v is None else base64.b64decode(_str(v, "a description"), validate=True)
+    return None if v is None else binascii.a2b_base64(_str(v, "a description"), strict_mode=True)
+
+
+_ACTIONS = {a.value: a for a in Action}
+_REASONS = {r.value: r for r in Reason}
 
 
 def encode(decisions: Sequence[Decision]) -> list:
@@ -142,7 +146,7 @@ def _decode(value) -> Tuple[Decision, ...]:
     for v in value:
         kind, needs_probe, renegotiated, tensors = v["plan"]
         plan = FunctionPlan(_str(kind, "a plan's kind"), tuple(
-            TensorPlan(_str(role, "a role"), Action(action), pad_from_json(pad), None if reason is None else Reason(reason),
+            TensorPlan(_str(role, "a role"), _ACTIONS[action], pad_from_json(pad), None if reason is None else _REASONS[reason],
                        _str(detail, "a detail"), int(copies), bool(may_write))
             for role, action, pad, reason, detail, copies, may_write in tensors), bool(needs_probe), bool(renegotiated))
         required, writes_outside, layout_ok, renegotiate, auto, writes_beyond = v["facts"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import time
 import warnings
@@ -177,7 +178,7 @@ def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview]) -> TensorSpec:
     value = None
     if "data" in t:
         offset, size = (int(v) for v in t["data"])
-        expected = int(np.prod(shape, dtype=np.int64)) * stored.itemsize
+        expected = math.prod(shape) * stored.itemsize
         if offset < 0 or offset + size > len(data) or size != expected:
             raise ValueError(f"tensor #{t['index']}: data [{offset}, {offset + size}) of {len(data)} bytes, "
                              f"expected {expected} bytes for shape {list(shape)}")
