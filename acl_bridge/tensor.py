@@ -124,6 +124,10 @@ class AclTensor:
             self.desc_content = desc_content(d)
         else:
             d = desc_from_content(desc)
+            have = array.allocation.nbytes
+            if d.total_size_in_bytes > have:  # a kept description that is not this buffer's
+                raise AclInvalidArgumentError(f"a kept tensor description spans {d.total_size_in_bytes} bytes, "
+                                              f"the buffer has {have}: {array!r}")
             self.desc_content = desc
         out = ffi.new("acl_shim_tensor **")
         check(lib.acl_shim_tensor_create(d, out), "acl_shim_tensor_create")
