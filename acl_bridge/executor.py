@@ -18,6 +18,7 @@ The executor never decides; the planner never calls ACL. The backend is a parame
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from dataclasses import dataclass, replace
@@ -434,8 +435,14 @@ def call_layouts(call: Call) -> Tuple[Optional[str], ...]:
         origin = origin_of(a)
         if origin is Origin.USER and alignment_problem(a) is not None:
             return None  # type: ignore[return-value]
-        out.append(layout_key(a.descriptor, origin.value, getattr(a, "padding_is_free", True)))
+        out.append(_layout_key(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True))))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _layout_key(descriptor: ShapeDescriptor, origin: str, padding_is_free: bool) -> str:
+    """layout_key() by value: a model's buffers repeat a few layouts many times."""
+    return layout_key(descriptor, origin, padding_is_free)
 
 
 def configure(call: Call, decided: Optional[Decision] = None) -> Tuple[Configured, AclFacts, Optional[Decision]]:

@@ -15,7 +15,8 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
 * ``bridge first``: the bridge's caches empty (new directories each time: the model is read
   with the ``tflite`` package, which is imported then, and ACL answers every question);
 * ``bridge second``: the parsed-model cache and ACL's kept answers (acl_bridge.facts_cache)
-  holding this model, both filled once before the rounds;
+  holding this model, both filled once before the rounds (every function made from its kept
+  decision, acl_bridge.decisions: checked);
 * ``bridge parsed only``: the parsed-model cache warm, ACL's answers not kept
   (``facts_cache=False``): what the kept answers add;
 * ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so).
@@ -88,6 +89,7 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     if contender != "armnn":
         out["caches"] = [m.model_cache.state if m.model_cache is not None else "none",
                          m.facts_cache.state if m.facts_cache is not None else "none"]
+        out["functions"] = [m.functions_recalled, len(m.functions)]  # made from kept decisions / all
     return out
 
 
@@ -104,6 +106,10 @@ def _run_child(contender: str, path: str, threads: int, cache_dir: str) -> Dict[
 def check_caches(contender: str, sample: Dict[str, object]) -> None:
     """The child's caches did what its contender means, else RuntimeError."""
     expected = EXPECTED_CACHES.get(contender)
+    recalled, functions = sample.get("functions", (0, 0))  # type: ignore[misc]
+    if contender == "bridge second" and recalled != functions:
+        raise RuntimeError(f"bridge second: {recalled} of {functions} functions made from kept decisions, "
+                           f"expected all: the timing would not be of a second start")
     if expected is not None and tuple(sample["caches"]) != expected:  # type: ignore[arg-type]
         raise RuntimeError(f"{contender}: caches (parsed model, ACL's answers) {sample['caches']}, "
                            f"expected {list(expected)}: the timing would not be of that start")
