@@ -65,7 +65,7 @@ def _canonical(v: object) -> str:
     if t is int or t is str or t is bool or t is bytes or v is None:  # the common cases first
         return repr(v)
     if t is tuple or t is list:
-        return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[arg-type]
+        return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
     if isinstance(v, (bool, int, str, bytes)):
         return repr(v)
     if isinstance(v, float):

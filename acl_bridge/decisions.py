@@ -21,7 +21,10 @@ descriptor's fields; :func:`encode` / :func:`decode` are the JSON form.
 from __future__ import annotations
 
 import binascii
+import functools
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .layout import PaddingSize
@@ -40,23 +43,60 @@ class Decision:
     plan: FunctionPlan
     facts: AclFacts
     descs: Tuple[Optional[bytes], ...]  # per role: the native description ACL got (tensor.desc_content)
+    backend: str = "neon"
+    acl: str = ""  # the ACL version and shim ABI that decided (acl_bridge.executor.acl_identity)
 
     def matches(self, kind: str, params: bytes, data_layout: str, options: PlanOptions,
-                layouts: Sequence[Optional[str]]) -> bool:
-        """Whether a call with this content would decide the same (then the decision is its)."""
+                layouts: Sequence[Optional[str]], backend: str, acl: str) -> bool:
+        """Whether a call with this content, on this backend and ACL, would decide the same
+        (then the decision is its). The CPU is not compared: ACL's answers can depend on its
+        features, so decisions are kept between processes only under the facts cache's
+        identity (acl_bridge.facts_cache), which names the CPU."""
         return (kind == self.kind and params == self.params and data_layout == self.data_layout
-                and options == self.options and tuple(layouts) == self.layouts)
+                and options == self.options and tuple(layouts) == self.layouts and backend == self.backend
+                and acl == self.acl)
 
 
-def layout_key(descriptor, origin: str, padding_is_free: bool) -> str:
+def quantization_text(q: object) -> str:
+    """A role's quantization as text with every value in it: None, ``(scale, offset)``, or
+    per-channel scales and their axis (floats by float.hex: exact). TypeError for another
+    value (no decision is kept or reused for it)."""
+    if q is None:
+        return "none"
+    scales = getattr(q, "scales", None)
+    if scales is not None:  # PerChannelQuantization
+        return "pc(" + ",".join(float.hex(float(x)) for x in scales) + f";{int(getattr(q, 'axis'))})"
+    if isinstance(q, (tuple, list)) and len(q) == 2:
+        return f"({float.hex(float(q[0]))},{int(q[1])})"  # type: ignore[arg-type]
+    raise TypeError(f"quantization is {q!r}, expected None, (scale, offset) or per-channel scales")
+
+
+def layout_key(descriptor, origin: str, padding_is_free: bool, quantization: object = None) -> str:
     """What a tensor contributes to a decision, as text: its descriptor's fields (shape, dtype,
-    order, padding or explicit strides), the origin of its memory and whether its padding is
-    free. The same content gives the same text in every process (ints, strings, booleans)."""
+    order, padding or explicit strides), the origin of its memory, whether its padding is
+    free and its quantization. The same content gives the same text in every process (ints,
+    strings, booleans, floats in hex)."""
     d = descriptor
     e = d.explicit
     explicit = None if e is None else (tuple(e.strides), e.offset, e.alloc_size)
     return repr((origin, bool(padding_is_free), tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
-                 tuple(d.padding_offsets), explicit))
+                 tuple(d.padding_offsets), explicit, quantization_text(quantization)))
+
+
+# The sources whose code decides what a kept decision holds: a decision is reused only by the
+# same code (an installed wheel also changes the shim's file, which the facts cache's identity
+# names; an editable install changes only these).
+_SOURCES = ("decisions.py", "executor.py", "plan.py", "mapping.py", "tensor.py", "functions.py", "layout.py")
+
+
+@functools.lru_cache(maxsize=None)
+def code_identity() -> str:
+    """A hash of the sources that make decisions (:data:`_SOURCES`), read once per process."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in _SOURCES:
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
 
 
 # ---------------------------------------------------------------------------- JSON form
@@ -118,7 +158,7 @@ def encode(decisions: Sequence[Decision]) -> list:
     for d in decisions:
         f, p = d.facts, d.plan
         out.append({
-            "kind": d.kind, "params": _b64(d.params), "data_layout": d.data_layout,
+            "kind": d.kind, "params": _b64(d.params), "data_layout": d.data_layout, "backend": d.backend, "acl": d.acl,
             "options": [d.options.allow_copy, d.options.allow_padding_writes],
             "layouts": list(d.layouts), "descs": [_b64(x) for x in d.descs],
             "plan": [p.kind, p.needs_probe, p.renegotiated,
@@ -135,8 +175,14 @@ def decode(value) -> Tuple[Decision, ...]:
     """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
     try:
         return _decode(value)
-    except (KeyError, IndexError) as e:
-        raise ValueError(f"a kept decision lacks {e}") from None
+    except (KeyError, IndexError, OverflowError) as e:  # OverflowError: JSON's Infinity as an int
+        raise ValueError(f"a kept decision does not decode: {type(e).__name__}: {e}") from None
+
+
+def _bool(v: object, what: str) -> bool:
+    if not isinstance(v, bool):
+        raise TypeError(f"{what} is {v!r}, expected true or false")
+    return v
 
 
 def _decode(value) -> Tuple[Decision, ...]:
@@ -147,8 +193,9 @@ def _decode(value) -> Tuple[Decision, ...]:
         kind, needs_probe, renegotiated, tensors = v["plan"]
         plan = FunctionPlan(_str(kind, "a plan's kind"), tuple(
             TensorPlan(_str(role, "a role"), _ACTIONS[action], pad_from_json(pad), None if reason is None else _REASONS[reason],
-                       _str(detail, "a detail"), int(copies), bool(may_write))
-            for role, action, pad, reason, detail, copies, may_write in tensors), bool(needs_probe), bool(renegotiated))
+                       _str(detail, "a detail"), int(copies), _bool(may_write, "may_write_padding"))
+            for role, action, pad, reason, detail, copies, may_write in tensors),
+            _bool(needs_probe, "needs_probe"), _bool(renegotiated, "renegotiated"))
         required, writes_outside, layout_ok, renegotiate, auto, writes_beyond = v["facts"]
         if layout_ok is not None and not isinstance(layout_ok, bool):
             raise TypeError(f"layout_ok is {layout_ok!r}, expected true, false or null")
@@ -160,15 +207,21 @@ def _decode(value) -> Tuple[Decision, ...]:
         allow_copy, allow_padding_writes = v["options"]
         layouts = tuple(None if x is None else _str(x, "a layout") for x in v["layouts"])
         descs = tuple(_unb64(x) for x in v["descs"])
-        if len(layouts) != len(descs) or len(plan.tensors) > len(layouts):
-            raise ValueError(f"a decision of {kind!r} has {len(layouts)} layouts, {len(descs)} descriptions and "
-                             f"{len(plan.tensors)} planned tensors, expected as many layouts as descriptions")
+        # one planned tensor per role, absent exactly where no array (and no description) was given
+        if not len(plan.tensors) == len(layouts) == len(descs) or any(
+                (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (d is None)
+                for t, lay, d in zip(plan.tensors, layouts, descs)):
+            raise ValueError(f"a decision of {kind!r} has {len(plan.tensors)} planned tensors, {len(layouts)} "
+                             f"layouts and {len(descs)} descriptions, expected one of each per role, absent alike")
         params = _unb64(v["params"])
         if params is None:
             raise TypeError("a decision's params are null, expected bytes")
         out.append(Decision(_str(v["kind"], "a kind"), params, _str(v["data_layout"], "a data layout"),
-                            PlanOptions(bool(allow_copy), bool(allow_padding_writes)), layouts, plan, facts, descs))
+                            PlanOptions(_bool(allow_copy, "allow_copy"), _bool(allow_padding_writes,
+                                                                               "allow_padding_writes")),
+                            layouts, plan, facts, descs, _str(v["backend"], "a backend"), _str(v["acl"], "acl")))
     return tuple(out)
 
 
-__all__ = ["Decision", "layout_key", "encode", "decode", "pad_json", "pad_from_json"]
+__all__ = ["Decision", "layout_key", "quantization_text", "code_identity", "encode", "decode", "pad_json",
+           "pad_from_json"]

@@ -13,6 +13,11 @@
    final layouts asks for more padding than negotiated, ACL's own auto padding is fetched
    and the planner decides a third time (``RENEGOTIATED``).
 
+Given a :class:`~acl_bridge.decisions.Decision` kept from an identical call (the same kind,
+parameters, options and tensor layouts: :func:`call_layouts`), steps 1-3 are skipped and step
+4 uses the decision's plan and native descriptions; every configure returns the decision it
+made, for a later process to reuse.
+
 The executor never decides; the planner never calls ACL. The backend is a parameter here.
 """
 
@@ -423,9 +428,10 @@ def decide(call: Call, facts: AclFacts) -> Tuple[FunctionPlan, AclFacts]:
     return plan, facts
 
 
-def call_layouts(call: Call) -> Tuple[Optional[str], ...]:
+def call_layouts(call: Call) -> Optional[Tuple[Optional[str], ...]]:
     """Each role's :func:`acl_bridge.decisions.layout_key` (None: absent), or None when some
-    tensor of the user's memory is misaligned (no decision is kept or reused for it)."""
+    tensor of the user's memory is misaligned or a quantization has no text (no decision is
+    kept or reused for such a call)."""
     out: List[Optional[str]] = []
     for role in call.roles:
         a = call.arrays[role]
@@ -434,36 +440,49 @@ def call_layouts(call: Call) -> Tuple[Optional[str], ...]:
             continue
         origin = origin_of(a)
         if origin is Origin.USER and alignment_problem(a) is not None:
-            return None  # type: ignore[return-value]
-        out.append(_layout_key(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True))))
+            return None
+        try:
+            out.append(layout_key(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)),
+                                  call.quantization[role]))
+        except TypeError:
+            return None
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=4096)
-def _layout_key(descriptor: ShapeDescriptor, origin: str, padding_is_free: bool) -> str:
-    """layout_key() by value: a model's buffers repeat a few layouts many times."""
-    return layout_key(descriptor, origin, padding_is_free)
+@functools.lru_cache(maxsize=None)
+def acl_identity() -> str:
+    """The ACL and shim a decision is made with (:attr:`Decision.acl`)."""
+    from .native import EXPECTED_ABI_VERSION, acl_version
+
+    return f"ACL {acl_version()}, shim ABI {EXPECTED_ABI_VERSION}"
 
 
 def configure(call: Call, decided: Optional[Decision] = None) -> Tuple[Configured, AclFacts, Optional[Decision]]:
     """Negotiate, plan, probe, execute (module docstring); returns the configured function,
     the facts its plan was made from and its :class:`~acl_bridge.decisions.Decision` (None
     for a misaligned tensor of the user's). ``decided``: a decision kept from an identical
-    call; when its content matches this call's (:meth:`Decision.matches`), the function is
-    made from it without describing, negotiating, planning or probing (``recalled`` is then
-    True on the configured function), else it is ignored."""
+    call; when its content, backend and ACL match this call's (:meth:`Decision.matches`),
+    the function is made from it without describing, negotiating, planning or probing
+    (``recalled`` is then True on the configured function); otherwise, or when ACL or the
+    description checks refuse what it holds, it is ignored and the function configured as
+    usual."""
     ffi, _ = require_native()
     layouts = call_layouts(call)
     params = _bytes(ffi, call.params)
+    acl = acl_identity()
     if (decided is not None and layouts is not None
-            and decided.matches(call.kind, params, call.data_layout, call.options, layouts)):
-        configured = Configured(call, decided.plan, decided.descs)
-        configured.recalled = True
-        return configured, decided.facts, decided
+            and decided.matches(call.kind, params, call.data_layout, call.options, layouts, call.backend.name, acl)):
+        try:
+            configured = Configured(call, decided.plan, decided.descs)
+        except AclError:  # a kept description this buffer or this ACL refuses: decide afresh
+            pass
+        else:
+            configured.recalled = True
+            return configured, decided.facts, decided
     configured, facts = _configure(call)
     decision = None if layouts is None else Decision(
         call.kind, params, call.data_layout, call.options, layouts, configured.plan, facts,
-        tuple(None if t is None else t.desc_content for t in configured.tensors.values()))
+        tuple(None if t is None else t.desc_content for t in configured.tensors.values()), call.backend.name, acl)
     return configured, facts, decision
 
 

@@ -24,7 +24,11 @@ model and :func:`identity`, so the next process with the same identity starts wi
 An answer taken from the file is exactly what ACL said last time for the same question on
 the same library, shim and CPU; the checks after it are unchanged (validate() on the final
 layouts, renegotiation, staging), so a wrong answer could cost a copy, not a write outside a
-buffer. Measurements: docs/performance.md, "Start-up".
+buffer. The model runner also keeps its whole negotiation (``negotiated_plan``) and every
+function's decision (``configured_plan``, :mod:`acl_bridge.decisions`: its plan and the native
+description of each tensor) here; a kept description is handed to ACL only after checking
+that it addresses nothing outside the buffer it is given (element size, x stride, extent), and
+one that does not fit is decided afresh. Measurements: docs/performance.md, "Start-up".
 """
 
 from __future__ import annotations
@@ -153,7 +157,9 @@ class FactsCache:
         any the file lacks: (answers written, reason). The file keeps what it held, so loads of
         one model with other options (copies or not, arena or not) add to it instead of
         replacing each other's answers. Never raises: a failure is a warning."""
-        new = sum(1 for c, a in answers.items() for q in a if q not in self.known.get(c, {}))
+        # new: a question the file lacks, or an answer it holds otherwise (a load's decisions
+        # that no longer matched, made again)
+        new = sum(1 for c, a in answers.items() for q, v in a.items() if self.known.get(c, {}).get(q) != v)
         if not new:
             return 0, "nothing new"
         merged = {c: dict(a) for c, a in self.known.items()}

@@ -113,8 +113,10 @@ class AclFunction(NativeRun):
     where those bytes belong to no element), ``backend`` ("neon"), ``workspace`` (an
     :class:`~acl_bridge.workspace.Workspace` whose pool holds the function's scratch tensors;
     allocate it before the first run), ``decided`` (the :attr:`decision` of an identical
-    earlier function, e.g. of another process: used where its content matches this call's,
-    :mod:`acl_bridge.decisions`).
+    earlier function: used where its content, backend and ACL version match this call's,
+    :mod:`acl_bridge.decisions`; the CPU is not compared, so a decision from another process
+    belongs only where ACL's answers were kept for the same CPU, as the model runner's facts
+    cache keeps them).
     """
 
     kind: str = ""

@@ -97,6 +97,37 @@ def desc_from_content(content: bytes):
     return d
 
 
+# bytes of one element of each ACL data type the shim knows (acl_bridge.abi.DATA_TYPES)
+_ELEMENT_BYTES = {"F32": 4, "F16": 2, "S32": 4, "U8": 1, "QASYMM8": 1, "QASYMM8_SIGNED": 1, "S8": 1, "S16": 2,
+                  "U16": 2, "QSYMM8_PER_CHANNEL": 1}
+
+_ELEMENT_BYTES_BY_CODE = {code: _ELEMENT_BYTES[name] for name, code in abi.DATA_TYPES.items() if name in _ELEMENT_BYTES}
+
+
+def _check_fits(d, array: NdArray, backend: Backend) -> None:
+    """A kept description (:func:`desc_from_content`) is given to ACL only for memory it can
+    describe: the array's backend and element size, an x stride of one element, and every
+    element it addresses inside the array's allocation; else AclInvalidArgumentError."""
+    size = _ELEMENT_BYTES_BY_CODE.get(d.data_type, 0)
+    n = d.num_dims
+    problem = None
+    if (d.backend or 0) != (backend.code or 0):
+        problem = f"it is for backend code {d.backend}, the call's is {backend.name}"
+    elif not 1 <= n <= len(d.shape) or size != array.dtype.itemsize:
+        problem = f"{n} dimensions of {size}-byte elements, the array has {array.dtype} elements"
+    elif d.strides_in_bytes[0] != size:
+        problem = f"its x stride is {d.strides_in_bytes[0]} bytes, expected {size}"
+    else:
+        last = d.offset_first_element_in_bytes + sum((d.shape[i] - 1) * d.strides_in_bytes[i] for i in range(n))
+        if any(d.shape[i] == 0 for i in range(n)) or last + size > array.allocation.nbytes \
+                or d.total_size_in_bytes > array.allocation.nbytes:
+            problem = (f"it addresses bytes up to {last + size} (total {d.total_size_in_bytes}), "
+                       f"the allocation has {array.allocation.nbytes}")
+    if problem is not None:
+        raise AclInvalidArgumentError(f"a kept tensor description does not describe this buffer: {problem}: "
+                                      f"{array!r}")
+
+
 class AclTensor:
     """ACL's view of an NdArray's memory (the same bytes: ``data_ptr`` is the NdArray's)."""
 
@@ -124,10 +155,7 @@ class AclTensor:
             self.desc_content = desc_content(d)
         else:
             d = desc_from_content(desc)
-            have = array.allocation.nbytes
-            if d.total_size_in_bytes > have:  # a kept description that is not this buffer's
-                raise AclInvalidArgumentError(f"a kept tensor description spans {d.total_size_in_bytes} bytes, "
-                                              f"the buffer has {have}: {array!r}")
+            _check_fits(d, array, backend)
             self.desc_content = desc
         out = ffi.new("acl_shim_tensor **")
         check(lib.acl_shim_tensor_create(d, out), "acl_shim_tensor_create")
@@ -137,6 +165,8 @@ class AclTensor:
     @cached_property
     def info(self) -> AclTensorInfo:
         """ACL's description of the memory (:func:`acl_bridge.tensor_info`)."""
+        if self._layout is None:
+            raise AclInvalidArgumentError("tensor was closed before its description was read")
         return tensor_info(self._layout, self._data_layout, self._quantization)
 
     @cached_property
@@ -195,8 +225,7 @@ class AclTensor:
             ffi, _ = require_native()
             ffi.release(self._handle)
             self._handle = None
-        self.info, self.declared_padding  # kept for repr and reports; the memory is let go
-        self.array = self._layout = None
+        self.array = self._layout = None  # type: ignore[assignment]
 
     def __enter__(self) -> "AclTensor":
         return self
@@ -206,4 +235,7 @@ class AclTensor:
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else ("imported" if self._imported else "not imported")
-        return f"AclTensor({self.info!r}, {state})"
+        info = self.__dict__.get("info")  # never described after close (the layout is let go)
+        if info is None and self._layout is not None:
+            info = self.info
+        return f"AclTensor({info!r}, {state})"

@@ -2,10 +2,13 @@
 identical call, AclFunction describes, negotiates, plans and probes nothing (no question asked
 of ACL), gives the same plan and the same bits as the function that decided, and leaves the
 padding and the bytes around every buffer unchanged; a decision whose content differs from
-the call (another layout, another memory origin, other options or parameters) is ignored and
-the function is configured as usual."""
+the call (another layout, another memory origin, other options or parameters), or whose kept
+description addresses more than the buffer holds, is ignored and the function is configured
+as usual."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -53,18 +56,48 @@ def test_a_function_made_from_a_kept_decision_asks_nothing_and_gives_the_same_bi
     assert second.plan == first.plan and second.facts == first.facts
     assert {r: t.info for r, t in second._configured.tensors.items() if t is not None} == \
         {r: t.info for r, t in first._configured.tensors.items() if t is not None}
+    assert [t.desc_content for t in second._configured.tensors.values() if t is not None] == \
+        [t.desc_content for t in first._configured.tensors.values() if t is not None]
     second.run()
     assert np.array_equal(dst2.numpy(), want)
     assert x2.untouched() and dst2.untouched(), "a recalled function wrote outside the elements"
 
 
-@pytest.mark.parametrize("other", ["layout", "options", "params"])
-def test_a_decision_of_other_content_is_ignored(other):
-    from acl_bridge.configure_session import ConfigureSession
+def _guarded_pair(bridge: bool):
+    """Input and output of the convolution in buffers with ACL's own padding, owned by the
+    bridge or brought by the user (the same descriptors either way)."""
+    from acl_bridge.layout import PaddingSize
 
-    x, w, b, dst = _problem()
+    rng = np.random.default_rng(5)
+    pad = PaddingSize(1, 1, 1, 1)
+    x = Guarded((1, 7, 7, 8), "float32", padding=pad, bridge=bridge).set(
+        rng.uniform(-1, 1, (1, 7, 7, 8)).astype(np.float32))
+    w = rng.uniform(-1, 1, (16, 3, 3, 8)).astype(np.float32)
+    b = rng.uniform(-1, 1, (16,)).astype(np.float32)
+    return x, w, b, Guarded((1, 7, 7, 16), "float32", padding=pad, bridge=bridge)
+
+
+@pytest.mark.parametrize("other", ["layout", "origin", "options", "params", "does not fit"])
+def test_a_decision_of_other_content_or_that_does_not_fit_is_ignored(other):
+    """Another layout, memory of another origin (the same descriptor), other options, other
+    parameters: the decision does not match. A matching decision whose kept description
+    addresses more than the buffer holds is refused before ACL sees it. Either way the
+    function is configured as usual, with the usual results and untouched guard bytes."""
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.tensor import desc_content, desc_from_content
+
+    if other == "origin":
+        x, w, b, dst = _guarded_pair(bridge=True)
+        x2, w2, b2, dst2 = _guarded_pair(bridge=False)
+    else:
+        x, w, b, dst = _problem()
+        x2, w2, b2, dst2 = _problem("offset" if other == "layout" else "padded")
     kept = _conv(x, w, b, dst, ConfigureSession()).decision
-    x2, w2, b2, dst2 = _problem("offset" if other == "layout" else "padded")
+    if other == "does not fit":
+        big = desc_from_content(kept.descs[0])
+        big.total_size_in_bytes = x2.array.allocation.nbytes + 4096
+        big.shape[2] += 64  # rows past the end of the buffer
+        kept = replace(kept, descs=(desc_content(big),) + kept.descs[1:])
     kw = {"allow_padding_writes": True} if other == "options" else {}
     activation = None if other == "params" else "relu"
     session = ConfigureSession()

@@ -56,6 +56,12 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
         b = fresh.run(x)
         for k in a:
             assert np.array_equal(a[k], b[k]), f"{name} {k}: kept answers and asked answers differ"
+    # other options decide otherwise (constants copied, no arena): the first load's decisions
+    # are not theirs; once made, theirs are kept beside them
+    with TfliteRunner(path, facts_cache=tmp_path, share_constants=False, arena=False) as other:
+        assert other.negotiation_recalled and other.functions_recalled == 0
+    with TfliteRunner(path, facts_cache=tmp_path, share_constants=False, arena=False) as again:
+        assert again.functions_recalled == len(again.functions)
 
 
 def test_a_damaged_facts_file_is_a_warning_and_a_load_that_asks(tmp_path):
