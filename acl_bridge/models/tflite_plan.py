@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Set, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 
 from .lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step, rule_for
@@ -62,6 +62,10 @@ class Plan:
     steps: Tuple[Step, ...]
     views: Tuple[View, ...]
     fused: Tuple[int, ...]  # operator indices folded into their producer
+    # views that leave their root's padding where it is: the channel slices of folded PADs
+    # (the first channels of a buffer padded around its channels and width are a view of it,
+    # whatever that padding), so the root may still get the padding its functions ask for
+    padding_kept: Tuple[int, ...] = ()
 
     def view_of(self) -> Dict[int, View]:
         return {v.tensor: v for v in self.views}
@@ -191,10 +195,14 @@ def plan_model(model: ModelSpec) -> Plan:
     op_indices = {s.op_index for s in steps}
     steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
     views = views + tuple(aliases)
-    fused = tuple(sorted(op_indices - {s.op_index for s in steps}))
+    steps, folded, pad_views, slices = _fold_channel_pads(steps, model, views)
+    if slices:
+        model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(slices))
+    views = views + tuple(pad_views)
+    fused = tuple(sorted((op_indices - {s.op_index for s in steps}) | set(folded)))
     # TFLite stores operators in execution order; a copy runs where its operator stood
     ordered = sorted(list(steps) + list(copies), key=lambda s: s.op_index)
-    return Plan(model, tuple(ordered), views, fused)
+    return Plan(model, tuple(ordered), views, fused, tuple(v.tensor for v in pad_views if v.how[0] == "slice"))
 
 
 def _add_intermediates(model: ModelSpec, lowered: Sequence[Lowered], extra: List[TensorSpec],
@@ -261,6 +269,67 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
             out[k] = Step(s.op_index, s.opcode, s.kind, s.inputs, src, s.params + (("in_place", True),))
             aliases.append(View(s.output, src, ("alias",)))
     return [s for k, s in enumerate(out) if k not in dropped], aliases
+
+
+def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View]
+                       ) -> Tuple[List[Step], List[int], List[View], List[TensorSpec]]:
+    """Fold a PAD that widens the channels into the ADD that reads it: ``o = pad(x) + y``
+    (zeros after x's C channels, float32) is, channel by channel, ``x + y`` for the first C
+    and ``y`` itself for the rest. So the sum is made in place in y's own buffer, on the view
+    of its first C channels (a new tensor of the plan), and ``o`` is an alias of ``y``: the
+    PAD step goes, the ADD reads and writes C channels instead of C + k, nothing is copied
+    (the residual blocks of the MediaPipe face models, which widen x before adding it).
+
+    Only where nothing else can see the difference: the PAD's output and y are read by that
+    ADD alone, y is made by a convolution (a dense buffer of its own, no padding asked on
+    NHWC) and is no graph output, no view and viewed by nothing, and o is no graph output and
+    no view, viewed only by in-place activations (which then run on all C + k channels, as on
+    o). Returns the steps, the folded PADs' operator indices, the new views and the new
+    tensors (after the model's)."""
+    t = model.tensors
+    readers: Dict[int, List[int]] = {}
+    for k, s in enumerate(steps):
+        for i in s.inputs:
+            readers.setdefault(i, []).append(k)
+    producer = {s.output: k for k, s in enumerate(steps) if s.output >= 0}
+    is_view = {v.tensor for v in views}
+    parents: Dict[int, Set[str]] = {}
+    for v in views:
+        parents.setdefault(v.parent, set()).add(str(v.how[0]))
+    graph = set(model.inputs) | set(model.outputs)
+    out: List[Optional[Step]] = list(steps)
+    folded: List[int] = []
+    new_views: List[View] = []
+    slices: List[TensorSpec] = []
+    for k, s in enumerate(steps):
+        if s.kind != "pad" or s.param("quantization") is not None:
+            continue
+        *outer, last = s.param("pad_width")  # type: ignore[misc]
+        if any(tuple(w) != (0, 0) for w in outer) or last[0] != 0 or last[1] <= 0:
+            continue
+        x, p = s.inputs[0], s.output
+        if p in graph or p in is_view or p in parents or len(readers.get(p, ())) != 1:
+            continue
+        a = readers[p][0]
+        add = out[a]
+        if add is None or add.kind != "add" or add.param("quantization") is not None or add.constants \
+                or len(add.inputs) != 2 or p not in add.inputs:
+            continue
+        y, o = add.inputs[1] if add.inputs[0] == p else add.inputs[0], add.output
+        if y in (p, x) or y in graph or y in is_view or y in parents or t[y].is_constant \
+                or len(readers.get(y, ())) != 1 or y not in producer or steps[producer[y]].kind != "convolution":
+            continue
+        if o in graph or o in is_view or parents.get(o, set()) - {"alias"} or o in (x, y):
+            continue
+        ys = TensorSpec(len(t) + len(slices), f"{t[y].name}/channels:{t[x].shape[-1]}", tuple(t[x].shape),
+                        t[y].dtype, None, t[y].quantization)
+        slices.append(ys)
+        out[k] = None
+        out[a] = Step(add.op_index, s.opcode + "+" + add.opcode, "add",
+                      tuple(x if i == p else ys.index for i in add.inputs), ys.index, add.params)
+        new_views += [View(ys.index, y, ("slice", len(t[y].shape) - 1, 0)), View(o, y, ("alias",))]
+        folded.append(s.op_index)
+    return [s for s in out if s is not None], folded, new_views, slices
 
 
 __all__ = ["Step", "View", "Plan", "plan_model", "slice_index", "SUPPORTED"]

@@ -15,9 +15,11 @@ Loading (:class:`TfliteRunner`) does everything once:
    (:mod:`.memory_plan`: no two buffers alive at one step share a byte), graph inputs and
    outputs in allocations of their own; ``arena=False`` (and CL, where overlapping host
    memory under several buffers is undefined) gives every buffer its own. RESHAPE outputs
-   and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`). A buffer with
-   views keeps no padding (a reshape of a padded buffer is no view): where a function needs
-   padding on such a tensor, the bridge stages it and the copy is counted;
+   and CONCATENATION inputs are views of another buffer (:meth:`Plan.bind`), and so are the
+   channel slices of PADs folded into their ADDs (:func:`.tflite_plan._fold_channel_pads`). A
+   buffer with views keeps no padding (a reshape of a padded buffer is no view), except under
+   those channel slices (``Plan.padding_kept``): where a function needs padding on such a
+   tensor, the bridge stages it and the copy is counted;
 4. every function is configured on those buffers (validate, configure, import). On NEON the
    weights and biases of the convolutions and fully connected layers (ACL takes them as
    ``const ITensor *``) go to ACL in the model's own memory where ACL asks no padding for
@@ -36,7 +38,11 @@ ACL's answers in steps 2, 4 and 5 (negotiated padding, validate() on exact layou
 probe) depend only on the function kind, its parameters and the layouts: within one load
 each is asked once per content (:mod:`acl_bridge.configure_session`; identical steps, and a
 function asking again what the negotiation asked, reuse it; ``reuse_facts=False`` asks
-per function). The probe is not made for a function whose in-place tensors are all dense
+per function). Kept between processes (:mod:`acl_bridge.facts_cache`) with the whole
+negotiation and every function's decision (:mod:`acl_bridge.decisions`), a second start of the
+same model negotiates nothing and makes each function from its decision
+(:attr:`TfliteRunner.functions_recalled`): ACL's validate() and configure() and the imports,
+no description, planning or probe. The probe is not made for a function whose in-place tensors are all dense
 buffers of the bridge's own (:func:`acl_bridge.plan.plan_function`: nothing it could find
 would stage them). :meth:`TfliteRunner.configure_profile` says where the load's seconds
 went, phase by phase and step by step, and the first inference's (weights prepared);
@@ -80,6 +86,7 @@ from ndarray.errors import ArgumentTypeError, LayoutError
 from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
+from ..decisions import code_identity
 from ..configure_session import CATEGORIES, CONFIGURED_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
@@ -350,7 +357,9 @@ class TfliteRunner:
         with phase("negotiation"):
             asked, const_pad = self._negotiate_or_recall(facts)
             decided = self._recall_decisions(facts, allow_copy)
-        self.roots_with_views = {plan.root(v.tensor) for v in plan.views if v.how[0] != "alias"}
+        kept = set(plan.padding_kept)
+        self.roots_with_views = {plan.root(v.tensor) for v in plan.views
+                                 if v.how[0] != "alias" and v.tensor not in kept}
         self.functions: List[F.AclFunction] = []
         self.renegotiations = 0
         for attempt in range(MAX_RENEGOTIATIONS + 1):
@@ -435,9 +444,10 @@ class TfliteRunner:
         content on the same ACL, shim, CPU and device (:mod:`acl_bridge.facts_cache`): the
         negotiation then costs no Python per step. What is kept is the negotiation as the load
         ended it: a renegotiation's growth (validate() wanting more than the resizable
-        negotiation said) is in it, so a second start configures every function once. Recalled
-        or not, every function is then configured as before (validate() on the final layouts,
-        renegotiation, staging)."""
+        negotiation said) is in it, so a second start configures every function once. Every
+        function is then configured on the buffers (ACL's validate() and configure() always
+        run), from its kept decision where one matches (:meth:`_recall_decisions`), else by
+        planning (and probing, renegotiating or staging) as on a first start."""
         self._negotiation_made = None
         key = self._negotiation_key() if facts is not None else None
         self._plan_id = key
@@ -454,15 +464,20 @@ class TfliteRunner:
 
     def _recall_decisions(self, facts: Optional[FactsCache], allow_copy: bool):
         """Every function's decisions (:mod:`acl_bridge.decisions`) kept by an earlier process
-        for a plan of the same content, the same options and the same ACL, shim, CPU and
-        device, one per step; None when there are none. Each is used only where its
+        for a plan of the same content, the same options, the same deciding code
+        (:func:`~acl_bridge.decisions.code_identity`) and the same ACL, shim, CPU and device
+        (the facts cache's identity), one per step; None when there are none. Each is used only where its
         content matches its step's call (else that function is configured as on a first
         start): :attr:`functions_recalled` counts those made from them."""
         self._decisions_key = None
         if facts is None or self._plan_id is None:
             return None
+        try:
+            code = code_identity()
+        except OSError:  # the sources are not readable: nothing to key decisions by
+            return None
         self._decisions_key = question_id(CONFIGURED_PLAN, (self._plan_id, bool(allow_copy), self.share_constants,
-                                                            self.use_arena))
+                                                            self.use_arena, code))
         kept = facts.decoded.get(CONFIGURED_PLAN, {}).get(self._decisions_key)
         return kept if kept is not None and len(kept) == len(self.plan.steps) else None
 

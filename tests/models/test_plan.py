@@ -55,17 +55,37 @@ def test_front_plan_facts():
     plan = _plan("face_detection_front")
     kinds = _kinds(plan)
     # RELU after the first convolution fused into it; the 16 after an ADD run in place
-    # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views
-    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pad": 11, "pooling": 3}
-    assert len(plan.fused) == 1
+    # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views; the 11
+    # channel-widening PADs folded into their ADDs (no pad step left)
+    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pooling": 3}
+    assert len(plan.fused) == 1 + 11
     in_place = [s for s in plan.steps if s.kind == "activation"]
     assert all(s.inputs == (s.output,) and s.param("in_place") for s in in_place)
-    assert sorted(v.how[0] for v in plan.views) == ["alias"] * 16 + ["reshape"] * 4 + ["slice"] * 4
+    assert sorted(v.how[0] for v in plan.views) == ["alias"] * (16 + 11) + ["reshape"] * 4 + ["slice"] * (4 + 11)
     outputs = set(plan.model.outputs)
     # the four head convolutions write straight into the concatenated outputs
     assert {plan.root(s.output) for s in plan.steps if plan.root(s.output) in outputs} == outputs
     # SAME padding of the first convolution (5x5, stride 2, 128 -> 64): 1 before, 2 after
     assert plan.steps[0].param("padding") == (1, 2, 1, 2) and plan.steps[0].param("stride") == (2, 2)
+
+
+def test_a_channel_widening_pad_is_folded_into_its_add():
+    """o = pad(x) + y (zeros after x's channels) is made in y's own buffer: the ADD adds x to
+    the view of y's first channels in place, o is y (an alias), and the PAD is gone."""
+    plan = _plan("face_detection_front")
+    views, t = plan.view_of(), plan.model.tensors
+    producers = {s.output: s for s in plan.steps}
+    folded = [s for s in plan.steps if s.opcode == "PAD+ADD"]
+    assert len(folded) == 11
+    for s in folded:
+        x, ys = s.inputs
+        assert s.output == ys and views[ys].how == ("slice", 3, 0)
+        y = views[ys].parent
+        assert producers[y].kind == "convolution" and y not in views
+        assert t[ys].shape == t[x].shape and t[ys].shape[:3] == t[y].shape[:3] and t[ys].shape[3] < t[y].shape[3]
+        # the ADD's own output: an alias of y, read by the in-place RELU over all channels
+        o = next(v.tensor for v in plan.views if v.parent == y and v.how == ("alias",))
+        assert any(r.inputs == (o,) and r.param("in_place") for r in plan.steps)
 
 
 @pytest.mark.parametrize("size, kernel, stride, out, expect", [
@@ -77,7 +97,7 @@ def test_same_padding_is_tflites(size, kernel, stride, out, expect):
 
 def test_landmark_plan_runs_prelu_with_per_channel_slopes():
     plan = _plan("face_landmark")
-    assert _kinds(plan) == {"convolution": 25, "prelu": 23, "depthwise": 20, "add": 20, "pooling": 6, "pad": 3}
+    assert _kinds(plan) == {"convolution": 25, "prelu": 23, "depthwise": 20, "add": 20, "pooling": 6}
     for s in plan.steps:
         if s.kind == "prelu":  # TFLite's (1, 1, C) slopes broadcast to NHWC: one per channel
             alpha = dict(s.constants)["alpha"]
