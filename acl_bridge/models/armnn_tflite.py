@@ -13,7 +13,10 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
+from ndarray.errors import UnsupportedOptionError
+
 from .. import armnn
+from ..layout import check_int
 from .armnn_profile import ArmnnProfile, parse_armnn_profile
 
 
@@ -49,10 +52,9 @@ class ArmnnTfliteModel:
             why = thread_option_support()
             if why is not None:
                 raise armnn.ArmnnUnavailableError(why)
-            if isinstance(number_of_threads, bool) or not isinstance(number_of_threads, int) \
-                    or not 1 <= number_of_threads <= 64:
-                raise armnn.ArmnnError(f"number_of_threads is {number_of_threads!r}, expected an int in 1..64 "
-                                       f"(Arm NN's own bounds) or None")
+            if check_int(number_of_threads, "number_of_threads", minimum=1) > 64:
+                raise UnsupportedOptionError(f"number_of_threads is {number_of_threads!r}, expected an int in "
+                                             f"1..64 (Arm NN's own bounds) or None")
         if not hasattr(ann, "ITfLiteParser"):
             raise armnn.ArmnnUnavailableError(
                 f"pyarmnn {armnn.armnn_version()} has no ITfLiteParser (Arm NN built without its TfLite parser)")
@@ -109,8 +111,7 @@ class ArmnnTfliteModel:
         """Arm NN's own per-layer profile (its IProfiler) of ``rounds`` inferences on ``x``
         (zeros by default), after one unprofiled inference (the first prepares weights):
         :mod:`.armnn_profile`."""
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise armnn.ArmnnError(f"rounds is {rounds!r}, expected an int >= 1")
+        rounds = check_int(rounds, "rounds", minimum=1)
         if x is None:
             x = np.zeros(self._input_shape, self.input_dtype)
         self.run(x)

@@ -112,6 +112,31 @@ def test_arm_nn_tflite_parser_on_cpuacc(front, front_path, astronaut_input):
         assert np.abs(ref - ours[k]).max() <= tolerance(ref), k
 
 
+@pytest.mark.parametrize("threads", [0, 65, True, 2.0])
+def test_armnn_model_refuses_a_bad_thread_count_or_rounds_with_an_argument_error(front_path, threads):
+    """Arm NN's options are checked by the library's integer rule: a ValueError or TypeError
+    of the library's own (not an ArmnnError, which says Arm NN failed) naming the field."""
+    from acl_bridge import armnn
+    from ndarray.errors import AclNdarrayError
+
+    ok, why = armnn.armnn_available()
+    if not ok:
+        pytest.skip(why)
+    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel, thread_option_support
+
+    if thread_option_support() is not None:
+        pytest.skip(thread_option_support())
+    with pytest.raises((ValueError, TypeError), match="number_of_threads") as e:
+        ArmnnTfliteModel(front_path, number_of_threads=threads)
+    assert isinstance(e.value, AclNdarrayError) and not isinstance(e.value, armnn.ArmnnError)
+    try:
+        model = ArmnnTfliteModel(front_path)
+    except armnn.ArmnnError as e:
+        pytest.skip(f"Arm NN {armnn.release()} refuses the model: {e}")
+    with pytest.raises(ValueError, match="rounds is 0"):
+        model.profile(rounds=0)
+
+
 def test_damaged_models_load_to_our_exception_or_run(front_path):
     """A sample of the host fuzz cases, loaded all the way onto ACL."""
     from acl_bridge.models.tflite_runner import TfliteRunner
