@@ -471,7 +471,8 @@ def configure(call: Call, decided: Optional[Decision] = None) -> Tuple[Configure
     params = _bytes(ffi, call.params)
     acl = acl_identity()
     if (decided is not None and layouts is not None
-            and decided.matches(call.kind, params, call.data_layout, call.options, layouts, call.backend.name, acl)):
+            and decided.matches(call.kind, params, call.data_layout, call.options, layouts, call.backend.name, acl)
+            and tuple(t.role for t in decided.plan.tensors) == tuple(call.roles)):
         try:
             configured = Configured(call, decided.plan, decided.descs)
         except AclError:  # a kept description this buffer or this ACL refuses: decide afresh

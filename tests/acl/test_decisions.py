@@ -77,10 +77,10 @@ def _guarded_pair(bridge: bool):
     return x, w, b, Guarded((1, 7, 7, 16), "float32", padding=pad, bridge=bridge)
 
 
-@pytest.mark.parametrize("other", ["layout", "origin", "options", "params", "does not fit"])
+@pytest.mark.parametrize("other", ["layout", "origin", "options", "params", "does not fit", "other roles"])
 def test_a_decision_of_other_content_or_that_does_not_fit_is_ignored(other):
     """Another layout, memory of another origin (the same descriptor), other options, other
-    parameters: the decision does not match. A matching decision whose kept description
+    parameters, a plan of other roles: the decision does not match. A matching decision whose kept description
     addresses more than the buffer holds is refused before ACL sees it. Either way the
     function is configured as usual, with the usual results and untouched guard bytes."""
     from acl_bridge.configure_session import ConfigureSession
@@ -98,6 +98,9 @@ def test_a_decision_of_other_content_or_that_does_not_fit_is_ignored(other):
         big.total_size_in_bytes = x2.array.allocation.nbytes + 4096
         big.shape[2] += 64  # rows past the end of the buffer
         kept = replace(kept, descs=(desc_content(big),) + kept.descs[1:])
+    if other == "other roles":  # a plan of other roles (another kind's) is not this call's
+        kept = replace(kept, plan=replace(kept.plan, tensors=tuple(replace(t, role=t.role + "_") for t in
+                                                                     kept.plan.tensors)))
     kw = {"allow_padding_writes": True} if other == "options" else {}
     activation = None if other == "params" else "relu"
     session = ConfigureSession()
