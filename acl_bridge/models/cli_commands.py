@@ -334,7 +334,9 @@ def armnn_beside(model, x: np.ndarray, operators, plan):
     reference = ArmnnTfliteModel(model)
     theirs = reference.profile(x, rounds=operators.rounds)
     ops = {op.index: (op.inputs, op.outputs) for op in plan.model.operators}
-    return compare_profiles(operators, theirs, fused_producers(plan.fused, ops))
+    # an activation fused into its producer goes with the producer, a folded PAD with its ADD
+    fused_into = {**fused_producers(plan.fused, ops), **dict(plan.folded_pads)}
+    return compare_profiles(operators, theirs, fused_into)
 
 
 def memory_text(m: Dict[str, object]) -> str:

@@ -66,6 +66,8 @@ class Plan:
     # (the first channels of a buffer padded around its channels and width are a view of it,
     # whatever that padding), so the root may still get the padding its functions ask for
     padding_kept: Tuple[int, ...] = ()
+    # (PAD operator, the ADD operator it was folded into): _fold_channel_pads
+    folded_pads: Tuple[Tuple[int, int], ...] = ()
 
     def view_of(self) -> Dict[int, View]:
         return {v.tensor: v for v in self.views}
@@ -195,14 +197,15 @@ def plan_model(model: ModelSpec) -> Plan:
     op_indices = {s.op_index for s in steps}
     steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
     views = views + tuple(aliases)
+    fused = tuple(sorted(op_indices - {s.op_index for s in steps}))
     steps, folded, pad_views, slices = _fold_channel_pads(steps, model, views)
     if slices:
         model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(slices))
     views = views + tuple(pad_views)
-    fused = tuple(sorted((op_indices - {s.op_index for s in steps}) | set(folded)))
     # TFLite stores operators in execution order; a copy runs where its operator stood
     ordered = sorted(list(steps) + list(copies), key=lambda s: s.op_index)
-    return Plan(model, tuple(ordered), views, fused, tuple(v.tensor for v in pad_views if v.how[0] == "slice"))
+    return Plan(model, tuple(ordered), views, fused, tuple(v.tensor for v in pad_views if v.how[0] == "slice"),
+                tuple(folded))
 
 
 def _add_intermediates(model: ModelSpec, lowered: Sequence[Lowered], extra: List[TensorSpec],
@@ -272,7 +275,7 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
 
 
 def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View]
-                       ) -> Tuple[List[Step], List[int], List[View], List[TensorSpec]]:
+                       ) -> Tuple[List[Step], List[Tuple[int, int]], List[View], List[TensorSpec]]:
     """Fold a PAD that widens the channels into the ADD that reads it: ``o = pad(x) + y``
     (zeros after x's C channels, float32) is, channel by channel, ``x + y`` for the first C
     and ``y`` itself for the rest. So the sum is made in place in y's own buffer, on the view
@@ -284,7 +287,7 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
     ADD alone, y is made by a convolution (a dense buffer of its own, no padding asked on
     NHWC) and is no graph output, no view and viewed by nothing, and o is no graph output and
     no view, viewed only by in-place activations (which then run on all C + k channels, as on
-    o). Returns the steps, the folded PADs' operator indices, the new views and the new
+    o). Returns the steps, (PAD operator, ADD operator) per fold, the new views and the new
     tensors (after the model's)."""
     t = model.tensors
     readers: Dict[int, List[int]] = {}
@@ -298,7 +301,7 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
         parents.setdefault(v.parent, set()).add(str(v.how[0]))
     graph = set(model.inputs) | set(model.outputs)
     out: List[Optional[Step]] = list(steps)
-    folded: List[int] = []
+    folded: List[Tuple[int, int]] = []
     new_views: List[View] = []
     slices: List[TensorSpec] = []
     for k, s in enumerate(steps):
@@ -328,7 +331,7 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
         out[a] = Step(add.op_index, s.opcode + "+" + add.opcode, "add",
                       tuple(x if i == p else ys.index for i in add.inputs), ys.index, add.params)
         new_views += [View(ys.index, y, ("slice", len(t[y].shape) - 1, 0)), View(o, y, ("alias",))]
-        folded.append(s.op_index)
+        folded.append((s.op_index, add.op_index))
     return [s for s in out if s is not None], folded, new_views, slices
 
 

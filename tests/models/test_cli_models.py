@@ -338,5 +338,8 @@ def test_run_tflite_armnn_profile_matches_arm_nn_layer_by_layer(tmp_path, capsys
     assert all(r["ratio"] > 0 for r in both)
     convs = [r for r in rows if any("Conv2D" in a for a in r["armnn"])]
     assert convs and all(r["armnn_kernels"] for r in convs)
+    # the PADs the bridge folded into their ADDs: Arm NN's PAD layer in the row of that ADD
+    pads = [r for r in rows if any(a.startswith("Pad") for a in r["armnn"])]
+    assert pads and all("PAD+ADD (add)" in r["bridge"] for r in pads), pads
     assert abs(versus["bridge_total_median_seconds"] - ops["total_median_seconds"]) < 1e-6
     assert 0 < versus["armnn_total_median_seconds"] <= 1.1 * versus["armnn_inference_median_seconds"]

@@ -68,7 +68,7 @@ def test_the_fold_applies_only_where_nothing_can_see_it(name):
     if not folds:
         assert (out, folded, new_views, slices) == (steps, [], [], [])
         return
-    assert [s.kind for s in out] == ["convolution", "add", "activation"] and folded == [1]
+    assert [s.kind for s in out] == ["convolution", "add", "activation"] and folded == [(1, 2)]
     (ys,) = slices
     assert ys.shape == SHAPES[0] and ys.index == len(model.tensors)
     assert out[1].inputs == (0, ys.index) and out[1].output == ys.index and out[1].opcode == "PAD+ADD"
@@ -80,8 +80,8 @@ def test_the_folded_plan_computes_what_the_unfolded_one_does():
     plain = Plan(model, tuple(steps), tuple(views), ())
     out, folded, new_views, slices = _fold_channel_pads(steps, model, views)
     folded_model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(slices))
-    folded_plan = Plan(folded_model, tuple(out), tuple(views) + tuple(new_views), tuple(folded),
-                       tuple(v.tensor for v in new_views if v.how[0] == "slice"))
+    folded_plan = Plan(folded_model, tuple(out), tuple(views) + tuple(new_views), (),
+                       tuple(v.tensor for v in new_views if v.how[0] == "slice"), tuple(folded))
     x = np.random.default_rng(1).uniform(-1, 1, SHAPES[0]).astype(np.float32)
     want, got = run_plan_tensors(plain, x), run_plan_tensors(folded_plan, x)
     assert np.array_equal(got[4], want[4])

@@ -58,7 +58,7 @@ def test_front_plan_facts():
     # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views; the 11
     # channel-widening PADs folded into their ADDs (no pad step left)
     assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pooling": 3}
-    assert len(plan.fused) == 1 + 11
+    assert len(plan.fused) == 1 and len(plan.folded_pads) == 11
     in_place = [s for s in plan.steps if s.kind == "activation"]
     assert all(s.inputs == (s.output,) and s.param("in_place") for s in in_place)
     assert sorted(v.how[0] for v in plan.views) == ["alias"] * (16 + 11) + ["reshape"] * 4 + ["slice"] * (4 + 11)
@@ -77,6 +77,10 @@ def test_a_channel_widening_pad_is_folded_into_its_add():
     producers = {s.output: s for s in plan.steps}
     folded = [s for s in plan.steps if s.opcode == "PAD+ADD"]
     assert len(folded) == 11
+    # each folded PAD is named with the ADD it went into (the profiles match Arm NN's PAD there)
+    assert sorted(add for _, add in plan.folded_pads) == sorted(s.op_index for s in folded)
+    opcodes = {op.index: op.opcode for op in plan.model.operators}
+    assert all(opcodes[pad] == "PAD" and opcodes[add] == "ADD" for pad, add in plan.folded_pads)
     for s in folded:
         x, ys = s.inputs
         assert s.output == ys and views[ys].how == ("slice", 3, 0)
