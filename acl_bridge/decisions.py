@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import binascii
 import functools
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .layout import PaddingSize
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
+from .user_cache import sources_digest
 
 
 @dataclass(frozen=True)
@@ -92,17 +92,13 @@ _SOURCES = ("decisions.py", "executor.py", "plan.py", "mapping.py", "tensor.py",
 @functools.lru_cache(maxsize=None)
 def code_identity() -> str:
     """A hash of the sources that make decisions (:data:`_SOURCES`), read once per process."""
-    h = hashlib.sha256()
-    here = Path(__file__).resolve().parent
-    for name in _SOURCES:
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:16]
+    return sources_digest(Path(__file__).resolve().parent, _SOURCES)[:16]
 
 
 # ---------------------------------------------------------------------------- JSON form
 def pad_json(p: PaddingSize) -> list:
     """A PaddingSize as JSON: [top, right, bottom, left]."""
-    return [p.top, p.right, p.bottom, p.left]
+    return list(p.as_tuple())
 
 
 _PADDINGS: Dict[Tuple[int, int, int, int], PaddingSize] = {}
@@ -111,11 +107,10 @@ _PADDINGS: Dict[Tuple[int, int, int, int], PaddingSize] = {}
 def pad_from_json(v) -> PaddingSize:
     """The inverse of :func:`pad_json` (ValueError/TypeError for another shape); one value per
     content (a model's kept answers repeat a few paddings hundreds of times)."""
-    top, right, bottom, left = (int(x) for x in v)
-    key = (top, right, bottom, left)
-    p = _PADDINGS.get(key)
+    key = tuple(int(x) for x in v)
+    p = _PADDINGS.get(key)  # type: ignore[arg-type]
     if p is None:
-        p = _PADDINGS.setdefault(key, PaddingSize(top=top, right=right, bottom=bottom, left=left))
+        p = _PADDINGS.setdefault(key, PaddingSize.from_tuple(key))  # type: ignore[arg-type]
     return p
 
 
@@ -132,12 +127,7 @@ def _bool_map(m) -> Optional[list]:
 def _unbool_map(v, what: str):
     if v is None:
         return None
-    out = {}
-    for role, b in v:
-        if not isinstance(b, bool):
-            raise TypeError(f"{what} of {role!r} is {b!r}, expected true or false")
-        out[_str(role, "a role")] = b
-    return out
+    return {_str(role, "a role"): _bool(b, f"{what} of {role!r}") for role, b in v}
 
 
 def _b64(b: Optional[bytes]) -> Optional[str]:

@@ -40,7 +40,7 @@ from .decisions import Decision, layout_key
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
 from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
-from .native import NativeRun, arm, check, require_native
+from .native import EXPECTED_ABI_VERSION, NativeRun, acl_version, arm, check, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
 from .tensor import AclTensor, desc_content, native_desc
 from .workspace import Workspace
@@ -452,8 +452,6 @@ def call_layouts(call: Call) -> Optional[Tuple[Optional[str], ...]]:
 @functools.lru_cache(maxsize=None)
 def acl_identity() -> str:
     """The ACL and shim a decision is made with (:attr:`Decision.acl`)."""
-    from .native import EXPECTED_ABI_VERSION, acl_version
-
     return f"ACL {acl_version()}, shim ABI {EXPECTED_ABI_VERSION}"
 
 

@@ -54,6 +54,10 @@ _QUANTIZED_TYPES: Dict[np.dtype[Any], str] = {np.dtype("uint8"): "QASYMM8", np.d
 # int32 bias beside them, whose scales (input scale x weight scale) ACL ignores (S32).
 PER_CHANNEL_TYPE = "QSYMM8_PER_CHANNEL"
 _BIAS_TYPE = "S32"
+# bytes of one element of each ACL data type above (its numpy storage type's itemsize)
+ELEMENT_BYTES: Dict[str, int] = {name: dt.itemsize for table in (_DATA_TYPES, _QUANTIZED_TYPES)
+                                 for dt, name in table.items()}
+ELEMENT_BYTES[PER_CHANNEL_TYPE] = 1  # int8 weights
 
 # ACL's auto_padding (TensorInfo::auto_padding): some kernels process 32 elements at a time
 # and may read 32 values past the last element, hence the extra 32 on the right.

@@ -21,7 +21,7 @@ from ndarray import NdArray, NotRepresentableError
 
 from . import abi
 from .backend import NEON, Backend, backend_named
-from .mapping import AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
+from .mapping import ELEMENT_BYTES, AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
 from .native import AclInvalidArgumentError, check, require_native
 
 
@@ -97,11 +97,8 @@ def desc_from_content(content: bytes):
     return d
 
 
-# bytes of one element of each ACL data type the shim knows (acl_bridge.abi.DATA_TYPES)
-_ELEMENT_BYTES = {"F32": 4, "F16": 2, "S32": 4, "U8": 1, "QASYMM8": 1, "QASYMM8_SIGNED": 1, "S8": 1, "S16": 2,
-                  "U16": 2, "QSYMM8_PER_CHANNEL": 1}
-
-_ELEMENT_BYTES_BY_CODE = {code: _ELEMENT_BYTES[name] for name, code in abi.DATA_TYPES.items() if name in _ELEMENT_BYTES}
+# bytes of one element by the shim's data type code (acl_bridge.abi.DATA_TYPES)
+_ELEMENT_BYTES_BY_CODE = {code: ELEMENT_BYTES[name] for name, code in abi.DATA_TYPES.items() if name in ELEMENT_BYTES}
 
 
 def _check_fits(d, array: NdArray, backend: Backend) -> None:

@@ -6,7 +6,9 @@ else in the per-user cache directory: ``$XDG_CACHE_HOME/acl-ndarray/NAME`` (an a
 ``XDG_CACHE_HOME`` only, as the XDG spec says), else ``~/.cache/acl-ndarray/NAME``.
 Users: the OpenCL program cache (:mod:`acl_bridge.cl_program_cache`), the parsed-model
 cache (:mod:`acl_bridge.models.model_cache`) and ACL's answers (:mod:`acl_bridge.facts_cache`).
-Each writes its files with :func:`write_atomically`.
+Each writes its files with :func:`write_atomically`; the caches whose entries depend on the
+library's own code key them by :func:`sources_digest` (the parsed-model cache, the runner's
+kept decisions).
 
 A cache file is sealed (:func:`seal`): the cache's magic, then the format version, the lengths
 of its two parts and the sha256 of both, then the parts (what identifies the entry, and its
@@ -21,7 +23,7 @@ import os
 import struct
 import tempfile
 from pathlib import Path
-from typing import Tuple, Union
+from typing import Sequence, Tuple, Union
 
 from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
@@ -74,6 +76,16 @@ def unseal(magic: bytes, version: int, blob: Bytes, what: str) -> Tuple[Bytes, B
     if hashlib.sha256(memoryview(blob)[start:]).digest() != digest:
         raise CacheFileRejected("checksum mismatch (damaged file)")
     return blob[start:start + head_len], blob[start + head_len:]
+
+
+def sources_digest(directory: Path, names: Sequence[str], seed: bytes = b"") -> str:
+    """sha256 (hex) of ``seed`` and the files ``names`` in ``directory``, in that order: a
+    cache key for what the code that made a cached value says (OSError when one is
+    unreadable)."""
+    h = hashlib.sha256(seed)
+    for name in names:
+        h.update((directory / name).read_bytes())
+    return h.hexdigest()
 
 
 def write_atomically(path: Path, data: Bytes) -> None:

@@ -145,10 +145,6 @@ def _aligned(n: int, alignment: int) -> int:
     return -(-n // alignment) * alignment
 
 
-def _offset(slot: "Slot") -> int:
-    return slot.offset_in_bytes
-
-
 def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_fit: bool) -> List[Slot]:
     """Each buffer in ``order`` at an aligned offset free of every placed buffer whose lifetime
     overlaps its own: the lowest such offset (first fit) or the smallest gap that holds it
@@ -157,9 +153,7 @@ def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_
     for life, size in order:
         size = _aligned(size, alignment)
         offset, chosen, smallest_gap = 0, None, None
-        first, last = life.first_step, life.last_step  # Lifetime.overlaps, inline: the inner loop of a load
-        live = [s for s in placed if s.lifetime.first_step <= last and first <= s.lifetime.last_step]
-        for other in sorted(live, key=_offset):
+        for other in sorted((s for s in placed if s.lifetime.overlaps(life)), key=lambda s: s.offset_in_bytes):
             gap = other.offset_in_bytes - offset
             if gap >= size:
                 if not best_fit:

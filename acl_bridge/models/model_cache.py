@@ -42,7 +42,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from .._version import __version__
-from ..user_cache import SEAL, CacheFileRejected, check_cache_option, seal, unseal, user_cache_dir, write_atomically
+from ..user_cache import (SEAL, CacheFileRejected, check_cache_option, seal, sources_digest, unseal, user_cache_dir,
+                          write_atomically)
 from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, read_model
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
@@ -78,11 +79,8 @@ def cache_dir() -> Path:
 
 def _reader_identity() -> str:
     """The package version and a hash of the reader's source files."""
-    h = hashlib.sha256(__version__.encode())
-    here = Path(__file__).resolve().parent
-    for name in _READER_SOURCES:
-        h.update((here / name).read_bytes())
-    return f"{__version__}+{h.hexdigest()[:16]}"
+    digest = sources_digest(Path(__file__).resolve().parent, _READER_SOURCES, __version__.encode())
+    return f"{__version__}+{digest[:16]}"
 
 
 def _tflite_version() -> Optional[str]:

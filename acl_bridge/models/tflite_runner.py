@@ -621,7 +621,6 @@ class TfliteRunner:
         plan = self.plan
         self.functions = []
         self.constants: List[Dict[str, NdArray]] = []
-        self._dense: Dict[Tuple[Tuple[int, ...], str], ShapeDescriptor] = {}  # (shape, dtype): dense descriptor
         self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
         for k, (s, cpad) in enumerate(zip(plan.steps, const_pad)):
             self._session.step = k
@@ -653,11 +652,7 @@ class TfliteRunner:
             # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
             # padded view of the whole file it lies in): a third of the cost, and a dense
             # constant ACL takes as const needs no probe
-            key = (value.shape, value.dtype.str)
-            d = self._dense.get(key)
-            if d is None:
-                d = self._dense[key] = ShapeDescriptor.create(value.shape, value.dtype)
-            return NdArray(value.reshape(-1).view(np.uint8), d)
+            return NdArray(value.reshape(-1).view(np.uint8), ShapeDescriptor.create(value.shape, value.dtype))
         a = F.AclFunction.padded_empty(value.shape, value.dtype, pad)
         a.numpy()[...] = value
         return a
