@@ -273,7 +273,7 @@ class Call:
         return self.staging_descriptor(role, plan)
 
 
-def _destroyer(destroy, arrays: Dict[str, Optional[NdArray]]):
+def destroyer(destroy, arrays: Dict[str, Optional[NdArray]]):
     """The destructor of a native function's handle: it holds the memory ACL was given, so
     the buffers live exactly as long as the native function (see Configured)."""
     keep = tuple(a for a in arrays.values() if a is not None)
@@ -328,11 +328,38 @@ class Configured:
                 status = lib.acl_shim_function_create_in(call.workspace.handle, abi.KINDS[call.kind], call.params,
                                                          handles, len(handles), out)
         check(status, call.kind)
-        self.handle = ffi.gc(out[0], _destroyer(lib.acl_shim_function_destroy, self.acl_arrays))
+        self.handle = ffi.gc(out[0], destroyer(lib.acl_shim_function_destroy, self.acl_arrays))
         with session.timed("import"):
             for t in self.tensors.values():
                 if t is not None:
                     t.import_memory()
+        self._settle(call, plan)
+
+    @classmethod
+    def adopt(cls, call: Call, plan: FunctionPlan, handle, tensors: Sequence, descs: Sequence[Optional[bytes]]
+              ) -> "Configured":
+        """A function made with others in one native call (:mod:`acl_bridge.configure_batch`)
+        from a kept decision whose ``plan`` stages nothing: ``handle`` is its native function
+        (owned already: ``ffi.gc`` holding the call's arrays, as :func:`destroyer` makes it),
+        ``tensors`` its native tensors in role order (owned, memory imported; None where
+        absent), ``descs`` their descriptions."""
+        self = cls.__new__(cls)
+        self.plan = plan
+        self.kind = call.kind
+        self.acl_arrays = dict(call.arrays)  # nothing staged: ACL works on the call's own buffers
+        self.tensors = {
+            role: None if h is None else AclTensor.adopt(h, call.arrays[role], call.data_layout,  # type: ignore
+                                                         call.quantization[role], call.backend,
+                                                         layout_of(call.arrays[role]), d)  # type: ignore[arg-type]
+            for role, h, d in zip(call.roles, tensors, descs)}
+        self.handle = handle
+        self._settle(call, plan)
+        self.recalled = True
+        return self
+
+    def _settle(self, call: Call, plan: FunctionPlan) -> None:
+        """The run side, once the native function exists: copy lists, lock, entry point."""
+        ffi, lib = require_native()
         staged = [r for r in plan.staged]
         self.copy_in = [(self.acl_arrays[r].numpy(), call.arrays[r].numpy())  # type: ignore[union-attr]
                         for r in staged if r not in call.outputs]

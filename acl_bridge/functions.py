@@ -130,6 +130,17 @@ class AclFunction(NativeRun):
     def __init__(self, *args, data_layout: str = "NCHW", quantization: Optional[Dict[str, Tuple[float, int]]] = None,
                  allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
                  workspace: Optional[Workspace] = None, decided: Optional[Decision] = None, **options):
+        call = self._prepare(args, options, data_layout=data_layout, quantization=quantization,
+                             allow_copy=allow_copy, allow_padding_writes=allow_padding_writes, backend=backend,
+                             workspace=workspace)
+        self._finish(*configure(call, decided))
+
+    def _prepare(self, args: Sequence, options: dict, *, data_layout: str = "NCHW", quantization=None,
+                 allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
+                 workspace: Optional[Workspace] = None) -> Call:
+        """The constructor's first half: arguments checked and bound (tensors, options, data
+        layout, quantization, backend), outputs writable and not overlapping another tensor;
+        the :class:`~acl_bridge.executor.Call` to configure. Nothing native is made."""
         arrays, kind, params, quant = self._call(args, options, quantization)
         self.kind = kind
         self.data_layout = _check_data_layout(data_layout)
@@ -145,22 +156,27 @@ class AclFunction(NativeRun):
             if a is not None and a.readonly:
                 raise ReadOnlyError(f"{role} is written by {self.kind} but is read-only: {a!r}")
         self._check_aliasing()
-        call = Call(kind, params, self.roles, self.outputs, self.arrays, self.data_layout, quant,
+        return Call(kind, params, self.roles, self.outputs, self.arrays, self.data_layout, quant,
                     PlanOptions(allow_copy=bool(allow_copy), allow_padding_writes=bool(allow_padding_writes)),
                     self.backend, check_workspace(workspace), self.const_roles)
-        self._configured: Optional[Configured]
-        self._configured, facts, self.decision = configure(call, decided)
+
+    def _finish(self, configured: Configured, facts, decision: Optional[Decision]) -> None:
+        """The constructor's second half: the configured native function (from
+        :func:`~acl_bridge.executor.configure`, or made with others in one native call:
+        :mod:`acl_bridge.configure_batch`) becomes this function's, and run() is armed."""
+        self._configured: Optional[Configured] = configured
+        self.decision = decision
         # made from ``decided`` (its content matched this call's): nothing described or asked
-        self.decision_recalled = self._configured.recalled
-        self.plan = self._configured.plan
+        self.decision_recalled = configured.recalled
+        self.plan = configured.plan
         self.facts = facts
         if self.plan.staged:
             warnings.warn(AclCopyFallbackWarning(
                 f"{self.kind}: copying through ACL-padded buffers on every run: "
-                + "; ".join(f"{t.role}: {t.detail}" for t in self.plan.tensors if t.reason)), stacklevel=2)
+                + "; ".join(f"{t.role}: {t.detail}" for t in self.plan.tensors if t.reason)), stacklevel=3)
         self._close_lock = threading.Lock()
         self._schedules: list = []  # weak references to schedules that run this function
-        self._configured.arm(self)  # run() is now one C method: see NativeRun
+        configured.arm(self)  # run() is now one C method: see NativeRun
 
     # ------------------------------------------------------------------ options -> params
     @classmethod

@@ -101,20 +101,36 @@ def desc_from_content(content: bytes):
 _ELEMENT_BYTES_BY_CODE = {code: ELEMENT_BYTES[name] for name, code in abi.DATA_TYPES.items() if name in ELEMENT_BYTES}
 
 
+def _element_problem(d, array: NdArray, backend: Backend) -> Optional[str]:
+    """Why a kept description cannot be of this array's elements (its backend, element size,
+    an x stride of one element), or None."""
+    size = _ELEMENT_BYTES_BY_CODE.get(d.data_type, 0)
+    n = d.num_dims
+    if (d.backend or 0) != (backend.code or 0):
+        return f"it is for backend code {d.backend}, the call's is {backend.name}"
+    if not 1 <= n <= len(d.shape) or size != array.dtype.itemsize:
+        return f"{n} dimensions of {size}-byte elements, the array has {array.dtype} elements"
+    if d.strides_in_bytes[0] != size:
+        return f"its x stride is {d.strides_in_bytes[0]} bytes, expected {size}"
+    return None
+
+
+def check_elements_fit(d, array: NdArray, backend: Backend) -> None:
+    """AclInvalidArgumentError where :func:`_element_problem` finds one (the bounds are left to
+    the native layer: acl_shim_plan_create checks every addressed byte)."""
+    problem = _element_problem(d, array, backend)
+    if problem is not None:
+        raise AclInvalidArgumentError(f"a kept tensor description does not describe this buffer: {problem}: "
+                                      f"{array!r}")
+
+
 def _check_fits(d, array: NdArray, backend: Backend) -> None:
     """A kept description (:func:`desc_from_content`) is given to ACL only for memory it can
     describe: the array's backend and element size, an x stride of one element, and every
     element it addresses inside the array's allocation; else AclInvalidArgumentError."""
-    size = _ELEMENT_BYTES_BY_CODE.get(d.data_type, 0)
-    n = d.num_dims
-    problem = None
-    if (d.backend or 0) != (backend.code or 0):
-        problem = f"it is for backend code {d.backend}, the call's is {backend.name}"
-    elif not 1 <= n <= len(d.shape) or size != array.dtype.itemsize:
-        problem = f"{n} dimensions of {size}-byte elements, the array has {array.dtype} elements"
-    elif d.strides_in_bytes[0] != size:
-        problem = f"its x stride is {d.strides_in_bytes[0]} bytes, expected {size}"
-    else:
+    problem = _element_problem(d, array, backend)
+    if problem is None:
+        n, size = d.num_dims, d.strides_in_bytes[0]
         last = d.offset_first_element_in_bytes + sum((d.shape[i] - 1) * d.strides_in_bytes[i] for i in range(n))
         if any(d.shape[i] == 0 for i in range(n)) or last + size > array.allocation.nbytes \
                 or d.total_size_in_bytes > array.allocation.nbytes:
@@ -158,6 +174,21 @@ class AclTensor:
         check(lib.acl_shim_tensor_create(d, out), "acl_shim_tensor_create")
         self._handle = ffi.gc(out[0], lib.acl_shim_tensor_destroy)
         self._imported = False
+
+    @classmethod
+    def adopt(cls, handle, array: NdArray, data_layout: str, quantization, backend: Backend, layout,
+              desc: bytes) -> "AclTensor":
+        """The AclTensor of a native tensor made elsewhere from ``desc`` (acl_shim_plan_create:
+        :mod:`acl_bridge.configure_batch`), memory imported: ``handle`` is owned already
+        (``ffi.gc``), ``info`` computed when read, as for a kept description."""
+        self = cls.__new__(cls)
+        self.array = array
+        self._layout = array if layout is None else layout
+        self._data_layout, self._quantization, self._declare = data_layout, quantization, True
+        self.desc_content = desc
+        self._handle = handle
+        self._imported = True
+        return self
 
     @cached_property
     def info(self) -> AclTensorInfo:

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 10
+#define ACL_SHIM_ABI_VERSION 11
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -390,6 +390,30 @@ int32_t acl_shim_workspace_allocate(acl_shim_workspace *workspace, uint64_t *siz
 int32_t acl_shim_workspace_report_get(const acl_shim_workspace *workspace, acl_shim_workspace_report *out);
 /* Drops the handle; functions configured with the workspace keep its pool alive. */
 void acl_shim_workspace_destroy(acl_shim_workspace *workspace);
+
+/* ---- configured plans (ABI 11; native/acl_shim_plan.cpp) -----------------
+ * Many functions configured in one call, each exactly as acl_shim_tensor_create,
+ * acl_shim_function_create_in and acl_shim_tensor_import would make it: what a second start of
+ * a model does with the native descriptions it kept (acl_bridge.configure_batch). */
+typedef struct acl_shim_planned_function {
+    int32_t kind;                               /* ACL_SHIM_FN_* */
+    const acl_shim_params *params;
+    int32_t num_tensors;                        /* 1..8, the kind's tensor order */
+    const acl_shim_tensor_desc *const *descs;   /* per tensor; NULL: an absent optional tensor */
+    void *const *bases;                         /* per tensor: the memory imported after configure */
+    const uint64_t *available_in_bytes;         /* per tensor: bytes from base that are the caller's to give */
+} acl_shim_planned_function;
+
+/* For each function in order: a tensor per desc, validate() and configure() (joining workspace,
+ * which may be NULL), then the import of every base. A desc addressing a byte at or past
+ * available_in_bytes (its total size, or its last element) is refused before ACL sees it.
+ * out_functions[0..n) receives the functions; out_tensors, the tensors of all functions one
+ * after the other (sum of num_tensors entries, NULL where absent). All or nothing: on a
+ * failure everything made is destroyed, the outputs are left NULL, *failed_index is the
+ * function that failed (else -1) and the message names it. */
+int32_t acl_shim_plan_create(acl_shim_workspace *workspace, const acl_shim_planned_function *functions, int32_t n,
+                             acl_shim_function **out_functions, acl_shim_tensor **out_tensors,
+                             int32_t *failed_index);
 
 /* ACL_SHIM_CDEF_END */
 

@@ -72,14 +72,17 @@ the input, plus whatever the bridge had to stage (``staged``), plus explicit cop
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+import ndarray
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import ArgumentTypeError, LayoutError
 
@@ -87,12 +90,13 @@ from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..decisions import code_identity
+from ..configure_batch import Recall, configure_recalled
 from ..configure_session import CATEGORIES, CONFIGURED_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
 from ..facts_cache import FactsCache, FactsCacheReport
 from ..facts_cache import identity as facts_identity
-from ..user_cache import check_cache_option
+from ..user_cache import check_cache_option, sources_digest
 from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Origin, Reason
@@ -225,6 +229,21 @@ def _refused(step: Step, operands: List[object], e: AclStatusError) -> Unsupport
     return UnsupportedModelError(
         f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
         f"ACL {acl_version()}: {e.message}")
+
+
+# The sources that fix every buffer's layout from a plan and its negotiated padding (the
+# allocation, the views, the memory plan, the descriptors), with the batch that vouches for
+# them: a load's decisions are kept under a hash of them too, so that a batch of recalled
+# functions (acl_bridge.configure_batch), which compares no layout, meets the layouts decided.
+_LAYOUT_SOURCES = ((Path(__file__).resolve().parent, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
+                   (Path(__file__).resolve().parent.parent, ("configure_batch.py",)),
+                   (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
+
+
+@functools.lru_cache(maxsize=None)
+def layout_code_identity() -> str:
+    """A hash of :data:`_LAYOUT_SOURCES`, read once per process (OSError when unreadable)."""
+    return "".join(sources_digest(d, names)[:16] for d, names in _LAYOUT_SOURCES)
 
 
 def resident_bytes() -> Optional[int]:
@@ -473,7 +492,7 @@ class TfliteRunner:
         if facts is None or self._plan_id is None:
             return None
         try:
-            code = code_identity()
+            code = code_identity() + layout_code_identity()
         except OSError:  # the sources are not readable: nothing to key decisions by
             return None
         self._decisions_key = question_id(CONFIGURED_PLAN, (self._plan_id, bool(allow_copy), self.share_constants,
@@ -618,25 +637,47 @@ class TfliteRunner:
         return out
 
     def _configure(self, const_pad, allow_copy: bool, decided=None) -> None:
+        """Every step's function on the buffers: with a kept decision for every step, all in
+        one native call (:func:`~acl_bridge.configure_batch.configure_recalled`); else, or
+        where that refuses (:attr:`batch_refused` says why), one at a time."""
         plan = self.plan
-        self.functions = []
         self.constants: List[Dict[str, NdArray]] = []
-        self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
+        calls = []
         for k, (s, cpad) in enumerate(zip(plan.steps, const_pad)):
             self._session.step = k
             consts = {role: self._constant(ROLES[s.kind], role, value, cpad[role]) for role, value in s.constants}
             shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
-            operands = _operands(s, self.arrays, consts)
+            calls.append((s, _operands(s, self.arrays, consts),
+                          dict(_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
+                               allow_padding_writes=not shared, backend=self.backend)))
+            self.constants.append(consts)
+        self._session.step = None
+        self.batch_refused: Optional[str] = None
+        if decided is not None and self.share_workspaces:
+            self.workspaces = [Workspace(self.backend)]
+            functions, why = configure_recalled(
+                [Recall(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=self.workspaces[0]), d)
+                 for (s, operands, kwargs), d in zip(calls, decided)])
+            self.batch_refused = why or None
+            if functions is not None:
+                self.functions = functions
+                self.functions_recalled = len(functions)
+                return
+        elif decided is not None:
+            self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
+        self.functions = []
+        # a fresh workspace: a refused batch may have joined functions to the last one
+        self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
+        for k, (s, operands, kwargs) in enumerate(calls):
+            self._session.step = k
             if not self.share_workspaces:
                 self.workspaces.append(Workspace(self.backend))
             try:
-                f = ROLES[s.kind](*operands, **_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
-                                  allow_padding_writes=not shared, backend=self.backend,
-                                  workspace=self.workspaces[-1], decided=None if decided is None else decided[k])
+                f = ROLES[s.kind](*operands, **kwargs, workspace=self.workspaces[-1],
+                                  decided=None if decided is None else decided[k])
             except AclStatusError as e:
                 raise _refused(s, operands, e) from e
             self.functions.append(f)
-            self.constants.append(consts)
         self._session.step = None
         # functions made from a kept decision (nothing described, negotiated, planned or probed)
         self.functions_recalled = sum(f.decision_recalled for f in self.functions)
