@@ -107,9 +107,12 @@ _PADDINGS: Dict[Tuple[int, int, int, int], PaddingSize] = {}
 def pad_from_json(v) -> PaddingSize:
     """The inverse of :func:`pad_json` (ValueError/TypeError for another shape); one value per
     content (a model's kept answers repeat a few paddings hundreds of times)."""
-    key = tuple(int(x) for x in v)
-    p = _PADDINGS.get(key)  # type: ignore[arg-type]
+    try:  # the JSON list as it is: found when it was decoded before (equal numbers hash alike)
+        p = _PADDINGS.get(tuple(v))
+    except TypeError:  # an element that is no number (a list): the checks below say so
+        p = None
     if p is None:
+        key = tuple(int(x) for x in v)
         p = _PADDINGS.setdefault(key, PaddingSize.from_tuple(key))  # type: ignore[arg-type]
     return p
 

@@ -231,13 +231,26 @@ def _refused(step: Step, operands: List[object], e: AclStatusError) -> Unsupport
         f"ACL {acl_version()}: {e.message}")
 
 
+_HERE = Path(__file__).resolve().parent
 # The sources that fix every buffer's layout from a plan and its negotiated padding (the
 # allocation, the views, the memory plan, the descriptors), with the batch that vouches for
 # them: a load's decisions are kept under a hash of them too, so that a batch of recalled
 # functions (acl_bridge.configure_batch), which compares no layout, meets the layouts decided.
-_LAYOUT_SOURCES = ((Path(__file__).resolve().parent, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
-                   (Path(__file__).resolve().parent.parent, ("configure_batch.py",)),
+_LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
+                   (_HERE.parent, ("configure_batch.py",)),
                    (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
+
+
+# the code that turns a file into a Plan: reading (with the parsed-model cache's own key), the
+# constant-dequantize fold, the lowering rules and the plan
+_LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "tflite_quantization.py", "tflite_plan.py")),
+                     (_HERE / "lowering", tuple(sorted(p.name for p in (_HERE / "lowering").glob("*.py")))))
+
+
+@functools.lru_cache(maxsize=None)
+def lowering_code_identity() -> str:
+    """A hash of :data:`_LOWERING_SOURCES`, read once per process (OSError when unreadable)."""
+    return "".join(sources_digest(d, names)[:16] for d, names in _LOWERING_SOURCES)
 
 
 @functools.lru_cache(maxsize=None)
@@ -503,7 +516,16 @@ class TfliteRunner:
     def _negotiation_key(self) -> Optional[str]:
         """The content :meth:`_negotiate` depends on, as a question id: per step its operator,
         kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
-        and owning buffers; the backend. None where a parameter has no canonical text."""
+        and owning buffers; the backend. None where a parameter has no canonical text. A plan
+        this runner read and lowered itself is that content's function of the file and the
+        reading and lowering code: then the file's sha256 and a hash of that code stand for it
+        (the same key at a fraction of the cost: no walk over every step)."""
+        if self.model_cache is not None:
+            try:
+                return question_id(NEGOTIATED_PLAN, ("lowered file", self.backend.name, self.plan.model.sha256,
+                                                     lowering_code_identity()))
+            except OSError:  # the sources are not readable: key by the content itself
+                pass
         plan, t = self.plan, self.plan.model.tensors
         root = {v.tensor: plan.root(v.tensor) for v in plan.views}
         content = (self.backend.name, tuple(

@@ -4,6 +4,8 @@ every function from its kept decision, and gives the same buffers, plan and bits
 that asks everything; a damaged file is a
 warning and a load that asks again."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,7 @@ def _questions(runner):
 @pytest.mark.parametrize("name", ["face_detection_front", "keyword_spotting_alexa"])
 def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
     from acl_bridge import native
+    from acl_bridge.executor import call_layouts
     from acl_bridge.models.tflite_runner import TfliteRunner
 
     from .test_int8_models_acl import REFUSED_ON_2008
@@ -40,8 +43,14 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
         assert second.facts_cache.saved == 0  # nothing new to write
         assert _questions(second) == {c: 0 for c in QUESTIONS}, "a kept answer was asked of ACL again"
         assert second.negotiation_recalled and not fresh.negotiation_recalled  # the whole plan's padding kept
-        # every function made from its kept decision: nothing described, planned or probed
+        # every function made from its kept decision: nothing described, planned or probed, all
+        # in one native call (acl_bridge.configure_batch)
         assert second.functions_recalled == len(second.functions) and fresh.functions_recalled == 0
+        assert second.batch_refused is None and second._session.calls["configure"] == 1
+        # what the batch does not compare and the runner vouches for: every buffer laid out as
+        # the decisions were made for
+        assert [call_layouts(SimpleNamespace(roles=f.roles, arrays=f.arrays, quantization=f.quantization))
+                for f in second.functions] == [f.decision.layouts for f in second.functions]
         assert [f.facts for f in second.functions] == [f.facts for f in fresh.functions]
         assert fresh.facts_cache.state == "off"
         assert {b: p.padding for b, p in second.buffer_plans.items()} == \
@@ -82,3 +91,23 @@ def test_a_damaged_facts_file_is_a_warning_and_a_load_that_asks(tmp_path):
         assert r.facts_cache.saved > 0  # a good file written over the bad one
     with TfliteRunner(path, facts_cache=tmp_path) as again:
         assert again.facts_cache.state == "warm"
+
+
+def test_a_refused_batch_makes_the_functions_one_at_a_time_from_their_decisions(tmp_path, monkeypatch):
+    """Where the one native call refuses (here: made to), the runner says why, makes every
+    function alone, each still from its decision, in a fresh workspace, with the same bits."""
+    from acl_bridge.models import tflite_runner
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    path = model_file("face_detection_front")
+    with TfliteRunner(path, facts_cache=tmp_path) as first:
+        x = np.random.default_rng(3).uniform(-1, 1, first.input_shape).astype(np.float32)
+        want = {k: v.copy() for k, v in first.run(x).items()}
+    monkeypatch.setattr(tflite_runner, "configure_recalled", lambda recalls: (None, "refused by the test"))
+    with TfliteRunner(path, facts_cache=tmp_path) as second:
+        assert second.batch_refused == "refused by the test"
+        assert second.functions_recalled == len(second.functions)
+        assert second._session.calls["configure"] == len(second.functions)
+        got = second.run(x)
+        for k in want:
+            assert np.array_equal(got[k], want[k])

@@ -1,0 +1,142 @@
+"""Functions made from their kept decisions in one native call (acl_bridge.configure_batch,
+acl_shim_plan_create): the same plans, facts, native descriptions and bits as the functions
+that decided, one native call for all of them and no question asked of ACL, the padding and
+the bytes around every buffer unchanged; a batch where one decision does not fit its call (other
+parameters, a plan that stages, a description addressing more than its buffer holds) makes
+nothing and says which function and why; bad arguments raise as the constructors raise them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from .helpers import Guarded
+
+pytestmark = pytest.mark.acl
+
+QUESTIONS = ("negotiate", "check_layouts", "auto_padding", "probe")
+
+
+def _net(seed=5):
+    """conv -> relu in place on its output -> add of the conv's input: three functions over
+    guarded buffers the bridge owns (as the model runner's are), the input with ACL's padding."""
+    from acl_bridge.layout import PaddingSize
+
+    rng = np.random.default_rng(seed)
+    x = Guarded((1, 7, 7, 8), "float32", padding=PaddingSize(1, 1, 1, 1), bridge=True).set(
+        rng.uniform(-1, 1, (1, 7, 7, 8)).astype(np.float32))
+    w = rng.uniform(-1, 1, (8, 3, 3, 8)).astype(np.float32)
+    b = rng.uniform(-1, 1, (8,)).astype(np.float32)
+    y = Guarded((1, 7, 7, 8), "float32", padding=PaddingSize(), bridge=True)
+    z = Guarded((1, 7, 7, 8), "float32", padding=PaddingSize(), bridge=True)
+    return x, w, b, y, z
+
+
+def _recalls(x, w, b, y, z, decisions=(None, None, None), workspace=None):
+    from acl_bridge.configure_batch import Recall
+    from acl_bridge.functions import Activation, Add, Convolution
+
+    common = {"data_layout": "NHWC", "workspace": workspace}
+    return [Recall(Convolution, (x.array, w, b, y.array), dict(common, padding=1), decisions[0]),
+            Recall(Activation, (y.array, y.array), dict(common, function="relu"), decisions[1]),
+            Recall(Add, (y.array, x.array, z.array), dict(common), decisions[2])]
+
+
+def _one_at_a_time(recalls, session):
+    with session.active():
+        return [r.cls(*r.args, **r.kwargs) for r in recalls]
+
+
+def test_a_batch_asks_nothing_makes_one_native_call_and_gives_the_same_bits():
+    from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.decisions import decode, encode
+    from acl_bridge.workspace import Workspace
+
+    x, w, b, y, z = _net()
+    first = _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())
+    for f in first:
+        f.run()
+    kept = decode(encode(tuple(f.decision for f in first)))  # as another process reads them back
+
+    x2, w2, b2, y2, z2 = _net()
+    workspace = Workspace()
+    session = ConfigureSession()
+    with session.active():
+        made, why = configure_recalled(_recalls(x2, w2, b2, y2, z2, kept, workspace))
+    assert made is not None and why == "", why
+    assert not any(f.staged for f in first)
+    assert {c: session.calls.get(c, 0) for c in QUESTIONS} == {c: 0 for c in QUESTIONS}
+    assert session.calls["configure"] == 1 and session.calls.get("import", 0) == 0  # one native call
+    assert all(f.decision_recalled for f in made) and [f.decision for f in made] == list(kept)
+    assert [f.plan for f in made] == [f.plan for f in first]
+    assert [f.facts for f in made] == [f.facts for f in first]
+    assert [[t.desc_content for t in f.tensors.values() if t is not None] for f in made] == \
+        [[t.desc_content for t in f.tensors.values() if t is not None] for f in first]
+    assert [{r: t.info for r, t in f.tensors.items() if t is not None} for f in made] == \
+        [{r: t.info for r, t in f.tensors.items() if t is not None} for f in first]
+    assert all(t.imported for f in made for t in f.tensors.values() if t is not None)
+    workspace.allocate()
+    for f in made:
+        f.run()
+    assert np.array_equal(y2.numpy(), y.numpy()) and np.array_equal(z2.numpy(), z.numpy())
+    assert np.array_equal(z2.numpy(), y.numpy() + x.numpy())
+    assert np.all(y2.numpy() >= 0)
+    for g in (x2, y2, z2):
+        assert g.untouched(), "a function of the batch wrote outside the elements"
+
+
+@pytest.mark.parametrize("other", ["params", "stages", "does not fit", "workspaces"])
+def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(other):
+    from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.plan import Action
+    from acl_bridge.tensor import desc_content, desc_from_content
+    from acl_bridge.workspace import Workspace
+
+    x, w, b, y, z = _net()
+    kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
+    x2, w2, b2, y2, z2 = _net()
+    recalls = _recalls(x2, w2, b2, y2, z2, kept, Workspace())
+    at = 2
+    if other == "params":  # another activation than the one decided for
+        recalls[1] = replace(recalls[1], kwargs=dict(recalls[1].kwargs, function="logistic"))
+        at = 1
+    elif other == "stages":
+        d = kept[2]
+        tensors = tuple(replace(t, action=Action.STAGED) if t.role == "b" else t for t in d.plan.tensors)
+        recalls[2] = replace(recalls[2], decision=replace(d, plan=replace(d.plan, tensors=tensors)))
+    elif other == "does not fit":  # rows past the end of z's buffer: refused natively
+        big = desc_from_content(kept[2].descs[2])
+        big.shape[2] += 64
+        recalls[2] = replace(recalls[2], decision=replace(kept[2], descs=kept[2].descs[:2] + (desc_content(big),)))
+    else:
+        recalls[2] = replace(recalls[2], kwargs=dict(recalls[2].kwargs, workspace=Workspace()))
+    before = [g.raw.copy() for g in (x2, y2, z2)]
+    made, why = configure_recalled(recalls)
+    assert made is None
+    if other == "workspaces":
+        assert "2 workspaces" in why
+    else:
+        assert f"function {at}" in why, why
+        assert {"params": "parameters", "stages": "stages", "does not fit": "addresses"}[other] in why, why
+    assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
+
+
+def test_bad_arguments_raise_as_the_constructor_raises_them():
+    from ndarray import NdArray
+    from ndarray.errors import ReadOnlyError
+
+    from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.configure_session import ConfigureSession
+
+    x, w, b, y, z = _net()
+    kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
+    x2, w2, b2, y2, z2 = _net()
+    recalls = _recalls(x2, w2, b2, y2, z2, kept)
+    ro = NdArray(z2.array.allocation, z2.array.descriptor, readonly=True)
+    recalls[2] = replace(recalls[2], args=(y2.array, x2.array, ro))
+    with pytest.raises(ReadOnlyError, match="dst is written by add"):
+        configure_recalled(recalls)
