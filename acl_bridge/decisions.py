@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .layout import PaddingSize
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
-from .user_cache import sources_digest
+from .user_cache import sources_stamp
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,9 @@ _SOURCES = ("decisions.py", "executor.py", "plan.py", "mapping.py", "tensor.py",
 
 @functools.lru_cache(maxsize=None)
 def code_identity() -> str:
-    """A hash of the sources that make decisions (:data:`_SOURCES`), read once per process."""
-    return sources_digest(Path(__file__).resolve().parent, _SOURCES)[:16]
+    """A stamp of the sources that make decisions (:data:`_SOURCES`;
+    :func:`~acl_bridge.user_cache.sources_stamp`), made once per process."""
+    return sources_stamp(Path(__file__).resolve().parent, _SOURCES)[:16]
 
 
 # ---------------------------------------------------------------------------- JSON form

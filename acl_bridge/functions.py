@@ -73,7 +73,11 @@ def _signature(params_method) -> inspect.Signature:
 
 def _shares_memory(a: NdArray, b: NdArray) -> bool:
     """Whether two NdArrays have an element address in common (numpy's exact test; a
-    problem too hard to solve exactly counts as overlapping)."""
+    problem too hard to solve exactly counts as overlapping). Allocations apart in memory
+    share nothing: numpy is asked only where they meet."""
+    a0, b0 = a.base_ptr, b.base_ptr
+    if a0 + a.allocation.nbytes <= b0 or b0 + b.allocation.nbytes <= a0:
+        return False
     try:
         return bool(np.shares_memory(a.numpy(), b.numpy()))
     except _TooHardError:

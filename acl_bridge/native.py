@@ -149,7 +149,11 @@ def set_num_threads(num_threads: int) -> None:
 
 
 def num_threads() -> int:
-    return cpu_report().num_threads
+    """Threads of ACL's NEON scheduler now."""
+    ffi_, lib_ = require_native()
+    out = ffi_.new("uint32_t *")
+    check(lib_.acl_shim_num_threads(out), "num_threads")
+    return int(out[0])
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ else in the per-user cache directory: ``$XDG_CACHE_HOME/acl-ndarray/NAME`` (an a
 Users: the OpenCL program cache (:mod:`acl_bridge.cl_program_cache`), the parsed-model
 cache (:mod:`acl_bridge.models.model_cache`) and ACL's answers (:mod:`acl_bridge.facts_cache`).
 Each writes its files with :func:`write_atomically`; the caches whose entries depend on the
-library's own code key them by :func:`sources_digest` (the parsed-model cache, the runner's
+library's own code key them by :func:`sources_stamp` (the parsed-model cache, the runner's
 kept decisions).
 
 A cache file is sealed (:func:`seal`): the cache's magic, then the format version, the lengths
@@ -78,13 +78,18 @@ def unseal(magic: bytes, version: int, blob: Bytes, what: str) -> Tuple[Bytes, B
     return blob[start:start + head_len], blob[start + head_len:]
 
 
-def sources_digest(directory: Path, names: Sequence[str], seed: bytes = b"") -> str:
-    """sha256 (hex) of ``seed`` and the files ``names`` in ``directory``, in that order: a
-    cache key for what the code that made a cached value says (OSError when one is
-    unreadable)."""
+def sources_stamp(directory: Path, names: Sequence[str], seed: bytes = b"") -> str:
+    """sha256 (hex) of ``seed`` and, per file of ``names`` in ``directory`` in that order, its
+    name, size and modification time: a cache key for what the code that made a cached value
+    says (OSError when one cannot be read). A changed source changes its size or modification
+    time: the test Python's own byte-code cache makes before it trusts compiled code (PEP 3147)
+    rather than hashing the text (under emulation the text of a few hundred KiB costs 10 ms of
+    every start); a file restored with its old size and time keeps its stamp, as it keeps its
+    byte code."""
     h = hashlib.sha256(seed)
     for name in names:
-        h.update((directory / name).read_bytes())
+        st = os.stat(directory / name)
+        h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()
 
 

@@ -293,6 +293,8 @@ const char *acl_shim_last_error(void);
  * *needed receives the full length + 1. */
 int32_t acl_shim_build_information(char *buf, uint64_t capacity, uint64_t *needed);
 int32_t acl_shim_set_num_threads(uint32_t num_threads); /* 0: ACL's default (all cores) */
+/* NEScheduler's current thread count (ABI 11: without the CPU report's probes). */
+int32_t acl_shim_num_threads(uint32_t *out);
 int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out);
 
 /* ---- tensors ----------------------------------------------------------- */

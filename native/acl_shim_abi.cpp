@@ -90,6 +90,13 @@ int32_t acl_shim_set_num_threads(uint32_t num_threads) {
     return guarded([&] { acl::NEScheduler::get().set_num_threads(num_threads); });
 }
 
+int32_t acl_shim_num_threads(uint32_t *out) {
+    return guarded([&] {
+        require(out != nullptr, "out is NULL");
+        *out = acl::NEScheduler::get().num_threads();
+    });
+}
+
 int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out) {
     return guarded([&] {
         require(out != nullptr, "out is NULL");

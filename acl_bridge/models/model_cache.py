@@ -9,7 +9,7 @@ the file's bytes and on the reader, so :func:`read_model_cached` keeps it in a f
 and the next process reads that instead:
 
 * one file per key: the model's sha256, this format's version, and the reader's identity
-  (the package version and a hash of the reader's own source files, so a changed reader
+  (the package version and a stamp of the reader's own source files, so a changed reader
   never meets an old answer); named by the key's hash, in :func:`cache_dir`
   (``$ACL_NDARRAY_MODEL_CACHE``, else ``~/.cache/acl-ndarray/parsed-models``);
 * the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, format version, lengths,
@@ -42,7 +42,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from .._version import __version__
-from ..user_cache import (SEAL, CacheFileRejected, check_cache_option, seal, sources_digest, unseal, user_cache_dir,
+from ..user_cache import (SEAL, CacheFileRejected, check_cache_option, seal, sources_stamp, unseal, user_cache_dir,
                           write_atomically)
 from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, read_model
 
@@ -78,8 +78,8 @@ def cache_dir() -> Path:
 
 
 def _reader_identity() -> str:
-    """The package version and a hash of the reader's source files."""
-    digest = sources_digest(Path(__file__).resolve().parent, _READER_SOURCES, __version__.encode())
+    """The package version and a stamp (size, modification time) of the reader's source files."""
+    digest = sources_stamp(Path(__file__).resolve().parent, _READER_SOURCES, __version__.encode())
     return f"{__version__}+{digest[:16]}"
 
 

@@ -34,6 +34,7 @@ the rules cannot run is refused here, naming the operator and the option
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -70,10 +71,15 @@ class Plan:
     folded_pads: Tuple[Tuple[int, int], ...] = ()
 
     def view_of(self) -> Dict[int, View]:
+        return dict(self._views_by_tensor)
+
+    @functools.cached_property
+    def _views_by_tensor(self) -> Dict[int, View]:
+        """{tensor: its view}, made once (:meth:`root` is asked for every tensor of every step)."""
         return {v.tensor: v for v in self.views}
 
     def root(self, t: int) -> int:
-        views = self.view_of()
+        views = self._views_by_tensor
         while t in views:
             t = views[t].parent
         return t

@@ -96,7 +96,7 @@ from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, orig
 from ..errors import AclError, AclStatusError
 from ..facts_cache import FactsCache, FactsCacheReport
 from ..facts_cache import identity as facts_identity
-from ..user_cache import check_cache_option, sources_digest
+from ..user_cache import check_cache_option, sources_stamp
 from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
 from ..opencl import cl_init
 from ..plan import Origin, Reason
@@ -234,7 +234,7 @@ def _refused(step: Step, operands: List[object], e: AclStatusError) -> Unsupport
 _HERE = Path(__file__).resolve().parent
 # The sources that fix every buffer's layout from a plan and its negotiated padding (the
 # allocation, the views, the memory plan, the descriptors), with the batch that vouches for
-# them: a load's decisions are kept under a hash of them too, so that a batch of recalled
+# them: a load's decisions are kept under a stamp of them too, so that a batch of recalled
 # functions (acl_bridge.configure_batch), which compares no layout, meets the layouts decided.
 _LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
                    (_HERE.parent, ("configure_batch.py",)),
@@ -249,14 +249,16 @@ _LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "tflite_quantization.py", "tfl
 
 @functools.lru_cache(maxsize=None)
 def lowering_code_identity() -> str:
-    """A hash of :data:`_LOWERING_SOURCES`, read once per process (OSError when unreadable)."""
-    return "".join(sources_digest(d, names)[:16] for d, names in _LOWERING_SOURCES)
+    """A stamp of :data:`_LOWERING_SOURCES` (user_cache.sources_stamp), made once per process
+    (OSError when unreadable)."""
+    return "".join(sources_stamp(d, names)[:16] for d, names in _LOWERING_SOURCES)
 
 
 @functools.lru_cache(maxsize=None)
 def layout_code_identity() -> str:
-    """A hash of :data:`_LAYOUT_SOURCES`, read once per process (OSError when unreadable)."""
-    return "".join(sources_digest(d, names)[:16] for d, names in _LAYOUT_SOURCES)
+    """A stamp of :data:`_LAYOUT_SOURCES` (user_cache.sources_stamp), made once per process
+    (OSError when unreadable)."""
+    return "".join(sources_stamp(d, names)[:16] for d, names in _LAYOUT_SOURCES)
 
 
 def resident_bytes() -> Optional[int]:
@@ -518,7 +520,7 @@ class TfliteRunner:
         kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
         and owning buffers; the backend. None where a parameter has no canonical text. A plan
         this runner read and lowered itself is that content's function of the file and the
-        reading and lowering code: then the file's sha256 and a hash of that code stand for it
+        reading and lowering code: then the file's sha256 and a stamp of that code stand for it
         (the same key at a fraction of the cost: no walk over every step)."""
         if self.model_cache is not None:
             try:

@@ -196,7 +196,11 @@ def test_a_warm_start_imports_no_tflite(tmp_path):
     code = ("import sys; from acl_bridge.models.model_cache import read_model_cached as r; "
             f"s, rep = r({str(f)!r}, {str(tmp_path / 'c')!r}); "
             "print(rep.state, 'tflite' in sys.modules, len(s.tensors))")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # the child imports the very package this process did (the reader's identity is its files'
+    # stamps: a copy of the same sources elsewhere is another reader)
+    import acl_bridge
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(acl_bridge.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     with warnings.catch_warnings():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
