@@ -13,7 +13,7 @@ into ``clCreateProgramWithBinary``), so the library never gives it a file it did
   version, shim ABI, whether acl-ndarray's OpenCL layer is active), named by the key's hash,
   in :func:`cache_dir` (``$ACL_NDARRAY_CL_PROGRAM_CACHE``, else
   ``$XDG_CACHE_HOME/acl-ndarray/cl-programs``, else ``~/.cache/acl-ndarray/cl-programs``);
-* the file is our header (magic, format version, the whole key, lengths, sha256 of key and
+* the file is our header (magic, format version, the whole key, lengths, CRC-32 of key and
   payload) followed by ACL's own file (the payload); before ACL sees the payload the header
   must match the current key exactly and the checksum must hold, and the payload must parse
   as ACL's records (:func:`count_programs`); it is then written to a private temporary file
@@ -48,7 +48,7 @@ from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_a
 
 DIR_ENV = "ACL_NDARRAY_CL_PROGRAM_CACHE"
 MAGIC = b"ACLNDPC\x00"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: CRC-32 seal
 SUFFIX = ".aclprograms"
 # ACL's record: size_t name length, size_t binary length, name, binary (native byte order)
 _ACL_RECORD = struct.Struct("@NN")

@@ -9,7 +9,7 @@ the library file, the native shim, the CPU (ACL picks kernels by its features), 
 count and, on OpenCL, the device and driver. :class:`FactsCache` keeps them in a file per
 model and :func:`identity`, so the next process with the same identity starts with them:
 
-* the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, version, lengths, sha256)
+* the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, version, lengths, CRC-32)
   around the identity (JSON) and the answers (JSON: per category, the sha256 of the
   question's content -> the answer as plain values); nothing in it is executed or unpickled;
 * the identity names ACL's version, every mapped ``libarm_compute`` file and the shim's
@@ -48,7 +48,7 @@ from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_a
 
 DIR_ENV = "ACL_NDARRAY_FACTS_CACHE"
 MAGIC = b"ACLNDFC\x00"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: CRC-32 seal
 SUFFIX = ".aclfacts"
 
 

@@ -19,6 +19,7 @@ from typing import List, Sequence, Tuple, Union
 
 from ndarray.errors import ArgumentTypeError
 
+from .configure_batch import RecalledFunctions
 from .errors import AclError
 from .functions import AclFunction
 from .layout import check_int
@@ -32,19 +33,31 @@ class Schedule:
     of them stages a tensor (``native_calls_per_run == 1``)."""
 
     def __init__(self, functions: Sequence[AclFunction]):
-        functions = list(functions)
-        for i, f in enumerate(functions):
-            if not isinstance(f, AclFunction):
-                raise ArgumentTypeError(f"functions[{i}] is {type(f).__name__}, expected a configured AclFunction")
-            if f.closed:
-                raise AclError(f"functions[{i}] ({f.kind}) is closed", what="Schedule")
-        self.functions: Tuple[AclFunction, ...] = tuple(functions)
+        """``functions``: configured AclFunctions, in order, or a
+        :class:`~acl_bridge.configure_batch.RecalledFunctions` (run as it is: its objects are
+        not made for it)."""
         self._lock = threading.Lock()
         self._invalid = ""
         ffi, lib = require_native()
         self._native_run = lib.acl_shim_schedule_run
         self._failed = ffi.new("int32_t *")
         self._segments: List[_Segment] = []
+        if isinstance(functions, RecalledFunctions) and not functions.materialized:
+            if not functions.handles:
+                raise AclError("the functions are closed", what="Schedule")
+            self.functions = functions  # type: ignore[assignment]
+            owners = functions.handles  # nothing stages in a batch: one native segment
+            self._segments.append(("native", (ffi.new("acl_shim_function *[]", list(owners)), functions.kinds,
+                                              owners), len(owners)))
+            functions.register_schedule(weakref.ref(self))
+            return
+        functions = list(functions)
+        for i, f in enumerate(functions):
+            if not isinstance(f, AclFunction):
+                raise ArgumentTypeError(f"functions[{i}] is {type(f).__name__}, expected a configured AclFunction")
+            if f.closed:
+                raise AclError(f"functions[{i}] ({f.kind}) is closed", what="Schedule")
+        self.functions: Sequence[AclFunction] = tuple(functions)
         batch: List[AclFunction] = []
         for f in self.functions:
             if f.staged:
@@ -62,7 +75,7 @@ class Schedule:
             # the handle objects themselves: the native functions live while a segment holds them
             owners = tuple(f._configured.handle for f in batch)  # type: ignore[union-attr]
             handles = ffi.new("acl_shim_function *[]", list(owners))
-            self._segments.append(("native", (handles, tuple(batch), owners), len(batch)))
+            self._segments.append(("native", (handles, tuple(f.kind for f in batch), owners), len(batch)))
             batch.clear()
 
     @property
@@ -86,11 +99,11 @@ class Schedule:
                 raise AclError(f"schedule can no longer run: {self._invalid}", what="Schedule")
             for kind, item, n in self._segments:
                 if kind == "native":
-                    handles, batch, _ = item  # type: ignore[misc]
+                    handles, kinds, _ = item  # type: ignore[misc]
                     status = self._native_run(handles, n, self._failed)
                     if status:
                         at = self._failed[0]
-                        check(status, f"schedule: function {at} ({batch[at].kind if 0 <= at < n else '?'})")
+                        check(status, f"schedule: function {at} ({kinds[at] if 0 <= at < n else '?'})")
                 else:
                     item.run()  # type: ignore[union-attr]
         return self
@@ -110,12 +123,12 @@ class Schedule:
                 first = 0
                 for kind, item, n in self._segments:
                     if kind == "native":
-                        handles, batch, _ = item  # type: ignore[misc]
+                        handles, kinds, _ = item  # type: ignore[misc]
                         seconds = ffi.new("double[]", n)
                         status = lib.acl_shim_schedule_profile(handles, n, 1, seconds, self._failed)
                         if status:
                             at = self._failed[0]
-                            check(status, f"schedule profile: function {at} ({batch[at].kind if 0 <= at < n else '?'})")
+                            check(status, f"schedule profile: function {at} ({kinds[at] if 0 <= at < n else '?'})")
                         times[r][first:first + n] = list(seconds)
                     else:
                         t0 = time.perf_counter()

@@ -78,7 +78,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -90,7 +90,7 @@ from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..decisions import code_identity
-from ..configure_batch import Recall, configure_recalled
+from ..configure_batch import Recall, RecalledFunctions, configure_recalled
 from ..configure_session import CATEGORIES, CONFIGURED_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
@@ -99,7 +99,7 @@ from ..facts_cache import identity as facts_identity
 from ..user_cache import check_cache_option, sources_stamp
 from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
 from ..opencl import cl_init
-from ..plan import Origin, Reason
+from ..plan import FunctionPlan, Origin, Reason
 from ..schedule import Schedule
 from ..workspace import Workspace
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
@@ -394,7 +394,9 @@ class TfliteRunner:
         kept = set(plan.padding_kept)
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views
                                  if v.how[0] != "alias" and v.tensor not in kept}
-        self.functions: List[F.AclFunction] = []
+        # the functions, step by step: AclFunctions, or after a batch of recalled ones a
+        # RecalledFunctions, whose objects are made when first asked for (acl_bridge.configure_batch)
+        self.functions: Sequence[F.AclFunction] = []
         self.renegotiations = 0
         for attempt in range(MAX_RENEGOTIATIONS + 1):
             with phase("allocate" if attempt == 0 else "renegotiation"):
@@ -413,8 +415,7 @@ class TfliteRunner:
                         const_pad[key[0]][key[1]] = const_pad[key[0]][key[1]].union(pad)
                     else:
                         asked.setdefault(key, []).append(who + (pad,))
-                for f in self.functions:
-                    f.close()
+                self._close_functions()
             self.renegotiations += 1
         # one call into the native layer per inference (split only around staged functions);
         # the workspaces' pools are made once every function has joined
@@ -430,10 +431,11 @@ class TfliteRunner:
             if self._negotiation_made is not None:  # after any renegotiation (it grows them in place)
                 key, made = self._negotiation_made
                 answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
-            made_decisions = tuple(f.decision for f in self.functions)
-            if (self._decisions_key is not None and self.functions_recalled < len(self.functions)
-                    and all(d is not None for d in made_decisions)):
-                answers.setdefault(CONFIGURED_PLAN, {})[self._decisions_key] = encode(CONFIGURED_PLAN, made_decisions)
+            if self._decisions_key is not None and self.functions_recalled < len(self.functions):
+                made_decisions = tuple(f.decision for f in self.functions)
+                if all(d is not None for d in made_decisions):
+                    answers.setdefault(CONFIGURED_PLAN, {})[self._decisions_key] = encode(CONFIGURED_PLAN,
+                                                                                          made_decisions)
             saved, why = facts.save(answers)
             self.facts_cache = replace(self.facts_cache, saved=saved,  # type: ignore[type-var]
                                        reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
@@ -689,7 +691,8 @@ class TfliteRunner:
                 return
         elif decided is not None:
             self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
-        self.functions = []
+        made: List[F.AclFunction] = []
+        self.functions = made
         # a fresh workspace: a refused batch may have joined functions to the last one
         self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
         for k, (s, operands, kwargs) in enumerate(calls):
@@ -701,10 +704,10 @@ class TfliteRunner:
                                   decided=None if decided is None else decided[k])
             except AclStatusError as e:
                 raise _refused(s, operands, e) from e
-            self.functions.append(f)
+            made.append(f)
         self._session.step = None
         # functions made from a kept decision (nothing described, negotiated, planned or probed)
-        self.functions_recalled = sum(f.decision_recalled for f in self.functions)
+        self.functions_recalled = sum(f.decision_recalled for f in made)
 
     def _constant(self, cls, role: str, value: np.ndarray, padding: PaddingSize) -> NdArray:
         """The NdArray a step's constant is handed to ACL in: the model's own memory (no copy)
@@ -726,9 +729,9 @@ class TfliteRunner:
         """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
         staged only for want of padding a buffer of our own could have had."""
         grow = {}
-        for k, (s, f) in enumerate(zip(self.plan.steps, self.functions)):
-            ids = dict(zip(type(f).roles, _tensor_ids(s)))
-            for tp in f.plan.tensors:
+        for k, (s, plan) in enumerate(zip(self.plan.steps, self.function_plans())):
+            ids = dict(zip(ROLES[s.kind].roles, _tensor_ids(s)))
+            for tp in plan.tensors:
                 if tp.reason not in (Reason.PADDING_MISSING, Reason.RENEGOTIATED):
                     continue
                 tid = ids.get(tp.role)
@@ -751,7 +754,8 @@ class TfliteRunner:
 
     def staged(self) -> List[Tuple[int, str, str, Tuple[str, ...]]]:
         """(operator index, opcode, bridge kind, staged roles) of every function that copies."""
-        return [(s.op_index, s.opcode, s.kind, f.staged) for s, f in zip(self.plan.steps, self.functions) if f.staged]
+        return [(s.op_index, s.opcode, s.kind, p.staged) for s, p in zip(self.plan.steps, self.function_plans())
+                if p.staged]
 
     @property
     def copied_bytes_per_inference(self) -> Dict[str, int]:
@@ -759,10 +763,10 @@ class TfliteRunner:
         the requantizing steps into a concatenation: they too move a tensor where no view
         could be)."""
         staging = 0
-        for f in self.functions:
-            for t in f.plan.tensors:
+        for k, plan in enumerate(self.function_plans()):
+            for t in plan.tensors:
                 if t.copies_per_run:
-                    a = f.arrays[t.role]
+                    a = self.functions[k].arrays[t.role]
                     staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
         t = self.plan.model.tensors
         copies = sum(int(np.prod(t[s.inputs[0]].shape)) * t[s.inputs[0]].dtype.itemsize
@@ -832,10 +836,22 @@ class TfliteRunner:
             out[self.plan.model.tensors[i].name] = v
         return out
 
-    def close(self) -> None:
-        for f in self.functions:
-            f.close()
+    def function_plans(self) -> Tuple[FunctionPlan, ...]:
+        """Every step's function plan (what stays in place, what is staged, why), without
+        making the objects of functions made in one batch (:attr:`functions`)."""
+        f = self.functions
+        return f.plans if isinstance(f, RecalledFunctions) else tuple(x.plan for x in f)
+
+    def _close_functions(self) -> None:
+        if isinstance(self.functions, RecalledFunctions):
+            self.functions.close()  # their objects, or where none were made the native functions
+        else:
+            for f in self.functions:
+                f.close()
         self.functions = []
+
+    def close(self) -> None:
+        self._close_functions()
         self.schedule = None
 
     def __enter__(self):

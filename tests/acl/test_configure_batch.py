@@ -1,9 +1,11 @@
 """Functions made from their kept decisions in one native call (acl_bridge.configure_batch,
 acl_shim_plan_create): the same plans, facts, native descriptions and bits as the functions
 that decided, one native call for all of them and no question asked of ACL, the padding and
-the bytes around every buffer unchanged; a batch where one decision does not fit its call (other
-parameters, a plan that stages, a description addressing more than its buffer holds) makes
-nothing and says which function and why; bad arguments raise as the constructors raise them."""
+the bytes around every buffer unchanged, and a schedule runs them before any Python object of
+a function is made; a batch where one decision does not fit (a plan that stages, a
+description addressing more than its buffer holds, two workspaces) makes nothing and says
+which function and why; a call that is not its decision's (other parameters) is an AclError
+when its object is made; a read-only output raises as the constructor would."""
 
 from __future__ import annotations
 
@@ -51,6 +53,8 @@ def _one_at_a_time(recalls, session):
 
 def test_a_batch_asks_nothing_makes_one_native_call_and_gives_the_same_bits():
     from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.errors import AclError
+    from acl_bridge.schedule import Schedule
     from acl_bridge.configure_session import ConfigureSession
     from acl_bridge.decisions import decode, encode
     from acl_bridge.workspace import Workspace
@@ -70,6 +74,19 @@ def test_a_batch_asks_nothing_makes_one_native_call_and_gives_the_same_bits():
     assert not any(f.staged for f in first)
     assert {c: session.calls.get(c, 0) for c in QUESTIONS} == {c: 0 for c in QUESTIONS}
     assert session.calls["configure"] == 1 and session.calls.get("import", 0) == 0  # one native call
+    # it runs as it is: a schedule of it makes no Python object of a function
+    workspace.allocate()
+    schedule = Schedule(made)
+    assert schedule.native_calls_per_run == 1 and not made.materialized and len(schedule) == 3
+    assert made.plans == tuple(f.plan for f in first) and made.kinds == ("convolution", "activation", "add")
+    schedule.run()
+    assert not made.materialized
+    assert np.array_equal(y2.numpy(), y.numpy()) and np.array_equal(z2.numpy(), z.numpy())
+    assert np.array_equal(z2.numpy(), y.numpy() + x.numpy())
+    assert np.all(y2.numpy() >= 0)
+    for g in (x2, y2, z2):
+        assert g.untouched(), "a function of the batch wrote outside the elements"
+    # the objects, when asked for: what the functions that decided were
     assert all(f.decision_recalled for f in made) and [f.decision for f in made] == list(kept)
     assert [f.plan for f in made] == [f.plan for f in first]
     assert [f.facts for f in made] == [f.facts for f in first]
@@ -78,17 +95,37 @@ def test_a_batch_asks_nothing_makes_one_native_call_and_gives_the_same_bits():
     assert [{r: t.info for r, t in f.tensors.items() if t is not None} for f in made] == \
         [{r: t.info for r, t in f.tensors.items() if t is not None} for f in first]
     assert all(t.imported for f in made for t in f.tensors.values() if t is not None)
-    workspace.allocate()
+    assert session.calls["configure"] == 1  # making the objects configured nothing
     for f in made:
-        f.run()
-    assert np.array_equal(y2.numpy(), y.numpy()) and np.array_equal(z2.numpy(), z.numpy())
-    assert np.array_equal(z2.numpy(), y.numpy() + x.numpy())
-    assert np.all(y2.numpy() >= 0)
-    for g in (x2, y2, z2):
-        assert g.untouched(), "a function of the batch wrote outside the elements"
+        f.run()  # each runs alone too
+    assert np.array_equal(z2.numpy(), z.numpy())
+    made[0].close()  # closing one invalidates the schedule
+    with pytest.raises(AclError, match="no longer run"):
+        schedule.run()
 
 
-@pytest.mark.parametrize("other", ["params", "stages", "does not fit", "workspaces"])
+def test_closing_a_batch_whose_objects_were_never_made_invalidates_its_schedule():
+    from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.errors import AclError
+    from acl_bridge.schedule import Schedule
+    from acl_bridge.configure_session import ConfigureSession
+
+    x, w, b, y, z = _net()
+    kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
+    x2, w2, b2, y2, z2 = _net()
+    made, why = configure_recalled(_recalls(x2, w2, b2, y2, z2, kept))
+    schedule = Schedule(made)
+    schedule.run()
+    made.close()
+    assert not made.materialized and len(made.handles) == 0
+    with pytest.raises(AclError, match="no longer run"):
+        schedule.run()
+    with pytest.raises(AclError, match="closed"):
+        made[0]
+    made.close()  # idempotent
+
+
+@pytest.mark.parametrize("other", ["stages", "does not fit", "workspaces"])
 def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(other):
     from acl_bridge.configure_batch import configure_recalled
     from acl_bridge.configure_session import ConfigureSession
@@ -100,11 +137,7 @@ def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(
     kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
     x2, w2, b2, y2, z2 = _net()
     recalls = _recalls(x2, w2, b2, y2, z2, kept, Workspace())
-    at = 2
-    if other == "params":  # another activation than the one decided for
-        recalls[1] = replace(recalls[1], kwargs=dict(recalls[1].kwargs, function="logistic"))
-        at = 1
-    elif other == "stages":
+    if other == "stages":
         d = kept[2]
         tensors = tuple(replace(t, action=Action.STAGED) if t.role == "b" else t for t in d.plan.tensors)
         recalls[2] = replace(recalls[2], decision=replace(d, plan=replace(d.plan, tensors=tensors)))
@@ -120,9 +153,28 @@ def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(
     if other == "workspaces":
         assert "2 workspaces" in why
     else:
-        assert f"function {at}" in why, why
-        assert {"params": "parameters", "stages": "stages", "does not fit": "addresses"}[other] in why, why
+        assert "function 2" in why, why
+        assert {"stages": "stages", "does not fit": "addresses"}[other] in why, why
     assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
+
+
+def test_a_call_that_is_not_its_decision_s_is_an_error_when_its_object_is_made():
+    """The batch compares no parameters (the caller vouches for them): another activation
+    than the one decided for is found when the function's object is made."""
+    from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.errors import AclError
+
+    x, w, b, y, z = _net()
+    kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
+    x2, w2, b2, y2, z2 = _net()
+    recalls = _recalls(x2, w2, b2, y2, z2, kept)
+    recalls[1] = replace(recalls[1], kwargs=dict(recalls[1].kwargs, function="logistic"))
+    made, why = configure_recalled(recalls)
+    assert made is not None
+    with pytest.raises(AclError, match="function 1 .activation. was made from a decision that is not its call's"):
+        made[0]
+    made.close()
 
 
 def test_bad_arguments_raise_as_the_constructor_raises_them():

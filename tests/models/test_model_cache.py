@@ -143,12 +143,10 @@ def test_a_foreign_file_is_never_used(tmp_path):
 
 def test_a_graph_that_does_not_parse_is_a_warning(tmp_path):
     """A well-sealed file (checksum good) whose graph names data outside the file."""
-    import hashlib
-
     from acl_bridge.user_cache import unseal
 
     data = _tiny()
-    blob = mc.encode(read_model(data), mc._key(hashlib.sha256(data).hexdigest()))
+    blob = mc.encode(read_model(data), mc._key(mc.model_hash(data)))
     header, constants = unseal(mc.MAGIC, mc.FORMAT_VERSION, blob, "test")
     bad_header = header.replace(b'"data":[0,', b'"data":[9999999,', 1)
     assert bad_header != header, "the tiny model has a constant at offset 0"
