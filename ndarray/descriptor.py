@@ -116,6 +116,17 @@ class ShapeDescriptor:
         return cls(shape, dtype, order, **layout)
 
     @classmethod
+    def dense(cls, shape: Iterable[int], dtype: Any = "float32") -> "ShapeDescriptor":
+        """A dense C-order buffer of ``shape`` and ``dtype``: the value ``create(shape, dtype)``
+        gives, made without the general canonicalisation where ``shape`` is a tuple of plain
+        ints >= 0 (a model load wraps every constant this way; anything else goes through
+        :meth:`create`, whose checks say what is wrong)."""
+        if type(shape) is tuple and all(type(n) is int and n >= 0 for n in shape):
+            zeros = (0,) * len(shape)
+            return cls._from_fields(shape, check_dtype(dtype, lambda: f"shape={shape!r}"), "c", zeros, zeros)
+        return cls.create(shape, dtype)
+
+    @classmethod
     def _from_fields(cls, shape: Tuple[int, ...], dtype: np.dtype, order: str, paddings: Tuple[int, ...],
                      padding_offsets: Tuple[int, ...], explicit: Optional[ExplicitLayout] = None) -> "ShapeDescriptor":
         """A value from already canonical fields (checked, not canonicalised)."""

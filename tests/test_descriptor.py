@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ndarray import ArgumentTypeError, ReadOnlyError, InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.formats.dlpack import from_dlpack
@@ -261,3 +263,26 @@ def test_ndarray_rejects_short_allocation():
     d = ShapeDescriptor.create((4,))
     with pytest.raises(InvalidLayoutError, match=r"allocation has 8 bytes but the descriptor needs alloc_size_in_bytes 16"):
         NdArray(np.zeros(8, np.uint8), d)
+
+
+@given(st.lists(st.integers(0, 7), min_size=0, max_size=5),
+       st.sampled_from(["float32", "int8", "int32", "uint8", "float16", np.dtype("float64")]))
+def test_dense_is_the_value_create_gives(shape, dtype):
+    """ShapeDescriptor.dense, the quick way to a dense C-order buffer, gives exactly create()'s value."""
+    d, c = ShapeDescriptor.dense(tuple(shape), dtype), ShapeDescriptor.create(tuple(shape), dtype)
+    assert d == c and hash(d) == hash(c)
+    assert (d.strides, d.offset, d.alloc_size) == (c.strides, 0, d.size)
+
+
+@pytest.mark.parametrize("shape, dtype, error", [
+    ((2, -1), "float32", InvalidLayoutError),  # through create(): a negative size
+    ([2, 3], "float32", None),  # a list: create() canonicalises it
+    ((2, 3), "object", InvalidLayoutError),
+    ((2, 3), "no such dtype", InvalidLayoutError),
+])
+def test_dense_refuses_what_create_refuses(shape, dtype, error):
+    if error is None:
+        assert ShapeDescriptor.dense(shape, dtype) == ShapeDescriptor.create(shape, dtype)
+    else:
+        with pytest.raises(error):
+            ShapeDescriptor.dense(shape, dtype)

@@ -145,15 +145,32 @@ def _aligned(n: int, alignment: int) -> int:
     return -(-n // alignment) * alignment
 
 
-def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_fit: bool) -> List[Slot]:
+def _overlapping(buffers: Sequence[Tuple[Lifetime, int]]) -> Dict[int, Tuple[int, ...]]:
+    """{tensor: the tensors whose lifetimes overlap its own}, found once for every order that
+    :func:`place` tries (a sweep by first step: each pair compared at most once)."""
+    lives = sorted((life for life, _ in buffers), key=lambda life: (life.first_step, life.tensor))
+    out: Dict[int, List[int]] = {life.tensor: [] for life in lives}
+    for i, a in enumerate(lives):
+        for b in lives[i + 1:]:
+            if b.first_step > a.last_step:
+                break  # every later one starts later still
+            out[a.tensor].append(b.tensor)
+            out[b.tensor].append(a.tensor)
+    return {t: tuple(ts) for t, ts in out.items()}
+
+
+def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_fit: bool,
+                    overlapping: Mapping[int, Tuple[int, ...]]) -> List[Slot]:
     """Each buffer in ``order`` at an aligned offset free of every placed buffer whose lifetime
-    overlaps its own: the lowest such offset (first fit) or the smallest gap that holds it
-    (best fit; the end of the arena when no gap does)."""
+    overlaps its own (``overlapping``: :func:`_overlapping`): the lowest such offset (first fit)
+    or the smallest gap that holds it (best fit; the end of the arena when no gap does)."""
     placed: List[Slot] = []
+    by_tensor: Dict[int, Slot] = {}
     for life, size in order:
         size = _aligned(size, alignment)
         offset, chosen, smallest_gap = 0, None, None
-        for other in sorted((s for s in placed if s.lifetime.overlaps(life)), key=lambda s: s.offset_in_bytes):
+        alive = (by_tensor[t] for t in overlapping[life.tensor] if t in by_tensor)
+        for other in sorted(alive, key=lambda s: s.offset_in_bytes):
             gap = other.offset_in_bytes - offset
             if gap >= size:
                 if not best_fit:
@@ -161,7 +178,9 @@ def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_
                 if smallest_gap is None or gap < smallest_gap:
                     chosen, smallest_gap = offset, gap
             offset = max(offset, _aligned(other.end_in_bytes, alignment))
-        placed.append(Slot(life, offset if chosen is None else chosen, size))
+        slot = Slot(life, offset if chosen is None else chosen, size)
+        placed.append(slot)
+        by_tensor[life.tensor] = slot
     return placed
 
 
@@ -194,8 +213,9 @@ def place(buffers: Sequence[Tuple[Lifetime, int]], *, pinned: Iterable[int] = ()
             raise MemoryPlanError(f"tensor {life.tensor} is listed twice: {seen[life.tensor]} and {life}")
         seen[life.tensor] = life
     best: Optional[List[Slot]] = None
+    overlapping = _overlapping(buffers)
     for order_key, best_fit in _STRATEGIES:
-        placed = _place_in_order(sorted(buffers, key=order_key), alignment_in_bytes, best_fit)
+        placed = _place_in_order(sorted(buffers, key=order_key), alignment_in_bytes, best_fit, overlapping)
         if best is None or max((s.end_in_bytes for s in placed), default=0) < max((s.end_in_bytes for s in best), default=0):
             best = placed
     placed = best or []

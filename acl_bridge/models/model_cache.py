@@ -163,7 +163,8 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
         raise CacheFileRejected(f"the file is for {graph.get('key') if isinstance(graph, dict) else graph!r}, "
                                 f"not {key}")
     try:
-        tensors = tuple(_tensor(t, data) for t in graph["tensors"])
+        dtypes: Dict[str, Tuple[np.dtype, np.dtype]] = {}  # a model has a few dtypes and hundreds of tensors
+        tensors = tuple(_tensor(t, data, dtypes) for t in graph["tensors"])
         operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
                           for i, code, ins, outs, opts in graph["operators"])
         return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
@@ -172,12 +173,17 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
         raise CacheFileRejected(f"graph does not parse: {type(e).__name__}: {e}") from None
 
 
-def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview]) -> TensorSpec:
+def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview], dtypes: Dict[str, Tuple[np.dtype, np.dtype]]
+            ) -> TensorSpec:
     shape = tuple(int(n) for n in t["shape"])
-    stored = np.dtype(t["dtype"])
-    if stored.itemsize == 0 or stored.kind not in "biuf":
-        raise ValueError(f"tensor #{t.get('index')}: dtype {stored.str!r}, expected a number type")
-    dtype = np.dtype(stored.name)  # the machine's own byte order, spelt as the reader spells it
+    known = dtypes.get(t["dtype"]) if isinstance(t["dtype"], str) else None
+    if known is None:
+        stored = np.dtype(t["dtype"])
+        if stored.itemsize == 0 or stored.kind not in "biuf":
+            raise ValueError(f"tensor #{t.get('index')}: dtype {stored.str!r}, expected a number type")
+        # the machine's own byte order, spelt as the reader spells it
+        known = dtypes[t["dtype"]] = (stored, np.dtype(stored.name))
+    stored, dtype = known
     q = t.get("quantization")
     quant = None if q is None else Quantization(tuple(float(s) for s in q[0]), tuple(int(z) for z in q[1]), int(q[2]))
     value = None

@@ -720,7 +720,7 @@ class TfliteRunner:
             # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
             # padded view of the whole file it lies in): a third of the cost, and a dense
             # constant ACL takes as const needs no probe
-            return NdArray(value.reshape(-1).view(np.uint8), ShapeDescriptor.create(value.shape, value.dtype))
+            return NdArray(value.reshape(-1).view(np.uint8), ShapeDescriptor.dense(value.shape, value.dtype))
         a = F.AclFunction.padded_empty(value.shape, value.dtype, pad)
         a.numpy()[...] = value
         return a

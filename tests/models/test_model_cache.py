@@ -225,7 +225,7 @@ def test_any_failure_while_decoding_is_a_rejection(tmp_path, monkeypatch):
     foresaw) is a warning and a cold read, never an exception out of the read."""
     _cache_file(tmp_path)
 
-    def broken(t, data):
+    def broken(*args):
         raise ZeroDivisionError("unforeseen")
 
     with monkeypatch.context() as m:
