@@ -40,7 +40,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ndarray import NdArray
 from ndarray.errors import ReadOnlyError
@@ -52,8 +52,8 @@ from .decisions import Decision
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
 from .errors import AclError
-from .native import AclInvalidArgumentError, check, require_native
-from .tensor import check_elements_fit, desc_from_content
+from .native import check, require_native
+from .tensor import desc_from_content
 from .workspace import check_workspace
 
 
@@ -173,49 +173,69 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
     constructor would."""
     ffi, lib = require_native()
     n = len(recalls)
-    planned = ffi.new("acl_shim_planned_function[]", max(n, 1))
-    keep: list = []  # every cffi object the native call reads, alive until it returns
     workspaces = set()
-    params_size = ffi.sizeof("acl_shim_params")
+    desc_size, params_size = ffi.sizeof("acl_shim_tensor_desc"), ffi.sizeof("acl_shim_params")
     recalls = [_with_ndarrays(r) for r in recalls]
+    # one flat array per field for the whole batch (a function's entries are a slice of it):
+    # descriptions and parameters copied in with one memmove each
+    contents: List[bytes] = []
+    bases: List[int] = []
+    available: List[int] = []
+    sizes: List[int] = []
+    scaled: List[Tuple[int, bytes]] = []  # (index, description with per-channel scales appended)
+    backends: List[int] = []
     for i, r in enumerate(recalls):
         d = r.decision
         why = _unfit(r, d, params_size)
         if why is not None:
             return None, f"function {i} ({d.kind}): {why}"
-        backend = backend_named(r.kwargs.get("backend", "neon"))
-        workspace = check_workspace(r.kwargs.get("workspace"))
-        workspaces.add(id(workspace))
-        descs = []
+        backends.append(backend_named(r.kwargs.get("backend", "neon")).code or 0)
+        workspaces.add(id(check_workspace(r.kwargs.get("workspace"))))
         for role, a, content in zip(r.cls.roles, r.args, d.descs):  # type: ignore[attr-defined]
             if content is None or a is None:
                 if (content is None) != (a is None):
                     return None, (f"function {i} ({d.kind}): {role} is {'absent' if a is None else 'given'}, its "
                                   f"decision {'has no' if content is None else 'has a'} description")
-                descs.append(None)
+                contents.append(bytes(desc_size))
+                bases.append(0)
+                available.append(0)
+                sizes.append(0)
                 continue
-            desc = desc_from_content(content)
-            try:
-                check_elements_fit(desc, a, backend)  # type: ignore[arg-type]
-            except AclInvalidArgumentError as e:  # decided for other elements
-                return None, f"function {i} ({d.kind}), {role}: {e}"
-            descs.append(desc)
-        params = ffi.new("acl_shim_params *")
-        ffi.memmove(params, d.params, params_size)
-        arrays = r.args
-        desc_ptrs = ffi.new("acl_shim_tensor_desc *[]", [ffi.NULL if x is None else x for x in descs])
-        bases = ffi.new("void *[]", [ffi.NULL if a is None else ffi.cast("void *", a.base_ptr)  # type: ignore
-                                     for a in arrays])
-        available = ffi.new("uint64_t[]", [0 if a is None else a.allocation.nbytes for a in arrays])  # type: ignore
-        p = planned[i]
-        p.kind, p.params, p.num_tensors = abi.KINDS[d.kind], params, len(arrays)
-        p.descs, p.bases, p.available_in_bytes = desc_ptrs, bases, available
-        keep.append((descs, params, desc_ptrs, bases, available))
+            if len(content) != desc_size:  # per-channel scales after the struct (tensor.desc_content)
+                scaled.append((len(contents), content))
+                content = content[:desc_size]
+            contents.append(content)
+            bases.append(a.base_ptr)  # type: ignore[union-attr]
+            available.append(a.allocation.nbytes)  # type: ignore[union-attr]
+            sizes.append(a.dtype.itemsize)  # type: ignore[union-attr]
+    total = len(contents)
+    descs = ffi.new("acl_shim_tensor_desc[]", max(total, 1))
+    ffi.memmove(descs, b"".join(contents), total * desc_size)
+    keep: list = []  # every cffi object the native call reads, alive until it returns
+    for k, content in scaled:  # their scales pointed to again, as tensor.desc_from_content does
+        d_k = desc_from_content(content)
+        descs[k].quantization_scales = d_k.quantization_scales
+        keep.append(d_k)
+    params = ffi.new("acl_shim_params[]", max(n, 1))
+    ffi.memmove(params, b"".join(r.decision.params for r in recalls), n * params_size)
+    base_owner = ffi.new("uintptr_t[]", bases or [0])  # addresses as integers, read as void *
+    base_array = ffi.cast("void **", base_owner)
+    keep.append(base_owner)
+    available_array = ffi.new("uint64_t[]", available or [0])
+    size_array = ffi.new("uint32_t[]", sizes or [0])
+    planned = ffi.new("acl_shim_planned_function[]", max(n, 1))
+    at = 0
+    for i, r in enumerate(recalls):
+        p, m = planned[i], len(r.args)
+        p.kind, p.params, p.backend, p.num_tensors = abi.KINDS[r.decision.kind], params + i, backends[i], m
+        p.descs, p.bases = descs + at, base_array + at
+        p.available_in_bytes, p.element_sizes_in_bytes = available_array + at, size_array + at
+        at += m
     if len(workspaces) > 1:
         return None, f"the functions are in {len(workspaces)} workspaces; one native call takes one"
     workspace = check_workspace(recalls[0].kwargs.get("workspace")) if n else None
     out_functions = ffi.new("acl_shim_function *[]", max(n, 1))
-    out_tensors = ffi.new("acl_shim_tensor *[]", max(sum(len(r.args) for r in recalls), 1))
+    out_tensors = ffi.new("acl_shim_tensor *[]", max(total, 1))
     failed = ffi.new("int32_t *")
     with session.timed("configure"):  # ACL's validate() and configure(), tensors and imports, all functions
         status = lib.acl_shim_plan_create(ffi.NULL if workspace is None else workspace.handle, planned, n,

@@ -115,15 +115,6 @@ def _element_problem(d, array: NdArray, backend: Backend) -> Optional[str]:
     return None
 
 
-def check_elements_fit(d, array: NdArray, backend: Backend) -> None:
-    """AclInvalidArgumentError where :func:`_element_problem` finds one (the bounds are left to
-    the native layer: acl_shim_plan_create checks every addressed byte)."""
-    problem = _element_problem(d, array, backend)
-    if problem is not None:
-        raise AclInvalidArgumentError(f"a kept tensor description does not describe this buffer: {problem}: "
-                                      f"{array!r}")
-
-
 def _check_fits(d, array: NdArray, backend: Backend) -> None:
     """A kept description (:func:`desc_from_content`) is given to ACL only for memory it can
     describe: the array's backend and element size, an x stride of one element, and every

@@ -400,15 +400,19 @@ void acl_shim_workspace_destroy(acl_shim_workspace *workspace);
 typedef struct acl_shim_planned_function {
     int32_t kind;                               /* ACL_SHIM_FN_* */
     const acl_shim_params *params;
+    int32_t backend;                            /* ACL_SHIM_BACKEND_*: every desc must say the same */
     int32_t num_tensors;                        /* 1..8, the kind's tensor order */
-    const acl_shim_tensor_desc *const *descs;   /* per tensor; NULL: an absent optional tensor */
-    void *const *bases;                         /* per tensor: the memory imported after configure */
+    const acl_shim_tensor_desc *descs;          /* per tensor (ignored where bases[i] is NULL) */
+    void *const *bases;                         /* per tensor: the memory imported after configure; NULL: absent */
     const uint64_t *available_in_bytes;         /* per tensor: bytes from base that are the caller's to give */
+    const uint32_t *element_sizes_in_bytes;     /* per tensor: the size of the memory's elements */
 } acl_shim_planned_function;
 
 /* For each function in order: a tensor per desc, validate() and configure() (joining workspace,
- * which may be NULL), then the import of every base. A desc addressing a byte at or past
- * available_in_bytes (its total size, or its last element) is refused before ACL sees it.
+ * which may be NULL), then the import of every base. A desc is refused before ACL sees it
+ * where it addresses a byte at or past available_in_bytes (its total size, or its last
+ * element), where its element size or x stride is not element_sizes_in_bytes, or where its
+ * backend is not the function's.
  * out_functions[0..n) receives the functions; out_tensors, the tensors of all functions one
  * after the other (sum of num_tensors entries, NULL where absent). All or nothing: on a
  * failure everything made is destroyed, the outputs are left NULL, *failed_index is the

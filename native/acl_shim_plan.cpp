@@ -14,19 +14,30 @@ using namespace acl_shim_detail;
 
 namespace {
 
-// The bytes a description addresses from its base: its total size, and one past its last
-// element; both must lie within what the caller owns there.
-void require_within(const acl_shim_tensor_desc &d, uint64_t available, int32_t i) {
+// A kept description fits the memory it is given: the function's backend, the memory's element
+// size (and an x stride of one element), and every byte it addresses (its total size, and one
+// past its last element) within what the caller owns there.
+void require_fits(const acl_shim_tensor_desc &d, int32_t backend, uint64_t available, uint32_t element_size,
+                  int32_t i) {
+    const std::string which = "tensor " + std::to_string(i);
+    require(d.backend == backend, which + " is described for backend " + std::to_string(d.backend) +
+                                      ", the function's is " + std::to_string(backend));
+    require(d.num_dims >= 1 && d.num_dims <= ACL_SHIM_MAX_DIMS, which + ": num_dims must be 1.." +
+                                                                    std::to_string(ACL_SHIM_MAX_DIMS));
     const acl::TensorInfo info = imported_info(d);
+    require(info.element_size() == element_size && d.strides_in_bytes[0] == element_size,
+            which + " is described with " + std::to_string(info.element_size()) + "-byte elements (x stride " +
+                std::to_string(d.strides_in_bytes[0]) + "), its memory has " + std::to_string(element_size) +
+                "-byte elements");
     uint64_t last = d.offset_first_element_in_bytes;
     for (int32_t k = 0; k < d.num_dims; ++k) {
-        require(d.shape[k] >= 1, "tensor " + std::to_string(i) + " has an empty dimension");
+        require(d.shape[k] >= 1, which + " has an empty dimension");
         last += static_cast<uint64_t>(d.shape[k] - 1) * d.strides_in_bytes[k];
     }
     const uint64_t end = last + info.element_size();
     if (end > available || d.total_size_in_bytes > available) {
         fail(ACL_SHIM_ERR_INVALID_ARGUMENT,
-             "tensor " + std::to_string(i) + " addresses " + std::to_string(end) + " bytes (total size " +
+             which + " addresses " + std::to_string(end) + " bytes (total size " +
                  std::to_string(d.total_size_in_bytes) + "), its memory holds " + std::to_string(available));
     }
 }
@@ -53,20 +64,20 @@ void check_call(int32_t status, int32_t at, const char *what) {
 }
 
 void make_one(acl_shim_workspace *workspace, const acl_shim_planned_function &f, int32_t at, Made &m) {
-    require(f.params != nullptr && f.descs != nullptr && f.bases != nullptr && f.available_in_bytes != nullptr,
-            "function " + std::to_string(at) + ": params, descs, bases and available_in_bytes must not be NULL");
+    require(f.params != nullptr && f.descs != nullptr && f.bases != nullptr && f.available_in_bytes != nullptr &&
+                f.element_sizes_in_bytes != nullptr,
+            "function " + std::to_string(at) +
+                ": params, descs, bases, available_in_bytes and element_sizes_in_bytes must not be NULL");
     require(f.num_tensors >= 1 && f.num_tensors <= 8, "function " + std::to_string(at) + ": num_tensors must be 1..8");
     m.tensors.assign(static_cast<size_t>(f.num_tensors), nullptr);
     for (int32_t i = 0; i < f.num_tensors; ++i) {
-        if (f.descs[i] == nullptr) continue;
-        require(f.bases[i] != nullptr, "function " + std::to_string(at) + ": tensor " + std::to_string(i) +
-                                           " has a description and no memory");
+        if (f.bases[i] == nullptr) continue;  // an absent optional tensor
         try {
-            require_within(*f.descs[i], f.available_in_bytes[i], i);
+            require_fits(f.descs[i], f.backend, f.available_in_bytes[i], f.element_sizes_in_bytes[i], i);
         } catch (const ShimError &e) {
             fail(e.code, "function " + std::to_string(at) + ": " + e.what());
         }
-        check_call(acl_shim_tensor_create(f.descs[i], &m.tensors[static_cast<size_t>(i)]), at, "tensor_create");
+        check_call(acl_shim_tensor_create(&f.descs[i], &m.tensors[static_cast<size_t>(i)]), at, "tensor_create");
     }
     check_call(acl_shim_function_create_in(workspace, f.kind, f.params, m.tensors.data(), f.num_tensors, &m.function),
                at, "function_create");

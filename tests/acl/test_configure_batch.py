@@ -125,7 +125,7 @@ def test_closing_a_batch_whose_objects_were_never_made_invalidates_its_schedule(
     made.close()  # idempotent
 
 
-@pytest.mark.parametrize("other", ["stages", "does not fit", "workspaces"])
+@pytest.mark.parametrize("other", ["stages", "does not fit", "elements", "workspaces"])
 def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(other):
     from acl_bridge.configure_batch import configure_recalled
     from acl_bridge.configure_session import ConfigureSession
@@ -145,6 +145,12 @@ def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(
         big = desc_from_content(kept[2].descs[2])
         big.shape[2] += 64
         recalls[2] = replace(recalls[2], decision=replace(kept[2], descs=kept[2].descs[:2] + (desc_content(big),)))
+    elif other == "elements":  # described as bytes, the memory holds float32
+        from acl_bridge import abi
+
+        small = desc_from_content(kept[2].descs[2])
+        small.data_type = abi.DATA_TYPES["U8"]
+        recalls[2] = replace(recalls[2], decision=replace(kept[2], descs=kept[2].descs[:2] + (desc_content(small),)))
     else:
         recalls[2] = replace(recalls[2], kwargs=dict(recalls[2].kwargs, workspace=Workspace()))
     before = [g.raw.copy() for g in (x2, y2, z2)]
@@ -154,7 +160,7 @@ def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(
         assert "2 workspaces" in why
     else:
         assert "function 2" in why, why
-        assert {"stages": "stages", "does not fit": "addresses"}[other] in why, why
+        assert {"stages": "stages", "does not fit": "addresses", "elements": "1-byte elements"}[other] in why, why
     assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
 
 
