@@ -33,6 +33,7 @@ memory layout has one descriptor, and equal layouts compare and hash equal.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -122,8 +123,11 @@ class ShapeDescriptor:
         ints >= 0 (a model load wraps every constant this way; anything else goes through
         :meth:`create`, whose checks say what is wrong)."""
         if type(shape) is tuple and all(type(n) is int and n >= 0 for n in shape):
+            dt = check_dtype(dtype, lambda: f"shape={shape!r}")
+            if cls is ShapeDescriptor:
+                return _dense(shape, dt)
             zeros = (0,) * len(shape)
-            return cls._from_fields(shape, check_dtype(dtype, lambda: f"shape={shape!r}"), "c", zeros, zeros)
+            return cls._from_fields(shape, dt, "c", zeros, zeros)
         return cls.create(shape, dtype)
 
     @classmethod
@@ -293,6 +297,14 @@ class ShapeDescriptor:
         return text + ")"
 
 
+
+
+@functools.lru_cache(maxsize=1024)
+def _dense(shape: Tuple[int, ...], dtype: np.dtype) -> "ShapeDescriptor":
+    """ShapeDescriptor.dense's value, one per (shape, dtype): a frozen value is safe to share,
+    and a model's constants repeat a few shapes (its blocks) many times."""
+    zeros = (0,) * len(shape)
+    return ShapeDescriptor._from_fields(shape, dtype, "c", zeros, zeros)
 
 
 def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: Any, alloc_size: Any,
