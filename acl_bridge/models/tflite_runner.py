@@ -40,9 +40,10 @@ each is asked once per content (:mod:`acl_bridge.configure_session`; identical s
 function asking again what the negotiation asked, reuse it; ``reuse_facts=False`` asks
 per function). Kept between processes (:mod:`acl_bridge.facts_cache`) with the whole
 negotiation and every function's decision (:mod:`acl_bridge.decisions`), a second start of the
-same model negotiates nothing and makes each function from its decision
-(:attr:`TfliteRunner.functions_recalled`): ACL's validate() and configure() and the imports,
-no description, planning or probe. The probe is not made for a function whose in-place tensors are all dense
+same model negotiates nothing and makes every function from its decision in one native call
+(:mod:`acl_bridge.configure_batch`; :attr:`TfliteRunner.functions_recalled`): ACL's validate()
+and configure() and the imports, no description, planning or probe, and each function's
+Python object made only when :attr:`TfliteRunner.functions` is read. The probe is not made for a function whose in-place tensors are all dense
 buffers of the bridge's own (:func:`acl_bridge.plan.plan_function`: nothing it could find
 would stage them). :meth:`TfliteRunner.configure_profile` says where the load's seconds
 went, phase by phase and step by step, and the first inference's (weights prepared);
