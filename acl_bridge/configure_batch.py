@@ -96,6 +96,8 @@ class RecalledFunctions(Sequence):
         self.plans = tuple(d.plan for d in self.decisions)
         self.kinds: Tuple[str, ...] = tuple(d.kind for d in self.decisions)
         self._made: Optional[Tuple[AclFunction, ...]] = None
+        # each function's seconds in the native call (its tensors, validate(), configure(), imports)
+        self.seconds: Tuple[float, ...] = ()
         self._schedules: list = []  # weak references to schedules running these functions
         self._lock = threading.Lock()
 
@@ -237,9 +239,10 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
     out_functions = ffi.new("acl_shim_function *[]", max(n, 1))
     out_tensors = ffi.new("acl_shim_tensor *[]", max(total, 1))
     failed = ffi.new("int32_t *")
+    seconds = ffi.new("double[]", max(n, 1))
     with session.timed("configure"):  # ACL's validate() and configure(), tensors and imports, all functions
         status = lib.acl_shim_plan_create(ffi.NULL if workspace is None else workspace.handle, planned, n,
-                                          out_functions, out_tensors, failed)
+                                          out_functions, out_tensors, seconds, failed)
     try:
         check(status, "plan_create")
     except AclError as e:  # ACL, or the bounds check, refused a function: nothing was made
@@ -256,7 +259,9 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
             t += 1
             mine.append(None if h == ffi.NULL else ffi.gc(h, lib.acl_shim_tensor_destroy))
         tensors.append(mine)
-    return RecalledFunctions(recalls, handles, tensors), ""
+    made = RecalledFunctions(recalls, handles, tensors)
+    made.seconds = tuple(seconds[i] for i in range(n))
+    return made, ""
 
 
 def _with_ndarrays(r: Recall) -> Recall:

@@ -416,10 +416,11 @@ typedef struct acl_shim_planned_function {
  * out_functions[0..n) receives the functions; out_tensors, the tensors of all functions one
  * after the other (sum of num_tensors entries, NULL where absent). All or nothing: on a
  * failure everything made is destroyed, the outputs are left NULL, *failed_index is the
- * function that failed (else -1) and the message names it. */
+ * function that failed (else -1) and the message names it. seconds (NULL: not asked) receives
+ * each function's seconds (steady clock: its tensors, validate(), configure() and imports). */
 int32_t acl_shim_plan_create(acl_shim_workspace *workspace, const acl_shim_planned_function *functions, int32_t n,
                              acl_shim_function **out_functions, acl_shim_tensor **out_tensors,
-                             int32_t *failed_index);
+                             double *seconds, int32_t *failed_index);
 
 /* ACL_SHIM_CDEF_END */
 

@@ -7,6 +7,7 @@
 #include "acl_shim_descriptions.h"
 #include "acl_shim_status.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -93,14 +94,19 @@ extern "C" {
 
 int32_t acl_shim_plan_create(acl_shim_workspace *workspace, const acl_shim_planned_function *functions, int32_t n,
                              acl_shim_function **out_functions, acl_shim_tensor **out_tensors,
-                             int32_t *failed_index) {
+                             double *seconds, int32_t *failed_index) {
     int32_t at = -1;
     std::vector<Made> made;
     const int32_t status = guarded([&] {
         require(functions != nullptr && out_functions != nullptr && out_tensors != nullptr && n >= 0,
                 "functions, out_functions and out_tensors must not be NULL and n >= 0");
         made.resize(static_cast<size_t>(n));
-        for (at = 0; at < n; ++at) make_one(workspace, functions[at], at, made[static_cast<size_t>(at)]);
+        using clock = std::chrono::steady_clock;
+        for (at = 0; at < n; ++at) {
+            const clock::time_point t0 = clock::now();
+            make_one(workspace, functions[at], at, made[static_cast<size_t>(at)]);
+            if (seconds != nullptr) seconds[at] = std::chrono::duration<double>(clock::now() - t0).count();
+        }
         at = -1;
         size_t k = 0;
         for (int32_t i = 0; i < n; ++i) {

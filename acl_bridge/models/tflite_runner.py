@@ -689,6 +689,8 @@ class TfliteRunner:
             if functions is not None:
                 self.functions = functions
                 self.functions_recalled = len(functions)
+                for k, seconds in enumerate(functions.seconds):  # the configure profile's steps
+                    self._session.step_seconds[k]["configure"] += seconds
                 return
         elif decided is not None:
             self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from acl_bridge import cl_program_cache as pc
+from acl_bridge.user_cache import SEAL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -202,7 +203,7 @@ def test_truncated_file_warns_and_cold_starts(cold_cache, tiny_model, tmp_path):
 def test_file_of_another_key_is_ignored(cold_cache, tiny_model, tmp_path):
     """A file copied from another machine or driver (at this key's name): ACL never sees it."""
     cache, path, _ = cold_cache
-    payload = path.read_bytes()[len(pc.MAGIC) + struct.calcsize("<IIQ32s"):]
+    payload = path.read_bytes()[len(pc.MAGIC) + SEAL.size:]
     key = json.loads(payload[:payload.index(b"}") + 1])
     payload = payload[payload.index(b"}") + 1:]
     key["driver_version"] += " (another)"
@@ -217,8 +218,8 @@ def test_binaries_the_driver_refuses_are_dropped_and_programs_compiled_again(col
     """A file that passes every check of ours (our key, our checksum, ACL's record structure)
     but whose binaries are not programs: the shim drops what ACL restored, warns, cold start."""
     cache, path, _ = cold_cache
-    key_len = struct.unpack_from("<IIQ32s", path.read_bytes(), len(pc.MAGIC))[1]
-    start_of_key = len(pc.MAGIC) + struct.calcsize("<IIQ32s")
+    key_len = SEAL.unpack_from(path.read_bytes(), len(pc.MAGIC))[1]
+    start_of_key = len(pc.MAGIC) + SEAL.size
     key = pc.CacheKey(**json.loads(path.read_bytes()[start_of_key:start_of_key + key_len]))
     path.write_bytes(pc.pack(key, acl_records((b"scale -DGARBAGE", b"this is not a program binary" * 8))))
     result, outputs = start(tiny_model, cache, tmp_path / "o.npz")
