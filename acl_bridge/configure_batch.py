@@ -102,7 +102,7 @@ class RecalledFunctions(Sequence):
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._recalls)
+        return len(self.plans)
 
     def __getitem__(self, i):  # type: ignore[override]
         return self.made()[i]

@@ -46,6 +46,9 @@ NEGOTIATED_PLAN = "negotiated_plan"
 # a whole load's decisions, function by function (acl_bridge.decisions), kept the same way: a
 # second start makes every function from them (no description, negotiation, plan or probe)
 CONFIGURED_PLAN = "configured_plan"
+# a whole load's arena: where each buffer was placed ((tensor, offset) pairs, in placement
+# order), kept so that a second start checks a placement instead of searching for one
+MEMORY_PLAN = "memory_plan"
 
 _LOCAL = threading.local()
 
@@ -99,8 +102,10 @@ def encode(category: str, answer: object) -> object:
                 [[[str(role), pad_json(p)] for role, p in per_step.items()] for per_step in const_pad]]
     if category == CONFIGURED_PLAN:
         return decisions.encode(answer)  # type: ignore[arg-type]
+    if category == MEMORY_PLAN:
+        return [[int(t), int(offset)] for t, offset in answer]  # type: ignore[attr-defined]
     raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe, "
-                     f"{NEGOTIATED_PLAN} or {CONFIGURED_PLAN}")
+                     f"{NEGOTIATED_PLAN}, {CONFIGURED_PLAN} or {MEMORY_PLAN}")
 
 
 def decode(category: str, value: object) -> object:
@@ -124,8 +129,13 @@ def decode(category: str, value: object) -> object:
                 [{_role(role): pad_from_json(p) for role, p in per_step} for per_step in const_pad])
     if category == CONFIGURED_PLAN:
         return decisions.decode(value)
+    if category == MEMORY_PLAN:
+        if not isinstance(value, list) or any(not isinstance(p, list) or len(p) != 2 or
+                                              any(type(x) is not int or x < 0 for x in p) for p in value):
+            raise ValueError(f"a kept arena is {str(value)[:80]}, expected [[tensor, offset], ...] of ints >= 0")
+        return tuple((t, offset) for t, offset in value)
     raise ValueError(f"category is {category!r}, expected negotiate, auto_padding, check_layouts, probe, "
-                     f"{NEGOTIATED_PLAN} or {CONFIGURED_PLAN}")
+                     f"{NEGOTIATED_PLAN}, {CONFIGURED_PLAN} or {MEMORY_PLAN}")
 
 
 def decode_all(encoded: Dict[str, Dict[str, object]]) -> Dict[str, Dict[str, object]]:

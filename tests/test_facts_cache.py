@@ -188,3 +188,13 @@ def test_a_negotiated_plan_round_trips_and_damage_is_refused():
     for bad in ([[[7, [[3, 5, [0, 0, 0, 0]]]]], []], [[[7, [[3, "src", [0, 0, 0]]]]], []], "nope"):
         with pytest.raises((ValueError, TypeError)):
             decode(NEGOTIATED_PLAN, bad)
+
+
+def test_a_kept_arena_round_trips_and_damage_is_refused():
+    from acl_bridge.configure_session import MEMORY_PLAN, decode, encode
+
+    kept = ((4, 0), (7, 4096), (2, 64))
+    assert decode(MEMORY_PLAN, json.loads(json.dumps(encode(MEMORY_PLAN, kept)))) == kept
+    for bad in ({"4": 0}, [[4]], [[4, -64]], [[4, 1.5]], [[4, True]], [["4", 0]], [4, 0]):
+        with pytest.raises((ValueError, TypeError)):
+            decode(MEMORY_PLAN, bad)

@@ -222,15 +222,41 @@ def place(buffers: Sequence[Tuple[Lifetime, int]], *, pinned: Iterable[int] = ()
     return MemoryPlan(tuple(placed), tuple(sorted(pinned)), alignment_in_bytes)
 
 
+def place_at(buffers: Sequence[Tuple[Lifetime, int]], offsets: Sequence[Tuple[int, int]], *,
+             pinned: Iterable[int] = (), alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> Optional[MemoryPlan]:
+    """The arena with each buffer at a given offset, in the order given (``(tensor, offset)``
+    pairs: a placement :func:`place` made earlier and kept), or None where they are no valid
+    placement of these buffers: another set of tensors, an offset that is negative or not
+    aligned, or two buffers alive at one step sharing a byte (:func:`check_disjoint`)."""
+    by_tensor = {life.tensor: (life, size) for life, size in buffers}
+    if len(offsets) != len(by_tensor) or {t for t, _ in offsets} != set(by_tensor):
+        return None
+    slots = []
+    for t, offset in offsets:
+        life, size = by_tensor[t]
+        if offset < 0 or offset % alignment_in_bytes or size <= 0:
+            return None
+        slots.append(Slot(life, offset, _aligned(size, alignment_in_bytes)))
+    memory = MemoryPlan(tuple(slots), tuple(sorted(pinned)), alignment_in_bytes)
+    return memory if check_disjoint(memory) is None else None
+
+
 def plan_memory(plan: Plan, sizes_in_bytes: Mapping[int, int], *,
-                alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> MemoryPlan:
-    """The arena of ``plan`` given each buffer's size (padding and slack included)."""
+                alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES,
+                kept: Optional[Sequence[Tuple[int, int]]] = None) -> MemoryPlan:
+    """The arena of ``plan`` given each buffer's size (padding and slack included); with
+    ``kept`` (the ``(tensor, offset)`` pairs of an arena placed earlier for the same plan), that
+    placement where it is valid for these sizes (:func:`place_at`), else placed afresh."""
     lives, pinned = lifetimes(plan)
     missing = [life.tensor for life in lives if life.tensor not in sizes_in_bytes]
     if missing:
         raise MemoryPlanError(f"sizes_in_bytes has no entry for tensors {missing}")
-    return place([(life, sizes_in_bytes[life.tensor]) for life in lives], pinned=pinned,
-                 alignment_in_bytes=alignment_in_bytes)
+    buffers = [(life, sizes_in_bytes[life.tensor]) for life in lives]
+    if kept is not None:
+        memory = place_at(buffers, kept, pinned=pinned, alignment_in_bytes=alignment_in_bytes)
+        if memory is not None:
+            return memory
+    return place(buffers, pinned=pinned, alignment_in_bytes=alignment_in_bytes)
 
 
 def check_disjoint(memory: MemoryPlan) -> Optional[str]:
@@ -248,5 +274,5 @@ def check_disjoint(memory: MemoryPlan) -> Optional[str]:
     return None
 
 
-__all__ = ["Lifetime", "Slot", "MemoryPlan", "MemoryPlanError", "lifetimes", "place", "plan_memory",
+__all__ = ["Lifetime", "Slot", "MemoryPlan", "MemoryPlanError", "lifetimes", "place", "place_at", "plan_memory",
            "check_disjoint", "step_tensors", "DEFAULT_ALIGNMENT_IN_BYTES"]

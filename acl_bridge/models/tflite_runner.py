@@ -92,7 +92,8 @@ from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..decisions import code_identity
 from ..configure_batch import Recall, RecalledFunctions, configure_recalled
-from ..configure_session import CATEGORIES, CONFIGURED_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode, question_id
+from ..configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
+                                 question_id)
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ..errors import AclError, AclStatusError
 from ..facts_cache import FactsCache, FactsCacheReport
@@ -392,6 +393,7 @@ class TfliteRunner:
         with phase("negotiation"):
             asked, const_pad = self._negotiate_or_recall(facts)
             decided = self._recall_decisions(facts, allow_copy)
+            self._recall_arena(facts)
         kept = set(plan.padding_kept)
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views
                                  if v.how[0] != "alias" and v.tensor not in kept}
@@ -432,6 +434,9 @@ class TfliteRunner:
             if self._negotiation_made is not None:  # after any renegotiation (it grows them in place)
                 key, made = self._negotiation_made
                 answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
+            if self._arena_key is not None and self.memory is not None and not self.memory_recalled:
+                answers.setdefault(MEMORY_PLAN, {})[self._arena_key] = encode(
+                    MEMORY_PLAN, [(s.tensor, s.offset_in_bytes) for s in self.memory.slots])
             if self._decisions_key is not None and self.functions_recalled < len(self.functions):
                 made_decisions = tuple(f.decision for f in self.functions)
                 if all(d is not None for d in made_decisions):
@@ -518,6 +523,16 @@ class TfliteRunner:
         kept = facts.decoded.get(CONFIGURED_PLAN, {}).get(self._decisions_key)
         return kept if kept is not None and len(kept) == len(self.plan.steps) else None
 
+    def _recall_arena(self, facts: Optional[FactsCache]) -> None:
+        """The arena placement an earlier process kept for a plan of the same content (where each
+        buffer went: :mod:`.memory_plan`), to be checked and used by :meth:`_allocate` instead of
+        searching again; :attr:`memory_recalled` says whether it was."""
+        self._arena_key = self._kept_arena = None
+        self.memory_recalled = False
+        if facts is not None and self._plan_id is not None and self.use_arena:
+            self._arena_key = question_id(MEMORY_PLAN, (self._plan_id,))
+            self._kept_arena = facts.decoded.get(MEMORY_PLAN, {}).get(self._arena_key)
+
     def _negotiation_key(self) -> Optional[str]:
         """The content :meth:`_negotiate` depends on, as a question id: per step its operator,
         kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
@@ -583,7 +598,11 @@ class TfliteRunner:
         owned: Dict[int, NdArray] = {}
         if self.use_arena:
             sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
-            self.memory = plan_memory(self.plan, sizes)
+            self.memory = plan_memory(self.plan, sizes, kept=self._kept_arena)
+            # the kept placement, when it is one of these buffers (checked: every buffer, aligned,
+            # no two alive at one step sharing a byte), else placed afresh (and kept at save)
+            self.memory_recalled = self._kept_arena is not None and [
+                (s.tensor, s.offset_in_bytes) for s in self.memory.slots] == list(self._kept_arena)
             self.arena = bridge_allocate(ShapeDescriptor.create((max(self.memory.arena_size_in_bytes, 1),), "uint8"))
             for slot in self.memory.slots:
                 owned[slot.tensor] = bridge_slot(self.arena, slot.offset_in_bytes, descriptors[slot.tensor])

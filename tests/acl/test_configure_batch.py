@@ -96,6 +96,7 @@ def test_a_batch_asks_nothing_makes_one_native_call_and_gives_the_same_bits():
         [{r: t.info for r, t in f.tensors.items() if t is not None} for f in first]
     assert all(t.imported for f in made for t in f.tensors.values() if t is not None)
     assert session.calls["configure"] == 1  # making the objects configured nothing
+    assert made.materialized and len(made) == 3 and len(list(made)) == 3
     for f in made:
         f.run()  # each runs alone too
     assert np.array_equal(z2.numpy(), z.numpy())

@@ -43,6 +43,9 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
         assert second.facts_cache.saved == 0  # nothing new to write
         assert _questions(second) == {c: 0 for c in QUESTIONS}, "a kept answer was asked of ACL again"
         assert second.negotiation_recalled and not fresh.negotiation_recalled  # the whole plan's padding kept
+        # the arena's placement kept and checked, not searched again: the one a search gives
+        assert second.memory_recalled and not first.memory_recalled and not fresh.memory_recalled
+        assert second.memory == fresh.memory
         # every function made from its kept decision: nothing described, planned or probed, all
         # in one native call (acl_bridge.configure_batch)
         assert second.functions_recalled == len(second.functions) and fresh.functions_recalled == 0

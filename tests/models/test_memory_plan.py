@@ -149,3 +149,23 @@ def test_face_models_arena_near_lower_bound(name):
     assert check_disjoint(memory) is None
     assert memory.overhead_ratio() <= 1.10, memory.describe()
     assert memory.arena_size_in_bytes < memory.total_size_in_bytes / 3
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8), st.integers(1, 5000)), min_size=1, max_size=40))
+def test_a_kept_placement_is_used_as_it_is_and_only_where_it_is_valid(items):
+    """place_at takes back what place() made (the same slots, in the same order), and refuses
+    offsets that lose a buffer, are misaligned or make two buffers alive at once share bytes."""
+    from acl_bridge.models.memory_plan import place_at
+
+    buffers = [(Lifetime(t, a, a + d), size) for t, (a, d, size) in enumerate(items)]
+    made = place(buffers, pinned=(99,))
+    kept = [(s.tensor, s.offset_in_bytes) for s in made.slots]
+    again = place_at(buffers, kept, pinned=(99,))
+    assert again == made
+    assert place_at(buffers, kept[1:], pinned=(99,)) is None  # a buffer missing
+    t, offset = kept[0]
+    assert place_at(buffers, [(t, offset + 1)] + kept[1:], pinned=(99,)) is None  # not aligned
+    if len(kept) > 1:  # everything at offset 0: refused exactly when two lifetimes overlap
+        stacked = place_at(buffers, [(t, 0) for t, _ in kept], pinned=(99,))
+        overlapping = any(a.overlaps(b) for i, (a, _) in enumerate(buffers) for b, _ in buffers[i + 1:])
+        assert (stacked is None) == overlapping
