@@ -179,25 +179,43 @@ def _bool(v: object, what: str) -> bool:
     return v
 
 
+def _plan(v) -> FunctionPlan:
+    kind, needs_probe, renegotiated, tensors = v
+    return FunctionPlan(_str(kind, "a plan's kind"), tuple(
+        TensorPlan(_str(role, "a role"), _ACTIONS[action], pad_from_json(pad), None if reason is None else _REASONS[reason],
+                   _str(detail, "a detail"), int(copies), _bool(may_write, "may_write_padding"))
+        for role, action, pad, reason, detail, copies, may_write in tensors),
+        _bool(needs_probe, "needs_probe"), _bool(renegotiated, "renegotiated"))
+
+
+def _facts(v) -> AclFacts:
+    required, writes_outside, layout_ok, renegotiate, auto, writes_beyond = v
+    if layout_ok is not None and not isinstance(layout_ok, bool):
+        raise TypeError(f"layout_ok is {layout_ok!r}, expected true, false or null")
+    return AclFacts(required_padding={_str(r, "a role"): pad_from_json(x) for r, x in required},
+                    writes_outside=_unbool_map(writes_outside, "writes_outside"), layout_ok=layout_ok,
+                    renegotiate=None if renegotiate is None else _str(renegotiate, "renegotiate"),
+                    auto_padding={_str(r, "a role"): pad_from_json(x) for r, x in auto},
+                    writes_beyond=_unbool_map(writes_beyond, "writes_beyond") or {})
+
+
 def _decode(value) -> Tuple[Decision, ...]:
     if not isinstance(value, list):
         raise TypeError(f"decisions are {type(value).__name__}, expected a list")
     out: List[Decision] = []
+    # a model's functions repeat a few plans and facts many times: each JSON value decoded once
+    # (the decoded values are frozen, so decisions may share them)
+    plans: Dict[str, FunctionPlan] = {}
+    facts_seen: Dict[str, AclFacts] = {}
     for v in value:
-        kind, needs_probe, renegotiated, tensors = v["plan"]
-        plan = FunctionPlan(_str(kind, "a plan's kind"), tuple(
-            TensorPlan(_str(role, "a role"), _ACTIONS[action], pad_from_json(pad), None if reason is None else _REASONS[reason],
-                       _str(detail, "a detail"), int(copies), _bool(may_write, "may_write_padding"))
-            for role, action, pad, reason, detail, copies, may_write in tensors),
-            _bool(needs_probe, "needs_probe"), _bool(renegotiated, "renegotiated"))
-        required, writes_outside, layout_ok, renegotiate, auto, writes_beyond = v["facts"]
-        if layout_ok is not None and not isinstance(layout_ok, bool):
-            raise TypeError(f"layout_ok is {layout_ok!r}, expected true, false or null")
-        facts = AclFacts(required_padding={_str(r, "a role"): pad_from_json(x) for r, x in required},
-                         writes_outside=_unbool_map(writes_outside, "writes_outside"), layout_ok=layout_ok,
-                         renegotiate=None if renegotiate is None else _str(renegotiate, "renegotiate"),
-                         auto_padding={_str(r, "a role"): pad_from_json(x) for r, x in auto},
-                         writes_beyond=_unbool_map(writes_beyond, "writes_beyond") or {})
+        text = repr(v["plan"])
+        plan = plans.get(text)
+        if plan is None:
+            plan = plans[text] = _plan(v["plan"])
+        text = repr(v["facts"])
+        facts = facts_seen.get(text)
+        if facts is None:
+            facts = facts_seen[text] = _facts(v["facts"])
         allow_copy, allow_padding_writes = v["options"]
         layouts = tuple(None if x is None else _str(x, "a layout") for x in v["layouts"])
         descs = tuple(_unb64(x) for x in v["descs"])
@@ -205,7 +223,7 @@ def _decode(value) -> Tuple[Decision, ...]:
         if not len(plan.tensors) == len(layouts) == len(descs) or any(
                 (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (d is None)
                 for t, lay, d in zip(plan.tensors, layouts, descs)):
-            raise ValueError(f"a decision of {kind!r} has {len(plan.tensors)} planned tensors, {len(layouts)} "
+            raise ValueError(f"a decision of {plan.kind!r} has {len(plan.tensors)} planned tensors, {len(layouts)} "
                              f"layouts and {len(descs)} descriptions, expected one of each per role, absent alike")
         params = _unb64(v["params"])
         if params is None:

@@ -8,7 +8,8 @@ whole model in 0.13 s). The result, a :class:`~.tflite_reader.ModelSpec`, depend
 the file's bytes and on the reader, so :func:`read_model_cached` keeps it in a file of its own
 and the next process reads that instead:
 
-* one file per key: the model's BLAKE2b hash, this format's version, and the reader's identity
+* one file per key: the model's MD5 (a checksum: :func:`model_hash`), this format's version, the
+  reader's identity, and whether constant DEQUANTIZEs are folded (``dequantized``)
   (the package version and a stamp of the reader's own source files, so a changed reader
   never meets an old answer); named by the key's hash, in :func:`cache_dir`
   (``$ACL_NDARRAY_MODEL_CACHE``, else ``~/.cache/acl-ndarray/parsed-models``);
@@ -22,10 +23,10 @@ and the next process reads that instead:
   a directory that cannot be read or written. Saving writes a temporary file beside the
   final one and renames it over (a reader never sees half a file).
 
-The key costs one hash of the model file per start: BLAKE2b, a cryptographic hash 2.6x quicker
-than sha256 under emulation (6.4 against 16.4 ms per MiB; :class:`ModelSpec` records the
-file's sha256, computed once when it is read and kept in the cache file). Measurements:
-docs/performance.md, "Start-up".
+The key costs one hash of the model file per start: MD5 as a checksum, 7x quicker than sha256
+under emulation (2.4 against 16.4 ms per MiB; :class:`ModelSpec` records the file's sha256,
+computed once when it is read and kept in the cache file). Measurements: docs/performance.md,
+"Start-up".
 """
 
 from __future__ import annotations
@@ -43,14 +44,16 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from ndarray.errors import ArgumentTypeError
+
 from .._version import __version__
 from ..user_cache import (SEAL, CacheFileRejected, check_cache_option, seal, sources_stamp, unseal, user_cache_dir,
                           write_atomically)
-from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, read_model
+from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, fold_constant_dequantize, read_model
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
 MAGIC = b"ACLNDMS\x00"
-FORMAT_VERSION = 2  # 2: CRC-32 seal, BLAKE2b key
+FORMAT_VERSION = 2  # 2: CRC-32 seal, MD5 key
 SUFFIX = ".aclmodel"
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
@@ -102,14 +105,17 @@ def _tflite_version() -> Optional[str]:
     return ",".join(found) or f"no metadata beside {os.path.dirname(spec.origin)}"
 
 
-def _key(model_blake2b: str) -> Dict[str, object]:
-    return {"format": FORMAT_VERSION, "model_blake2b": model_blake2b, "reader": _reader_identity(),
+def _key(model_md5: str) -> Dict[str, object]:
+    return {"format": FORMAT_VERSION, "model_md5": model_md5, "reader": _reader_identity(),
             "tflite": _tflite_version()}
 
 
 def model_hash(data: bytes) -> str:
-    """The cache's key of a model file's bytes (hex BLAKE2b-256)."""
-    return hashlib.blake2b(data, digest_size=32).hexdigest()
+    """The cache's key of a model file's bytes: hex MD5, as a checksum (``usedforsecurity=False``:
+    it tells files apart, it guards against nobody, as the file is read from the user's own
+    directory), 2.4 ms per MiB under emulation against BLAKE2b's 6.4 and sha256's 16.4
+    (face_landmark's file is 2.4 MiB, hashed at every start)."""
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
 def _file_name(key: Dict[str, object]) -> str:
@@ -203,14 +209,25 @@ def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview], dtypes: Dict[str,
 
 # ---------------------------------------------------------------------------- reading
 def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
-                      cache: Union[bool, str, "os.PathLike[str]"] = True) -> Tuple[ModelSpec, ModelCacheReport]:
+                      cache: Union[bool, str, "os.PathLike[str]"] = True, *,
+                      dequantized: bool = False) -> Tuple[ModelSpec, ModelCacheReport]:
     """``read_model(source)`` and what the cache did: from the cache file when one holds this
     model (warm), else read from the model and saved (cold). ``cache``: True (the default
-    directory), False (off: exactly read_model), or a directory. Errors of the model itself are
-    read_model's; the cache never raises (warnings)."""
+    directory), False (off: exactly read_model), or a directory. ``dequantized``: the model with
+    its constant DEQUANTIZEs folded (:func:`.tflite_reader.fold_constant_dequantize`, as the
+    runner lowers it), kept as a file of its own with the float32 values in it (a second start
+    converts no float16 weights: 5-15 ms of the face detectors' start under emulation). Errors of
+    the model itself are read_model's; the cache never raises (warnings)."""
     t0 = time.perf_counter()
+    if not isinstance(dequantized, bool):
+        raise ArgumentTypeError(f"dequantized is {dequantized!r}, expected True or False")
+
+    def parse(data) -> ModelSpec:
+        spec = read_model(data)
+        return fold_constant_dequantize(spec) if dequantized else spec
+
     if cache is False:
-        return read_model(source), ModelCacheReport("off", None, "model_cache=False")
+        return parse(source), ModelCacheReport("off", None, "model_cache=False")
     check_cache_option("model_cache", cache)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -221,7 +238,9 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     try:
         key = _key(model_hash(data))
     except OSError as e:  # the reader's sources are not readable: no identity, no cache
-        return read_model(data), ModelCacheReport("off", None, f"reader sources unreadable: {e}")
+        return parse(data), ModelCacheReport("off", None, f"reader sources unreadable: {e}")
+    if dequantized:
+        key["dequantized"] = True
     path = directory / _file_name(key)
     reason = "no cache file"
     try:
@@ -239,7 +258,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
             warnings.warn(ModelCacheWarning(reason), stacklevel=2)
         else:
             return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
-    spec = read_model(data)
+    spec = parse(data)
     try:
         write_atomically(path, encode(spec, key))
         reason += "; saved"

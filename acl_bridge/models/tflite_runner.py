@@ -380,10 +380,10 @@ class TfliteRunner:
             if isinstance(model, ModelSpec):
                 spec = model
             else:
-                with phase("read"):
-                    spec, self.model_cache = read_model_cached(model, model_cache)
+                with phase("read"):  # constant DEQUANTIZEs folded in the cache (as lowering folds them)
+                    spec, self.model_cache = read_model_cached(model, model_cache, dequantized=True)
             with phase("lower"):
-                plan = plan_model(fold_constant_dequantize(spec))
+                plan = plan_model(fold_constant_dequantize(spec))  # nothing left to fold: a pass
         self.plan = plan
         t0 = time.perf_counter()
         with phase("program_cache"):

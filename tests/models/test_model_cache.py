@@ -241,3 +241,27 @@ def test_an_empty_directory_name_is_refused(tmp_path):
 
     with pytest.raises(UnsupportedOptionError, match="model_cache is ''"):
         read_model_cached(_tiny(), "")
+
+
+def test_a_dequantized_model_is_a_file_of_its_own_with_the_folded_constants(tmp_path):
+    """read_model_cached(..., dequantized=True): what fold_constant_dequantize gives, kept apart
+    from the plain parse (another key), warm the second time, the same values."""
+    from ndarray.errors import ArgumentTypeError
+
+    from acl_bridge.models.tflite_reader import fold_constant_dequantize
+
+    data = open(model_file("face_detection_front"), "rb").read()  # float16 weights, DEQUANTIZEd
+    assert any(op.opcode == "DEQUANTIZE" for op in read_model(data).operators)
+    plain, r0 = read_model_cached(data, tmp_path)
+    folded, r1 = read_model_cached(data, tmp_path, dequantized=True)
+    again, r2 = read_model_cached(data, tmp_path, dequantized=True)
+    assert (r0.state, r1.state, r2.state) == ("cold", "cold", "warm") and r1.path != r0.path
+    want = fold_constant_dequantize(read_model(data))
+    assert not any(op.opcode == "DEQUANTIZE" for op in want.operators)
+    for got in (folded, again):
+        assert got.operators == want.operators and got.sha256 == plain.sha256
+        for a, b in zip(got.tensors, want.tensors):
+            assert (a.shape, a.dtype) == (b.shape, b.dtype)
+            assert (a.data is None) == (b.data is None) and (a.data is None or np.array_equal(a.data, b.data))
+    with pytest.raises(ArgumentTypeError):
+        read_model_cached(data, tmp_path, dequantized="yes")
