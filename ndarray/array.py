@@ -67,7 +67,7 @@ class NdArray(NumpyProtocol):
 
     # numpy < 1.25's NDArrayOperatorsMixin has no __slots__, so instances already have
     # __weakref__ (and a __dict__) there; naming it again would be a TypeError.
-    __slots__ = ("_allocation", "_descriptor", "_readonly", "_root", "_elements") + (
+    __slots__ = ("_allocation", "_descriptor", "_readonly", "_root", "_elements", "_base_ptr") + (
         () if hasattr(NumpyProtocol, "__weakref__") else ("__weakref__",))
 
     @keywords_checked
@@ -277,8 +277,13 @@ class NdArray(NumpyProtocol):
 
     @property
     def base_ptr(self) -> int:
-        """Address of the first byte of the allocation (what ACL imports)."""
-        return int(self._allocation.ctypes.data)
+        """Address of the first byte of the allocation (what ACL imports); read once (numpy
+        never moves an array's memory, and a model load asks it hundreds of times)."""
+        try:
+            return self._base_ptr
+        except AttributeError:
+            self._base_ptr: int = int(self._allocation.ctypes.data)
+            return self._base_ptr
 
     @property
     def data_ptr(self) -> int:
