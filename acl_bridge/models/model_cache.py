@@ -169,7 +169,8 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
         raise CacheFileRejected(f"the file is for {graph.get('key') if isinstance(graph, dict) else graph!r}, "
                                 f"not {key}")
     try:
-        dtypes: Dict[str, Tuple[np.dtype, np.dtype]] = {}  # a model has a few dtypes and hundreds of tensors
+        # a model has a few dtypes and hundreds of tensors
+        dtypes: Dict[str, Tuple[np.dtype, np.dtype, np.dtype]] = {}
         tensors = tuple(_tensor(t, data, dtypes) for t in graph["tensors"])
         operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
                           for i, code, ins, outs, opts in graph["operators"])
@@ -179,29 +180,28 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
         raise CacheFileRejected(f"graph does not parse: {type(e).__name__}: {e}") from None
 
 
-def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview], dtypes: Dict[str, Tuple[np.dtype, np.dtype]]
+def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview], dtypes: Dict[str, Tuple[np.dtype, np.dtype, np.dtype]]
             ) -> TensorSpec:
-    shape = tuple(int(n) for n in t["shape"])
+    shape = tuple(map(int, t["shape"]))
     known = dtypes.get(t["dtype"]) if isinstance(t["dtype"], str) else None
     if known is None:
         stored = np.dtype(t["dtype"])
         if stored.itemsize == 0 or stored.kind not in "biuf":
             raise ValueError(f"tensor #{t.get('index')}: dtype {stored.str!r}, expected a number type")
-        # the machine's own byte order, spelt as the reader spells it
-        known = dtypes[t["dtype"]] = (stored, np.dtype(stored.name))
-    stored, dtype = known
+        # the machine's own byte order, spelt as the reader spells it; the file's (little-endian)
+        known = dtypes[t["dtype"]] = (stored, np.dtype(stored.name), stored.newbyteorder("<"))
+    stored, dtype, in_file = known
     q = t.get("quantization")
-    quant = None if q is None else Quantization(tuple(float(s) for s in q[0]), tuple(int(z) for z in q[1]), int(q[2]))
+    quant = None if q is None else Quantization(tuple(map(float, q[0])), tuple(map(int, q[1])), int(q[2]))
     value = None
     if "data" in t:
-        offset, size = (int(v) for v in t["data"])
+        offset, size = map(int, t["data"])
         expected = math.prod(shape) * stored.itemsize
         if offset < 0 or offset + size > len(data) or size != expected:
             raise ValueError(f"tensor #{t['index']}: data [{offset}, {offset + size}) of {len(data)} bytes, "
                              f"expected {expected} bytes for shape {list(shape)}")
-        value = np.frombuffer(data, dtype=stored.newbyteorder("<"), count=size // stored.itemsize,
-                              offset=offset).reshape(shape)
-        if value.dtype != dtype:  # a big-endian machine: the file is little-endian
+        value = np.frombuffer(data, dtype=in_file, count=size // stored.itemsize, offset=offset).reshape(shape)
+        if in_file != dtype:  # a big-endian machine: the file is little-endian
             value = value.astype(dtype)
         value.flags.writeable = False
     return TensorSpec(int(t["index"]), str(t["name"]), shape, dtype, value, quant)
