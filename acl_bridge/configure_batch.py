@@ -47,7 +47,7 @@ from ndarray.errors import ReadOnlyError
 
 from . import abi
 from . import configure_session as session
-from .backend import backend_named
+from .backend import Backend, backend_named
 from .decisions import Decision
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
@@ -70,9 +70,8 @@ class Recall:
 
 
 def _mismatch(call: Call, d: Decision, params: bytes, acl: str) -> Optional[str]:
-    """Why decision ``d`` is not this call's (the tensors' layouts aside), or None."""
-    if d.plan.staged:
-        return f"its plan stages {list(d.plan.staged)}"
+    """Why decision ``d`` is not this call's (the tensors' layouts aside; that it stages
+    nothing, :func:`_unfit` saw when its function was made), or None."""
     if tuple(t.role for t in d.plan.tensors) != tuple(call.roles):
         return f"it plans the roles {[t.role for t in d.plan.tensors]}, the call has {list(call.roles)}"
     if not d.matches(call.kind, params, call.data_layout, call.options, d.layouts, call.backend.name, acl):
@@ -129,9 +128,7 @@ class RecalledFunctions(Sequence):
         ffi, _ = require_native()
         r, handle, tensors = self._recalls[k], self.handles[k], self._tensors[k]
         f = r.cls.__new__(r.cls)  # type: ignore[call-overload]
-        kwargs = dict(r.kwargs)
-        common = {name: kwargs.pop(name) for name in COMMON_KEYWORDS if name in kwargs}
-        call = f._prepare(r.args, kwargs, **common)
+        call = f._prepare(r.args, **r.kwargs)
         why = _mismatch(call, r.decision, ffi.buffer(call.params)[:], acl_identity())
         if why is not None:
             raise AclError(f"function {k} ({call.kind}) was made from a decision that is not its call's: {why}",
@@ -175,7 +172,6 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
     constructor would."""
     ffi, lib = require_native()
     n = len(recalls)
-    workspaces = set()
     desc_size, params_size = ffi.sizeof("acl_shim_tensor_desc"), ffi.sizeof("acl_shim_params")
     recalls = [_with_ndarrays(r) for r in recalls]
     # one flat array per field for the whole batch (a function's entries are a slice of it):
@@ -186,13 +182,17 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
     sizes: List[int] = []
     scaled: List[Tuple[int, bytes]] = []  # (index, description with per-channel scales appended)
     backends: List[int] = []
+    workspaces = {id(check_workspace(r.kwargs.get("workspace"))) for r in recalls}
+    if len(workspaces) > 1:
+        return None, f"the functions are in {len(workspaces)} workspaces; one native call takes one"
+    workspace = check_workspace(recalls[0].kwargs.get("workspace")) if n else None
     for i, r in enumerate(recalls):
         d = r.decision
-        why = _unfit(r, d, params_size)
+        backend = backend_named(r.kwargs.get("backend", "neon"))
+        why = _unfit(r, d, params_size, backend)
         if why is not None:
             return None, f"function {i} ({d.kind}): {why}"
-        backends.append(backend_named(r.kwargs.get("backend", "neon")).code or 0)
-        workspaces.add(id(check_workspace(r.kwargs.get("workspace"))))
+        backends.append(backend.code or 0)
         for role, a, content in zip(r.cls.roles, r.args, d.descs):  # type: ignore[attr-defined]
             if content is None or a is None:
                 if (content is None) != (a is None):
@@ -233,9 +233,6 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
         p.descs, p.bases = descs + at, base_array + at
         p.available_in_bytes, p.element_sizes_in_bytes = available_array + at, size_array + at
         at += m
-    if len(workspaces) > 1:
-        return None, f"the functions are in {len(workspaces)} workspaces; one native call takes one"
-    workspace = check_workspace(recalls[0].kwargs.get("workspace")) if n else None
     out_functions = ffi.new("acl_shim_function *[]", max(n, 1))
     out_tensors = ffi.new("acl_shim_tensor *[]", max(total, 1))
     failed = ffi.new("int32_t *")
@@ -274,7 +271,7 @@ def _with_ndarrays(r: Recall) -> Recall:
                                  for role, a in zip(roles, r.args)))
 
 
-def _unfit(r: Recall, d: Decision, params_size: int) -> Optional[str]:
+def _unfit(r: Recall, d: Decision, params_size: int, backend: Backend) -> Optional[str]:
     """Why a recall cannot go into the batch as it is (before any description is read)."""
     roles = getattr(r.cls, "roles", None)
     if roles is None or not (len(roles) == len(r.args) == len(d.descs) == len(d.plan.tensors)):
@@ -283,15 +280,12 @@ def _unfit(r: Recall, d: Decision, params_size: int) -> Optional[str]:
         return f"its plan stages {list(d.plan.staged)}"
     if len(d.params) != params_size or d.kind not in abi.KINDS:
         return f"its kind {d.kind!r} or parameters ({len(d.params)} bytes) are not this shim's"
-    if d.acl != acl_identity() or d.backend != backend_named(r.kwargs.get("backend", "neon")).name:
+    if d.acl != acl_identity() or d.backend != backend.name:
         return f"it was decided by {d.acl} on {d.backend}"
     for role, a in zip(roles, r.args):  # ACL would write into memory nobody may write
         if role in getattr(r.cls, "outputs", ()) and a is not None and a.readonly:  # type: ignore[union-attr]
             raise ReadOnlyError(f"{role} is written by {d.kind} but is read-only: {a!r}")
     return None
 
-
-# the constructor's keywords common to every kind (AclFunction._prepare's)
-COMMON_KEYWORDS = ("data_layout", "quantization", "allow_copy", "allow_padding_writes", "backend", "workspace")
 
 __all__ = ["Recall", "RecalledFunctions", "configure_recalled"]

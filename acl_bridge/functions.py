@@ -134,17 +134,18 @@ class AclFunction(NativeRun):
     def __init__(self, *args, data_layout: str = "NCHW", quantization: Optional[Dict[str, Tuple[float, int]]] = None,
                  allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
                  workspace: Optional[Workspace] = None, decided: Optional[Decision] = None, **options):
-        call = self._prepare(args, options, data_layout=data_layout, quantization=quantization,
-                             allow_copy=allow_copy, allow_padding_writes=allow_padding_writes, backend=backend,
-                             workspace=workspace)
+        call = self._prepare(args, data_layout=data_layout, quantization=quantization, allow_copy=allow_copy,
+                             allow_padding_writes=allow_padding_writes, backend=backend, workspace=workspace,
+                             **options)
         self._finish(*configure(call, decided))
 
-    def _prepare(self, args: Sequence, options: dict, *, data_layout: str = "NCHW", quantization=None,
-                 allow_copy: bool = True, allow_padding_writes: bool = False, backend="neon",
-                 workspace: Optional[Workspace] = None) -> Call:
-        """The constructor's first half: arguments checked and bound (tensors, options, data
-        layout, quantization, backend), outputs writable and not overlapping another tensor;
-        the :class:`~acl_bridge.executor.Call` to configure. Nothing native is made."""
+    def _prepare(self, args: Sequence, *, data_layout: str = "NCHW", quantization=None, allow_copy: bool = True,
+                 allow_padding_writes: bool = False, backend="neon", workspace: Optional[Workspace] = None,
+                 **options) -> Call:
+        """The constructor's first half, with the constructor's arguments (``decided`` aside):
+        arguments checked and bound (tensors, options, data layout, quantization, backend),
+        outputs writable and not overlapping another tensor; the
+        :class:`~acl_bridge.executor.Call` to configure. Nothing native is made."""
         arrays, kind, params, quant = self._call(args, options, quantization)
         self.kind = kind
         self.data_layout = _check_data_layout(data_layout)

@@ -101,27 +101,21 @@ def desc_from_content(content: bytes):
 _ELEMENT_BYTES_BY_CODE = {code: ELEMENT_BYTES[name] for name, code in abi.DATA_TYPES.items() if name in ELEMENT_BYTES}
 
 
-def _element_problem(d, array: NdArray, backend: Backend) -> Optional[str]:
-    """Why a kept description cannot be of this array's elements (its backend, element size,
-    an x stride of one element), or None."""
-    size = _ELEMENT_BYTES_BY_CODE.get(d.data_type, 0)
-    n = d.num_dims
-    if (d.backend or 0) != (backend.code or 0):
-        return f"it is for backend code {d.backend}, the call's is {backend.name}"
-    if not 1 <= n <= len(d.shape) or size != array.dtype.itemsize:
-        return f"{n} dimensions of {size}-byte elements, the array has {array.dtype} elements"
-    if d.strides_in_bytes[0] != size:
-        return f"its x stride is {d.strides_in_bytes[0]} bytes, expected {size}"
-    return None
-
-
 def _check_fits(d, array: NdArray, backend: Backend) -> None:
     """A kept description (:func:`desc_from_content`) is given to ACL only for memory it can
     describe: the array's backend and element size, an x stride of one element, and every
-    element it addresses inside the array's allocation; else AclInvalidArgumentError."""
-    problem = _element_problem(d, array, backend)
-    if problem is None:
-        n, size = d.num_dims, d.strides_in_bytes[0]
+    element it addresses inside the array's allocation; else AclInvalidArgumentError. (A batch
+    of kept descriptions is checked the same way natively: acl_shim_plan_create.)"""
+    size = _ELEMENT_BYTES_BY_CODE.get(d.data_type, 0)
+    n = d.num_dims
+    problem = None
+    if (d.backend or 0) != (backend.code or 0):
+        problem = f"it is for backend code {d.backend}, the call's is {backend.name}"
+    elif not 1 <= n <= len(d.shape) or size != array.dtype.itemsize:
+        problem = f"{n} dimensions of {size}-byte elements, the array has {array.dtype} elements"
+    elif d.strides_in_bytes[0] != size:
+        problem = f"its x stride is {d.strides_in_bytes[0]} bytes, expected {size}"
+    else:
         last = d.offset_first_element_in_bytes + sum((d.shape[i] - 1) * d.strides_in_bytes[i] for i in range(n))
         if any(d.shape[i] == 0 for i in range(n)) or last + size > array.allocation.nbytes \
                 or d.total_size_in_bytes > array.allocation.nbytes:

@@ -43,7 +43,8 @@ negotiation and every function's decision (:mod:`acl_bridge.decisions`), a secon
 same model negotiates nothing and makes every function from its decision in one native call
 (:mod:`acl_bridge.configure_batch`; :attr:`TfliteRunner.functions_recalled`): ACL's validate()
 and configure() and the imports, no description, planning or probe, and each function's
-Python object made only when :attr:`TfliteRunner.functions` is read. The probe is not made for a function whose in-place tensors are all dense
+Python object made only when :attr:`TfliteRunner.functions` is read. The probe is not made
+for a function whose in-place tensors are all dense
 buffers of the bridge's own (:func:`acl_bridge.plan.plan_function`: nothing it could find
 would stage them). :meth:`TfliteRunner.configure_profile` says where the load's seconds
 went, phase by phase and step by step, and the first inference's (weights prepared);
@@ -376,14 +377,14 @@ class TfliteRunner:
         self.model_cache: Optional[ModelCacheReport] = None
         if isinstance(model, Plan):
             plan = model
-        else:
-            if isinstance(model, ModelSpec):
-                spec = model
-            else:
-                with phase("read"):  # constant DEQUANTIZEs folded in the cache (as lowering folds them)
-                    spec, self.model_cache = read_model_cached(model, model_cache, dequantized=True)
+        elif isinstance(model, ModelSpec):
             with phase("lower"):
-                plan = plan_model(fold_constant_dequantize(spec))  # nothing left to fold: a pass
+                plan = plan_model(fold_constant_dequantize(model))
+        else:
+            with phase("read"):  # its constant DEQUANTIZEs folded, and kept so (the cache's own file)
+                spec, self.model_cache = read_model_cached(model, model_cache, dequantized=True)
+            with phase("lower"):
+                plan = plan_model(spec)
         self.plan = plan
         t0 = time.perf_counter()
         with phase("program_cache"):
