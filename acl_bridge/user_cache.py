@@ -16,8 +16,8 @@ data). :func:`unseal` gives the parts back only when the magic, version, lengths
 all hold, else :class:`CacheFileRejected` saying which did not. The checksum is there for
 accidental damage (a truncated or flipped file), what CRC-32 is made for: a file placed in the
 user's own cache directory on purpose could carry any checksum, so a cryptographic hash would
-buy nothing and, under emulation, cost 16 ms per MiB against 1.2 for CRC-32 at every start
-(the parsed-model cache holds a model's weights: 2.3 MiB for face_landmark).
+buy nothing and cost many times CRC-32's time per byte at every start (the parsed-model cache
+holds a model's weights: 2.3 MiB for face_landmark).
 """
 
 from __future__ import annotations

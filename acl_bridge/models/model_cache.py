@@ -23,9 +23,9 @@ and the next process reads that instead:
   a directory that cannot be read or written. Saving writes a temporary file beside the
   final one and renames it over (a reader never sees half a file).
 
-The key costs one hash of the model file per start: MD5 as a checksum, 7x quicker than sha256
-under emulation (2.4 against 16.4 ms per MiB; :class:`ModelSpec` records the file's sha256,
-computed once when it is read and kept in the cache file). Measurements: docs/performance.md,
+The key costs one hash of the model file per start: MD5 as a checksum, several times quicker
+than sha256 (:class:`ModelSpec` records the file's sha256, computed once when it is read and
+kept in the cache file). Measurements: docs/performance.md,
 "Start-up".
 """
 
@@ -113,8 +113,8 @@ def _key(model_md5: str) -> Dict[str, object]:
 def model_hash(data: bytes) -> str:
     """The cache's key of a model file's bytes: hex MD5, as a checksum (``usedforsecurity=False``:
     it tells files apart, it guards against nobody, as the file is read from the user's own
-    directory), 2.4 ms per MiB under emulation against BLAKE2b's 6.4 and sha256's 16.4
-    (face_landmark's file is 2.4 MiB, hashed at every start)."""
+    directory), several times quicker than the cryptographic hashes (face_landmark's file is
+    2.4 MiB, hashed at every start)."""
     return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
