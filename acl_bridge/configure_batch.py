@@ -6,8 +6,9 @@ A second start of a model (:mod:`acl_bridge.models.tflite_runner`) has a kept
 (``AclFunction(..., decided=d)``: :func:`acl_bridge.executor.configure`), each function costs
 Python of its own besides ACL's validate() and configure(): its arguments bound, every
 tensor's layout key compared with the decision's, every kept description checked and made, a
-native call per tensor, per import and per function. :func:`configure_recalled` makes the
-native functions with one call, ``acl_shim_plan_create`` (native/acl_shim_plan.cpp): per
+native call per tensor, per import and per function. :func:`configure_kept` makes the
+native functions with one call, from the decisions as the facts cache keeps them
+(:class:`~acl_bridge.decisions.KeptDecisions`: their native records handed over as they are), ``acl_shim_plan_create`` (native/acl_shim_plan.cpp): per
 function the same tensors, the same validate() and configure() (joining the same workspace,
 with the decision's native parameters) and the same imports, in the same order. What it
 returns, :class:`RecalledFunctions`, runs as it is (a :class:`~acl_bridge.schedule.Schedule`
@@ -16,8 +17,9 @@ for them, each with its arguments bound and checked as its constructor would and
 compared with its decision.
 
 What is checked when the native functions are made: per function, that its decision plans
-its roles, stages nothing and was made by this ACL and shim on this backend; per tensor, that
-the kept description is of the array's element size and backend (Python) and addresses no
+its roles, stages nothing and was made by this ACL and shim on this backend, and that a
+tensor is given exactly where its decision has a description (Python); per tensor, that the
+kept description is of the array's element size and the function's backend and addresses no
 byte outside the memory given (native); then ACL's own validate(). What is not compared there
 is the call's content (its parameters and each tensor's layout key): the caller vouches that
 every call is the one its decision was made for. The runner does, by keeping a load's
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ndarray import NdArray
@@ -47,8 +49,8 @@ from ndarray.errors import ReadOnlyError
 
 from . import abi
 from . import configure_session as session
-from .backend import Backend, backend_named
-from .decisions import Decision
+from .backend import backend_named
+from .decisions import Decision, KeptDecisions
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
 from .errors import AclError
@@ -71,7 +73,7 @@ class Recall:
 
 def _mismatch(call: Call, d: Decision, params: bytes, acl: str) -> Optional[str]:
     """Why decision ``d`` is not this call's (the tensors' layouts aside; that it stages
-    nothing, :func:`_unfit` saw when its function was made), or None."""
+    nothing, :func:`configure_kept` saw when its function was made), or None."""
     if tuple(t.role for t in d.plan.tensors) != tuple(call.roles):
         return f"it plans the roles {[t.role for t in d.plan.tensors]}, the call has {list(call.roles)}"
     if not d.matches(call.kind, params, call.data_layout, call.options, d.layouts, call.backend.name, acl):
@@ -80,20 +82,21 @@ def _mismatch(call: Call, d: Decision, params: bytes, acl: str) -> Optional[str]
 
 
 class RecalledFunctions(Sequence):
-    """The functions of one :func:`configure_recalled` call: their native functions exist (and
+    """The functions of one :func:`configure_kept` call: their native functions exist (and
     run: :class:`~acl_bridge.schedule.Schedule` takes this sequence as it is); each becomes an
     :class:`~acl_bridge.functions.AclFunction` when first asked for (indexing or iterating makes
     them all), with its arguments bound and checked as its constructor would and its call
     compared with its decision (an AclError where they differ: the caller's promise broken).
     :attr:`plans`, :attr:`decisions` and :attr:`kinds` need none of that."""
 
-    def __init__(self, recalls: Sequence[Recall], handles: Sequence, tensors: Sequence[Sequence]):
-        self._recalls = tuple(recalls)
+    def __init__(self, calls: Sequence[Tuple[type, tuple, dict]], kept: KeptDecisions, handles: Sequence,
+                 tensors: Sequence[Sequence]):
+        self._calls = tuple(calls)  # per function: (class, tensors, keyword arguments)
         self.handles = tuple(handles)  # the native functions (ffi.gc: each holds its buffers)
         self._tensors = tuple(tuple(t) for t in tensors)  # per function, its native tensors (or None)
-        self.decisions: Tuple[Decision, ...] = tuple(r.decision for r in self._recalls)
-        self.plans = tuple(d.plan for d in self.decisions)
-        self.kinds: Tuple[str, ...] = tuple(d.kind for d in self.decisions)
+        self.decisions: Sequence[Decision] = kept  # each Decision made when indexed
+        self.plans = kept.plans
+        self.kinds: Tuple[str, ...] = kept.kinds
         self._made: Optional[Tuple[AclFunction, ...]] = None
         # each function's seconds in the native call (its tensors, validate(), configure(), imports)
         self.seconds: Tuple[float, ...] = ()
@@ -120,21 +123,21 @@ class RecalledFunctions(Sequence):
             if self._made is None:
                 if not self.handles:
                     raise AclError("the functions are closed", what="RecalledFunctions")
-                self._made = tuple(self._make(k) for k in range(len(self._recalls)))
-                self._recalls, self._tensors = (), ()
+                self._made = tuple(self._make(k) for k in range(len(self._calls)))
+                self._calls, self._tensors = (), ()
             return self._made
 
     def _make(self, k: int) -> AclFunction:
         ffi, _ = require_native()
-        r, handle, tensors = self._recalls[k], self.handles[k], self._tensors[k]
-        f = r.cls.__new__(r.cls)  # type: ignore[call-overload]
-        call = f._prepare(r.args, **r.kwargs)
-        why = _mismatch(call, r.decision, ffi.buffer(call.params)[:], acl_identity())
+        (cls, args, kwargs), decision = self._calls[k], self.decisions[k]
+        handle, tensors = self.handles[k], self._tensors[k]
+        f = cls.__new__(cls)  # type: ignore[call-overload]
+        call = f._prepare(args, **kwargs)
+        why = _mismatch(call, decision, ffi.buffer(call.params)[:], acl_identity())
         if why is not None:
             raise AclError(f"function {k} ({call.kind}) was made from a decision that is not its call's: {why}",
                            what="RecalledFunctions")
-        f._finish(Configured.adopt(call, r.decision.plan, handle, tensors, r.decision.descs), r.decision.facts,
-                  r.decision)
+        f._finish(Configured.adopt(call, decision.plan, handle, tensors, decision.descs), decision.facts, decision)
         f._schedules.extend(self._schedules)
         return f
 
@@ -156,7 +159,7 @@ class RecalledFunctions(Sequence):
                 if schedule is not None:
                     schedule._invalidate("its functions were closed")
             self._schedules = []
-            self.handles, self._tensors, self._recalls = (), (), ()
+            self.handles, self._tensors, self._calls = (), (), ()
         for f in made or ():
             f.close()
 
@@ -167,72 +170,98 @@ class RecalledFunctions(Sequence):
 
 def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunctions], str]:
     """Every function of ``recalls`` made from its decision in one native call, in order:
-    (the functions, "") or, where any does not fit or ACL refuses, (None, why) and nothing
-    made (module docstring). An output that is read-only raises ReadOnlyError, as its
-    constructor would."""
+    :func:`configure_kept` with their decisions."""
+    return configure_kept([(r.cls, r.args, r.kwargs) for r in recalls], [r.decision for r in recalls])
+
+
+def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequence[Decision]
+                   ) -> Tuple[Optional[RecalledFunctions], str]:
+    """Every function of ``calls`` ((class, tensors, keyword arguments), as its constructor
+    would be given them, ``decided`` left out) made from ``decisions[k]`` in one native call, in
+    order: (the functions, "") or, where any does not fit or ACL refuses, (None, why) and
+    nothing made (module docstring). The kept records go to the native call as they are. An
+    output that is read-only raises ReadOnlyError, as its constructor would."""
     ffi, lib = require_native()
-    n = len(recalls)
+    n = len(calls)
+    try:  # as the facts cache keeps them: as they are
+        kept = KeptDecisions.of(decisions)
+    except ValueError as e:
+        return None, str(e)
+    if len(kept) != n:
+        return None, f"{n} functions and {len(kept)} decisions"
     desc_size, params_size = ffi.sizeof("acl_shim_tensor_desc"), ffi.sizeof("acl_shim_params")
-    recalls = [_with_ndarrays(r) for r in recalls]
-    # one flat array per field for the whole batch (a function's entries are a slice of it):
-    # descriptions and parameters copied in with one memmove each
-    contents: List[bytes] = []
+    if n and kept.params_size != params_size:
+        return None, f"the kept parameters are of {kept.params_size} bytes, this shim's of {params_size}"
+    calls = [_with_ndarrays(c) for c in calls]
+    workspaces = {id(check_workspace(kwargs.get("workspace"))) for _, _, kwargs in calls}
+    if len(workspaces) > 1:
+        return None, f"the functions are in {len(workspaces)} workspaces; one native call takes one"
+    workspace = check_workspace(calls[0][2].get("workspace")) if n else None
+    # what holds for every function of a distinct plan or head, found once
+    staged = [p.staged for p in kept.distinct_plans]
+    acl = acl_identity()
+    heads = [(kind in abi.KINDS, a == acl) for kind, _, _, a, _ in kept.heads]
     bases: List[int] = []
     available: List[int] = []
     sizes: List[int] = []
-    scaled: List[Tuple[int, bytes]] = []  # (index, description with per-channel scales appended)
     backends: List[int] = []
-    workspaces = {id(check_workspace(r.kwargs.get("workspace"))) for r in recalls}
-    if len(workspaces) > 1:
-        return None, f"the functions are in {len(workspaces)} workspaces; one native call takes one"
-    workspace = check_workspace(recalls[0].kwargs.get("workspace")) if n else None
-    for i, r in enumerate(recalls):
-        d = r.decision
-        backend = backend_named(r.kwargs.get("backend", "neon"))
-        why = _unfit(r, d, params_size, backend)
-        if why is not None:
-            return None, f"function {i} ({d.kind}): {why}"
+    tensor_layouts = kept.tensors
+    t = 0
+    for i, ((cls, args, kwargs), (h, p, _)) in enumerate(zip(calls, kept.functions)):
+        backend = backend_named(kwargs.get("backend", "neon"))
+        roles = getattr(cls, "roles", None)
+        kind = kept.heads[h][0]
+        if roles is None or not (len(roles) == len(args) == len(kept.distinct_plans[p].tensors)):
+            return None, f"function {i} ({kind}): {len(args)} tensors and a decision for the roles {roles}"
+        if staged[p]:
+            return None, f"function {i} ({kind}): its plan stages {list(staged[p])}"
+        known_kind, same_acl = heads[h]
+        if not known_kind:
+            return None, f"function {i} ({kind}): its kind is not this shim's"
+        if not same_acl or kept.heads[h][2] != backend.name:
+            return None, f"function {i} ({kind}): it was decided by {kept.heads[h][3]} on {kept.heads[h][2]}"
         backends.append(backend.code or 0)
-        for role, a, content in zip(r.cls.roles, r.args, d.descs):  # type: ignore[attr-defined]
-            if content is None or a is None:
-                if (content is None) != (a is None):
-                    return None, (f"function {i} ({d.kind}): {role} is {'absent' if a is None else 'given'}, its "
-                                  f"decision {'has no' if content is None else 'has a'} description")
-                contents.append(bytes(desc_size))
+        outputs = getattr(cls, "outputs", ())
+        for role, a in zip(roles, args):
+            absent = tensor_layouts[t] < 0
+            t += 1
+            if a is None or absent:
+                if absent != (a is None):
+                    return None, (f"function {i} ({kind}): {role} is {'absent' if a is None else 'given'}, its "
+                                  f"decision {'has no' if absent else 'has a'} description")
                 bases.append(0)
                 available.append(0)
                 sizes.append(0)
                 continue
-            if len(content) != desc_size:  # per-channel scales after the struct (tensor.desc_content)
-                scaled.append((len(contents), content))
-                content = content[:desc_size]
-            contents.append(content)
-            bases.append(a.base_ptr)  # type: ignore[union-attr]
-            available.append(a.allocation.nbytes)  # type: ignore[union-attr]
-            sizes.append(a.dtype.itemsize)  # type: ignore[union-attr]
-    total = len(contents)
+            if role in outputs and a.readonly:  # ACL would write into memory nobody may write
+                raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
+            bases.append(a.base_ptr)
+            available.append(a.allocation.nbytes)
+            sizes.append(a.dtype.itemsize)
+    total = len(bases)
+    if kept.desc_size != desc_size and any(x >= 0 for x in tensor_layouts):
+        return None, f"the kept descriptions are of {kept.desc_size} bytes, this shim's of {desc_size}"
     descs = ffi.new("acl_shim_tensor_desc[]", max(total, 1))
-    ffi.memmove(descs, b"".join(contents), total * desc_size)
+    if kept.desc_size == desc_size:  # the records as kept, zeros where absent
+        ffi.memmove(descs, kept.desc_blob, total * desc_size)
     keep: list = []  # every cffi object the native call reads, alive until it returns
-    for k, content in scaled:  # their scales pointed to again, as tensor.desc_from_content does
-        d_k = desc_from_content(content)
+    for k, tail in kept.desc_tails.items():  # per-channel scales pointed to again, as tensor.desc_from_content does
+        d_k = desc_from_content(kept.desc_blob[k * desc_size:(k + 1) * desc_size] + tail)
         descs[k].quantization_scales = d_k.quantization_scales
         keep.append(d_k)
     params = ffi.new("acl_shim_params[]", max(n, 1))
-    ffi.memmove(params, b"".join(r.decision.params for r in recalls), n * params_size)
+    ffi.memmove(params, kept.params_blob, n * params_size)
     base_owner = ffi.new("uintptr_t[]", bases or [0])  # addresses as integers, read as void *
     base_array = ffi.cast("void **", base_owner)
     keep.append(base_owner)
     available_array = ffi.new("uint64_t[]", available or [0])
     size_array = ffi.new("uint32_t[]", sizes or [0])
     planned = ffi.new("acl_shim_planned_function[]", max(n, 1))
-    at = 0
-    for i, r in enumerate(recalls):
-        p, m = planned[i], len(r.args)
-        p.kind, p.params, p.backend, p.num_tensors = abi.KINDS[r.decision.kind], params + i, backends[i], m
+    for i, (kind, at, (_, args, _)) in enumerate(zip(kept.kinds, kept.starts, calls)):
+        p = planned[i]
+        p.kind, p.params, p.backend, p.num_tensors = abi.KINDS[kind], params + i, backends[i], len(args)
         p.descs, p.bases = descs + at, base_array + at
         p.available_in_bytes, p.element_sizes_in_bytes = available_array + at, size_array + at
-        at += m
     out_functions = ffi.new("acl_shim_function *[]", max(n, 1))
     out_tensors = ffi.new("acl_shim_tensor *[]", max(total, 1))
     failed = ffi.new("int32_t *")
@@ -247,45 +276,29 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
     # owned at once, before any other Python can raise: each function holds its buffers
     handles, tensors = [], []
     t = 0
-    for i, r in enumerate(recalls):
-        roles = r.cls.roles  # type: ignore[attr-defined]
-        handles.append(ffi.gc(out_functions[i], destroyer(lib.acl_shim_function_destroy, dict(zip(roles, r.args)))))
+    for i, (cls, args, _) in enumerate(calls):
+        roles = cls.roles  # type: ignore[attr-defined]
+        handles.append(ffi.gc(out_functions[i], destroyer(lib.acl_shim_function_destroy, dict(zip(roles, args)))))
         mine = []
         for _ in roles:
             h = out_tensors[t]
             t += 1
             mine.append(None if h == ffi.NULL else ffi.gc(h, lib.acl_shim_tensor_destroy))
         tensors.append(mine)
-    made = RecalledFunctions(recalls, handles, tensors)
+    made = RecalledFunctions(calls, kept, handles, tensors)
     made.seconds = tuple(seconds[i] for i in range(n))
     return made, ""
 
 
-def _with_ndarrays(r: Recall) -> Recall:
-    """``r`` with its numpy arrays wrapped as NdArrays (as its constructor wraps them: the
+def _with_ndarrays(c: Tuple[type, tuple, dict]) -> Tuple[type, tuple, dict]:
+    """``c`` with its numpy arrays wrapped as NdArrays (as its constructor wraps them: the
     objects whose memory ACL is given, kept for when the function's object is made)."""
-    roles = getattr(r.cls, "roles", ())
-    if len(roles) != len(r.args) or all(a is None or isinstance(a, NdArray) for a in r.args):
-        return r  # (a count that does not match is _unfit's to say)
-    return replace(r, args=tuple(a if a is None or isinstance(a, NdArray) else _as_ndarray(a, role)
-                                 for role, a in zip(roles, r.args)))
+    cls, args, kwargs = c
+    roles = getattr(cls, "roles", ())
+    if len(roles) != len(args) or all(a is None or isinstance(a, NdArray) for a in args):
+        return c  # (a count that does not match is configure_kept's to say)
+    return cls, tuple(a if a is None or isinstance(a, NdArray) else _as_ndarray(a, role)
+                      for role, a in zip(roles, args)), kwargs
 
 
-def _unfit(r: Recall, d: Decision, params_size: int, backend: Backend) -> Optional[str]:
-    """Why a recall cannot go into the batch as it is (before any description is read)."""
-    roles = getattr(r.cls, "roles", None)
-    if roles is None or not (len(roles) == len(r.args) == len(d.descs) == len(d.plan.tensors)):
-        return f"{len(r.args)} tensors and a decision of {len(d.descs)} for the roles {roles}"
-    if d.plan.staged:
-        return f"its plan stages {list(d.plan.staged)}"
-    if len(d.params) != params_size or d.kind not in abi.KINDS:
-        return f"its kind {d.kind!r} or parameters ({len(d.params)} bytes) are not this shim's"
-    if d.acl != acl_identity() or d.backend != backend.name:
-        return f"it was decided by {d.acl} on {d.backend}"
-    for role, a in zip(roles, r.args):  # ACL would write into memory nobody may write
-        if role in getattr(r.cls, "outputs", ()) and a is not None and a.readonly:  # type: ignore[union-attr]
-            raise ReadOnlyError(f"{role} is written by {d.kind} but is read-only: {a!r}")
-    return None
-
-
-__all__ = ["Recall", "RecalledFunctions", "configure_recalled"]
+__all__ = ["Recall", "RecalledFunctions", "configure_recalled", "configure_kept"]

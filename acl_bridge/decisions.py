@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import binascii
 import functools
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .layout import PaddingSize
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
@@ -144,33 +146,152 @@ def _unb64(v) -> Optional[bytes]:
 
 _ACTIONS = {a.value: a for a in Action}
 _REASONS = {r.value: r for r in Reason}
+FORM = "columns-1"  # the JSON form's name and version (encode / decode)
 
 
-def encode(decisions: Sequence[Decision]) -> list:
-    """The decisions of a load (in step order) as plain JSON values."""
-    out = []
-    for d in decisions:
-        f, p = d.facts, d.plan
-        out.append({
-            "kind": d.kind, "params": _b64(d.params), "data_layout": d.data_layout, "backend": d.backend, "acl": d.acl,
-            "options": [d.options.allow_copy, d.options.allow_padding_writes],
-            "layouts": list(d.layouts), "descs": [_b64(x) for x in d.descs],
-            "plan": [p.kind, p.needs_probe, p.renegotiated,
-                     [[t.role, t.action.value, pad_json(t.padding), None if t.reason is None else t.reason.value,
-                       t.detail, t.copies_per_run, t.may_write_padding] for t in p.tensors]],
-            "facts": [[[r, pad_json(x)] for r, x in f.required_padding.items()], _bool_map(f.writes_outside),
-                      f.layout_ok, f.renegotiate, [[r, pad_json(x)] for r, x in f.auto_padding.items()],
-                      _bool_map(f.writes_beyond)],
-        })
-    return out
+class KeptDecisions(Sequence):
+    """The decisions of a load, in step order, as columns: what :func:`decode` gives.
+
+    A model's decisions repeat a few plans, facts, heads (kind, data layout, backend, ACL,
+    options) and layouts many times, and every function's native parameters and tensor
+    descriptions are fixed-size records: so each distinct value is kept once, and the
+    records as two byte strings (:attr:`params_blob`, one record of :attr:`params_size` bytes
+    per function; :attr:`desc_blob`, one of :attr:`desc_size` bytes per tensor in role order,
+    zeros where absent, with :attr:`desc_tails` holding what a description has past its record:
+    per-channel scales). One native call takes the records as they are
+    (:mod:`acl_bridge.configure_batch`); a :class:`Decision` is made only when indexed."""
+
+    def __init__(self, heads: Sequence[tuple], plans: Sequence[FunctionPlan], facts: Sequence[AclFacts],
+                 layouts: Sequence[str], functions: Sequence[Tuple[int, int, int]], tensors: Sequence[int],
+                 params_blob: bytes, params_size: int, desc_blob: bytes, desc_size: int,
+                 desc_tails: Dict[int, bytes]):
+        self.heads = tuple(heads)  # distinct (kind, data_layout, backend, acl, PlanOptions)
+        self.distinct_plans = tuple(plans)
+        self.distinct_facts = tuple(facts)
+        self.distinct_layouts = tuple(layouts)
+        self.functions = tuple(functions)  # per function: (head, plan, facts) indices
+        self.tensors = tuple(tensors)  # per tensor, in role order: its layout's index, -1 where absent
+        self.params_blob, self.params_size = params_blob, params_size
+        self.desc_blob, self.desc_size, self.desc_tails = desc_blob, desc_size, dict(desc_tails)
+        self.plans = tuple(self.distinct_plans[p] for _, p, _ in self.functions)
+        self.kinds = tuple(self.heads[h][0] for h, _, _ in self.functions)
+        starts, at = [], 0
+        for plan in self.plans:
+            starts.append(at)
+            at += len(plan.tensors)
+        self.starts = tuple(starts)  # per function: the index of its first tensor
+        self._made: Dict[int, Decision] = {}
+
+    @classmethod
+    def of(cls, decisions: Sequence[Decision]) -> "KeptDecisions":
+        """The columns of ``decisions`` (ValueError where their parameters differ in size)."""
+        if isinstance(decisions, KeptDecisions):
+            return decisions
+        # each table: {a value's key: its index} and its values (facts hold dicts: keyed by their JSON form)
+        index: Dict[str, Dict[object, int]] = {"head": {}, "plan": {}, "facts": {}, "layout": {}}
+        values: Dict[str, list] = {name: [] for name in index}
+
+        def idx(table: str, value: object, key: object = None) -> int:
+            key = value if key is None else key
+            i = index[table].get(key)
+            if i is None:
+                i = index[table][key] = len(values[table])
+                values[table].append(value)
+            return i
+
+        functions, tensors, tails = [], [], {}
+        present = [d for dec in decisions for d in dec.descs if d is not None]
+        desc_size = min(map(len, present)) if present else 0
+        params_size = len(decisions[0].params) if decisions else 0
+        if any(len(d.params) != params_size for d in decisions):
+            raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
+        records = []
+        for d in decisions:
+            functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
+                              idx("plan", d.plan), idx("facts", d.facts, repr(_encode_facts(d.facts)))))
+            for layout, desc in zip(d.layouts, d.descs):
+                tensors.append(-1 if layout is None else idx("layout", layout))
+                if desc is None:
+                    records.append(bytes(desc_size))
+                    continue
+                records.append(desc[:desc_size])
+                if len(desc) > desc_size:
+                    tails[len(tensors) - 1] = desc[desc_size:]
+        return cls(values["head"], values["plan"], values["facts"], values["layout"],
+                   functions, tensors, b"".join(d.params for d in decisions), params_size, b"".join(records),
+                   desc_size, tails)
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return tuple(self[i] for i in range(*k.indices(len(self))))
+        k = range(len(self))[k]  # IndexError as a tuple's
+        d = self._made.get(k)
+        if d is None:
+            h, p, f = self.functions[k]
+            kind, data_layout, backend, acl, options = self.heads[h]
+            plan, start = self.distinct_plans[p], self.starts[k]
+            rows = range(start, start + len(plan.tensors))
+            layouts = tuple(None if self.tensors[t] < 0 else self.distinct_layouts[self.tensors[t]] for t in rows)
+            descs = tuple(None if self.tensors[t] < 0 else
+                          self.desc_blob[t * self.desc_size:(t + 1) * self.desc_size] + self.desc_tails.get(t, b"")
+                          for t in rows)
+            d = self._made[k] = Decision(kind, self.params_blob[k * self.params_size:(k + 1) * self.params_size],
+                                         data_layout, options, layouts, plan, self.distinct_facts[f], descs,
+                                         backend, acl)
+        return d
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"KeptDecisions({len(self)} functions; {len(self.distinct_plans)} distinct plans, "
+                f"{len(self.distinct_layouts)} distinct layouts)")
 
 
-def decode(value) -> Tuple[Decision, ...]:
+def _encode_plan(p: FunctionPlan) -> list:
+    return [p.kind, p.needs_probe, p.renegotiated,
+            [[t.role, t.action.value, pad_json(t.padding), None if t.reason is None else t.reason.value,
+              t.detail, t.copies_per_run, t.may_write_padding] for t in p.tensors]]
+
+
+def _encode_facts(f: AclFacts) -> list:
+    return [[[r, pad_json(x)] for r, x in f.required_padding.items()], _bool_map(f.writes_outside),
+            f.layout_ok, f.renegotiate, [[r, pad_json(x)] for r, x in f.auto_padding.items()],
+            _bool_map(f.writes_beyond)]
+
+
+def encode(decisions: Sequence[Decision]) -> dict:
+    """The decisions of a load (in step order) as plain JSON values: :class:`KeptDecisions`'
+    columns, the records compressed (mostly zeros) and in base64."""
+    k = KeptDecisions.of(decisions)
+    return {
+        "form": FORM,
+        "heads": [[kind, layout, backend, acl, o.allow_copy, o.allow_padding_writes]
+                  for kind, layout, backend, acl, o in k.heads],
+        "plans": [_encode_plan(p) for p in k.distinct_plans],
+        "facts": [_encode_facts(f) for f in k.distinct_facts],
+        "layouts": list(k.distinct_layouts),
+        "functions": [i for row in k.functions for i in row],
+        "tensors": list(k.tensors),
+        "params_size": k.params_size, "params": _b64(zlib.compress(k.params_blob)),
+        "desc_size": k.desc_size, "descs": _b64(zlib.compress(k.desc_blob)),
+        "desc_tails": [[t, _b64(b)] for t, b in sorted(k.desc_tails.items())],
+    }
+
+
+def decode(value) -> KeptDecisions:
     """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
     try:
         return _decode(value)
-    except (KeyError, IndexError, OverflowError) as e:  # OverflowError: JSON's Infinity as an int
-        raise ValueError(f"a kept decision does not decode: {type(e).__name__}: {e}") from None
+    except (KeyError, IndexError, OverflowError, zlib.error) as e:  # OverflowError: JSON's Infinity as an int
+        raise ValueError(f"kept decisions do not decode: {type(e).__name__}: {e}") from None
 
 
 def _bool(v: object, what: str) -> bool:
@@ -199,41 +320,65 @@ def _facts(v) -> AclFacts:
                     writes_beyond=_unbool_map(writes_beyond, "writes_beyond") or {})
 
 
-def _decode(value) -> Tuple[Decision, ...]:
-    if not isinstance(value, list):
-        raise TypeError(f"decisions are {type(value).__name__}, expected a list")
-    out: List[Decision] = []
-    # a model's functions repeat a few plans and facts many times: each JSON value decoded once
-    # (the decoded values are frozen, so decisions may share them)
-    plans: Dict[str, FunctionPlan] = {}
-    facts_seen: Dict[str, AclFacts] = {}
-    for v in value:
-        text = repr(v["plan"])
-        plan = plans.get(text)
-        if plan is None:
-            plan = plans[text] = _plan(v["plan"])
-        text = repr(v["facts"])
-        facts = facts_seen.get(text)
-        if facts is None:
-            facts = facts_seen[text] = _facts(v["facts"])
-        allow_copy, allow_padding_writes = v["options"]
-        layouts = tuple(None if x is None else _str(x, "a layout") for x in v["layouts"])
-        descs = tuple(_unb64(x) for x in v["descs"])
-        # one planned tensor per role, absent exactly where no array (and no description) was given
-        if not len(plan.tensors) == len(layouts) == len(descs) or any(
-                (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (d is None)
-                for t, lay, d in zip(plan.tensors, layouts, descs)):
-            raise ValueError(f"a decision of {plan.kind!r} has {len(plan.tensors)} planned tensors, {len(layouts)} "
-                             f"layouts and {len(descs)} descriptions, expected one of each per role, absent alike")
-        params = _unb64(v["params"])
-        if params is None:
-            raise TypeError("a decision's params are null, expected bytes")
-        out.append(Decision(_str(v["kind"], "a kind"), params, _str(v["data_layout"], "a data layout"),
-                            PlanOptions(_bool(allow_copy, "allow_copy"), _bool(allow_padding_writes,
-                                                                               "allow_padding_writes")),
-                            layouts, plan, facts, descs, _str(v["backend"], "a backend"), _str(v["acl"], "acl")))
-    return tuple(out)
+def _head(v) -> tuple:
+    kind, data_layout, backend, acl, allow_copy, allow_padding_writes = v
+    return (_str(kind, "a kind"), _str(data_layout, "a data layout"), _str(backend, "a backend"), _str(acl, "acl"),
+            PlanOptions(_bool(allow_copy, "allow_copy"), _bool(allow_padding_writes, "allow_padding_writes")))
 
 
-__all__ = ["Decision", "layout_key", "quantization_text", "code_identity", "encode", "decode", "pad_json",
+def _indices(v, bound: int, what: str, least: int = 0) -> List[int]:
+    """``v`` as a list of ints in [least, bound) (TypeError/ValueError naming ``what``)."""
+    if not isinstance(v, list) or not all(type(x) is int for x in v):
+        raise TypeError(f"{what} are {str(v)[:80]}, expected a list of integers")
+    if v and (min(v) < least or max(v) >= bound):
+        raise ValueError(f"{what} run from {min(v)} to {max(v)}, expected {least} to {bound - 1}")
+    return v
+
+
+def _size(v, what: str) -> int:
+    if type(v) is not int or v < 0:
+        raise TypeError(f"{what} is {v!r}, expected an integer >= 0")
+    return v
+
+
+def _decode(value) -> KeptDecisions:
+    if not isinstance(value, dict) or value.get("form") != FORM:
+        raise TypeError(f"decisions are {type(value).__name__} of form "
+                        f"{value.get('form') if isinstance(value, dict) else None!r}, expected the form {FORM!r}")
+    heads = [_head(h) for h in value["heads"]]
+    plans = [_plan(p) for p in value["plans"]]
+    facts = [_facts(f) for f in value["facts"]]
+    layouts = value["layouts"]
+    if not isinstance(layouts, list) or not all(type(x) is str for x in layouts):
+        raise TypeError("a decision's layouts are not all strings")
+    flat = _indices(value["functions"], max(len(heads), len(plans), len(facts)), "the functions' indices")
+    if len(flat) % 3:
+        raise ValueError(f"{len(flat)} function indices, expected three per function")
+    functions = list(zip(flat[0::3], flat[1::3], flat[2::3]))
+    if any(h >= len(heads) or p >= len(plans) or f >= len(facts) for h, p, f in functions):
+        raise ValueError("a function's head, plan or facts index is past its table")
+    tensors = _indices(value["tensors"], len(layouts), "the tensors' layout indices", least=-1)
+    # one planned tensor per role, absent exactly where no array (and no description) was given
+    absent_by_plan = [t.action is Action.ABSENT for _, p, _ in functions for t in plans[p].tensors]
+    if absent_by_plan != [t < 0 for t in tensors]:
+        raise ValueError(f"the decisions plan {len(absent_by_plan)} tensors and have {len(tensors)} layouts, "
+                         f"expected one per role, absent alike")
+    params_size, desc_size = _size(value["params_size"], "params_size"), _size(value["desc_size"], "desc_size")
+    params, descs = _unb64(value["params"]), _unb64(value["descs"])
+    if params is None or descs is None:
+        raise TypeError("a decision's parameters or descriptions are null, expected bytes")
+    params, descs = zlib.decompress(params), zlib.decompress(descs)
+    if len(params) != params_size * len(functions) or len(descs) != desc_size * len(tensors):
+        raise ValueError(f"{len(params)} bytes of parameters and {len(descs)} of descriptions, expected "
+                         f"{params_size} per function and {desc_size} per tensor")
+    tails: Dict[int, bytes] = {}
+    for t, b in value["desc_tails"]:
+        if type(t) is not int or not 0 <= t < len(tensors) or tensors[t] < 0:
+            raise ValueError(f"a description's tail is for tensor {t!r}, which has no description")
+        tails[t] = _unb64(b) or b""
+    return KeptDecisions(heads, plans, facts, layouts, functions, tensors, params, params_size, descs, desc_size,
+                         tails)
+
+
+__all__ = ["Decision", "KeptDecisions", "layout_key", "quantization_text", "code_identity", "encode", "decode", "pad_json",
            "pad_from_json"]

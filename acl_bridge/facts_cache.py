@@ -48,7 +48,7 @@ from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_a
 
 DIR_ENV = "ACL_NDARRAY_FACTS_CACHE"
 MAGIC = b"ACLNDFC\x00"
-FORMAT_VERSION = 2  # 2: CRC-32 seal
+FORMAT_VERSION = 3  # 2: CRC-32 seal; 3: decisions as columns (acl_bridge.decisions.KeptDecisions)
 SUFFIX = ".aclfacts"
 
 

@@ -3,13 +3,15 @@ every field, a malformed one is refused with the codec's errors (ValueError, Typ
 decision matches only a call of the same content (kind, parameters, options, each tensor's
 layout, origin, free padding and quantization) on the same backend and ACL."""
 
+import base64
 import json
+import zlib
 
 import numpy as np
 import pytest
 
 from acl_bridge.configure_session import CONFIGURED_PLAN, decode, encode
-from acl_bridge.decisions import Decision, layout_key
+from acl_bridge.decisions import Decision, KeptDecisions, layout_key
 from acl_bridge.decisions import decode as decode_decisions
 from acl_bridge.layout import PaddingSize
 from acl_bridge.plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
@@ -43,35 +45,66 @@ def _decision(**changes) -> Decision:
 def test_decisions_round_trip_through_json():
     kept = (_decision(), _decision(kind="add", facts=AclFacts(required_padding={})))
     value = json.loads(json.dumps(encode(CONFIGURED_PLAN, kept)))
-    assert decode(CONFIGURED_PLAN, value) == kept
+    assert tuple(decode(CONFIGURED_PLAN, value)) == kept
+
+
+def _b64_zlib(raw: bytes) -> str:
+    return base64.b64encode(zlib.compress(raw)).decode()
 
 
 @pytest.mark.parametrize("break_it", [
-    lambda v: v[0].pop("plan"),
-    lambda v: v[0].update(descs=["not base64!", None, None, None]),
-    lambda v: v[0]["plan"][3][0].__setitem__(1, "teleported"),
-    lambda v: v[0]["facts"].__setitem__(2, "yes"),
-    lambda v: v[0].update(layouts=[None]),
-    lambda v: v[0].update(params=None),
-    lambda v: v.__setitem__(0, 7),
-    lambda v: v[0]["plan"][3][0].__setitem__(5, float("inf")),  # JSON's Infinity as a copy count
-    lambda v: v[0]["plan"][3].pop(),  # a role without its plan
-    lambda v: v[0]["layouts"].__setitem__(2, "('bridge',)"),  # absent in the plan, given a layout
-    lambda v: v[0]["plan"].__setitem__(1, "false"),  # a string where a boolean belongs
-    lambda v: v[0].update(options=[1, 0]),
-    lambda v: v[0].pop("backend"),
-], ids=["no plan", "bad base64", "unknown action", "layout_ok text", "short layouts", "no params", "not a dict",
-        "infinite count", "short plan", "absent with a layout", "string boolean", "int options", "no backend"])
+    lambda v: v.pop("plans"),
+    lambda v: v.update(descs="not base64!"),
+    lambda v: v.update(descs=base64.b64encode(b"not compressed").decode()),
+    lambda v: v["plans"][0][3][0].__setitem__(1, "teleported"),
+    lambda v: v["facts"][0].__setitem__(2, "yes"),
+    lambda v: v.update(tensors=[0]),
+    lambda v: v.update(params=None),
+    lambda v: v.update(params=_b64_zlib(b"short")),
+    lambda v: v["plans"][0][3][0].__setitem__(5, float("inf")),  # JSON's Infinity as a copy count
+    lambda v: v["plans"][0][3].pop(),  # a role without its plan
+    lambda v: v["tensors"].__setitem__(2, 0),  # absent in the plan, given a layout
+    lambda v: v["plans"][0].__setitem__(1, "false"),  # a string where a boolean belongs
+    lambda v: v["heads"][0].__setitem__(4, 1),  # an int as an option
+    lambda v: v["heads"][0].pop(2),  # no backend
+    lambda v: v.update(form="rows"),
+    lambda v: v["functions"].__setitem__(1, 5),  # a plan past its table
+    lambda v: v["tensors"].__setitem__(0, "0"),
+    lambda v: v.update(desc_tails=[[2, "AAAA"]]),  # a tail for an absent tensor
+    lambda v: v["layouts"].__setitem__(0, 7),
+], ids=["no plans", "bad base64", "not compressed", "unknown action", "layout_ok text", "short tensors", "no params",
+        "short params", "infinite count", "short plan", "absent with a layout", "string boolean", "int options",
+        "no backend", "another form", "index past a table", "text index", "tail of an absent tensor",
+        "layout not text"])
 def test_a_malformed_decision_does_not_decode(break_it):
-    value = json.loads(json.dumps(encode(CONFIGURED_PLAN, (_decision(),))))
+    value = json.loads(json.dumps(encode(CONFIGURED_PLAN, (_decision(), _decision(kind="add")))))
     break_it(value)
     with pytest.raises((ValueError, TypeError)):
         decode(CONFIGURED_PLAN, value)
 
 
-def test_decisions_that_are_not_a_list_do_not_decode():
-    with pytest.raises((ValueError, TypeError)):
-        decode_decisions({"not": "a list"})
+def test_decisions_that_are_not_a_dict_do_not_decode():
+    for value in ({"not": "columns"}, [], 7, None):
+        with pytest.raises((ValueError, TypeError)):
+            decode_decisions(value)
+
+
+def test_kept_decisions_share_what_repeats_and_keep_records_of_a_fixed_size():
+    """Columns: one entry per distinct plan, facts and layout; one record per function and per
+    tensor (zeros where absent, the bytes past a record kept as its tail); a Decision made
+    when indexed equals the one kept."""
+    scaled = _decision(descs=(b"\x01" * 120, b"\x02" * 128, None, b"\x00\xff" * 60))
+    kept = KeptDecisions.of((_decision(), scaled, _decision(kind="add")))
+    assert len(kept.distinct_plans) == 1 and len(kept.distinct_facts) == 1 and len(kept.distinct_layouts) == 2
+    assert kept.desc_size == 120 and kept.params_size == 40 and len(kept.desc_blob) == 120 * 12
+    assert kept.desc_blob[2 * 120:3 * 120] == bytes(120)  # the absent bias
+    assert kept.desc_tails == {1: b"\x02" * 8, 5: b"\x02" * 8, 9: b"\x02" * 8}
+    assert kept.starts == (0, 4, 8) and kept.kinds == ("convolution", "convolution", "add")
+    assert kept[1] == scaled and kept[-1] == _decision(kind="add") and kept[0:2] == (_decision(), scaled)
+    with pytest.raises(IndexError):
+        kept[3]
+    with pytest.raises(ValueError, match="differ in size"):
+        KeptDecisions.of((_decision(), _decision(params=bytes(8))))
 
 
 def test_a_decision_matches_only_a_call_of_the_same_content():

@@ -92,7 +92,7 @@ from .. import functions as F
 from ..backend import backend_named
 from ..cl_program_cache import CacheReport, ProgramCache
 from ..decisions import code_identity
-from ..configure_batch import Recall, RecalledFunctions, configure_recalled
+from ..configure_batch import RecalledFunctions, configure_kept
 from ..configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
                                  question_id)
 from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
@@ -685,7 +685,7 @@ class TfliteRunner:
 
     def _configure(self, const_pad, allow_copy: bool, decided=None) -> None:
         """Every step's function on the buffers: with a kept decision for every step, all in
-        one native call (:func:`~acl_bridge.configure_batch.configure_recalled`); else, or
+        one native call (:func:`~acl_bridge.configure_batch.configure_kept`); else, or
         where that refuses (:attr:`batch_refused` says why), one at a time."""
         plan = self.plan
         self.constants: List[Dict[str, NdArray]] = []
@@ -702,9 +702,9 @@ class TfliteRunner:
         self.batch_refused: Optional[str] = None
         if decided is not None and self.share_workspaces:
             self.workspaces = [Workspace(self.backend)]
-            functions, why = configure_recalled(
-                [Recall(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=self.workspaces[0]), d)
-                 for (s, operands, kwargs), d in zip(calls, decided)])
+            workspace = self.workspaces[0]
+            functions, why = configure_kept([(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=workspace))
+                                             for s, operands, kwargs in calls], decided)
             self.batch_refused = why or None
             if functions is not None:
                 self.functions = functions
