@@ -14,8 +14,9 @@ and the next process reads that instead:
   never meets an old answer); named by the key's hash, in :func:`cache_dir`
   (``$ACL_NDARRAY_MODEL_CACHE``, else ``~/.cache/acl-ndarray/parsed-models``);
 * the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, format version, lengths,
-  CRC-32 of everything after them), then the graph as JSON (names, shapes, dtypes, quantization, operators and options: plain values),
-  then the constants' bytes, each 64-byte aligned. Nothing in it is executed or unpickled;
+  CRC-32 of everything after them), then the graph as JSON (the tensors as columns: names,
+  shapes, dtypes, quantization; the operators and their options: plain values), then the
+  constants' bytes, each 64-byte aligned. Nothing in it is executed or unpickled;
   the constants come back as read-only numpy views of the file's bytes, read into memory
   that is 64-byte aligned (so each constant is);
 * a file that does not parse, whose checksum fails, or whose key is not this one (copied
@@ -40,7 +41,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -53,7 +54,7 @@ from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, fo
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
 MAGIC = b"ACLNDMS\x00"
-FORMAT_VERSION = 2  # 2: CRC-32 seal, MD5 key
+FORMAT_VERSION = 3  # 2: CRC-32 seal, MD5 key; 3: tensors as columns
 SUFFIX = ".aclmodel"
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
@@ -127,84 +128,131 @@ def _align(n: int) -> int:
     return -(-n // _ALIGNMENT_IN_BYTES) * _ALIGNMENT_IN_BYTES
 
 
+class _Data:
+    """The data part of a cache file being written: byte strings, each 64-byte aligned."""
+
+    def __init__(self) -> None:
+        self.chunks: List[bytes] = []
+        self.size = 0
+
+    def add(self, raw: bytes) -> List[int]:
+        """Append ``raw``; its [offset, length] in the data part."""
+        start = _align(self.size)
+        self.chunks.append(b"\x00" * (start - self.size))
+        self.chunks.append(raw)
+        self.size = start + len(raw)
+        return [start, len(raw)]
+
+    def sealed(self, magic: bytes, head: Dict[str, object]) -> bytes:
+        """The file: ``head`` as JSON, padded so that the data starts aligned, then the data."""
+        header = json.dumps(head, separators=(",", ":")).encode()
+        before_data = len(magic) + SEAL.size + len(header)
+        header += b" " * (_align(before_data) - before_data)
+        return seal(magic, FORMAT_VERSION, header, b"".join(self.chunks))
+
+
+def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list]:
+    """Tensors (each at its own index) as columns, their constants' bytes (little-endian) added
+    to ``data``; ValueError for a tensor out of place."""
+    dtypes: Dict[str, int] = {}
+    out: Dict[str, list] = {"names": [], "shapes": [], "dtypes": [], "data": [], "quantization": []}
+    for k, t in enumerate(tensors):
+        if t.index != k:
+            raise ValueError(f"tensor #{t.index} {t.name!r} stands at position {k}")
+        out["names"].append(t.name)
+        out["shapes"].append(list(t.shape))
+        out["dtypes"].append(dtypes.setdefault(t.dtype.str, len(dtypes)))
+        q = t.quantization
+        out["quantization"].append(None if q is None else [list(q.scale), list(q.zero_point), q.quantized_dimension])
+        out["data"].append(None if t.data is None else data.add(
+            np.ascontiguousarray(t.data, dtype=t.dtype.newbyteorder("<")).tobytes()))
+    out["dtype_table"] = list(dtypes)
+    return out
+
+
+def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview]) -> Tuple[TensorSpec, ...]:
+    """The inverse of :func:`encode_tensors`: constants as read-only views of ``data``; any
+    malformed value raises (the caller rejects the file)."""
+    # (stored, the machine's own, the file's little-endian) per dtype: a model has a few
+    dtypes = []
+    for code in columns["dtype_table"]:
+        stored = np.dtype(str(code))
+        if stored.itemsize == 0 or stored.kind not in "biuf":
+            raise ValueError(f"dtype {stored.str!r}, expected a number type")
+        dtypes.append((stored, np.dtype(stored.name), stored.newbyteorder("<")))
+    names, shapes, kinds, where, quants = (columns[c] for c in ("names", "shapes", "dtypes", "data", "quantization"))
+    if not len(names) == len(shapes) == len(kinds) == len(where) == len(quants):
+        raise ValueError("the tensors' columns differ in length")
+    out = []
+    for index, (name, shape, kind, at, q) in enumerate(zip(names, shapes, kinds, where, quants)):
+        shape = tuple(shape)
+        if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
+            raise ValueError(f"tensor #{index}: name {name!r}, shape {shape} or dtype {kind!r} of another type")
+        stored, dtype, in_file = dtypes[kind]
+        quant = None if q is None else Quantization(tuple(map(float, q[0])), tuple(map(int, q[1])), int(q[2]))
+        value = None
+        if at is not None:
+            offset, size = map(int, at)
+            expected = math.prod(shape) * stored.itemsize
+            if offset < 0 or offset + size > len(data) or size != expected:
+                raise ValueError(f"tensor #{index}: data [{offset}, {offset + size}) of {len(data)} bytes, "
+                                 f"expected {expected} bytes for shape {list(shape)}")
+            value = np.frombuffer(data, dtype=in_file, count=size // stored.itemsize, offset=offset).reshape(shape)
+            if in_file != dtype:  # a big-endian machine: the file is little-endian
+                value = value.astype(dtype)
+            value.flags.writeable = False
+        out.append(TensorSpec(index, name, shape, dtype, value, quant))
+    return tuple(out)
+
+
 def encode(spec: ModelSpec, key: Dict[str, object]) -> bytes:
     """The cache file of ``spec`` under ``key``."""
-    chunks: List[bytes] = []
-    data_size = 0
-    tensors = []
-    for t in spec.tensors:
-        entry: Dict[str, Any] = {"index": t.index, "name": t.name, "shape": list(t.shape), "dtype": t.dtype.str}
-        if t.quantization is not None:
-            q = t.quantization
-            entry["quantization"] = [list(q.scale), list(q.zero_point), q.quantized_dimension]
-        if t.data is not None:
-            raw = np.ascontiguousarray(t.data, dtype=t.dtype.newbyteorder("<")).tobytes()
-            start = _align(data_size)
-            chunks.append(b"\x00" * (start - data_size))
-            chunks.append(raw)
-            data_size = start + len(raw)
-            entry["data"] = [start, len(raw)]
-        tensors.append(entry)
-    graph = {
-        "key": key, "version": spec.version, "description": spec.description, "tensors": tensors,
+    data = _Data()
+    graph = {"key": key, **encode_spec(spec, data)}
+    return data.sealed(MAGIC, graph)
+
+
+def encode_spec(spec: ModelSpec, data: _Data) -> Dict[str, object]:
+    """A ModelSpec as plain values, its constants' bytes added to ``data``."""
+    return {
+        "version": spec.version, "description": spec.description, "tensors": encode_tensors(spec.tensors, data),
         "operators": [[op.index, op.opcode, list(op.inputs), list(op.outputs), [list(kv) for kv in op.options]]
                       for op in spec.operators],
         "inputs": list(spec.inputs), "outputs": list(spec.outputs), "sha256": spec.sha256,
     }
-    header = json.dumps(graph, separators=(",", ":")).encode()
-    before_data = len(MAGIC) + SEAL.size + len(header)
-    header += b" " * (_align(before_data) - before_data)  # the data starts aligned in the file
-    return seal(MAGIC, FORMAT_VERSION, header, b"".join(chunks))
+
+
+def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview]) -> ModelSpec:
+    """The inverse of :func:`encode_spec` (any malformed value raises)."""
+    tensors = decode_tensors(graph["tensors"], data)
+    operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
+                      for i, code, ins, outs, opts in graph["operators"])
+    return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
+                     tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
+
+
+def unseal_file(magic: bytes, blob: Union[bytes, memoryview], key: Dict[str, object], what: str
+                ) -> Tuple[Dict[str, Any], Union[bytes, memoryview]]:
+    """(the JSON head, the data part) of a cache file under ``key``, or CacheFileRejected."""
+    header, data = unseal(magic, FORMAT_VERSION, blob, what)
+    try:
+        head = json.loads(bytes(header))
+    except ValueError as e:
+        raise CacheFileRejected(f"header is not JSON: {e}") from None
+    if not isinstance(head, dict) or head.get("key") != key:
+        raise CacheFileRejected(f"the file is for {head.get('key') if isinstance(head, dict) else head!r}, "
+                                f"not {key}")
+    return head, data
 
 
 def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
     """The ModelSpec in a cache file, or CacheFileRejected saying why not (checked: the seal,
     the key, every tensor's data inside the file and as large as its shape)."""
-    header, data = unseal(MAGIC, FORMAT_VERSION, blob, "a parsed-model cache file")
+    graph, data = unseal_file(MAGIC, blob, key, "a parsed-model cache file")
     try:
-        graph = json.loads(bytes(header))
-    except ValueError as e:
-        raise CacheFileRejected(f"header is not JSON: {e}") from None
-    if not isinstance(graph, dict) or graph.get("key") != key:
-        raise CacheFileRejected(f"the file is for {graph.get('key') if isinstance(graph, dict) else graph!r}, "
-                                f"not {key}")
-    try:
-        # a model has a few dtypes and hundreds of tensors
-        dtypes: Dict[str, Tuple[np.dtype, np.dtype, np.dtype]] = {}
-        tensors = tuple(_tensor(t, data, dtypes) for t in graph["tensors"])
-        operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
-                          for i, code, ins, outs, opts in graph["operators"])
-        return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
-                         tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
+        return decode_spec(graph, data)
     except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
         raise CacheFileRejected(f"graph does not parse: {type(e).__name__}: {e}") from None
-
-
-def _tensor(t: Dict[str, Any], data: Union[bytes, memoryview], dtypes: Dict[str, Tuple[np.dtype, np.dtype, np.dtype]]
-            ) -> TensorSpec:
-    shape = tuple(map(int, t["shape"]))
-    known = dtypes.get(t["dtype"]) if isinstance(t["dtype"], str) else None
-    if known is None:
-        stored = np.dtype(t["dtype"])
-        if stored.itemsize == 0 or stored.kind not in "biuf":
-            raise ValueError(f"tensor #{t.get('index')}: dtype {stored.str!r}, expected a number type")
-        # the machine's own byte order, spelt as the reader spells it; the file's (little-endian)
-        known = dtypes[t["dtype"]] = (stored, np.dtype(stored.name), stored.newbyteorder("<"))
-    stored, dtype, in_file = known
-    q = t.get("quantization")
-    quant = None if q is None else Quantization(tuple(map(float, q[0])), tuple(map(int, q[1])), int(q[2]))
-    value = None
-    if "data" in t:
-        offset, size = map(int, t["data"])
-        expected = math.prod(shape) * stored.itemsize
-        if offset < 0 or offset + size > len(data) or size != expected:
-            raise ValueError(f"tensor #{t['index']}: data [{offset}, {offset + size}) of {len(data)} bytes, "
-                             f"expected {expected} bytes for shape {list(shape)}")
-        value = np.frombuffer(data, dtype=in_file, count=size // stored.itemsize, offset=offset).reshape(shape)
-        if in_file != dtype:  # a big-endian machine: the file is little-endian
-            value = value.astype(dtype)
-        value.flags.writeable = False
-    return TensorSpec(int(t["index"]), str(t["name"]), shape, dtype, value, quant)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -244,7 +292,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     path = directory / _file_name(key)
     reason = "no cache file"
     try:
-        blob = _read_aligned(path)
+        blob = read_aligned(path)
     except FileNotFoundError:
         pass
     except OSError as e:
@@ -268,7 +316,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     return spec, ModelCacheReport("cold", str(path), reason, time.perf_counter() - t0)
 
 
-def _read_aligned(path: Path) -> memoryview:
+def read_aligned(path: Path) -> memoryview:
     """The file's bytes in memory that starts 64-byte aligned, so that the constants, 64-byte
     aligned in the file, are aligned in memory too."""
     with open(path, "rb") as f:

@@ -108,6 +108,7 @@ from ..workspace import Workspace
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .model_cache import ModelCacheReport, read_model_cached
+from .plan_cache import kept_report, lowering_code_identity, read_plan_cached
 from .operator_profile import FunctionTime, OperatorProfile
 from .tflite_plan import Plan, Step, plan_model, slice_index
 from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
@@ -244,19 +245,6 @@ _LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "tflite_plan.py", "memory_plan.p
                    (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
 
 
-# the code that turns a file into a Plan: reading (with the parsed-model cache's own key), the
-# constant-dequantize fold, the lowering rules and the plan
-_LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "tflite_quantization.py", "tflite_plan.py")),
-                     (_HERE / "lowering", tuple(sorted(p.name for p in (_HERE / "lowering").glob("*.py")))))
-
-
-@functools.lru_cache(maxsize=None)
-def lowering_code_identity() -> str:
-    """A stamp of :data:`_LOWERING_SOURCES` (user_cache.sources_stamp), made once per process
-    (OSError when unreadable)."""
-    return "".join(sources_stamp(d, names)[:16] for d, names in _LOWERING_SOURCES)
-
-
 @functools.lru_cache(maxsize=None)
 def layout_code_identity() -> str:
     """A stamp of :data:`_LAYOUT_SOURCES` (user_cache.sources_stamp), made once per process
@@ -381,10 +369,18 @@ class TfliteRunner:
             with phase("lower"):
                 plan = plan_model(fold_constant_dequantize(model))
         else:
-            with phase("read"):  # its constant DEQUANTIZEs folded, and kept so (the cache's own file)
-                spec, self.model_cache = read_model_cached(model, model_cache, dequantized=True)
-            with phase("lower"):
-                plan = plan_model(spec)
+            with phase("read"):  # the lowered plan kept by an earlier process (:mod:`.plan_cache`)
+                kept_plan, plans, data, seconds = read_plan_cached(model, model_cache)
+                if kept_plan is not None:
+                    plan, self.model_cache = kept_plan, kept_report(plans, seconds)  # type: ignore[arg-type]
+                else:  # its constant DEQUANTIZEs folded, and kept so (the parsed-model cache's own file)
+                    spec, self.model_cache = read_model_cached(data, model_cache, dequantized=True)
+            if kept_plan is None:
+                with phase("lower"):
+                    plan = plan_model(spec)
+                if plans is not None:
+                    why = plans.save(plan)
+                    self.model_cache = replace(self.model_cache, reason=f"{self.model_cache.reason}; {why}")
         self.plan = plan
         t0 = time.perf_counter()
         with phase("program_cache"):

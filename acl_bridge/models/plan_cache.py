@@ -1,0 +1,221 @@
+"""Lowered plans kept between processes: a second start neither parses nor lowers.
+
+The runner turns a .tflite file into a :class:`~.tflite_plan.Plan` in two steps: reading
+(:mod:`.model_cache` keeps the parsed model) and lowering (:func:`~.tflite_plan.plan_model`,
+the constant DEQUANTIZEs folded first). The plan depends only on the file's bytes and on the
+code that reads and lowers, so :class:`PlanCache` keeps it in a file of its own beside the
+parsed models, and the next start reads the plan whole:
+
+* one file per key: the model's MD5 (:func:`.model_cache.model_hash`), this format's version,
+  the package version, a stamp of the reading and lowering sources
+  (:func:`lowering_code_identity`) and the ``tflite`` package's version;
+* the file is sealed as the parsed-model cache's are (:func:`.model_cache.unseal_file`): the
+  plan as JSON (its model's tensors as columns, its steps with their parameters, views,
+  fusions and folds), then the constants' bytes, 64-byte aligned. A step's constant that is a
+  model tensor's value (or a reshape of it: weights as stored) is kept as a reference to that
+  tensor, one the lowering made (a bias of zeros) as bytes of its own. Nothing in it is
+  executed or unpickled;
+* a plan is saved only when what is read back equals it, field by field and byte by byte (a
+  parameter JSON cannot give back, such as a numpy scalar, means the plan is lowered at every
+  start instead); a file that does not parse, fails its checksum or is for another key is a
+  :class:`~.model_cache.ModelCacheWarning` and a cold start, never an exception.
+
+Measurements: docs/performance.md, "Start-up".
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from .._version import __version__
+from ..user_cache import CacheFileRejected, sources_stamp, write_atomically
+from .lowering import Step
+from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, cache_dir, decode_spec,
+                          encode_spec, model_hash, read_aligned, unseal_file)
+from .tflite_plan import Plan, View
+
+MAGIC = b"ACLNDPL\x00"
+FORMAT = "lowered plan 1"  # part of the key (the seal's version is the parsed-model cache's)
+SUFFIX = ".aclplan"
+
+_HERE = Path(__file__).resolve().parent
+# the code that turns a file into a Plan: reading (with the parsed-model cache's own key), the
+# constant-dequantize fold, the lowering rules and the plan
+_LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "tflite_quantization.py", "tflite_plan.py")),
+                     (_HERE / "lowering", tuple(sorted(p.name for p in (_HERE / "lowering").glob("*.py")))))
+
+
+@functools.lru_cache(maxsize=None)
+def lowering_code_identity() -> str:
+    """A stamp of :data:`_LOWERING_SOURCES` (user_cache.sources_stamp), made once per process
+    (OSError when unreadable)."""
+    return "".join(sources_stamp(d, names)[:16] for d, names in _LOWERING_SOURCES)
+
+
+# ---------------------------------------------------------------------------- the format (pure)
+def _tuples(v: Any) -> Any:
+    """JSON's lists back to the tuples a plan is made of (a parameter's value, nested)."""
+    return tuple(map(_tuples, v)) if type(v) is list else v
+
+
+def encode(plan: Plan, key: Dict[str, object]) -> bytes:
+    """The cache file of ``plan`` under ``key`` (TypeError/ValueError for a plan that has no
+    plain-value form)."""
+    data = _Data()
+    model = encode_spec(plan.model, data)
+    owners = {t.data.__array_interface__["data"][0]: t for t in plan.model.tensors
+              if t.data is not None and t.data.size}
+    steps = []
+    for s in plan.steps:
+        constants = []
+        for role, value in s.constants:
+            owner = owners.get(value.__array_interface__["data"][0]) if value.size else None
+            if (owner is not None and owner.data.dtype == value.dtype and owner.data.nbytes == value.nbytes
+                    and value.flags.c_contiguous):  # the model's own value, as stored or reshaped
+                constants.append([role, owner.index, list(value.shape)])
+            else:  # made by the lowering: bytes of its own
+                raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
+                constants.append([role, value.dtype.str, list(value.shape), data.add(raw.tobytes())])
+        steps.append([s.op_index, s.opcode, s.kind, list(s.inputs), s.output, s.params, constants])
+    head = {"key": key, "model": model, "steps": steps,
+            "views": [[v.tensor, v.parent, list(v.how)] for v in plan.views], "fused": list(plan.fused),
+            "padding_kept": list(plan.padding_kept), "folded_pads": [list(p) for p in plan.folded_pads]}
+    return data.sealed(MAGIC, head)
+
+
+def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
+    """The Plan in a cache file, or CacheFileRejected saying why not."""
+    head, data = unseal_file(MAGIC, blob, key, "a lowered-plan cache file")
+    try:
+        model = decode_spec(head["model"], data)
+        tensors = model.tensors
+        steps = []
+        for op_index, opcode, kind, inputs, output, params, constants in head["steps"]:
+            values = []
+            for c in constants:
+                if len(c) == 3:  # a model tensor's value
+                    role, index, shape = c
+                    value = tensors[index].data.reshape(tuple(shape))
+                else:
+                    role, code, shape, (offset, size) = c
+                    dtype = np.dtype(str(code))
+                    value = np.frombuffer(data, dtype=dtype, count=size // dtype.itemsize, offset=offset)
+                    value = value.reshape(tuple(shape))
+                    if value.dtype != value.dtype.newbyteorder("="):  # a big-endian machine
+                        value = value.astype(value.dtype.newbyteorder("="))
+                    value.flags.writeable = False
+                values.append((str(role), value))
+            steps.append(Step(int(op_index), str(opcode), str(kind), tuple(inputs), int(output), _tuples(params),
+                              tuple(values)))
+        return Plan(model, tuple(steps), tuple(View(int(t), int(p), _tuples(how)) for t, p, how in head["views"]),
+                    tuple(head["fused"]), tuple(head["padding_kept"]), _tuples(head["folded_pads"]))
+    except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
+        raise CacheFileRejected(f"plan does not parse: {type(e).__name__}: {e}") from None
+
+
+def same_plan(a: Plan, b: Plan) -> bool:
+    """Whether two plans are equal in every field, constants byte by byte (what the cache gives
+    back must be exactly what was lowered)."""
+    def tensor(t) -> tuple:
+        data = None if t.data is None else (t.data.dtype.str, t.data.shape, t.data.tobytes())
+        return t.index, t.name, tuple(t.shape), t.dtype.str, t.quantization, data
+
+    def step(s: Step) -> tuple:
+        return (s.op_index, s.opcode, s.kind, s.inputs, s.output, s.params,
+                tuple((r, v.dtype.str, v.shape, v.tobytes()) for r, v in s.constants))
+
+    ma, mb = a.model, b.model
+    return ((ma.version, ma.description, ma.operators, ma.inputs, ma.outputs, ma.sha256)
+            == (mb.version, mb.description, mb.operators, mb.inputs, mb.outputs, mb.sha256)
+            and list(map(tensor, ma.tensors)) == list(map(tensor, mb.tensors))
+            and list(map(step, a.steps)) == list(map(step, b.steps))
+            and (a.views, a.fused, a.padding_kept, a.folded_pads) == (b.views, b.fused, b.padding_kept, b.folded_pads))
+
+
+# ---------------------------------------------------------------------------- the file
+class PlanCache:
+    """The kept plan of one model file: :meth:`load` reads it (None when there is none),
+    :meth:`save` keeps one lowered after a cold load. ``directory``: None for the parsed-model
+    cache's own (:func:`.model_cache.cache_dir`)."""
+
+    def __init__(self, data: bytes, directory: Union[None, str, "os.PathLike[str]"] = None):
+        self.directory = Path(directory) if directory is not None else cache_dir()
+        self.key: Dict[str, object] = {"format": FORMAT, "model_md5": model_hash(data), "package": __version__,
+                                       "lowering": lowering_code_identity(), "tflite": _tflite_version()}
+        name = hashlib.sha256(json.dumps(self.key, sort_keys=True).encode()).hexdigest()[:32] + SUFFIX
+        self.path = self.directory / name
+        self.reason = ""
+
+    def load(self) -> Optional[Plan]:
+        """The kept plan, or None (:attr:`reason` says why; a damaged file is a warning)."""
+        try:
+            blob = read_aligned(self.path)
+        except FileNotFoundError:
+            self.reason = "no lowered plan kept"
+            return None
+        except OSError as e:
+            return self._cold(f"cannot read {self.path}: {e}")
+        try:
+            return decode(blob, self.key)
+        except CacheFileRejected as e:
+            return self._cold(f"{self.path} ignored: {e}")
+
+    def _cold(self, reason: str) -> None:
+        self.reason = reason
+        warnings.warn(ModelCacheWarning(reason), stacklevel=3)
+        return None
+
+    def save(self, plan: Plan) -> str:
+        """Keep ``plan`` when it reads back as itself; what happened, as text (never raises:
+        a directory that cannot be written is a warning)."""
+        try:
+            blob = encode(plan, self.key)
+            back = decode(memoryview(bytes(blob)), self.key)
+        except (TypeError, ValueError, CacheFileRejected) as e:
+            return f"plan not kept: it has no plain-value form ({type(e).__name__}: {e})"
+        if not same_plan(plan, back):
+            return "plan not kept: it does not read back as itself"
+        try:
+            write_atomically(self.path, blob)
+        except OSError as e:
+            warnings.warn(ModelCacheWarning(f"cannot write the lowered-plan cache {self.path}: {e}"), stacklevel=2)
+            return f"plan not kept: {e}"
+        return "plan kept"
+
+
+def read_plan_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
+                     cache: Union[bool, str, "os.PathLike[str]"] = True
+                     ) -> Tuple[Optional[Plan], Optional[PlanCache], bytes, float]:
+    """(the kept plan of the model ``source`` (a file or its bytes) or None, the cache (None:
+    off), the model's bytes, seconds taken). A miss is for the caller to lower and
+    :meth:`PlanCache.save`."""
+    t0 = time.perf_counter()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        with open(source, "rb") as f:
+            data = f.read()
+    if cache is False:
+        return None, None, data, time.perf_counter() - t0
+    try:
+        kept = PlanCache(data, None if cache is True else cache)
+    except OSError:  # the lowering's sources are not readable: nothing to key a plan by
+        return None, None, data, time.perf_counter() - t0
+    return kept.load(), kept, data, time.perf_counter() - t0
+
+
+def kept_report(kept: PlanCache, seconds: float) -> ModelCacheReport:
+    """What the runner reports for a start that read its plan from ``kept``."""
+    return ModelCacheReport("warm", str(kept.path), "lowered plan kept", seconds)
+
+
+__all__ = ["PlanCache", "read_plan_cached", "kept_report", "lowering_code_identity", "encode", "decode", "same_plan"]

@@ -1,0 +1,118 @@
+"""The lowered-plan cache: a kept plan is exactly what lowering gives (every field, constants
+byte by byte, a constant of the model's kept as a view of the file's bytes), a plan that does
+not read back as itself is never kept, and every way its file can be wrong is a warning and a
+cold start, never an error or a wrong plan."""
+
+import dataclasses
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models import plan_cache as pc  # noqa: E402
+from acl_bridge.models.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
+from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.user_cache import SEAL  # noqa: E402
+
+from .conftest import model_file  # noqa: E402
+from .tiny_tflite import X, one_operator_model  # noqa: E402
+
+MODELS = ["face_detection_front", "face_detection_full_range", "face_landmark", "visual_wake_words",
+          "keyword_spotting_alexa", "image_classification", "fingerprint_signature_generator"]
+
+
+def _lowered(source):
+    return plan_model(fold_constant_dequantize(read_model(source)))
+
+
+def _keep(source, directory):
+    """A cold read (nothing kept), the plan lowered and kept; the cache."""
+    plan, kept, data, _ = pc.read_plan_cached(source, directory)
+    assert plan is None and kept.reason == "no lowered plan kept"
+    assert kept.save(_lowered(data)) == "plan kept"
+    return kept
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_kept_plan_is_the_lowered_plan(name, tmp_path):
+    path = model_file(name)
+    _keep(path, tmp_path)
+    plan, kept, _, _ = pc.read_plan_cached(path, tmp_path)
+    lowered = _lowered(path)
+    assert plan is not None and pc.same_plan(plan, lowered)
+    assert plan.steps == tuple(plan.steps) and all(isinstance(s.params, tuple) for s in plan.steps)
+    for s in plan.steps:
+        for _, value in s.constants:  # read-only, and a model's constant is its tensor's bytes
+            assert not value.flags.writeable and value.flags.c_contiguous
+    owners = {t.data.ctypes.data for t in plan.model.tensors if t.data is not None}
+    shared = [v for s in plan.steps for _, v in s.constants if v.ctypes.data in owners]
+    assert shared, "the weights are views of the model's constants, not copies"
+    # the same runs in numpy as the lowered plan would (spot check: the step parameters)
+    assert [s.params for s in plan.steps] == [s.params for s in lowered.steps]
+
+
+def test_the_plan_cache_is_keyed_by_the_model_and_the_lowering_code(tmp_path, monkeypatch):
+    a = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    b = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.25, np.float32)))
+    ka = _keep(a, tmp_path)
+    plan_b, kb, _, _ = pc.read_plan_cached(b, tmp_path)
+    assert plan_b is None and kb.path != ka.path
+    monkeypatch.setattr(pc, "lowering_code_identity", lambda: "another lowering")
+    plan_a, other, _, _ = pc.read_plan_cached(a, tmp_path)
+    assert plan_a is None and other.path != ka.path
+
+
+def _spoiled(tmp_path, spoil, expect):
+    data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    kept = _keep(data, tmp_path)
+    blob = bytearray(open(kept.path, "rb").read())
+    open(kept.path, "wb").write(bytes(spoil(blob)))
+    with pytest.warns(ModelCacheWarning, match=expect):
+        plan, again, _, _ = pc.read_plan_cached(data, tmp_path)
+    assert plan is None and expect in again.reason
+
+
+@pytest.mark.parametrize("where", ["header", "data", "last byte"])
+def test_a_damaged_plan_file_is_a_warning_and_a_cold_start(tmp_path, where):
+    def spoil(blob):
+        at = {"header": len(pc.MAGIC) + SEAL.size + 5, "data": len(blob) - 9, "last byte": len(blob) - 1}[where]
+        blob[at] ^= 0x40
+        return blob
+    _spoiled(tmp_path, spoil, "checksum")
+
+
+def test_a_truncated_plan_file_is_a_warning(tmp_path):
+    _spoiled(tmp_path, lambda blob: blob[:len(blob) // 2], "ignored")
+
+
+def test_a_plan_file_of_another_model_is_never_used(tmp_path):
+    a = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    b = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.25, np.float32)))
+    ka, kb = _keep(a, tmp_path / "a"), _keep(b, tmp_path / "b")
+    open(kb.path, "wb").write(open(ka.path, "rb").read())  # a's plan under b's name
+    with pytest.warns(ModelCacheWarning, match="the file is for"):
+        plan, _, _, _ = pc.read_plan_cached(b, tmp_path / "b")
+    assert plan is None
+
+
+def test_a_plan_that_does_not_read_back_as_itself_is_not_kept(tmp_path):
+    data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    plan, kept, _, _ = pc.read_plan_cached(data, tmp_path)
+    lowered = _lowered(data)
+    step = lowered.steps[0]
+    odd = dataclasses.replace(lowered, steps=(dataclasses.replace(step, params=step.params + (("odd", np.float32(1)),)),))
+    assert "no plain-value form" in kept.save(odd)  # a numpy scalar: JSON has no form for it
+    listed = dataclasses.replace(lowered, steps=(dataclasses.replace(step, params=step.params + (("odd", [1, 2]),)),))
+    assert kept.save(listed) == "plan not kept: it does not read back as itself"  # a list comes back a tuple
+    assert not os.path.exists(kept.path)
+
+
+def test_a_cache_option_false_keeps_nothing(tmp_path):
+    data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    plan, kept, got, _ = pc.read_plan_cached(data, False)
+    assert plan is None and kept is None and got == data
+    spec, report = read_model_cached(got, False)
+    assert report.state == "off"
