@@ -84,10 +84,10 @@ class NdArray(NumpyProtocol):
         padding_offsets: Optional[Iterable[int]] = None,
     ) -> None:
         if isinstance(descriptor_or_dtype, ShapeDescriptor):
-            given = [name for name, value in (("dtype", dtype), ("order", order), ("paddings", paddings),
-                                              ("padding_offsets", padding_offsets))
-                     if value is not (_UNSET if name == "dtype" else None)]
-            if given:
+            if dtype is not _UNSET or order is not None or paddings is not None or padding_offsets is not None:
+                given = [name for name, value in (("dtype", dtype), ("order", order), ("paddings", paddings),
+                                                  ("padding_offsets", padding_offsets))
+                         if value is not (_UNSET if name == "dtype" else None)]
                 raise ArgumentTypeError(
                     f"NdArray(allocation, descriptor) takes only readonly= and owns_padding=, got {', '.join(given)}; "
                     f"dtype, order, paddings and padding_offsets come from the descriptor: {descriptor_or_dtype!r}"

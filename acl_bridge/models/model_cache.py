@@ -325,7 +325,7 @@ def read_aligned(path: Path) -> memoryview:
         skip = -raw.ctypes.data % _ALIGNMENT_IN_BYTES
         view = memoryview(raw[skip:skip + size])
         got = f.readinto(view)
-    return view[:got]
+    return view[:got].toreadonly()  # constants come back read-only (and need no read-only copy of their own)
 
 
 __all__ = ["read_model_cached", "ModelCacheReport", "ModelCacheWarning", "cache_dir", "encode", "decode"]

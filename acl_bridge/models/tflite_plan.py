@@ -88,7 +88,7 @@ class Plan:
         """Arrays for every tensor of the plan, given arrays for the tensors that own memory
         (:meth:`buffers`): views made with the arrays' own ``reshape`` and slicing (numpy
         arrays and NdArrays alike; an NdArray refuses a reshape its padding does not allow)."""
-        views, shapes = self.view_of(), {t.index: tuple(t.shape) for t in self.model.tensors}
+        views, tensors = self._views_by_tensor, self.model.tensors
         out = dict(owned)
 
         def get(t: int) -> Any:
@@ -98,10 +98,11 @@ class Plan:
                 if v.how[0] == "alias":  # the same buffer (an in-place activation's output)
                     out[t] = p
                 elif v.how[0] == "reshape":
-                    out[t] = p.reshape(shapes[t])
+                    out[t] = p.reshape(tuple(tensors[t].shape))
                 else:
+                    shape = tensors[t].shape
                     axis, start = int(v.how[1]), int(v.how[2])
-                    out[t] = p[slice_index(len(shapes[t]), axis, start, shapes[t][axis])]
+                    out[t] = p[slice_index(len(shape), axis, start, shape[axis])]
             return out[t]
 
         for t in views:
