@@ -28,6 +28,7 @@ import hashlib
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
@@ -51,6 +52,7 @@ CONFIGURED_PLAN = "configured_plan"
 MEMORY_PLAN = "memory_plan"
 
 _LOCAL = threading.local()
+_MISSING = object()
 
 
 def question_id(category: str, key: Hashable) -> str:
@@ -138,10 +140,66 @@ def decode(category: str, value: object) -> object:
                      f"{NEGOTIATED_PLAN}, {CONFIGURED_PLAN} or {MEMORY_PLAN}")
 
 
-def decode_all(encoded: Dict[str, Dict[str, object]]) -> Dict[str, Dict[str, object]]:
-    """{category: {question_id: answer}} from its encoded form (what a facts file holds);
-    ValueError/TypeError as :func:`decode` when any answer has another shape."""
-    return {c: {q: decode(c, v) for q, v in answers.items()} for c, answers in encoded.items()}
+KNOWN_CATEGORIES = frozenset(REUSABLE | {NEGOTIATED_PLAN, CONFIGURED_PLAN, MEMORY_PLAN})
+
+
+class KeptAnswers(Mapping):
+    """One category's answers of an earlier process ({question_id: answer}), each decoded when
+    first asked for: a load reads a few of a file's answers (a second start of a model the
+    runner kept whole reads three: its negotiation, decisions and arena), so the rest cost
+    nothing. An answer that does not decode is reported to ``on_error`` (the facts cache
+    warns) and is then absent, so that ACL is asked again; without ``on_error`` the codec's
+    ValueError/TypeError is raised."""
+
+    def __init__(self, category: str, encoded: Dict[str, object],
+                 on_error: Optional[Callable[[str], None]] = None):
+        self.category = category
+        self._encoded = encoded
+        self._decoded: Dict[str, object] = {}
+        self._bad: set = set()
+        self._on_error = on_error
+
+    def __getitem__(self, qid: str) -> object:
+        try:
+            return self._decoded[qid]
+        except KeyError:
+            pass
+        if qid in self._bad:
+            raise KeyError(qid)
+        value = self._encoded[qid]
+        try:
+            answer = decode(self.category, value)
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+            if self._on_error is None:
+                raise
+            self._bad.add(qid)
+            self._on_error(f"a kept {self.category} answer does not decode ({type(e).__name__}: {e}); ACL is asked "
+                           f"again")
+            raise KeyError(qid) from None
+        self._decoded[qid] = answer
+        return answer
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._encoded)
+
+    def __len__(self) -> int:
+        return len(self._encoded)
+
+    def __repr__(self) -> str:
+        return f"KeptAnswers({self.category!r}, {len(self)} answers, {len(self._decoded)} decoded)"
+
+
+def decode_all(encoded: Dict[str, Dict[str, object]], on_error: Optional[Callable[[str], None]] = None
+               ) -> Dict[str, KeptAnswers]:
+    """{category: {question_id: answer}} from its encoded form (what a facts file holds), each
+    answer decoded when first asked for (:class:`KeptAnswers`); ValueError for a category this
+    code does not know, TypeError for a category that is no {question_id: answer} map."""
+    for c, answers in encoded.items():
+        if c not in KNOWN_CATEGORIES:
+            raise ValueError(f"category is {c!r}, expected one of {sorted(KNOWN_CATEGORIES)}")
+        if not isinstance(answers, dict):
+            raise TypeError(f"the {c} answers are {type(answers).__name__}, expected a map of question ids")
+    return {c: KeptAnswers(c, answers, on_error) for c, answers in encoded.items()}
 
 
 def _role(v: object) -> str:
@@ -192,9 +250,8 @@ class ConfigureSession:
                 qid = question_id(*k)
             except TypeError:  # content without a canonical text: kept for this load only
                 qid = None
-            known = self.known.get(category, {})
-            if qid is not None and qid in known:
-                answer = known[qid]
+            answer = _MISSING if qid is None else self.known.get(category, {}).get(qid, _MISSING)
+            if answer is not _MISSING:  # (an answer that does not decode is absent: KeptAnswers)
                 self._answers[k] = answer
                 self._by_id[category][qid] = answer
                 self.reused[category] += 1
@@ -276,4 +333,4 @@ def timed(category: str) -> _Timed:
 
 
 __all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "NEGOTIATED_PLAN",
-           "CONFIGURED_PLAN", "question_id", "encode", "decode", "decode_all"]
+           "CONFIGURED_PLAN", "question_id", "encode", "decode", "decode_all", "KeptAnswers"]

@@ -16,10 +16,11 @@ model and :func:`identity`, so the next process with the same identity starts wi
   module by path, size and modification time (a rebuilt or upgraded library is another
   identity), the shim's ABI version, the package version, the CPU's feature flags and part
   numbers, ACL's thread count and the OpenCL device and driver; any change is another file;
-* a file that fails its seal, names another identity, or holds an answer that does not
-  decode is a :class:`FactsCacheWarning` and a start that asks ACL again, never an exception;
-  so is a directory that cannot be read or written. ``$ACL_NDARRAY_FACTS_CACHE``, else
-  ``~/.cache/acl-ndarray/acl-facts``.
+* a file that fails its seal or names another identity is a :class:`FactsCacheWarning` and
+  a start that asks ACL again, never an exception; so is a directory that cannot be read or
+  written. Each answer is decoded when a load first asks for it (a second start reads three of
+  a file's answers): one that does not decode is a warning then, and ACL is asked again.
+  ``$ACL_NDARRAY_FACTS_CACHE``, else ``~/.cache/acl-ndarray/acl-facts``.
 
 An answer taken from the file is exactly what ACL said last time for the same question on
 the same library, shim and CPU; the checks after it are unchanged (validate() on the final
@@ -40,7 +41,7 @@ import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, Mapping, Optional, Tuple, Union
 
 from ._version import __version__
 from .configure_session import decode_all
@@ -124,7 +125,8 @@ class FactsCache:
         self.head = json.dumps({"identity": ident, "model_sha256": model_sha256}, sort_keys=True).encode()
         self.path = self.directory / (hashlib.sha256(self.head).hexdigest()[:32] + SUFFIX)
         self.known: Dict[str, Dict[str, object]] = {}  # encoded, as in the file (what save merges with)
-        self.decoded: Dict[str, Dict[str, object]] = {}  # the same decoded (what a session is given)
+        # the same, each decoded when first asked for (what a session is given)
+        self.decoded: Dict[str, Mapping[str, object]] = {}
 
     def load(self) -> FactsCacheReport:
         """Read the kept answers into :attr:`known` (encoded) and :attr:`decoded`;
@@ -142,11 +144,16 @@ class FactsCache:
             known = json.loads(bytes(body))
             if not isinstance(known, dict) or not all(isinstance(v, dict) for v in known.values()):
                 raise CacheFileRejected("answers are not {category: {question: answer}}")
-            answers = decode_all(known)  # every answer decodes, or the file is not used
+            # each answer decoded when a load first asks for it; one that does not decode is a
+            # warning then, and ACL is asked again for it
+            answers = decode_all(known, self._undecodable)
         except (CacheFileRejected, ValueError, TypeError) as e:
             return self._cold(f"{self.path} ignored: {e}")
         self.known, self.decoded = known, answers
         return FactsCacheReport("warm", str(self.path), "", sum(len(v) for v in known.values()))
+
+    def _undecodable(self, reason: str) -> None:
+        warnings.warn(FactsCacheWarning(f"{self.path}: {reason}"), stacklevel=4)
 
     def _cold(self, reason: str) -> FactsCacheReport:
         warnings.warn(FactsCacheWarning(reason), stacklevel=3)

@@ -132,14 +132,30 @@ def test_a_damaged_file_is_a_warning(tmp_path, damage, match):
     assert g.known == {}
 
 
-def test_an_answer_that_does_not_decode_makes_the_whole_file_unused(tmp_path):
+def test_an_answer_that_does_not_decode_is_a_warning_when_asked_for_and_acl_is_asked_again(tmp_path):
+    """Answers are decoded when a load asks for them (a second start reads a few): a bad one
+    is a warning then and absent, the file's others still used."""
     f = FactsCache("ab" * 32, IDENT, tmp_path)
     bad = _kept()
     bad["probe"] = {k: [[9], True] for k in bad["probe"]}
     f.save(bad)
     g = FactsCache("ab" * 32, IDENT, tmp_path)
+    assert g.load().state == "warm"
+    (qid,) = list(g.decoded["probe"])
     with pytest.warns(FactsCacheWarning, match="probe answer"):
-        assert g.load().state == "cold"
+        assert g.decoded["probe"].get(qid) is None
+    assert g.decoded["probe"].get(qid) is None  # absent from then on (warned once)
+    s, calls = ConfigureSession(known=g.decoded), []
+    _ask_all(s, calls)
+    assert "probe" in calls and "negotiate" not in calls  # the bad answer asked again, the good ones not
+    with pytest.raises(ValueError, match="probe answer"):  # without a warning to give: the codec's error
+        decode_all(bad)["probe"][qid]
+
+
+@pytest.mark.parametrize("encoded", [{"teleport": {}}, {"probe": [1, 2]}])
+def test_an_unknown_category_or_a_malformed_map_makes_the_whole_file_unused(tmp_path, encoded):
+    with pytest.raises((ValueError, TypeError)):
+        decode_all(encoded)
 
 
 def test_an_unusable_directory_is_a_warning(tmp_path):

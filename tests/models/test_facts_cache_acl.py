@@ -44,7 +44,7 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
         # the lowered plan kept by the first load (acl_bridge.models.plan_cache): nothing read or lowered
         assert "plan kept" in first.model_cache.reason
         assert (second.model_cache.state, second.model_cache.reason) == ("warm", "lowered plan kept")
-        assert "lower" not in {p.name for p in second.configure_profile().phases}
+        assert "lower" not in {p.phase for p in second.configure_profile().phases}
         assert _questions(second) == {c: 0 for c in QUESTIONS}, "a kept answer was asked of ACL again"
         assert second.negotiation_recalled and not fresh.negotiation_recalled  # the whole plan's padding kept
         # the arena's placement kept and checked, not searched again: the one a search gives
