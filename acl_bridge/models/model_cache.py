@@ -143,12 +143,40 @@ class _Data:
         self.size = start + len(raw)
         return [start, len(raw)]
 
+    def numbers(self, values: Sequence[Any]) -> Any:
+        """``values`` (a list or tuple) as JSON: as it is when short or not all of one type,
+        else its float64 or int64 bytes in the data part, named by ``{"f8" | "i8": [offset,
+        count]}`` (per-channel scales are hundreds of floats, which JSON parses slowly); read
+        back by :func:`numbers`."""
+        if len(values) > _INLINE_NUMBERS:
+            if all(type(v) is float for v in values):
+                return {"f8": [self.add(np.asarray(values, "<f8").tobytes())[0], len(values)]}
+            if all(type(v) is int for v in values) and all(-2 ** 63 <= v < 2 ** 63 for v in values):
+                return {"i8": [self.add(np.asarray(values, "<i8").tobytes())[0], len(values)]}
+        return list(values)
+
     def sealed(self, magic: bytes, head: Dict[str, object]) -> bytes:
         """The file: ``head`` as JSON, padded so that the data starts aligned, then the data."""
         header = json.dumps(head, separators=(",", ":")).encode()
         before_data = len(magic) + SEAL.size + len(header)
         header += b" " * (_align(before_data) - before_data)
         return seal(magic, FORMAT_VERSION, header, b"".join(self.chunks))
+
+
+_INLINE_NUMBERS = 8  # a list of numbers longer than this goes to the data part (_Data.numbers)
+
+
+def numbers(v: Any, data: Union[bytes, memoryview]) -> Any:
+    """The inverse of :meth:`_Data.numbers`: a list of Python floats or ints (exact: float64 and
+    int64 round-trip), or ``v`` itself when it was kept inline."""
+    if type(v) is dict:
+        ((code, (offset, count)),) = v.items()
+        dtype = {"f8": "<f8", "i8": "<i8"}[code]
+        if type(offset) is not int or type(count) is not int or offset < 0 or count < 0 \
+                or offset + 8 * count > len(data):
+            raise ValueError(f"{count!r} numbers at {offset!r} do not lie in the {len(data)} bytes of data")
+        return np.frombuffer(data, dtype, count=count, offset=offset).tolist()
+    return v
 
 
 def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list]:
@@ -163,7 +191,8 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
         out["shapes"].append(list(t.shape))
         out["dtypes"].append(dtypes.setdefault(t.dtype.str, len(dtypes)))
         q = t.quantization
-        out["quantization"].append(None if q is None else [list(q.scale), list(q.zero_point), q.quantized_dimension])
+        out["quantization"].append(None if q is None else [data.numbers(q.scale), data.numbers(q.zero_point),
+                                                           q.quantized_dimension])
         out["data"].append(None if t.data is None else data.add(
             np.ascontiguousarray(t.data, dtype=t.dtype.newbyteorder("<")).tobytes()))
     out["dtype_table"] = list(dtypes)
@@ -189,7 +218,8 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview]) -> T
         if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
             raise ValueError(f"tensor #{index}: name {name!r}, shape {shape} or dtype {kind!r} of another type")
         stored, dtype, in_file = dtypes[kind]
-        quant = None if q is None else Quantization(tuple(map(float, q[0])), tuple(map(int, q[1])), int(q[2]))
+        quant = None if q is None else Quantization(tuple(map(float, numbers(q[0], data))),
+                                                    tuple(map(int, numbers(q[1], data))), int(q[2]))
         value = None
         if at is not None:
             offset, size = map(int, at)

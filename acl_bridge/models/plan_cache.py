@@ -40,7 +40,7 @@ from .._version import __version__
 from ..user_cache import CacheFileRejected, sources_stamp, write_atomically
 from .lowering import Step
 from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, cache_dir, decode_spec,
-                          encode_spec, model_hash, read_aligned, unseal_file)
+                          encode_spec, model_hash, numbers, read_aligned, unseal_file)
 from .tflite_plan import Plan, View
 
 MAGIC = b"ACLNDPL\x00"
@@ -62,9 +62,25 @@ def lowering_code_identity() -> str:
 
 
 # ---------------------------------------------------------------------------- the format (pure)
-def _tuples(v: Any) -> Any:
-    """JSON's lists back to the tuples a plan is made of (a parameter's value, nested)."""
-    return tuple(map(_tuples, v)) if type(v) is list else v
+def _plain(v: Any, data: _Data) -> Any:
+    """A step parameter's value as JSON: tuples as lists, long runs of floats or ints in the data
+    part (:meth:`.model_cache._Data.numbers`: int8 models carry per-channel scales here);
+    TypeError for a value JSON has no form for."""
+    if type(v) is tuple:
+        packed = data.numbers(v)
+        return packed if type(packed) is dict else [_plain(x, data) for x in v]
+    if v is None or type(v) in (bool, int, float, str):
+        return v
+    raise TypeError(f"a step parameter holds a {type(v).__name__} ({v!r}), which has no plain-value form")
+
+
+def _tuples(v: Any, data: Union[bytes, memoryview]) -> Any:
+    """The inverse of :func:`_plain`: JSON's lists back to the tuples a plan is made of."""
+    if type(v) is list:
+        return tuple(_tuples(x, data) for x in v)
+    if type(v) is dict:
+        return tuple(numbers(v, data))
+    return v
 
 
 def encode(plan: Plan, key: Dict[str, object]) -> bytes:
@@ -85,7 +101,7 @@ def encode(plan: Plan, key: Dict[str, object]) -> bytes:
             else:  # made by the lowering: bytes of its own
                 raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
                 constants.append([role, value.dtype.str, list(value.shape), data.add(raw.tobytes())])
-        steps.append([s.op_index, s.opcode, s.kind, list(s.inputs), s.output, s.params, constants])
+        steps.append([s.op_index, s.opcode, s.kind, list(s.inputs), s.output, _plain(s.params, data), constants])
     head = {"key": key, "model": model, "steps": steps,
             "views": [[v.tensor, v.parent, list(v.how)] for v in plan.views], "fused": list(plan.fused),
             "padding_kept": list(plan.padding_kept), "folded_pads": [list(p) for p in plan.folded_pads]}
@@ -114,10 +130,10 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
                         value = value.astype(value.dtype.newbyteorder("="))
                     value.flags.writeable = False
                 values.append((str(role), value))
-            steps.append(Step(int(op_index), str(opcode), str(kind), tuple(inputs), int(output), _tuples(params),
-                              tuple(values)))
-        return Plan(model, tuple(steps), tuple(View(int(t), int(p), _tuples(how)) for t, p, how in head["views"]),
-                    tuple(head["fused"]), tuple(head["padding_kept"]), _tuples(head["folded_pads"]))
+            steps.append(Step(int(op_index), str(opcode), str(kind), tuple(inputs), int(output),
+                              _tuples(params, data), tuple(values)))
+        return Plan(model, tuple(steps), tuple(View(int(t), int(p), _tuples(how, data)) for t, p, how in head["views"]),
+                    tuple(head["fused"]), tuple(head["padding_kept"]), _tuples(head["folded_pads"], data))
     except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
         raise CacheFileRejected(f"plan does not parse: {type(e).__name__}: {e}") from None
 

@@ -106,8 +106,30 @@ def test_a_plan_that_does_not_read_back_as_itself_is_not_kept(tmp_path):
     odd = dataclasses.replace(lowered, steps=(dataclasses.replace(step, params=step.params + (("odd", np.float32(1)),)),))
     assert "no plain-value form" in kept.save(odd)  # a numpy scalar: JSON has no form for it
     listed = dataclasses.replace(lowered, steps=(dataclasses.replace(step, params=step.params + (("odd", [1, 2]),)),))
-    assert kept.save(listed) == "plan not kept: it does not read back as itself"  # a list comes back a tuple
+    assert "no plain-value form" in kept.save(listed)  # a list would come back a tuple
+    nan = dataclasses.replace(lowered, steps=(dataclasses.replace(step, params=step.params + (("odd", float("nan")),)),))
+    assert kept.save(nan) == "plan not kept: it does not read back as itself"  # NaN equals nothing, itself included
     assert not os.path.exists(kept.path)
+
+
+def test_long_runs_of_numbers_are_kept_as_binary_and_come_back_exact(tmp_path):
+    """Per-channel scales (hundreds of floats in an int8 model's tensors and step parameters)
+    go to the data part as float64 / int64: the same Python floats and ints come back."""
+    from acl_bridge.models.model_cache import _Data, numbers
+
+    data = _Data()
+    floats = tuple(float(np.float32(x)) * 1e-3 for x in range(1, 40)) + (-0.0, 1e300, 5e-324)
+    ints = tuple(range(-20, 20)) + (2 ** 62,)
+    short = (0.5, 2)
+    packed = [data.numbers(v) for v in (floats, ints, short, (1, 2.5) * 10)]
+    assert [type(p) for p in packed] == [dict, dict, list, list]  # short or mixed: inline
+    blob = b"".join(data.chunks)
+    back = [numbers(p, blob) for p in packed]
+    assert back[0] == list(floats) and all(type(x) is float for x in back[0])
+    assert [str(x) for x in back[0]] == [str(x) for x in floats]  # -0.0 stays -0.0
+    assert back[1] == list(ints) and all(type(x) is int for x in back[1])
+    with pytest.raises(ValueError):
+        numbers({"f8": [len(blob), 2]}, blob)  # past the data
 
 
 def test_a_cache_option_false_keeps_nothing(tmp_path):
