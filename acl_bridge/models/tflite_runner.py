@@ -686,10 +686,12 @@ class TfliteRunner:
         plan = self.plan
         self.constants: List[Dict[str, NdArray]] = []
         calls = []
+        roots_with_views = self.roots_with_views
         for k, (s, cpad) in enumerate(zip(plan.steps, const_pad)):
             self._session.step = k
-            consts = {role: self._constant(ROLES[s.kind], role, value, cpad[role]) for role, value in s.constants}
-            shared = any(plan.root(tid) in self.roots_with_views for tid in _tensor_ids(s) if tid is not None)
+            cls = ROLES[s.kind]
+            consts = {role: self._constant(cls, role, value, cpad[role]) for role, value in s.constants}
+            shared = any(plan.root(tid) in roots_with_views for tid in _tensor_ids(s) if tid is not None)
             calls.append((s, _operands(s, self.arrays, consts),
                           dict(_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
                                allow_padding_writes=not shared, backend=self.backend)))
@@ -698,8 +700,9 @@ class TfliteRunner:
         self.batch_refused: Optional[str] = None
         if decided is not None and self.share_workspaces:
             self.workspaces = [Workspace(self.backend)]
-            workspace = self.workspaces[0]
-            functions, why = configure_kept([(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=workspace))
+            for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
+                kwargs["workspace"] = self.workspaces[0]
+            functions, why = configure_kept([(ROLES[s.kind], tuple(operands), kwargs)
                                              for s, operands, kwargs in calls], decided)
             self.batch_refused = why or None
             if functions is not None:
@@ -719,7 +722,7 @@ class TfliteRunner:
             if not self.share_workspaces:
                 self.workspaces.append(Workspace(self.backend))
             try:
-                f = ROLES[s.kind](*operands, **kwargs, workspace=self.workspaces[-1],
+                f = ROLES[s.kind](*operands, **dict(kwargs, workspace=self.workspaces[-1]),
                                   decided=None if decided is None else decided[k])
             except AclStatusError as e:
                 raise _refused(s, operands, e) from e
