@@ -134,6 +134,7 @@ class _Data:
     def __init__(self) -> None:
         self.chunks: List[bytes] = []
         self.size = 0
+        self._runs: Dict[Tuple[str, bytes], int] = {}  # (code, bytes) -> offset (numbers)
 
     def add(self, raw: bytes) -> List[int]:
         """Append ``raw``; its [offset, length] in the data part."""
@@ -149,10 +150,13 @@ class _Data:
         count]}`` (per-channel scales are hundreds of floats, which JSON parses slowly); read
         back by :func:`numbers`."""
         if len(values) > _INLINE_NUMBERS:
-            if all(type(v) is float for v in values):
-                return {"f8": [self.add(np.asarray(values, "<f8").tobytes())[0], len(values)]}
-            if all(type(v) is int for v in values) and all(-2 ** 63 <= v < 2 ** 63 for v in values):
-                return {"i8": [self.add(np.asarray(values, "<i8").tobytes())[0], len(values)]}
+            for code, kind in (("f8", float), ("i8", int)):
+                if all(type(v) is kind for v in values) and (kind is float or
+                                                             all(-2 ** 63 <= v < 2 ** 63 for v in values)):
+                    raw = np.asarray(values, "<" + code).tobytes()
+                    if (code, raw) not in self._runs:  # a run written once (a weight's scales recur in its step)
+                        self._runs[(code, raw)] = self.add(raw)[0]
+                    return {code: [self._runs[(code, raw)], len(values)]}
         return list(values)
 
     def sealed(self, magic: bytes, head: Dict[str, object]) -> bytes:
@@ -166,16 +170,23 @@ class _Data:
 _INLINE_NUMBERS = 8  # a list of numbers longer than this goes to the data part (_Data.numbers)
 
 
-def numbers(v: Any, data: Union[bytes, memoryview]) -> Any:
-    """The inverse of :meth:`_Data.numbers`: a list of Python floats or ints (exact: float64 and
-    int64 round-trip), or ``v`` itself when it was kept inline."""
+def numbers(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, tuple]] = None) -> Any:
+    """The inverse of :meth:`_Data.numbers`: a tuple of Python floats or ints (exact: float64 and
+    int64 round-trip; one tuple per run where ``memo`` is given: a run recurs), or ``v`` itself
+    when it was kept inline."""
     if type(v) is dict:
         ((code, (offset, count)),) = v.items()
+        key = (code, offset, count)
+        if memo is not None and key in memo:
+            return memo[key]
         dtype = {"f8": "<f8", "i8": "<i8"}[code]
         if type(offset) is not int or type(count) is not int or offset < 0 or count < 0 \
                 or offset + 8 * count > len(data):
             raise ValueError(f"{count!r} numbers at {offset!r} do not lie in the {len(data)} bytes of data")
-        return np.frombuffer(data, dtype, count=count, offset=offset).tolist()
+        out = tuple(np.frombuffer(data, dtype, count=count, offset=offset).tolist())
+        if memo is not None:
+            memo[key] = out
+        return out
     return v
 
 
@@ -199,9 +210,10 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
     return out
 
 
-def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview]) -> Tuple[TensorSpec, ...]:
+def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
+                   memo: Optional[Dict[tuple, tuple]] = None) -> Tuple[TensorSpec, ...]:
     """The inverse of :func:`encode_tensors`: constants as read-only views of ``data``; any
-    malformed value raises (the caller rejects the file)."""
+    malformed value raises (the caller rejects the file). ``memo``: :func:`numbers`'."""
     # (stored, the machine's own, the file's little-endian) per dtype: a model has a few
     dtypes = []
     for code in columns["dtype_table"]:
@@ -218,8 +230,9 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview]) -> T
         if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
             raise ValueError(f"tensor #{index}: name {name!r}, shape {shape} or dtype {kind!r} of another type")
         stored, dtype, in_file = dtypes[kind]
-        quant = None if q is None else Quantization(tuple(map(float, numbers(q[0], data))),
-                                                    tuple(map(int, numbers(q[1], data))), int(q[2]))
+        quant = None if q is None else Quantization(
+            tuple(map(float, q[0] if type(q[0]) is list else numbers(q[0], data, memo))),
+            tuple(map(int, q[1] if type(q[1]) is list else numbers(q[1], data, memo))), int(q[2]))
         value = None
         if at is not None:
             offset, size = map(int, at)
@@ -252,9 +265,10 @@ def encode_spec(spec: ModelSpec, data: _Data) -> Dict[str, object]:
     }
 
 
-def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview]) -> ModelSpec:
-    """The inverse of :func:`encode_spec` (any malformed value raises)."""
-    tensors = decode_tensors(graph["tensors"], data)
+def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
+                memo: Optional[Dict[tuple, tuple]] = None) -> ModelSpec:
+    """The inverse of :func:`encode_spec` (any malformed value raises). ``memo``: :func:`numbers`'."""
+    tensors = decode_tensors(graph["tensors"], data, memo)
     operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
                       for i, code, ins, outs, opts in graph["operators"])
     return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,

@@ -74,13 +74,18 @@ def _plain(v: Any, data: _Data) -> Any:
     raise TypeError(f"a step parameter holds a {type(v).__name__} ({v!r}), which has no plain-value form")
 
 
-def _tuples(v: Any, data: Union[bytes, memoryview]) -> Any:
-    """The inverse of :func:`_plain`: JSON's lists back to the tuples a plan is made of."""
-    if type(v) is list:
-        return tuple(_tuples(x, data) for x in v)
-    if type(v) is dict:
-        return tuple(numbers(v, data))
+def _tuples(v: Any, data: Union[bytes, memoryview], memo: Dict[tuple, tuple]) -> Any:
+    """The inverse of :func:`_plain`: JSON's lists back to the tuples a plan is made of (a run of
+    numbers read once per file: ``memo``)."""
+    t = type(v)
+    if t is list:  # (a scalar is itself: no call per leaf)
+        return tuple([_tuples(x, data, memo) if type(x) in _NESTED else x for x in v])
+    if t is dict:
+        return numbers(v, data, memo)
     return v
+
+
+_NESTED = (list, dict)
 
 
 def encode(plan: Plan, key: Dict[str, object]) -> bytes:
@@ -112,7 +117,8 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
     """The Plan in a cache file, or CacheFileRejected saying why not."""
     head, data = unseal_file(MAGIC, blob, key, "a lowered-plan cache file")
     try:
-        model = decode_spec(head["model"], data)
+        memo: Dict[tuple, tuple] = {}
+        model = decode_spec(head["model"], data, memo)
         tensors = model.tensors
         steps = []
         for op_index, opcode, kind, inputs, output, params, constants in head["steps"]:
@@ -131,9 +137,10 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
                     value.flags.writeable = False
                 values.append((str(role), value))
             steps.append(Step(int(op_index), str(opcode), str(kind), tuple(inputs), int(output),
-                              _tuples(params, data), tuple(values)))
-        return Plan(model, tuple(steps), tuple(View(int(t), int(p), _tuples(how, data)) for t, p, how in head["views"]),
-                    tuple(head["fused"]), tuple(head["padding_kept"]), _tuples(head["folded_pads"], data))
+                              _tuples(params, data, memo), tuple(values)))
+        return Plan(model, tuple(steps), tuple(View(int(t), int(p), _tuples(how, data, memo))
+                                              for t, p, how in head["views"]),
+                    tuple(head["fused"]), tuple(head["padding_kept"]), _tuples(head["folded_pads"], data, memo))
     except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
         raise CacheFileRejected(f"plan does not parse: {type(e).__name__}: {e}") from None
 

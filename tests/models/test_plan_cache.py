@@ -125,9 +125,12 @@ def test_long_runs_of_numbers_are_kept_as_binary_and_come_back_exact(tmp_path):
     assert [type(p) for p in packed] == [dict, dict, list, list]  # short or mixed: inline
     blob = b"".join(data.chunks)
     back = [numbers(p, blob) for p in packed]
-    assert back[0] == list(floats) and all(type(x) is float for x in back[0])
+    assert back[0] == floats and all(type(x) is float for x in back[0])
     assert [str(x) for x in back[0]] == [str(x) for x in floats]  # -0.0 stays -0.0
-    assert back[1] == list(ints) and all(type(x) is int for x in back[1])
+    assert back[1] == ints and all(type(x) is int for x in back[1])
+    assert data.numbers(floats) == packed[0] and len(data.chunks) == 4  # a run written once
+    memo = {}
+    assert numbers(packed[0], blob, memo) is numbers(packed[0], blob, memo)  # and read once
     with pytest.raises(ValueError):
         numbers({"f8": [len(blob), 2]}, blob)  # past the data
 
