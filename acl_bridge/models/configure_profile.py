@@ -9,10 +9,11 @@ prepares weights) once it has run. :meth:`~ConfigureProfile.text` is the table f
 
 The phases (``TfliteRunner``'s loading, its module docstring):
 
-* ``read``: the file to a ModelSpec: from the parsed-model cache on a second start, else the
-  flatbuffer (the ``tflite`` package imported then) and the cache saved (absent when the
-  runner was given a spec or plan);
-* ``lower``: constant folding and lowering to the plan's steps;
+* ``read``: the file to a plan: on a second start the lowered plan kept by an earlier process
+  (:mod:`.plan_cache`), else the ModelSpec from the parsed-model cache or the flatbuffer (the
+  ``tflite`` package imported then), the caches saved (absent when the runner was given a spec
+  or plan);
+* ``lower``: constant folding and lowering to the plan's steps (absent when the plan was kept);
 * ``program_cache``: OpenCL start and the program cache restored (CL only);
 * ``facts_cache``: ACL's answers of an earlier process read (:mod:`acl_bridge.facts_cache`);
 * ``negotiation``: every step asks for its padding (``negotiate``) and checks it with

@@ -5,8 +5,9 @@ Loading (:class:`TfliteRunner`) does everything once:
 1. read and plan the model (:mod:`.tflite_reader`, :mod:`.tflite_plan`); unsupported
    operators or options are refused here, naming them. The parsed model is kept by content
    between processes (:mod:`.model_cache`; ``model_cache=False`` turns it off, a directory
-   puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did): a second start
-   reads no flatbuffer and imports no ``tflite`` package;
+   puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did), and so is the
+   lowered plan (:mod:`.plan_cache`, in the same directory): a second start reads the plan
+   whole, parses and lowers nothing and imports no ``tflite`` package;
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it;
