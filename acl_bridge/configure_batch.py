@@ -17,10 +17,11 @@ for them, each with its arguments bound and checked as its constructor would and
 compared with its decision.
 
 What is checked when the native functions are made: per function, that its decision plans
-its roles, stages nothing and was made by this ACL and shim on this backend, and that a
-tensor is given exactly where its decision has a description (Python); per tensor, that the
-kept description is of the array's element size and the function's backend and addresses no
-byte outside the memory given (native); then ACL's own validate(). What is not compared there
+as many tensors as the function has roles, stages nothing and was made by this ACL and shim
+on this backend, and that a tensor is given exactly where its decision has a description
+(Python; the roles' names are compared when its object is made); per tensor, that the kept
+description is of the array's element size and the function's backend and addresses no byte
+outside the memory given (native); then ACL's own validate(). What is not compared there
 is the call's content (its parameters and each tensor's layout key): the caller vouches that
 every call is the one its decision was made for. The runner does, by keeping a load's
 decisions under the model file's content, its options and stamps of the code that lowers,
@@ -246,7 +247,10 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
     keep: list = []  # every cffi object the native call reads, alive until it returns
     for k, tail in kept.desc_tails.items():  # per-channel scales pointed to again, as tensor.desc_from_content does
-        d_k = desc_from_content(kept.desc_blob[k * desc_size:(k + 1) * desc_size] + tail)
+        try:
+            d_k = desc_from_content(kept.desc_blob[k * desc_size:(k + 1) * desc_size] + tail)
+        except AclError as e:  # scales that do not fit their description: decided afresh
+            return None, f"tensor {k}'s kept description: {e}"
         descs[k].quantization_scales = d_k.quantization_scales
         keep.append(d_k)
     params = ffi.new("acl_shim_params[]", max(n, 1))

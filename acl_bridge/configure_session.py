@@ -180,10 +180,17 @@ class KeptAnswers(Mapping):
         return answer
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._encoded)
+        """The question ids whose answers decode (each decoded now: iterating is not the hot
+        path, :meth:`get` is)."""
+        for qid in list(self._encoded):
+            try:
+                self[qid]
+            except KeyError:  # did not decode (reported once)
+                continue
+            yield qid
 
     def __len__(self) -> int:
-        return len(self._encoded)
+        return sum(1 for _ in self)
 
     def __repr__(self) -> str:
         return f"KeptAnswers({self.category!r}, {len(self)} answers, {len(self._decoded)} decoded)"

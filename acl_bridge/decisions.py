@@ -206,7 +206,13 @@ class KeptDecisions(Sequence):
         if any(len(d.params) != params_size for d in decisions):
             raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
         records = []
-        for d in decisions:
+        for k, d in enumerate(decisions):
+            # one planned tensor per role, absent exactly where no array (and no description) was given
+            if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
+                    (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
+                    for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
+                raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, {len(d.layouts)} "
+                                 f"layouts and {len(d.descs)} descriptions, expected one of each per role, absent alike")
             functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
                               idx("plan", d.plan), idx("facts", d.facts, repr(_encode_facts(d.facts)))))
             for layout, desc in zip(d.layouts, d.descs):
@@ -376,6 +382,8 @@ def _decode(value) -> KeptDecisions:
         if type(t) is not int or not 0 <= t < len(tensors) or tensors[t] < 0:
             raise ValueError(f"a description's tail is for tensor {t!r}, which has no description")
         tails[t] = _unb64(b) or b""
+        if len(tails[t]) % 4:  # per-channel scales: whole float32s
+            raise ValueError(f"the description of tensor {t} has a tail of {len(tails[t])} bytes, expected float32s")
     return KeptDecisions(heads, plans, facts, layouts, functions, tensors, params, params_size, descs, desc_size,
                          tails)
 

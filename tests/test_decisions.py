@@ -4,6 +4,7 @@ decision matches only a call of the same content (kind, parameters, options, eac
 layout, origin, free padding and quantization) on the same backend and ACL."""
 
 import base64
+import dataclasses
 import json
 import zlib
 
@@ -72,10 +73,11 @@ def _b64_zlib(raw: bytes) -> str:
     lambda v: v["tensors"].__setitem__(0, "0"),
     lambda v: v.update(desc_tails=[[2, "AAAA"]]),  # a tail for an absent tensor
     lambda v: v["layouts"].__setitem__(0, 7),
+    lambda v: v.update(desc_tails=[[1, "AAA="]]),  # scales that are no whole float32s
 ], ids=["no plans", "bad base64", "not compressed", "unknown action", "layout_ok text", "short tensors", "no params",
         "short params", "infinite count", "short plan", "absent with a layout", "string boolean", "int options",
         "no backend", "another form", "index past a table", "text index", "tail of an absent tensor",
-        "layout not text"])
+        "layout not text", "tail of no whole floats"])
 def test_a_malformed_decision_does_not_decode(break_it):
     value = json.loads(json.dumps(encode(CONFIGURED_PLAN, (_decision(), _decision(kind="add")))))
     break_it(value)
@@ -105,6 +107,11 @@ def test_kept_decisions_share_what_repeats_and_keep_records_of_a_fixed_size():
         kept[3]
     with pytest.raises(ValueError, match="differ in size"):
         KeptDecisions.of((_decision(), _decision(params=bytes(8))))
+    d = _decision()
+    for bad in (dataclasses.replace(d, layouts=d.layouts + d.layouts[:1], descs=d.descs + d.descs[:1]),
+                dataclasses.replace(d, descs=(None,) + d.descs[1:])):  # a role too many; a layout without its description
+        with pytest.raises(ValueError, match="one of each per role"):
+            KeptDecisions.of((bad, d))
 
 
 def test_a_decision_matches_only_a_call_of_the_same_content():

@@ -141,10 +141,12 @@ def test_an_answer_that_does_not_decode_is_a_warning_when_asked_for_and_acl_is_a
     f.save(bad)
     g = FactsCache("ab" * 32, IDENT, tmp_path)
     assert g.load().state == "warm"
-    (qid,) = list(g.decoded["probe"])
+    (qid,) = list(g.known["probe"])
     with pytest.warns(FactsCacheWarning, match="probe answer"):
         assert g.decoded["probe"].get(qid) is None
     assert g.decoded["probe"].get(qid) is None  # absent from then on (warned once)
+    assert list(g.decoded["probe"]) == [] and dict(g.decoded["probe"]) == {}  # and from iteration
+    assert len(g.decoded["negotiate"]) == len(g.known["negotiate"])
     s, calls = ConfigureSession(known=g.decoded), []
     _ask_all(s, calls)
     assert "probe" in calls and "negotiate" not in calls  # the bad answer asked again, the good ones not

@@ -229,6 +229,8 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         shape = tuple(shape)
         if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
             raise ValueError(f"tensor #{index}: name {name!r}, shape {shape} or dtype {kind!r} of another type")
+        if not 0 <= kind < len(dtypes):
+            raise ValueError(f"tensor #{index}: dtype {kind} of a table of {len(dtypes)}")
         stored, dtype, in_file = dtypes[kind]
         quant = None if q is None else Quantization(
             tuple(map(float, q[0] if type(q[0]) is list else numbers(q[0], data, memo))),
@@ -361,8 +363,8 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
 
 
 def read_aligned(path: Path) -> memoryview:
-    """The file's bytes in memory that starts 64-byte aligned, so that the constants, 64-byte
-    aligned in the file, are aligned in memory too."""
+    """The file's bytes, read-only, in memory that starts 64-byte aligned, so that the
+    constants, 64-byte aligned in the file, are aligned in memory too."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         raw = np.empty(size + _ALIGNMENT_IN_BYTES, np.uint8)

@@ -7,8 +7,9 @@ code that reads and lowers, so :class:`PlanCache` keeps it in a file of its own 
 parsed models, and the next start reads the plan whole:
 
 * one file per key: the model's MD5 (:func:`.model_cache.model_hash`), this format's version,
-  the package version, a stamp of the reading and lowering sources
-  (:func:`lowering_code_identity`) and the ``tflite`` package's version;
+  the package version, stamps of the reading and lowering sources
+  (:func:`lowering_code_identity`) and of this codec's own, and the ``tflite`` package's
+  version;
 * the file is sealed as the parsed-model cache's are (:func:`.model_cache.unseal_file`): the
   plan as JSON (its model's tensors as columns, its steps with their parameters, views,
   fusions and folds), then the constants' bytes, 64-byte aligned. A step's constant that is a
@@ -59,6 +60,13 @@ def lowering_code_identity() -> str:
     """A stamp of :data:`_LOWERING_SOURCES` (user_cache.sources_stamp), made once per process
     (OSError when unreadable)."""
     return "".join(sources_stamp(d, names)[:16] for d, names in _LOWERING_SOURCES)
+
+
+@functools.lru_cache(maxsize=None)
+def _codec_identity() -> str:
+    """A stamp of this file format's own code (this module and the parsed-model cache's, whose
+    tensor codec it uses): a changed codec never reads an old file."""
+    return sources_stamp(_HERE, ("plan_cache.py", "model_cache.py"))[:16]
 
 
 # ---------------------------------------------------------------------------- the format (pure)
@@ -120,29 +128,45 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
         memo: Dict[tuple, tuple] = {}
         model = decode_spec(head["model"], data, memo)
         tensors = model.tensors
+        n = len(tensors)
         steps = []
         for op_index, opcode, kind, inputs, output, params, constants in head["steps"]:
             values = []
             for c in constants:
                 if len(c) == 3:  # a model tensor's value
                     role, index, shape = c
+                    _check_index(index, n, "a constant's tensor")
                     value = tensors[index].data.reshape(tuple(shape))
                 else:
                     role, code, shape, (offset, size) = c
                     dtype = np.dtype(str(code))
-                    value = np.frombuffer(data, dtype=dtype, count=size // dtype.itemsize, offset=offset)
+                    in_file = dtype.newbyteorder("<")  # the file's byte order
+                    value = np.frombuffer(data, dtype=in_file, count=size // dtype.itemsize, offset=offset)
                     value = value.reshape(tuple(shape))
-                    if value.dtype != value.dtype.newbyteorder("="):  # a big-endian machine
-                        value = value.astype(value.dtype.newbyteorder("="))
+                    if in_file != dtype:  # a big-endian machine
+                        value = value.astype(dtype)
                     value.flags.writeable = False
                 values.append((str(role), value))
+            for i in inputs:
+                _check_index(i, n, "a step's input")
+            _check_index(output, n, "a step's output", least=-1)
             steps.append(Step(int(op_index), str(opcode), str(kind), tuple(inputs), int(output),
                               _tuples(params, data, memo), tuple(values)))
-        return Plan(model, tuple(steps), tuple(View(int(t), int(p), _tuples(how, data, memo))
-                                              for t, p, how in head["views"]),
-                    tuple(head["fused"]), tuple(head["padding_kept"]), _tuples(head["folded_pads"], data, memo))
+        views = []
+        for t, p, how in head["views"]:
+            _check_index(t, n, "a view's tensor")
+            _check_index(p, n, "a view's parent")
+            views.append(View(t, p, _tuples(how, data, memo)))
+        return Plan(model, tuple(steps), tuple(views), tuple(head["fused"]), tuple(head["padding_kept"]),
+                    _tuples(head["folded_pads"], data, memo))
     except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
         raise CacheFileRejected(f"plan does not parse: {type(e).__name__}: {e}") from None
+
+
+def _check_index(i: object, n: int, what: str, least: int = 0) -> None:
+    """ValueError unless ``i`` is an int in [least, n) (no negative index naming another tensor)."""
+    if type(i) is not int or not least <= i < n:
+        raise ValueError(f"{what} is {i!r}, expected {least} to {n - 1}")
 
 
 def same_plan(a: Plan, b: Plan) -> bool:
@@ -173,7 +197,8 @@ class PlanCache:
     def __init__(self, data: bytes, directory: Union[None, str, "os.PathLike[str]"] = None):
         self.directory = Path(directory) if directory is not None else cache_dir()
         self.key: Dict[str, object] = {"format": FORMAT, "model_md5": model_hash(data), "package": __version__,
-                                       "lowering": lowering_code_identity(), "tflite": _tflite_version()}
+                                       "lowering": lowering_code_identity(), "codec": _codec_identity(),
+                                       "tflite": _tflite_version()}
         name = hashlib.sha256(json.dumps(self.key, sort_keys=True).encode()).hexdigest()[:32] + SUFFIX
         self.path = self.directory / name
         self.reason = ""

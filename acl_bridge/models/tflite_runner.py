@@ -377,11 +377,11 @@ class TfliteRunner:
                 else:  # its constant DEQUANTIZEs folded, and kept so (the parsed-model cache's own file)
                     spec, self.model_cache = read_model_cached(data, model_cache, dequantized=True)
             if kept_plan is None:
-                with phase("lower"):
+                with phase("lower"):  # and kept for the next start (encoded, read back, compared, written)
                     plan = plan_model(spec)
-                if plans is not None:
-                    why = plans.save(plan)
-                    self.model_cache = replace(self.model_cache, reason=f"{self.model_cache.reason}; {why}")
+                    if plans is not None:
+                        why = plans.save(plan)
+                        self.model_cache = replace(self.model_cache, reason=f"{self.model_cache.reason}; {why}")
         self.plan = plan
         t0 = time.perf_counter()
         with phase("program_cache"):
@@ -899,7 +899,8 @@ class TfliteRunner:
             f"; program cache {self.program_cache.state} ({self.program_cache.programs_restored} restored, "
             f"{self.program_cache.programs_saved} saved)")
         if self.model_cache is not None:
-            cache += f"; parsed-model cache {self.model_cache.state}"
+            kept_plan = self.model_cache.reason == "lowered plan kept"
+            cache += f"; {'lowered-plan' if kept_plan else 'parsed-model'} cache {self.model_cache.state}"
         if self.facts_cache is not None:
             cache += f"; ACL's answers {self.facts_cache.state} ({self.facts_cache.answers} kept, {self.facts_cache.saved} saved)"
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "

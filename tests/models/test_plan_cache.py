@@ -88,6 +88,25 @@ def test_a_truncated_plan_file_is_a_warning(tmp_path):
     _spoiled(tmp_path, lambda blob: blob[:len(blob) // 2], "ignored")
 
 
+def test_a_resealed_plan_naming_another_tensor_by_a_negative_index_is_refused(tmp_path):
+    """A well-sealed file (checksum good) whose step names tensor -1: Python would take the
+    last tensor; the decode refuses it (a warning and a cold start, never a wrong plan)."""
+    import json
+
+    from acl_bridge.models.model_cache import FORMAT_VERSION
+    from acl_bridge.user_cache import seal, unseal
+
+    data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    kept = _keep(data, tmp_path)
+    header, body = unseal(pc.MAGIC, FORMAT_VERSION, open(kept.path, "rb").read(), "test")
+    head = json.loads(bytes(header))
+    head["steps"][0][3] = [-1] + head["steps"][0][3][1:]
+    open(kept.path, "wb").write(seal(pc.MAGIC, FORMAT_VERSION, json.dumps(head).encode(), bytes(body)))
+    with pytest.warns(ModelCacheWarning, match="a step's input is -1"):
+        plan, _, _, _ = pc.read_plan_cached(data, tmp_path)
+    assert plan is None
+
+
 def test_a_plan_file_of_another_model_is_never_used(tmp_path):
     a = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
     b = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.25, np.float32)))
