@@ -7,10 +7,11 @@ A second start of a model (:mod:`acl_bridge.models.tflite_runner`) has a kept
 Python of its own besides ACL's validate() and configure(): its arguments bound, every
 tensor's layout key compared with the decision's, every kept description checked and made, a
 native call per tensor, per import and per function. :func:`configure_kept` makes the
-native functions with one call, from the decisions as the facts cache keeps them
-(:class:`~acl_bridge.decisions.KeptDecisions`: their native records handed over as they are), ``acl_shim_plan_create`` (native/acl_shim_plan.cpp): per
-function the same tensors, the same validate() and configure() (joining the same workspace,
-with the decision's native parameters) and the same imports, in the same order. What it
+native functions with one call, ``acl_shim_plan_create`` (native/acl_shim_plan.cpp), from the
+decisions as the facts cache keeps them (:class:`~acl_bridge.decisions.KeptDecisions`: their
+native records handed over as they are): per function the same tensors, the same validate()
+and configure() (joining the same workspace, with the decision's native parameters) and the
+same imports, in the same order. What it
 returns, :class:`RecalledFunctions`, runs as it is (a :class:`~acl_bridge.schedule.Schedule`
 takes it); its :class:`~acl_bridge.functions.AclFunction` objects are made when someone asks
 for them, each with its arguments bound and checked as its constructor would and its call
@@ -63,8 +64,8 @@ from .workspace import check_workspace
 @dataclass(frozen=True)
 class Recall:
     """One function to make: its class, its tensors (roles order; NdArrays or numpy arrays, None
-    where absent) and keyword arguments, as they would be given to its constructor (``decided`` left out),
-    and its kept decision."""
+    where absent) and keyword arguments, as they would be given to its constructor (``decided``
+    left out), and its kept decision."""
 
     cls: type
     args: Tuple[object, ...]
@@ -194,10 +195,10 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     if n and kept.params_size != params_size:
         return None, f"the kept parameters are of {kept.params_size} bytes, this shim's of {params_size}"
     calls = [_with_ndarrays(c) for c in calls]
-    workspaces = {id(check_workspace(kwargs.get("workspace"))) for _, _, kwargs in calls}
+    workspaces = {id(w): w for w in (check_workspace(kwargs.get("workspace")) for _, _, kwargs in calls)}
     if len(workspaces) > 1:
         return None, f"the functions are in {len(workspaces)} workspaces; one native call takes one"
-    workspace = check_workspace(calls[0][2].get("workspace")) if n else None
+    workspace = next(iter(workspaces.values()), None)
     # what holds for every function of a distinct plan or head, found once
     staged = [p.staged for p in kept.distinct_plans]
     acl = acl_identity()

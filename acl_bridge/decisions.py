@@ -211,8 +211,9 @@ class KeptDecisions(Sequence):
             if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
                     (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
                     for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
-                raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, {len(d.layouts)} "
-                                 f"layouts and {len(d.descs)} descriptions, expected one of each per role, absent alike")
+                raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
+                                 f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
+                                 f"per role, absent alike")
             functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
                               idx("plan", d.plan), idx("facts", d.facts, repr(_encode_facts(d.facts)))))
             for layout, desc in zip(d.layouts, d.descs):
@@ -388,5 +389,5 @@ def _decode(value) -> KeptDecisions:
                          tails)
 
 
-__all__ = ["Decision", "KeptDecisions", "layout_key", "quantization_text", "code_identity", "encode", "decode", "pad_json",
-           "pad_from_json"]
+__all__ = ["Decision", "KeptDecisions", "layout_key", "quantization_text", "code_identity", "encode", "decode",
+           "pad_json", "pad_from_json"]

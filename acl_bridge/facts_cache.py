@@ -144,10 +144,11 @@ class FactsCache:
             if bytes(head) != self.head:
                 raise CacheFileRejected("written for another identity or model")
             known = json.loads(bytes(body))
-            if not isinstance(known, dict) or not all(isinstance(v, dict) for v in known.values()):
+            if not isinstance(known, dict):
                 raise CacheFileRejected("answers are not {category: {question: answer}}")
-            # each answer decoded when a load first asks for it; one that does not decode is a
-            # warning then, and ACL is asked again for it
+            # every category known and a map (else TypeError/ValueError: the file is not used);
+            # each answer decoded when a load first asks for it, one that does not decode a
+            # warning then, and ACL asked again for it
             answers = decode_all(known, self._undecodable)
         except (CacheFileRejected, ValueError, TypeError) as e:
             return self._cold(f"{self.path} ignored: {e}")

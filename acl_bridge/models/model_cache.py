@@ -119,8 +119,9 @@ def model_hash(data: bytes) -> str:
     return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
-def _file_name(key: Dict[str, object]) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32] + SUFFIX
+def file_name(key: Dict[str, object], suffix: str = SUFFIX) -> str:
+    """A cache file's name: the hash of its key (this cache's files, and the plan cache's)."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32] + suffix
 
 
 # ---------------------------------------------------------------------------- the format (pure)
@@ -143,6 +144,11 @@ class _Data:
         self.chunks.append(raw)
         self.size = start + len(raw)
         return [start, len(raw)]
+
+    def add_array(self, value: np.ndarray) -> List[int]:
+        """Append an array's elements, little-endian (the file's order on any machine); its
+        [offset, length] in the data part (read back by :func:`array_at`)."""
+        return self.add(np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes())
 
     def numbers(self, values: Sequence[Any]) -> Any:
         """``values`` (a list or tuple) as JSON: as it is when short or not all of one type,
@@ -190,6 +196,25 @@ def numbers(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, t
     return v
 
 
+def array_at(data: Union[bytes, memoryview], at: Any, dtype: np.dtype, shape: Tuple[int, ...],
+             in_file: Optional[np.dtype] = None) -> np.ndarray:
+    """The inverse of :meth:`_Data.add_array`: the elements at ``at`` ([offset, length] in
+    ``data``) as a read-only array of ``dtype`` in the machine's order and ``shape``, a view of
+    ``data`` on a little-endian machine; ``in_file``: ``dtype`` little-endian, when the caller
+    has it. ValueError where the bytes do not lie in ``data`` or do not fit the shape."""
+    offset, size = map(int, at)
+    expected = math.prod(shape) * dtype.itemsize
+    if offset < 0 or offset + size > len(data) or size != expected:
+        raise ValueError(f"data [{offset}, {offset + size}) of {len(data)} bytes, expected {expected} bytes for "
+                         f"shape {list(shape)}")
+    in_file = dtype.newbyteorder("<") if in_file is None else in_file
+    value = np.frombuffer(data, dtype=in_file, count=size // dtype.itemsize, offset=offset).reshape(shape)
+    if in_file != dtype:  # a big-endian machine: the file is little-endian
+        value = value.astype(dtype)
+    value.flags.writeable = False
+    return value
+
+
 def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list]:
     """Tensors (each at its own index) as columns, their constants' bytes (little-endian) added
     to ``data``; ValueError for a tensor out of place."""
@@ -204,8 +229,7 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
         q = t.quantization
         out["quantization"].append(None if q is None else [data.numbers(q.scale), data.numbers(q.zero_point),
                                                            q.quantized_dimension])
-        out["data"].append(None if t.data is None else data.add(
-            np.ascontiguousarray(t.data, dtype=t.dtype.newbyteorder("<")).tobytes()))
+        out["data"].append(None if t.data is None else data.add_array(t.data))
     out["dtype_table"] = list(dtypes)
     return out
 
@@ -235,17 +259,10 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         quant = None if q is None else Quantization(
             tuple(map(float, q[0] if type(q[0]) is list else numbers(q[0], data, memo))),
             tuple(map(int, q[1] if type(q[1]) is list else numbers(q[1], data, memo))), int(q[2]))
-        value = None
-        if at is not None:
-            offset, size = map(int, at)
-            expected = math.prod(shape) * stored.itemsize
-            if offset < 0 or offset + size > len(data) or size != expected:
-                raise ValueError(f"tensor #{index}: data [{offset}, {offset + size}) of {len(data)} bytes, "
-                                 f"expected {expected} bytes for shape {list(shape)}")
-            value = np.frombuffer(data, dtype=in_file, count=size // stored.itemsize, offset=offset).reshape(shape)
-            if in_file != dtype:  # a big-endian machine: the file is little-endian
-                value = value.astype(dtype)
-            value.flags.writeable = False
+        try:
+            value = None if at is None else array_at(data, at, dtype, shape, in_file)
+        except ValueError as e:
+            raise ValueError(f"tensor #{index}: {e}") from None
         out.append(TensorSpec(index, name, shape, dtype, value, quant))
     return tuple(out)
 
@@ -335,7 +352,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
         return parse(data), ModelCacheReport("off", None, f"reader sources unreadable: {e}")
     if dequantized:
         key["dequantized"] = True
-    path = directory / _file_name(key)
+    path = directory / file_name(key)
     reason = "no cache file"
     try:
         blob = read_aligned(path)

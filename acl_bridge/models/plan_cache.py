@@ -27,8 +27,6 @@ Measurements: docs/performance.md, "Start-up".
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 import time
 import warnings
@@ -40,8 +38,8 @@ import numpy as np
 from .._version import __version__
 from ..user_cache import CacheFileRejected, sources_stamp, write_atomically
 from .lowering import Step
-from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, cache_dir, decode_spec,
-                          encode_spec, model_hash, numbers, read_aligned, unseal_file)
+from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
+                          encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file)
 from .tflite_plan import Plan, View
 
 MAGIC = b"ACLNDPL\x00"
@@ -112,8 +110,7 @@ def encode(plan: Plan, key: Dict[str, object]) -> bytes:
                     and value.flags.c_contiguous):  # the model's own value, as stored or reshaped
                 constants.append([role, owner.index, list(value.shape)])
             else:  # made by the lowering: bytes of its own
-                raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
-                constants.append([role, value.dtype.str, list(value.shape), data.add(raw.tobytes())])
+                constants.append([role, value.dtype.str, list(value.shape), data.add_array(value)])
         steps.append([s.op_index, s.opcode, s.kind, list(s.inputs), s.output, _plain(s.params, data), constants])
     head = {"key": key, "model": model, "steps": steps,
             "views": [[v.tensor, v.parent, list(v.how)] for v in plan.views], "fused": list(plan.fused),
@@ -138,14 +135,8 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
                     _check_index(index, n, "a constant's tensor")
                     value = tensors[index].data.reshape(tuple(shape))
                 else:
-                    role, code, shape, (offset, size) = c
-                    dtype = np.dtype(str(code))
-                    in_file = dtype.newbyteorder("<")  # the file's byte order
-                    value = np.frombuffer(data, dtype=in_file, count=size // dtype.itemsize, offset=offset)
-                    value = value.reshape(tuple(shape))
-                    if in_file != dtype:  # a big-endian machine
-                        value = value.astype(dtype)
-                    value.flags.writeable = False
+                    role, code, shape, at = c
+                    value = array_at(data, at, np.dtype(str(code)), tuple(shape))
                 values.append((str(role), value))
             for i in inputs:
                 _check_index(i, n, "a step's input")
@@ -199,8 +190,7 @@ class PlanCache:
         self.key: Dict[str, object] = {"format": FORMAT, "model_md5": model_hash(data), "package": __version__,
                                        "lowering": lowering_code_identity(), "codec": _codec_identity(),
                                        "tflite": _tflite_version()}
-        name = hashlib.sha256(json.dumps(self.key, sort_keys=True).encode()).hexdigest()[:32] + SUFFIX
-        self.path = self.directory / name
+        self.path = self.directory / file_name(self.key, SUFFIX)
         self.reason = ""
 
     def load(self) -> Optional[Plan]:
