@@ -19,6 +19,11 @@ operators using them require (:mod:`.tflite_quantization`, called by :func:`read
 
 Constant DEQUANTIZE operators (float16 or int8 weights) are expanded here, at load time:
 :func:`fold_constant_dequantize` returns a graph where their outputs are float32 constants.
+
+Sparse constants (a tensor's ``sparsity`` field: its buffer keeps only some values) are made
+dense as they are read (:mod:`.sparsity`, every field checked), and the DENSIFY operators
+that read them are folded away by :func:`read_model`: the rest of the pipeline never sees
+sparsity.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from ndarray.errors import AclNdarrayError, UnsupportedOptionError
+
+from .sparsity import (DENSE, SPARSE_CSR, DimensionMetadata, SparseTooLargeError, SparsityFormatError,
+                       SparsityParameters, densify, stored_count)
 
 MAX_RANK = 6
 MAX_ELEMENTS = 1 << 31  # a tensor larger than this is refused (ACL strides are 32-bit bytes)
@@ -255,13 +263,80 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
     data = None
     b = r.index(t.Buffer(), num_buffers, f"{what} buffer index")
     raw = _buffer_bytes(r, model, b, f"{what} buffer #{b}") if b else None
-    if raw is not None:
+    table = t.Sparsity()
+    if table is not None:
+        if raw is None:
+            raise UnsupportedModelError(f"{what} has sparsity parameters but no constant data, expected a sparse "
+                                        f"constant (TFLite densifies only those)")
+        data = _sparse_constant(r, table, raw, what, shape, dtype)
+    elif raw is not None:
         if len(raw) != elements * dtype.itemsize:
             raise ModelFormatError(f"{what}: constant data has {len(raw)} bytes, expected {elements} x "
-                                   f"{dtype.itemsize} for shape {list(shape)} {dtype}")
+                                   f"{dtype.itemsize} for shape {list(shape)} {dtype} (a dense tensor: it has no "
+                                   f"sparsity parameters)")
         data = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    if data is not None:
         data.flags.writeable = False
     return TensorSpec(i, name, shape, dtype, data, _quantization(r, t, what, shape, dtype))
+
+
+def _index_vector(r: _Reader, m: Any, kind: str, field: str) -> Optional[np.ndarray[Any, Any]]:
+    """A DimensionMetadata's ``array_segments`` or ``array_indices`` (``kind``: "Segments"
+    or "Indices"): a union of Int32Vector, Uint16Vector, Uint8Vector; None when absent."""
+    table = getattr(m, f"Array{kind}")()
+    if table is None:
+        return None
+    code = getattr(m, f"Array{kind}Type")()
+    types = {1: ("Int32Vector", 4), 2: ("Uint16Vector", 2), 3: ("Uint8Vector", 1)}  # schema union SparseIndexVector
+    if code not in types:
+        raise ModelFormatError(f"{field}_type is {code}, expected one of {sorted(types)} (Int32Vector, Uint16Vector, "
+                               f"Uint8Vector)")
+    name, size = types[code]
+    vector = getattr(r.tflite, name)()
+    vector.Init(table.Bytes, table.Pos)
+    n = r.count(vector.ValuesLength(), f"{field}.values", size)
+    return vector.ValuesAsNumpy() if n else np.zeros(0, np.int64)
+
+
+def _sparsity(r: _Reader, table: Any, what: str) -> SparsityParameters:
+    """A tensor's SparsityParameters table, each vector's length checked against the file."""
+    order = r.ints(table, "TraversalOrder", f"{what} sparsity.traversal_order")
+    block_map = r.ints(table, "BlockMap", f"{what} sparsity.block_map")
+    levels = []
+    for k in range(r.count(table.DimMetadataLength(), f"{what} sparsity.dim_metadata")):
+        field = f"{what} sparsity.dim_metadata[{k}]"
+        m = table.DimMetadata(k)
+        if m is None:
+            raise ModelFormatError(f"{field} is missing, expected a DimensionMetadata table")
+        fmt = m.Format()
+        if fmt == 0:
+            levels.append(DimensionMetadata.dense(m.DenseSize()))
+        elif fmt == 1:
+            levels.append(DimensionMetadata.csr(_index_vector(r, m, "Segments", f"{field}.array_segments"),
+                                                _index_vector(r, m, "Indices", f"{field}.array_indices")))
+        else:
+            raise ModelFormatError(f"{field}.format is {fmt}, expected 0 ({DENSE}) or 1 ({SPARSE_CSR})")
+    return SparsityParameters.of(order, block_map, levels)
+
+
+def _sparse_constant(r: _Reader, table: Any, raw: bytes, what: str, shape: Tuple[int, ...],
+                     dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """The dense value of a sparse constant: its parameters checked against the shape, its
+    buffer against the number of values they keep, then :func:`.sparsity.densify`."""
+    sp = _sparsity(r, table, what)
+    elements = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    try:
+        count = stored_count(shape, sp)
+        if len(raw) != count * dtype.itemsize:
+            raise ModelFormatError(f"{what}: constant data has {len(raw)} bytes, expected {count} x {dtype.itemsize}: "
+                                   f"the tensor is sparse, its sparsity parameters keep {count} of the {elements} "
+                                   f"elements of shape {list(shape)} {dtype}")
+        values = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+        return densify(values, shape, sp)
+    except SparsityFormatError as e:
+        raise ModelFormatError(f"{what} (sparse, shape {list(shape)} {dtype}): {e}") from None
+    except SparseTooLargeError as e:
+        raise UnsupportedModelError(f"{what}: {e}") from None
 
 
 def _quantization(r: _Reader, t: Any, what: str, shape: Tuple[int, ...], dtype: np.dtype[Any]) -> Optional[Quantization]:
@@ -345,8 +420,39 @@ def _read(r: _Reader) -> ModelSpec:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(model.Description(), "description")
     spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
+    sparse = frozenset(i for i in range(nt) if sub.Tensors(i).Sparsity() is not None)
+    spec = _fold_densify(spec, sparse)
     check_quantization(spec)
     return spec
+
+
+def _fold_densify(model: ModelSpec, sparse: "frozenset[int]") -> ModelSpec:
+    """The same graph with every DENSIFY replaced by its output made constant: the dense
+    value its sparse input already holds (densified when read). TFLite's DENSIFY takes one
+    sparse constant and gives a tensor of its shape and type."""
+    if not any(op.opcode == "DENSIFY" for op in model.operators):
+        return model
+    tensors = list(model.tensors)
+    kept = []
+    for op in model.operators:
+        if op.opcode != "DENSIFY":
+            kept.append(op)
+            continue
+        where = f"operator #{op.index} DENSIFY"
+        if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
+            raise ModelFormatError(f"{where} has inputs {list(op.inputs)} and outputs {list(op.outputs)}, expected "
+                                   f"one each")
+        src, dst = tensors[op.inputs[0]], tensors[op.outputs[0]]
+        if src.index not in sparse:
+            raise ModelFormatError(f"{where}: input {src!r} has no sparsity parameters, expected a sparse constant")
+        if dst.is_constant or dst.index in sparse:
+            raise ModelFormatError(f"{where}: output {dst!r} has data of its own, expected a tensor DENSIFY writes")
+        if (dst.shape, dst.dtype) != (src.shape, src.dtype):
+            raise ModelFormatError(f"{where}: output {dst!r} differs from input {src!r}, expected the same shape "
+                                   f"and type")
+        tensors[dst.index] = TensorSpec(dst.index, dst.name, dst.shape, dst.dtype, src.data, dst.quantization)
+    return ModelSpec(model.version, model.description, tuple(tensors), tuple(kept), model.inputs,
+                     model.outputs, model.sha256)
 
 
 def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]) -> ModelSpec:
