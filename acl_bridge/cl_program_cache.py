@@ -18,6 +18,12 @@ into ``clCreateProgramWithBinary``), so the library never gives it a file it did
   must match the current key exactly and the checksum must hold, and the payload must parse
   as ACL's records (:func:`count_programs`); it is then written to a private temporary file
   for ACL to read;
+* the programs are code (on PoCL a CPU device's binary is native code), and the key and CRC
+  are public facts anyone could recompute: the file also carries an HMAC-SHA256 of the key and
+  payload made with this user's secret (:func:`acl_bridge.user_cache.user_secret`, mode 0600
+  in the cache folder), so only files this user's processes wrote are handed to ACL; the
+  folder and file pass :func:`acl_bridge.user_cache.read_trusted` first (this user's, no one
+  else may write them, a regular file within :data:`MAX_FILE_BYTES`);
 * a change of any key field is a different file name (invalidated); a file whose header
   names another key (copied from elsewhere), a damaged or truncated one, or an unreadable
   directory is a :class:`ProgramCacheWarning` and a cold start, never an exception; a program
@@ -33,6 +39,7 @@ one is the library's and works whatever the driver does. Measurements: docs/open
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import struct
@@ -44,11 +51,14 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from .native import check, require_native
-from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_atomically
+from .user_cache import (CacheFileRejected, ensure_cache_folder, read_trusted, seal, unseal, user_cache_dir, user_secret,
+                         write_atomically)
 
 DIR_ENV = "ACL_NDARRAY_CL_PROGRAM_CACHE"
 MAGIC = b"ACLNDPC\x00"
-FORMAT_VERSION = 2  # 2: CRC-32 seal
+FORMAT_VERSION = 3  # 2: CRC-32 seal; 3: HMAC-SHA256 with the user's secret
+MAX_FILE_BYTES = 1 << 30  # far above what a model's programs take (tens of MiB)
+_MAC_BYTES = 32
 SUFFIX = ".aclprograms"
 # ACL's record: size_t name length, size_t binary length, name, binary (native byte order)
 _ACL_RECORD = struct.Struct("@NN")
@@ -139,18 +149,30 @@ def count_programs(payload: bytes) -> int:
     return n
 
 
-def pack(key: CacheKey, payload: bytes) -> bytes:
-    """Our file: the key's text and ACL's file, sealed (acl_bridge.user_cache.seal)."""
-    return seal(MAGIC, FORMAT_VERSION, key.text().encode(), payload)
+def _mac(secret: bytes, key_bytes: bytes, payload) -> bytes:
+    return hmac.new(secret, len(key_bytes).to_bytes(8, "little") + key_bytes + payload, hashlib.sha256).digest()
 
 
-def unpack(data: bytes, key: CacheKey) -> Tuple[bytes, int]:
-    """(ACL's file, number of programs) from our file, or CacheFileRejected saying why."""
-    key_bytes, payload = unseal(MAGIC, FORMAT_VERSION, data, "an acl-ndarray program cache")
-    if key_bytes != key.text().encode():
+def pack(key: CacheKey, payload: bytes, secret: bytes) -> bytes:
+    """Our file: the key's text, then the HMAC of key and payload made with ``secret`` and
+    ACL's file, sealed (acl_bridge.user_cache.seal)."""
+    key_bytes = key.text().encode()
+    return seal(MAGIC, FORMAT_VERSION, key_bytes, _mac(secret, key_bytes, payload) + payload)
+
+
+def unpack(data: bytes, key: CacheKey, secret: bytes) -> Tuple[bytes, int]:
+    """(ACL's file, number of programs) from our file, or CacheFileRejected saying why: not
+    sealed, another key, an HMAC that ``secret`` did not make, or records ACL could not read."""
+    key_bytes, body = unseal(MAGIC, FORMAT_VERSION, data, "an acl-ndarray program cache")
+    if bytes(key_bytes) != key.text().encode():
         raise CacheFileRejected(f"written for another key: {bytes(key_bytes[:300]).decode('utf-8', 'replace')} "
                                 f"(this process: {key.text()})")
-    return bytes(payload), count_programs(payload)
+    if len(body) < _MAC_BYTES:
+        raise CacheFileRejected(f"the file has {len(body)} bytes after its key, expected at least {_MAC_BYTES}")
+    payload = bytes(body[_MAC_BYTES:])
+    if not hmac.compare_digest(bytes(body[:_MAC_BYTES]), _mac(secret, bytes(key_bytes), payload)):
+        raise CacheFileRejected("not written by this user's processes (its HMAC does not hold with this user's secret)")
+    return payload, count_programs(payload)
 
 
 # ---------------------------------------------------------------------------- with ACL
@@ -189,16 +211,20 @@ class ProgramCache:
             self._report = CacheReport("warm", path, "restored earlier in this process")
             return self._report
         try:
-            data = self.path.read_bytes()
+            data = read_trusted(self.path, MAX_FILE_BYTES)
         except FileNotFoundError:
             self._report = CacheReport("cold", path, "no cache file yet")
             return self._report
-        except OSError as e:
+        except (OSError, MemoryError) as e:  # CacheNotTrusted included
             _warn(f"cannot read {path}: {e}")
             self._report = CacheReport("cold", path, f"unreadable: {e}")
             return self._report
         try:
-            payload, n = unpack(data, self.key)
+            payload, n = unpack(data, self.key, user_secret(self.directory))
+        except OSError as e:
+            _warn(f"no secret to check {path} with: {e}")
+            self._report = CacheReport("cold", path, f"no secret: {e}")
+            return self._report
         except CacheFileRejected as e:
             _warn(f"ignored {path}: {e}")
             self._report = CacheReport("cold", path, f"ignored: {e}")
@@ -248,14 +274,14 @@ class ProgramCache:
         ffi, lib = require_native()
         acl_tmp = None
         try:
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            ensure_cache_folder(self.directory)
             fd, acl_tmp = tempfile.mkstemp(prefix=".acl-", dir=self.directory)
             os.close(fd)
             n = ffi.new("int32_t *")
             check(lib.acl_shim_cl_program_cache_save(acl_tmp.encode(), n), "cl_program_cache_save")
             payload = Path(acl_tmp).read_bytes()
             written = count_programs(payload)
-            write_atomically(self.path, pack(self.key, payload))
+            write_atomically(self.path, pack(self.key, payload, user_secret(self.directory)))
         except (OSError, AclNdarrayError, CacheFileRejected) as e:
             warnings.warn(ProgramCacheWarning(f"OpenCL program cache: not saved to {self.path}: {e}"), stacklevel=3)
             return 0

@@ -45,12 +45,13 @@ from typing import Dict, Mapping, Optional, Tuple, Union
 
 from ._version import __version__
 from .configure_session import decode_all
-from .user_cache import CacheFileRejected, seal, unseal, user_cache_dir, write_atomically
+from .user_cache import CacheFileRejected, read_trusted, seal, unseal, user_cache_dir, write_atomically
 
 DIR_ENV = "ACL_NDARRAY_FACTS_CACHE"
 MAGIC = b"ACLNDFC\x00"
 FORMAT_VERSION = 3  # 2: CRC-32 seal; 3: decisions as columns (acl_bridge.decisions.KeptDecisions)
 SUFFIX = ".aclfacts"
+MAX_FILE_BYTES = 256 << 20  # a facts file is a few hundred KiB; a bound keeps a crafted one from filling memory
 
 
 class FactsCacheWarning(UserWarning):
@@ -134,10 +135,10 @@ class FactsCache:
         """Read the kept answers into :attr:`known` (encoded) and :attr:`decoded`;
         what happened."""
         try:
-            blob = self.path.read_bytes()
+            blob = read_trusted(self.path, MAX_FILE_BYTES)
         except FileNotFoundError:
             return FactsCacheReport("cold", str(self.path), "no cache file")
-        except OSError as e:
+        except (OSError, MemoryError) as e:  # CacheNotTrusted included: another user's, a FIFO, too big
             return self._cold(f"cannot read {self.path}: {e}")
         try:
             head, body = unseal(MAGIC, FORMAT_VERSION, blob, "an acl-ndarray facts cache")
@@ -150,8 +151,9 @@ class FactsCache:
             # each answer decoded when a load first asks for it, one that does not decode a
             # warning then, and ACL asked again for it
             answers = decode_all(known, self._undecodable)
-        except (CacheFileRejected, ValueError, TypeError) as e:
-            return self._cold(f"{self.path} ignored: {e}")
+        except Exception as e:  # whatever a damaged or crafted file makes the decoders raise: a cold start
+            return self._cold(f"{self.path} ignored: {type(e).__name__}: {e}" if not isinstance(e, CacheFileRejected)
+                              else f"{self.path} ignored: {e}")
         self.known, self.decoded = known, answers
         return FactsCacheReport("warm", str(self.path), "", sum(len(v) for v in known.values()))
 

@@ -226,15 +226,20 @@ def place_at(buffers: Sequence[Tuple[Lifetime, int]], offsets: Sequence[Tuple[in
              pinned: Iterable[int] = (), alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> Optional[MemoryPlan]:
     """The arena with each buffer at a given offset, in the order given (``(tensor, offset)``
     pairs: a placement :func:`place` made earlier and kept), or None where they are no valid
-    placement of these buffers: another set of tensors, an offset that is negative or not
-    aligned, or two buffers alive at one step sharing a byte (:func:`check_disjoint`)."""
+    placement of these buffers: another set of tensors, an offset that is not an int, negative,
+    not aligned or past the buffers laid end to end (no placement needs a larger arena: a kept
+    offset of a terabyte is refused, not allocated), or two buffers alive at one step sharing a
+    byte (:func:`check_disjoint`)."""
     by_tensor = {life.tensor: (life, size) for life, size in buffers}
     if len(offsets) != len(by_tensor) or {t for t, _ in offsets} != set(by_tensor):
         return None
+    end_to_end = sum(_aligned(size, alignment_in_bytes) for _, size in buffers if size > 0)
     slots = []
     for t, offset in offsets:
         life, size = by_tensor[t]
-        if offset < 0 or offset % alignment_in_bytes or size <= 0:
+        if type(offset) is not int or offset < 0 or offset % alignment_in_bytes or size <= 0:
+            return None
+        if offset + _aligned(size, alignment_in_bytes) > end_to_end:
             return None
         slots.append(Slot(life, offset, _aligned(size, alignment_in_bytes)))
     memory = MemoryPlan(tuple(slots), tuple(sorted(pinned)), alignment_in_bytes)

@@ -48,9 +48,11 @@ import numpy as np
 from ndarray.errors import ArgumentTypeError
 
 from .._version import __version__
-from ..user_cache import (SEAL, CacheFileRejected, check_cache_option, seal, sources_stamp, unseal, user_cache_dir,
-                          write_atomically)
-from .tflite_reader import ModelSpec, OperatorSpec, Quantization, TensorSpec, fold_constant_dequantize, read_model
+from ..user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
+                          sources_stamp, unseal, user_cache_dir, write_atomically)
+from .tflite_quantization import check_quantization, check_tensor_quantization
+from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
+                            fold_constant_dequantize, read_model)
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
 MAGIC = b"ACLNDMS\x00"
@@ -253,12 +255,17 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         shape = tuple(shape)
         if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
             raise ValueError(f"tensor #{index}: name {name!r}, shape {shape} or dtype {kind!r} of another type")
+        if len(shape) > MAX_RANK or math.prod(shape) > MAX_ELEMENTS:  # the reader's own limits
+            raise ValueError(f"tensor #{index}: shape {list(shape)}, expected at most {MAX_RANK} sizes and "
+                             f"{MAX_ELEMENTS} elements")
         if not 0 <= kind < len(dtypes):
             raise ValueError(f"tensor #{index}: dtype {kind} of a table of {len(dtypes)}")
         stored, dtype, in_file = dtypes[kind]
         quant = None if q is None else Quantization(
             tuple(map(float, q[0] if type(q[0]) is list else numbers(q[0], data, memo))),
             tuple(map(int, q[1] if type(q[1]) is list else numbers(q[1], data, memo))), int(q[2]))
+        if quant is not None:
+            check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
         try:
             value = None if at is None else array_at(data, at, dtype, shape, in_file)
         except ValueError as e:
@@ -286,12 +293,25 @@ def encode_spec(spec: ModelSpec, data: _Data) -> Dict[str, object]:
 
 def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
                 memo: Optional[Dict[tuple, tuple]] = None) -> ModelSpec:
-    """The inverse of :func:`encode_spec` (any malformed value raises). ``memo``: :func:`numbers`'."""
+    """The inverse of :func:`encode_spec` (any malformed value raises), with the reader's checks
+    of a model file: tensor ranks, sizes and quantization (:func:`decode_tensors`), every
+    tensor index inside the graph, and the operators' quantization contracts
+    (:func:`~.tflite_quantization.check_quantization`). ``memo``: :func:`numbers`'."""
     tensors = decode_tensors(graph["tensors"], data, memo)
     operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
                       for i, code, ins, outs, opts in graph["operators"])
-    return ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
+    spec = ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
                      tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
+    n = len(tensors)
+    lists = [("inputs", spec.inputs, 0), ("outputs", spec.outputs, 0)]
+    for k, op in enumerate(operators):  # an operator's absent optional input is -1
+        lists += [(f"operator #{k} {op.opcode} inputs", op.inputs, -1), (f"operator #{k} {op.opcode} outputs", op.outputs, 0)]
+    for where, indices, lowest in lists:
+        bad = [i for i in indices if type(i) is not int or not lowest <= i < n]
+        if bad:
+            raise ValueError(f"{where}: tensor indices {bad}, expected indices of the {n} tensors")
+    check_quantization(spec)
+    return spec
 
 
 def unseal_file(magic: bytes, blob: Union[bytes, memoryview], key: Dict[str, object], what: str
@@ -358,14 +378,14 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
         blob = read_aligned(path)
     except FileNotFoundError:
         pass
-    except OSError as e:
+    except (OSError, MemoryError) as e:  # CacheNotTrusted included
         reason = f"cannot read {path}: {e}"
         warnings.warn(ModelCacheWarning(reason), stacklevel=2)
     else:
         try:
             spec = decode(blob, key)
-        except CacheFileRejected as e:
-            reason = f"{path} ignored: {e}"
+        except Exception as e:  # whatever a damaged or crafted file makes the decoder raise: a cold start
+            reason = f"{path} ignored: {_why(e)}"
             warnings.warn(ModelCacheWarning(reason), stacklevel=2)
         else:
             return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
@@ -379,16 +399,17 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     return spec, ModelCacheReport("cold", str(path), reason, time.perf_counter() - t0)
 
 
+def _why(e: Exception) -> str:
+    """A decoder's failure as a warning's text (the type named where it is not a rejection)."""
+    return str(e) if isinstance(e, CacheFileRejected) else f"{type(e).__name__}: {e}"
+
+
 def read_aligned(path: Path) -> memoryview:
-    """The file's bytes, read-only, in memory that starts 64-byte aligned, so that the
-    constants, 64-byte aligned in the file, are aligned in memory too."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        raw = np.empty(size + _ALIGNMENT_IN_BYTES, np.uint8)
-        skip = -raw.ctypes.data % _ALIGNMENT_IN_BYTES
-        view = memoryview(raw[skip:skip + size])
-        got = f.readinto(view)
-    return view[:got].toreadonly()  # constants come back read-only (and need no read-only copy of their own)
+    """The cache file's bytes, read-only, in memory that starts 64-byte aligned, so that the
+    constants, 64-byte aligned in the file, are aligned in memory too
+    (:func:`acl_bridge.user_cache.read_trusted`: CacheNotTrusted, an OSError, for a file or
+    folder that is not this user's alone, not a regular file or too big)."""
+    return read_trusted(path, MAX_CACHE_FILE_BYTES, alignment_in_bytes=_ALIGNMENT_IN_BYTES)
 
 
 __all__ = ["read_model_cached", "ModelCacheReport", "ModelCacheWarning", "cache_dir", "encode", "decode"]

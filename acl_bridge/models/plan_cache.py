@@ -39,7 +39,7 @@ from .._version import __version__
 from ..user_cache import CacheFileRejected, sources_stamp, write_atomically
 from .lowering import Step
 from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
-                          encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file)
+                          encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
 from .tflite_plan import Plan, View
 
 MAGIC = b"ACLNDPL\x00"
@@ -200,12 +200,12 @@ class PlanCache:
         except FileNotFoundError:
             self.reason = "no lowered plan kept"
             return None
-        except OSError as e:
+        except (OSError, MemoryError) as e:  # CacheNotTrusted included
             return self._cold(f"cannot read {self.path}: {e}")
         try:
             return decode(blob, self.key)
-        except CacheFileRejected as e:
-            return self._cold(f"{self.path} ignored: {e}")
+        except Exception as e:  # whatever a damaged or crafted file makes the decoder raise: a cold start
+            return self._cold(f"{self.path} ignored: {_why(e)}")
 
     def _cold(self, reason: str) -> None:
         self.reason = reason

@@ -42,7 +42,7 @@ the field, its value and what was expected.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -80,18 +80,18 @@ def check_tensor_quantization(what: str, shape: Sequence[int], dtype: np.dtype[A
     (``shape``, ``dtype``) with ModelFormatError; float tensors are not checked."""
     if dtype not in STORAGE_RANGES:
         return
-    for k, s in enumerate(q.scale):
-        if not (math.isfinite(s) and s > 0):
-            raise _error(f"{what}: quantization.scale[{k}] is {s!r}, expected a finite number > 0 "
-                         f"(scale={_short(q.scale)})")
+    k = _first(q.scale, lambda a: ~(np.isfinite(a) & (a > 0)), lambda s: not (math.isfinite(s) and s > 0), np.float64)
+    if k is not None:
+        raise _error(f"{what}: quantization.scale[{k}] is {q.scale[k]!r}, expected a finite number > 0 "
+                     f"(scale={_short(q.scale)})")
     if len(q.zero_point) != len(q.scale):
         raise _error(f"{what}: quantization.zero_point has {len(q.zero_point)} values, expected {len(q.scale)}, "
                      f"one per scale as TFLite requires (zero_point={_short(q.zero_point)}, scale={_short(q.scale)})")
     lo, hi = STORAGE_RANGES[dtype]
-    for k, z in enumerate(q.zero_point):
-        if not lo <= z <= hi:
-            raise _error(f"{what}: quantization.zero_point[{k}] is {z}, expected a value in [{lo}, {hi}] "
-                         f"that {dtype} can hold")
+    k = _first(q.zero_point, lambda a: (a < lo) | (a > hi), lambda z: not lo <= z <= hi, np.int64)
+    if k is not None:
+        raise _error(f"{what}: quantization.zero_point[{k}] is {q.zero_point[k]}, expected a value in [{lo}, {hi}] "
+                     f"that {dtype} can hold")
     rank = len(shape)
     if not 0 <= q.quantized_dimension < max(rank, 1):
         raise _error(f"{what}: quantization.quantized_dimension is {q.quantized_dimension}, expected an axis in "
@@ -101,6 +101,23 @@ def check_tensor_quantization(what: str, shape: Sequence[int], dtype: np.dtype[A
         raise _error(f"{what}: quantization.scale has {len(q.scale)} values (per channel on quantized_dimension "
                      f"{q.quantized_dimension}), expected 1 or shape[{q.quantized_dimension}] = {size} for shape "
                      f"{list(shape)}")
+
+
+_VECTORIZED_FROM = 16  # per-channel parameters are checked with numpy from this many values on
+
+
+def _first(values: Sequence[Any], bad_array: Callable[[np.ndarray], np.ndarray], bad: Callable[[Any], bool],
+           dtype: type) -> Optional[int]:
+    """The index of the first of ``values`` that is bad (``bad`` per value, or ``bad_array``
+    over numpy's array of them where there are many: per-channel parameters), or None."""
+    if len(values) >= _VECTORIZED_FROM:
+        try:
+            flags = bad_array(np.asarray(values, dtype))
+        except (OverflowError, TypeError, ValueError):
+            pass  # a value numpy cannot hold as dtype: checked one by one below
+        else:
+            return int(np.argmax(flags)) if flags.any() else None
+    return next((k for k, v in enumerate(values) if bad(v)), None)
 
 
 def _short(values: Sequence[Any], n: int = 4) -> str:
@@ -182,8 +199,8 @@ def _check_weighted(model: "ModelSpec", op: "OperatorSpec") -> None:
         raise _error(f"{where}: weights {w!r}: quantization.quantized_dimension is {wq.quantized_dimension}, "
                      f"expected {axis}, the output-channel axis of {op.opcode} weights")
     symmetric = w.dtype == np.int8 and (per_channel or op.opcode != "FULLY_CONNECTED")
-    if symmetric and any(z != 0 for z in wq.zero_point):
-        k = next(k for k, z in enumerate(wq.zero_point) if z != 0)
+    k = _first(wq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64) if symmetric else None
+    if k is not None:
         raise _error(f"{where}: weights {w!r}: quantization.zero_point[{k}] is {wq.zero_point[k]}, expected 0: "
                      f"int8 {'per-channel ' if per_channel else ''}{op.opcode} weights are symmetric")
     if len(op.inputs) > 2 and op.inputs[2] != -1:
@@ -198,8 +215,8 @@ def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec") -
     bq = b.quantization
     if bq is None:
         return  # TFLite's int8 kernels never read it; the product is what they use
-    if any(z != 0 for z in bq.zero_point):
-        k = next(k for k, z in enumerate(bq.zero_point) if z != 0)
+    k = _first(bq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64)
+    if k is not None:
         raise _error(f"{where}: bias {b!r}: quantization.zero_point[{k}] is {bq.zero_point[k]}, expected 0")
     assert x.quantization is not None and w.quantization is not None, (x, w)  # _check_live_tensors, _check_weighted
     ws, bs = w.quantization.scale, bq.scale
@@ -207,7 +224,14 @@ def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec") -
         raise _error(f"{where}: bias {b!r} has {len(bs)} scales and weights {w!r} {len(ws)}, expected as many "
                      f"(one per output channel) or one")
     x_scale = float(x.quantization.scale[0])
-    for c in range(max(len(ws), len(bs))):
+    channels = max(len(ws), len(bs))
+    if channels >= _VECTORIZED_FROM:  # the same comparison in float64 over every channel, the first failure named
+        products, biases = x_scale * np.asarray(ws, np.float64), np.asarray(bs, np.float64)
+        ok = np.abs(products - biases) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, biases)
+        if bool(np.broadcast_to(ok, (channels,)).all()):
+            return
+        channels = int(np.argmax(~np.broadcast_to(ok, (channels,)))) + 1  # the loop below names it
+    for c in range(channels):
         product = x_scale * float(ws[c if len(ws) > 1 else 0])
         bias_scale = float(bs[c if len(bs) > 1 else 0])
         if not abs(product - bias_scale) <= BIAS_SCALE_RELATIVE_TOLERANCE * min(product, bias_scale):

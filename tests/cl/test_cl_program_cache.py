@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from acl_bridge import cl_program_cache as pc
-from acl_bridge.user_cache import SEAL
+from acl_bridge.user_cache import SEAL, user_secret
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,14 +31,15 @@ def acl_records(*programs) -> bytes:
     return b"".join(struct.pack("@NN", len(n), len(b)) + n + b for n, b in programs)
 
 
+SECRET = bytes(range(32))  # the pure tests' secret; a device test uses the cache folder's own (user_secret)
 PAYLOAD = acl_records((b"activation_layer -DACT=relu", b"\x7fELF binary one"), (b"pooling -DPOOL=MAX", b"two"))
 
 
 # ---------------------------------------------------------------------------- format (pure)
 def test_a_packed_file_unpacks_to_acls_file_and_its_program_count():
-    data = pc.pack(KEY, PAYLOAD)
+    data = pc.pack(KEY, PAYLOAD, SECRET)
     assert data.startswith(pc.MAGIC) and data.endswith(PAYLOAD)
-    assert pc.unpack(data, KEY) == (PAYLOAD, 2)
+    assert pc.unpack(data, KEY, SECRET) == (PAYLOAD, 2)
     assert pc.count_programs(b"") == 0
 
 
@@ -50,7 +51,17 @@ def test_any_key_change_is_another_file_and_a_foreign_header_is_refused(field):
     other = replace(KEY, **{field: {str: "other", int: 9, bool: False}[type(getattr(KEY, field))]})
     assert other.file_name != KEY.file_name and other.file_name.endswith(pc.SUFFIX)
     with pytest.raises(pc.CacheFileRejected, match="written for another key"):
-        pc.unpack(pc.pack(other, PAYLOAD), KEY)
+        pc.unpack(pc.pack(other, PAYLOAD, SECRET), KEY, SECRET)
+
+
+def test_a_file_authenticated_with_another_secret_is_refused():
+    """Key and CRC are public facts: a planted file resealed by someone without this user's
+    secret never reaches ACL."""
+    planted = pc.pack(KEY, PAYLOAD, bytes(32))
+    with pytest.raises(pc.CacheFileRejected, match="not written by this user's processes"):
+        pc.unpack(planted, KEY, SECRET)
+    with pytest.raises(pc.CacheFileRejected, match="expected at least 32"):
+        pc.unpack(pc.seal(pc.MAGIC, pc.FORMAT_VERSION, KEY.text().encode(), b"short"), KEY, SECRET)
 
 
 @pytest.mark.parametrize("damage, match", [
@@ -63,7 +74,7 @@ def test_any_key_change_is_another_file_and_a_foreign_header_is_refused(field):
 ])
 def test_damaged_files_are_refused_with_the_reason(damage, match):
     with pytest.raises(pc.CacheFileRejected, match=match):
-        pc.unpack(damage(pc.pack(KEY, PAYLOAD)), KEY)
+        pc.unpack(damage(pc.pack(KEY, PAYLOAD, SECRET)), KEY, SECRET)
 
 
 @pytest.mark.parametrize("payload, match", [
@@ -77,7 +88,7 @@ def test_damaged_files_are_refused_with_the_reason(damage, match):
 def test_malformed_acl_data_is_refused_even_with_a_good_checksum(payload, match):
     """What ACL's own reader would trust: lengths straight into allocations."""
     with pytest.raises(pc.CacheFileRejected, match=match):
-        pc.unpack(pc.pack(KEY, payload), KEY)
+        pc.unpack(pc.pack(KEY, payload, SECRET), KEY, SECRET)
 
 
 def test_cache_dir_follows_the_override_then_xdg_then_home(monkeypatch, tmp_path):
@@ -205,9 +216,9 @@ def test_file_of_another_key_is_ignored(cold_cache, tiny_model, tmp_path):
     cache, path, _ = cold_cache
     payload = path.read_bytes()[len(pc.MAGIC) + SEAL.size:]
     key = json.loads(payload[:payload.index(b"}") + 1])
-    payload = payload[payload.index(b"}") + 1:]
+    payload = payload[payload.index(b"}") + 1 + 32:]  # after the key: the HMAC, then ACL's file
     key["driver_version"] += " (another)"
-    path.write_bytes(pc.pack(pc.CacheKey(**key), payload))
+    path.write_bytes(pc.pack(pc.CacheKey(**key), payload, user_secret(cache)))
     result, outputs = start(tiny_model, cache, tmp_path / "o.npz")
     _warned(result, "written for another key")
     assert_correct(tiny_model, outputs)
@@ -221,7 +232,8 @@ def test_binaries_the_driver_refuses_are_dropped_and_programs_compiled_again(col
     key_len = SEAL.unpack_from(path.read_bytes(), len(pc.MAGIC))[1]
     start_of_key = len(pc.MAGIC) + SEAL.size
     key = pc.CacheKey(**json.loads(path.read_bytes()[start_of_key:start_of_key + key_len]))
-    path.write_bytes(pc.pack(key, acl_records((b"scale -DGARBAGE", b"this is not a program binary" * 8))))
+    path.write_bytes(pc.pack(key, acl_records((b"scale -DGARBAGE", b"this is not a program binary" * 8)),
+                             user_secret(cache)))
     result, outputs = start(tiny_model, cache, tmp_path / "o.npz")
     _warned(result, "ACL could not use")
     assert "every restored program was dropped" in " ".join(result["warnings"])

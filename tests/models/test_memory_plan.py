@@ -165,6 +165,10 @@ def test_a_kept_placement_is_used_as_it_is_and_only_where_it_is_valid(items):
     assert place_at(buffers, kept[1:], pinned=(99,)) is None  # a buffer missing
     t, offset = kept[0]
     assert place_at(buffers, [(t, offset + 1)] + kept[1:], pinned=(99,)) is None  # not aligned
+    end_to_end = sum(-(-size // 64) * 64 for _, size in buffers)
+    for far in (end_to_end, 1 << 40, 1 << 70):  # past every buffer laid end to end: never allocated
+        assert place_at(buffers, [(t, far)] + kept[1:], pinned=(99,)) is None
+    assert place_at(buffers, [(t, float(offset))] + kept[1:], pinned=(99,)) is None  # not an int
     if len(kept) > 1:  # everything at offset 0: refused exactly when two lifetimes overlap
         stacked = place_at(buffers, [(t, 0) for t, _ in kept], pinned=(99,))
         overlapping = any(a.overlaps(b) for i, (a, _) in enumerate(buffers) for b, _ in buffers[i + 1:])
