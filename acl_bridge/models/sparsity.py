@@ -119,6 +119,8 @@ def _levels(shape: Tuple[int, ...], sp: SparsityParameters) -> List[_Level]:
     """Size and step of each level, after checking the traversal order, the block map and
     the block sizes (DENSE levels, > 0)."""
     rank, order, block_map = len(shape), sp.traversal_order, sp.block_map
+    if any(d < 0 for d in shape):
+        raise SparsityFormatError(f"shape is {list(shape)}, expected sizes >= 0")
     if len(order) < rank:
         raise SparsityFormatError(f"sparsity.traversal_order has {len(order)} entries, expected at least the "
                                   f"tensor's rank {rank} (shape {list(shape)})")

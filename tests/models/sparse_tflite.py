@@ -178,12 +178,22 @@ def values_bytes(values, dtype: str) -> bytes:
     return np.asarray(values, dtype=np.dtype(dtype).newbyteorder("<")).tobytes()
 
 
-def densify_add_model(shape: Sequence[int], values, sparsity: Sparsity, dtype: str = "float32") -> bytes:
-    """input x (``shape``) -> ADD(x, DENSIFY(sparse constant)) -> output: tensor 2 is the
-    densified constant; with x = 0 the output is it too."""
-    tensors = [Tensor("input", shape, dtype), Tensor("sparse", shape, dtype, values_bytes(values, dtype), sparsity),
-               Tensor("dense", shape, dtype), Tensor("output", shape, dtype)]
-    ops = [Op("DENSIFY", (1,), (2,)), Op("ADD", (0, 2), (3,), ("AddOptions", {}))]
+def densify_add_model(shape: Sequence[int], values, sparsity: Sparsity, dtype: str = "float32",
+                      quantization: Optional[Tuple] = None) -> bytes:
+    """input x (float32, ``shape``) -> ADD(x, DENSIFY(sparse constant)) -> output: tensor 2
+    is the densified constant; with x = 0 the output is its value. A constant of another
+    ``dtype`` (float16; int8 with ``quantization``) is dequantized to float32 (tensor 4)
+    before the ADD."""
+    tensors = [Tensor("input", shape, "float32"),
+               Tensor("sparse", shape, dtype, values_bytes(values, dtype), sparsity, quantization),
+               Tensor("dense", shape, dtype, quantization=quantization), Tensor("output", shape, "float32")]
+    ops = [Op("DENSIFY", (1,), (2,))]
+    operand = 2
+    if dtype != "float32":
+        tensors.append(Tensor("dequantized", shape, "float32"))
+        ops.append(Op("DEQUANTIZE", (2,), (4,)))
+        operand = 4
+    ops.append(Op("ADD", (0, operand), (3,), ("AddOptions", {})))
     return graph_model(tensors, ops, (0,), (3,))
 
 
