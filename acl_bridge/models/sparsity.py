@@ -129,8 +129,8 @@ def _levels(shape: Tuple[int, ...], sp: SparsityParameters) -> List[_Level]:
         raise SparsityFormatError(f"sparsity.dim_metadata has {len(sp.dim_metadata)} entries, expected one per "
                                   f"traversal_order entry: {len(order)}")
     if len(block_map) != blocks:
-        raise SparsityFormatError(f"sparsity.block_map has {len(block_map)} entries, expected {blocks} (traversal_order "
-                                  f"has {len(order)} entries for a rank-{rank} tensor)")
+        raise SparsityFormatError(f"sparsity.block_map has {len(block_map)} entries, expected {blocks} "
+                                  f"(traversal_order has {len(order)} entries for a rank-{rank} tensor)")
     _permutation(order[:rank], 0, f"traversal_order[:{rank}]", "the tensor's dimensions")
     _permutation(order[rank:], rank, f"traversal_order[{rank}:]", "the block's dimensions")
     if any(not 0 <= d < rank for d in block_map) or any(a >= b for a, b in zip(block_map, block_map[1:])):
@@ -155,8 +155,7 @@ def _levels(shape: Tuple[int, ...], sp: SparsityParameters) -> List[_Level]:
     levels = []
     for level, d in enumerate(order):
         if level < rank:
-            j = block_map.index(d) if d in block_map else None
-            b = 1 if j is None else block_size[j]
+            b = block_size[block_map.index(d)] if d in block_map else 1
             levels.append(_Level(shape[d] // b, strides[d] * b))  # TFLite's floor: a partial block is not stored
         else:
             levels.append(_Level(block_size[d - rank], strides[block_map[d - rank]]))
@@ -169,7 +168,8 @@ def _check_csr(m: DimensionMetadata, level: int, positions: int, size: int) -> N
     and named once in its segment."""
     field = f"sparsity.dim_metadata[{level}]"
     if m.array_segments is None or m.array_indices is None:
-        missing = [n for n, v in (("array_segments", m.array_segments), ("array_indices", m.array_indices)) if v is None]
+        vectors = (("array_segments", m.array_segments), ("array_indices", m.array_indices))
+        missing = [n for n, v in vectors if v is None]
         raise SparsityFormatError(f"{field} is SPARSE_CSR without {' and '.join(missing)}, expected both vectors")
     segments, indices = m.array_segments, m.array_indices
     if len(segments) != positions + 1:

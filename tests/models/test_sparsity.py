@@ -252,7 +252,8 @@ MALFORMED = [
     (with_levels(block_map=(0, 5)), r"block_map is \[0, 5\], expected increasing"),
     (with_levels(bcsr([0, 2, 3], [0, 1, 1])[:3] + [("CSR", [0, 1], [0])]),
      r"dim_metadata\[3\] \(a block dimension\) is SPARSE_CSR.*expected DENSE with dense_size > 0"),
-    (with_levels(bcsr([0, 2, 3], [0, 1, 1])[:3] + [("DENSE", 0)]), r"dim_metadata\[3\] .* expected DENSE with dense_size > 0"),
+    (with_levels(bcsr([0, 2, 3], [0, 1, 1])[:3] + [("DENSE", 0)]),
+     r"dim_metadata\[3\] .* expected DENSE with dense_size > 0"),
     (with_levels([("DENSE", 3)] + bcsr([0, 2, 3], [0, 1, 1])[1:]), r"dim_metadata\[0\].dense_size is 3, expected 2"),
     (with_levels(bcsr([0, 2], [0, 1])), r"array_segments has 2 entries, expected 3 \(one more than the 2 positions"),
     (with_levels(bcsr([1, 2, 3], [0, 1, 1])), r"array_segments\[0\] is 1, expected 0"),
@@ -296,9 +297,9 @@ def test_a_partial_block_is_not_stored_as_tflite_does():
 
 
 def test_wrong_number_of_values_and_too_large_tensors():
-    sp = GOOD_SP = with_levels()
+    sp = with_levels()
     with pytest.raises(sparse.SparsityFormatError, match="the sparsity parameters keep 12 values, the buffer holds 11"):
-        densify(np.zeros(11, np.float32), (4, 4), GOOD_SP)
+        densify(np.zeros(11, np.float32), (4, 4), sp)
     with pytest.raises(sparse.SparseTooLargeError, match=r"shape \[4, 4\] float32 is 16 elements dense, more than "
                                                          r"max_dense_bytes=63"):
         densify(np.zeros(12, np.float32), (4, 4), sp, max_dense_bytes=63)
@@ -338,7 +339,7 @@ def test_malformed_sparsity_in_a_model_is_a_model_format_error(levels, match):
         read_model(sparse_model(levels))
 
 
-def test_negative_uint_vectors_cannot_be_written_but_uint8_indices_are_range_checked():
+def test_uint8_indices_are_range_checked():
     with pytest.raises(ModelFormatError, match=r"array_indices\[0\] is 200, expected an index in \[0, 2\)"):
         read_model(sparse_model(bcsr([0, 2, 3], [200, 1, 1]), index_type="uint8"))
 
@@ -361,7 +362,8 @@ def test_sparsity_on_a_tensor_without_data_is_refused():
 
 
 def densify_graph(sparse_tensor: Tensor, dense_tensor: Tensor, densify_inputs=(1,)):
-    return graph_model([Tensor("input", (4,), "float32"), sparse_tensor, dense_tensor, Tensor("output", (4,), "float32")],
+    tensors = [Tensor("input", (4,), "float32"), sparse_tensor, dense_tensor, Tensor("output", (4,), "float32")]
+    return graph_model(tensors,
                        [Op("DENSIFY", densify_inputs, (2,)), Op("ADD", (0, 2), (3,), ("AddOptions", {}))], (0,), (3,))
 
 
