@@ -4,6 +4,7 @@ reader, against the known dense tensors and against TFLite's interpreter running
 sparse FULLY_CONNECTED through the planner; every malformed field refused naming it; 300
 damaged copies of a sparse model ending in this library's errors or in a plan."""
 
+import os
 import struct
 
 import numpy as np
@@ -21,7 +22,7 @@ from acl_bridge.models.tflite_reader import (  # noqa: E402
     ModelFormatError, UnsupportedModelError, fold_constant_dequantize, read_model,
 )
 
-from .conftest import tolerance  # noqa: E402
+from .conftest import host_only_under_emulation, tolerance  # noqa: E402
 from .sparse_tflite import (Op, Sparsity, Tensor, densify_add_model, graph_model,  # noqa: E402
                             sparse_fully_connected_model, values_bytes)
 
@@ -114,6 +115,7 @@ def test_the_reader_densifies_and_folds_densify(example, index_type):
         assert np.array_equal(t.data, dense_of(example)) and not t.data.flags.writeable
 
 
+@host_only_under_emulation
 @pytest.mark.parametrize("example", EXAMPLES, ids=IDS)
 def test_densified_equals_tflites_interpreter(example):
     data = model_of(example)
@@ -125,6 +127,7 @@ def test_densified_equals_tflites_interpreter(example):
     assert np.array_equal(it.get_tensor(3), mine)  # and the graph's output: 0 + it
 
 
+@host_only_under_emulation
 @pytest.mark.parametrize("dtype, quantization", [("float16", None), ("int8", (0.5, 3))])
 @pytest.mark.parametrize("example", [EXAMPLES[3], EXAMPLES[11], EXAMPLES[15]], ids=[IDS[3], IDS[11], IDS[15]])
 def test_float16_and_int8_sparse_constants_equal_tflites(example, dtype, quantization):
@@ -160,6 +163,7 @@ def block_sparse_weights(out: int, n_in: int, block: int, seed: int):
     return dense, np.asarray(stored, np.float32), Sparsity((0, 1, 2), (1,), levels)
 
 
+@host_only_under_emulation
 @pytest.mark.parametrize("float16", [False, True], ids=["float32", "float16+DEQUANTIZE"])
 def test_sparse_fully_connected_runs_through_the_planner_as_tflite_does(float16):
     from acl_bridge.models.numpy_executor import run_plan
@@ -480,6 +484,11 @@ def damaged_copies(data: bytes, count: int, seed: int = 41):
             yield f"truncated to {cut}", bytes(data[:cut])
 
 
+# 300 on the host; the emulated images, where Python runs 20-30x slower, the first 60 (as
+# test_fuzz_reader.py)
+COUNT = 60 if os.environ.get("HYPOTHESIS_PROFILE") == "emulated" else 300
+
+
 def test_three_hundred_damaged_sparse_models_end_in_our_exception_or_a_plan():
     from acl_bridge.models.tflite_plan import plan_model
 
@@ -487,7 +496,7 @@ def test_three_hundred_damaged_sparse_models_end_in_our_exception_or_a_plan():
     data = sparse_fully_connected_model(2, (16, 32), stored, sp, np.zeros(16, np.float32))
     plan_model(fold_constant_dequantize(read_model(data)))  # the intact model plans
     outcomes = {"plan": 0, "refused by the reader": 0, "sparsity named": 0, "refused by the plan": 0}
-    for what, damaged in damaged_copies(data, 300):
+    for what, damaged in damaged_copies(data, COUNT):
         try:
             model = read_model(damaged)
         except AclNdarrayError as e:
@@ -504,6 +513,6 @@ def test_three_hundred_damaged_sparse_models_end_in_our_exception_or_a_plan():
         except Exception as e:  # pragma: no cover - the failure this test exists for
             pytest.fail(f"{what}: {type(e).__name__}: {e}")
     print(f"damaged sparse models: {outcomes}")
-    assert outcomes["refused by the reader"] >= 300 // 3
-    assert outcomes["sparsity named"] >= 300 // 6
-    assert outcomes["plan"] >= 300 // 12  # the buffer's values damaged: still a model
+    assert outcomes["refused by the reader"] >= COUNT // 3
+    assert outcomes["sparsity named"] >= COUNT // 6
+    assert outcomes["plan"] >= COUNT // 12  # the buffer's values damaged: still a model
