@@ -46,8 +46,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
+import numpy as np
+
 from ndarray import NdArray
-from ndarray.errors import ReadOnlyError
+from ndarray.errors import AclNdarrayError, ReadOnlyError
 
 from . import abi
 from . import configure_session as session
@@ -55,6 +57,7 @@ from .backend import backend_named
 from .decisions import Decision, KeptDecisions
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
+from .mapping import PER_CHANNEL_TYPE, tensor_info
 from .errors import AclError
 from .native import check, require_native
 from .tensor import desc_from_content
@@ -208,13 +211,21 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     sizes: List[int] = []
     backends: List[int] = []
     tensor_layouts = kept.tensors
+    expected: List[tuple] = []  # per given tensor, the compared fields of its description
+    given: List[int] = []  # the tensors (indices into the batch's) that are given
+    per_channel: Dict[int, Tuple[float, ...]] = {}  # per-channel scales the call describes
     t = 0
+    contents: Dict[object, Tuple[str, bytes]] = {}  # (class, options) -> (kind, native parameters)
     for i, ((cls, args, kwargs), (h, p, _)) in enumerate(zip(calls, kept.functions)):
         backend = backend_named(kwargs.get("backend", "neon"))
         roles = getattr(cls, "roles", None)
         kind = kept.heads[h][0]
         if roles is None or not (len(roles) == len(args) == len(kept.distinct_plans[p].tensors)):
             return None, f"function {i} ({kind}): {len(args)} tensors and a decision for the roles {roles}"
+        why, quant = _not_this_call(ffi, cls, args, kwargs, kept, i, contents)
+        if why:
+            return None, f"function {i} ({kind}): its decision is not this call's: {why}"
+        call_layout = kwargs.get("data_layout", "NCHW")
         if staged[p]:
             return None, f"function {i} ({kind}): its plan stages {list(staged[p])}"
         known_kind, same_acl = heads[h]
@@ -237,6 +248,14 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
                 continue
             if role in outputs and a.readonly:  # ACL would write into memory nobody may write
                 raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
+            try:
+                fields, scales = _expected_desc(a, call_layout, quant.get(role))
+            except AclNdarrayError as e:
+                return None, f"function {i} ({kind}): {role} cannot be described: {e}"
+            expected.append(fields)
+            given.append(t - 1)
+            if scales:
+                per_channel[t - 1] = scales
             bases.append(a.base_ptr)
             available.append(a.allocation.nbytes)
             sizes.append(a.dtype.itemsize)
@@ -246,13 +265,27 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     descs = ffi.new("acl_shim_tensor_desc[]", max(total, 1))
     if kept.desc_size == desc_size:  # the records as kept, zeros where absent
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
+        _clear_scales(ffi, descs, total, desc_size)  # a kept pointer is never used: NULL and no count
+        wrong = _descs_differ(ffi, descs, expected, given)
+        if wrong is not None:
+            return None, (f"tensor {given[wrong]}'s kept description is not its array's (shape, strides, "
+                          f"offset, size, data type, layout or quantization differ)")
+        if set(kept.desc_tails) != set(per_channel):
+            return None, (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call "
+                          f"describes them for {sorted(per_channel)}")
     keep: list = []  # every cffi object the native call reads, alive until it returns
     for k, tail in kept.desc_tails.items():  # per-channel scales pointed to again, as tensor.desc_from_content does
+        if not 0 <= k < total:
+            return None, f"a kept description's scales are for tensor {k}, the functions have {total}"
         try:
             d_k = desc_from_content(kept.desc_blob[k * desc_size:(k + 1) * desc_size] + tail)
         except AclError as e:  # scales that do not fit their description: decided afresh
             return None, f"tensor {k}'s kept description: {e}"
+        if tail != np.asarray(per_channel[k], np.float32).tobytes():
+            return None, f"tensor {k}'s kept per-channel scales are not the call's"
+        # pointer and count both from the tail this call built (desc_from_content checked them)
         descs[k].quantization_scales = d_k.quantization_scales
+        descs[k].quantization_scales_count = d_k.quantization_scales_count
         keep.append(d_k)
     params = ffi.new("acl_shim_params[]", max(n, 1))
     ffi.memmove(params, kept.params_blob, n * params_size)
@@ -293,6 +326,109 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     made = RecalledFunctions(calls, kept, handles, tensors)
     made.seconds = tuple(seconds[i] for i in range(n))
     return made, ""
+
+
+# the constructor's keywords that are not the kind's options (AclFunction._prepare)
+_NOT_OPTIONS = frozenset(("data_layout", "quantization", "allow_copy", "allow_padding_writes", "backend", "workspace"))
+
+
+def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecisions, i: int,
+                   contents: Dict[object, tuple]) -> Tuple[str, Dict[str, object]]:
+    """(why function ``i``'s kept decision was not made for this call, or ""; the call's
+    quantization per role, as its tensors are described): its kind, native parameters
+    (compared as bytes), data layout and plan options against the call's. The call's kind,
+    parameters and quantization are made once per distinct class, options and quantization (a
+    model repeats them) without binding its tensors; a call its class refuses is not this
+    batch's to say."""
+    h = kept.functions[i][0]
+    kept_kind, data_layout, _, _, options = kept.heads[h]
+    opts = {k: v for k, v in kwargs.items() if k not in _NOT_OPTIONS}
+    call_layout = kwargs.get("data_layout", "NCHW")
+    quantization = kwargs.get("quantization")
+    try:
+        key: object = (cls, tuple(sorted(opts.items())), call_layout, tuple(sorted((quantization or {}).items())))
+        hash(key)
+    except TypeError:  # an option without a hash (a list): made for this call alone
+        key = None
+    content = contents.get(key) if key is not None else None
+    if content is None:
+        try:
+            _, kind, params, quant = cls._call(args, dict(opts), quantization)  # type: ignore[attr-defined]
+            quant = cls._per_channel(quant, call_layout)  # type: ignore[attr-defined]
+        except (AclNdarrayError, TypeError, ValueError) as e:
+            return f"the call is refused: {e}", {}
+        content = (kind, bytes(ffi.buffer(params)), quant)
+        if key is not None:
+            contents[key] = content
+    kind, params, quant = content
+    if kind != kept_kind:
+        return f"it was made for {kept_kind}, the call is {kind}", quant
+    size = kept.params_size
+    if params != kept.params_blob[i * size:(i + 1) * size]:
+        return "its native parameters differ from the call's", quant
+    if call_layout != data_layout:
+        return f"it was made for data layout {data_layout}, the call's is {call_layout}", quant
+    if (bool(kwargs.get("allow_copy", True)), bool(kwargs.get("allow_padding_writes", False))) != \
+            (options.allow_copy, options.allow_padding_writes):
+        return f"it was made with {options}, the call's differ", quant
+    return "", quant
+
+
+# the fields of a kept description compared with the call's array (tensor_info of it)
+_COMPARED = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_bytes", "total_size_in_bytes",
+             "data_type", "data_layout", "quantization_scale", "quantization_offset")
+
+
+def _expected_desc(a: NdArray, data_layout: str, q: object) -> tuple:
+    """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a``
+    described with ``data_layout`` and quantization ``q`` (mapping.tensor_info: cached by
+    content), the shape and strides padded with zeros to the native maximum; the per-channel
+    scales besides."""
+    info = tensor_info(a, data_layout, q)
+    n = len(info.tensor_shape)
+    pad = (0,) * (abi.MAX_DIMS - n)
+    return ((n, tuple(info.tensor_shape) + pad, tuple(info.strides_in_bytes) + pad,
+             info.offset_first_element_in_bytes, info.total_size_in_bytes, abi.DATA_TYPES[info.data_type],
+             abi.DATA_LAYOUTS[info.data_layout], info.quantization_scale, info.quantization_offset),
+            tuple(info.quantization_scales) if info.data_type == PER_CHANNEL_TYPE else ())
+
+
+def _descs_differ(ffi, descs, expected: List[tuple], where: List[int]) -> Optional[int]:
+    """The index (into ``where``, the tensors that are given) of the first kept description
+    whose compared fields differ from ``expected``, or None: one numpy comparison over all of
+    them, the records viewed in place."""
+    if not where:
+        return None
+    size = ffi.sizeof("acl_shim_tensor_desc")
+    fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
+    names, formats, offsets = [], [], []
+    for name in _COMPARED:
+        f = fields[name]
+        item = f.type.item if f.type.kind == "array" else f.type
+        code = {"int32_t": "<i4", "uint32_t": "<u4", "uint64_t": "<u8", "float": "<f4"}[item.cname]
+        names.append(name)
+        formats.append((code, (f.type.length,)) if f.type.kind == "array" else code)
+        offsets.append(f.offset)
+    total = max(where) + 1
+    view = np.frombuffer(ffi.buffer(descs, total * size), np.dtype(
+        {"names": names, "formats": formats, "offsets": offsets, "itemsize": size}))[where]
+    want = np.array(expected, dtype=view.dtype)
+    same = np.ones(len(where), bool)
+    for name in _COMPARED:
+        a, b = view[name], want[name]
+        same &= (a == b).reshape(len(where), -1).all(axis=1)
+    return None if same.all() else int(np.argmin(same))
+
+
+def _clear_scales(ffi, descs, total: int, desc_size: int) -> None:
+    """Zero the per-channel scales' pointer and count of ``total`` records at ``descs`` (one
+    numpy store each, not a cffi store per record): a pointer read from a file is never given
+    to the native layer; the scales that belong to a record are pointed to again from its tail."""
+    raw = np.frombuffer(ffi.buffer(descs, total * desc_size), np.uint8).reshape(total, desc_size)
+    at = ffi.offsetof("acl_shim_tensor_desc", "quantization_scales")
+    raw[:, at:at + ffi.sizeof("float *")] = 0
+    at = ffi.offsetof("acl_shim_tensor_desc", "quantization_scales_count")
+    raw[:, at:at + ffi.sizeof("uint32_t")] = 0
 
 
 def _with_ndarrays(c: Tuple[type, tuple, dict]) -> Tuple[type, tuple, dict]:

@@ -17,7 +17,9 @@ namespace {
 
 // A kept description fits the memory it is given: the function's backend, the memory's element
 // size (and an x stride of one element), and every byte it addresses (its total size, and one
-// past its last element) within what the caller owns there.
+// past its last element) within what the caller owns there. The description comes from a file:
+// every product and the running sum are checked for overflow (a wrapped sum would pass as a
+// small extent and address memory before the buffer).
 void require_fits(const acl_shim_tensor_desc &d, int32_t backend, uint64_t available, uint32_t element_size,
                   int32_t i) {
     const std::string which = "tensor " + std::to_string(i);
@@ -31,11 +33,20 @@ void require_fits(const acl_shim_tensor_desc &d, int32_t backend, uint64_t avail
                 std::to_string(d.strides_in_bytes[0]) + "), its memory has " + std::to_string(element_size) +
                 "-byte elements");
     uint64_t last = d.offset_first_element_in_bytes;
+    bool wraps = false;
     for (int32_t k = 0; k < d.num_dims; ++k) {
         require(d.shape[k] >= 1, which + " has an empty dimension");
-        last += static_cast<uint64_t>(d.shape[k] - 1) * d.strides_in_bytes[k];
+        uint64_t term = 0;
+        wraps = wraps || __builtin_mul_overflow(static_cast<uint64_t>(d.shape[k] - 1), d.strides_in_bytes[k], &term) ||
+                __builtin_add_overflow(last, term, &last);
     }
-    const uint64_t end = last + info.element_size();
+    uint64_t end = 0;
+    wraps = wraps || __builtin_add_overflow(last, static_cast<uint64_t>(info.element_size()), &end);
+    if (wraps) {
+        fail(ACL_SHIM_ERR_INVALID_ARGUMENT, which + " addresses more than 2^64 bytes (offset " +
+                                                std::to_string(d.offset_first_element_in_bytes) +
+                                                "), its memory holds " + std::to_string(available));
+    }
     if (end > available || d.total_size_in_bytes > available) {
         fail(ACL_SHIM_ERR_INVALID_ARGUMENT,
              which + " addresses " + std::to_string(end) + " bytes (total size " +

@@ -165,23 +165,44 @@ def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(
     assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
 
 
-def test_a_call_that_is_not_its_decision_s_is_an_error_when_its_object_is_made():
-    """The batch compares no parameters (the caller vouches for them): another activation
-    than the one decided for is found when the function's object is made."""
+@pytest.mark.parametrize("other, why", [
+    ({"function": "logistic"}, "native parameters differ"),  # another activation
+    ({"function": "linear", "a": -1.0}, "native parameters differ"),  # a negating linear for relu
+    ({"data_layout": "NCHW"}, "data layout NHWC"),
+    ({"allow_copy": False}, "made with PlanOptions"),
+])
+def test_a_call_that_is_not_its_decision_s_is_refused_before_anything_is_made(other, why):
+    """Kind, native parameters, data layout and options are compared with the call's before
+    the native call: a decision kept for another call is never made."""
     from acl_bridge.configure_batch import configure_recalled
     from acl_bridge.configure_session import ConfigureSession
-    from acl_bridge.errors import AclError
 
     x, w, b, y, z = _net()
     kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
     x2, w2, b2, y2, z2 = _net()
     recalls = _recalls(x2, w2, b2, y2, z2, kept)
-    recalls[1] = replace(recalls[1], kwargs=dict(recalls[1].kwargs, function="logistic"))
-    made, why = configure_recalled(recalls)
-    assert made is not None
-    with pytest.raises(AclError, match="function 1 .activation. was made from a decision that is not its call's"):
-        made[0]
-    made.close()
+    recalls[1] = replace(recalls[1], kwargs=dict(recalls[1].kwargs, **other))
+    before = [g.raw.copy() for g in (x2, y2, z2)]
+    made, reason = configure_recalled(recalls)
+    assert made is None and "function 1 (activation): its decision is not this call's" in reason, reason
+    assert why in reason, reason
+    assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
+
+
+def test_a_decision_for_another_kind_is_refused():
+    """An addition's decision handed to a subtraction of the same tensors (same roles, same
+    parameters): the kinds differ, nothing is made."""
+    from acl_bridge.configure_batch import configure_recalled
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.functions import Sub
+
+    x, w, b, y, z = _net()
+    kept = [f.decision for f in _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())]
+    x2, w2, b2, y2, z2 = _net()
+    recalls = _recalls(x2, w2, b2, y2, z2, kept)
+    recalls[2] = replace(recalls[2], cls=Sub)
+    made, reason = configure_recalled(recalls)
+    assert made is None and "it was made for add, the call is sub" in reason, reason
 
 
 def test_bad_arguments_raise_as_the_constructor_raises_them():
@@ -199,3 +220,77 @@ def test_bad_arguments_raise_as_the_constructor_raises_them():
     recalls[2] = replace(recalls[2], args=(y2.array, x2.array, ro))
     with pytest.raises(ReadOnlyError, match="dst is written by add"):
         configure_recalled(recalls)
+
+
+# ---------------------------------------------------------------------------- crafted kept records
+def _field_ranges():
+    """(name, offset, size) of every scalar field of a native description record."""
+    from acl_bridge.native import require_native
+
+    ffi, _ = require_native()
+    out = []
+    for name, field in ffi.typeof("acl_shim_tensor_desc").fields:
+        size = ffi.sizeof(field.type)
+        out.append((name, field.offset, size))
+    return out
+
+
+def _crafted_values(size: int, rng) -> list:
+    """Values an attacker would write into a field of ``size`` bytes: the edges of its range,
+    values just below 2^64 (a sum that wraps), and random ones."""
+    top = 1 << (8 * size)
+    return [0, 1, top - 1, top - 8, top - 192, top // 2, top // 2 - 1, int(rng.integers(0, min(top, 1 << 63)))]
+
+
+def test_crafted_kept_records_are_refused_or_right_and_never_write_outside(tmp_path):
+    """A fuzz of resealed kept records: every field of every description of the batch (offsets,
+    strides, shapes and sizes near 2^64, the per-channel scales' pointer and count, data types,
+    backends) and the native parameters, set to crafted values. Each batch is refused or runs
+    to exactly the cold start's outputs; no byte around any buffer changes, nothing crashes
+    (the process would die)."""
+    from acl_bridge.configure_batch import configure_kept
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.decisions import KeptDecisions
+    from acl_bridge.schedule import Schedule
+    from acl_bridge.workspace import Workspace
+
+    x, w, b, y, z = _net()
+    first = _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())
+    for f in first:
+        f.run()
+    want = (y.numpy().copy(), z.numpy().copy())
+    kept = KeptDecisions.of(tuple(f.decision for f in first))
+    blob, size = bytes(kept.desc_blob), kept.desc_size
+    rng = np.random.default_rng(2026)
+    fields = _field_ranges()
+    cases = [(t, name, at, n, v) for t in range(len(blob) // size) for name, at, n in fields
+             for v in _crafted_values(n, rng)]
+    cases += [("params", None, int(o), 4, int(v)) for o, v in zip(rng.integers(0, kept.params_size - 4, 40),
+                                                                   rng.integers(0, 1 << 32, 40))]
+    made_count = refused = 0
+    for t, name, at, n, value in cases:
+        crafted = KeptDecisions.of(tuple(f.decision for f in first))
+        if t == "params":
+            p = bytearray(crafted.params_blob)
+            p[at:at + n] = value.to_bytes(n, "little")
+            crafted.params_blob = bytes(p)
+        else:
+            d = bytearray(blob)
+            d[t * size + at:t * size + at + n] = value.to_bytes(n, "little")
+            crafted.desc_blob = bytes(d)
+        x2, w2, b2, y2, z2 = _net()
+        workspace = Workspace()
+        calls = [(r.cls, r.args, r.kwargs) for r in _recalls(x2, w2, b2, y2, z2, None, workspace)]
+        made, why = configure_kept(calls, crafted)
+        if made is None:
+            refused += 1
+            assert why, (t, name, value)
+        else:
+            made_count += 1
+            workspace.allocate()
+            Schedule(made).run()
+            assert np.array_equal(y2.numpy(), want[0]) and np.array_equal(z2.numpy(), want[1]), (t, name, value)
+            made.close()
+        for g in (x2, y2, z2):
+            assert g.untouched(), f"crafted {name} = {value} of record {t} wrote outside a buffer"
+    assert refused > 0 and made_count > 0, (refused, made_count)
