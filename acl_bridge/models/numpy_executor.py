@@ -5,12 +5,13 @@ machine; the ACL runner then only has to match it."""
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Any, Dict
 
 import numpy as np
 
 from . import int8_reference as q8
-from .tflite_plan import Plan, Step, slice_index
+from .fallback import prepare
+from .tflite_plan import Fallback, Plan, Step, graph_inputs, slice_index
 
 _ACT = {
     None: lambda x, a, b: x,
@@ -21,13 +22,11 @@ _ACT = {
     "logistic": lambda x, a, b: 1 / (1 + np.exp(-x)),
 }
 
-
 def _windows(x, kernel, stride, padding, fill):
     top, bottom, left, right = padding
     xp = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=fill)
     win = np.lib.stride_tricks.sliding_window_view(xp, kernel, axis=(1, 2))  # N,H',W',C,kh,kw
     return win[:, ::stride[0], ::stride[1]]
-
 
 def _resize_grid(size: int, out: int, align_corners: bool, half_pixel_centers: bool):
     """TFLite's source coordinate per output index along one axis (float32, as TFLite
@@ -45,7 +44,6 @@ def _resize_grid(size: int, out: int, align_corners: bool, half_pixel_centers: b
     upper = np.minimum(np.ceil(src), size - 1).astype(np.int64)
     return src.astype(np.float64), lower, upper
 
-
 def resize_bilinear(x: np.ndarray, out_hw, align_corners: bool = False, half_pixel_centers: bool = False) -> np.ndarray:
     """TFLite's RESIZE_BILINEAR of an NHWC array to ``out_hw`` (float64): each output is
     x[y0,x0](1-dy)(1-dx) + x[y1,x0] dy (1-dx) + x[y0,x1](1-dy) dx + x[y1,x1] dy dx with
@@ -59,7 +57,6 @@ def resize_bilinear(x: np.ndarray, out_hw, align_corners: bool = False, half_pix
     dx = (sx - x0)[None, None, :, None]
     return rows[:, :, x0] * (1 - dx) + rows[:, :, x1] * dx
 
-
 def _destination(s: Step, arrays: Dict[int, np.ndarray], shape) -> np.ndarray:
     """Where a copy-like step writes: its output, or its slice of ``into`` (concatenation)."""
     p = dict(s.params)
@@ -67,7 +64,6 @@ def _destination(s: Step, arrays: Dict[int, np.ndarray], shape) -> np.ndarray:
         _, axis, start = p["slice"]
         return arrays[p["into"]][slice_index(len(shape), axis, start, shape[axis])]
     return arrays[s.output]
-
 
 def _run_quantized(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     """An int8 / uint8 step, with TFLite's integer arithmetic (:mod:`.int8_reference`)."""
@@ -108,8 +104,8 @@ def _run_quantized(s: Step, arrays: Dict[int, np.ndarray]) -> None:
         raise AssertionError(f"unknown quantized step kind {s.kind!r}: {s!r}")
     dst[...] = y
 
-
-def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
+def run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
+    """One step of a plan on ``arrays`` (tensor index -> array; its output written in place)."""
     p = dict(s.params)
     c = dict(s.constants)
     if p.get("quantization"):
@@ -158,21 +154,28 @@ def _run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
     y = _ACT[p.get("activation")](y, p.get("act_a", 0.0), p.get("act_b", 0.0))
     arrays[s.output][...] = y
 
-
-def run_plan_tensors(plan: Plan, x: np.ndarray) -> Dict[int, np.ndarray]:
-    """Every tensor of the plan after a run on ``x``, by tensor index (views included, each
-    in its tensor's dtype: float32, or int8 / uint8 for a quantized model)."""
+def run_plan_tensors(plan: Plan, x: Any) -> Dict[int, np.ndarray]:
+    """Every tensor of the plan after a run on ``x`` (one array, a sequence in the graph's
+    input order, or a dict by input name: :func:`~.tflite_plan.graph_inputs`), by tensor
+    index (views included, each in its tensor's dtype: float32, or int8 / uint8 for a
+    quantized model). Fallback operators run on :mod:`.fallback`'s kernels in their place."""
     t = plan.model.tensors
     owned = {i: np.zeros(t[i].shape, t[i].dtype) for i in plan.buffers()}
     arrays = plan.bind(owned)
     arrays.update((c.index, c.data) for c in t if c.is_constant)  # operands of copies (CONCATENATION)
-    arrays[plan.model.inputs[0]][...] = x
-    for s in plan.steps:
-        _run_step(s, arrays)
+    for i, value in graph_inputs(plan.model, x).items():
+        arrays[i][...] = value
+    ops = {op.index: op for op in plan.model.operators} if plan.fallbacks else {}
+    for s in plan.order():
+        if isinstance(s, Fallback):
+            prepare(ops[s.op_index], plan.model, arrays)()
+        else:
+            run_step(s, arrays)
     return arrays
 
-
-def run_plan(plan: Plan, x: np.ndarray) -> Dict[str, np.ndarray]:
-    """Outputs of the model for input ``x``, by tensor name (each in its tensor's dtype)."""
+def run_plan(plan: Plan, x: Any) -> Dict[str, np.ndarray]:
+    """Outputs of the model for input ``x`` (see :func:`run_plan_tensors`), by tensor name
+    (each in its tensor's dtype)."""
     arrays = run_plan_tensors(plan, x)
     return {plan.model.tensors[i].name: np.array(arrays[i]) for i in plan.model.outputs}
+

@@ -40,10 +40,10 @@ from ..user_cache import CacheFileRejected, sources_stamp, write_atomically
 from .lowering import Step
 from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
                           encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
-from .tflite_plan import Plan, View
+from .tflite_plan import Fallback, Plan, View
 
 MAGIC = b"ACLNDPL\x00"
-FORMAT = "lowered plan 1"  # part of the key (the seal's version is the parsed-model cache's)
+FORMAT = "lowered plan 2"  # part of the key; 2: the fallback operators of a partitioned plan (the seal's version is the parsed-model cache's)
 SUFFIX = ".aclplan"
 
 _HERE = Path(__file__).resolve().parent
@@ -114,7 +114,9 @@ def encode(plan: Plan, key: Dict[str, object]) -> bytes:
         steps.append([s.op_index, s.opcode, s.kind, list(s.inputs), s.output, _plain(s.params, data), constants])
     head = {"key": key, "model": model, "steps": steps,
             "views": [[v.tensor, v.parent, list(v.how)] for v in plan.views], "fused": list(plan.fused),
-            "padding_kept": list(plan.padding_kept), "folded_pads": [list(p) for p in plan.folded_pads]}
+            "padding_kept": list(plan.padding_kept), "folded_pads": [list(p) for p in plan.folded_pads],
+            "fallbacks": [[f.op_index, f.opcode, list(f.inputs), list(f.outputs), f.kind, f.reason]
+                          for f in plan.fallbacks]}
     return data.sealed(MAGIC, head)
 
 
@@ -148,8 +150,15 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
             _check_index(t, n, "a view's tensor")
             _check_index(p, n, "a view's parent")
             views.append(View(t, p, _tuples(how, data, memo)))
+        fallbacks = []
+        for op_index, opcode, inputs, outputs, kind, reason in head["fallbacks"]:
+            for i in inputs:
+                _check_index(i, n, "a fallback operator's input", least=-1)
+            for i in outputs:
+                _check_index(i, n, "a fallback operator's output")
+            fallbacks.append(Fallback(int(op_index), str(opcode), tuple(inputs), tuple(outputs), str(kind), str(reason)))
         return Plan(model, tuple(steps), tuple(views), tuple(head["fused"]), tuple(head["padding_kept"]),
-                    _tuples(head["folded_pads"], data, memo))
+                    _tuples(head["folded_pads"], data, memo), tuple(fallbacks))
     except Exception as e:  # any shape of damage (a wrong type, a refused value) is a rejection
         raise CacheFileRejected(f"plan does not parse: {type(e).__name__}: {e}") from None
 
@@ -176,7 +185,8 @@ def same_plan(a: Plan, b: Plan) -> bool:
             == (mb.version, mb.description, mb.operators, mb.inputs, mb.outputs, mb.sha256)
             and list(map(tensor, ma.tensors)) == list(map(tensor, mb.tensors))
             and list(map(step, a.steps)) == list(map(step, b.steps))
-            and (a.views, a.fused, a.padding_kept, a.folded_pads) == (b.views, b.fused, b.padding_kept, b.folded_pads))
+            and (a.views, a.fused, a.padding_kept, a.folded_pads, a.fallbacks)
+            == (b.views, b.fused, b.padding_kept, b.folded_pads, b.fallbacks))
 
 
 # ---------------------------------------------------------------------------- the file

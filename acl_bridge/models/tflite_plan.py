@@ -36,10 +36,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 
-from .lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step, rule_for
+from .lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
+from .lowering.partition import Decision, partition
 from .tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
@@ -58,6 +59,24 @@ class View:
 
 
 @dataclass(frozen=True)
+class Fallback:
+    """Operator ``op_index`` runs on the CPU fallback (:mod:`.fallback`), not on ACL:
+    ``inputs`` and ``outputs`` as the operator's (-1: an absent optional input), ``reason``
+    why (:func:`.lowering.partition.decide`: its ``kind`` and text)."""
+
+    op_index: int
+    opcode: str
+    inputs: Tuple[int, ...]
+    outputs: Tuple[int, ...]
+    kind: str
+    reason: str
+
+    def tensors(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """(tensors read, tensors written): the live inputs, the outputs."""
+        return tuple(i for i in self.inputs if i >= 0), tuple(self.outputs)
+
+
+@dataclass(frozen=True)
 class Plan:
     model: ModelSpec
     steps: Tuple[Step, ...]
@@ -69,6 +88,54 @@ class Plan:
     padding_kept: Tuple[int, ...] = ()
     # (PAD operator, the ADD operator it was folded into): _fold_channel_pads
     folded_pads: Tuple[Tuple[int, int], ...] = ()
+    # operators on the CPU fallback, in graph order (:mod:`.lowering.partition`); () for a
+    # model that lowers whole, whose plan is then what it was before partitioning existed
+    fallbacks: Tuple[Fallback, ...] = ()
+
+    def order(self) -> Tuple[Union[Step, Fallback], ...]:
+        """Steps and fallback operators in execution order (by operator index: TFLite stores
+        operators in execution order, and a step runs where its operator stood)."""
+        if not self.fallbacks:
+            return self.steps
+        merged: List[Union[Step, Fallback]] = []
+        fb = list(self.fallbacks)
+        for s in self.steps:
+            while fb and fb[0].op_index < s.op_index:
+                merged.append(fb.pop(0))
+            merged.append(s)
+        return tuple(merged + fb)
+
+    def segments(self) -> Tuple[Tuple[str, Tuple[int, ...]], ...]:
+        """("acl", indices into :attr:`steps`) or ("fallback", indices into
+        :attr:`fallbacks`) per run of consecutive entries of :meth:`order` on one side."""
+        out: List[Tuple[str, List[int]]] = []
+        k_step = k_fb = 0
+        for x in self.order():
+            side = "fallback" if isinstance(x, Fallback) else "acl"
+            if side == "acl":
+                k, k_step = k_step, k_step + 1
+            else:
+                k, k_fb = k_fb, k_fb + 1
+            if out and out[-1][0] == side:
+                out[-1][1].append(k)
+            else:
+                out.append((side, [k]))
+        return tuple((side, tuple(ks)) for side, ks in out)
+
+    def for_memory_plan(self) -> "Plan":
+        """This plan with every fallback operator as a step of kind ``"fallback"`` in its
+        place (reading its live inputs and its outputs after the first, writing the first),
+        so that the memory planner (:mod:`.memory_plan`, which reads steps) keeps alive every
+        buffer a fallback operator touches; the plan itself when it has none."""
+        if not self.fallbacks:
+            return self
+        steps = []
+        for x in self.order():
+            if isinstance(x, Fallback):
+                reads, writes = x.tensors()
+                x = Step(x.op_index, x.opcode, "fallback", reads + writes[1:], writes[0])
+            steps.append(x)
+        return dataclasses.replace(self, steps=tuple(steps), fallbacks=())
 
     def view_of(self) -> Dict[int, View]:
         return dict(self._views_by_tensor)
@@ -116,7 +183,34 @@ class Plan:
         for s in self.steps:
             used.update(s.inputs)
             used.add(s.output)
+        for f in self.fallbacks:
+            reads, writes = f.tensors()
+            used.update(reads)
+            used.update(writes)
         return tuple(sorted(t for t in used if t not in views and not self.model.tensors[t].is_constant))
+
+
+def graph_inputs(model: ModelSpec, x: Any) -> Dict[int, Any]:
+    """{graph input tensor: value} for what a caller passes to run: one array (a model with
+    one input), a sequence of arrays in the graph's input order, or a mapping from input
+    tensor name to array (every input named once). TypeError / ValueError naming what is
+    wrong."""
+    names = [model.tensors[i].name for i in model.inputs]
+    if isinstance(x, Mapping):
+        unknown = sorted(set(map(str, x)) - set(names))
+        missing = [n for n in names if n not in x]
+        if unknown or missing:
+            raise ValueError(f"inputs are named {sorted(map(str, x))}, the model's are {names}"
+                             + (f" (unknown: {unknown})" if unknown else "") + (f" (missing: {missing})" if missing else ""))
+        return {i: x[n] for i, n in zip(model.inputs, names)}
+    if isinstance(x, (list, tuple)):
+        if len(x) != len(names):
+            raise ValueError(f"{len(x)} inputs given, the model has {len(names)}: {names}")
+        return dict(zip(model.inputs, x))
+    if len(names) != 1:
+        raise ValueError(f"one array given, the model has {len(names)} inputs: {names} (pass a sequence in this "
+                         f"order or a dict by name)")
+    return {model.inputs[0]: x}
 
 
 def slice_index(rank: int, axis: int, start: int, length: int) -> Tuple[slice, ...]:
@@ -180,23 +274,27 @@ def _copy_quantization(model: ModelSpec, src: int, dst: int, same: bool = False)
     return (("quantization", (("src", sq), ("dst", dq))),)
 
 
-def plan_model(model: ModelSpec) -> Plan:
+def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping[int, str] = {}) -> Plan:
     """The plan for ``model`` (after :func:`fold_constant_dequantize`), or UnsupportedModelError.
 
-    Every operator first passes its rule's tensor-type gate (an opcode without a rule is
-    refused there), then every rule lowers its operator, in the graph's order."""
-    if len(model.inputs) != 1:
-        raise UnsupportedModelError(f"model has {len(model.inputs)} inputs, expected 1")
+    Every operator is decided by :func:`.lowering.partition.decide` (its rule's tensor-type
+    gate, then the rule; ``acl_refused``: operators ACL's validate() refused on the runner,
+    by index, with the text). ``fallback=False``: the first operator that does not lower
+    refuses the model (its reason; every type gate runs before any rule). ``fallback=True``: it
+    runs on the CPU fallback (:attr:`Plan.fallbacks`), and the model is refused only where
+    the fallback cannot run an operator either, naming every such operator at once."""
     consumers: Dict[int, List[int]] = {}
     for op in model.operators:
-        rule_for(op.opcode).tensors(op, model)
         for i in op.inputs:
             if i >= 0:
                 consumers.setdefault(i, []).append(op.index)
+    decisions = partition(model, acl_refused, strict=not fallback)
+    fallbacks = _fallbacks(model, [d for d in decisions if not d.on_acl])
     lowered: List[Lowered] = []
     extra: List[TensorSpec] = []
-    for op in model.operators:
-        lowered += _add_intermediates(model, rule_for(op.opcode).lower(op, model), extra, consumers)
+    for d in decisions:
+        if d.lowered is not None:
+            lowered += _add_intermediates(model, d.lowered, extra, consumers)
     if extra:
         model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(extra))
     steps = [x for x in lowered if isinstance(x, Step)]
@@ -205,14 +303,33 @@ def plan_model(model: ModelSpec) -> Plan:
     steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
     views = views + tuple(aliases)
     fused = tuple(sorted(op_indices - {s.op_index for s in steps}))
-    steps, folded, pad_views, slices = _fold_channel_pads(steps, model, views)
+    steps, folded, pad_views, slices = _fold_channel_pads(steps, model, views,
+                                                          {i for f in fallbacks for i in f.tensors()[0]})
     if slices:
         model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(slices))
     views = views + tuple(pad_views)
     # TFLite stores operators in execution order; a copy runs where its operator stood
     ordered = sorted(list(steps) + list(copies), key=lambda s: s.op_index)
     return Plan(model, tuple(ordered), views, fused, tuple(v.tensor for v in pad_views if v.how[0] == "slice"),
-                tuple(folded))
+                tuple(folded), fallbacks)
+
+
+def _fallbacks(model: ModelSpec, refused: Sequence[Decision]) -> Tuple[Fallback, ...]:
+    """The plan's fallback operators, or UnsupportedModelError naming every operator that
+    the fallback cannot run either (with why ACL does not and why the fallback does not)."""
+    from .fallback import unsupported
+
+    ops = {op.index: op for op in model.operators}
+    neither = []
+    for d in refused:
+        why = unsupported(ops[d.op_index], model)
+        if why is not None:
+            neither.append(f"operator #{d.op_index} {d.opcode} ({why}; not on ACL: {d.kind})")
+    if neither:
+        raise UnsupportedModelError(f"{len(neither)} operator(s) run neither on ACL nor on the CPU fallback: "
+                                    + "; ".join(neither))
+    return tuple(Fallback(d.op_index, d.opcode, tuple(ops[d.op_index].inputs), tuple(ops[d.op_index].outputs),
+                          d.kind, d.reason) for d in refused)
 
 
 def _add_intermediates(model: ModelSpec, lowered: Sequence[Lowered], extra: List[TensorSpec],
@@ -281,7 +398,7 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
     return [s for k, s in enumerate(out) if k not in dropped], aliases
 
 
-def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View]
+def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View], fallback_reads: Set[int] = set()
                        ) -> Tuple[List[Step], List[Tuple[int, int]], List[View], List[TensorSpec]]:
     """Fold a PAD that widens the channels into the ADD that reads it: ``o = pad(x) + y``
     (zeros after x's C channels, float32) is, channel by channel, ``x + y`` for the first C
@@ -318,7 +435,7 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
         if any(tuple(w) != (0, 0) for w in outer) or last[0] != 0 or last[1] <= 0:
             continue
         x, p = s.inputs[0], s.output
-        if p in graph or p in is_view or p in parents or len(readers.get(p, ())) != 1:
+        if p in graph or p in is_view or p in parents or len(readers.get(p, ())) != 1 or p in fallback_reads:
             continue
         a = readers[p][0]
         add = out[a]
@@ -326,7 +443,7 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
                 or len(add.inputs) != 2 or p not in add.inputs:
             continue
         y, o = add.inputs[1] if add.inputs[0] == p else add.inputs[0], add.output
-        if y in (p, x) or y in graph or y in is_view or y in parents or t[y].is_constant \
+        if y in (p, x) or y in graph or y in is_view or y in parents or t[y].is_constant or y in fallback_reads \
                 or len(readers.get(y, ())) != 1 or y not in producer or steps[producer[y]].kind != "convolution":
             continue
         if o in graph or o in is_view or parents.get(o, set()) - {"alias"} or o in (x, y):
@@ -342,4 +459,4 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
     return [s for s in out if s is not None], folded, new_views, slices
 
 
-__all__ = ["Step", "View", "Plan", "plan_model", "slice_index", "SUPPORTED"]
+__all__ = ["Step", "View", "Fallback", "Plan", "plan_model", "graph_inputs", "slice_index", "SUPPORTED"]

@@ -186,6 +186,17 @@ OPTION_TABLES = {
                                                   ("half_pixel_centers", "HalfPixelCenters", None))),
     "FULLY_CONNECTED": ("FullyConnectedOptions", _ACT + (("keep_num_dims", "KeepNumDims", None),)),
     "MEAN": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
+    # read for the CPU fallback's kernels (.fallback): options their output shapes do not say
+    "DIV": ("DivOptions", _ACT),
+    "STRIDED_SLICE": ("StridedSliceOptions", (("begin_mask", "BeginMask", None), ("end_mask", "EndMask", None),
+                                              ("ellipsis_mask", "EllipsisMask", None),
+                                              ("new_axis_mask", "NewAxisMask", None),
+                                              ("shrink_axis_mask", "ShrinkAxisMask", None), ("offset", "Offset", None))),
+    "PACK": ("PackOptions", (("values_count", "ValuesCount", None), ("axis", "Axis", None))),
+    "UNPACK": ("UnpackOptions", (("num", "Num", None), ("axis", "Axis", None))),
+    "GATHER": ("GatherOptions", (("axis", "Axis", None), ("batch_dims", "BatchDims", None))),
+    "LEAKY_RELU": ("LeakyReluOptions", (("alpha", "Alpha", None),)),
+    "MIRROR_PAD": ("MirrorPadOptions", (("mode", "Mode", {0: "REFLECT", 1: "SYMMETRIC"}),)),
 }
 
 

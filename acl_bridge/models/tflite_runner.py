@@ -111,7 +111,8 @@ from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from .model_cache import ModelCacheReport, read_model_cached
 from .plan_cache import kept_report, lowering_code_identity, read_plan_cached
 from .operator_profile import FunctionTime, OperatorProfile
-from .tflite_plan import Plan, Step, plan_model, slice_index
+from .segments import SegmentedRun, SegmentTime
+from .tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
 from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
 
 ROLES = {
@@ -226,14 +227,23 @@ def _types(step: Step, operands: List[object]) -> str:
     return ", ".join(parts)
 
 
-def _refused(step: Step, operands: List[object], e: AclStatusError) -> UnsupportedModelError:
+class AclRefusedError(UnsupportedModelError):
+    """ACL's validate() refused operator ``op_index``'s function at load: with the fallback
+    on, the runner re-plans with that operator on the CPU fallback instead."""
+
+    def __init__(self, message: str, op_index: int):
+        super().__init__(message)
+        self.op_index = op_index
+
+
+def _refused(step: Step, operands: List[object], e: AclStatusError) -> AclRefusedError:
     """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
     own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
     from ..native import acl_version
 
-    return UnsupportedModelError(
+    return AclRefusedError(
         f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
-        f"ACL {acl_version()}: {e.message}")
+        f"ACL {acl_version()}: {e.message}", step.op_index)
 
 
 _HERE = Path(__file__).resolve().parent
@@ -320,8 +330,15 @@ class TfliteRunner:
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
-                 model_cache=True, share_constants: bool = True, facts_cache=True):
+                 model_cache=True, share_constants: bool = True, facts_cache=True, fallback: bool = True):
         self.backend = backend_named(backend)
+        if not isinstance(fallback, bool):
+            raise ArgumentTypeError(f"fallback is {fallback!r}, expected True or False")
+        # operators the lowering or ACL does not take run on the CPU fallback (:mod:`.fallback`,
+        # :mod:`.segments`); False: such a model is refused naming the operator
+        self.fallback = fallback
+        self.acl_refused: Dict[int, str] = {}  # operators ACL's validate() refused, re-planned onto the fallback
+        self._replan_from = None
         if not isinstance(share_constants, bool):
             raise ArgumentTypeError(f"share_constants is {share_constants!r}, expected True or False")
         # NEON: dense constants ACL takes as const (weights, bias) are handed to it in the model's
@@ -355,10 +372,28 @@ class TfliteRunner:
                            else type(model).__name__)
         try:
             with self._session.active():
-                self._load(model, program_cache, allow_copy, model_cache, facts_cache)
+                self._load_partitioned(model, program_cache, allow_copy, model_cache, facts_cache)
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
             clear_description_caches()  # the same for the descriptions kept by content
+
+    def _load_partitioned(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
+        """:meth:`_load`; where ACL's validate() refuses an operator (and the fallback is on),
+        the model is planned again with that operator on the CPU fallback and loaded again."""
+        while True:
+            try:
+                return self._load(model, program_cache, allow_copy, model_cache, facts_cache)
+            except AclRefusedError as e:
+                if not self.fallback or e.op_index in self.acl_refused or self._replan_from is None:
+                    raise
+                self.acl_refused[e.op_index] = str(e)
+                self._close_functions()  # those configured before the refusal
+                spec = self._replan_from
+                if not isinstance(spec, ModelSpec):  # the file's bytes (its plan came from the plan cache)
+                    spec, _ = read_model_cached(spec, model_cache, dequantized=True)
+                    self._replan_from = spec
+                with self._phases.phase("lower"):
+                    model = plan_model(spec, fallback=True, acl_refused=self.acl_refused)
 
     def _load(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         phase = self._phases.phase
@@ -368,20 +403,27 @@ class TfliteRunner:
             plan = model
         elif isinstance(model, ModelSpec):
             with phase("lower"):
-                plan = plan_model(fold_constant_dequantize(model))
+                spec = fold_constant_dequantize(model)
+                self._replan_from = spec
+                plan = plan_model(spec, fallback=self.fallback)
         else:
             with phase("read"):  # the lowered plan kept by an earlier process (:mod:`.plan_cache`)
                 kept_plan, plans, data, seconds = read_plan_cached(model, model_cache)
+                self._replan_from = data
                 if kept_plan is not None:
                     plan, self.model_cache = kept_plan, kept_report(plans, seconds)  # type: ignore[arg-type]
                 else:  # its constant DEQUANTIZEs folded, and kept so (the parsed-model cache's own file)
                     spec, self.model_cache = read_model_cached(data, model_cache, dequantized=True)
             if kept_plan is None:
                 with phase("lower"):  # and kept for the next start (encoded, read back, compared, written)
-                    plan = plan_model(spec)
+                    self._replan_from = spec
+                    plan = plan_model(spec, fallback=self.fallback)
                     if plans is not None:
                         why = plans.save(plan)
                         self.model_cache = replace(self.model_cache, reason=f"{self.model_cache.reason}; {why}")
+        if plan.fallbacks and not self.fallback:  # a kept plan lowered with the fallback on
+            raise UnsupportedModelError(plan.fallbacks[0].reason + (
+                "" if len(plan.fallbacks) == 1 else f" (and {len(plan.fallbacks) - 1} more operators that do not lower)"))
         self.plan = plan
         t0 = time.perf_counter()
         with phase("program_cache"):
@@ -422,7 +464,9 @@ class TfliteRunner:
         # the workspaces' pools are made once every function has joined
         with phase("schedule"):
             self.workspace_bytes = sum(w.allocate() for w in self.workspaces)
-            self.schedule = Schedule(self.functions)
+            # a plan with fallback operators: one schedule per ACL segment, the fallback between
+            self.schedule = SegmentedRun(plan, self.functions, self.arrays) if plan.fallbacks \
+                else Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
         if cache is not None:
             cache.save()
@@ -445,6 +489,8 @@ class TfliteRunner:
                                        reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
         self.input_index = plan.model.inputs[0]
         self.input_array: NdArray = self.arrays[self.input_index]
+        # every graph input's buffer, by tensor (a model with several inputs: run() takes them all)
+        self.input_arrays: Dict[int, NdArray] = {i: self.arrays[i] for i in plan.model.inputs}
         self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
 
     def _restore_programs(self, program_cache):
@@ -596,7 +642,7 @@ class TfliteRunner:
         owned: Dict[int, NdArray] = {}
         if self.use_arena:
             sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
-            self.memory = plan_memory(self.plan, sizes, kept=self._kept_arena)
+            self.memory = plan_memory(self.plan.for_memory_plan(), sizes, kept=self._kept_arena)
             # the kept placement, when it is one of these buffers (checked: every buffer, aligned,
             # no two alive at one step sharing a byte), else placed afresh (and kept at save)
             self.memory_recalled = self._kept_arena is not None and [
@@ -617,7 +663,7 @@ class TfliteRunner:
         ACL's memory managers (one shared by every function, or one per function with
         ``share_workspaces=False``); scratch tensors of functions whose ACL constructor takes
         no memory manager are not in it."""
-        lives, pinned = lifetimes(self.plan)
+        lives, pinned = lifetimes(self.plan.for_memory_plan())
         arena_tensors = {life.tensor for life in lives}
         own = {b: a.allocation.nbytes + BRIDGE_SLACK_IN_BYTES for b, a in self.arrays.items() if b in self.buffer_plans}
         if self.memory is not None:
@@ -795,26 +841,42 @@ class TfliteRunner:
         t = self.plan.model.tensors
         copies = sum(int(np.prod(t[s.inputs[0]].shape)) * t[s.inputs[0]].dtype.itemsize
                      for s in self.plan.steps if _places(s))
-        inp = int(np.prod(self.input_shape)) * self.input_dtype.itemsize
-        return {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
+        inp = sum(int(np.prod(t[i].shape)) * t[i].dtype.itemsize for i in self.plan.model.inputs)
+        out = {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
+        if self.plan.fallbacks:  # what the boundaries between ACL and the fallback copy (SegmentedRun)
+            out["fallback_boundaries"] = self.schedule.copied_bytes_per_run
+            out["total"] += out["fallback_boundaries"]
+        return out
 
     # ------------------------------------------------------------------ running
-    def run(self, x: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
-        """One inference. ``x`` (the input, shape :attr:`input_shape`, dtype
-        :attr:`input_dtype`: nothing is cast) is copied into the input buffer; ``None`` runs
-        on what :attr:`input_array` holds. Returns read-only views of the output buffers by
-        tensor name, in the model's dtypes (overwritten by the next run)."""
+    def run(self, x=None) -> Dict[str, np.ndarray]:
+        """One inference. ``x``: the input (shape :attr:`input_shape`, dtype
+        :attr:`input_dtype`: nothing is cast), or for a model with several inputs a sequence
+        in the graph's order or a dict by input name; copied into the input buffers. ``None``
+        runs on what :attr:`input_arrays` hold. Returns read-only views of the output
+        buffers by tensor name, in the model's dtypes (overwritten by the next run)."""
         if x is not None:
-            x = np.asarray(x)
-            if tuple(x.shape) != self.input_shape:
+            try:
+                given = graph_inputs(self.plan.model, x)
+            except ValueError as e:
                 from ndarray import InvalidLayoutError
 
-                raise InvalidLayoutError(f"input has shape {tuple(x.shape)}, the model expects {self.input_shape}")
-            if x.dtype != self.input_dtype:
-                raise ArgumentTypeError(
-                    f"input has dtype {x.dtype}, the model's input is {self.input_dtype}: nothing is cast "
-                    f"(convert it yourself, e.g. x.astype(np.{self.input_dtype}))")
-            self.input_array.numpy()[...] = x
+                raise InvalidLayoutError(str(e)) from None
+            several = len(self.input_arrays) > 1
+            for i, value in given.items():
+                value = np.asarray(value)
+                spec = self.plan.model.tensors[i]
+                what = f"input {spec.name!r}" if several else "input"
+                if tuple(value.shape) != tuple(spec.shape):
+                    from ndarray import InvalidLayoutError
+
+                    raise InvalidLayoutError(f"{what} has shape {tuple(value.shape)}, the model expects "
+                                             f"{tuple(spec.shape)}")
+                if value.dtype != spec.dtype:
+                    raise ArgumentTypeError(
+                        f"{what} has dtype {value.dtype}, the model's input is {spec.dtype}: nothing is cast "
+                        f"(convert it yourself, e.g. x.astype(np.{spec.dtype}))")
+                self.input_arrays[i].numpy()[...] = value
         if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
             t0 = time.perf_counter()
             self.schedule.run()
@@ -836,6 +898,27 @@ class TfliteRunner:
                                   tuple(shapes[i] for i in (*s.inputs, s.output) if i in shapes), seconds[k])
                      for k, s in enumerate(self.plan.steps))
         return OperatorProfile(self.model_name, self.backend.name, len(seconds[0]) if seconds else rounds, rows)
+
+    def segment_profile(self, rounds: int = 5) -> Tuple[SegmentTime, ...]:
+        """Per segment (ACL functions in one native call, or fallback operators), its mean
+        seconds in an inference over ``rounds`` runs on what the input buffers hold (a model
+        without fallback operators is one ACL segment)."""
+        if self._first_run_seconds is None:
+            self.run()
+        if isinstance(self.schedule, SegmentedRun):
+            return self.schedule.profile_segments(rounds)
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            self.schedule.run()
+        ops = tuple((s.op_index, s.opcode) for s in self.plan.steps)
+        return (SegmentTime(0, "acl", ops, (time.perf_counter() - t0) / max(rounds, 1)),)
+
+    def fallback_operators(self) -> List[Dict[str, object]]:
+        """Every operator on the CPU fallback: its index, opcode, why it is not on ACL (the
+        partition's kind: ``custom``, ``no rule``, ``refused by the rule``, ``refused by
+        ACL``) and the reason's text."""
+        return [{"operator": f.op_index, "opcode": f.opcode, "kind": f.kind, "reason": f.reason}
+                for f in self.plan.fallbacks]
 
     def configure_profile(self) -> ConfigureProfile:
         """Where this model's start-up time went (:mod:`.configure_profile`): the phases of the
@@ -903,6 +986,11 @@ class TfliteRunner:
             cache += f"; {'lowered-plan' if kept_plan else 'parsed-model'} cache {self.model_cache.state}"
         if self.facts_cache is not None:
             cache += f"; ACL's answers {self.facts_cache.state} ({self.facts_cache.answers} kept, {self.facts_cache.saved} saved)"
+        fallback = ""
+        if self.plan.fallbacks:
+            acl_segments, _ = self.schedule.segment_count
+            fallback = (f"; {len(self.plan.fallbacks)} operator(s) on the CPU fallback, {acl_segments} ACL segment(s): "
+                        + ", ".join(f"#{f.op_index} {f.opcode} ({f.kind})" for f in self.plan.fallbacks))
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "
                 f"functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.folded_pads)} PADs folded, "
@@ -911,7 +999,7 @@ class TfliteRunner:
                 f"{self.renegotiations} renegotiation(s); {self.schedule.native_calls_per_run} native "
                 f"call(s) per inference; copied per inference: {c['total']} bytes "
                 f"(input {c['input']}, staged {c['staged']}, copy steps {c['copy_steps']}); "
-                f"configured in {self.configure_seconds:.2f} s{cache}")
+                f"configured in {self.configure_seconds:.2f} s{cache}{fallback}")
 
 
 __all__ = ["TfliteRunner", "BufferPlan", "ConfigureProfile", "OperatorProfile"]

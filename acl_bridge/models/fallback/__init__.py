@@ -1,0 +1,16 @@
+"""The CPU fallback: TFLite operators the lowering does not put on ACL, run with numpy.
+
+Kernels register themselves by TFLite opcode (:mod:`.registry`, ``@kernel``), one module per
+family: :mod:`.data_movement` (shapes, views, copies, padding, casts), :mod:`.quantization`,
+:mod:`.elementwise` (binary arithmetic and comparisons), :mod:`.activations` (unary),
+:mod:`.reduce`, :mod:`.nn` (softmax, normalization, and the layers the lowering lowers but
+ACL refused). Nothing here imports ACL: it needs numpy only.
+
+:func:`unsupported` says at load why an operator cannot run here; :func:`prepare` binds an
+operator to its arrays once and returns the function that runs it.
+"""
+
+from . import activations, data_movement, elementwise, nn, quantization, reduce  # noqa: F401  (they register)
+from .registry import KERNELS, Call, Kernel, kernel, prepare, unsupported
+
+__all__ = ["KERNELS", "Call", "Kernel", "kernel", "prepare", "unsupported"]

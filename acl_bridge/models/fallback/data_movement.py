@@ -1,0 +1,175 @@
+"""Shape and data-movement operators: what numpy does with views and copies (SHAPE,
+RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, PACK, UNPACK,
+CONCATENATION, SPLIT, SPLIT_V, TILE, BROADCAST_TO, PAD, PADV2, MIRROR_PAD, CAST).
+
+Shapes are static in the models this library reads, so the operators whose output shape
+says everything (RESHAPE, SQUEEZE, EXPAND_DIMS) take it from the output tensor. int8 / uint8
+tensors move as stored (TFLite requires the output's quantization to be the input's), except
+CONCATENATION of inputs with other scales, requantized as TFLite's reference kernel does
+(``round(x * s_in / s_out - z_in * s_in / s_out) + z_out`` in float32)."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import numpy as np
+
+from ..tflite_reader import ModelSpec, OperatorSpec
+from .elementwise import float_activation
+from .registry import ANY, Call, kernel
+
+
+@kernel("SHAPE", dtypes=ANY)
+def shape(c: Call) -> None:
+    c.write(np.asarray(c.inputs[0].shape))
+
+
+@kernel("RESHAPE", "SQUEEZE", "EXPAND_DIMS", dtypes=ANY)
+def reshape(c: Call) -> None:
+    c.write(c.inputs[0])
+
+
+@kernel("TRANSPOSE", dtypes=ANY)
+def transpose(c: Call) -> None:
+    c.write(np.transpose(c.inputs[0], [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
+
+
+def _strided_slice_check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
+    for name in ("ellipsis_mask", "new_axis_mask"):
+        if op.option(name, 0):
+            return f"option {name}={op.option(name)} (the fallback's STRIDED_SLICE takes neither)"
+    return None
+
+
+@kernel("STRIDED_SLICE", dtypes=ANY, check=_strided_slice_check)
+def strided_slice(c: Call) -> None:
+    """TFLite's STRIDED_SLICE without ellipsis or new axes: per dimension ``begin:end:stride``
+    (a begin_mask / end_mask bit: from the start / to the end), a shrink_axis_mask bit takes
+    the element at ``begin``; ``offset``: end is relative to begin."""
+    x = c.inputs[0]
+    begin, end, strides = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:4])
+    bmask, emask, smask = (int(c.option(n, 0)) for n in ("begin_mask", "end_mask", "shrink_axis_mask"))
+    offset = bool(c.option("offset", False))
+    index: List[object] = []
+    for d in range(len(begin)):
+        b, e, s = int(begin[d]), int(end[d]), int(strides[d])
+        if offset:
+            e += b
+        if smask >> d & 1:
+            index.append(b)
+            continue
+        index.append(slice(None if bmask >> d & 1 else b, None if emask >> d & 1 else e, s))
+    c.write(x[tuple(index)])
+
+
+@kernel("SLICE", dtypes=ANY)
+def slice_(c: Call) -> None:
+    x = c.inputs[0]
+    begin, size = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:3])
+    c.write(x[tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n)) for b, n in zip(begin, size))])
+
+
+def _gather_check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
+    return f"option batch_dims={op.option('batch_dims')}" if op.option("batch_dims", 0) else None
+
+
+@kernel("GATHER", dtypes=ANY, check=_gather_check)
+def gather(c: Call) -> None:
+    x = c.inputs[0]
+    axis = int(c.option("axis", 0))
+    c.write(np.take(x, np.asarray(c.inputs[1]).astype(np.int64), axis=axis + x.ndim if axis < 0 else axis))
+
+
+@kernel("PACK", dtypes=ANY)
+def pack(c: Call) -> None:
+    axis = int(c.option("axis", 0))
+    rank = c.tensor_out().shape.__len__()
+    c.write(np.stack([np.asarray(v) for v in c.inputs], axis=axis + rank if axis < 0 else axis))
+
+
+@kernel("UNPACK", dtypes=ANY)
+def unpack(c: Call) -> None:
+    x = c.inputs[0]
+    axis = int(c.option("axis", 0))
+    axis = axis + x.ndim if axis < 0 else axis
+    for k in range(len(c.outputs)):
+        c.write(np.take(x, k, axis=axis), k)
+
+
+def _requantized(c: Call, k: int) -> np.ndarray:
+    """Input ``k`` in the output's quantization (TFLite's ConcatenationWithScaling)."""
+    x = np.asarray(c.inputs[k])
+    if c.tensor_out().dtype.kind == "f" or c.q_in(k) == c.q_out():
+        return x
+    (si, zi), (so, zo) = c.q_in(k), c.q_out()
+    scale = np.float32(si) * (np.float32(1) / np.float32(so))
+    bias = np.float32(-zi) * scale
+    v = x.astype(np.float32) * scale + bias
+    r = np.sign(v) * np.floor(np.abs(v) + np.float32(0.5))  # std::round: half away from zero
+    info = np.iinfo(c.tensor_out().dtype)
+    return np.clip(r.astype(np.int64) + zo, info.min, info.max)
+
+
+@kernel("CONCATENATION", dtypes=ANY)
+def concatenation(c: Call) -> None:
+    rank = len(c.tensor_out().shape)
+    axis = int(c.option("axis", 0))
+    y = np.concatenate([_requantized(c, k) for k in range(len(c.inputs))], axis=axis + rank if axis < 0 else axis)
+    if c.tensor_out().dtype == np.float32:
+        y = float_activation(y, c.option("fused_activation_function"))
+    c.write(y)
+
+
+@kernel("SPLIT", dtypes=ANY)
+def split(c: Call) -> None:
+    x = c.inputs[1]
+    axis = int(np.asarray(c.inputs[0]).reshape(-1)[0])
+    for k, part in enumerate(np.split(x, len(c.outputs), axis=axis + x.ndim if axis < 0 else axis)):
+        c.write(part, k)
+
+
+@kernel("SPLIT_V", dtypes=ANY)
+def split_v(c: Call) -> None:
+    x = c.inputs[0]
+    axis = int(np.asarray(c.inputs[2]).reshape(-1)[0])
+    axis = axis + x.ndim if axis < 0 else axis
+    sizes = [c.model.tensors[o].shape[axis] for o in c.op.outputs]
+    for k, part in enumerate(np.split(x, np.cumsum(sizes)[:-1], axis=axis)):
+        c.write(part, k)
+
+
+@kernel("TILE", dtypes=ANY)
+def tile(c: Call) -> None:
+    c.write(np.tile(c.inputs[0], [int(m) for m in np.asarray(c.inputs[1]).reshape(-1)]))
+
+
+@kernel("BROADCAST_TO", dtypes=ANY)
+def broadcast_to(c: Call) -> None:
+    c.write(np.broadcast_to(c.inputs[0], c.tensor_out().shape))
+
+
+@kernel("PAD", "PADV2", dtypes=ANY)
+def pad(c: Call) -> None:
+    """Constant padding: PADV2's value input, else 0 (float) or the output's zero point
+    (int8 / uint8: TFLite pads with the quantized zero)."""
+    pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64)
+    if len(c.inputs) > 2 and c.inputs[2] is not None:
+        value = np.asarray(c.inputs[2]).reshape(-1)[0]
+    elif c.tensor_out().dtype.kind in "iu" and c.tensor_out().quantization is not None:
+        value = c.q_out()[1]
+    else:
+        value = 0
+    c.write(np.pad(c.inputs[0], [tuple(p) for p in pads.tolist()], constant_values=value))
+
+
+@kernel("MIRROR_PAD", dtypes=ANY)
+def mirror_pad(c: Call) -> None:
+    pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64)
+    mode = "reflect" if c.option("mode", "REFLECT") == "REFLECT" else "symmetric"
+    c.write(np.pad(c.inputs[0], [tuple(p) for p in pads.tolist()], mode=mode))
+
+
+@kernel("CAST", dtypes=ANY)
+def cast(c: Call) -> None:
+    """numpy's conversion is C++'s static_cast: float -> integer truncates toward zero."""
+    c.write(np.asarray(c.inputs[0]).astype(c.tensor_out().dtype))

@@ -1,0 +1,99 @@
+"""Elementwise binary operators with numpy broadcasting: ADD, SUB, MUL, DIV, MAXIMUM,
+MINIMUM, SQUARED_DIFFERENCE, POW, FLOOR_DIV, FLOOR_MOD and the comparisons.
+
+float32: numpy's float32 arithmetic (IEEE, as TFLite's), then the fused activation. int8 /
+uint8 (TFLite's reference kernels): ADD and SUB rescale both inputs to twice the larger
+input scale with 20 bits of headroom, add, rescale to the output (gemmlowp's roundings:
+:func:`..int8_reference.add`); MUL multiplies the zero-point-corrected inputs and rescales by
+``s_a s_b / s_out``; MAXIMUM and MINIMUM compare the stored values (TFLite requires one
+quantization in and out); a fused activation is a clamp in the output's domain."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional
+
+import numpy as np
+
+from .. import int8_reference as q8
+from ..lowering.helpers import FUSED
+from .registry import ANY, FLOAT, INT8, INTEGER, Call, kernel
+
+_FLOAT_ACTIVATIONS: Dict[Optional[str], Callable[[np.ndarray], np.ndarray]] = {
+    None: lambda y: y,
+    "RELU": lambda y: np.maximum(y, np.float32(0)),
+    "RELU6": lambda y: np.minimum(np.maximum(y, np.float32(0)), np.float32(6)),
+    "RELU_N1_TO_1": lambda y: np.minimum(np.maximum(y, np.float32(-1)), np.float32(1)),
+    "TANH": np.tanh,
+    "SIGN_BIT": np.sign,
+}
+
+
+def float_activation(y: np.ndarray, name: Optional[str]) -> np.ndarray:
+    """A TFLite fused activation (by the reader's name) on float32 values."""
+    return _FLOAT_ACTIVATIONS[name](y)
+
+
+def int8_clamp(c: Call) -> tuple:
+    """The clamp of the operator's fused activation in the output's quantized domain."""
+    act = FUSED.get(c.option("fused_activation_function"))
+    scale, zp = c.q_out()
+    return q8.activation_range(*(act or (None, 0.0, 0.0)), scale, zp, c.tensor_out().dtype)
+
+
+def _quantized(c: Call) -> bool:
+    return c.tensor_out().dtype.name in INT8
+
+
+_FLOAT_BINARY: Dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide, "MAXIMUM": np.maximum,
+    "MINIMUM": np.minimum, "SQUARED_DIFFERENCE": lambda a, b: np.square(a - b), "POW": np.power,
+    "FLOOR_DIV": np.floor_divide, "FLOOR_MOD": np.mod,
+}
+
+
+def _binary(c: Call) -> None:
+    a, b = np.asarray(c.inputs[0]), np.asarray(c.inputs[1])
+    op = c.op.opcode
+    if not _quantized(c):
+        y = _FLOAT_BINARY[op](a, b)
+        if c.tensor_out().dtype == np.float32:
+            y = float_activation(y.astype(np.float32), c.option("fused_activation_function"))
+        c.write(y)
+        return
+    dtype, clamp = c.tensor_out().dtype, int8_clamp(c)
+    qa, qb, qy = c.q_in(0), c.q_in(1), c.q_out()
+    if op == "ADD":
+        c.write(q8.add(a, qa, b, qb, qy, dtype, clamp))
+    elif op == "SUB":  # a - b = a + (-(b - zb)): b mirrored about its zero point
+        c.write(q8.add(a, qa, 2 * qb[1] - np.asarray(b, np.int64), qb, qy, dtype, clamp))
+    elif op == "MUL":
+        acc = (np.asarray(a, np.int64) - qa[1]) * (np.asarray(b, np.int64) - qb[1])
+        c.write(q8.output_stage(acc, np.float64(qa[0]) * np.float64(qb[0]) / np.float64(qy[0]), qy[1], clamp, dtype))
+    else:  # MAXIMUM, MINIMUM: the stored values
+        c.write(_FLOAT_BINARY[op](a, b))
+
+
+def _int8_binary_check(op, model) -> Optional[str]:
+    t = model.tensors
+    if t[op.outputs[0]].dtype.name in INT8 and op.opcode not in ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"):
+        return f"{t[op.outputs[0]].dtype} {op.opcode} (int8 on the fallback: ADD, SUB, MUL, MAXIMUM, MINIMUM)"
+    return None
+
+
+kernel("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "FLOOR_DIV", "FLOOR_MOD",
+       dtypes=FLOAT + INT8 + INTEGER, check=_int8_binary_check)(_binary)
+
+_COMPARISONS = {"EQUAL": np.equal, "NOT_EQUAL": np.not_equal, "LESS": np.less, "LESS_EQUAL": np.less_equal,
+                "GREATER": np.greater, "GREATER_EQUAL": np.greater_equal, "LOGICAL_AND": np.logical_and,
+                "LOGICAL_OR": np.logical_or}
+
+
+@kernel(*_COMPARISONS, dtypes=ANY)
+def compare(c: Call) -> None:
+    """Comparisons of stored values (of int8 tensors with one quantization, the same order)."""
+    c.write(_COMPARISONS[c.op.opcode](np.asarray(c.inputs[0]), np.asarray(c.inputs[1])))
+
+
+@kernel("SELECT", "SELECT_V2", dtypes=ANY)
+def select(c: Call) -> None:
+    c.write(np.where(np.asarray(c.inputs[0]), c.inputs[1], c.inputs[2]))
