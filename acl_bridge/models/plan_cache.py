@@ -49,7 +49,7 @@ SUFFIX = ".aclplan"
 _HERE = Path(__file__).resolve().parent
 # the code that turns a file into a Plan: reading (with the parsed-model cache's own key), the
 # constant-dequantize fold, the lowering rules and the plan
-_LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "tflite_quantization.py", "tflite_plan.py")),
+_LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "sparsity.py", "tflite_quantization.py", "tflite_plan.py")),
                      (_HERE / "lowering", tuple(sorted(p.name for p in (_HERE / "lowering").glob("*.py")))))
 
 
