@@ -159,17 +159,61 @@ def test_a_graph_that_does_not_parse_is_a_warning(tmp_path):
     _cold_after(path, tmp_path, "does not parse")
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads and writes any directory")
+_UNWRITABLE = """
+import os, sys, warnings
+from acl_bridge.models.model_cache import read_model_cached
+data = open(sys.argv[1], "rb").read()
+read_model_cached(data, sys.argv[2])  # a writable directory first: every module of the path imported
+if os.geteuid() == 0:  # root writes any directory: drop to nobody before the unwritable one
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    spec, r = read_model_cached(data, sys.argv[3])
+print(os.geteuid(), r.state, len(spec.tensors))
+print(r.reason)
+for w in caught:
+    print(w.category.__name__, w.message)
+"""
+
+
 def test_an_unwritable_directory_is_a_warning(tmp_path):
-    d = tmp_path / "ro"
-    d.mkdir()
-    d.chmod(0o500)
+    """A cache directory the user cannot write: a cold start, a warning, nothing raised. Every
+    stage runs as root, who writes any directory, so the check runs in a subprocess that drops
+    to nobody (uid 65534) with os.setuid after importing what it needs."""
+    import tempfile
+
+    import acl_bridge
+
+    base = tempfile.mkdtemp(prefix="acl-ndarray-unwritable-")  # not under tmp_path: nobody must reach it
     try:
-        with pytest.warns(ModelCacheWarning, match="cannot write"):
-            spec, r = read_model_cached(_tiny(), d)
-        assert r.state == "cold" and "not saved" in r.reason
+        os.chmod(base, 0o755)
+        model = os.path.join(base, "m.tflite")
+        with open(model, "wb") as f:
+            f.write(_tiny())
+        os.chmod(model, 0o644)
+        ro = os.path.join(base, "ro")
+        os.mkdir(ro)
+        if os.geteuid() == 0:
+            os.chown(ro, 65534, 65534)  # nobody's own folder (the cache trusts no other owner's)
+        os.chmod(ro, 0o555)  # ... which nobody cannot write
+        root = os.path.dirname(os.path.dirname(os.path.abspath(acl_bridge.__file__)))
+        env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        out = subprocess.run([sys.executable, "-c", _UNWRITABLE, model, str(tmp_path / "w"), ro],
+                             capture_output=True, text=True, timeout=300, env=env, cwd=base)
+        assert out.returncode == 0, out.stderr[-3000:]
+        lines = out.stdout.splitlines()
+        uid, state, tensors = lines[0].split()
+        assert uid != "0" and state == "cold" and int(tensors) == len(read_model(_tiny()).tensors), lines
+        assert "no cache file; not saved: " in lines[1] and "Permission denied" in lines[1], lines
+        assert any(line.startswith("ModelCacheWarning cannot write the parsed-model cache " + ro) for line in lines[2:]), lines
+        assert os.listdir(ro) == []
     finally:
-        d.chmod(0o700)
+        os.chmod(os.path.join(base, "ro"), 0o755) if os.path.isdir(os.path.join(base, "ro")) else None
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_a_directory_that_is_a_file_is_a_warning(tmp_path):
