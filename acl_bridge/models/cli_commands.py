@@ -75,6 +75,9 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="print what was written as JSON: {out, outputs: {name: "
                    "{shape, dtype}}}")
     r.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
+    r.add_argument("--no-fallback", action="store_true", help="refuse a model with an operator the lowering or ACL "
+                   "does not take, naming it, instead of running that operator on the CPU fallback (numpy) between "
+                   "ACL segments (the default says on stderr how many operators run there and why)")
     r.add_argument("--memory", action="store_true", help="after the run, report the model's memory: activations "
                    "(the arena, its lower bound, one buffer each), inputs/outputs, constants, resident memory "
                    "(ACL backends only)")
@@ -116,21 +119,31 @@ def choose_backend(name: str, err) -> str:
     return "numpy"
 
 
-def make_executor(model_file, backend: str):
-    """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the plan."""
+def make_executor(model_file, backend: str, fallback: bool = True):
+    """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the
+    plan; ``fallback``: operators the lowering or ACL does not take run on the CPU fallback."""
     if backend == "numpy":
         from .numpy_executor import run_plan
         from .tflite_plan import plan_model
         from .tflite_reader import fold_constant_dequantize, read_model
 
-        plan = plan_model(fold_constant_dequantize(read_model(model_file)))
+        plan = plan_model(fold_constant_dequantize(read_model(model_file)), fallback=fallback)
         return lambda x: run_plan(plan, x), plan
     if backend not in ("acl", "cl"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
     from .tflite_runner import TfliteRunner
 
-    runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon")
+    runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon", fallback=fallback)
     return runner.run, runner.plan
+
+
+def fallback_report(plan) -> Dict[str, object]:
+    """How many operators run on the CPU fallback, in how many segments, and why, per operator."""
+    sides = [side for side, _ in plan.segments()]
+    return {"operators": len(plan.fallbacks), "acl_segments": sides.count("acl"),
+            "fallback_segments": sides.count("fallback"),
+            "by_operator": [{"operator": f.op_index, "opcode": f.opcode, "kind": f.kind, "reason": f.reason}
+                            for f in plan.fallbacks]}
 
 
 def model_input_spec(plan) -> Tuple[str, Tuple[int, ...], np.dtype]:
@@ -292,24 +305,56 @@ def cmd_run_tflite(args, out, err) -> int:
     if armnn_wanted and not (getattr(args, "profile", False) and backend == "acl"):
         raise UnsupportedOptionError("--armnn-profile sets Arm NN's CpuAcc profile beside the bridge's: it needs "
                                      f"--profile and --backend acl, not {'--backend ' + backend if getattr(args, 'profile', False) else 'no --profile'}")
-    run, plan = make_executor(args.model, backend)
-    name, shape, dtype = model_input_spec(plan)
-    x = load_input(args.input, name)
-    check_input(x, args.input, name, shape, dtype)
-    outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(x).items()}
+    run, plan = make_executor(args.model, backend, fallback=not getattr(args, "no_fallback", False))
+    fallback = fallback_report(plan) if plan.fallbacks else None
+    if fallback is not None:
+        kinds: Dict[str, int] = {}
+        for f in plan.fallbacks:
+            kinds[f.kind] = kinds.get(f.kind, 0) + 1
+        print(f"{PROG}: {fallback['operators']} of {len(plan.model.operators)} operators run on the CPU fallback "
+              f"({', '.join(f'{n} {k}' for k, n in kinds.items())}; {fallback['acl_segments']} ACL segment(s)): "
+              + ", ".join(f"#{f.op_index} {f.opcode}" for f in plan.fallbacks), file=err)
+    inputs = [plan.model.tensors[i] for i in plan.model.inputs]
+    if len(inputs) == 1:
+        name, shape, dtype = model_input_spec(plan)
+        x = load_input(args.input, name)
+        check_input(x, args.input, name, shape, dtype)
+        given = x
+    else:  # several inputs: a .npz holding each by its name
+        names = [t.name for t in inputs]
+        try:
+            with np.load(args.input, allow_pickle=False) as z:
+                missing = [n for n in names if n not in z.files]
+                if missing:
+                    raise InputFileError(f"{args.input} holds {sorted(z.files)}; the model has {len(names)} inputs "
+                                         f"{names}: save each under its name in a .npz (missing: {missing})")
+                given = {n: z[n] for n in names}
+        except (ValueError, OSError, zipfile.BadZipFile) as e:
+            raise InputFileError(f"{args.input}: the model has {len(names)} inputs {names}, expected a .npz "
+                                 f"holding each under its name ({e})") from None
+        for t in inputs:
+            check_input(given[t.name], args.input, t.name, t.shape, np.dtype(t.dtype))
+    outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(given).items()}
     np.savez(Path(args.out), **outputs)
     memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
     profile = run.__self__.configure_profile() if getattr(args, "profile", False) else None
     operators = run.__self__.profile() if profile is not None else None
+    # a partitioned plan: each segment's time (ACL functions in one native call, or fallback operators)
+    segments = run.__self__.segment_profile() if profile is not None and plan.fallbacks else None
     versus = armnn_beside(args.model, x, operators, plan) if armnn_wanted and operators is not None else None
     if args.json:
         report = {"out": str(args.out), "outputs": {k: {"shape": list(v.shape), "dtype": v.dtype.name}
                                                     for k, v in outputs.items()}}
+        if fallback is not None:
+            report["fallback"] = fallback
         if memory is not None:
             report["memory"] = memory
         if profile is not None and operators is not None:
             report["configure_profile"] = profile.as_dict()
             report["operator_profile"] = operators.as_dict()
+            if segments is not None:
+                report["segment_profile"] = [{"segment": t.index, "side": t.side, "seconds": t.seconds,
+                                              "operators": [list(o) for o in t.operators]} for t in segments]
         if versus is not None:
             report["armnn_profile"] = versus.as_dict()
         print(json.dumps(report), file=out)
@@ -320,6 +365,9 @@ def cmd_run_tflite(args, out, err) -> int:
         if profile is not None and operators is not None:
             print(profile.text(), file=out)
             print(operators.text(), file=out)
+            if segments is not None:
+                print("time per segment (mean of 5 inferences):\n" + "\n".join(t.describe() for t in segments),
+                      file=out)
         if versus is not None:
             print(versus.text(), file=out)
     return 0

