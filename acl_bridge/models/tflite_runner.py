@@ -387,7 +387,8 @@ class TfliteRunner:
                 if not self.fallback or e.op_index in self.acl_refused or self._replan_from is None:
                     raise
                 self.acl_refused[e.op_index] = str(e)
-                self._close_functions()  # those configured before the refusal
+                if getattr(self, "functions", None):
+                    self._close_functions()  # those configured before the refusal
                 spec = self._replan_from
                 if not isinstance(spec, ModelSpec):  # the file's bytes (its plan came from the plan cache)
                     spec, _ = read_model_cached(spec, model_cache, dequantized=True)
