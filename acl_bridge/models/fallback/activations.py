@@ -9,7 +9,8 @@ by the output scale, rounded half away from zero, plus the output zero point, cl
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+import functools
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -54,15 +55,24 @@ _TABLES = {"LOGISTIC": lambda v: _F32(1) / (_F32(1) + np.exp(-v)), "TANH": np.ta
 
 
 def _lookup_table(c: Call, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """TFLite's int8 / uint8 table of ``f``: one output per stored input value."""
-    dtype = c.tensor_out().dtype
-    (si, zi), (so, zo) = c.q_in(0), c.q_out()
+    """TFLite's int8 / uint8 table of ``f``: one output per stored input value (made once
+    per opcode, dtype and quantization)."""
+    return _table(c.op.opcode, c.tensor_out().dtype.str, c.q_in(0), c.q_out())
+
+
+@functools.lru_cache(maxsize=256)
+def _table(opcode: str, dtype_str: str, q_in: Tuple[float, int], q_out: Tuple[float, int]) -> np.ndarray:
+    f = _TABLES[opcode]
+    dtype = np.dtype(dtype_str)
+    (si, zi), (so, zo) = q_in, q_out
     info = np.iinfo(dtype)
     values = np.arange(info.min, info.max + 1, dtype=np.int64)
     real = _F32(si) * (values - zi).astype(np.float32)
     scaled = f(real).astype(np.float32) * (_F32(1) / _F32(so))
     rounded = np.sign(scaled) * np.floor(np.abs(scaled) + _F32(0.5))
-    return np.clip(rounded.astype(np.int64) + zo, info.min, info.max).astype(dtype)
+    table = np.clip(rounded.astype(np.int64) + zo, info.min, info.max).astype(dtype)
+    table.flags.writeable = False
+    return table
 
 
 def _int8_check(op, model) -> Optional[str]:
@@ -81,7 +91,7 @@ def unary(c: Call) -> None:
     dtype = c.tensor_out().dtype
     if c.op.opcode in _TABLES:
         table = _lookup_table(c, _TABLES[c.op.opcode])
-        c.write(table[x.astype(np.int64) - np.iinfo(dtype).min])
+        np.take(table, x.astype(np.int16) - np.iinfo(dtype).min, out=c.outputs[0])
         return
     yq = c.q_out()
     clamp = q8.activation_range(*_RELUS[c.op.opcode], yq[0], yq[1], dtype)

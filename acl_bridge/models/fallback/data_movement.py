@@ -151,15 +151,19 @@ def broadcast_to(c: Call) -> None:
 @kernel("PAD", "PADV2", dtypes=ANY)
 def pad(c: Call) -> None:
     """Constant padding: PADV2's value input, else 0 (float) or the output's zero point
-    (int8 / uint8: TFLite pads with the quantized zero)."""
-    pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64)
+    (int8 / uint8: TFLite pads with the quantized zero). Written in place: the border, then
+    the input into the interior (no padded temporary)."""
+    pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64).tolist()
     if len(c.inputs) > 2 and c.inputs[2] is not None:
         value = np.asarray(c.inputs[2]).reshape(-1)[0]
     elif c.tensor_out().dtype.kind in "iu" and c.tensor_out().quantization is not None:
         value = c.q_out()[1]
     else:
         value = 0
-    c.write(np.pad(c.inputs[0], [tuple(p) for p in pads.tolist()], constant_values=value))
+    out, x = c.outputs[0], c.inputs[0]
+    interior = tuple(slice(b, b + n) for (b, _), n in zip(pads, x.shape))
+    out[...] = value
+    out[interior] = x
 
 
 @kernel("MIRROR_PAD", dtypes=ANY)
