@@ -175,3 +175,26 @@ def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
     Refusing.calls = 0
     with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU .* is refused by ACL .*refused by the test"):
         _runner(chain(["RELU", "RELU", "RELU"], SHAPE), fallback=False, reuse_facts=False)
+
+
+@pytest.mark.parametrize("name", ["visual_wake_words", "keyword_spotting", "fingerprint_signature_generator"])
+def test_models_acl_2008_refuses_run_with_those_operators_on_the_fallback(name):
+    """ACL 20.08 refuses their per-channel int8 depthwise convolutions at configure
+    (test_int8_models_acl.py, fallback=False): with the fallback each such operator runs on
+    numpy (TFLite's reference arithmetic) between ACL segments. 24.11 refuses nothing."""
+    r = _runner(model_file(name))
+    try:
+        if _acl_24():
+            assert r.acl_refused == {} and r.plan.fallbacks == ()
+            return
+        assert r.acl_refused and {f.opcode for f in r.plan.fallbacks} == {"DEPTHWISE_CONV_2D"}
+        assert all(f.kind == "refused by ACL" and "validate" in f.reason for f in r.plan.fallbacks)
+        x = noise(r.plan.model.tensors[r.plan.model.inputs[0]], 0)
+        got = {k: np.array(v) for k, v in r.run(x).items()}
+        ref = run_plan(r.plan, x)
+        for k in ref:
+            diff = np.abs(got[k].astype(np.float64) - ref[k].astype(np.float64)).max()
+            print(f"{name} {k}: {diff} from TFLite's arithmetic; {r.summary()}")
+            assert diff <= (tolerance(ref[k]) if ref[k].dtype.kind == "f" else 96), (k, diff)
+    finally:
+        r.close()
