@@ -195,6 +195,8 @@ def test_models_acl_2008_refuses_run_with_those_operators_on_the_fallback(name):
         for k in ref:
             diff = np.abs(got[k].astype(np.float64) - ref[k].astype(np.float64)).max()
             print(f"{name} {k}: {diff} from TFLite's arithmetic; {r.summary()}")
-            assert diff <= (tolerance(ref[k]) if ref[k].dtype.kind == "f" else 96), (k, diff)
+            # as test_int8_models_acl.py's 20.08 bounds: its int8 kernels' own rounding (96 steps of
+            # an int8 output; a dequantized softmax output: steps of 1/256)
+            assert diff <= (0.4 if ref[k].dtype.kind == "f" else 96), (k, diff)
     finally:
         r.close()
