@@ -38,7 +38,7 @@ set -Eeuo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 TARGETS_ALL=(trixie bookworm)
-HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 flatbuffers pillow ai-edge-litert==1.4.0 mypy==2.4.1"
+HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 flatbuffers pillow ai-edge-litert==1.4.0 mypy==2.4.1 ml_dtypes==0.6.0 pdoc==16.0.0 jax==0.10.2 jaxlib==0.10.2"
 
 # ---------------------------------------------------------------- output and timing
 T0=$(date +%s)
