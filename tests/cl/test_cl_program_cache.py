@@ -179,7 +179,7 @@ def test_warm_start_of_a_face_model_restores_every_program_and_computes_the_same
     assert cold["state"] == "cold" and cold["saved"] > 10 and cold["warnings"] == [], cold
     warm, b = start(model, tmp_path / "cache", tmp_path / "warm.npz")
     assert warm["state"] == "warm" and warm["restored"] == cold["saved"] and warm["saved"] == 0, warm
-    assert warm["warnings"] == [] and warm["seconds"] < cold["seconds"], (cold, warm)
+    assert warm["warnings"] == [], (cold, warm)  # the times are printed, not asserted (no clock in assertions)
     for k in ("regressors", "classificators"):
         np.testing.assert_array_equal(a[k], b[k])
     assert_correct(model, b)
