@@ -12,8 +12,9 @@ After the call, every case must end with
   arithmetic), or a clean exception (ndarray.LayoutError or acl_bridge AclError) with the
   output untouched as well.
 
-Bounded: at most ``FUZZ_CASES`` cases AND at most ``FUZZ_SECONDS`` seconds (both from the
-environment; smaller under the "emulated" hypothesis profile). The loop runs in a
+Exactly ``FUZZ_CASES`` cases, seeds ``FUZZ_SEED`` onwards (both from the environment; fewer
+under the "emulated" hypothesis profile): the same cases on every machine, however slow (no
+clock decides how many ran; the subprocess timeout only catches a hang). The loop runs in a
 subprocess, so a segfault fails the test and names the seed (each case prints its seed to
 stderr before it starts). Replay one case with
 ``python tests/acl/test_fuzz_guard_bytes.py SEED``.
@@ -42,9 +43,8 @@ from ndarray import LayoutError, NdArray, ShapeDescriptor  # noqa: E402
 
 EMULATED = os.environ.get("HYPOTHESIS_PROFILE") == "emulated"
 FUZZ_CASES = int(os.environ.get("ACL_NDARRAY_FUZZ_CASES", "340" if EMULATED else "1700"))
-FUZZ_SECONDS = float(os.environ.get("ACL_NDARRAY_FUZZ_SECONDS", "240" if EMULATED else "300"))
 FUZZ_SEED = int(os.environ.get("ACL_NDARRAY_FUZZ_SEED", "6000"))
-SUBPROCESS_TIMEOUT = FUZZ_SECONDS + 300.0
+SUBPROCESS_TIMEOUT = 1800.0  # a hang, not a budget: the case count is fixed
 CANARY = 0xA5
 GUARD = 64
 F32 = np.dtype("float32")
@@ -427,14 +427,14 @@ def run_case(seed: int) -> Tuple[str, str]:
     return label, outcome
 
 
-def fuzz(cases=FUZZ_CASES, seconds=FUZZ_SECONDS, first_seed=FUZZ_SEED) -> Dict:
+def fuzz(cases=FUZZ_CASES, first_seed=FUZZ_SEED) -> Dict:
     start = time.monotonic()
     stats: Dict[str, Dict[str, int]] = {}
     rejections: Dict[str, List[str]] = {}
     failures: List[str] = []
     done = 0
     for seed in range(first_seed, first_seed + cases):
-        if time.monotonic() - start > seconds or len(failures) >= 10:
+        if len(failures) >= 10:  # enough to show the pattern; the test fails
             break
         print(f"fuzz case seed {seed}", file=sys.stderr, flush=True)
         done += 1
@@ -467,7 +467,7 @@ def test_guard_byte_fuzz():
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     print(f"fuzz: {json.dumps(result)}")
     assert not result["failures"], "broken promises:\n" + "\n\n".join(result["failures"])
-    assert result["cases"] >= min(FUZZ_CASES, 2 * len(BUILDERS)), result
+    assert result["cases"] == FUZZ_CASES and FUZZ_CASES >= 2 * len(BUILDERS), result
     # every function must have produced at least one checked result, or the fuzz tests nothing
     missing = sorted(b.__name__[5:] for b in BUILDERS
                      if not any(v["ok"] for k, v in result["stats"].items() if k.startswith(b.__name__[5:])))
