@@ -1,7 +1,9 @@
 """`python -m acl_bridge detect` and `run-tflite` (numpy backend on the host; the ACL backend
 in the emulated images)."""
 
+import importlib.util
 import json
+import os
 
 import numpy as np
 import pytest
@@ -165,6 +167,21 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
     assert code == 0, err
     with np.load(tmp_path / "o.npz") as z:
         assert {k: z[k].shape for k in z.files} == outputs
+        got = {k: z[k] for k in z.files}
+    # the values, not only the shapes: TFLite's interpreter where it runs (the host), else the
+    # numpy backend in this process (under emulation, for the ACL backends: another executor)
+    if importlib.util.find_spec("ai_edge_litert") is not None and os.environ.get("HYPOTHESIS_PROFILE") != "emulated":
+        from .conftest import interpreter_outputs
+
+        want, tol = interpreter_outputs(path, x), 1e-4
+    else:
+        from acl_bridge.models.tflite_runner import TfliteRunner
+
+        assert backend != "numpy", "the numpy backend is compared with TFLite's interpreter on the host"
+        want, tol = TfliteRunner(path, backend="numpy").run(x), 1e-4
+    for k in outputs:
+        assert np.abs(got[k]).max() > 0.1, k  # zeros of the right shape are no output
+        np.testing.assert_allclose(got[k], want[k], rtol=tol, atol=tol * np.abs(want[k]).max(), err_msg=k)
     if memory:  # the arena's figures, and the process's resident memory
         assert "activations: " in out and "(arena; lower bound " in out and "resident memory" in out, out
 
