@@ -201,7 +201,7 @@ in_root() {  # in_root DRIVER CMD...: run CMD in $ROOT/src with the OpenCL drive
     chroot "$ROOT" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
         OCL_ICD_VENDORS=$icd RUSTICL_ENABLE=llvmpipe POCL_CACHE_DIR=/var/cache/pocl \
         PYTHONDONTWRITEBYTECODE=1 ACL_NDARRAY_CL_DRIVER="$driver" ${SITE:+PYTHONPATH=$SITE} \
-        ACL_NDARRAY_CACHE=/var/cache/acl-ndarray \
+        ACL_NDARRAY_CACHE=/var/cache/acl-ndarray ${OUTCOMES:+ACL_NDARRAY_OUTCOMES=$OUTCOMES} \
         sh -c 'cd /src && exec "$@"' sh "$@"
 }
 
@@ -220,8 +220,22 @@ build_project() {
     mkdir -p "$ROOT/src/build" && echo "$sum" >"$ROOT/src/build/.native-sources"
 }
 
+# With ACL_NDARRAY_OUTCOMES_DIR (set by emulate.sh test), each pytest run's outcomes
+# (tests/conftest.py) are written in the root's /tmp and copied there as cl-native-NAME.tsv.
+OUTCOMES=""
+outcomes_to() {  # outcomes_to NAME CMD...: CMD with OUTCOMES set, its file copied out afterwards
+    local name=$1 rc=0; shift
+    [ -n "${ACL_NDARRAY_OUTCOMES_DIR:-}" ] || { "$@"; return; }
+    OUTCOMES=/tmp/outcomes-$name.tsv
+    rm -f "$ROOT$OUTCOMES"
+    "$@" || rc=$?
+    [ ! -e "$ROOT$OUTCOMES" ] || cp "$ROOT$OUTCOMES" "$ACL_NDARRAY_OUTCOMES_DIR/cl-native-$name.tsv"
+    OUTCOMES=""
+    return "$rc"
+}
+
 run_tests() {  # run_tests DRIVER: tests/cl, then the main job's network on CL (demo --backend cl)
-    in_root "$1" python3 -m pytest -q -p no:cacheprovider tests/cl || return
+    outcomes_to "$1" in_root "$1" python3 -m pytest -q -p no:cacheprovider tests/cl || return
     in_root "$1" env ACL_NDARRAY_CL_LAYER=1 python3 -m acl_bridge demo --backend cl --skip armnn --runs 3 --strict \
         | grep -E '^(bridge path|  bytes copied|  [a-z0-9]+ +max|  time per|result)'
 }
@@ -240,7 +254,7 @@ case $cmd in
         stage "tests/cl + demo --backend cl, rusticl" run_tests rusticl || rc=1
         # the tests that never touch ACL (tests/conftest.py PURE_MODULES) on this root's
         # Python 3.13 and numpy, natively: the emulated trixie run leaves them out
-        stage "pure tests, natively (Python 3.13)" in_root pocl env HYPOTHESIS_PROFILE=emulated \
+        stage "pure tests, natively (Python 3.13)" outcomes_to pure in_root pocl env HYPOTHESIS_PROFILE=emulated \
             python3 -m pytest -q -p no:cacheprovider -m pure tests || rc=1
         exit $rc ;;
     run)

@@ -105,3 +105,41 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("acl") is not None:  # the marker, not the tests/acl folder name
             item.add_marker(skip)
+
+
+# ---------------------------------------------------------------------------- outcomes
+# With ACL_NDARRAY_OUTCOMES=FILE, every test's outcome is written there, one line each:
+# "ran|skipped <TAB> node id <TAB> skip reason". docker/emulate.sh test collects the files of
+# all its stages and fails when a test skipped in each stage that collected it and ran in none
+# (docker/skipped_everywhere.py).
+_OUTCOMES: dict = {}
+
+
+def _record(nodeid: str, outcome: str, reason: str = "") -> None:
+    if outcome == "ran" or _OUTCOMES.get(nodeid, ("skipped",))[0] != "ran":
+        _OUTCOMES[nodeid] = (outcome, " ".join(reason.split()))
+
+
+def _reason(longrepr) -> str:
+    text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return text[len("Skipped: "):] if text.startswith("Skipped: ") else text
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _record(report.nodeid, "skipped", _reason(report.longrepr))
+    elif report.when == "call" or report.failed or hasattr(report, "wasxfail"):
+        _record(report.nodeid, "ran")
+
+
+def pytest_collectreport(report):
+    if report.skipped:  # a whole module skipped at import (pytest.importorskip, allow_module_level)
+        _record(report.nodeid, "skipped", _reason(report.longrepr))
+
+
+def pytest_sessionfinish(session):
+    path = os.environ.get("ACL_NDARRAY_OUTCOMES")
+    if path and _OUTCOMES:
+        with open(path, "w", encoding="utf-8") as f:
+            for nodeid, (outcome, reason) in sorted(_OUTCOMES.items()):
+                f.write(f"{outcome}\t{nodeid}\t{reason}\n")
