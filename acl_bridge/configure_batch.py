@@ -17,19 +17,19 @@ takes it); its :class:`~acl_bridge.functions.AclFunction` objects are made when 
 for them, each with its arguments bound and checked as its constructor would and its call
 compared with its decision.
 
-What is checked when the native functions are made: per function, that its decision plans
-as many tensors as the function has roles, stages nothing and was made by this ACL and shim
-on this backend, and that a tensor is given exactly where its decision has a description
-(Python; the roles' names are compared when its object is made); per tensor, that the kept
+What is checked before the native call, since the decisions come from a file
+(docs/robustness.md, "What the caches trust"): per function, that its decision plans as many
+tensors as the function has roles, stages nothing and was made by this ACL and shim on this
+backend, that its kind, native parameters (as bytes), data layout and plan options are the
+call's (made once per distinct class, options and quantization: a model repeats them), and
+that a tensor is given exactly where its decision has a description; per tensor, that the
+kept description's shape, strides, offset, size, data type, layout and quantization are those
+``tensor_info`` gives for the array and the call (one numpy comparison over every record),
+with any per-channel scales equal to the call's; the kept scales' pointers and counts are
+cleared and pointed again only at the scales this batch copied. Natively, that each
 description is of the array's element size and the function's backend and addresses no byte
-outside the memory given (native); then ACL's own validate(). What is not compared there
-is the call's content (its parameters and each tensor's layout key): the caller vouches that
-every call is the one its decision was made for. The runner does, by keeping a load's
-decisions under the model file's content, its options and stamps of the code that lowers,
-negotiates, allocates and decides (``TfliteRunner._recall_decisions``): given those, every
-function's parameters and every buffer's layout are fixed (tests/models/test_facts_cache_acl.py
-makes the objects after a batch and compares every layout key; a call that differs from its
-decision when its object is made is an AclError).
+outside the memory given (overflow-checked); then ACL's own validate(). The objects made
+later compare each call with its decision once more.
 
 All or nothing: where some decision does not fit (a plan that stages a tensor, functions in
 different workspaces, a description for other elements or past its buffer) or ACL refuses
@@ -57,7 +57,7 @@ from .backend import backend_named
 from .decisions import Decision, KeptDecisions
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
-from .mapping import PER_CHANNEL_TYPE, tensor_info
+from .mapping import PerChannelQuantization, data_type_for, is_per_channel
 from .errors import AclError
 from .native import check, require_native
 from .tensor import desc_from_content
@@ -213,7 +213,9 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     tensor_layouts = kept.tensors
     expected: List[tuple] = []  # per given tensor, the compared fields of its description
     given: List[int] = []  # the tensors (indices into the batch's) that are given
+    named: List[str] = []  # the same, named by function and role
     per_channel: Dict[int, Tuple[float, ...]] = {}  # per-channel scales the call describes
+    types: Dict[tuple, int] = {}  # (dtype, kind of quantization) -> data type code
     t = 0
     contents: Dict[object, Tuple[str, bytes]] = {}  # (class, options) -> (kind, native parameters)
     for i, ((cls, args, kwargs), (h, p, _)) in enumerate(zip(calls, kept.functions)):
@@ -225,7 +227,7 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
         why, quant = _not_this_call(ffi, cls, args, kwargs, kept, i, contents)
         if why:
             return None, f"function {i} ({kind}): its decision is not this call's: {why}"
-        call_layout = kwargs.get("data_layout", "NCHW")
+        layout_code = abi.DATA_LAYOUTS.get(kwargs.get("data_layout", "NCHW"), -1)
         if staged[p]:
             return None, f"function {i} ({kind}): its plan stages {list(staged[p])}"
         known_kind, same_acl = heads[h]
@@ -248,14 +250,15 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
                 continue
             if role in outputs and a.readonly:  # ACL would write into memory nobody may write
                 raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
+            q = quant.get(role)
             try:
-                fields, scales = _expected_desc(a, call_layout, quant.get(role))
+                expected.append(_expected_desc(a, layout_code, q, types))
             except AclNdarrayError as e:
                 return None, f"function {i} ({kind}): {role} cannot be described: {e}"
-            expected.append(fields)
             given.append(t - 1)
-            if scales:
-                per_channel[t - 1] = scales
+            named.append(f"function {i} ({kind}) {role}")
+            if a.dtype == np.int8 and q is not None and is_per_channel(q):  # a bias's scales stay in Python
+                per_channel[t - 1] = q.scales if isinstance(q, PerChannelQuantization) else q[0]  # type: ignore
             bases.append(a.base_ptr)
             available.append(a.allocation.nbytes)
             sizes.append(a.dtype.itemsize)
@@ -266,13 +269,9 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     if kept.desc_size == desc_size:  # the records as kept, zeros where absent
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
         _clear_scales(ffi, descs, total, desc_size)  # a kept pointer is never used: NULL and no count
-        wrong = _descs_differ(ffi, descs, expected, given)
-        if wrong is not None:
-            return None, (f"tensor {given[wrong]}'s kept description is not its array's (shape, strides, "
-                          f"offset, size, data type, layout or quantization differ)")
-        if set(kept.desc_tails) != set(per_channel):
-            return None, (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call "
-                          f"describes them for {sorted(per_channel)}")
+        why = _descs_not_the_calls(ffi, descs, kept, expected, given, named, per_channel)
+        if why:
+            return None, why
     keep: list = []  # every cffi object the native call reads, alive until it returns
     for k, tail in kept.desc_tails.items():  # per-channel scales pointed to again, as tensor.desc_from_content does
         if not 0 <= k < total:
@@ -281,8 +280,6 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
             d_k = desc_from_content(kept.desc_blob[k * desc_size:(k + 1) * desc_size] + tail)
         except AclError as e:  # scales that do not fit their description: decided afresh
             return None, f"tensor {k}'s kept description: {e}"
-        if tail != np.asarray(per_channel[k], np.float32).tobytes():
-            return None, f"tensor {k}'s kept per-channel scales are not the call's"
         # pointer and count both from the tail this call built (desc_from_content checked them)
         descs[k].quantization_scales = d_k.quantization_scales
         descs[k].quantization_scales_count = d_k.quantization_scales_count
@@ -336,36 +333,38 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
                    contents: Dict[object, tuple]) -> Tuple[str, Dict[str, object]]:
     """(why function ``i``'s kept decision was not made for this call, or ""; the call's
     quantization per role, as its tensors are described): its kind, native parameters
-    (compared as bytes), data layout and plan options against the call's. The call's kind,
-    parameters and quantization are made once per distinct class, options and quantization (a
-    model repeats them) without binding its tensors; a call its class refuses is not this
-    batch's to say."""
+    (compared as bytes), data layout and plan options against the call's. The call's kind and
+    parameters are made once per distinct class and options (a model repeats them) without
+    binding its tensors; a call its class refuses is not this batch's to say."""
     h = kept.functions[i][0]
     kept_kind, data_layout, _, _, options = kept.heads[h]
     opts = {k: v for k, v in kwargs.items() if k not in _NOT_OPTIONS}
-    call_layout = kwargs.get("data_layout", "NCHW")
     quantization = kwargs.get("quantization")
     try:
-        key: object = (cls, tuple(sorted(opts.items())), call_layout, tuple(sorted((quantization or {}).items())))
+        key: object = (cls, tuple(sorted(opts.items())))
         hash(key)
     except TypeError:  # an option without a hash (a list): made for this call alone
         key = None
     content = contents.get(key) if key is not None else None
     if content is None:
         try:
-            _, kind, params, quant = cls._call(args, dict(opts), quantization)  # type: ignore[attr-defined]
-            quant = cls._per_channel(quant, call_layout)  # type: ignore[attr-defined]
+            _, kind, params, _ = cls._call(args, dict(opts), quantization)  # type: ignore[attr-defined]
+            from_options = cls._quantization(**opts)  # type: ignore[attr-defined]
         except (AclNdarrayError, TypeError, ValueError) as e:
             return f"the call is refused: {e}", {}
-        content = (kind, bytes(ffi.buffer(params)), quant)
+        content = (kind, bytes(ffi.buffer(params)), from_options)
         if key is not None:
             contents[key] = content
-    kind, params, quant = content
+    kind, params, from_options = content
+    quant = dict(quantization or {})
+    if from_options:  # (scale, offset) given as options (quantize, dequantize)
+        quant.update(from_options)
     if kind != kept_kind:
         return f"it was made for {kept_kind}, the call is {kind}", quant
     size = kept.params_size
     if params != kept.params_blob[i * size:(i + 1) * size]:
         return "its native parameters differ from the call's", quant
+    call_layout = kwargs.get("data_layout", "NCHW")
     if call_layout != data_layout:
         return f"it was made for data layout {data_layout}, the call's is {call_layout}", quant
     if (bool(kwargs.get("allow_copy", True)), bool(kwargs.get("allow_padding_writes", False))) != \
@@ -379,18 +378,73 @@ _COMPARED = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_b
              "data_type", "data_layout", "quantization_scale", "quantization_offset")
 
 
-def _expected_desc(a: NdArray, data_layout: str, q: object) -> tuple:
-    """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a``
-    described with ``data_layout`` and quantization ``q`` (mapping.tensor_info: cached by
-    content), the shape and strides padded with zeros to the native maximum; the per-channel
-    scales besides."""
-    info = tensor_info(a, data_layout, q)
-    n = len(info.tensor_shape)
-    pad = (0,) * (abi.MAX_DIMS - n)
-    return ((n, tuple(info.tensor_shape) + pad, tuple(info.strides_in_bytes) + pad,
-             info.offset_first_element_in_bytes, info.total_size_in_bytes, abi.DATA_TYPES[info.data_type],
-             abi.DATA_LAYOUTS[info.data_layout], info.quantization_scale, info.quantization_offset),
-            tuple(info.quantization_scales) if info.data_type == PER_CHANNEL_TYPE else ())
+def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int]) -> tuple:
+    """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a`` with
+    quantization ``q`` (what :func:`~acl_bridge.mapping.tensor_info` puts there, read straight
+    from the descriptor's cached facts: a second start describes hundreds of tensors), the
+    shape and strides in ACL order padded with zeros to the native maximum. ``types`` keeps
+    each (dtype, kind of quantization)'s data type code. The strides of dimensions of size 1
+    are not compared (tensor_info makes them dense; they address nothing)."""
+    d = a._descriptor
+    shape, strides = d.shape, d.strides_in_bytes
+    if not shape:
+        shape, strides = (1,), (d.itemsize,)
+    n = len(shape)
+    pad = _ZEROS[:abi.MAX_DIMS - n]
+    if q is None:
+        kind, scale, offset = 0, 0.0, 0
+    elif is_per_channel(q):
+        kind, scale, offset = 1, 0.0, 0
+    else:
+        kind, scale, offset = 2, float(q[0]), int(q[1])  # type: ignore[index]
+    code = types.get((d.dtype, kind))
+    if code is None:
+        code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
+    return (n, shape[::-1] + pad, strides[::-1] + pad, d.offset_in_bytes, d.alloc_size_in_bytes, code, layout_code,
+            scale, offset)
+
+
+_ZEROS = (0,) * 8
+
+
+def _descs_not_the_calls(ffi, descs, kept: KeptDecisions, expected: List[tuple], given: List[int],
+                         named: List[str], per_channel: Dict[int, Tuple[float, ...]]) -> str:
+    """Why the kept descriptions at ``descs`` are not those of the call's arrays, or "": their
+    compared fields (``expected``, for the tensors ``given``, ``named``) and their per-channel
+    scales."""
+    wrong = _descs_differ(ffi, descs, expected, given)
+    if wrong is not None:
+        return (f"{named[wrong]}: its kept description is not its array's (shape, strides, offset, size, "
+                f"data type, layout or quantization differ)")
+    if set(kept.desc_tails) != set(per_channel):
+        return (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call describes them "
+                f"for {sorted(per_channel)}")
+    for k, tail in kept.desc_tails.items():
+        if tail != np.asarray(per_channel[k], np.float32).tobytes():
+            return f"tensor {k}'s kept per-channel scales are not the call's"
+    return ""
+
+
+_DTYPES: Dict[int, np.dtype] = {}
+
+
+def _compared_dtype(ffi) -> np.dtype:
+    """The compared fields of ``acl_shim_tensor_desc`` as a numpy record type over the native
+    records (offsets from the header's own struct), made once per ffi."""
+    dtype = _DTYPES.get(id(ffi))
+    if dtype is None:
+        fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
+        names, formats, offsets = [], [], []
+        for name in _COMPARED:
+            f = fields[name]
+            item = f.type.item if f.type.kind == "array" else f.type
+            code = {"int32_t": "=i4", "uint32_t": "=u4", "uint64_t": "=u8", "float": "=f4"}[item.cname]
+            names.append(name)
+            formats.append((code, (f.type.length,)) if f.type.kind == "array" else code)
+            offsets.append(f.offset)
+        dtype = _DTYPES[id(ffi)] = np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                                             "itemsize": ffi.sizeof("acl_shim_tensor_desc")})
+    return dtype
 
 
 def _descs_differ(ffi, descs, expected: List[tuple], where: List[int]) -> Optional[int]:
@@ -400,23 +454,16 @@ def _descs_differ(ffi, descs, expected: List[tuple], where: List[int]) -> Option
     if not where:
         return None
     size = ffi.sizeof("acl_shim_tensor_desc")
-    fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
-    names, formats, offsets = [], [], []
-    for name in _COMPARED:
-        f = fields[name]
-        item = f.type.item if f.type.kind == "array" else f.type
-        code = {"int32_t": "<i4", "uint32_t": "<u4", "uint64_t": "<u8", "float": "<f4"}[item.cname]
-        names.append(name)
-        formats.append((code, (f.type.length,)) if f.type.kind == "array" else code)
-        offsets.append(f.offset)
     total = max(where) + 1
-    view = np.frombuffer(ffi.buffer(descs, total * size), np.dtype(
-        {"names": names, "formats": formats, "offsets": offsets, "itemsize": size}))[where]
+    view = np.frombuffer(ffi.buffer(descs, total * size), _compared_dtype(ffi))[where]
     want = np.array(expected, dtype=view.dtype)
     same = np.ones(len(where), bool)
     for name in _COMPARED:
         a, b = view[name], want[name]
-        same &= (a == b).reshape(len(where), -1).all(axis=1)
+        equal = a == b
+        if name == "strides_in_bytes":  # a dimension of size 1 (or past the rank) is never stepped along
+            equal |= want["shape"] <= 1
+        same &= equal.reshape(len(where), -1).all(axis=1)
     return None if same.all() else int(np.argmin(same))
 
 

@@ -19,6 +19,10 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
   decision, acl_bridge.decisions: checked);
 * ``bridge parsed only``: the parsed-model cache warm, ACL's answers not kept
   (``facts_cache=False``): what the kept answers add;
+* ``bridge second unchecked``: the second start with the caches' trust checks taken out by
+  this benchmark (:func:`without_trust_checks`: owner and mode checks, the decoders' reader
+  limits, the batch's comparison of each decision with its call): what those checks cost,
+  reported as the paired ratio second / unchecked;
 * ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so).
 
 Each child says what its caches did, and the parent checks it (a cold start that found a warm
@@ -47,16 +51,45 @@ from typing import Dict, List, Optional
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
-CONTENDERS = ("bridge first", "bridge second", "bridge parsed only", "armnn")
+CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only", "armnn")
 #: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
 EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "bridge second": ("warm", "warm"),
-                   "bridge parsed only": ("warm", "off")}
+                   "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off")}
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
 
 
 # ---------------------------------------------------------------------------- one start (child)
+def without_trust_checks() -> None:
+    """Take the caches' trust checks (docs/robustness.md, "What the caches trust") out of this
+    process, for the ``bridge second unchecked`` contender only: files read as they are, the
+    decoders without the reader's quantization checks, the batch without comparing decisions
+    with their calls. Never done by the library."""
+    import numpy as np
+
+    import acl_bridge.configure_batch as cb
+    import acl_bridge.facts_cache as fc
+    import acl_bridge.models.model_cache as mc
+
+    def read(path, max_bytes=0, *, alignment_in_bytes=1, private=False):
+        data = open(path, "rb").read()
+        raw = np.empty(len(data) + alignment_in_bytes, np.uint8)
+        skip = -raw.ctypes.data % alignment_in_bytes
+        raw[skip:skip + len(data)] = np.frombuffer(data, np.uint8)
+        return memoryview(raw[skip:skip + len(data)]).toreadonly()
+
+    fc.read_trusted = mc.read_trusted = read
+    mc.check_quantization = lambda spec: None
+    mc.check_tensor_quantization = lambda *args: None
+    cb._not_this_call = lambda ffi, cls, args, kwargs, kept, i, contents: ("", {})
+    cb._expected_desc = lambda *args: ()
+    cb._descs_not_the_calls = lambda *args: ""
+
+
 def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     import numpy as np
+
+    if contender == "bridge second unchecked":
+        without_trust_checks()
 
     t0 = time.perf_counter()
     from acl_bridge import native
@@ -107,8 +140,8 @@ def check_caches(contender: str, sample: Dict[str, object]) -> None:
     """The child's caches did what its contender means, else RuntimeError."""
     expected = EXPECTED_CACHES.get(contender)
     recalled, functions = sample.get("functions", (0, 0))  # type: ignore[misc]
-    if contender == "bridge second" and recalled != functions:
-        raise RuntimeError(f"bridge second: {recalled} of {functions} functions made from kept decisions, "
+    if contender in ("bridge second", "bridge second unchecked") and recalled != functions:
+        raise RuntimeError(f"{contender}: {recalled} of {functions} functions made from kept decisions, "
                            f"expected all: the timing would not be of a second start")
     if expected is not None and tuple(sample["caches"]) != expected:  # type: ignore[arg-type]
         raise RuntimeError(f"{contender}: caches (parsed model, ACL's answers) {sample['caches']}, "
@@ -153,6 +186,12 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
         out[c] = {f: statistics.median(s[f] for s in samples[c])  # type: ignore[misc]
                   for f in ("import_s", "configure_s", "first_result_s")}
         out[c]["samples"] = samples[c]
+    if {"bridge second", "bridge second unchecked"} <= set(contenders):  # what the trust checks cost
+        for f in ("configure_s", "first_result_s"):
+            ratios = sorted(a[f] / b[f] for a, b in zip(samples["bridge second"],  # type: ignore[operator]
+                                                         samples["bridge second unchecked"]))
+            out["bridge second"][f"{f[:-2]}_ratio_unchecked"] = {  # type: ignore[index]
+                "median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
     if "armnn" in contenders:
         for c in [c for c in contenders if c != "armnn"]:
             for f in ("configure_s", "first_result_s"):
@@ -186,14 +225,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--contenders", default=",".join(CONTENDERS),
+                    help="which to run, comma-separated (default: all)")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     if args.child:
         contender, path, threads = args.child
         print(json.dumps(child(contender, path, int(threads))))
         return 0
-    contenders = list(CONTENDERS)
-    why = armnn_missing()
+    contenders = [c for c in args.contenders.split(",") if c]
+    unknown = sorted(set(contenders) - set(CONTENDERS))
+    if unknown:
+        ap.error(f"--contenders names {unknown}, expected some of {list(CONTENDERS)}")
+    why = armnn_missing() if "armnn" in contenders else None
     if why is not None:
         print(f"Arm NN skipped: {why}")
         contenders.remove("armnn")
@@ -205,6 +249,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         results.append(measure_model(name, args.rounds, args.threads, contenders))
         print("\n".join(report(results[-1:]).splitlines()[2:]), flush=True)
     print(report(results))
+    for r in results:
+        checked = r.get("bridge second", {}).get("configure_ratio_unchecked")  # type: ignore[union-attr]
+        if checked:
+            first = r["bridge second"]["first_result_ratio_unchecked"]  # type: ignore[index]
+            print(f"{r['model']}: second start with the trust checks / without: configure {checked['median']:.3f} "
+                  f"({checked['min']:.3f}-{checked['max']:.3f}), first result {first['median']:.3f} "
+                  f"({first['min']:.3f}-{first['max']:.3f})")
     return _write_json(args, results)
 
 

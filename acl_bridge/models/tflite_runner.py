@@ -78,6 +78,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -108,7 +109,7 @@ from ..schedule import Schedule
 from ..workspace import Workspace
 from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
 from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
-from .model_cache import ModelCacheReport, read_model_cached
+from .model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
 from .plan_cache import kept_report, lowering_code_identity, read_plan_cached
 from .operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
@@ -248,9 +249,9 @@ def _refused(step: Step, operands: List[object], e: AclStatusError) -> AclRefuse
 
 _HERE = Path(__file__).resolve().parent
 # The sources that fix every buffer's layout from a plan and its negotiated padding (the
-# allocation, the views, the memory plan, the descriptors), with the batch that vouches for
-# them: a load's decisions are kept under a stamp of them too, so that a batch of recalled
-# functions (acl_bridge.configure_batch), which compares no layout, meets the layouts decided.
+# allocation, the views, the memory plan, the descriptors), with the batch that checks kept
+# decisions against them: a load's decisions are kept under a stamp of them too, so that a
+# changed layout code starts with fresh decisions instead of a batch that refuses every one.
 _LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
                    (_HERE.parent, ("configure_batch.py",)),
                    (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
@@ -372,10 +373,30 @@ class TfliteRunner:
                            else type(model).__name__)
         try:
             with self._session.active():
-                self._load_partitioned(model, program_cache, allow_copy, model_cache, facts_cache)
+                self._load_or_cold(model, program_cache, allow_copy, model_cache, facts_cache)
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
             clear_description_caches()  # the same for the descriptions kept by content
+
+    def _load_or_cold(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
+        """:meth:`_load_partitioned`; where a load that used kept files fails (a damaged or
+        crafted file past every check of the caches: a MemoryError, an error of this library's),
+        a :class:`~.model_cache.ModelCacheWarning` and the same load with the parsed-model and
+        facts caches off: a cold start, whose error, if any, is the model's own."""
+        try:
+            return self._load_partitioned(model, program_cache, allow_copy, model_cache, facts_cache)
+        except Exception as e:
+            used = [name for name, report in (("the kept plan or parsed model", getattr(self, "model_cache", None)),
+                                              ("ACL's kept answers", getattr(self, "facts_cache", None)))
+                    if report is not None and report.state == "warm"]
+            if not used:
+                raise
+            if hasattr(self, "functions"):
+                self._close_functions()
+            self.workspaces = []
+            warnings.warn(ModelCacheWarning(f"a start from {' and '.join(used)} failed ({type(e).__name__}: {e}); "
+                                            f"starting cold without the caches"), stacklevel=3)
+        return self._load_partitioned(model, program_cache, allow_copy, False, False)
 
     def _load_partitioned(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         """:meth:`_load`; where ACL's validate() refuses an operator (and the fallback is on),

@@ -161,7 +161,10 @@ def test_a_batch_with_a_decision_that_does_not_fit_makes_nothing_and_says_which(
         assert "2 workspaces" in why
     else:
         assert "function 2" in why, why
-        assert {"stages": "stages", "does not fit": "addresses", "elements": "1-byte elements"}[other] in why, why
+        # a description other than its array's is refused before the native call (the native
+        # bounds check, its second line, has a test of its own: the crafted records below)
+        assert {"stages": "stages", "does not fit": "dst: its kept description is not its array's",
+                "elements": "dst: its kept description is not its array's"}[other] in why, why
     assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
 
 
@@ -280,7 +283,7 @@ def test_crafted_kept_records_are_refused_or_right_and_never_write_outside(tmp_p
             crafted.desc_blob = bytes(d)
         x2, w2, b2, y2, z2 = _net()
         workspace = Workspace()
-        calls = [(r.cls, r.args, r.kwargs) for r in _recalls(x2, w2, b2, y2, z2, None, workspace)]
+        calls = [(r.cls, r.args, r.kwargs) for r in _recalls(x2, w2, b2, y2, z2, (None, None, None), workspace)]
         made, why = configure_kept(calls, crafted)
         if made is None:
             refused += 1
@@ -294,3 +297,39 @@ def test_crafted_kept_records_are_refused_or_right_and_never_write_outside(tmp_p
         for g in (x2, y2, z2):
             assert g.untouched(), f"crafted {name} = {value} of record {t} wrote outside a buffer"
     assert refused > 0 and made_count > 0, (refused, made_count)
+
+
+@pytest.mark.parametrize("field, value, why", [
+    ("offset_first_element_in_bytes", (1 << 64) - 192, "addresses more than 2^64 bytes"),  # wraps to 192 bytes before
+    ("offset_first_element_in_bytes", (1 << 63), "addresses"),
+    ("strides_in_bytes", (1 << 32) - 4, "addresses"),  # the largest stride ACL takes: far past the buffer
+    ("strides_in_bytes", (1 << 64) - 64, "stride does not fit"),  # refused as ACL's TensorInfo is made
+])
+def test_the_native_bounds_check_alone_refuses_extents_that_wrap(field, value, why, monkeypatch):
+    """The native layer's own check, with the Python comparison taken out: a kept extent past
+    the buffer, or whose sum wraps past 2^64, is refused before ACL sees it, and no byte around
+    any buffer changes."""
+    import acl_bridge.configure_batch as cb
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.decisions import KeptDecisions
+    from acl_bridge.native import require_native
+    from acl_bridge.workspace import Workspace
+
+    ffi, _ = require_native()
+    x, w, b, y, z = _net()
+    first = _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())
+    kept = KeptDecisions.of(tuple(f.decision for f in first))
+    size = kept.desc_size
+    dst = kept.starts[2] + 2  # the addition's dst
+    f = dict(ffi.typeof("acl_shim_tensor_desc").fields)[field]
+    at = dst * size + f.offset + (8 if field == "strides_in_bytes" else 0)  # y's stride for strides
+    blob = bytearray(kept.desc_blob)
+    blob[at:at + 8] = value.to_bytes(8, "little")
+    kept.desc_blob = bytes(blob)
+    monkeypatch.setattr(cb, "_descs_not_the_calls", lambda *args: "")
+    x2, w2, b2, y2, z2 = _net()
+    calls = [(r.cls, r.args, r.kwargs) for r in _recalls(x2, w2, b2, y2, z2, (None, None, None), Workspace())]
+    made, reason = cb.configure_kept(calls, kept)
+    assert made is None and "function 2" in reason and why in reason, reason
+    for g in (x2, y2, z2):
+        assert g.untouched()
