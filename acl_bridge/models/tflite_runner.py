@@ -229,22 +229,29 @@ def _types(step: Step, operands: List[object]) -> str:
 
 
 class AclRefusedError(UnsupportedModelError):
-    """ACL's validate() refused operator ``op_index``'s function at load: with the fallback
-    on, the runner re-plans with that operator on the CPU fallback instead."""
+    """ACL's validate() refused functions at load: ``refused`` maps each operator to the text
+    (the first is the message). With the fallback on, the runner plans again with those
+    operators on the CPU fallback instead (all of one pass at once)."""
 
-    def __init__(self, message: str, op_index: int):
-        super().__init__(message)
-        self.op_index = op_index
+    def __init__(self, refused: Dict[int, str]):
+        super().__init__(next(iter(refused.values())) + ("" if len(refused) == 1 else
+                                                          f" (and {len(refused) - 1} more refused)"))
+        self.refused = dict(refused)
 
 
-def _refused(step: Step, operands: List[object], e: AclStatusError) -> AclRefusedError:
+def _raise_refused(refused: Dict[int, str]) -> None:
+    """AclRefusedError for the refusals of one pass over the steps, where there are any."""
+    if refused:
+        raise AclRefusedError(refused)
+
+
+def _refused(step: Step, operands: List[object], e: AclStatusError) -> str:
     """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
     own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
     from ..native import acl_version
 
-    return AclRefusedError(
-        f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
-        f"ACL {acl_version()}: {e.message}", step.op_index)
+    return (f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
+            f"ACL {acl_version()}: {e.message}")
 
 
 _HERE = Path(__file__).resolve().parent
@@ -405,9 +412,9 @@ class TfliteRunner:
             try:
                 return self._load(model, program_cache, allow_copy, model_cache, facts_cache)
             except AclRefusedError as e:
-                if not self.fallback or e.op_index in self.acl_refused or self._replan_from is None:
+                if not self.fallback or set(e.refused) <= set(self.acl_refused) or self._replan_from is None:
                     raise
-                self.acl_refused[e.op_index] = str(e)
+                self.acl_refused.update(e.refused)
                 if getattr(self, "functions", None):
                     self._close_functions()  # those configured before the refusal
                 spec = self._replan_from
@@ -629,6 +636,7 @@ class TfliteRunner:
         shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), i.dtype) for i in plan.model.tensors}
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
+        refused: Dict[int, str] = {}  # every refusal of this pass (the fallback takes them at once)
         for k, s in enumerate(plan.steps):
             self._session.step = k
             cls = ROLES[s.kind]
@@ -637,12 +645,17 @@ class TfliteRunner:
             try:
                 need = cls.required_padding(*operands, **_kwargs(s), data_layout="NHWC", backend=self.backend)
             except AclStatusError as e:
-                raise _refused(s, operands, e) from e
+                if not self.fallback:
+                    raise AclRefusedError({s.op_index: _refused(s, operands, e)}) from e
+                refused[s.op_index] = _refused(s, operands, e)
+                const_pad.append({})
+                continue
             const_pad.append({role: need[role] for role, _ in s.constants})
             for role, tid in zip(cls.roles, _tensor_ids(s)):
                 if tid is not None:
                     asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
         self._session.step = None
+        _raise_refused(refused)
         return asked, const_pad
 
     def _allocate(self, asked) -> None:
@@ -783,6 +796,7 @@ class TfliteRunner:
         elif decided is not None:
             self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
         made: List[F.AclFunction] = []
+        refused: Dict[int, str] = {}  # every refusal of this pass (the fallback takes them at once)
         self.functions = made
         # a fresh workspace: a refused batch may have joined functions to the last one
         self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
@@ -794,9 +808,13 @@ class TfliteRunner:
                 f = ROLES[s.kind](*operands, **dict(kwargs, workspace=self.workspaces[-1]),
                                   decided=None if decided is None else decided[k])
             except AclStatusError as e:
-                raise _refused(s, operands, e) from e
+                if not self.fallback:
+                    raise AclRefusedError({s.op_index: _refused(s, operands, e)}) from e
+                refused[s.op_index] = _refused(s, operands, e)
+                continue
             made.append(f)
         self._session.step = None
+        _raise_refused(refused)
         # functions made from a kept decision (nothing described, negotiated, planned or probed)
         self.functions_recalled = sum(f.decision_recalled for f in made)
 
