@@ -51,8 +51,8 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from .native import check, require_native
-from .user_cache import (CacheFileRejected, ensure_cache_folder, read_trusted, seal, unseal, user_cache_dir, user_secret,
-                         write_atomically)
+from .user_cache import (CacheFileRejected, ensure_cache_folder, read_trusted, seal, unseal, user_cache_dir,
+                         user_secret, write_atomically)
 
 DIR_ENV = "ACL_NDARRAY_CL_PROGRAM_CACHE"
 MAGIC = b"ACLNDPC\x00"

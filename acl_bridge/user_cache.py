@@ -240,4 +240,5 @@ def write_atomically(path: Path, data: Bytes) -> None:
 
 
 __all__ = ["user_cache_dir", "check_cache_option", "seal", "unseal", "write_atomically", "read_trusted",
-           "check_cache_folder", "ensure_cache_folder", "user_secret", "CacheFileRejected", "CacheNotTrusted", "SEAL", "MAX_CACHE_FILE_BYTES"]
+           "check_cache_folder", "ensure_cache_folder", "user_secret", "CacheFileRejected", "CacheNotTrusted", "SEAL",
+           "MAX_CACHE_FILE_BYTES"]

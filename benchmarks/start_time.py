@@ -79,7 +79,7 @@ def without_trust_checks() -> None:
 
     fc.read_trusted = mc.read_trusted = read
     mc.check_quantization = lambda spec: None
-    mc.check_tensor_quantization = lambda *args: None
+    mc._fast_quantization_ok = lambda *args: True
     cb._not_this_call = lambda ffi, cls, args, kwargs, kept, i, contents: ("", {})
     cb._expected_desc = lambda *args: ()
     cb._descs_not_the_calls = lambda *args: ""

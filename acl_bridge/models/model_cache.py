@@ -50,7 +50,7 @@ from ndarray.errors import ArgumentTypeError
 from .._version import __version__
 from ..user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
-from .tflite_quantization import check_quantization, check_tensor_quantization
+from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
                             fold_constant_dequantize, read_model)
 
@@ -236,6 +236,39 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
     return out
 
 
+def _run(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, tuple]], code: str,
+         kind: type) -> tuple:
+    """:func:`numbers` of ``v`` as a tuple of ``kind`` (a run kept as ``code`` is that already:
+    the memo's own tuple, shared by the tensors that share the run)."""
+    values = numbers(v, data, memo)
+    if type(v) is dict and code in v:
+        return values  # type: ignore[no-any-return]
+    return tuple(map(kind, values))
+
+
+def _fast_quantization_ok(shape: Tuple[int, ...], dtype: np.dtype, q: Quantization, scales_at: Any,
+                          zero_points_at: Any, data: Union[bytes, memoryview]) -> bool:
+    """True where ``q`` certainly passes :func:`~.tflite_quantization.check_tensor_quantization`
+    (float tensors; per-channel runs checked with numpy over the file's own bytes, the rest as
+    that function would); False: let it check, and name what fails."""
+    limits = STORAGE_RANGES.get(dtype)
+    if limits is None:
+        return True
+    n, rank = len(q.scale), len(shape)
+    if type(scales_at) is not dict or type(zero_points_at) is not dict:
+        return False  # short lists: the reader's own check is as quick
+    if len(q.zero_point) != n or not 0 <= q.quantized_dimension < max(rank, 1) or \
+            (n > 1 and (rank == 0 or n != shape[q.quantized_dimension])):
+        return False
+    ((code, (at, count)),) = scales_at.items()
+    ((zcode, (zat, zcount)),) = zero_points_at.items()
+    if (code, zcode) != ("f8", "i8"):
+        return False
+    s = np.frombuffer(data, "<f8", count=count, offset=at)
+    z = np.frombuffer(data, "<i8", count=zcount, offset=zat)
+    return bool(np.isfinite(s).all() and (s > 0).all() and (z >= limits[0]).all() and (z <= limits[1]).all())
+
+
 def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
                    memo: Optional[Dict[tuple, tuple]] = None) -> Tuple[TensorSpec, ...]:
     """The inverse of :func:`encode_tensors`: constants as read-only views of ``data``; any
@@ -261,11 +294,12 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         if not 0 <= kind < len(dtypes):
             raise ValueError(f"tensor #{index}: dtype {kind} of a table of {len(dtypes)}")
         stored, dtype, in_file = dtypes[kind]
-        quant = None if q is None else Quantization(
-            tuple(map(float, q[0] if type(q[0]) is list else numbers(q[0], data, memo))),
-            tuple(map(int, q[1] if type(q[1]) is list else numbers(q[1], data, memo))), int(q[2]))
-        if quant is not None:
-            check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
+        quant = None
+        if q is not None:
+            scales, zero_points = _run(q[0], data, memo, "f8", float), _run(q[1], data, memo, "i8", int)
+            quant = Quantization(scales, zero_points, int(q[2]))
+            if not _fast_quantization_ok(shape, dtype, quant, q[0], q[1], data):
+                check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)  # raises, naming what
         try:
             value = None if at is None else array_at(data, at, dtype, shape, in_file)
         except ValueError as e:
@@ -305,7 +339,8 @@ def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
     n = len(tensors)
     lists = [("inputs", spec.inputs, 0), ("outputs", spec.outputs, 0)]
     for k, op in enumerate(operators):  # an operator's absent optional input is -1
-        lists += [(f"operator #{k} {op.opcode} inputs", op.inputs, -1), (f"operator #{k} {op.opcode} outputs", op.outputs, 0)]
+        lists += [(f"operator #{k} {op.opcode} inputs", op.inputs, -1),
+                  (f"operator #{k} {op.opcode} outputs", op.outputs, 0)]
     for where, indices, lowest in lists:
         bad = [i for i in indices if type(i) is not int or not lowest <= i < n]
         if bad:

@@ -107,17 +107,31 @@ _VECTORIZED_FROM = 16  # per-channel parameters are checked with numpy from this
 
 
 def _first(values: Sequence[Any], bad_array: Callable[[np.ndarray], np.ndarray], bad: Callable[[Any], bool],
-           dtype: type) -> Optional[int]:
+           dtype: type, arrays: Optional[Dict[int, np.ndarray]] = None) -> Optional[int]:
     """The index of the first of ``values`` that is bad (``bad`` per value, or ``bad_array``
-    over numpy's array of them where there are many: per-channel parameters), or None."""
+    over numpy's array of them where there are many: per-channel parameters), or None.
+    ``arrays``: numpy's arrays of the sequences seen in one check, by identity (a model's
+    tensors share their parameters' tuples where a cache kept them once)."""
     if len(values) >= _VECTORIZED_FROM:
         try:
-            flags = bad_array(np.asarray(values, dtype))
+            array = _array(values, dtype, arrays)
         except (OverflowError, TypeError, ValueError):
             pass  # a value numpy cannot hold as dtype: checked one by one below
         else:
+            flags = bad_array(array)
             return int(np.argmax(flags)) if flags.any() else None
     return next((k for k, v in enumerate(values) if bad(v)), None)
+
+
+def _array(values: Sequence[Any], dtype: type, arrays: Optional[Dict[int, np.ndarray]]) -> np.ndarray:
+    """``np.asarray(values, dtype)``, once per sequence object and dtype within one check."""
+    if arrays is None:
+        return np.asarray(values, dtype)
+    key = id(values) * 2 + (dtype is np.float64)
+    a = arrays.get(key)
+    if a is None:
+        a = arrays[key] = np.asarray(values, dtype)
+    return a
 
 
 def _short(values: Sequence[Any], n: int = 4) -> str:
@@ -130,11 +144,12 @@ def check_quantization(model: "ModelSpec") -> None:
     """Refuse, with ModelFormatError naming the operator, tensor, field, value and expectation,
     quantization parameters that contradict what the operators using them require (see the
     module's docstring). Float operators are not concerned."""
+    arrays: Dict[int, np.ndarray] = {}  # numpy's arrays of the parameters' tuples (the model holds them)
     for op in model.operators:
         if op.opcode in NEEDS_QUANTIZATION:
             _check_live_tensors(model, op)
         if op.opcode in OUTPUT_CHANNEL_AXIS:
-            _check_weighted(model, op)
+            _check_weighted(model, op, arrays)
         elif op.opcode == "SOFTMAX":
             _check_softmax(model, op)
         elif op.opcode == "QUANTIZE":
@@ -177,7 +192,7 @@ def _check_live_tensors(model: "ModelSpec", op: "OperatorSpec") -> None:
                          f"quantized per channel")
 
 
-def _check_weighted(model: "ModelSpec", op: "OperatorSpec") -> None:
+def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray]) -> None:
     if len(op.inputs) < 2:
         return  # the lowering names a missing weights tensor
     x, w = _tensor(model, op.inputs[0]), _tensor(model, op.inputs[1])
@@ -199,23 +214,24 @@ def _check_weighted(model: "ModelSpec", op: "OperatorSpec") -> None:
         raise _error(f"{where}: weights {w!r}: quantization.quantized_dimension is {wq.quantized_dimension}, "
                      f"expected {axis}, the output-channel axis of {op.opcode} weights")
     symmetric = w.dtype == np.int8 and (per_channel or op.opcode != "FULLY_CONNECTED")
-    k = _first(wq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64) if symmetric else None
+    k = _first(wq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64, arrays) if symmetric else None
     if k is not None:
         raise _error(f"{where}: weights {w!r}: quantization.zero_point[{k}] is {wq.zero_point[k]}, expected 0: "
                      f"int8 {'per-channel ' if per_channel else ''}{op.opcode} weights are symmetric")
     if len(op.inputs) > 2 and op.inputs[2] != -1:
         b = _tensor(model, op.inputs[2])
         if b is not None:
-            _check_bias(where, x, w, b)
+            _check_bias(where, x, w, b, arrays)
 
 
-def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec") -> None:
+def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec",
+                arrays: Dict[int, np.ndarray]) -> None:
     if b.dtype != np.int32:
         raise _error(f"{where}: bias {b!r} is {b.dtype}, expected int32 for a {x.dtype} input")
     bq = b.quantization
     if bq is None:
         return  # TFLite's int8 kernels never read it; the product is what they use
-    k = _first(bq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64)
+    k = _first(bq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64, arrays)
     if k is not None:
         raise _error(f"{where}: bias {b!r}: quantization.zero_point[{k}] is {bq.zero_point[k]}, expected 0")
     assert x.quantization is not None and w.quantization is not None, (x, w)  # _check_live_tensors, _check_weighted
@@ -226,7 +242,7 @@ def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec") -
     x_scale = float(x.quantization.scale[0])
     channels = max(len(ws), len(bs))
     if channels >= _VECTORIZED_FROM:  # the same comparison in float64 over every channel, the first failure named
-        products, biases = x_scale * np.asarray(ws, np.float64), np.asarray(bs, np.float64)
+        products, biases = x_scale * _array(ws, np.float64, arrays), _array(bs, np.float64, arrays)
         ok = np.abs(products - biases) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, biases)
         if bool(np.broadcast_to(ok, (channels,)).all()):
             return
