@@ -203,3 +203,27 @@ def test_models_acl_2008_refuses_run_with_those_operators_on_the_fallback(name):
             assert diff <= (0.4 if ref[k].dtype.kind == "f" else 96), (k, diff)
     finally:
         r.close()
+
+
+def test_a_second_start_reads_the_partitioned_plan_and_recalls_acl_s_answers(tmp_path):
+    """The plan cache keeps the fallback operators (format 2) and the facts cache the ACL
+    segments' decisions: a second start lowers nothing, makes every function from its kept
+    decision, and gives the same outputs."""
+    from acl_bridge import native
+    from acl_bridge.models.tflite_runner import TfliteRunner
+
+    native.set_num_threads(1)
+    path = model_file("anomaly_detection")
+    runs = []
+    for _ in range(2):
+        r = TfliteRunner(path, model_cache=tmp_path / "models", facts_cache=tmp_path / "facts")
+        try:
+            x = noise(r.plan.model.tensors[r.plan.model.inputs[0]], 1)
+            runs.append((r.model_cache.reason, r.functions_recalled, len(r.plan.steps),
+                         [(f.opcode, f.kind) for f in r.plan.fallbacks], np.array(r.run(x)["Identity"])))
+        finally:
+            r.close()
+    (_, _, _, fallbacks0, y0), (reason, recalled, steps, fallbacks1, y1) = runs
+    assert reason == "lowered plan kept" and fallbacks1 == fallbacks0 == FALLBACKS["anomaly_detection"]
+    assert recalled == steps, runs[1][:3]
+    np.testing.assert_array_equal(y0, y1)
