@@ -211,7 +211,8 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     sizes: List[int] = []
     backends: List[int] = []
     tensor_layouts = kept.tensors
-    expected: List[tuple] = []  # per given tensor, the compared fields of its description
+    expected: List[tuple] = []  # per given tensor, the compared integers of its description
+    expected_scales: List[float] = []  # and its quantization scale
     given: List[int] = []  # the tensors (indices into the batch's) that are given
     named: List[str] = []  # the same, named by function and role
     per_channel: Dict[int, Tuple[float, ...]] = {}  # per-channel scales the call describes
@@ -252,9 +253,11 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
                 raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
             q = quant.get(role)
             try:
-                expected.append(_expected_desc(a, layout_code, q, types))
+                fields, scale = _expected_desc(a, layout_code, q, types)
             except AclNdarrayError as e:
                 return None, f"function {i} ({kind}): {role} cannot be described: {e}"
+            expected.append(fields)
+            expected_scales.append(scale)
             given.append(t - 1)
             named.append(f"function {i} ({kind}) {role}")
             if a.dtype == np.int8 and q is not None and is_per_channel(q):  # a bias's scales stay in Python
@@ -269,7 +272,7 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     if kept.desc_size == desc_size:  # the records as kept, zeros where absent
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
         _clear_scales(ffi, descs, total, desc_size)  # a kept pointer is never used: NULL and no count
-        why = _descs_not_the_calls(ffi, descs, kept, expected, given, named, per_channel)
+        why = _descs_not_the_calls(ffi, descs, kept, (expected, expected_scales), given, named, per_channel)
         if why:
             return None, why
     keep: list = []  # every cffi object the native call reads, alive until it returns
@@ -378,13 +381,13 @@ _COMPARED = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_b
              "data_type", "data_layout", "quantization_scale", "quantization_offset")
 
 
-def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int]) -> tuple:
+def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int]) -> Tuple[tuple, float]:
     """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a`` with
     quantization ``q`` (what :func:`~acl_bridge.mapping.tensor_info` puts there, read straight
-    from the descriptor's cached facts: a second start describes hundreds of tensors), the
-    shape and strides in ACL order padded with zeros to the native maximum. ``types`` keeps
-    each (dtype, kind of quantization)'s data type code. The strides of dimensions of size 1
-    are not compared (tensor_info makes them dense; they address nothing)."""
+    from the descriptor's cached facts: a second start describes hundreds of tensors): the
+    integers flat (rank, shape and strides in ACL order padded with zeros to the native
+    maximum, offset, total size, data type, layout, quantization offset) and the scale.
+    ``types`` keeps each (dtype, kind of quantization)'s data type code."""
     d = a._descriptor
     shape, strides = d.shape, d.strides_in_bytes
     if not shape:
@@ -400,15 +403,15 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
     code = types.get((d.dtype, kind))
     if code is None:
         code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
-    return (n, shape[::-1] + pad, strides[::-1] + pad, d.offset_in_bytes, d.alloc_size_in_bytes, code, layout_code,
-            scale, offset)
+    return (n,) + shape[::-1] + pad + strides[::-1] + pad + (d.offset_in_bytes, d.alloc_size_in_bytes, code,
+                                                             layout_code, offset), scale
 
 
 _ZEROS = (0,) * 8
 
 
-def _descs_not_the_calls(ffi, descs, kept: KeptDecisions, expected: List[tuple], given: List[int],
-                         named: List[str], per_channel: Dict[int, Tuple[float, ...]]) -> str:
+def _descs_not_the_calls(ffi, descs, kept: KeptDecisions, expected: Tuple[List[tuple], List[float]],
+                         given: List[int], named: List[str], per_channel: Dict[int, Tuple[float, ...]]) -> str:
     """Why the kept descriptions at ``descs`` are not those of the call's arrays, or "": their
     compared fields (``expected``, for the tensors ``given``, ``named``) and their per-channel
     scales."""
@@ -447,23 +450,29 @@ def _compared_dtype(ffi) -> np.dtype:
     return dtype
 
 
-def _descs_differ(ffi, descs, expected: List[tuple], where: List[int]) -> Optional[int]:
+def _descs_differ(ffi, descs, expected: Tuple[List[tuple], List[float]], where: List[int]) -> Optional[int]:
     """The index (into ``where``, the tensors that are given) of the first kept description
-    whose compared fields differ from ``expected``, or None: one numpy comparison over all of
-    them, the records viewed in place."""
+    whose compared fields differ from ``expected`` (:func:`_expected_desc`'s), or None: one
+    numpy comparison over all of them, the records viewed in place. The strides of dimensions
+    of size 1 (or past the rank) are not compared: tensor_info makes them dense, and they
+    address nothing."""
     if not where:
         return None
     size = ffi.sizeof("acl_shim_tensor_desc")
     total = max(where) + 1
     view = np.frombuffer(ffi.buffer(descs, total * size), _compared_dtype(ffi))[where]
-    want = np.array(expected, dtype=view.dtype)
-    same = np.ones(len(where), bool)
-    for name in _COMPARED:
-        a, b = view[name], want[name]
-        equal = a == b
-        if name == "strides_in_bytes":  # a dimension of size 1 (or past the rank) is never stepped along
-            equal |= want["shape"] <= 1
-        same &= equal.reshape(len(where), -1).all(axis=1)
+    got = np.empty((len(where), 1 + 2 * abi.MAX_DIMS + 5), np.int64)  # uint64 past 2^63 wraps: never equal
+    got[:, 0] = view["num_dims"]
+    got[:, 1:1 + abi.MAX_DIMS] = view["shape"]
+    got[:, 1 + abi.MAX_DIMS:1 + 2 * abi.MAX_DIMS] = view["strides_in_bytes"].astype(np.int64)
+    for k, name in enumerate(("offset_first_element_in_bytes", "total_size_in_bytes", "data_type", "data_layout",
+                              "quantization_offset")):
+        got[:, 1 + 2 * abi.MAX_DIMS + k] = view[name].astype(np.int64)
+    want = np.array(expected[0], np.int64)
+    equal = got == want
+    strides = slice(1 + abi.MAX_DIMS, 1 + 2 * abi.MAX_DIMS)
+    equal[:, strides] |= want[:, 1:1 + abi.MAX_DIMS] <= 1
+    same = equal.all(axis=1) & (view["quantization_scale"] == np.array(expected[1], np.float32))
     return None if same.all() else int(np.argmin(same))
 
 

@@ -237,42 +237,58 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
 
 
 def _run(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, tuple]], code: str,
-         kind: type) -> tuple:
+         kind: type, arrays: Dict[int, np.ndarray]) -> tuple:
     """:func:`numbers` of ``v`` as a tuple of ``kind`` (a run kept as ``code`` is that already:
-    the memo's own tuple, shared by the tensors that share the run)."""
+    the memo's own tuple, shared by the tensors that share the run, and its numpy view of the
+    file goes into ``arrays`` by ``id(tuple) * 2 + is_float``, for the quantization checks)."""
     values = numbers(v, data, memo)
     if type(v) is dict and code in v:
+        offset, count = v[code]
+        arrays[id(values) * 2 + (code == "f8")] = np.frombuffer(data, "<" + code, count=count, offset=offset)
         return values  # type: ignore[no-any-return]
     return tuple(map(kind, values))
 
 
-def _fast_quantization_ok(shape: Tuple[int, ...], dtype: np.dtype, q: Quantization, scales_at: Any,
-                          zero_points_at: Any, data: Union[bytes, memoryview]) -> bool:
-    """True where ``q`` certainly passes :func:`~.tflite_quantization.check_tensor_quantization`
-    (float tensors; per-channel runs checked with numpy over the file's own bytes, the rest as
-    that function would); False: let it check, and name what fails."""
+def _runs_to_check(shape: Tuple[int, ...], dtype: np.dtype, q: Quantization, scales_at: Any,
+                   zero_points_at: Any) -> Optional[Tuple[int, int, int, int, int, int]]:
+    """Where ``q`` of an integer tensor is two runs of the data part (per-channel parameters)
+    shaped as :func:`~.tflite_quantization.check_tensor_quantization` requires: (scales' offset
+    and count, zero points' offset and count, the storage dtype's range), for
+    :func:`_check_runs` to check every value of every tensor at once; else None (that function
+    checks it, one tensor at a time)."""
     limits = STORAGE_RANGES.get(dtype)
-    if limits is None:
-        return True
+    if limits is None or type(scales_at) is not dict or type(zero_points_at) is not dict:
+        return None
     n, rank = len(q.scale), len(shape)
-    if type(scales_at) is not dict or type(zero_points_at) is not dict:
-        return False  # short lists: the reader's own check is as quick
     if len(q.zero_point) != n or not 0 <= q.quantized_dimension < max(rank, 1) or \
             (n > 1 and (rank == 0 or n != shape[q.quantized_dimension])):
-        return False
+        return None
     ((code, (at, count)),) = scales_at.items()
     ((zcode, (zat, zcount)),) = zero_points_at.items()
     if (code, zcode) != ("f8", "i8"):
-        return False
-    s = np.frombuffer(data, "<f8", count=count, offset=at)
-    z = np.frombuffer(data, "<i8", count=zcount, offset=zat)
-    return bool(np.isfinite(s).all() and (s > 0).all() and (z >= limits[0]).all() and (z <= limits[1]).all())
+        return None
+    return at, count, zat, zcount, limits[0], limits[1]
+
+
+def _check_runs(runs: List[Tuple[int, int, int, int, int, int]], data: Union[bytes, memoryview]) -> bool:
+    """Whether every scale of ``runs`` is finite and > 0 and every zero point in its dtype's
+    range: one numpy pass over the file's own bytes."""
+    scales = np.concatenate([np.frombuffer(data, "<f8", count=c, offset=at) for at, c, *_ in runs])
+    zero_points = np.concatenate([np.frombuffer(data, "<i8", count=c, offset=at) for _, _, at, c, _, _ in runs])
+    counts = [r[3] for r in runs]
+    lo = np.repeat(np.array([r[4] for r in runs], np.int64), counts)
+    hi = np.repeat(np.array([r[5] for r in runs], np.int64), counts)
+    return bool(np.isfinite(scales).all() and (scales > 0).all() and (zero_points >= lo).all()
+                and (zero_points <= hi).all())
 
 
 def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
-                   memo: Optional[Dict[tuple, tuple]] = None) -> Tuple[TensorSpec, ...]:
+                   memo: Optional[Dict[tuple, tuple]] = None,
+                   arrays: Optional[Dict[int, np.ndarray]] = None) -> Tuple[TensorSpec, ...]:
     """The inverse of :func:`encode_tensors`: constants as read-only views of ``data``; any
-    malformed value raises (the caller rejects the file). ``memo``: :func:`numbers`'."""
+    malformed value raises (the caller rejects the file). ``memo``: :func:`numbers`';
+    ``arrays``: filled by :func:`_run`."""
+    arrays = {} if arrays is None else arrays
     # (stored, the machine's own, the file's little-endian) per dtype: a model has a few
     dtypes = []
     for code in columns["dtype_table"]:
@@ -284,6 +300,8 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
     if not len(names) == len(shapes) == len(kinds) == len(where) == len(quants):
         raise ValueError("the tensors' columns differ in length")
     out = []
+    runs: List[Tuple[int, int, int, int, int, int]] = []  # per-channel parameters, checked at once at the end
+    in_runs: List[tuple] = []
     for index, (name, shape, kind, at, q) in enumerate(zip(names, shapes, kinds, where, quants)):
         shape = tuple(shape)
         if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
@@ -296,15 +314,22 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         stored, dtype, in_file = dtypes[kind]
         quant = None
         if q is not None:
-            scales, zero_points = _run(q[0], data, memo, "f8", float), _run(q[1], data, memo, "i8", int)
+            scales, zero_points = _run(q[0], data, memo, "f8", float, arrays), _run(q[1], data, memo, "i8", int, arrays)
             quant = Quantization(scales, zero_points, int(q[2]))
-            if not _fast_quantization_ok(shape, dtype, quant, q[0], q[1], data):
-                check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)  # raises, naming what
+            run = _runs_to_check(shape, dtype, quant, q[0], q[1])
+            if run is None:
+                check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
+            else:
+                runs.append(run)
+                in_runs.append((index, shape, dtype, quant))
         try:
             value = None if at is None else array_at(data, at, dtype, shape, in_file)
         except ValueError as e:
             raise ValueError(f"tensor #{index}: {e}") from None
         out.append(TensorSpec(index, name, shape, dtype, value, quant))
+    if runs and not _check_runs(runs, data):
+        for index, shape, dtype, quant in in_runs:  # the reader's own check names what fails
+            check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
     return tuple(out)
 
 
@@ -331,7 +356,8 @@ def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
     of a model file: tensor ranks, sizes and quantization (:func:`decode_tensors`), every
     tensor index inside the graph, and the operators' quantization contracts
     (:func:`~.tflite_quantization.check_quantization`). ``memo``: :func:`numbers`'."""
-    tensors = decode_tensors(graph["tensors"], data, memo)
+    arrays: Dict[int, np.ndarray] = {}  # numpy views of the quantization runs, for check_quantization
+    tensors = decode_tensors(graph["tensors"], data, memo, arrays)
     operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
                       for i, code, ins, outs, opts in graph["operators"])
     spec = ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
@@ -345,7 +371,7 @@ def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
         bad = [i for i in indices if type(i) is not int or not lowest <= i < n]
         if bad:
             raise ValueError(f"{where}: tensor indices {bad}, expected indices of the {n} tensors")
-    check_quantization(spec)
+    check_quantization(spec, arrays)
     return spec
 
 

@@ -42,7 +42,7 @@ the field, its value and what was expected.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -140,22 +140,40 @@ def _short(values: Sequence[Any], n: int = 4) -> str:
 
 
 # ---------------------------------------------------------------------------- the graph
-def check_quantization(model: "ModelSpec") -> None:
+def check_quantization(model: "ModelSpec", arrays: Optional[Dict[int, np.ndarray]] = None) -> None:
     """Refuse, with ModelFormatError naming the operator, tensor, field, value and expectation,
     quantization parameters that contradict what the operators using them require (see the
-    module's docstring). Float operators are not concerned."""
-    arrays: Dict[int, np.ndarray] = {}  # numpy's arrays of the parameters' tuples (the model holds them)
+    module's docstring). Float operators are not concerned. ``arrays``: numpy's arrays of the
+    parameters' tuples where the caller has them already (by ``id(values) * 2 + is_float``:
+    a cache decoder's views of its file), else made here once per tuple. The per-channel bias
+    scales of every operator are compared in one pass at the end; where one fails, each
+    operator is checked again alone, so that the message names the first."""
+    arrays = {} if arrays is None else arrays
+    biases: List[Tuple[Any, ...]] = []  # the operators whose per-channel bias scales are compared at the end
     for op in model.operators:
         if op.opcode in NEEDS_QUANTIZATION:
             _check_live_tensors(model, op)
         if op.opcode in OUTPUT_CHANNEL_AXIS:
-            _check_weighted(model, op, arrays)
+            _check_weighted(model, op, arrays, biases)
         elif op.opcode == "SOFTMAX":
             _check_softmax(model, op)
         elif op.opcode == "QUANTIZE":
             _check_present(model, op, op.outputs[:1], "output")
         elif op.opcode == "DEQUANTIZE":
             _check_present(model, op, op.inputs[:1], "input")
+    if biases and not _bias_scales_hold(biases):
+        for where, x, w, b, *_ in biases:
+            _check_bias(where, x, w, b, arrays, None)  # raises for the first that fails
+
+
+def _bias_scales_hold(biases: List[Tuple[Any, ...]]) -> bool:
+    """Whether every deferred operator's bias scales are its input scale x weight scales
+    within TFLite's tolerance (float64, as :func:`_check_bias` compares them one by one)."""
+    counts = [c for *_, c in biases]
+    products = np.concatenate([np.broadcast_to(x_scale * ws, (c,)) for *_, x_scale, ws, _, c in biases])
+    scales = np.concatenate([np.broadcast_to(bs, (c,)) for *_, bs, c in biases])
+    assert len(products) == len(scales) == sum(counts), (len(products), len(scales))
+    return bool((np.abs(products - scales) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, scales)).all())
 
 
 def _where(op: "OperatorSpec") -> str:
@@ -192,7 +210,8 @@ def _check_live_tensors(model: "ModelSpec", op: "OperatorSpec") -> None:
                          f"quantized per channel")
 
 
-def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray]) -> None:
+def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
+                    biases: Optional[List[Tuple[Any, ...]]]) -> None:
     if len(op.inputs) < 2:
         return  # the lowering names a missing weights tensor
     x, w = _tensor(model, op.inputs[0]), _tensor(model, op.inputs[1])
@@ -221,11 +240,14 @@ def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np
     if len(op.inputs) > 2 and op.inputs[2] != -1:
         b = _tensor(model, op.inputs[2])
         if b is not None:
-            _check_bias(where, x, w, b, arrays)
+            _check_bias(where, x, w, b, arrays, biases)
 
 
 def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec",
-                arrays: Dict[int, np.ndarray]) -> None:
+                arrays: Dict[int, np.ndarray], biases: Optional[List[Tuple[Any, ...]]]) -> None:
+    """The bias's dtype, zero points and scales against the input's and the weights'; with
+    ``biases``, many per-channel scales are added there to be compared with every other
+    operator's at once (:func:`check_quantization`) instead of here."""
     if b.dtype != np.int32:
         raise _error(f"{where}: bias {b!r} is {b.dtype}, expected int32 for a {x.dtype} input")
     bq = b.quantization
@@ -241,9 +263,13 @@ def _check_bias(where: str, x: "TensorSpec", w: "TensorSpec", b: "TensorSpec",
                      f"(one per output channel) or one")
     x_scale = float(x.quantization.scale[0])
     channels = max(len(ws), len(bs))
+    if channels >= _VECTORIZED_FROM and biases is not None:
+        biases.append((where, x, w, b, x_scale, _array(ws, np.float64, arrays), _array(bs, np.float64, arrays),
+                       channels))
+        return
     if channels >= _VECTORIZED_FROM:  # the same comparison in float64 over every channel, the first failure named
-        products, biases = x_scale * _array(ws, np.float64, arrays), _array(bs, np.float64, arrays)
-        ok = np.abs(products - biases) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, biases)
+        products, scales = x_scale * _array(ws, np.float64, arrays), _array(bs, np.float64, arrays)
+        ok = np.abs(products - scales) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, scales)
         if bool(np.broadcast_to(ok, (channels,)).all()):
             return
         channels = int(np.argmax(~np.broadcast_to(ok, (channels,)))) + 1  # the loop below names it

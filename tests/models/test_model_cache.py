@@ -313,3 +313,59 @@ def test_a_dequantized_model_is_a_file_of_its_own_with_the_folded_constants(tmp_
             assert (a.data is None) == (b.data is None) and (a.data is None or np.array_equal(a.data, b.data))
     with pytest.raises(ArgumentTypeError):
         read_model_cached(data, tmp_path, dequantized="yes")
+
+
+@pytest.mark.parametrize("where, value, match", [
+    ("scale", -1.0, r"quantization.scale\[3\] is -1.0, expected a finite number > 0"),
+    ("scale", float("nan"), r"quantization.scale\[3\] is nan"),
+    ("zero_point", 300, r"quantization.zero_point\[3\] is 300, expected a value in \[-128, 127\]"),
+])
+def test_a_kept_file_is_held_to_the_reader_s_quantization_checks(where, value, match):
+    """A parsed-model file whose per-channel parameters were crafted (as a run of the data
+    part, checked with numpy) is rejected with the reader's own message."""
+    from dataclasses import replace
+
+    spec = read_model(open(model_file("visual_wake_words"), "rb").read())
+    t = next(t for t in spec.tensors if t.quantization is not None and len(t.quantization.scale) > 16
+             and t.dtype == np.int8)
+    values = list(getattr(t.quantization, where))
+    values[3] = value
+    crafted = replace(spec, tensors=tuple(replace(u, quantization=replace(u.quantization, **{where: tuple(values)}))
+                                          if u.index == t.index else u for u in spec.tensors))
+    key = {"test": 1}
+    with pytest.raises(mc.CacheFileRejected, match=match):
+        mc.decode(memoryview(mc.encode(crafted, key)), key)
+    assert mc.decode(memoryview(mc.encode(spec, key)), key).tensors[t.index].quantization == t.quantization
+
+
+def test_a_kept_tensor_past_the_reader_s_limits_is_rejected():
+    from dataclasses import replace
+
+    from acl_bridge.models.tflite_reader import MAX_ELEMENTS
+
+    spec = read_model(_tiny())
+    big = replace(spec, tensors=(replace(spec.tensors[0], shape=(1 << 20, 1 << 20)),) + spec.tensors[1:])
+    key = {"test": 1}
+    with pytest.raises(mc.CacheFileRejected, match=f"expected at most 6 sizes and {MAX_ELEMENTS} elements"):
+        mc.decode(memoryview(mc.encode(big, key)), key)
+
+
+def test_a_kept_bias_scale_that_is_not_input_x_weight_is_named():
+    """The per-channel bias scales of every operator are compared in one pass; one that fails
+    is named as the reader names it (operator, channel, the product it should be)."""
+    from dataclasses import replace
+
+    spec = read_model(open(model_file("visual_wake_words"), "rb").read())
+    b = next(t for t in spec.tensors if t.dtype == np.int32 and t.quantization is not None
+             and len(t.quantization.scale) > 16)
+    scales = list(b.quantization.scale)
+    scales[5] *= 1.01
+    crafted = replace(spec, tensors=tuple(replace(u, quantization=replace(u.quantization, scale=tuple(scales)))
+                                          if u.index == b.index else u for u in spec.tensors))
+    key = {"test": 1}
+    with pytest.raises(mc.CacheFileRejected, match=r"bias .*quantization.scale\[5\] is .* expected input scale"):
+        mc.decode(memoryview(mc.encode(crafted, key)), key)
+    from acl_bridge.models.tflite_quantization import check_quantization
+    from acl_bridge.models.tflite_reader import ModelFormatError
+    with pytest.raises(ModelFormatError, match=r"quantization.scale\[5\]"):  # the reader's own check, the same words
+        check_quantization(crafted)
