@@ -78,7 +78,7 @@ def without_trust_checks() -> None:
         return memoryview(raw[skip:skip + len(data)]).toreadonly()
 
     fc.read_trusted = mc.read_trusted = read
-    mc.check_quantization = lambda spec: None
+    mc.check_quantization = lambda *args: None
     mc._runs_to_check = lambda *args: (0, 0, 0, 0, 0, 0)
     mc._check_runs = lambda runs, data: True
     cb._not_this_call = lambda ffi, cls, args, kwargs, kept, i, contents: ("", {})
