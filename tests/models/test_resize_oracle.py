@@ -8,9 +8,9 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not installed")
 
-from acl_bridge.models.numpy_executor import resize_bilinear, run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import resize_bilinear, run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
 
 from .conftest import interpreter_outputs  # noqa: E402
 from .tiny_tflite import resize_bilinear_model  # noqa: E402
@@ -45,7 +45,7 @@ def test_both_options_are_refused_at_load_naming_them():
 def test_a_size_that_does_not_give_the_output_is_a_format_error():
     import dataclasses
 
-    from acl_bridge.models.tflite_reader import ModelFormatError
+    from acl_bridge.models.format.tflite_reader import ModelFormatError
 
     m = read_model(resize_bilinear_model((1, 4, 4, 1), (8, 8), half_pixel_centers=True))
     size = m.tensors[1]

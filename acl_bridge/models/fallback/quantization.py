@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import int8_reference as q8
+from . import int8_reference as q8
 from .registry import FLOAT, INT8, Call, kernel
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Sequence, 
 
 import numpy as np
 
-from ..tflite_reader import ModelSpec, OperatorSpec, TensorSpec, UnsupportedModelError
+from ..format.tflite_reader import ModelSpec, OperatorSpec, TensorSpec, UnsupportedModelError
 
 FLOAT = ("float32",)
 INT8 = ("int8", "uint8")

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 
-from .lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
-from .lowering.partition import Decision, partition
-from .tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
+from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
+from ..lowering.partition import Decision, partition
+from ..format.tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
@@ -317,7 +317,7 @@ def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping
 def _fallbacks(model: ModelSpec, refused: Sequence[Decision]) -> Tuple[Fallback, ...]:
     """The plan's fallback operators, or UnsupportedModelError naming every operator that
     the fallback cannot run either (with why ACL does not and why the fallback does not)."""
-    from .fallback import unsupported
+    from ..fallback import unsupported
 
     ops = {op.index: op for op in model.operators}
     neither = []

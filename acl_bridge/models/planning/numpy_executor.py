@@ -9,8 +9,8 @@ from typing import Any, Dict
 
 import numpy as np
 
-from . import int8_reference as q8
-from .fallback import prepare
+from ..fallback import int8_reference as q8
+from ..fallback import prepare
 from .tflite_plan import Fallback, Plan, Step, graph_inputs, slice_index
 
 _ACT = {

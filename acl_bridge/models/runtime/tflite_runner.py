@@ -90,31 +90,31 @@ import ndarray
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import ArgumentTypeError, LayoutError
 
-from .. import functions as F
-from ..backend import backend_named
-from ..cl_program_cache import CacheReport, ProgramCache
-from ..decisions import code_identity
-from ..configure_batch import RecalledFunctions, configure_kept
-from ..configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
+from ... import functions as F
+from ...backend import backend_named
+from ...cl_program_cache import CacheReport, ProgramCache
+from ...decisions import code_identity
+from ...configure_batch import RecalledFunctions, configure_kept
+from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
                                  question_id)
-from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
-from ..errors import AclError, AclStatusError
-from ..facts_cache import FactsCache, FactsCacheReport
-from ..facts_cache import identity as facts_identity
-from ..user_cache import check_cache_option, sources_stamp
-from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
-from ..opencl import cl_init
-from ..plan import FunctionPlan, Origin, Reason
-from ..schedule import Schedule
-from ..workspace import Workspace
-from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
-from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
-from .model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
-from .plan_cache import kept_report, lowering_code_identity, read_plan_cached
-from .operator_profile import FunctionTime, OperatorProfile
+from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
+from ...errors import AclError, AclStatusError
+from ...facts_cache import FactsCache, FactsCacheReport
+from ...facts_cache import identity as facts_identity
+from ...user_cache import check_cache_option, sources_stamp
+from ...mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
+from ...opencl import cl_init
+from ...plan import FunctionPlan, Origin, Reason
+from ...schedule import Schedule
+from ...workspace import Workspace
+from ..profiling.configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
+from ..planning.memory_plan import MemoryPlan, lifetimes, place, plan_memory
+from ..format.model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
+from ..planning.plan_cache import kept_report, lowering_code_identity, read_plan_cached
+from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
-from .tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
-from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
+from ..planning.tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
+from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
 
 ROLES = {
     "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
@@ -248,7 +248,7 @@ def _raise_refused(refused: Dict[int, str]) -> None:
 def _refused(step: Step, operands: List[object], e: AclStatusError) -> str:
     """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
     own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
-    from ..native import acl_version
+    from ...native import acl_version
 
     return (f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
             f"ACL {acl_version()}: {e.message}")
@@ -259,8 +259,8 @@ _HERE = Path(__file__).resolve().parent
 # allocation, the views, the memory plan, the descriptors), with the batch that checks kept
 # decisions against them: a load's decisions are kept under a stamp of them too, so that a
 # changed layout code starts with fresh decisions instead of a batch that refuses every one.
-_LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
-                   (_HERE.parent, ("configure_batch.py",)),
+_LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py",)), (_HERE.parent / "planning", ("tflite_plan.py", "memory_plan.py")),
+                   (_HERE.parent.parent, ("configure_batch.py",)),
                    (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
 
 
