@@ -41,6 +41,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Uni
 
 from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
 from ..lowering.partition import Decision, partition
+from ..lowering.step import slice_index  # noqa: F401  (the executors import it from here)
 from ..format.tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
@@ -211,12 +212,6 @@ def graph_inputs(model: ModelSpec, x: Any) -> Dict[int, Any]:
         raise ValueError(f"one array given, the model has {len(names)} inputs: {names} (pass a sequence in this "
                          f"order or a dict by name)")
     return {model.inputs[0]: x}
-
-
-def slice_index(rank: int, axis: int, start: int, length: int) -> Tuple[slice, ...]:
-    idx = [slice(None)] * rank
-    idx[axis] = slice(start, start + length)
-    return tuple(idx)
 
 
 def _views(model: ModelSpec, consumers: Dict[int, List[int]],
