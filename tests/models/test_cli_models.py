@@ -199,7 +199,7 @@ def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, cap
     p = json.loads(out)["configure_profile"]
     phases = [r["phase"] for r in p["phases"]]
     assert phases[0] == "read" and {"negotiation", "allocate", "configure", "schedule"} <= set(phases)
-    # lowered after the read, or not at all (the plan kept by an earlier test's load: models.plan_cache)
+    # lowered after the read, or not at all (the plan kept by an earlier test's load: models.planning.plan_cache)
     assert "lower" not in phases or phases[1] == "lower"
     assert abs(sum(r["seconds"] for r in p["phases"]) - p["configure_seconds"]) < 1e-3
     assert p["first_run_seconds"] > 0 and p["first_result_seconds"] > p["configure_seconds"]

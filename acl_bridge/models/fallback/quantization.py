@@ -1,4 +1,4 @@
-"""QUANTIZE and DEQUANTIZE (TFLite's reference arithmetic: :mod:`..int8_reference`)."""
+"""QUANTIZE and DEQUANTIZE (TFLite's reference arithmetic: :mod:`.int8_reference`)."""
 
 from __future__ import annotations
 

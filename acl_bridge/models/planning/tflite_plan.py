@@ -3,7 +3,7 @@
 Decide, then act (design habit 14): :func:`plan_model` turns a :class:`ModelSpec` into a
 :class:`Plan`: which bridge function runs for each operator, with which parameters, and
 how every tensor lies in memory (its own buffer, or a view of another tensor's). Executors
-(:mod:`.tflite_runner` on ACL, :mod:`.numpy_executor` on the host) only carry it out.
+(:mod:`..runtime.tflite_runner` on ACL, :mod:`.numpy_executor` on the host) only carry it out.
 
 Lowering (NHWC throughout, as TFLite stores it) is a table: one rule per opcode in
 :mod:`.lowering.rules` (CONV_2D -> ``convolution``, PAD -> ``pad``...; TFLite's SAME padding
