@@ -11,7 +11,7 @@
         common: [--index 2,3] [--data-layout NCHW|NHWC] [--coords] [--columns N] [--no-map]
                 [--json] [--out FILE.png|FILE.svg]
     acl-ndarray demo [ARGS...]
-    acl-ndarray detect IMAGE [--json] ...        (acl_bridge.models.cli_commands)
+    acl-ndarray detect IMAGE [--json] ...        (acl_bridge.models.apps.cli_commands)
     acl-ndarray classify IMAGE [--model visual_wake_words] [--json]
     acl-ndarray run-tflite MODEL INPUT --out OUT.npz [--json]
     acl-ndarray fetch [--image-wheels] [--progress] [--json]
@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("demo", help="run the ACL demo (needs the native ACL layer)")
     m.add_argument("args", nargs="*", metavar="ARGS", help="everything after 'demo', passed to acl_bridge.demo.main")
-    from .models.cli_commands import register as register_model_commands  # detect, run-tflite
+    from .models.apps.cli_commands import register as register_model_commands  # detect, run-tflite
 
     register_model_commands(sub)
     return parser

@@ -1,7 +1,7 @@
 """Many functions made from their kept decisions in one native call, their Python objects
 made when asked for.
 
-A second start of a model (:mod:`acl_bridge.models.tflite_runner`) has a kept
+A second start of a model (:mod:`acl_bridge.models.runtime.tflite_runner`) has a kept
 :class:`~acl_bridge.decisions.Decision` for every function it makes. Made one at a time
 (``AclFunction(..., decided=d)``: :func:`acl_bridge.executor.configure`), each function costs
 Python of its own besides ACL's validate() and configure(): its arguments bound, every

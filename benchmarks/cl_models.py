@@ -42,8 +42,8 @@ CHILD = textwrap.dedent("""
     import json, statistics, sys, time
     import numpy as np
     sys.path.insert(0, sys.argv[4])
-    from acl_bridge.models import fetch
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.apps import fetch
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     model, cache, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
     t0 = time.perf_counter()
     r = TfliteRunner(fetch.model_path(model), backend="cl", program_cache=False if cache == "off" else cache)

@@ -47,7 +47,7 @@ def as_it_was():
 
 
 def load(path, before: bool):
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     t0 = time.perf_counter()
     if before:
@@ -74,7 +74,7 @@ def main() -> int:
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args()
     from acl_bridge import native
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     ok, reason = native.native_available()
     if not ok:
@@ -109,7 +109,7 @@ def main() -> int:
               f"{', '.join(f'{t:.2f}' for t in first['before'])} s, now {', '.join(f'{t:.2f}' for t in first['now'])} s;"
               f" outputs bit-identical: {same}")
         if args.operators:
-            from acl_bridge.models.tflite_runner import TfliteRunner
+            from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
             with TfliteRunner(path) as r:
                 ops = r.profile(args.operators)
@@ -119,7 +119,7 @@ def main() -> int:
             import cProfile
             import pstats
 
-            from acl_bridge.models.tflite_runner import TfliteRunner
+            from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
             pr = cProfile.Profile()
             pr.enable()

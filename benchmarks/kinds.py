@@ -124,7 +124,7 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
 
 
 def _resize_ref(x, nhwc, out_hw):
-    from acl_bridge.models.numpy_executor import resize_bilinear  # TFLite's formula, checked against its interpreter
+    from acl_bridge.models.fallback.step_kernels import resize_bilinear  # TFLite's formula, checked against its interpreter
 
     y = resize_bilinear(x if nhwc else x.transpose(0, 2, 3, 1), out_hw, half_pixel_centers=True)
     return (y if nhwc else y.transpose(0, 3, 1, 2)).astype(np.float32)

@@ -48,7 +48,7 @@ def _input(shape, dtype=np.float32) -> np.ndarray:
 
 
 def _runner(path, planned: bool, share_constants: bool = False):
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     return TfliteRunner(path, arena=planned, share_workspaces=planned, share_constants=share_constants)
 
@@ -57,15 +57,15 @@ def child(runtime: str, model: str) -> dict:
     """One runtime on one model in this (fresh) process: resident bytes after configure and
     after two inferences."""
     from acl_bridge import native
-    from acl_bridge.models import fetch
-    from acl_bridge.models.tflite_runner import resident_bytes
+    from acl_bridge.models.apps import fetch
+    from acl_bridge.models.runtime.tflite_runner import resident_bytes
 
     native.set_num_threads(1)
     path = fetch.model_path(model)
     if runtime == "armnn":  # the runtime imported before "before", as the bridge's is
         import pyarmnn  # noqa: F401
 
-        from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+        from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel
     _input((1,), np.float32), _input((1,), np.int8)  # the benchmark's own input generator (numpy.random,
     before = resident_bytes()  # a few MiB of modules) is loaded before "before": it is no runtime's memory
     t0 = time.perf_counter()
@@ -122,7 +122,7 @@ def measure_processes(model: str, processes: int) -> dict:
 
 def timing(model: str, repeats: int) -> dict:
     from acl_bridge import native
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
     native.set_num_threads(1)
     path = fetch.model_path(model)
     shared, separate = _runner(path, True), _runner(path, False)
@@ -160,8 +160,8 @@ def main(argv=None) -> int:
         print(json.dumps(child(*args.child)))
         return 0
     results = []
-    from acl_bridge.models import fetch
-    from acl_bridge.models.model_cache import read_model_cached
+    from acl_bridge.models.apps import fetch
+    from acl_bridge.models.format.model_cache import read_model_cached
 
     for model in args.models.split(","):  # the bridge's children start with the model parsed and ACL's
         read_model_cached(fetch.model_path(model))  # answers kept (a second start): one child of each fills them

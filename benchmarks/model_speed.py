@@ -7,7 +7,7 @@ Per thread setting (``--threads``: 1 = one thread each; 0 = each runtime's defau
 scheduler with one thread per core it sees, Arm NN's CpuAcc without the ``NumberOfThreads``
 option, so on that same scheduler, TFLite's interpreter with as many threads as ACL's
 default, since its own default is one) and per model (default: every model in the fetch
-cache, :data:`acl_bridge.models.fetch.MODELS`):
+cache, :data:`acl_bridge.models.apps.fetch.MODELS`):
 
 * each contender is started in turn: ``configure`` is the seconds from the file to a runtime
   ready to run (the bridge: read, plan, negotiate, configure; Arm NN: parse, optimize, load;
@@ -34,7 +34,7 @@ Under QEMU (20-30x slower than a device) keep ``--rounds`` small; only ratios wi
 mean anything. Inputs are seeded noise in the model's input dtype (float: uniform in -1..1;
 integer: uniform over the type's range). The interpreter is skipped where ai-edge-litert is
 2.x (the trixie image): its default kernels crash under qemu-user there and its reference
-kernels (:mod:`acl_bridge.models.tflite_interpreter`) are no speed contender.
+kernels (:mod:`acl_bridge.models.oracles.tflite_oracle`) are no speed contender.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ class ModelInput:
 
 
 def model_input(path) -> ModelInput:
-    from acl_bridge.models.tflite_reader import read_model
+    from acl_bridge.models.format.tflite_reader import read_model
 
     spec = read_model(path)
     t = spec.tensors[spec.inputs[0]]
@@ -228,7 +228,7 @@ def acl_threads(threads: int) -> Dict[str, object]:
 
 def start_bridge(path, x: np.ndarray, threads: int) -> Started:
     from acl_bridge import native
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     def build():
         r = TfliteRunner(path)
@@ -243,7 +243,7 @@ def start_bridge(path, x: np.ndarray, threads: int) -> Started:
 
 def start_armnn(path, x: np.ndarray, threads: int) -> Started:
     from acl_bridge import native
-    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel, thread_option_support
+    from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel, thread_option_support
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pyarmnn's deprecation notice, if this imports it
@@ -275,12 +275,12 @@ def tflite_available() -> Optional[str]:
     version = getattr(ai_edge_litert, "__version__", "?")
     if not version.startswith(("0.", "1.")):
         return (f"ai-edge-litert {version}: its default kernels crash under qemu-user 7.2 and its reference "
-                f"kernels are no speed contender (acl_bridge/models/tflite_interpreter.py)")
+                f"kernels are no speed contender (acl_bridge/models/oracles/tflite_oracle.py)")
     return None
 
 
 def start_tflite(path, x: np.ndarray, threads: int) -> Started:
-    from acl_bridge.models.tflite_interpreter import interpreter
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
 
     why_not = tflite_available()
     if why_not is not None:
@@ -365,7 +365,7 @@ def measure_model(model: str, threads: int, interpreter_threads: int, rounds: in
     """One model at one thread setting, every contender; the interpreter at
     ``interpreter_threads`` (its own default is one thread: at the default setting it gets
     ACL's default count)."""
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     try:
         path = fetch.model_path(model)
@@ -394,7 +394,7 @@ def measure_pair(threads: int, interpreter_threads: int, rounds: int,
     on Arm NN and the interpreter: all of them in the same rotating rounds; per runtime the
     median over rounds of int8 time / float32 time. The twin's input is the int8 input
     dequantized."""
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     int8, twin = pair
     out: Dict[str, object] = {"threads": threads, "int8": int8, "float32": twin}
@@ -519,7 +519,7 @@ def render_pair(p: Dict[str, object]) -> List[str]:
 
 # ---------------------------------------------------------------------------- the section
 def default_models() -> List[str]:
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     return list(fetch.MODELS)
 

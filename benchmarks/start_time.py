@@ -5,7 +5,7 @@ caches warm) and Arm NN's, taking turns.
                                      [--threads 1] [--json FILE]
 
 A start is what a program pays once per process: ``import`` (the runtime's Python modules and
-its native libraries: ``acl_bridge.models.tflite_runner`` and the shim with libarm_compute;
+its native libraries: ``acl_bridge.models.runtime.tflite_runner`` and the shim with libarm_compute;
 ``pyarmnn`` with libarmnn, through :func:`acl_bridge.armnn.load`), ``configure`` (the file to
 a runtime ready to run: the bridge's ``TfliteRunner``, Arm NN's TfLite parser, runtime,
 optimize and load on CpuAcc) and the first inference (ACL prepares weights there):
@@ -68,7 +68,7 @@ def without_trust_checks() -> None:
 
     import acl_bridge.configure_batch as cb
     import acl_bridge.facts_cache as fc
-    import acl_bridge.models.model_cache as mc
+    import acl_bridge.models.format.model_cache as mc
 
     def read(path, max_bytes=0, *, alignment_in_bytes=1, private=False):
         data = open(path, "rb").read()
@@ -103,9 +103,9 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pyarmnn's deprecation notice
             armnn.load()  # pyarmnn and libarmnn: Arm NN's import, as the shim is the bridge's
-        from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+        from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel
     else:
-        from acl_bridge.models.tflite_runner import TfliteRunner
+        from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     native.require_native()
     import_s = time.perf_counter() - t0
     native.set_num_threads(threads)
@@ -170,7 +170,7 @@ def compile_packages() -> None:
 
 
 def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -> Dict[str, object]:
-    from acl_bridge.models.fetch import model_path
+    from acl_bridge.models.apps.fetch import model_path
 
     path = str(model_path(name))
     warm = tempfile.mkdtemp(prefix="start-time-warm-")

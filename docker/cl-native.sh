@@ -106,7 +106,7 @@ mount_system() {  # bind /proc /sys /dev into DIR (PoCL aborts without /sys; ACL
     done
 }
 
-copy_models() {  # the fetched models and photograph, where acl_bridge.models.fetch looks
+copy_models() {  # the fetched models and photograph, where acl_bridge.models.apps.fetch looks
     # (a copy, a few MB, not a bind mount: emulate.sh's cleanup unmounts everything under
     # $CACHE/rootfs, also while this script runs)
     local dst=$ROOT/var/cache/acl-ndarray

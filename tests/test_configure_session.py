@@ -1,6 +1,6 @@
 """ACL's answers kept by content within one load, and the seconds of native calls by
 category and step (acl_bridge.configure_session); the configure profile's record and its
-renderings (acl_bridge.models.configure_profile). Pure Python: the calls here stand in for
+renderings (acl_bridge.models.profiling.configure_profile). Pure Python: the calls here stand in for
 the executor's native ones, which the `acl` runner tests exercise."""
 
 import dataclasses
@@ -9,7 +9,7 @@ import json
 import pytest
 
 from acl_bridge import configure_session as cs
-from acl_bridge.models.configure_profile import ConfigureProfile, NativeTime, PhaseTime, StepTime
+from acl_bridge.models.profiling.configure_profile import ConfigureProfile, NativeTime, PhaseTime, StepTime
 
 
 def counter():
@@ -116,7 +116,7 @@ def test_profile_renders_as_text_and_json():
 
 
 def test_operator_profile_medians_shares_and_kinds():
-    from acl_bridge.models.operator_profile import FunctionTime, OperatorProfile
+    from acl_bridge.models.profiling.operator_profile import FunctionTime, OperatorProfile
 
     fs = (FunctionTime(0, 0, "CONV_2D", "convolution", ((1, 8, 8, 3), (1, 8, 8, 4)), (3.0, 1.0, 2.0)),
           FunctionTime(1, 1, "ADD", "add", ((1, 8, 8, 4), (1, 8, 8, 4), (1, 8, 8, 4)), (1.0, 1.0, 5.0)),

@@ -17,8 +17,8 @@ import bench  # noqa: E402
 import model_speed as ms  # noqa: E402
 
 from acl_bridge import native_available  # noqa: E402
-from acl_bridge.models import fetch  # noqa: E402
-from acl_bridge.models.tflite_reader import ModelFormatError  # noqa: E402
+from acl_bridge.models.apps import fetch  # noqa: E402
+from acl_bridge.models.format.tflite_reader import ModelFormatError  # noqa: E402
 
 needs_host = pytest.mark.skipif(bool(native_available()[0]),
                                 reason="with ACL the bridge configures the model (seconds under emulation): "

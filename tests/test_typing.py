@@ -19,8 +19,8 @@ needs_mypy = pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
                                 reason="mypy is not installed (pip install mypy)")
 # acl_bridge's typed core; the rest of acl_bridge is not (yet) under --strict
 ACL_BRIDGE_STRICT = ["acl_bridge/mapping.py", "acl_bridge/layout.py", "acl_bridge/plan.py",
-                     "acl_bridge/models/tflite_reader.py", "acl_bridge/models/tflite_quantization.py",
-                     "acl_bridge/models/sparsity.py"]
+                     "acl_bridge/models/format/tflite_reader.py", "acl_bridge/models/format/tflite_quantization.py",
+                     "acl_bridge/models/format/sparsity.py"]
 
 
 @pytest.mark.parametrize("package", ["ndarray", "acl_bridge"])
@@ -70,7 +70,7 @@ def test_api_reference_lists_every_public_module():
                 on_disk.add(".".join(parts))
     assert on_disk - listed == {"ndarray.picture"} & on_disk  # the one exclusion, said in the generator
     assert not listed - on_disk
-    assert {"acl_bridge.models.tflite_runner", "acl_bridge.armnn.tensors", "acl_bridge.opencl"} <= listed
+    assert {"acl_bridge.models.runtime.tflite_runner", "acl_bridge.armnn.tensors", "acl_bridge.opencl"} <= listed
     api_md = Path(ROOT, "docs", "api.md").read_text(encoding="utf-8")
     assert "python docs/api_modules.py -o docs/api" in api_md
 
@@ -82,6 +82,6 @@ def test_api_reference_builds(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     for page in ("ndarray.html", "ndarray/array.html", "ndarray/formats/xla.html", "ndarray/formats/dlpack.html",
-                 "acl_bridge/mapping.html", "acl_bridge/models/tflite_reader.html", "acl_bridge/cli.html"):
+                 "acl_bridge/mapping.html", "acl_bridge/models/format/tflite_reader.html", "acl_bridge/cli.html"):
         assert (tmp_path / page).is_file(), page
     assert "padding_is_free" in (tmp_path / "ndarray" / "array.html").read_text(encoding="utf-8")

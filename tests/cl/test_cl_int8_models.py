@@ -22,8 +22,8 @@ pytestmark = pytest.mark.cl
 
 
 def test_keyword_spotting_on_cl_is_tflites_integer_arithmetic_bit_for_bit():
-    from acl_bridge.models.numpy_executor import run_plan
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.planning.numpy_executor import run_plan
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     r = TfliteRunner(model_file("keyword_spotting"), backend="cl")
     try:

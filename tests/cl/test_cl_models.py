@@ -35,7 +35,7 @@ MODELS = {
 @pytest.fixture(scope="module")
 def cl_runner():
     """One CL runner per model (program cache in its default place: warm on later runs)."""
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     runners = {}
 
@@ -99,8 +99,8 @@ def test_cl_buffers_have_the_padding_the_cl_functions_asked_for(cl_runner):
 
 def test_astronaut_face_on_cl_matches_the_reference_box(cl_runner):
     pytest.importorskip("PIL", reason="Pillow is not installed")
-    from acl_bridge.models import blazeface as bf
-    from acl_bridge.models import images
+    from acl_bridge.models.apps import blazeface as bf
+    from acl_bridge.models.apps import images
 
     name = "face_detection_front"
     o = bf.MODELS[name]
@@ -153,7 +153,7 @@ NO_LAYER = textwrap.dedent("""
     import sys
     from acl_bridge import opencl
     from acl_bridge.errors import AclNoDeviceError
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     dev = opencl.cl_devices()[0]
     if dev.native_non_uniform_work_groups:
         print("NATIVE", dev.name)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 from models.conftest import model_file, tolerance  # noqa: E402
 from models.graph_tflite import chain  # noqa: E402
 from models.test_mltk_models import FALLBACKS, noise  # noqa: E402
@@ -41,7 +41,7 @@ def _check(r, x):
 @pytest.mark.parametrize("opcodes", [["RELU", "ABS", "RELU"], ["ABS", "RELU", "ABS", "RELU"]],
                          ids=["middle", "alternating"])
 def test_cl_segments_with_the_fallback_between(opcodes):
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     r = TfliteRunner(chain(opcodes, SHAPE), backend="cl", model_cache=False, facts_cache=False)
     try:
@@ -56,7 +56,7 @@ def test_cl_segments_with_the_fallback_between(opcodes):
 
 @pytest.mark.parametrize("name", ["anomaly_detection", "autoencoder_example"])
 def test_cl_mltk_model_with_fallback_operators(name):
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     r = TfliteRunner(model_file(name), backend="cl", model_cache=False, facts_cache=False)
     try:

@@ -106,7 +106,7 @@ def test_cache_dir_follows_the_override_then_xdg_then_home(monkeypatch, tmp_path
 START = textwrap.dedent("""
     import json, sys, time, warnings
     import numpy as np
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     model, cache, out = sys.argv[1], sys.argv[2], sys.argv[3]
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -134,8 +134,8 @@ def start(model, cache, out):
 
 def assert_correct(model, outputs):
     """Outputs of a start against TFLite's interpreter (else the numpy plan) on its input."""
-    from acl_bridge.models.tflite_plan import plan_model
-    from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+    from acl_bridge.models.planning.tflite_plan import plan_model
+    from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model
     from models.conftest import tolerance
     from models.test_runner_acl import reference
 

@@ -1,5 +1,5 @@
 """Fixtures of the model tests: the cached models and photograph (fetched by
-``python -m acl_bridge.models.fetch``; absent: the tests skip saying so), TFLite's
+``python -m acl_bridge.models.apps.fetch``; absent: the tests skip saying so), TFLite's
 interpreter (ai-edge-litert; absent, e.g. on Python 3.13: the tests that need it skip)."""
 
 import os
@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from acl_bridge.models import fetch
+from acl_bridge.models.apps import fetch
 
 
 # Under emulation (docker/inside.sh sets HYPOTHESIS_PROFILE=emulated) checks that run no ACL
@@ -36,9 +36,9 @@ def photo_file():
 
 def interpreter(model):
     """TFLite's own interpreter for ``model`` (path or bytes), tensors allocated
-    (``acl_bridge.models.tflite_interpreter``: reference kernels on ai-edge-litert 2.x)."""
+    (``acl_bridge.models.oracles.tflite_oracle``: reference kernels on ai-edge-litert 2.x)."""
     pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
-    from acl_bridge.models.tflite_interpreter import InterpreterUnavailable, interpreter as make
+    from acl_bridge.models.oracles.tflite_oracle import InterpreterUnavailable, interpreter as make
 
     try:
         return make(model)[0]
@@ -50,7 +50,7 @@ def interpreter_outputs(model, x: np.ndarray, reference: bool = False):
     """TFLite's own interpreter on ``x``: outputs by tensor name (``reference``: its
     reference kernels on every version)."""
     pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
-    from acl_bridge.models.tflite_interpreter import InterpreterUnavailable, runner
+    from acl_bridge.models.oracles.tflite_oracle import InterpreterUnavailable, runner
 
     try:
         return runner(model, reference=reference)[0](x)
@@ -72,7 +72,7 @@ def front_path():
 @pytest.fixture(scope="session")
 def astronaut_input():
     pytest.importorskip("PIL", reason="Pillow is not installed")
-    from acl_bridge.models import images
+    from acl_bridge.models.apps import images
 
     img = images.load_rgb(photo_file())
     x, box = images.model_input(img, (128, 128))

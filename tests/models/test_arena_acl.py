@@ -25,8 +25,8 @@ def _gap_mask(runner):
 @pytest.mark.parametrize("name", ["face_detection_front", "face_landmark", "face_detection_full_range",
                                   "image_classification", "visual_wake_words", "keyword_spotting_alexa"])
 def test_arena_gives_the_same_bits_as_one_buffer_per_tensor(name):
-    from acl_bridge.models.memory_plan import check_disjoint
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.planning.memory_plan import check_disjoint
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     path = model_file(name)
     from acl_bridge import native

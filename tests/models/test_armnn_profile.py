@@ -1,4 +1,4 @@
-"""Arm NN's per-layer profile read and matched to the bridge's (acl_bridge.models.armnn_profile).
+"""Arm NN's per-layer profile read and matched to the bridge's (acl_bridge.models.profiling.armnn_profile).
 
 The fixture is a real profile: pyarmnn 23.08's ``IProfiler.as_json()`` over the first two
 inferences of face_detection_front on CpuAcc (the first prepares weights) (ACL 24.11, emulated trixie, 2026-11-25), trimmed to a
@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from acl_bridge.models.armnn_profile import (ArmnnProfileError, compare_profiles, fused_producers,
+from acl_bridge.models.profiling.armnn_profile import (ArmnnProfileError, compare_profiles, fused_producers,
                                              parse_armnn_profile)
-from acl_bridge.models.operator_profile import FunctionTime, OperatorProfile
+from acl_bridge.models.profiling.operator_profile import FunctionTime, OperatorProfile
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "data", "armnn_profile_face_detection_front.json")
 

@@ -4,7 +4,7 @@ scikit-image's astronaut photograph."""
 import numpy as np
 import pytest
 
-from acl_bridge.models import blazeface as bf
+from acl_bridge.models.apps import blazeface as bf
 
 
 @pytest.mark.parametrize("name, count, per_cell", [
@@ -73,9 +73,9 @@ def test_scaled_undoes_the_letterbox():
 
 def test_the_astronaut_face_from_the_plan_agrees_with_the_interpreter(front_path, astronaut_input):
     pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
-    from acl_bridge.models.numpy_executor import run_plan
-    from acl_bridge.models.tflite_plan import plan_model
-    from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+    from acl_bridge.models.planning.numpy_executor import run_plan
+    from acl_bridge.models.planning.tflite_plan import plan_model
+    from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model
 
     from .conftest import interpreter_outputs
 
@@ -93,7 +93,7 @@ def test_the_astronaut_face_from_the_plan_agrees_with_the_interpreter(front_path
 
 
 def test_split_outputs_by_values_per_anchor_whatever_the_names():
-    from acl_bridge.models.tflite_reader import UnsupportedModelError
+    from acl_bridge.models.format.tflite_reader import UnsupportedModelError
 
     r, c = np.zeros((1, 2304, 16)), np.zeros((1, 2304, 1))
     got = bf.split_outputs({"reshaped_classifier_face_4": c, "reshaped_regressor_face_4": r})

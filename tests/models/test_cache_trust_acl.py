@@ -19,7 +19,7 @@ MODEL = "face_detection_front"
 
 def _cold(tmp_path):
     """A cold start's input and outputs; the caches it filled are in ``tmp_path``."""
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     with TfliteRunner(model_file(MODEL), model_cache=tmp_path / "models", facts_cache=tmp_path / "facts") as r:
         x = np.random.default_rng(42).uniform(-1, 1, r.input_shape).astype(np.float32)
@@ -27,7 +27,7 @@ def _cold(tmp_path):
 
 
 def _start(tmp_path, x):
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     r = TfliteRunner(model_file(MODEL), model_cache=tmp_path / "models", facts_cache=tmp_path / "facts")
     return r, r.run(x)
@@ -70,7 +70,7 @@ def test_a_planted_facts_file_of_another_user_is_not_used(tmp_path):
 def test_a_parsed_model_others_may_write_is_not_used(tmp_path):
     """The plan and parsed-model files with mode 0666 (a folder others may write is the same
     refusal, tested on the host): read afresh from the model, the planted weights never used."""
-    from acl_bridge.models.model_cache import ModelCacheWarning
+    from acl_bridge.models.format.model_cache import ModelCacheWarning
 
     x, want = _cold(tmp_path)
     for f in (tmp_path / "models").iterdir():
@@ -103,8 +103,8 @@ def test_a_kept_arena_offset_of_a_terabyte_is_placed_afresh(tmp_path):
 def test_a_failure_while_starting_from_kept_files_is_a_cold_start(tmp_path, monkeypatch):
     """Whatever a kept file that passed every check still makes fail (here: the kept arena's
     check raising MemoryError, as an allocation would): a warning and a cold start."""
-    from acl_bridge.models import memory_plan
-    from acl_bridge.models.model_cache import ModelCacheWarning
+    from acl_bridge.models.planning import memory_plan
+    from acl_bridge.models.format.model_cache import ModelCacheWarning
 
     x, want = _cold(tmp_path)
 

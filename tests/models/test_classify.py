@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from acl_bridge.models import classify as C
+from acl_bridge.models.apps import classify as C
 from ndarray.errors import UnsupportedOptionError
 
 from .conftest import interpreter_outputs, model_file, photo_file
@@ -60,8 +60,8 @@ def _interpreter_run(path, reference=False):
 @pytest.mark.parametrize("name,top", [("visual_wake_words", "person")])
 def test_published_classifier_on_the_astronaut_through_tflite(name, top):
     pytest.importorskip("PIL", reason="Pillow is not installed")
-    from acl_bridge.models import images
-    from acl_bridge.models.tflite_reader import read_model
+    from acl_bridge.models.apps import images
+    from acl_bridge.models.format.tflite_reader import read_model
 
     path = model_file(name)
 
@@ -79,8 +79,8 @@ def test_classify_command_on_the_numpy_plan_agrees_with_tflite(capsys):
     products differently: 10 output steps apart from its own reference kernels here)."""
     pytest.importorskip("PIL", reason="Pillow is not installed")
     from acl_bridge.cli import main
-    from acl_bridge.models import images
-    from acl_bridge.models.tflite_reader import read_model
+    from acl_bridge.models.apps import images
+    from acl_bridge.models.format.tflite_reader import read_model
 
     path, photo = model_file("visual_wake_words"), photo_file()
     assert main(["classify", str(photo), "--backend", "numpy", "--json"]) == 0

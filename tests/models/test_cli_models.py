@@ -175,7 +175,7 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
 
         want, tol = interpreter_outputs(path, x), 1e-4
     else:
-        from acl_bridge.models.tflite_runner import TfliteRunner
+        from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
         assert backend != "numpy", "the numpy backend is compared with TFLite's interpreter on the host"
         want, tol = TfliteRunner(path, backend="numpy").run(x), 1e-4
@@ -199,7 +199,7 @@ def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, cap
     p = json.loads(out)["configure_profile"]
     phases = [r["phase"] for r in p["phases"]]
     assert phases[0] == "read" and {"negotiation", "allocate", "configure", "schedule"} <= set(phases)
-    # lowered after the read, or not at all (the plan kept by an earlier test's load: models.plan_cache)
+    # lowered after the read, or not at all (the plan kept by an earlier test's load: models.planning.plan_cache)
     assert "lower" not in phases or phases[1] == "lower"
     assert abs(sum(r["seconds"] for r in p["phases"]) - p["configure_seconds"]) < 1e-3
     assert p["first_run_seconds"] > 0 and p["first_result_seconds"] > p["configure_seconds"]
@@ -299,9 +299,9 @@ def test_run_tflite_takes_and_writes_an_int8_models_own_dtypes(backend, tmp_path
     """ResNet-8 (int8 in, int8 out): an int8 .npy in, int8 out, equal to the plan run by numpy
     (ACL: within the bound of test_int8_models_acl.py); a float32 input of
     the same shape is refused, not quantized."""
-    from acl_bridge.models.numpy_executor import run_plan
-    from acl_bridge.models.tflite_plan import plan_model
-    from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+    from acl_bridge.models.planning.numpy_executor import run_plan
+    from acl_bridge.models.planning.tflite_plan import plan_model
+    from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model
 
     path = model_file("image_classification")
     x = np.random.default_rng(4).integers(-128, 128, (1, 32, 32, 3)).astype(np.int8)

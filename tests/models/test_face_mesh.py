@@ -1,4 +1,4 @@
-"""MediaPipe's face mesh after BlazeFace (acl_bridge.models.face_mesh): the region-of-interest
+"""MediaPipe's face mesh after BlazeFace (acl_bridge.models.apps.face_mesh): the region-of-interest
 geometry against exact cases, and on the astronaut the plan against TFLite's interpreter on
 the same crop, with the mesh's nose tip where BlazeFace put its nose keypoint."""
 
@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from acl_bridge.models import blazeface as bf
-from acl_bridge.models import face_mesh as fm
-from acl_bridge.models.images import ImageError
+from acl_bridge.models.apps import blazeface as bf
+from acl_bridge.models.apps import face_mesh as fm
+from acl_bridge.models.apps.images import ImageError
 
 from .conftest import model_file, photo_file, tolerance
 
@@ -76,7 +76,7 @@ def test_wrong_outputs_are_refused():
 
 def astronaut_face(detector_run):
     """(picture, the one detection in picture pixels) with BlazeFace front run by ``detector_run``."""
-    from acl_bridge.models import images
+    from acl_bridge.models.apps import images
 
     img = images.load_rgb(photo_file())
     x, box = images.model_input(img, (128, 128))
@@ -112,7 +112,7 @@ def check_mesh_on_the_astronaut(mesh_run, detector_run):
 def test_plan_on_the_astronaut_matches_the_interpreter():
     pytest.importorskip("PIL", reason="Pillow is not installed")
     pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
-    from acl_bridge.models.cli_commands import make_executor
+    from acl_bridge.models.apps.cli_commands import make_executor
 
     mesh_run, _ = make_executor(model_file("face_landmark"), "numpy")
     detector_run, _ = make_executor(model_file("face_detection_front"), "numpy")

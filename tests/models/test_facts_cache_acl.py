@@ -26,7 +26,7 @@ def _questions(runner):
 def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
     from acl_bridge import native
     from acl_bridge.executor import call_layouts
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     from .test_int8_models_acl import REFUSED_ON_2008
 
@@ -41,7 +41,7 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
     with TfliteRunner(path, facts_cache=tmp_path) as second, TfliteRunner(path, facts_cache=False) as fresh:
         assert second.facts_cache.state == "warm" and second.facts_cache.answers == first.facts_cache.saved
         assert second.facts_cache.saved == 0  # nothing new to write
-        # the lowered plan kept by the first load (acl_bridge.models.plan_cache): nothing read or lowered
+        # the lowered plan kept by the first load (acl_bridge.models.planning.plan_cache): nothing read or lowered
         assert "plan kept" in first.model_cache.reason
         assert (second.model_cache.state, second.model_cache.reason) == ("warm", "lowered plan kept")
         assert "lower" not in {p.phase for p in second.configure_profile().phases}
@@ -87,7 +87,7 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
 
 def test_a_damaged_facts_file_is_a_warning_and_a_load_that_asks(tmp_path):
     from acl_bridge.facts_cache import FactsCacheWarning
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     path = model_file("face_detection_front")
     with TfliteRunner(path, facts_cache=tmp_path) as first:
@@ -108,8 +108,8 @@ def test_a_damaged_facts_file_is_a_warning_and_a_load_that_asks(tmp_path):
 def test_a_refused_batch_makes_the_functions_one_at_a_time_from_their_decisions(tmp_path, monkeypatch):
     """Where the one native call refuses (here: made to), the runner says why, makes every
     function alone, each still from its decision, in a fresh workspace, with the same bits."""
-    from acl_bridge.models import tflite_runner
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime import tflite_runner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     path = model_file("face_detection_front")
     with TfliteRunner(path, facts_cache=tmp_path) as first:

@@ -9,9 +9,9 @@ import pytest
 pytest.importorskip("tflite", reason="the tflite package is not installed")
 
 from acl_bridge.models import fallback  # noqa: E402
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError, fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import UnsupportedModelError, fold_constant_dequantize, read_model  # noqa: E402
 
 from .conftest import host_only_under_emulation, interpreter_outputs, tolerance  # noqa: E402
 from .tiny_tflite import X, one_operator_model  # noqa: E402

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 from ndarray.errors import AclNdarrayError  # noqa: E402
 
 from .conftest import host_only_under_emulation, model_file  # noqa: E402

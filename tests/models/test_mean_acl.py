@@ -32,7 +32,7 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not installed")
 
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from .conftest import tolerance  # noqa: E402
 from .test_one_operator import CASES, MEAN_CASES, mean_inputs, one_operator_model  # noqa: E402
@@ -52,8 +52,8 @@ def _acl_version():
 
 def _runner(data, batch: int):
     from acl_bridge import native
-    from acl_bridge.models.tflite_reader import UnsupportedModelError
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.format.tflite_reader import UnsupportedModelError
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     native.set_num_threads(1)
     if _acl_version() == "20.08" and batch > 1:

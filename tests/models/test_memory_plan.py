@@ -1,4 +1,4 @@
-"""The arena planner (acl_bridge.models.memory_plan) on the host: a table of small graphs with
+"""The arena planner (acl_bridge.models.planning.memory_plan) on the host: a table of small graphs with
 their expected lifetimes and offsets, properties over random buffer lists, and the cached
 face models (lifetimes from their plans, arena against its lower bound)."""
 
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acl_bridge.models.memory_plan import (Lifetime, MemoryPlanError, check_disjoint, lifetimes, place,
+from acl_bridge.models.planning.memory_plan import (Lifetime, MemoryPlanError, check_disjoint, lifetimes, place,
                                            plan_memory)
-from acl_bridge.models.tflite_plan import Plan, Step, View
-from acl_bridge.models.tflite_reader import ModelSpec, TensorSpec
+from acl_bridge.models.planning.tflite_plan import Plan, Step, View
+from acl_bridge.models.format.tflite_reader import ModelSpec, TensorSpec
 
 from .conftest import model_file
 
@@ -139,8 +139,8 @@ def test_random_buffers_never_share_bytes_while_alive(raw, alignment):
 def test_face_models_arena_near_lower_bound(name):
     """Dense float32 sizes (the padding ACL asks for comes on the device): the arena of each
     face model is within 1.10x of its lower bound, far below one buffer per tensor."""
-    from acl_bridge.models.tflite_plan import plan_model
-    from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model
+    from acl_bridge.models.planning.tflite_plan import plan_model
+    from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model
 
     plan = plan_model(fold_constant_dequantize(read_model(model_file(name))))
     lives, _ = lifetimes(plan)
@@ -155,7 +155,7 @@ def test_face_models_arena_near_lower_bound(name):
 def test_a_kept_placement_is_used_as_it_is_and_only_where_it_is_valid(items):
     """place_at takes back what place() made (the same slots, in the same order), and refuses
     offsets that lose a buffer, are misaligned or make two buffers alive at once share bytes."""
-    from acl_bridge.models.memory_plan import place_at
+    from acl_bridge.models.planning.memory_plan import place_at
 
     buffers = [(Lifetime(t, a, a + d), size) for t, (a, d, size) in enumerate(items)]
     made = place(buffers, pinned=(99,))

@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("tflite", reason="the tflite package is not installed")
 
-from acl_bridge.models import fetch  # noqa: E402
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.apps import fetch  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 
 from .conftest import host_only_under_emulation, interpreter_outputs, model_file, tolerance  # noqa: E402
 

@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models import model_cache as mc  # noqa: E402
-from acl_bridge.models.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
+from acl_bridge.models.format import model_cache as mc  # noqa: E402
+from acl_bridge.models.format.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
 from acl_bridge.user_cache import SEAL, seal  # noqa: E402
-from acl_bridge.models.tflite_reader import read_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import read_model  # noqa: E402
 
 from .conftest import model_file  # noqa: E402
 from .tiny_tflite import X, one_operator_model  # noqa: E402
@@ -161,7 +161,7 @@ def test_a_graph_that_does_not_parse_is_a_warning(tmp_path):
 
 _UNWRITABLE = """
 import os, sys, warnings
-from acl_bridge.models.model_cache import read_model_cached
+from acl_bridge.models.format.model_cache import read_model_cached
 data = open(sys.argv[1], "rb").read()
 read_model_cached(data, sys.argv[2])  # a writable directory first: every module of the path imported
 if os.geteuid() == 0:  # root writes any directory: drop to nobody before the unwritable one
@@ -227,7 +227,7 @@ def test_a_directory_that_is_a_file_is_a_warning(tmp_path):
 
 
 def test_model_errors_stay_the_reader_s(tmp_path):
-    from acl_bridge.models.tflite_reader import ModelFormatError
+    from acl_bridge.models.format.tflite_reader import ModelFormatError
 
     with pytest.raises(ModelFormatError):
         read_model_cached(b"not a model at all", tmp_path)
@@ -239,7 +239,7 @@ def test_a_warm_start_imports_no_tflite(tmp_path):
     f = tmp_path / "m.tflite"
     f.write_bytes(_tiny())
     read_model_cached(f, tmp_path / "c")
-    code = ("import sys; from acl_bridge.models.model_cache import read_model_cached as r; "
+    code = ("import sys; from acl_bridge.models.format.model_cache import read_model_cached as r; "
             f"s, rep = r({str(f)!r}, {str(tmp_path / 'c')!r}); "
             "print(rep.state, 'tflite' in sys.modules, len(s.tensors))")
     # the child imports the very package this process did (the reader's identity is its files'
@@ -296,7 +296,7 @@ def test_a_dequantized_model_is_a_file_of_its_own_with_the_folded_constants(tmp_
     from the plain parse (another key), warm the second time, the same values."""
     from ndarray.errors import ArgumentTypeError
 
-    from acl_bridge.models.tflite_reader import fold_constant_dequantize
+    from acl_bridge.models.format.tflite_reader import fold_constant_dequantize
 
     data = open(model_file("face_detection_front"), "rb").read()  # float16 weights, DEQUANTIZEd
     assert any(op.opcode == "DEQUANTIZE" for op in read_model(data).operators)

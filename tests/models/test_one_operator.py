@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not installed")
 
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import SUPPORTED, plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import ModelFormatError, UnsupportedModelError, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import SUPPORTED, plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import ModelFormatError, UnsupportedModelError, read_model  # noqa: E402
 
 from .conftest import host_only_under_emulation, interpreter_outputs, tolerance  # noqa: E402
 from .test_plan import assert_steps_bind  # noqa: E402
@@ -117,7 +117,7 @@ def test_one_operator_plan_matches_the_interpreter(case):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
-    from acl_bridge.models import tflite_runner as R
+    from acl_bridge.models.runtime import tflite_runner as R
 
     missing = set(case.kinds) - set(R.ROLES)
     if missing:
@@ -410,7 +410,7 @@ def _conv_then(opcode: str, relu_out_q: tuple):
     one-operator one (the reader's specs, replaced)."""
     import dataclasses
 
-    from acl_bridge.models.tflite_reader import Quantization
+    from acl_bridge.models.format.tflite_reader import Quantization
 
     case = INT8_CASES[2]  # conv_per_tensor_same_even_kernel, no fused activation
     m = read_model(case.model())

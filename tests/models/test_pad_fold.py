@@ -1,4 +1,4 @@
-"""The PAD fold (acl_bridge.models.tflite_plan._fold_channel_pads) on the host: a table of
+"""The PAD fold (acl_bridge.models.planning.tflite_plan._fold_channel_pads) on the host: a table of
 small graphs ``x -> PAD (channels) -> ADD <- y <- convolution`` in which the fold applies, and
 the variations where it must not (something else reads the PAD's output or y, y is a graph
 output or made by another kind of step, the PAD pads more than the channels, the ADD is
@@ -12,9 +12,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from acl_bridge.models.numpy_executor import run_plan_tensors
-from acl_bridge.models.tflite_plan import Plan, Step, View, _fold_channel_pads
-from acl_bridge.models.tflite_reader import ModelSpec, TensorSpec
+from acl_bridge.models.planning.numpy_executor import run_plan_tensors
+from acl_bridge.models.planning.tflite_plan import Plan, Step, View, _fold_channel_pads
+from acl_bridge.models.format.tflite_reader import ModelSpec, TensorSpec
 
 C, K = 4, 3  # x's channels, the channels the PAD adds
 # tensors: 0 input (1,4,4,C); 1 y (1,4,4,C+K) from a 1x1 convolution of 0; 2 the PAD's output;

@@ -1,9 +1,9 @@
-"""acl_bridge.models.paired_timing (the main job's timings): every contender once per round,
+"""acl_bridge.models.profiling.paired_timing (the main job's timings): every contender once per round,
 the order rotated, ratios paired within rounds; checked on a fake clock."""
 
 import pytest
 
-from acl_bridge.models import paired_timing
+from acl_bridge.models.profiling import paired_timing
 
 
 class FakeClock:

@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("tflite", reason="the tflite package is not installed")
 
 from acl_bridge.mapping import PaddingSize, padded_descriptor  # noqa: E402
-from acl_bridge.models import plan_cache  # noqa: E402
+from acl_bridge.models.planning import plan_cache  # noqa: E402
 from acl_bridge.models.fallback import prepare  # noqa: E402
 from acl_bridge.models.lowering.partition import ACL_REFUSED, NO_RULE, RULE_REFUSED, decide, partition  # noqa: E402
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import graph_inputs, plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import graph_inputs, plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
 from ndarray import NdArray  # noqa: E402
 
 from .conftest import interpreter, tolerance  # noqa: E402

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.format.tflite_reader import UnsupportedModelError  # noqa: E402
 
 from .conftest import model_file, tolerance  # noqa: E402
 from .graph_tflite import chain, graph_model  # noqa: E402
@@ -26,7 +26,7 @@ SHAPE = (1, 4, 4, 3)
 
 def _runner(source, **kw):
     from acl_bridge import native
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     native.set_num_threads(1)
     return TfliteRunner(source, model_cache=False, facts_cache=False, **kw)
@@ -144,7 +144,7 @@ def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
     """ACL's validate() refusing one step at configure: with the fallback on, the runner plans
     again with that operator on the fallback and runs; without it, it refuses as before."""
     from acl_bridge.errors import AclStatusError
-    from acl_bridge.models import tflite_runner
+    from acl_bridge.models.runtime import tflite_runner
 
     real = tflite_runner.ROLES["activation"]
 
@@ -210,7 +210,7 @@ def test_a_second_start_reads_the_partitioned_plan_and_recalls_acl_s_answers(tmp
     segments' decisions: a second start lowers nothing, makes every function from its kept
     decision, and gives the same outputs."""
     from acl_bridge import native
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     native.set_num_threads(1)
     path = model_file("anomaly_detection")

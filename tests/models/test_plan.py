@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.lowering.helpers import same_padding  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import (  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import (  # noqa: E402
     ModelFormatError,
     UnsupportedModelError,
     fold_constant_dequantize,
@@ -161,7 +161,7 @@ def assert_steps_bind(plan, monkeypatch):
     Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
     but ACL."""
     from acl_bridge import functions as F
-    from acl_bridge.models import tflite_runner as R
+    from acl_bridge.models.runtime import tflite_runner as R
     from ndarray import ShapeDescriptor
 
     monkeypatch.setattr(F, "default_params", _Params)

@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models import plan_cache as pc  # noqa: E402
-from acl_bridge.models.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.planning import plan_cache as pc  # noqa: E402
+from acl_bridge.models.format.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 from acl_bridge.user_cache import SEAL  # noqa: E402
 
 from .conftest import model_file  # noqa: E402
@@ -120,7 +120,7 @@ def test_a_resealed_plan_naming_another_tensor_by_a_negative_index_is_refused(tm
     last tensor; the decode refuses it (a warning and a cold start, never a wrong plan)."""
     import json
 
-    from acl_bridge.models.model_cache import FORMAT_VERSION
+    from acl_bridge.models.format.model_cache import FORMAT_VERSION
     from acl_bridge.user_cache import seal, unseal
 
     data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
@@ -161,7 +161,7 @@ def test_a_plan_that_does_not_read_back_as_itself_is_not_kept(tmp_path):
 def test_long_runs_of_numbers_are_kept_as_binary_and_come_back_exact(tmp_path):
     """Per-channel scales (hundreds of floats in an int8 model's tensors and step parameters)
     go to the data part as float64 / int64: the same Python floats and ints come back."""
-    from acl_bridge.models.model_cache import _Data, numbers
+    from acl_bridge.models.format.model_cache import _Data, numbers
 
     data = _Data()
     floats = tuple(float(np.float32(x)) * 1e-3 for x in range(1, 40)) + (-0.0, 1e300, 5e-324)

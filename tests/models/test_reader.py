@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models.tflite_reader import (  # noqa: E402
+from acl_bridge.models.format.tflite_reader import (  # noqa: E402
     ModelFormatError, fold_constant_dequantize, read_model,
 )
 

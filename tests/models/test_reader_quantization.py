@@ -1,16 +1,16 @@
 """Quantization parameters in the reader: kept on every quantized tensor, the same as TFLite's
 interpreter reads them from the published int8 models, and malformed ones refused with a
 ModelFormatError naming tensor (or operator), field, value and expectation
-(acl_bridge/models/tflite_quantization.py)."""
+(acl_bridge/models/format/tflite_quantization.py)."""
 
 import numpy as np
 import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models import fetch  # noqa: E402
-from acl_bridge.models.tflite_quantization import OUTPUT_CHANNEL_AXIS  # noqa: E402
-from acl_bridge.models.tflite_reader import ModelFormatError, read_model  # noqa: E402
+from acl_bridge.models.apps import fetch  # noqa: E402
+from acl_bridge.models.format.tflite_quantization import OUTPUT_CHANNEL_AXIS  # noqa: E402
+from acl_bridge.models.format.tflite_reader import ModelFormatError, read_model  # noqa: E402
 
 from .conftest import interpreter as _interpreter  # noqa: E402
 from .conftest import host_only_under_emulation, model_file  # noqa: E402
@@ -289,7 +289,7 @@ def test_published_int8_models_follow_the_conventions(name):
     assert floats <= edges
 
 
-# Facts of the published models (sizes and sha256 pinned in acl_bridge/models/fetch.py)
+# Facts of the published models (sizes and sha256 pinned in acl_bridge/models/apps/fetch.py)
 PUBLISHED = {
     "visual_wake_words": (("float32", (1, 96, 96, 3)), ("float32", (1, 2)),
                           {"QUANTIZE": 1, "CONV_2D": 14, "DEPTHWISE_CONV_2D": 13, "AVERAGE_POOL_2D": 1,

@@ -1,4 +1,4 @@
-"""RESIZE_BILINEAR on the host: the numpy formula (``numpy_executor.resize_bilinear``, the
+"""RESIZE_BILINEAR on the host: the numpy formula (``step_kernels.resize_bilinear``, the
 oracle of the ACL Resize tests) and the lowering of one-operator models, element by element
 against TFLite's interpreter for every option combination; the refusal of both options."""
 
@@ -8,9 +8,10 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not installed")
 
-from acl_bridge.models.numpy_executor import resize_bilinear, run_plan  # noqa: E402
-from acl_bridge.models.tflite_plan import plan_model  # noqa: E402
-from acl_bridge.models.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
+from acl_bridge.models.fallback.step_kernels import resize_bilinear  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
 
 from .conftest import interpreter_outputs  # noqa: E402
 from .tiny_tflite import resize_bilinear_model  # noqa: E402
@@ -45,7 +46,7 @@ def test_both_options_are_refused_at_load_naming_them():
 def test_a_size_that_does_not_give_the_output_is_a_format_error():
     import dataclasses
 
-    from acl_bridge.models.tflite_reader import ModelFormatError
+    from acl_bridge.models.format.tflite_reader import ModelFormatError
 
     m = read_model(resize_bilinear_model((1, 4, 4, 1), (8, 8), half_pixel_centers=True))
     size = m.tensors[1]

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models import blazeface as bf  # noqa: E402
-from acl_bridge.models.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.apps import blazeface as bf  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from .conftest import model_file, photo_file, tolerance  # noqa: E402
 
@@ -29,7 +29,7 @@ def reference(path, plan, x):
 
 @pytest.fixture(scope="module")
 def front(front_path):
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     r = TfliteRunner(front_path)
     yield r
@@ -98,7 +98,7 @@ def test_arm_nn_tflite_parser_on_cpuacc(front, front_path, astronaut_input):
     ok, why = armnn.armnn_available()
     if not ok:
         pytest.skip(why)
-    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel
+    from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel
 
     _, x, _ = astronaut_input
     try:
@@ -122,7 +122,7 @@ def test_armnn_model_refuses_a_bad_thread_count_or_rounds_with_an_argument_error
     ok, why = armnn.armnn_available()
     if not ok:
         pytest.skip(why)
-    from acl_bridge.models.armnn_tflite import ArmnnTfliteModel, thread_option_support
+    from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel, thread_option_support
 
     if thread_option_support() is not None:
         pytest.skip(thread_option_support())
@@ -139,7 +139,7 @@ def test_armnn_model_refuses_a_bad_thread_count_or_rounds_with_an_argument_error
 
 def test_damaged_models_load_to_our_exception_or_run(front_path):
     """A sample of the host fuzz cases, loaded all the way onto ACL."""
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     from ndarray.errors import AclNdarrayError
 
     from .test_fuzz_reader import mutations
@@ -171,7 +171,7 @@ OTHER_MODELS = {
 def other_runners():
     """One configured runner per model, shared by this module's tests (configuring a model
     is most of a test's time under emulation); closed at the end."""
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     runners = {}
 
@@ -216,7 +216,7 @@ def test_face_mesh_on_acl_matches_the_interpreter_on_the_astronaut(front, other_
 
 def test_full_range_model_finds_the_astronaut_as_the_reference_does(other_runners):
     pytest.importorskip("PIL", reason="Pillow is not installed")
-    from acl_bridge.models import images
+    from acl_bridge.models.apps import images
 
     name = "face_detection_full_range"
     path = model_file(name)

@@ -34,7 +34,7 @@ def _input(runner, rng):
                                   "keyword_spotting_alexa"])
 def test_shared_constants_give_the_same_bits_and_stay_unchanged(name):
     from acl_bridge import native
-    from acl_bridge.models.tflite_runner import TfliteRunner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     from .test_int8_models_acl import REFUSED_ON_2008
 

@@ -1,5 +1,5 @@
 """Sparse constants: TFLite's sparsity format converter's own examples (block-sparse, CSR,
-3-D, permuted traversal orders) densified by :mod:`acl_bridge.models.sparsity` and by the
+3-D, permuted traversal orders) densified by :mod:`acl_bridge.models.format.sparsity` and by the
 reader, against the known dense tensors and against TFLite's interpreter running DENSIFY; a
 sparse FULLY_CONNECTED through the planner; every malformed field refused naming it; 300
 damaged copies of a sparse model ending in this library's errors or in a plan."""
@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acl_bridge.models import sparsity as sparse
-from acl_bridge.models.sparsity import DimensionMetadata, SparsityParameters, densify, stored_count
+from acl_bridge.models.format import sparsity as sparse
+from acl_bridge.models.format.sparsity import DimensionMetadata, SparsityParameters, densify, stored_count
 from ndarray.errors import AclNdarrayError
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
-from acl_bridge.models.tflite_reader import (  # noqa: E402
+from acl_bridge.models.format.tflite_reader import (  # noqa: E402
     ModelFormatError, UnsupportedModelError, fold_constant_dequantize, read_model,
 )
 
@@ -85,7 +85,7 @@ def dense_of(example, dtype=np.float32):
 def litert(model: bytes, reference: bool = True):
     """TFLite's interpreter on ``model`` (reference kernels: no delegate takes DENSIFY)."""
     pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
-    from acl_bridge.models.tflite_interpreter import InterpreterUnavailable, interpreter
+    from acl_bridge.models.oracles.tflite_oracle import InterpreterUnavailable, interpreter
 
     try:
         return interpreter(model, reference=reference)[0]
@@ -166,8 +166,8 @@ def block_sparse_weights(out: int, n_in: int, block: int, seed: int):
 @host_only_under_emulation
 @pytest.mark.parametrize("float16", [False, True], ids=["float32", "float16+DEQUANTIZE"])
 def test_sparse_fully_connected_runs_through_the_planner_as_tflite_does(float16):
-    from acl_bridge.models.numpy_executor import run_plan
-    from acl_bridge.models.tflite_plan import plan_model
+    from acl_bridge.models.planning.numpy_executor import run_plan
+    from acl_bridge.models.planning.tflite_plan import plan_model
 
     dense, stored, sp = block_sparse_weights(24, 32, 4, seed=5)
     if float16:
@@ -391,7 +391,7 @@ def test_densify_operators_that_tflite_refuses_are_refused(graph, error, match):
 
 
 def test_the_densified_model_round_trips_through_the_parsed_model_cache(tmp_path):
-    from acl_bridge.models.model_cache import read_model_cached
+    from acl_bridge.models.format.model_cache import read_model_cached
 
     dense, stored, sp = block_sparse_weights(8, 16, 4, seed=1)
     data = sparse_fully_connected_model(2, (8, 16), stored.astype(np.float16), sp, np.zeros(8, np.float32),
@@ -490,7 +490,7 @@ COUNT = 60 if os.environ.get("HYPOTHESIS_PROFILE") == "emulated" else 300
 
 
 def test_three_hundred_damaged_sparse_models_end_in_our_exception_or_a_plan():
-    from acl_bridge.models.tflite_plan import plan_model
+    from acl_bridge.models.planning.tflite_plan import plan_model
 
     _, stored, sp = block_sparse_weights(16, 32, 4, seed=3)
     data = sparse_fully_connected_model(2, (16, 32), stored, sp, np.zeros(16, np.float32))

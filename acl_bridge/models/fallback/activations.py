@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
-from .. import int8_reference as q8
+from . import int8_reference as q8
 from .registry import FLOAT, INT8, Call, kernel
 
 _F32 = np.float32

@@ -14,7 +14,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from ..tflite_reader import ModelSpec, OperatorSpec
+from ..format.tflite_reader import ModelSpec, OperatorSpec
 from .elementwise import float_activation
 from .registry import ANY, Call, kernel
 

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional
 
 import numpy as np
 
-from .. import int8_reference as q8
+from . import int8_reference as q8
 from ..lowering.helpers import FUSED
 from .registry import ANY, FLOAT, INT8, INTEGER, Call, kernel
 

@@ -10,10 +10,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import int8_reference as q8
+from . import int8_reference as q8
 from ..lowering import Step, rule_for
-from ..tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
+from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
+from .step_kernels import run_step
 
 
 @kernel("SOFTMAX", dtypes=FLOAT + INT8)
@@ -58,8 +59,6 @@ def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
 def lowered_layer(c: Call) -> None:
     """The rule's steps on numpy (they read the operator's input and write its output; an
     in-place activation step writes the output again)."""
-    from ..numpy_executor import run_step  # the step arithmetic is the numpy executor's
-
     arrays = {c.op.inputs[0]: np.asarray(c.inputs[0]), c.op.outputs[0]: c.outputs[0]}
     for s in rule_for(c.op.opcode).lower(c.op, c.model):
         run_step(s, arrays)

@@ -1,10 +1,10 @@
-"""QUANTIZE and DEQUANTIZE (TFLite's reference arithmetic: :mod:`..int8_reference`)."""
+"""QUANTIZE and DEQUANTIZE (TFLite's reference arithmetic: :mod:`.int8_reference`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import int8_reference as q8
+from . import int8_reference as q8
 from .registry import FLOAT, INT8, Call, kernel
 
 

@@ -11,7 +11,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .. import int8_reference as q8
+from . import int8_reference as q8
 from .registry import FLOAT, INT8, INTEGER, Call, kernel
 
 _FLOAT = {"MEAN": np.mean, "SUM": np.sum, "REDUCE_MAX": np.max, "REDUCE_MIN": np.min, "REDUCE_PROD": np.prod}

@@ -5,7 +5,7 @@ else names an operator. A kernel is a function ``(call: Call) -> None`` that rea
 ``call.inputs`` (numpy arrays: the bridge's buffers seen through numpy, or the model's
 constants) and writes every ``call.outputs[k]`` in place (``call.write``), with TFLite's
 semantics for that builtin operator: float32 arithmetic as TFLite's kernels do it, int8 /
-uint8 as TFLite's reference kernels (:mod:`..int8_reference`).
+uint8 as TFLite's reference kernels (:mod:`.int8_reference`).
 
 ``dtypes`` says which tensor types the kernel runs (every live input and output must be one
 of them): :func:`unsupported` answers, at load, why an operator cannot run here, so that a
@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Sequence, 
 
 import numpy as np
 
-from ..tflite_reader import ModelSpec, OperatorSpec, TensorSpec, UnsupportedModelError
+from ..format.tflite_reader import ModelSpec, OperatorSpec, TensorSpec, UnsupportedModelError
 
 FLOAT = ("float32",)
 INT8 = ("int8", "uint8")

@@ -10,7 +10,7 @@
   grouped by family; ``rule_for`` falls back to the default rule that refuses;
   ``SUPPORTED`` is the table's keys.
 
-:mod:`..tflite_plan` runs the rules over a model and adds what spans operators (views,
+:mod:`..planning.tflite_plan` runs the rules over a model and adds what spans operators (views,
 activation fusion).
 """
 

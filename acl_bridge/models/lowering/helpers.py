@@ -8,7 +8,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
-from ..tflite_reader import ModelFormatError, ModelSpec, OperatorSpec, UnsupportedModelError
+from ..format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec, UnsupportedModelError
 from .step import Params, Step
 
 # A bridge activation: (function, a, b) as ACL's ActivationLayerInfo takes them.

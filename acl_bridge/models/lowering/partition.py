@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional, Tuple
 
-from ..tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
+from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .rules import RULES, rule_for
 from .step import Lowered
 

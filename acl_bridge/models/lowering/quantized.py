@@ -11,7 +11,7 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
-from ..tflite_reader import ModelSpec, OperatorSpec, TensorSpec
+from ..format.tflite_reader import ModelSpec, OperatorSpec, TensorSpec
 from .helpers import Activation, TensorCheck, fused_activation, malformed, option, refuse
 from .step import Params
 

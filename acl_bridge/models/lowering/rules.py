@@ -23,7 +23,7 @@ from typing import Callable, Dict, List, NoReturn, Tuple
 
 import numpy as np
 
-from ..tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
+from ..format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
 from .helpers import (
     FUSED,
     Activation,

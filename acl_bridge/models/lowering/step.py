@@ -77,4 +77,12 @@ class Intermediate:
 
 Lowered = Union[Step, Reshape, Concatenate, Intermediate]
 
-__all__ = ["Step", "Reshape", "Concatenate", "Intermediate", "Lowered", "Params"]
+
+def slice_index(rank: int, axis: int, start: int, length: int) -> Tuple[slice, ...]:
+    """The index of the part of a rank-``rank`` array from ``start`` along ``axis``, ``length``
+    long (a :class:`Concatenate` part's place in its output)."""
+    idx = [slice(None)] * rank
+    idx[axis] = slice(start, start + length)
+    return tuple(idx)
+
+__all__ = ["Step", "Reshape", "Concatenate", "Intermediate", "Lowered", "Params", "slice_index"]

@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
-from ..schedule import Schedule
-from .fallback import prepare
-from .tflite_plan import Plan
+from ...schedule import Schedule
+from ..fallback import prepare
+from ..planning.tflite_plan import Plan
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Arm NN's own per-layer profile of a .tflite file, and the bridge's matched to it operator
 by operator (pure: text in, tables out; the profile itself is taken by
-:meth:`acl_bridge.models.armnn_tflite.ArmnnTfliteModel.profile`).
+:meth:`acl_bridge.models.oracles.armnn_tflite.ArmnnTfliteModel.profile`).
 
 Arm NN's profiler (``IRuntime::GetProfiler(net_id)``, pyarmnn's ``IProfiler.as_json()``)
 writes one JSON tree per process: under ``ArmNN``, an ``inference_measurements_#N`` event

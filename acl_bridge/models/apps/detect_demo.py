@@ -1,7 +1,7 @@
 """The main job: MediaPipe's BlazeFace (a published TFLite model) end to end on padded
 NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
 
-``python -m acl_bridge.models.detect_demo [--model NAME] [--image PATH] [--out OUT.png]``:
+``python -m acl_bridge.models.apps.detect_demo [--model NAME] [--image PATH] [--out OUT.png]``:
 
 1. loads the model onto ACL functions (negotiated padding, one allocation per buffer);
 2. detects the face on scikit-image's astronaut photograph (or ``--image``);
@@ -10,7 +10,7 @@ NdArrays and ACL, checked against TFLite's interpreter and Arm NN in one run.
    (its difference, or its exact refusal), and the time per inference of the bridge, Arm NN
    and TFLite in interleaved rounds of this run (medians, and paired ratios to the bridge);
 4. runs MediaPipe's face mesh (``face_landmark.tflite``) on ACL on the first face's region
-   (acl_bridge.models.face_mesh), against the interpreter on the same crop, and says how far
+   (acl_bridge.models.apps.face_mesh), against the interpreter on the same crop, and says how far
    its nose tip lies from BlazeFace's nose keypoint (``--no-landmarks`` skips it);
 5. writes the photograph with the box (and the 468 points) as PNG;
 6. one int8 step: MLPerf Tiny's Visual Wake Words (an int8 MobileNetV1, float32 in and out)
@@ -27,7 +27,7 @@ from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
-from .paired_timing import interleaved
+from ..profiling.paired_timing import interleaved
 
 
 def _max_diff(a: Dict[str, np.ndarray], b: Dict[str, np.ndarray]) -> float:
@@ -36,7 +36,7 @@ def _max_diff(a: Dict[str, np.ndarray], b: Dict[str, np.ndarray]) -> float:
 
 def _tflite_interpreter(path, reference: bool = False):
     """TFLite's interpreter (1 thread) as x -> outputs, or None and why not."""
-    from .tflite_interpreter import InterpreterUnavailable, runner
+    from ..oracles.tflite_oracle import InterpreterUnavailable, runner
 
     try:
         return runner(path, num_threads=1, reference=reference)
@@ -51,7 +51,7 @@ def _face_mesh(detection, img, say) -> Optional[np.ndarray]:
     """Step 4: the face mesh on ACL for one detection (picture pixels); its points, or None
     when it copied beyond its input or found no face."""
     from . import face_mesh, fetch
-    from .tflite_runner import TfliteRunner
+    from ..runtime.tflite_runner import TfliteRunner
 
     path = fetch.model_path("face_landmark")
     t0 = time.perf_counter()
@@ -81,9 +81,9 @@ def _int8_step(img, say) -> bool:
     classes agree, the scores are within 2 output steps (1/256) and nothing but the input was
     copied."""
     from . import classify, fetch
-    from .numpy_executor import run_plan
-    from .tflite_reader import UnsupportedModelError
-    from .tflite_runner import TfliteRunner
+    from ..planning.numpy_executor import run_plan
+    from ..format.tflite_reader import UnsupportedModelError
+    from ..runtime.tflite_runner import TfliteRunner
 
     name = "visual_wake_words"
     path = fetch.model_path(name)
@@ -119,12 +119,12 @@ def _int8_step(img, say) -> bool:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from .. import armnn, native
+    from ... import armnn, native
     from . import blazeface, fetch, images
-    from .numpy_executor import run_plan
-    from .tflite_runner import TfliteRunner
+    from ..planning.numpy_executor import run_plan
+    from ..runtime.tflite_runner import TfliteRunner
 
-    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.detect_demo", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.apps.detect_demo", description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="face_detection_front", choices=sorted(blazeface.MODELS))
     ap.add_argument("--image", help="picture (default: scikit-image's astronaut, from the fetch cache)")
     ap.add_argument("--out", default="detect-astronaut.png", help="PNG with the box drawn (default: %(default)s)")
@@ -162,7 +162,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         say(f"max difference from the plan run by numpy (float64; matches TFLite on the host): {_max_diff(ours, ref):.3g}")
     ok, armnn_why = armnn.armnn_available()
     if ok:
-        from .armnn_tflite import ArmnnTfliteModel
+        from ..oracles.armnn_tflite import ArmnnTfliteModel
 
         try:
             model = ArmnnTfliteModel(path)

@@ -123,15 +123,15 @@ def make_executor(model_file, backend: str, fallback: bool = True):
     """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the
     plan; ``fallback``: operators the lowering or ACL does not take run on the CPU fallback."""
     if backend == "numpy":
-        from .numpy_executor import run_plan
-        from .tflite_plan import plan_model
-        from .tflite_reader import fold_constant_dequantize, read_model
+        from ..planning.numpy_executor import run_plan
+        from ..planning.tflite_plan import plan_model
+        from ..format.tflite_reader import fold_constant_dequantize, read_model
 
         plan = plan_model(fold_constant_dequantize(read_model(model_file)), fallback=fallback)
         return lambda x: run_plan(plan, x), plan
     if backend not in ("acl", "cl"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
-    from .tflite_runner import TfliteRunner
+    from ..runtime.tflite_runner import TfliteRunner
 
     runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon", fallback=fallback)
     return runner.run, runner.plan
@@ -376,8 +376,8 @@ def cmd_run_tflite(args, out, err) -> int:
 def armnn_beside(model, x: np.ndarray, operators, plan):
     """Arm NN's IProfiler profile of the same file on CpuAcc (5 inferences on ``x``, after
     one), matched to the bridge's ``operators`` operator by operator (:mod:`.armnn_profile`)."""
-    from .armnn_profile import compare_profiles, fused_producers
-    from .armnn_tflite import ArmnnTfliteModel
+    from ..profiling.armnn_profile import compare_profiles, fused_producers
+    from ..oracles.armnn_tflite import ArmnnTfliteModel
 
     reference = ArmnnTfliteModel(model)
     theirs = reference.profile(x, rounds=operators.rounds)

@@ -21,7 +21,7 @@ keeps them and mounts them into its images:
   ``docker/inside.sh`` installs with ``--no-index --no-deps``.
 
 Every extracted file is checked against its own pinned sha256. ``acl-ndarray fetch`` (also
-``python -m acl_bridge.models.fetch``, or ``python3 acl_bridge/models/fetch.py``, which needs
+``python -m acl_bridge.models.apps.fetch``, or ``python3 acl_bridge/models/apps/fetch.py``, which needs
 nothing but pip: ``docker/emulate.sh`` runs it that way) fetches the models and the photograph
 for this host; ``--image-wheels`` adds the aarch64 wheels, which only the emulated images need
 (34 MB). ``--progress`` shows pip's download progress on stderr (the default on a terminal).
@@ -45,7 +45,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 try:
     from ndarray.errors import AclNdarrayError
-except ImportError:  # run as a plain script (python3 acl_bridge/models/fetch.py): needs only pip
+except ImportError:  # run as a plain script (python3 acl_bridge/models/apps/fetch.py): needs only pip
     class AclNdarrayError(Exception):  # type: ignore[no-redef]
         """Stand-in for ndarray.errors.AclNdarrayError when run as a plain script."""
 
@@ -379,7 +379,7 @@ def fetch_all(image_wheels: bool = False, progress: bool = False) -> Dict[str, s
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    """The options of ``acl-ndarray fetch`` and ``python -m acl_bridge.models.fetch``."""
+    """The options of ``acl-ndarray fetch`` and ``python -m acl_bridge.models.apps.fetch``."""
     wheels = ap.add_mutually_exclusive_group()
     wheels.add_argument("--image-wheels", action="store_true",
                         help="also the aarch64 wheels of the emulated images (docker/emulate.sh passes it)")
@@ -407,7 +407,7 @@ def execute(args: argparse.Namespace, out, err) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.fetch", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m acl_bridge.models.apps.fetch", description=__doc__.split("\n\n")[0])
     add_arguments(ap)
     ap.add_argument("--json", action="store_true", help="print where everything is as JSON")
     args = ap.parse_args(argv)

@@ -10,7 +10,7 @@ prepares weights) once it has run. :meth:`~ConfigureProfile.text` is the table f
 The phases (``TfliteRunner``'s loading, its module docstring):
 
 * ``read``: the file to a plan: on a second start the lowered plan kept by an earlier process
-  (:mod:`.plan_cache`), else the ModelSpec from the parsed-model cache or the flatbuffer (the
+  (:mod:`..planning.plan_cache`), else the ModelSpec from the parsed-model cache or the flatbuffer (the
   ``tflite`` package imported then), the caches saved (absent when the runner was given a spec
   or plan);
 * ``lower``: constant folding and lowering to the plan's steps (absent when the plan was kept);

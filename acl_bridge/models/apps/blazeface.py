@@ -31,7 +31,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .tflite_reader import UnsupportedModelError
+from ..format.tflite_reader import UnsupportedModelError
 
 
 @dataclass(frozen=True)

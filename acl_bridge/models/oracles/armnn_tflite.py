@@ -15,9 +15,9 @@ import numpy as np
 
 from ndarray.errors import UnsupportedOptionError
 
-from .. import armnn
-from ..layout import check_int
-from .armnn_profile import ArmnnProfile, parse_armnn_profile
+from ... import armnn
+from ...layout import check_int
+from ..profiling.armnn_profile import ArmnnProfile, parse_armnn_profile
 
 
 def _flat(message) -> str:

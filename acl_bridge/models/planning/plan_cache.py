@@ -35,10 +35,10 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
-from .._version import __version__
-from ..user_cache import CacheFileRejected, sources_stamp, write_atomically
-from .lowering import Step
-from .model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
+from ..._version import __version__
+from ...user_cache import CacheFileRejected, sources_stamp, write_atomically
+from ..lowering import Step
+from ..format.model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
                           encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
 from .tflite_plan import Fallback, Plan, View
 
@@ -47,10 +47,12 @@ FORMAT = "lowered plan 2"  # part of the key; 2: the fallback operators of a par
 SUFFIX = ".aclplan"
 
 _HERE = Path(__file__).resolve().parent
+_MODELS = _HERE.parent
 # the code that turns a file into a Plan: reading (with the parsed-model cache's own key), the
 # constant-dequantize fold, the lowering rules and the plan
-_LOWERING_SOURCES = ((_HERE, ("tflite_reader.py", "sparsity.py", "tflite_quantization.py", "tflite_plan.py")),
-                     (_HERE / "lowering", tuple(sorted(p.name for p in (_HERE / "lowering").glob("*.py")))))
+_LOWERING_SOURCES = ((_MODELS / "format", ("tflite_reader.py", "sparsity.py", "tflite_quantization.py")),
+                     (_HERE, ("tflite_plan.py",)),
+                     (_MODELS / "lowering", tuple(sorted(p.name for p in (_MODELS / "lowering").glob("*.py")))))
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,7 +66,7 @@ def lowering_code_identity() -> str:
 def _codec_identity() -> str:
     """A stamp of this file format's own code (this module and the parsed-model cache's, whose
     tensor codec it uses): a changed codec never reads an old file."""
-    return sources_stamp(_HERE, ("plan_cache.py", "model_cache.py"))[:16]
+    return sources_stamp(_HERE, ("plan_cache.py",))[:16] + sources_stamp(_MODELS / "format", ("model_cache.py",))[:16]
 
 
 # ---------------------------------------------------------------------------- the format (pure)

@@ -90,54 +90,33 @@ import ndarray
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import ArgumentTypeError, LayoutError
 
-from .. import functions as F
-from ..backend import backend_named
-from ..cl_program_cache import CacheReport, ProgramCache
-from ..decisions import code_identity
-from ..configure_batch import RecalledFunctions, configure_kept
-from ..configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
+from ... import functions as F
+from ...backend import backend_named
+from ...cl_program_cache import CacheReport, ProgramCache
+from ...decisions import code_identity
+from ...configure_batch import RecalledFunctions, configure_kept
+from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
                                  question_id)
-from ..executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
-from ..errors import AclError, AclStatusError
-from ..facts_cache import FactsCache, FactsCacheReport
-from ..facts_cache import identity as facts_identity
-from ..user_cache import check_cache_option, sources_stamp
-from ..mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
-from ..opencl import cl_init
-from ..plan import FunctionPlan, Origin, Reason
-from ..schedule import Schedule
-from ..workspace import Workspace
-from .configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
-from .memory_plan import MemoryPlan, lifetimes, place, plan_memory
-from .model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
-from .plan_cache import kept_report, lowering_code_identity, read_plan_cached
-from .operator_profile import FunctionTime, OperatorProfile
+from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
+from ...errors import AclError, AclStatusError
+from ...facts_cache import FactsCache, FactsCacheReport
+from ...facts_cache import identity as facts_identity
+from ...user_cache import check_cache_option, sources_stamp
+from ...mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
+from ...opencl import cl_init
+from ...plan import FunctionPlan, Origin, Reason
+from ...schedule import Schedule
+from ...workspace import Workspace
+from ..profiling.configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
+from ..planning.memory_plan import MemoryPlan, lifetimes, place, plan_memory
+from ..format.model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
+from ..planning.plan_cache import kept_report, lowering_code_identity, read_plan_cached
+from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
-from .tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
-from .tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
-
-ROLES = {
-    "convolution": F.Convolution, "depthwise": F.DepthwiseConvolution, "add": F.Add, "activation": F.Activation,
-    "pad": F.Pad, "pooling": F.Pooling, "softmax": F.Softmax, "copy": F.Copy, "resize": F.Resize,
-    "prelu": F.PRelu, "fully_connected": F.FullyConnected, "quantize": F.Quantize, "dequantize": F.Dequantize,
-}
-
-
-def _window(padding: Tuple[int, int, int, int]) -> PaddingSize:
-    """The plan's (top, bottom, left, right) as ACL's PaddingSize."""
-    top, bottom, left, right = padding
-    return PaddingSize(top=top, right=right, bottom=bottom, left=left)
-
-
-def _significant_pad_width(pad_width) -> Tuple[Tuple[int, int], ...]:
-    """pad_width without its outer (0, 0) axes (at least one axis stays): the same padding,
-    and what ACL's CLPadLayer accepts (it refuses more entries than the tensor's ACL
-    dimensions, which stop at the last extent > 1: a batch of 1 is no dimension to it)."""
-    pairs = tuple(tuple(pw) for pw in pad_width)
-    k = 0
-    while k < len(pairs) - 1 and tuple(pairs[k]) == (0, 0):
-        k += 1
-    return pairs[k:]
+from ..planning.tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
+from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
+from . import function_kinds
+from .function_kinds import ROLES
 
 
 def _kwargs(step: Step) -> Dict[str, object]:
@@ -151,37 +130,14 @@ def _kwargs(step: Step) -> Dict[str, object]:
 
 
 def _options(step: Step) -> Dict[str, object]:
-    p = dict(step.params)
-    if step.kind in ("convolution", "depthwise"):
-        kw = {"stride": p["stride"], "padding": _window(p["padding"]), "activation": p.get("activation"),
-              "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
-        if step.kind == "depthwise":
-            kw["depth_multiplier"] = p.get("depth_multiplier", 1)
-        return kw
-    if step.kind == "add":
-        return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
-    if step.kind == "activation":
-        return {"function": p["function"], "a": p["a"], "b": p["b"]}
-    if step.kind == "pad":
-        return {"pad_width": _significant_pad_width(p["pad_width"])}
-    if step.kind == "pooling":
-        return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
-                "padding": _window(p["padding"]), "exclude_padding": True}
-    if step.kind == "softmax":
-        return {"beta": p["beta"]}
-    if step.kind == "fully_connected":
-        return {"activation": p.get("activation"), "act_a": p.get("act_a", 0.0), "act_b": p.get("act_b", 0.0)}
-    if step.kind == "resize":
-        return {"interpolation": "bilinear", "align_corners": p["align_corners"],
-                "half_pixel_centers": p["half_pixel_centers"]}
-    return {}
+    return function_kinds.options(step.kind, dict(step.params))
 
 
 def _places(step: Step) -> bool:
     """Whether a step moves one tensor into another's memory where no view could be made: a
     ``copy`` (into a concatenation's slice, or a reshape), or a requantizing ``quantize`` into
     a concatenation's slice (int8 inputs whose scales differ from the output's)."""
-    return step.kind == "copy" or (step.kind == "quantize" and "into" in dict(step.params))
+    return function_kinds.places(step.kind, dict(step.params))
 
 
 def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
@@ -214,7 +170,7 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
 def _types(step: Step, operands: List[object]) -> str:
     """'src int8 QASYMM8_SIGNED, weights int8 QSYMM8_PER_CHANNEL, ...' of a step's tensors."""
     quant = _kwargs(step).get("quantization") or {}
-    cls = F.Copy if step.kind == "copy" else ROLES[step.kind]
+    cls = ROLES[step.kind]
     parts = []
     for role, a in zip(cls.roles, operands):
         if a is None:
@@ -248,7 +204,7 @@ def _raise_refused(refused: Dict[int, str]) -> None:
 def _refused(step: Step, operands: List[object], e: AclStatusError) -> str:
     """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
     own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
-    from ..native import acl_version
+    from ...native import acl_version
 
     return (f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
             f"ACL {acl_version()}: {e.message}")
@@ -259,8 +215,8 @@ _HERE = Path(__file__).resolve().parent
 # allocation, the views, the memory plan, the descriptors), with the batch that checks kept
 # decisions against them: a load's decisions are kept under a stamp of them too, so that a
 # changed layout code starts with fresh decisions instead of a batch that refuses every one.
-_LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "tflite_plan.py", "memory_plan.py")),
-                   (_HERE.parent, ("configure_batch.py",)),
+_LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "function_kinds.py")), (_HERE.parent / "planning", ("tflite_plan.py", "memory_plan.py")),
+                   (_HERE.parent.parent, ("configure_batch.py",)),
                    (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
 
 

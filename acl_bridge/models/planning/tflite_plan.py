@@ -3,7 +3,7 @@
 Decide, then act (design habit 14): :func:`plan_model` turns a :class:`ModelSpec` into a
 :class:`Plan`: which bridge function runs for each operator, with which parameters, and
 how every tensor lies in memory (its own buffer, or a view of another tensor's). Executors
-(:mod:`.tflite_runner` on ACL, :mod:`.numpy_executor` on the host) only carry it out.
+(:mod:`..runtime.tflite_runner` on ACL, :mod:`.numpy_executor` on the host) only carry it out.
 
 Lowering (NHWC throughout, as TFLite stores it) is a table: one rule per opcode in
 :mod:`.lowering.rules` (CONV_2D -> ``convolution``, PAD -> ``pad``...; TFLite's SAME padding
@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 
-from .lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
-from .lowering.partition import Decision, partition
-from .tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
+from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
+from ..lowering.partition import Decision, partition
+from ..lowering.step import slice_index  # noqa: F401  (the executors import it from here)
+from ..format.tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
@@ -213,12 +214,6 @@ def graph_inputs(model: ModelSpec, x: Any) -> Dict[int, Any]:
     return {model.inputs[0]: x}
 
 
-def slice_index(rank: int, axis: int, start: int, length: int) -> Tuple[slice, ...]:
-    idx = [slice(None)] * rank
-    idx[axis] = slice(start, start + length)
-    return tuple(idx)
-
-
 def _views(model: ModelSpec, consumers: Dict[int, List[int]],
            placements: Sequence[Union[Reshape, Concatenate]]) -> Tuple[Tuple[View, ...], Tuple[Step, ...]]:
     """Views for the rules' placements (RESHAPE, CONCATENATION), and the copy steps where a
@@ -317,7 +312,7 @@ def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping
 def _fallbacks(model: ModelSpec, refused: Sequence[Decision]) -> Tuple[Fallback, ...]:
     """The plan's fallback operators, or UnsupportedModelError naming every operator that
     the fallback cannot run either (with why ACL does not and why the fallback does not)."""
-    from .fallback import unsupported
+    from ..fallback import unsupported
 
     ops = {op.index: op for op in model.operators}
     neither = []

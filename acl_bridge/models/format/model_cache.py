@@ -47,8 +47,8 @@ import numpy as np
 
 from ndarray.errors import ArgumentTypeError
 
-from .._version import __version__
-from ..user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
+from ..._version import __version__
+from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
