@@ -341,7 +341,7 @@ def test_a_kept_file_is_held_to_the_reader_s_quantization_checks(where, value, m
 def test_a_kept_tensor_past_the_reader_s_limits_is_rejected():
     from dataclasses import replace
 
-    from acl_bridge.models.tflite_reader import MAX_ELEMENTS
+    from acl_bridge.models.format.tflite_reader import MAX_ELEMENTS
 
     spec = read_model(_tiny())
     big = replace(spec, tensors=(replace(spec.tensors[0], shape=(1 << 20, 1 << 20)),) + spec.tensors[1:])
@@ -365,7 +365,7 @@ def test_a_kept_bias_scale_that_is_not_input_x_weight_is_named():
     key = {"test": 1}
     with pytest.raises(mc.CacheFileRejected, match=r"bias .*quantization.scale\[5\] is .* expected input scale"):
         mc.decode(memoryview(mc.encode(crafted, key)), key)
-    from acl_bridge.models.tflite_quantization import check_quantization
-    from acl_bridge.models.tflite_reader import ModelFormatError
+    from acl_bridge.models.format.tflite_quantization import check_quantization
+    from acl_bridge.models.format.tflite_reader import ModelFormatError
     with pytest.raises(ModelFormatError, match=r"quantization.scale\[5\]"):  # the reader's own check, the same words
         check_quantization(crafted)
