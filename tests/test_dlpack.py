@@ -62,7 +62,8 @@ def test_torch_import_of_every_exported_layout_never_crashes():
             continue
         n = np.from_dlpack(a)
         assert list(n.shape) == torch_saw["shape"], name
-        assert [s // n.itemsize for s in n.strides] == torch_saw["stride"], name
+        if n.size:  # an empty array's strides address nothing: numpy 2.2 makes them dense, 2.4 keeps them
+            assert [s // n.itemsize for s in n.strides] == torch_saw["stride"], name
         assert n.tolist() == torch_saw["values"] and n.tolist() == a.numpy().tolist(), name
         assert n.size == 0 or n.ctypes.data == a.data_ptr, name
     assert TORCH["consumer"]["padded"]["stride"] == [9, 1] and TORCH["consumer"]["transposed"]["stride"] == [1, 9]
