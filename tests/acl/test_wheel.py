@@ -57,7 +57,7 @@ def other_release_wheels():
 
 @pytest.mark.skipif(not other_release_wheels(), reason="no wheel of another release in ACL_NDARRAY_DIST "
                     "(docker/emulate.sh test builds both)")
-@pytest.mark.parametrize("wheel", other_release_wheels() or [None], ids=lambda w: os.path.basename(w or "none"))
+@pytest.mark.parametrize("wheel", other_release_wheels() or [None], ids=lambda w: "other-release")
 def test_wheel_for_another_release_is_refused(wheel, tmp_path):
     # pip refuses it outright: its Python tag is the other release's
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index",
