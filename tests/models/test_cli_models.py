@@ -394,7 +394,8 @@ def test_run_tflite_armnn_profile_matches_arm_nn_layer_by_layer(tmp_path, capsys
     assert abs(sum(r["bridge_median_seconds"] for r in rows) - ops["total_median_seconds"]) < 1e-8 * (len(rows) + 1)
     for r in both:  # the ratio is the two medians' quotient (None where either is 0)
         if r["ratio"] is not None:
-            assert r["ratio"] == pytest.approx(r["bridge_median_seconds"] / r["armnn_median_seconds"], rel=1e-2, abs=1e-4)
+            quotient = r["bridge_median_seconds"] / r["armnn_median_seconds"]
+            assert r["ratio"] == pytest.approx(quotient, rel=1e-2, abs=1e-4)
     convs = [r for r in rows if any("Conv2D" in a for a in r["armnn"])]
     assert convs and all(r["armnn_kernels"] for r in convs)
     # the PADs the bridge folded into their ADDs: Arm NN's PAD layer in the row of that ADD
