@@ -16,6 +16,15 @@ from acl_bridge.cli import main  # noqa: E402
 from .conftest import host_only_under_emulation, model_file, photo_file  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _own_cache_folders(tmp_path_factory, monkeypatch):
+    """Each test its own empty parsed-model / plan, ACL-answer and OpenCL-program caches, so
+    what a test sees does not depend on which tests ran before it in the session (issue 41)."""
+    for var, name in (("ACL_NDARRAY_MODEL_CACHE", "parsed-models"), ("ACL_NDARRAY_FACTS_CACHE", "acl-facts"),
+                      ("ACL_NDARRAY_CL_PROGRAM_CACHE", "cl-programs")):
+        monkeypatch.setenv(var, str(tmp_path_factory.mktemp(name)))
+
+
 def run_cli(argv, capsys):
     code = main(argv)
     out, err = capsys.readouterr()
@@ -186,39 +195,61 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
         assert "activations: " in out and "(arena; lower bound " in out and "resident memory" in out, out
 
 
-@pytest.mark.acl
-def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, capsys):
-    """--profile --json: the load's phases add up to its configure time, every step has its
-    native seconds, the first run is timed; identical questions to ACL were answered once."""
-    if "acl" not in _backends():
-        pytest.skip("the native ACL module is not available here")
-    np.save(tmp_path / "in.npy", np.random.default_rng(1).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32))
+def _profile(tmp_path, capsys):
     code, out, err = run_cli(["run-tflite", str(model_file("face_detection_front")), str(tmp_path / "in.npy"),
                               "--out", str(tmp_path / "o.npz"), "--backend", "acl", "--profile", "--json"], capsys)
     assert code == 0, err
-    p = json.loads(out)["configure_profile"]
-    phases = [r["phase"] for r in p["phases"]]
-    assert phases[0] == "read" and {"negotiation", "allocate", "configure", "schedule"} <= set(phases)
-    # lowered after the read, or not at all (the plan kept by an earlier test's load: models.planning.plan_cache)
-    assert "lower" not in phases or phases[1] == "lower"
+    return json.loads(out)
+
+
+def _check_profile_arithmetic(doc):
+    """What the profile derives from its timings, recomputed here (never a timing itself)."""
+    import statistics
+
+    p, ops = doc["configure_profile"], doc["operator_profile"]
+    assert all(isinstance(r["seconds"], float) and r["seconds"] >= 0 for r in p["phases"])
     assert abs(sum(r["seconds"] for r in p["phases"]) - p["configure_seconds"]) < 1e-3
-    assert p["first_run_seconds"] > 0 and p["first_result_seconds"] > p["configure_seconds"]
-    native = {n["category"]: n for r in p["phases"] for n in r["native"] if r["phase"] == "configure"}
-    # validate()+configure() of every function: a native call each, or one for all where every
-    # function was made from its kept decision (acl_bridge.configure_batch)
-    assert native["configure"]["calls"] >= len(p["steps"]) or (
-        native["configure"]["calls"] == 1 and p["functions_recalled"] == len(p["steps"]))
-    # each function's own negotiation was asked before in the load, or (the facts cache warm
-    # from an earlier test) the function was made from its kept decision, asking nothing
-    reused = native["negotiate"]["reused"] if "negotiate" in native else 0
-    assert reused + p["functions_recalled"] == len(p["steps"])
-    assert all(s["seconds"] > 0 for s in p["steps"])
-    ops = json.loads(out)["operator_profile"]
+    assert abs(p["first_result_seconds"] - (p["configure_seconds"] + p["first_run_seconds"])) < 2e-6
     assert ops["rounds"] == 5 and len(ops["functions"]) == len(p["steps"])
     assert [f["opcode"] for f in ops["functions"]] == [s["opcode"] for s in p["steps"]]
-    assert all(len(f["seconds"]) == 5 and f["median_seconds"] > 0 for f in ops["functions"])
+    for f in ops["functions"]:
+        assert len(f["seconds"]) == 5 and abs(f["median_seconds"] - statistics.median(f["seconds"])) < 2e-9, f
     assert abs(sum(f["median_seconds"] for f in ops["functions"]) - ops["total_median_seconds"]) < 1e-6
     assert abs(sum(k["share"] for k in ops["by_kind"].values()) - 1) < 1e-3
+    kinds = {}
+    for f in ops["functions"]:
+        kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+    assert {k: v["functions"] for k, v in ops["by_kind"].items()} == kinds
+
+
+@pytest.mark.acl
+def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, capsys):
+    """--profile --json, cold (this test's own empty caches) then warm (the same caches, a second
+    start): the load's phases add up to its configure time, the operator profile's medians are
+    the medians of its rounds; cold: the model is lowered after the read and every function
+    negotiated once and configured (identical questions to ACL answered once); warm: the plan
+    is read from the plan cache (no lowering) and every function made from its kept decision."""
+    if "acl" not in _backends():
+        pytest.skip("the native ACL module is not available here")
+    np.save(tmp_path / "in.npy", np.random.default_rng(1).uniform(-1, 1, (1, 128, 128, 3)).astype(np.float32))
+    cold = _profile(tmp_path, capsys)
+    _check_profile_arithmetic(cold)
+    p = cold["configure_profile"]
+    phases = [r["phase"] for r in p["phases"]]
+    assert phases[:2] == ["read", "lower"] and {"negotiation", "allocate", "configure", "schedule"} <= set(phases)
+    native = {n["category"]: n for r in p["phases"] for n in r["native"] if r["phase"] == "configure"}
+    # validate()+configure() of every function, each negotiated before in the load, none recalled
+    assert p["functions_recalled"] == 0
+    assert native["configure"]["calls"] >= len(p["steps"])
+    assert native["negotiate"]["reused"] == len(p["steps"])
+    warm = _profile(tmp_path, capsys)
+    _check_profile_arithmetic(warm)
+    w = warm["configure_profile"]
+    assert "lower" not in [r["phase"] for r in w["phases"]]  # the plan kept by the cold start
+    assert w["functions_recalled"] == len(w["steps"]) == len(p["steps"])
+    wn = {n["category"]: n for r in w["phases"] for n in r["native"] if r["phase"] == "configure"}
+    # every function made from its kept decision: one native configure call for all of them
+    assert wn["configure"]["calls"] == 1 and wn.get("negotiate", {}).get("reused", 0) == 0
 
 
 def test_run_tflite_memory_needs_an_acl_backend(tmp_path, capsys):
@@ -356,12 +387,19 @@ def test_run_tflite_armnn_profile_matches_arm_nn_layer_by_layer(tmp_path, capsys
     covered = {i for r in rows for i in r["op_indices"]}
     assert {f["op_index"] for f in ops["functions"]} <= covered
     both = [r for r in rows if r["bridge"] and r["armnn"]]
-    assert sum(r["bridge_median_seconds"] for r in both) > 0.9 * ops["total_median_seconds"]
-    assert all(r["ratio"] > 0 for r in both)
+    # counts, not timings (issue 41): nine in ten of the bridge's functions in a row Arm NN ran;
+    # each function in one row, so the rows' bridge medians add up to the profile's total
+    in_both = {i for r in both for i in r["op_indices"]}
+    assert sum(f["op_index"] in in_both for f in ops["functions"]) >= 0.9 * len(ops["functions"])
+    assert abs(sum(r["bridge_median_seconds"] for r in rows) - ops["total_median_seconds"]) < 1e-8 * (len(rows) + 1)
+    for r in both:  # the ratio is the two medians' quotient (None where either is 0)
+        if r["ratio"] is not None:
+            quotient = r["bridge_median_seconds"] / r["armnn_median_seconds"]
+            assert r["ratio"] == pytest.approx(quotient, rel=1e-2, abs=1e-4)
     convs = [r for r in rows if any("Conv2D" in a for a in r["armnn"])]
     assert convs and all(r["armnn_kernels"] for r in convs)
     # the PADs the bridge folded into their ADDs: Arm NN's PAD layer in the row of that ADD
     pads = [r for r in rows if any(a.startswith("Pad") for a in r["armnn"])]
     assert pads and all("PAD+ADD (add)" in r["bridge"] for r in pads), pads
     assert abs(versus["bridge_total_median_seconds"] - ops["total_median_seconds"]) < 1e-6
-    assert 0 < versus["armnn_total_median_seconds"] <= 1.1 * versus["armnn_inference_median_seconds"]
+    assert all(isinstance(versus[k], float) for k in ("armnn_total_median_seconds", "armnn_inference_median_seconds"))

@@ -1,6 +1,9 @@
-"""The published int8 models on ACL (emulated arm64), whole: outputs against the plan run by
-numpy (TFLite's integer arithmetic, bit for bit with TFLite's reference kernels on every
-tensor: ``test_int8_models.py`` on the host), on seeded noise and, for the classifiers, on
+"""The published int8 models on ACL (emulated arm64), whole: outputs against TFLite's integer
+arithmetic run on the model file itself (``tflite_int8_oracle.Int8Oracle``: the file read with
+the ``tflite`` package, each operator by ``int8_reference``; bit for bit with TFLite's reference
+kernels on every tensor, ``test_tflite_int8_oracle.py`` on the host), not on the bridge's lowered
+or cache-loaded plan, so a lowering or plan-cache bug that ACL and the numpy plan share is
+seen (issue 41); on seeded noise and, for the classifiers, on
 the astronaut photograph; zero copies beyond the input; one native call per inference.
 
 Measured (ACL 24.11, QEMU max): Visual Wake Words, keyword_spotting, keyword_spotting_alexa
@@ -28,10 +31,10 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from acl_bridge.models.apps import classify  # noqa: E402
-from acl_bridge.models.planning.numpy_executor import run_plan, run_plan_tensors  # noqa: E402
 from acl_bridge.models.format.tflite_reader import UnsupportedModelError  # noqa: E402
 
 from .conftest import model_file, photo_file, tolerance  # noqa: E402
+from .tflite_int8_oracle import Int8Oracle  # noqa: E402
 
 pytestmark = pytest.mark.acl
 
@@ -40,8 +43,13 @@ BIT_EXACT = ["visual_wake_words", "keyword_spotting", "keyword_spotting_alexa", 
 # TFLite's own default kernels are from its reference kernels on this model (28 steps; ACL
 # measured 6 to 19 on four inputs). 20.08: its int8 average pooling is 1 step off on all 64
 # outputs of the global pooling, which the fully connected layer (17 steps) and the softmax
-# carry to 56-76 steps on three noise inputs; the bound is that measurement's, not a promise.
-RESNET8_BOUND_LSB = {"24.11": 28, "20.08": 96}
+# carry to 56-76 steps on three noise inputs. Reproduced on the host (TFLite's arithmetic with
+# every one of the 64 pooled outputs one step up, the rest exact): 76 steps on this test's
+# noise input (seed 7), 12 on the photograph; so the bound is 76, the measurement, and the test
+# also checks that mechanism operator by operator (test_resnet8_on_acl_errs_only_where_measured).
+RESNET8_BOUND_LSB = {"24.11": 28, "20.08": 76}
+# ResNet-8's global average pooling: output steps from TFLite's pooling run on ACL's own input
+RESNET8_POOL_LSB = {"24.11": 0, "20.08": 1}
 REFUSED_ON_2008 = {"visual_wake_words": "DEPTHWISE_CONV_2D", "keyword_spotting": "DEPTHWISE_CONV_2D",
                    "fingerprint_signature_generator": "DEPTHWISE_CONV_2D"}
 # output steps (LSB) from TFLite's arithmetic on _fingerprint_inputs(): measured, see the docstring
@@ -97,12 +105,15 @@ def _check_copies(runner, x):
 
 @pytest.mark.parametrize("name", BIT_EXACT)
 def test_int8_model_on_acl_is_tflites_arithmetic_bit_for_bit(name):
+    oracle = Int8Oracle(model_file(name))
     r = _runner(name)
     try:
         for x in _inputs(name, r.plan):
             got = {k: np.array(v) for k, v in r.run(x).items()}
-            ref = run_plan(r.plan, x)
+            ref = oracle.run(x)
+            assert sorted(got) == sorted(ref)
             for k in ref:
+                assert got[k].shape == ref[k].shape, k
                 assert got[k].dtype == ref[k].dtype
                 if ref[k].dtype.kind == "f":  # the float32 twin: float32 sums in ACL's order
                     assert np.abs(got[k] - ref[k]).max() <= tolerance(ref[k]), k
@@ -115,17 +126,48 @@ def test_int8_model_on_acl_is_tflites_arithmetic_bit_for_bit(name):
 
 
 def test_resnet8_on_acl_is_within_the_measured_steps_with_the_same_class():
+    oracle = Int8Oracle(model_file("image_classification"))
     r = _runner("image_classification")
     try:
         bound = RESNET8_BOUND_LSB[_acl_version()]
         for x in _inputs("image_classification", r.plan):
             (k, got), = r.run(x).items()
-            ref = run_plan(r.plan, x)[k]
+            ref = oracle.run(x)[k]
             lsb = np.abs(np.asarray(got).astype(np.int64) - ref.astype(np.int64))
             print(f"image_classification: {int(lsb.max())} LSB at most, {int((lsb > 0).sum())} of {lsb.size} outputs differ")
             assert lsb.max() <= bound
             assert int(np.argmax(got)) == int(np.argmax(ref))
         _check_copies(r, x)
+    finally:
+        r.close()
+
+
+def test_resnet8_on_acl_errs_only_where_measured():
+    """Where ResNet-8's output steps come from, operator by operator on ACL's own intermediates
+    (``arena=False`` keeps them): the global average pooling on ACL's input is TFLite's pooling
+    (24.11) or within 1 step of it (20.08's int8 average pooling); the fully connected layer and
+    the softmax after it, run by TFLite's arithmetic on ACL's pooled tensor, give ACL's output
+    bit for bit. So the end-to-end bound above is the pooling's step (and, before it, the
+    residual ADDs' rounding) carried by the two last layers, nothing else."""
+    oracle = Int8Oracle(model_file("image_classification"))
+    r = _runner("image_classification", arena=False)
+    try:
+        plan = r.plan
+        pool = next(s for s in plan.steps if s.kind == "pooling")
+        for t in (pool.inputs[0], pool.output):  # the plan numbers its model tensors as the file does
+            assert (oracle.name(t), oracle.shape(t)) == (plan.model.tensors[t].name, tuple(plan.model.tensors[t].shape))
+        for x in _inputs("image_classification", plan):
+            (k, got), = r.run(x).items()
+            acl_in, acl_pooled = (np.array(r.arrays[t].numpy()) for t in (pool.inputs[0], pool.output))
+            # TFLite's pooling of ACL's own input
+            own = oracle.run_tensors(x, replace={pool.inputs[0]: acl_in})[pool.output]
+            step = np.abs(acl_pooled.astype(np.int64) - own.astype(np.int64))
+            tail = oracle.run_tensors(x, replace={pool.output: acl_pooled})
+            after = np.abs(np.asarray(got).astype(np.int64) - tail[oracle.outputs[0]].astype(np.int64))
+            print(f"ResNet-8 pooling on ACL's input: {int(step.max())} step(s) at most on {int((step > 0).sum())} of "
+                  f"{step.size}; FC + softmax on ACL's pooled tensor: {int(after.max())} steps")
+            assert step.max() <= RESNET8_POOL_LSB[_acl_version()]
+            assert after.max() == 0
     finally:
         r.close()
 
@@ -153,11 +195,12 @@ def _fingerprint_inputs(shape):
 
 
 def test_fingerprint_on_acl_within_the_measured_steps():
-    """The whole model against the numpy plan; with ``arena=False`` every intermediate stays
+    """The whole model against TFLite's arithmetic on the file; with ``arena=False`` every intermediate stays
     readable: the depthwise (depth multiplier 8, per-channel) bit for bit, and the MEAN step
     on ACL's own input within 1 step of TFLite's MEAN (int8_reference.mean)."""
     from acl_bridge.models.fallback import int8_reference as q8
 
+    oracle = Int8Oracle(model_file("fingerprint_signature_generator"))
     r = _runner("fingerprint_signature_generator", arena=False)
     try:
         plan = r.plan
@@ -166,12 +209,14 @@ def test_fingerprint_on_acl_within_the_measured_steps():
         assert [(v.how, plan.model.tensors[v.tensor].shape) for v in plan.views if v.parent == mean.output] == \
             [(("reshape",), (1, 16))]
         depthwise = next(s for s in plan.steps if s.kind == "depthwise")
+        t = depthwise.output  # the plan numbers its model tensors as the file does
+        assert (oracle.name(t), oracle.shape(t)) == (plan.model.tensors[t].name, tuple(plan.model.tensors[t].shape))
         q = dict(mean.param("quantization"))
         spec = plan.model.tensors[plan.model.inputs[0]]
         for k, x in enumerate(_fingerprint_inputs(spec.shape)):
             (_, got), = r.run(x).items()
-            ref = run_plan_tensors(plan, x)
-            lsb = np.abs(np.asarray(got).astype(np.int64) - ref[plan.model.outputs[0]].astype(np.int64))
+            ref = oracle.run_tensors(x)
+            lsb = np.abs(np.asarray(got).astype(np.int64) - ref[oracle.outputs[0]].astype(np.int64))
             dw = np.array(r.arrays[depthwise.output].numpy())
             assert np.array_equal(dw, ref[depthwise.output]), "the depthwise, bit for bit"
             acl_in, acl_out = (np.array(r.arrays[t].numpy()) for t in (mean.inputs[0], mean.output))
@@ -210,7 +255,7 @@ def test_int8_model_against_arm_nns_tflite_parser(name):
         x = _inputs(name, r.plan)[0]
         ours = {k: np.array(v) for k, v in r.run(x).items()}
         theirs = theirs_model.run(x)
-        ref = run_plan(r.plan, x)
+        ref = Int8Oracle(model_file(name)).run(x)
         for k, v in ours.items():
             t = np.asarray(theirs[k]).reshape(v.shape)
             step = 1.0 if v.dtype.kind == "i" else _output_step(r.plan)

@@ -1,7 +1,9 @@
 """MEAN on ACL (emulated arm64): the one-operator MEAN models of ``test_one_operator.py``
 (float32; int8 / uint8 with equal and unequal input and output scales, nonzero zero points,
-keep_dims true and false) run by the runner, against the plan run by numpy (TFLite's
-reference arithmetic, bit for bit on the host). The plan is one global average ``pooling``
+keep_dims true and false) run by the runner, against TFLite's arithmetic run on the model file
+itself (``tflite_int8_oracle.Int8Oracle``: not the bridge's plan, so a lowering bug that ACL
+and the numpy plan would share is seen; bit for bit with TFLite's reference kernels on the host,
+``test_tflite_int8_oracle.py``). The plan is one global average ``pooling``
 step; without keep_dims the output is a view of the plan's (N, 1, 1, C) tensor: no copy step
 (and on 24.11 nothing staged).
 
@@ -32,9 +34,8 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 pytest.importorskip("flatbuffers", reason="the 'flatbuffers' package is not installed")
 
-from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
-
 from .conftest import tolerance  # noqa: E402
+from .tflite_int8_oracle import Int8Oracle  # noqa: E402
 from .test_one_operator import CASES, MEAN_CASES, mean_inputs, one_operator_model  # noqa: E402
 
 pytestmark = pytest.mark.acl
@@ -77,12 +78,14 @@ def _check_copies(r, x):
 
 @pytest.mark.parametrize("case", FLOAT_MEAN, ids=[c.id for c in FLOAT_MEAN])
 def test_float_mean_on_acl(case):
-    r = _runner(one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version), case.x[0])
+    data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
+    oracle = Int8Oracle(data)
+    r = _runner(data, case.x[0])
     try:
         rng = np.random.default_rng(3)
         for _ in range(5):
             x = rng.uniform(-3, 3, case.x).astype(np.float32)
-            got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+            got, ref = np.array(r.run(x)["output"]), oracle.run(x)["output"]
             assert got.shape == ref.shape == case.y
             assert np.abs(got - ref).max() <= tolerance(ref)
         _check_copies(r, x)
@@ -92,11 +95,13 @@ def test_float_mean_on_acl(case):
 
 @pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
 def test_int8_mean_on_acl_within_the_measured_steps(case):
-    r = _runner(case.model(), case.x[0])
+    data = case.model()
+    oracle = Int8Oracle(data)
+    r = _runner(data, case.x[0])
     try:
         worst = differ = total = 0
         for x in mean_inputs(case, 30):
-            got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+            got, ref = np.array(r.run(x)["output"]), oracle.run(x)["output"]
             assert got.dtype == ref.dtype and got.shape == ref.shape == case.y
             d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
             worst, differ, total = max(worst, int(d.max())), differ + int((d > 0).sum()), total + d.size
