@@ -346,9 +346,13 @@ class TfliteRunner:
         """:meth:`_load_partitioned`; where a load that used kept files fails (a damaged or
         crafted file past every check of the caches: a MemoryError, an error of this library's),
         a :class:`~.model_cache.ModelCacheWarning` and the same load with the parsed-model and
-        facts caches off: a cold start, whose error, if any, is the model's own."""
+        facts caches off: a cold start, whose error, if any, is the model's own. A refusal of the
+        model (UnsupportedModelError: an operator ACL or the lowering does not take, with the
+        fallback off) is the model's, not the caches', and is raised as it is."""
         try:
             return self._load_partitioned(model, program_cache, allow_copy, model_cache, facts_cache)
+        except UnsupportedModelError:
+            raise
         except Exception as e:
             used = [name for name, report in (("the kept plan or parsed model", getattr(self, "model_cache", None)),
                                               ("ACL's kept answers", getattr(self, "facts_cache", None)))
