@@ -12,7 +12,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .tiny_tflite import _int_vector, _m, _offsets, _options, _quantization
+from .tiny_tflite import _int_vector, _m, _offsets, _options, _quantization, finish_model
 
 Tensor = Tuple[str, Sequence[int], str, Optional[np.ndarray], Optional[Tuple]]
 Operator = Tuple[str, Sequence[str], Sequence[str], Optional[Tuple[str, Mapping[str, object]]]]
@@ -23,7 +23,7 @@ def graph_model(tensors: Sequence[Tensor], operators: Sequence[Operator], inputs
     import flatbuffers
     import tflite
 
-    T, B, OC, O, S, M = (_m(n) for n in ("Tensor", "Buffer", "OperatorCode", "Operator", "SubGraph", "Model"))
+    T, B, O, S = (_m(n) for n in ("Tensor", "Buffer", "Operator", "SubGraph"))
     b = flatbuffers.Builder(1024)
     index = {t[0]: k for k, t in enumerate(tensors)}
     datas = {t[0]: b.CreateByteVector(np.ascontiguousarray(t[3]).astype(np.dtype(t[2]).newbyteorder("<")).tobytes())
@@ -70,33 +70,7 @@ def graph_model(tensors: Sequence[Tensor], operators: Sequence[Operator], inputs
     g_in = _int_vector(b, S.SubGraphStartInputsVector, [index[i] for i in inputs])
     g_out = _int_vector(b, S.SubGraphStartOutputsVector, [index[o] for o in outputs])
     opvec = _offsets(b, S.SubGraphStartOperatorsVector, ops)
-    S.SubGraphStart(b)
-    S.SubGraphAddTensors(b, tvec)
-    S.SubGraphAddInputs(b, g_in)
-    S.SubGraphAddOutputs(b, g_out)
-    S.SubGraphAddOperators(b, opvec)
-    graph = S.SubGraphEnd(b)
-    code_offsets = []
-    for opcode in codes:
-        custom_code = b.CreateString(opcode[len("CUSTOM:"):]) if opcode.startswith("CUSTOM:") else None
-        code = tflite.BuiltinOperator.CUSTOM if custom_code is not None else getattr(tflite.BuiltinOperator, opcode)
-        OC.OperatorCodeStart(b)
-        if custom_code is not None:
-            OC.OperatorCodeAddCustomCode(b, custom_code)
-        OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
-        OC.OperatorCodeAddBuiltinCode(b, code)
-        OC.OperatorCodeAddVersion(b, 1)
-        code_offsets.append(OC.OperatorCodeEnd(b))
-    cvec = _offsets(b, M.ModelStartOperatorCodesVector, code_offsets)
-    graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
-    bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
-    M.ModelStart(b)
-    M.ModelAddVersion(b, 3)
-    M.ModelAddOperatorCodes(b, cvec)
-    M.ModelAddSubgraphs(b, graphs)
-    M.ModelAddBuffers(b, bufs)
-    b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    return finish_model(b, tvec, g_in, g_out, opvec, codes, buffers)
 
 
 def chain(opcodes: Sequence[str], shape: Sequence[int] = (1, 4, 4, 3)) -> bytes:

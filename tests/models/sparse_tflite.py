@@ -18,7 +18,7 @@ from typing import NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .tiny_tflite import _int_vector, _m, _offsets, _options, _quantization
+from .tiny_tflite import _int_vector, _m, _offsets, _options, _quantization, finish_model
 
 Level = Tuple  # ("DENSE", size) | ("CSR", segments, indices)
 
@@ -100,7 +100,7 @@ def graph_model(tensors: Sequence[Tensor], operators: Sequence[Op], inputs: Sequ
     import flatbuffers
     import tflite
 
-    T, B, OC, O, S, M = (_m(n) for n in ("Tensor", "Buffer", "OperatorCode", "Operator", "SubGraph", "Model"))
+    T, B, O, S = (_m(n) for n in ("Tensor", "Buffer", "Operator", "SubGraph"))
     b = flatbuffers.Builder(1024)
     buffers, buffer_of = [], []
     B.BufferStart(b)
@@ -148,30 +148,7 @@ def graph_model(tensors: Sequence[Tensor], operators: Sequence[Op], inputs: Sequ
     g_in = _int_vector(b, S.SubGraphStartInputsVector, inputs)
     g_out = _int_vector(b, S.SubGraphStartOutputsVector, outputs)
     ovec = _offsets(b, S.SubGraphStartOperatorsVector, ops)
-    S.SubGraphStart(b)
-    S.SubGraphAddTensors(b, tvec)
-    S.SubGraphAddInputs(b, g_in)
-    S.SubGraphAddOutputs(b, g_out)
-    S.SubGraphAddOperators(b, ovec)
-    graph = S.SubGraphEnd(b)
-    codes = []
-    for name in opcodes:
-        code = getattr(tflite.BuiltinOperator, name)
-        OC.OperatorCodeStart(b)
-        OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
-        OC.OperatorCodeAddBuiltinCode(b, code)
-        OC.OperatorCodeAddVersion(b, 1)
-        codes.append(OC.OperatorCodeEnd(b))
-    cvec = _offsets(b, M.ModelStartOperatorCodesVector, codes)
-    graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
-    bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
-    M.ModelStart(b)
-    M.ModelAddVersion(b, 3)
-    M.ModelAddOperatorCodes(b, cvec)
-    M.ModelAddSubgraphs(b, graphs)
-    M.ModelAddBuffers(b, bufs)
-    b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    return finish_model(b, tvec, g_in, g_out, ovec, opcodes, buffers)
 
 
 def values_bytes(values, dtype: str) -> bytes:

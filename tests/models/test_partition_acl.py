@@ -15,7 +15,7 @@ from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.format.tflite_reader import UnsupportedModelError  # noqa: E402
 
 from .conftest import model_file, tolerance  # noqa: E402
-from .graph_tflite import chain, graph_model  # noqa: E402
+from .graph_tflite import chain  # noqa: E402
 from .test_mltk_models import FALLBACKS, noise  # noqa: E402
 from .test_partition import _fan_out, _two_inputs  # noqa: E402
 
@@ -140,18 +140,16 @@ def test_mltk_model_with_fallback_operators_on_acl(name):
         r.close()
 
 
-def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
-    """ACL's validate() refusing one step at configure: with the fallback on, the runner plans
-    again with that operator on the fallback and runs; without it, it refuses as before."""
+def refuse_second_activation(monkeypatch) -> type:
+    """A stand-in for ACL's validate(): the activation function, except that ACL's answer for
+    the second one it is asked about is a refusal. Returns the stand-in's class (its ``calls``
+    count the questions)."""
     from acl_bridge.errors import AclStatusError
     from acl_bridge.models.runtime import tflite_runner
 
     real = tflite_runner.ROLES["activation"]
 
     class Refusing:
-        """The activation function, except that ACL's answer for the second one it is asked
-        about is a refusal."""
-
         calls = 0
 
         def __getattr__(self, name):
@@ -167,6 +165,13 @@ def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
             return real.required_padding(*a, **kw)
 
     monkeypatch.setitem(tflite_runner.ROLES, "activation", Refusing())
+    return Refusing
+
+
+def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
+    """ACL's validate() refusing one step at configure: with the fallback on, the runner plans
+    again with that operator on the fallback and runs; without it, it refuses as before."""
+    Refusing = refuse_second_activation(monkeypatch)
     r = _runner(chain(["RELU", "RELU", "RELU"], SHAPE), reuse_facts=False)
     try:
         assert list(r.acl_refused) == [1] and [(f.op_index, f.kind) for f in r.plan.fallbacks] == [(1, "refused by ACL")]

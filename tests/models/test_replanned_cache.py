@@ -57,27 +57,11 @@ def test_the_runner_keeps_the_replanned_plan_and_the_second_start_meets_no_refus
     """The first start meets the stand-in refusal and re-plans; the second start (the same
     cache directory) loads the re-planned plan and never asks ACL about the refused step."""
     from acl_bridge import native
-    from acl_bridge.errors import AclStatusError
     from acl_bridge.models.runtime import tflite_runner
 
-    real = tflite_runner.ROLES["activation"]
+    from .test_partition_acl import refuse_second_activation
 
-    class Refusing:
-        calls = 0
-
-        def __getattr__(self, name):
-            return getattr(real, name)
-
-        def __call__(self, *a, **kw):
-            return real(*a, **kw)
-
-        def required_padding(self, *a, **kw):
-            Refusing.calls += 1
-            if Refusing.calls == 2:
-                raise AclStatusError("Refusing::validate: refused by the test", code=1, what="Activation")
-            return real.required_padding(*a, **kw)
-
-    monkeypatch.setitem(tflite_runner.ROLES, "activation", Refusing())
+    Refusing = refuse_second_activation(monkeypatch)
     native.set_num_threads(1)
     data = chain(["RELU", "RELU", "RELU"], SHAPE)
     x = np.random.default_rng(4).standard_normal(SHAPE).astype(np.float32)

@@ -41,6 +41,42 @@ def _int_vector(b, start, values):
     return b.EndVector()
 
 
+def finish_model(b, tensors, inputs, outputs, operators, opcodes, buffers) -> bytes:
+    """The model's bytes: one subgraph of the built ``tensors``, ``inputs``, ``outputs`` and
+    ``operators`` vectors, an operator code per name of ``opcodes`` ("CUSTOM:name" for a custom
+    operator) and the ``buffers`` (the multi-operator builders' common end)."""
+    import tflite
+
+    OC, S, M = (_m(n) for n in ("OperatorCode", "SubGraph", "Model"))
+    S.SubGraphStart(b)
+    S.SubGraphAddTensors(b, tensors)
+    S.SubGraphAddInputs(b, inputs)
+    S.SubGraphAddOutputs(b, outputs)
+    S.SubGraphAddOperators(b, operators)
+    graph = S.SubGraphEnd(b)
+    codes = []
+    for opcode in opcodes:
+        custom = b.CreateString(opcode[len("CUSTOM:"):]) if opcode.startswith("CUSTOM:") else None
+        code = tflite.BuiltinOperator.CUSTOM if custom is not None else getattr(tflite.BuiltinOperator, opcode)
+        OC.OperatorCodeStart(b)
+        if custom is not None:
+            OC.OperatorCodeAddCustomCode(b, custom)
+        OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
+        OC.OperatorCodeAddBuiltinCode(b, code)
+        OC.OperatorCodeAddVersion(b, 1)
+        codes.append(OC.OperatorCodeEnd(b))
+    cvec = _offsets(b, M.ModelStartOperatorCodesVector, codes)
+    graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
+    bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
+    M.ModelStart(b)
+    M.ModelAddVersion(b, 3)
+    M.ModelAddOperatorCodes(b, cvec)
+    M.ModelAddSubgraphs(b, graphs)
+    M.ModelAddBuffers(b, bufs)
+    b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
 def _offsets(b, start, offsets):
     start(b, len(offsets))
     for o in reversed(offsets):
