@@ -164,7 +164,7 @@ _RUN_TFLITE_CASES = [  # model, input side, every output by its tensor name in t
 
 
 @pytest.mark.parametrize("model, side, outputs, backend", [
-    (*case, backend) for case in _RUN_TFLITE_CASES
+    pytest.param(*case, backend, id=f"{case[0]}-{backend}") for case in _RUN_TFLITE_CASES  # one id in every stage
     for backend in (_backends() if case[0] == "face_detection_front" else ["numpy"])])  # see the full-range note above
 def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, tmp_path, capsys):
     path = model_file(model)
