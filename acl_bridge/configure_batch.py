@@ -351,7 +351,10 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
     content = contents.get(key) if key is not None else None
     if content is None:
         try:
-            _, kind, params, _ = cls._call(args, dict(opts), quantization)  # type: ignore[attr-defined]
+            try:  # what the constructor's _call makes of options given by keyword, without binding them
+                kind, params = cls._kind(**opts), cls._params(**opts)  # type: ignore[attr-defined]
+            except TypeError:  # an option the kind's parameters do not take: the constructor's own path
+                _, kind, params, _ = cls._call(args, dict(opts), quantization)  # type: ignore[attr-defined]
             from_options = cls._quantization(**opts)  # type: ignore[attr-defined]
         except (AclNdarrayError, TypeError, ValueError) as e:
             return f"the call is refused: {e}", {}

@@ -96,11 +96,25 @@ def _cpu() -> list:
     return sorted(keep)
 
 
+_IDENTITIES: Dict[Tuple[str, int], Dict[str, object]] = {}
+
+
 def identity(backend_name: str) -> Dict[str, object]:
-    """Everything ACL's answers depend on besides the question (module docstring)."""
+    """Everything ACL's answers depend on besides the question (module docstring); made once
+    per process for each backend and ACL thread count (the libraries mapped, the shim, the CPU
+    and the device do not change under a running process). A copy: the caller may keep it."""
     from . import native
 
     native.require_native()
+    key = (backend_name, native.num_threads())
+    if key not in _IDENTITIES:
+        _IDENTITIES[key] = _identity(backend_name)
+    return json.loads(json.dumps(_IDENTITIES[key]))
+
+
+def _identity(backend_name: str) -> Dict[str, object]:
+    from . import native
+
     shim = getattr(sys.modules.get("acl_bridge._acl_shim"), "__file__", None)
     with open("/proc/self/maps") as f:
         libraries = sorted({line.split()[-1] for line in f if "libarm_compute" in line and "/" in line})
