@@ -41,10 +41,10 @@ def _int_vector(b, start, values):
     return b.EndVector()
 
 
-def finish_model(b, tensors, inputs, outputs, operators, opcodes, buffers) -> bytes:
+def finish_model(b, tensors, inputs, outputs, operators, opcodes, buffers, version: int = 1) -> bytes:
     """The model's bytes: one subgraph of the built ``tensors``, ``inputs``, ``outputs`` and
-    ``operators`` vectors, an operator code per name of ``opcodes`` ("CUSTOM:name" for a custom
-    operator) and the ``buffers`` (the multi-operator builders' common end)."""
+    ``operators`` vectors, an operator code of ``version`` per name of ``opcodes`` ("CUSTOM:name"
+    for a custom operator) and the ``buffers`` (every builder's common end)."""
     import tflite
 
     OC, S, M = (_m(n) for n in ("OperatorCode", "SubGraph", "Model"))
@@ -61,9 +61,9 @@ def finish_model(b, tensors, inputs, outputs, operators, opcodes, buffers) -> by
         OC.OperatorCodeStart(b)
         if custom is not None:
             OC.OperatorCodeAddCustomCode(b, custom)
-        OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
+        OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))  # 127: PLACEHOLDER_FOR_GREATER_OP_CODES
         OC.OperatorCodeAddBuiltinCode(b, code)
-        OC.OperatorCodeAddVersion(b, 1)
+        OC.OperatorCodeAddVersion(b, version)
         codes.append(OC.OperatorCodeEnd(b))
     cvec = _offsets(b, M.ModelStartOperatorCodesVector, codes)
     graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
@@ -183,27 +183,7 @@ def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[in
     g_in = _int_vector(b, S.SubGraphStartInputsVector, (0,))
     g_out = _int_vector(b, S.SubGraphStartOutputsVector, (output,))
     ops = _offsets(b, S.SubGraphStartOperatorsVector, [op])
-    S.SubGraphStart(b)
-    S.SubGraphAddTensors(b, tvec)
-    S.SubGraphAddInputs(b, g_in)
-    S.SubGraphAddOutputs(b, g_out)
-    S.SubGraphAddOperators(b, ops)
-    graph = S.SubGraphEnd(b)
-    code = getattr(tflite.BuiltinOperator, opcode)
-    OC.OperatorCodeStart(b)
-    OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))  # 127: PLACEHOLDER_FOR_GREATER_OP_CODES
-    OC.OperatorCodeAddBuiltinCode(b, code)
-    OC.OperatorCodeAddVersion(b, version)
-    codes = _offsets(b, M.ModelStartOperatorCodesVector, [OC.OperatorCodeEnd(b)])
-    graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
-    bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
-    M.ModelStart(b)
-    M.ModelAddVersion(b, 3)
-    M.ModelAddOperatorCodes(b, codes)
-    M.ModelAddSubgraphs(b, graphs)
-    M.ModelAddBuffers(b, bufs)
-    b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    return finish_model(b, tvec, g_in, g_out, ops, [opcode], buffers, version=version)
 
 
 def resize_bilinear_model(in_shape, out_hw, align_corners=False, half_pixel_centers=False) -> bytes:
