@@ -24,7 +24,7 @@ backend, that its kind, native parameters (as bytes), data layout and plan optio
 call's (made once per distinct class, options and quantization: a model repeats them), and
 that a tensor is given exactly where its decision has a description; per tensor, that the
 kept description's shape, strides, offset, size, data type, layout and quantization are those
-``tensor_info`` gives for the array and the call (one numpy comparison over every record),
+``tensor_info`` gives for the array and the call (the leading bytes of every record compared),
 with any per-channel scales equal to the call's; the kept scales' pointers and counts are
 cleared and pointed again only at the scales this batch copied. Natively, that each
 description is of the array's element size and the function's backend and addresses no byte
@@ -41,6 +41,7 @@ caller starts again with a fresh workspace.
 
 from __future__ import annotations
 
+import struct
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -211,8 +212,8 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     sizes: List[int] = []
     backends: List[int] = []
     tensor_layouts = kept.tensors
-    expected: List[tuple] = []  # per given tensor, the compared integers of its description
-    expected_scales: List[float] = []  # and its quantization scale
+    expected: List[bytes] = []  # per given tensor, the compared fields of its description as bytes
+    fmt = _compared_format(ffi)
     given: List[int] = []  # the tensors (indices into the batch's) that are given
     named: List[str] = []  # the same, named by function and role
     per_channel: Dict[int, Tuple[float, ...]] = {}  # per-channel scales the call describes
@@ -253,11 +254,9 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
                 raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
             q = quant.get(role)
             try:
-                fields, scale = _expected_desc(a, layout_code, q, types)
+                expected.append(_expected_desc(a, layout_code, q, types, fmt))
             except AclNdarrayError as e:
                 return None, f"function {i} ({kind}): {role} cannot be described: {e}"
-            expected.append(fields)
-            expected_scales.append(scale)
             given.append(t - 1)
             named.append(f"function {i} ({kind}) {role}")
             if a.dtype == np.int8 and q is not None and is_per_channel(q):  # a bias's scales stay in Python
@@ -272,7 +271,7 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     if kept.desc_size == desc_size:  # the records as kept, zeros where absent
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
         _clear_scales(ffi, descs, total, desc_size)  # a kept pointer is never used: NULL and no count
-        why = _descs_not_the_calls(ffi, descs, kept, (expected, expected_scales), given, named, per_channel)
+        why = _descs_not_the_calls(kept, expected, given, named, per_channel)
         if why:
             return None, why
     keep: list = []  # every cffi object the native call reads, alive until it returns
@@ -379,22 +378,51 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
     return "", quant
 
 
-# the fields of a kept description compared with the call's array (tensor_info of it)
+# the leading fields of a kept description compared with the call's array, in the header's order
+# (what tensor_info puts there); the fields after them (declared padding, backend, the scales'
+# pointer and count) are checked natively or set by the batch itself
 _COMPARED = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_bytes", "total_size_in_bytes",
              "data_type", "data_layout", "quantization_scale", "quantization_offset")
+_FORMATS: Dict[int, struct.Struct] = {}
 
 
-def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int]) -> Tuple[tuple, float]:
+def _compared_format(ffi) -> struct.Struct:
+    """The compared fields of ``acl_shim_tensor_desc`` as one struct format from its first byte
+    (offsets and sizes from the header's own struct, padding between them as pad bytes, which
+    a kept record has as zeros), made once per ffi."""
+    fmt = _FORMATS.get(id(ffi))
+    if fmt is None:
+        fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
+        codes = {"int32_t": "i", "uint32_t": "I", "uint64_t": "Q", "float": "f"}
+        text, at = "=", 0
+        for name in _COMPARED:
+            f = fields[name]
+            item = f.type.item if f.type.kind == "array" else f.type
+            text += f"{f.offset - at}x" if f.offset > at else ""
+            count = f.type.length if f.type.kind == "array" else 1
+            text += f"{count}{codes[item.cname]}"
+            at = f.offset + ffi.sizeof(f.type)
+        fmt = _FORMATS[id(ffi)] = struct.Struct(text)
+        assert fmt.size == at, (text, fmt.size, at)
+    return fmt
+
+
+def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int], fmt: struct.Struct) -> bytes:
     """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a`` with
-    quantization ``q`` (what :func:`~acl_bridge.mapping.tensor_info` puts there, read straight
-    from the descriptor's cached facts: a second start describes hundreds of tensors): the
-    integers flat (rank, shape and strides in ACL order padded with zeros to the native
-    maximum, offset, total size, data type, layout, quantization offset) and the scale.
-    ``types`` keeps each (dtype, kind of quantization)'s data type code."""
+    quantization ``q``, as the bytes a kept record starts with: what
+    :func:`~acl_bridge.mapping.tensor_info` puts there (shape and strides in ACL order, those of
+    a dimension of size 1 made dense as it makes them), read straight from the descriptor's
+    cached facts (a second start describes hundreds of tensors). ``types`` keeps each (dtype,
+    kind of quantization)'s data type code."""
     d = a._descriptor
-    shape, strides = d.shape, d.strides_in_bytes
+    shape, strides = d.shape, list(d.strides_in_bytes)
     if not shape:
-        shape, strides = (1,), (d.itemsize,)
+        shape, strides = (1,), [d.itemsize]
+    inner = d.itemsize
+    for i in range(len(shape) - 1, -1, -1):  # mapping.acl_shape_and_strides' rule for size-1 dimensions
+        if shape[i] == 1:
+            strides[i] = inner
+        inner = max(inner, strides[i] * shape[i])
     n = len(shape)
     pad = _ZEROS[:abi.MAX_DIMS - n]
     if q is None:
@@ -406,22 +434,23 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
     code = types.get((d.dtype, kind))
     if code is None:
         code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
-    return (n,) + shape[::-1] + pad + strides[::-1] + pad + (d.offset_in_bytes, d.alloc_size_in_bytes, code,
-                                                             layout_code, offset), scale
+    return fmt.pack(n, *shape[::-1], *pad, *strides[::-1], *pad, d.offset_in_bytes, d.alloc_size_in_bytes, code,
+                    layout_code, scale, offset)
 
 
 _ZEROS = (0,) * 8
 
 
-def _descs_not_the_calls(ffi, descs, kept: KeptDecisions, expected: Tuple[List[tuple], List[float]],
-                         given: List[int], named: List[str], per_channel: Dict[int, Tuple[float, ...]]) -> str:
-    """Why the kept descriptions at ``descs`` are not those of the call's arrays, or "": their
-    compared fields (``expected``, for the tensors ``given``, ``named``) and their per-channel
-    scales."""
-    wrong = _descs_differ(ffi, descs, expected, given)
-    if wrong is not None:
-        return (f"{named[wrong]}: its kept description is not its array's (shape, strides, offset, size, "
-                f"data type, layout or quantization differ)")
+def _descs_not_the_calls(kept: KeptDecisions, expected: List[bytes], given: List[int], named: List[str],
+                         per_channel: Dict[int, Tuple[float, ...]]) -> str:
+    """Why the kept descriptions are not those of the call's arrays, or "": each given tensor's
+    record starts with its ``expected`` bytes (for the tensors ``given``, ``named``), and the
+    per-channel scales kept are the call's."""
+    blob, size = kept.desc_blob, kept.desc_size
+    for k, want in zip(given, expected):
+        if blob[k * size:k * size + len(want)] != want:
+            return (f"{named[given.index(k)]}: its kept description is not its array's (shape, strides, offset, "
+                    f"size, data type, layout or quantization differ)")
     if set(kept.desc_tails) != set(per_channel):
         return (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call describes them "
                 f"for {sorted(per_channel)}")
@@ -429,54 +458,6 @@ def _descs_not_the_calls(ffi, descs, kept: KeptDecisions, expected: Tuple[List[t
         if tail != np.asarray(per_channel[k], np.float32).tobytes():
             return f"tensor {k}'s kept per-channel scales are not the call's"
     return ""
-
-
-_DTYPES: Dict[int, np.dtype] = {}
-
-
-def _compared_dtype(ffi) -> np.dtype:
-    """The compared fields of ``acl_shim_tensor_desc`` as a numpy record type over the native
-    records (offsets from the header's own struct), made once per ffi."""
-    dtype = _DTYPES.get(id(ffi))
-    if dtype is None:
-        fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
-        names, formats, offsets = [], [], []
-        for name in _COMPARED:
-            f = fields[name]
-            item = f.type.item if f.type.kind == "array" else f.type
-            code = {"int32_t": "=i4", "uint32_t": "=u4", "uint64_t": "=u8", "float": "=f4"}[item.cname]
-            names.append(name)
-            formats.append((code, (f.type.length,)) if f.type.kind == "array" else code)
-            offsets.append(f.offset)
-        dtype = _DTYPES[id(ffi)] = np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                                             "itemsize": ffi.sizeof("acl_shim_tensor_desc")})
-    return dtype
-
-
-def _descs_differ(ffi, descs, expected: Tuple[List[tuple], List[float]], where: List[int]) -> Optional[int]:
-    """The index (into ``where``, the tensors that are given) of the first kept description
-    whose compared fields differ from ``expected`` (:func:`_expected_desc`'s), or None: one
-    numpy comparison over all of them, the records viewed in place. The strides of dimensions
-    of size 1 (or past the rank) are not compared: tensor_info makes them dense, and they
-    address nothing."""
-    if not where:
-        return None
-    size = ffi.sizeof("acl_shim_tensor_desc")
-    total = max(where) + 1
-    view = np.frombuffer(ffi.buffer(descs, total * size), _compared_dtype(ffi))[where]
-    got = np.empty((len(where), 1 + 2 * abi.MAX_DIMS + 5), np.int64)  # uint64 past 2^63 wraps: never equal
-    got[:, 0] = view["num_dims"]
-    got[:, 1:1 + abi.MAX_DIMS] = view["shape"]
-    got[:, 1 + abi.MAX_DIMS:1 + 2 * abi.MAX_DIMS] = view["strides_in_bytes"].astype(np.int64)
-    for k, name in enumerate(("offset_first_element_in_bytes", "total_size_in_bytes", "data_type", "data_layout",
-                              "quantization_offset")):
-        got[:, 1 + 2 * abi.MAX_DIMS + k] = view[name].astype(np.int64)
-    want = np.array(expected[0], np.int64)
-    equal = got == want
-    strides = slice(1 + abi.MAX_DIMS, 1 + 2 * abi.MAX_DIMS)
-    equal[:, strides] |= want[:, 1:1 + abi.MAX_DIMS] <= 1
-    same = equal.all(axis=1) & (view["quantization_scale"] == np.array(expected[1], np.float32))
-    return None if same.all() else int(np.argmin(same))
 
 
 def _clear_scales(ffi, descs, total: int, desc_size: int) -> None:

@@ -82,7 +82,7 @@ def without_trust_checks() -> None:
     mc._runs_to_check = lambda *args: (0, 0, 0, 0, 0, 0)
     mc._check_runs = lambda runs, data: True
     cb._not_this_call = lambda ffi, cls, args, kwargs, kept, i, contents: ("", {})
-    cb._expected_desc = lambda *args: ((), 0.0)
+    cb._expected_desc = lambda *args: b""
     cb._descs_not_the_calls = lambda *args: ""
 
 
