@@ -23,6 +23,7 @@ from acl_bridge.models.format.tflite_reader import (  # noqa: E402
 )
 
 from .conftest import host_only_under_emulation, tolerance  # noqa: E402
+from .test_fuzz_reader import read_and_plan  # noqa: E402
 from .sparse_tflite import (Op, Sparsity, Tensor, densify_add_model, graph_model,  # noqa: E402
                             sparse_fully_connected_model, values_bytes)
 
@@ -497,21 +498,9 @@ def test_three_hundred_damaged_sparse_models_end_in_our_exception_or_a_plan():
     plan_model(fold_constant_dequantize(read_model(data)))  # the intact model plans
     outcomes = {"plan": 0, "refused by the reader": 0, "sparsity named": 0, "refused by the plan": 0}
     for what, damaged in damaged_copies(data, COUNT):
-        try:
-            model = read_model(damaged)
-        except AclNdarrayError as e:
-            outcomes["refused by the reader"] += 1
-            outcomes["sparsity named"] += "sparse" in str(e)
-            continue
-        except Exception as e:  # pragma: no cover - the failure this test exists for
-            pytest.fail(f"{what}: {type(e).__name__}: {e}")
-        try:
-            plan_model(fold_constant_dequantize(model))
-            outcomes["plan"] += 1
-        except AclNdarrayError:
-            outcomes["refused by the plan"] += 1
-        except Exception as e:  # pragma: no cover - the failure this test exists for
-            pytest.fail(f"{what}: {type(e).__name__}: {e}")
+        outcome, message = read_and_plan(what, damaged)
+        outcomes[outcome] += 1
+        outcomes["sparsity named"] += outcome == "refused by the reader" and "sparse" in message
     print(f"damaged sparse models: {outcomes}")
     assert outcomes["refused by the reader"] >= COUNT // 3
     assert outcomes["sparsity named"] >= COUNT // 6
