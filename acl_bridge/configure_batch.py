@@ -41,11 +41,12 @@ caller starts again with a fresh workspace.
 
 from __future__ import annotations
 
+import bisect
 import struct
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -215,7 +216,6 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     expected: List[bytes] = []  # per given tensor, the compared fields of its description as bytes
     fmt = _compared_format(ffi)
     given: List[int] = []  # the tensors (indices into the batch's) that are given
-    named: List[str] = []  # the same, named by function and role
     per_channel: Dict[int, Tuple[float, ...]] = {}  # per-channel scales the call describes
     types: Dict[tuple, int] = {}  # (dtype, kind of quantization) -> data type code
     t = 0
@@ -258,7 +258,6 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
             except AclNdarrayError as e:
                 return None, f"function {i} ({kind}): {role} cannot be described: {e}"
             given.append(t - 1)
-            named.append(f"function {i} ({kind}) {role}")
             if a.dtype == np.int8 and q is not None and is_per_channel(q):  # a bias's scales stay in Python
                 per_channel[t - 1] = q.scales if isinstance(q, PerChannelQuantization) else q[0]  # type: ignore
             bases.append(a.base_ptr)
@@ -271,7 +270,7 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     if kept.desc_size == desc_size:  # the records as kept, zeros where absent
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
         _clear_scales(ffi, descs, total, desc_size)  # a kept pointer is never used: NULL and no count
-        why = _descs_not_the_calls(kept, expected, given, named, per_channel)
+        why = _descs_not_the_calls(kept, expected, given, per_channel, lambda k: _tensor_name(calls, kept, k))
         if why:
             return None, why
     keep: list = []  # every cffi object the native call reads, alive until it returns
@@ -441,15 +440,21 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
 _ZEROS = (0,) * 8
 
 
-def _descs_not_the_calls(kept: KeptDecisions, expected: List[bytes], given: List[int], named: List[str],
-                         per_channel: Dict[int, Tuple[float, ...]]) -> str:
+def _tensor_name(calls: Sequence[Tuple[type, tuple, dict]], kept: KeptDecisions, k: int) -> str:
+    """Tensor ``k`` of the batch as its function and role (for a message)."""
+    i = bisect.bisect_right(kept.starts, k) - 1
+    return f"function {i} ({kept.kinds[i]}) {calls[i][0].roles[k - kept.starts[i]]}"  # type: ignore[attr-defined]
+
+
+def _descs_not_the_calls(kept: KeptDecisions, expected: List[bytes], given: List[int],
+                         per_channel: Dict[int, Tuple[float, ...]], name: Callable[[int], str]) -> str:
     """Why the kept descriptions are not those of the call's arrays, or "": each given tensor's
-    record starts with its ``expected`` bytes (for the tensors ``given``, ``named``), and the
-    per-channel scales kept are the call's."""
+    record starts with its ``expected`` bytes (for the tensors ``given``; ``name`` names one),
+    and the per-channel scales kept are the call's."""
     blob, size = kept.desc_blob, kept.desc_size
     for k, want in zip(given, expected):
         if blob[k * size:k * size + len(want)] != want:
-            return (f"{named[given.index(k)]}: its kept description is not its array's (shape, strides, offset, "
+            return (f"{name(k)}: its kept description is not its array's (shape, strides, offset, "
                     f"size, data type, layout or quantization differ)")
     if set(kept.desc_tails) != set(per_channel):
         return (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call describes them "
