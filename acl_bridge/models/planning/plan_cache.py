@@ -197,11 +197,14 @@ def same_plan(a: Plan, b: Plan) -> bool:
 class PlanCache:
     """The kept plan of one model file: :meth:`load` reads it (None when there is none),
     :meth:`save` keeps one lowered after a cold load. ``directory``: None for the parsed-model
-    cache's own (:func:`.model_cache.cache_dir`)."""
+    cache's own (:func:`.model_cache.cache_dir`); ``model_md5``: the file's hash where the
+    caller has it already (:func:`.model_cache.model_hash` of ``data``)."""
 
-    def __init__(self, data: bytes, directory: Union[None, str, "os.PathLike[str]"] = None):
+    def __init__(self, data: bytes, directory: Union[None, str, "os.PathLike[str]"] = None,
+                 model_md5: Optional[str] = None):
         self.directory = Path(directory) if directory is not None else cache_dir()
-        self.key: Dict[str, object] = {"format": FORMAT, "model_md5": model_hash(data), "package": __version__,
+        md5 = model_hash(data) if model_md5 is None else model_md5
+        self.key: Dict[str, object] = {"format": FORMAT, "model_md5": md5, "package": __version__,
                                        "lowering": lowering_code_identity(), "codec": _codec_identity(),
                                        "tflite": _tflite_version()}
         self.path = self.directory / file_name(self.key, SUFFIX)
@@ -245,11 +248,11 @@ class PlanCache:
 
 
 def read_plan_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
-                     cache: Union[bool, str, "os.PathLike[str]"] = True
+                     cache: Union[bool, str, "os.PathLike[str]"] = True, model_md5: Optional[str] = None
                      ) -> Tuple[Optional[Plan], Optional[PlanCache], bytes, float]:
     """(the kept plan of the model ``source`` (a file or its bytes) or None, the cache (None:
     off), the model's bytes, seconds taken). A miss is for the caller to lower and
-    :meth:`PlanCache.save`."""
+    :meth:`PlanCache.save`. ``model_md5``: the bytes' hash where the caller has it."""
     t0 = time.perf_counter()
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -259,7 +262,7 @@ def read_plan_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, me
     if cache is False:
         return None, None, data, time.perf_counter() - t0
     try:
-        kept = PlanCache(data, None if cache is True else cache)
+        kept = PlanCache(data, None if cache is True else cache, model_md5)
     except OSError:  # the lowering's sources are not readable: nothing to key a plan by
         return None, None, data, time.perf_counter() - t0
     return kept.load(), kept, data, time.perf_counter() - t0

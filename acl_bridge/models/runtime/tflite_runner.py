@@ -304,6 +304,7 @@ class TfliteRunner:
         self.fallback = fallback
         self.acl_refused: Dict[int, str] = {}  # operators ACL's validate() refused, re-planned onto the fallback
         self._replan_from = None
+        self._model_read: Optional[Tuple[bytes, str]] = None  # the file's bytes and MD5, read once per load
         if not isinstance(share_constants, bool):
             raise ArgumentTypeError(f"share_constants is {share_constants!r}, expected True or False")
         # NEON: dense constants ACL takes as const (weights, bias) are handed to it in the model's
@@ -412,6 +413,7 @@ class TfliteRunner:
                     data = f.read()
             cache = ReplannedPlanCache(data, facts_identity(self.backend.name),
                                        None if model_cache is True else model_cache)
+            self._model_read = (data, str(cache.key["model_md5"]))  # the plan cache's own read and key
         except (OSError, AclError):  # unreadable (the load says so), no ACL identity: nothing kept
             return None
         return cache
@@ -429,7 +431,8 @@ class TfliteRunner:
                 plan = plan_model(spec, fallback=self.fallback)
         else:
             with phase("read"):  # the lowered plan kept by an earlier process (:mod:`.plan_cache`)
-                kept_plan, plans, data, seconds = read_plan_cached(model, model_cache)
+                source, md5 = self._model_read if self._model_read is not None else (model, None)
+                kept_plan, plans, data, seconds = read_plan_cached(source, model_cache, md5)
                 self._replan_from = data
                 if kept_plan is not None:
                     plan, self.model_cache = kept_plan, kept_report(plans, seconds)  # type: ignore[arg-type]
