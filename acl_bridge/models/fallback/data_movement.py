@@ -10,11 +10,10 @@ CONCATENATION of inputs with other scales, requantized as TFLite's reference ker
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 import numpy as np
 
-from ..format.tflite_reader import ModelSpec, OperatorSpec
 from .elementwise import float_activation
 from .registry import ANY, Call, kernel
 
@@ -34,31 +33,32 @@ def transpose(c: Call) -> None:
     c.write(np.transpose(c.inputs[0], [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
 
 
-def _strided_slice_check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
-    for name in ("ellipsis_mask", "new_axis_mask"):
-        if op.option(name, 0):
-            return f"option {name}={op.option(name)} (the fallback's STRIDED_SLICE takes neither)"
-    return None
-
-
-@kernel("STRIDED_SLICE", dtypes=ANY, check=_strided_slice_check)
+@kernel("STRIDED_SLICE", dtypes=ANY)
 def strided_slice(c: Call) -> None:
-    """TFLite's STRIDED_SLICE without ellipsis or new axes: per dimension ``begin:end:stride``
-    (a begin_mask / end_mask bit: from the start / to the end), a shrink_axis_mask bit takes
-    the element at ``begin``; ``offset``: end is relative to begin."""
+    """TFLite's STRIDED_SLICE, TensorFlow's sparse slice spec as a numpy index: per entry
+    ``begin:end:stride`` (a begin_mask / end_mask bit: from the start / to the end), a
+    shrink_axis_mask bit takes the element at ``begin``, an ellipsis_mask bit stands for every
+    dimension no other entry names (the first one counts, as in TensorFlow), a new_axis_mask bit
+    inserts a dimension of 1 (an ellipsis bit at the same entry wins); ``offset``: end is
+    relative to begin."""
     x = c.inputs[0]
     begin, end, strides = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:4])
-    bmask, emask, smask = (int(c.option(n, 0)) for n in ("begin_mask", "end_mask", "shrink_axis_mask"))
+    bmask, emask, smask, ellipsis, new_axis = (int(c.option(n, 0)) for n in (
+        "begin_mask", "end_mask", "shrink_axis_mask", "ellipsis_mask", "new_axis_mask"))
     offset = bool(c.option("offset", False))
     index: List[object] = []
     for d in range(len(begin)):
         b, e, s = int(begin[d]), int(end[d]), int(strides[d])
-        if offset:
-            e += b
-        if smask >> d & 1:
+        if ellipsis >> d & 1:
+            if Ellipsis not in index:
+                index.append(Ellipsis)
+        elif new_axis >> d & 1:
+            index.append(np.newaxis)
+        elif smask >> d & 1:
             index.append(b)
-            continue
-        index.append(slice(None if bmask >> d & 1 else b, None if emask >> d & 1 else e, s))
+        else:
+            e = e + b if offset else e
+            index.append(slice(None if bmask >> d & 1 else b, None if emask >> d & 1 else e, s))
     c.write(x[tuple(index)])
 
 
@@ -69,15 +69,22 @@ def slice_(c: Call) -> None:
     c.write(x[tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n)) for b, n in zip(begin, size))])
 
 
-def _gather_check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
-    return f"option batch_dims={op.option('batch_dims')}" if op.option("batch_dims", 0) else None
-
-
-@kernel("GATHER", dtypes=ANY, check=_gather_check)
+@kernel("GATHER", dtypes=ANY)
 def gather(c: Call) -> None:
-    x = c.inputs[0]
-    axis = int(c.option("axis", 0))
-    c.write(np.take(x, np.asarray(c.inputs[1]).astype(np.int64), axis=axis + x.ndim if axis < 0 else axis))
+    """TFLite's GATHER: ``params`` indexed along ``axis`` by ``indices``; with ``batch_dims``
+    the leading batch dimensions of both pair up (output: params' shape before ``axis``, then
+    indices' shape after the batch dimensions, then params' shape after ``axis``)."""
+    x, idx = c.inputs[0], np.asarray(c.inputs[1]).astype(np.int64)
+    axis, batch = int(c.option("axis", 0)), int(c.option("batch_dims", 0))
+    axis, batch = axis + x.ndim if axis < 0 else axis, batch + idx.ndim if batch < 0 else batch
+    if batch == 0:
+        c.write(np.take(x, idx, axis=axis))
+        return
+    lead = x.shape[:batch]
+    xs, ids = x.reshape((-1,) + x.shape[batch:]), idx.reshape((-1,) + idx.shape[batch:])
+    parts = [np.take(xs[k], ids[k], axis=axis - batch) for k in range(xs.shape[0])]
+    c.write(np.stack(parts).reshape(lead + parts[0].shape) if parts else
+            np.empty(lead + x.shape[batch:axis] + idx.shape[batch:] + x.shape[axis + 1:], x.dtype))
 
 
 @kernel("PACK", dtypes=ANY)
