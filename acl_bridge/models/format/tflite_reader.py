@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 from os import PathLike
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -49,6 +49,9 @@ TENSOR_TYPES: Dict[int, np.dtype[Any]] = {
     4: np.dtype("int64"), 6: np.dtype("bool"), 7: np.dtype("int16"), 9: np.dtype("int8"),
     10: np.dtype("float64"),
 }
+# operators that keep state between invocations or run other subgraphs (refused, named)
+STATEFUL_OPCODES = frozenset({"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"})
+CONTROL_FLOW_OPCODES = frozenset({"CALL_ONCE", "WHILE", "IF", "CALL"})
 PADDINGS = {0: "SAME", 1: "VALID"}
 ACTIVATIONS = {0: None, 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 
@@ -269,8 +272,9 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
     type_code = t.Type()
     dtype = TENSOR_TYPES.get(type_code)
     if dtype is None:
-        raise UnsupportedModelError(f"{what} has TFLite type code {type_code}, expected one of "
-                                    f"{ {k: str(v) for k, v in TENSOR_TYPES.items()} }")
+        names = {v: k for k, v in vars(r.tflite.TensorType).items() if isinstance(v, int) and not k.startswith("_")}
+        raise UnsupportedModelError(f"{what} has TFLite type {names.get(type_code, 'unknown')} (code {type_code}), "
+                                    f"expected one of {sorted(names.get(k, str(k)) for k in TENSOR_TYPES)}")
     data = None
     b = r.index(t.Buffer(), num_buffers, f"{what} buffer index")
     raw = _buffer_bytes(r, model, b, f"{what} buffer #{b}") if b else None
@@ -403,6 +407,30 @@ def _opcode_name(r: _Reader, model: Any, j: int) -> str:
     return name
 
 
+def _refuse_state_and_control_flow(r: _Reader, sub: Any, opcodes: Tuple[str, ...], num_subgraphs: int) -> None:
+    """Refuse, naming every such operator of the first subgraph, a model that keeps resource
+    variables between invocations or calls other subgraphs (streaming models, loops): this
+    library runs one stateless subgraph."""
+    used: Dict[str, List[int]] = {}
+    for i in range(r.count(sub.OperatorsLength(), "operators")):
+        name = opcodes[r.index(sub.Operators(i).OpcodeIndex(), len(opcodes), f"operator #{i} opcode_index")]
+        if name in STATEFUL_OPCODES or name in CONTROL_FLOW_OPCODES:
+            used.setdefault(name, []).append(i)
+    if not used:
+        return
+    named = ", ".join(f"{name} (operator{'s' if len(at) > 1 else ''} #{', #'.join(map(str, at))})"
+                      for name, at in used.items())
+    missing = []
+    if set(used) & STATEFUL_OPCODES:
+        missing.append("resource variables kept between invocations (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) "
+                       "and CALL_ONCE's initialisation subgraph")
+    if set(used) & CONTROL_FLOW_OPCODES:
+        missing.append("control flow into other subgraphs (WHILE, IF, CALL_ONCE)")
+    raise UnsupportedModelError(f"model uses {named} of its {num_subgraphs} subgraph"
+                                f"{'s' if num_subgraphs > 1 else ''}: this library runs one stateless subgraph; "
+                                f"not supported: {'; '.join(missing)}")
+
+
 def _read(r: _Reader) -> ModelSpec:
     from .tflite_quantization import check_quantization
 
@@ -424,6 +452,7 @@ def _read(r: _Reader) -> ModelSpec:
     nbuf = r.count(model.BuffersLength(), "buffers")
     opcodes = tuple(_opcode_name(r, model, j) for j in range(r.count(model.OperatorCodesLength(), "operator_codes")))
     sub = model.Subgraphs(0)
+    _refuse_state_and_control_flow(r, sub, opcodes, nsub)
     nt = r.count(sub.TensorsLength(), "tensors")
     tensors = tuple(_tensor(r, model, sub, i, nbuf) for i in range(nt))
     ops = tuple(_operator(r, model, sub, i, opcodes, nt)
