@@ -43,6 +43,7 @@ from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, S
 from ..lowering.partition import Decision, partition
 from ..lowering.step import slice_index  # noqa: F401  (the executors import it from here)
 from ..format.tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
+from .constant_folding import fold_constants
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
@@ -277,7 +278,9 @@ def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping
     by index, with the text). ``fallback=False``: the first operator that does not lower
     refuses the model (its reason; every type gate runs before any rule). ``fallback=True``: it
     runs on the CPU fallback (:attr:`Plan.fallbacks`), and the model is refused only where
-    the fallback cannot run an operator either, naming every such operator at once."""
+    the fallback cannot run an operator either, naming every such operator at once. Operators
+    whose inputs are all known at load are computed first (:func:`.constant_folding.fold_constants`)."""
+    model = fold_constants(model)
     consumers: Dict[int, List[int]] = {}
     for op in model.operators:
         for i in op.inputs:
