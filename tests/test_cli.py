@@ -222,9 +222,10 @@ def test_an_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
     ("ndarray.errors:IndexOutOfRangeError", 2), ("ndarray.errors:ReadOnlyError", 2),
     ("acl_bridge.models.apps.images:ImageError", 2), ("acl_bridge.models.format.tflite_reader:ModelFormatError", 2),
     ("acl_bridge.models.format.tflite_reader:UnsupportedModelError", 2),
-    ("acl_bridge.models.apps.cli_commands:InputFileError", 2),
+    ("acl_bridge.models.apps.input_files:InputFileError", 2),
     ("acl_bridge.errors:AclError", 1), ("acl_bridge.errors:AclUnavailableError", 1),
     ("acl_bridge.errors:AclOutOfMemoryError", 1), ("acl_bridge.models.apps.fetch:FetchError", 1),
+    ("ndarray.errors:MissingPackageError", 1), ("acl_bridge.demo:DemoError", 1),
     ("builtins:PermissionError", 1), ("builtins:MemoryError", 1), ("builtins:ValueError", 1),
 ])
 def test_exit_code_for_each_exception_type(error, code):
@@ -368,14 +369,17 @@ def test_demo_without_the_demo_module_says_why(capsys, monkeypatch):
     assert (code, out) == (1, "") and err.endswith("which is not installed\n")
 
 
-def test_demo_calls_acl_bridge_demo_main(capsys, monkeypatch):
+def test_demo_parses_with_the_command_lines_parser(capsys, monkeypatch):
+    """acl_bridge.demo adds its options to the CLI's own ``demo`` subparser and runs on the
+    parsed options; --traceback anywhere stays the CLI's."""
     calls = []
     fake = types.ModuleType("acl_bridge.demo")
     fake.__spec__ = importlib.machinery.ModuleSpec("acl_bridge.demo", None)
-    fake.main = lambda args: calls.append(args) or 0
+    fake.add_arguments = lambda p: p.add_argument("--size")
+    fake.execute = lambda ns, out: calls.append(ns.size) or 0
     monkeypatch.setitem(sys.modules, "acl_bridge.demo", fake)
     code, _, _ = run(capsys, "demo", "--size", "8", "--traceback")
-    assert code == 0 and calls == [["--size", "8", "--traceback"]]
+    assert code == 0 and calls == ["8"]
 
 
 def test_main_module_exposes_main():

@@ -312,7 +312,7 @@ def test_run_tflite_reads_npz_and_says_what_it_wrote(tmp_path, capsys):
 @pytest.mark.parametrize("content, match", [
     (b"hello, not numpy", "is neither a numpy .npy file nor a .npz archive"),
     ("TWO", "holds 2 arrays ['a', 'b'], expected one, or one named 'input'"),
-    ("OBJECT", "is not a readable numpy .npy file: Object arrays cannot be loaded"),
+    ("OBJECT", "holds Python objects (object); inputs are numeric arrays, never unpickled"),
 ])
 def test_run_tflite_unreadable_input(content, match, tmp_path, capsys):
     """Input files are told apart by their first bytes; an .npz is never called pickled data."""
