@@ -14,6 +14,7 @@
     acl-ndarray detect IMAGE [--json] ...        (acl_bridge.models.apps.cli_commands)
     acl-ndarray classify IMAGE [--model visual_wake_words] [--json]
     acl-ndarray run-tflite MODEL INPUT --out OUT.npz [--json]
+    acl-ndarray inspect MODEL [--json]
     acl-ndarray fetch [--image-wheels] [--progress] [--json]
 
 Exit codes: 0 done, 1 failure (a file that cannot be written, the native layer, a download),
@@ -90,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                "Python tracebacks on errors.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,classify,run-tflite,fetch}",
+    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,classify,run-tflite,inspect,fetch}",
                                 parser_class=_Parser)
 
     i = sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")
@@ -568,8 +569,10 @@ def cmd_describe(args, out, err) -> int:
     cell = None if args.cell is None else _int(args.cell, "--cell")
     if cell is not None and not 3 <= cell <= 64:
         raise UsageError(f"--cell is {cell}, expected 3..64 pixels")
-    if args.out and not args.out.lower().endswith((".png", ".svg")):
-        raise UsageError(f"--out is {args.out!r}, expected a file name ending in .png or .svg")
+    if args.out is not None:  # the file named, exactly: '', '-', a folder or another suffix is refused
+        from .models.format.files import check_out
+
+        check_out(args.out, (".png", ".svg"))
     facts, build_map = _describe(args)
     total = facts["cells"]["total"]
     if args.out:

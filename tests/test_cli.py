@@ -202,8 +202,9 @@ def test_traceback_on_request(capsys):
 def test_runtime_error_is_exit_1(capsys, tmp_path):
     code, out, err = run(capsys, "describe", "--shape", "2,3", "--out", str(tmp_path / "missing" / "map.png"))
     assert code == 1
-    assert out == ""  # the picture is drawn before anything is printed
-    assert err == f"acl-ndarray: error: {tmp_path / 'missing' / 'map.png'}: No such file or directory\n"
+    assert out == ""  # the --out folder is checked before anything is done
+    assert err == (f"acl-ndarray: error: {tmp_path / 'missing'}: the folder of --out "
+                   f"'{tmp_path / 'missing' / 'map.png'}' does not exist\n")
 
 
 def test_an_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):

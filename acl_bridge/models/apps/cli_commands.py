@@ -1,4 +1,4 @@
-"""``acl-ndarray detect``, ``acl-ndarray classify``, ``acl-ndarray run-tflite`` and ``acl-ndarray fetch``.
+"""``acl-ndarray detect``, ``classify``, ``run-tflite``, ``inspect`` and ``fetch``.
 
 ``acl_bridge/cli.py`` calls :func:`register` with its subparsers; each subcommand sets
 ``handler(args, out, err) -> exit code``. Errors are this library's exceptions, raised, never
@@ -87,6 +87,16 @@ def register(subparsers) -> None:
                    "with its own IProfiler, and set its layers beside the bridge's functions, TFLite operator by "
                    "operator, with the ACL kernels Arm NN ran")
     r.set_defaults(handler=cmd_run_tflite)
+
+    n = subparsers.add_parser(
+        "inspect", help="a TFLite model's inputs, outputs and operators, and where each operator would run",
+        description="Print MODEL's inputs and outputs (name, shape, dtype, quantization) and every operator with "
+                    "where the runner would run it: on ACL (the lowering's functions) or on the CPU fallback, with "
+                    "the reason, as decided from the file alone; and whether ACL is present here. Nothing runs.")
+    n.add_argument("model", metavar="MODEL", help=".tflite file")
+    n.add_argument("--json", action="store_true", help="print {model, inputs, outputs, operators, summary, acl} "
+                   "as JSON")
+    n.set_defaults(handler=cmd_inspect)
 
     from . import fetch
 
@@ -281,8 +291,11 @@ def cmd_run_tflite(args, out, err) -> int:
     given = load_inputs(args.input, [(t.name, tuple(t.shape), np.dtype(t.dtype)) for t in inputs])
     x = given[inputs[0].name] if len(inputs) == 1 else given
     outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(x).items()}
-    with open(args.out, "wb") as f:  # the file named, exactly (np.savez would append .npz to another name)
-        np.savez(f, **outputs)
+    try:
+        with open(args.out, "wb") as f:  # the file named, exactly (np.savez would append .npz to another name)
+            np.savez(f, **outputs)
+    except OSError as e:  # a write error (a full disk) names no file by itself
+        raise OSError(e.errno, e.strerror, args.out) from None
     memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
     profile = run.__self__.configure_profile() if getattr(args, "profile", False) else None
     operators = run.__self__.profile() if profile is not None else None
@@ -351,6 +364,15 @@ def memory_text(m: Dict[str, object]) -> str:
             f"copied with padding), {mib('constants_marked_unused_bytes')} of them marked unused by ACL after it prepared its own "
             f"copies ({', '.join(sorted(kinds)) or 'no kind'}; kept)\n"  # type: ignore[call-overload]
             f"resident memory of the process after the run: {mib('resident_bytes')}")
+
+
+# ---------------------------------------------------------------------------- inspect
+def cmd_inspect(args, out, err) -> int:
+    from .inspect_model import inspect_model, inspect_text
+
+    facts = inspect_model(args.model)
+    print(json.dumps(facts) if args.json else inspect_text(facts), file=out)
+    return 0
 
 
 # ---------------------------------------------------------------------------- fetch

@@ -127,8 +127,10 @@ def draw_boxes(image, boxes: Sequence[Tuple[float, float, float, float]], path, 
             draw.ellipse([x - r, y - r, x + r, y + r], fill=(40, 220, 80))
     try:
         out.save(path)
-    except ValueError as e:  # a format Pillow cannot write (OSError: a file that cannot be written, exit 1)
+    except ValueError as e:  # a format Pillow cannot write
         raise ImageError(f"cannot write image {str(path)!r}: {e}") from None
+    except OSError as e:  # a file that cannot be written (exit 1), named
+        raise OSError(e.errno, e.strerror, str(path)) from None
 
 
 __all__ = ["ImageError", "Letterbox", "load_rgb", "to_rgb", "model_input", "draw_boxes", "writable_suffixes"]
