@@ -484,3 +484,28 @@ def test_fetch_progress_on_a_terminal_or_when_asked(monkeypatch, tmp_path):
     fetch._pip(["download", "x"], progress=True)
     fetch._pip(["download", "x"], progress=False)
     assert seen == [("on", 2, None), ("off", None, True)]  # progress: pip writes to our stderr; else captured
+
+
+def test_fetch_print_wheel_dir_is_where_the_wheels_go(capsys, monkeypatch, tmp_path):
+    """``fetch --print-wheel-dir X.Y`` (docker/inside.sh installs from it) prints the folder
+    ``fetch --image-wheels`` downloads Python X.Y's wheels into (pip's ``-d``, recorded), one
+    per version; a version without a wheel list is bad input (exit 2, naming the choices)."""
+    from acl_bridge.models.apps import fetch
+
+    monkeypatch.setenv("ACL_NDARRAY_CACHE", str(tmp_path / "cache"))
+    downloaded = {}
+
+    def pip(args, progress=False):
+        downloaded[args[args.index("--python-version") + 1]] = args[args.index("-d") + 1]
+
+    monkeypatch.setattr(fetch, "_pip", pip)
+    printed = {}
+    for version in sorted(fetch.IMAGE_WHEELS):
+        fetch.ensure_wheels(version)
+        code, out, err = run(capsys, "fetch", "--print-wheel-dir", version)
+        assert (code, err) == (0, "") and out.count("\n") == 1
+        printed[version] = out.strip()
+    assert printed == downloaded and len(set(printed.values())) == len(printed) >= 2
+    assert all(p.startswith(str(tmp_path / "cache")) for p in printed.values())
+    code, out, err = run(capsys, "fetch", "--print-wheel-dir", "2.7")
+    assert (code, out) == (2, "") and "argument --print-wheel-dir: invalid choice: '2.7'" in err
