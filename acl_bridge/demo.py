@@ -432,36 +432,30 @@ class _Skip(Exception):
 
 
 # ---------------------------------------------------------------------------- main
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive integer")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative, expected 0 or more")
-    return value
+def _int_from(minimum: int):
+    """An argparse type: an integer >= ``minimum`` (argparse names the option in its error)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is not a positive integer" if minimum == 1 else
+                                             f"{value} is negative, expected 0 or more")
+        return value
+    return parse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The demo's options, on the command line's ``demo`` subparser (``acl-ndarray demo``)."""
-    p.add_argument("--runs", type=_positive, default=5, help="timed inferences per path (median reported; default 5)")
-    p.add_argument("--threads", type=_positive, default=None, help="ACL NEON scheduler threads (default: ACL's)")
+    p.add_argument("--runs", type=_int_from(1), default=5, help="timed inferences per path (median reported; default 5)")
+    p.add_argument("--threads", type=_int_from(1), default=None, help="ACL NEON scheduler threads (default: ACL's)")
     p.add_argument("--backend", choices=("neon", "cl"), default="neon",
                    help="where the bridge path runs: ACL's NEON or OpenCL functions (docs/opencl.md; software "
                         "OpenCL devices need ACL_NDARRAY_CL_LAYER=1)")
     p.add_argument("--skip", action="append", choices=("bridge", "armnn"), default=[], help="leave a path out")
     p.add_argument("--strict", action="store_true", help="a path that cannot run here is an error")
-    p.add_argument("--seed", type=_seed, default=0, help="weights/input variant (default 0)")
+    p.add_argument("--seed", type=_int_from(0), default=0, help="weights/input variant (default 0)")
 
 
 def execute(ns, out) -> int:
