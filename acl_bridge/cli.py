@@ -17,8 +17,9 @@
     acl-ndarray inspect MODEL [--json]
     acl-ndarray fetch [--image-wheels] [--progress] [--json]
 
-Exit codes: 0 done, 1 failure (a file that cannot be written, the native layer, a download),
-2 bad input (usage, an invalid layout, a model or picture that cannot be used). Errors are one
+Exit codes: 0 done, 1 failure (a file that cannot be read or written, a missing optional
+package, the native layer, a download), 2 bad input (usage, an invalid layout, a model,
+picture or input whose content cannot be used). docs/cli.md states the rule in full. Errors are one
 line on stderr, never a traceback; :func:`exit_code_for` is the one place that turns the
 library's exception types into exit codes. ``--traceback`` anywhere on the command line shows
 the Python traceback as well. Output cut short by its reader (``describe | head``) ends
