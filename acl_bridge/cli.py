@@ -10,14 +10,16 @@
     acl-ndarray describe --directml FLOAT32 --sizes 1,1,3,5 [--strides 15,1,5,1] [--total-size BYTES]
         common: [--index 2,3] [--data-layout NCHW|NHWC] [--coords] [--columns N] [--no-map]
                 [--json] [--out FILE.png|FILE.svg]
-    acl-ndarray demo [ARGS...]
+    acl-ndarray demo [--runs N] [--threads N] [--backend neon|cl] [--skip bridge|armnn] [--strict] [--seed N]
     acl-ndarray detect IMAGE [--json] ...        (acl_bridge.models.apps.cli_commands)
     acl-ndarray classify IMAGE [--model visual_wake_words] [--json]
     acl-ndarray run-tflite MODEL INPUT --out OUT.npz [--json]
+    acl-ndarray inspect MODEL [--json]
     acl-ndarray fetch [--image-wheels] [--progress] [--json]
 
-Exit codes: 0 done, 1 failure (a file that cannot be written, the native layer, a download),
-2 bad input (usage, an invalid layout, a model or picture that cannot be used). Errors are one
+Exit codes: 0 done, 1 failure (a file that cannot be read or written, a missing optional
+package, the native layer, a download), 2 bad input (usage, an invalid layout, a model,
+picture or input whose content cannot be used). docs/cli.md states the rule in full. Errors are one
 line on stderr, never a traceback; :func:`exit_code_for` is the one place that turns the
 library's exception types into exit codes. ``--traceback`` anywhere on the command line shows
 the Python traceback as well. Output cut short by its reader (``describe | head``) ends
@@ -90,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                "Python tracebacks on errors.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,classify,run-tflite,fetch}",
+    sub = parser.add_subparsers(dest="command", metavar="{info,describe,demo,detect,classify,run-tflite,inspect,fetch}",
                                 parser_class=_Parser)
 
     i = sub.add_parser("info", help="ACL and Arm NN versions, CPU features, threads, OpenCL platforms")
@@ -130,8 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--out", metavar="FILE", help="draw the memory map to FILE.png or FILE.svg")
     out.add_argument("--cell", help="cell size in pixels for --out (default: from the number of cells)")
 
-    m = sub.add_parser("demo", help="run the ACL demo (needs the native ACL layer)")
-    m.add_argument("args", nargs="*", metavar="ARGS", help="everything after 'demo', passed to acl_bridge.demo.main")
+    m = sub.add_parser("demo", help="a small CNN on ACL and Arm NN, checked against numpy (needs the native ACL layer)",
+                       description="A small CNN three ways (ACL's functions on padded NdArrays, Arm NN on CpuAcc, "
+                                   "a float64 numpy reference), each path that can run here compared with numpy. "
+                                   "Exit 0 PASS, 1 FAIL or SKIPPED (no path could run here), 2 bad options.")
+    if importlib.util.find_spec("acl_bridge.demo") is not None:
+        importlib.import_module("acl_bridge.demo").add_arguments(m)
+    else:  # an install without the demo: cmd_demo says so, whatever the options
+        m.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     from .models.apps.cli_commands import register as register_model_commands  # detect, run-tflite
 
     register_model_commands(sub)
@@ -562,8 +570,10 @@ def cmd_describe(args, out, err) -> int:
     cell = None if args.cell is None else _int(args.cell, "--cell")
     if cell is not None and not 3 <= cell <= 64:
         raise UsageError(f"--cell is {cell}, expected 3..64 pixels")
-    if args.out and not args.out.lower().endswith((".png", ".svg")):
-        raise UsageError(f"--out is {args.out!r}, expected a file name ending in .png or .svg")
+    if args.out is not None:  # the file named, exactly: '', '-', a folder or another suffix is refused
+        from .models.format.files import check_out
+
+        check_out(args.out, (".png", ".svg"))
     facts, build_map = _describe(args)
     total = facts["cells"]["total"]
     if args.out:
@@ -601,9 +611,7 @@ def cmd_demo(args, out, err) -> int:
         why = "" if ok else f" ({reason})"
         print(f"{PROG} demo: the demo needs the native ACL layer and acl_bridge.demo, which is not installed{why}", file=err)
         return EXIT_RUNTIME
-    demo = importlib.import_module("acl_bridge.demo")
-    result = demo.main(list(args.args))
-    return int(result or 0)
+    return int(importlib.import_module("acl_bridge.demo").execute(args, out) or 0)
 
 
 # ---------------------------------------------------------------------------- main
@@ -614,13 +622,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit code and never raises (``--help`` and
     ``--version`` return 0 after printing)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    # --traceback may stand anywhere; after 'demo' it is also left in the demo's arguments.
-    # The command is the first word that is not an option (the top level has no valued options).
-    command = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
-    demo_args: Optional[List[str]] = None
-    if command is not None and argv[command] == "demo":  # everything after 'demo' is the demo's
-        argv, demo_args = argv[: command + 1], argv[command + 1 :]
-    show_traceback = "--traceback" in argv or "--traceback" in (demo_args or [])
+    # --traceback may stand anywhere.
+    show_traceback = "--traceback" in argv
     argv = _glue_negative_values([a for a in argv if a != "--traceback"])
     out, err = sys.stdout, sys.stderr
     try:
@@ -629,8 +632,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except SystemExit as e:  # --help, --version: printed, done
             out.flush()
             return int(e.code or 0)
-        if demo_args is not None:
-            args.args = demo_args
         if args.command is None:
             build_parser().print_help(out)
             return EXIT_USAGE

@@ -1,7 +1,7 @@
 """A small CNN three ways: ACL NEON functions on padded NdArrays (zero copy), Arm NN on
 CpuAcc through pyarmnn, and a float64 numpy reference.
 
-    python3 -m acl_bridge.demo [--runs N] [--threads N] [--skip bridge|armnn] [--strict]
+    acl-ndarray demo [--runs N] [--threads N] [--backend neon|cl] [--skip bridge|armnn] [--strict] [--seed N]
 
 Network (NCHW, float32, deterministic weights, no files)::
 
@@ -17,15 +17,17 @@ Bridge path: every buffer is allocated up front with the padding the ACL functio
 and writing it ask for (the union over all of them), so no function stages a copy: "bytes
 copied: 0". Arm NN path: Arm NN tensors are dense, so the padded input NdArray is copied
 into a dense buffer on every run, counted and reported; the output NdArray is written in
-place. Exit status: 0 all checked paths agree with numpy within tolerance; 1 a difference
-exceeds the tolerance; 2 an error (one line on stderr; --traceback for the whole story).
-Paths that cannot run on this machine (no native ACL module, no pyarmnn) are reported as
-skipped and do not fail the run unless --strict is given.
+place. Exit status (the command line's rule, docs/cli.md): 0 every path that ran agrees with
+numpy within tolerance (PASS); 1 a difference exceeds the tolerance (FAIL), or no path could
+run here (SKIPPED: no native ACL module, no pyarmnn: nothing was compared), or an error; 2 bad
+options. A path that cannot run while another does is reported as skipped and fails the run
+only with --strict.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import statistics
@@ -39,6 +41,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ndarray import NdArray, ShapeDescriptor
+from ndarray.errors import AclNdarrayError, UnsupportedOptionError
 
 # ---------------------------------------------------------------------------- the network
 INPUT_SHAPE = (1, 3, 16, 16)
@@ -184,8 +187,8 @@ def max_diff(got, ref: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------------------- helpers
-class DemoError(Exception):
-    """A failure worth one line (what failed and why)."""
+class DemoError(AclNdarrayError, RuntimeError):
+    """A failure worth one line (what failed and why): exit 1."""
 
 
 def emulated() -> Optional[str]:
@@ -298,7 +301,7 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
     (optional) is the input as a padded NdArray."""
     from . import functions as F
     from .mapping import PaddingSize, tensor_info
-    from .native import native_available, set_num_threads
+    from .native import native_available, num_threads, set_num_threads
     from .schedule import Schedule
 
     ok, why = native_available()
@@ -313,6 +316,7 @@ def run_bridge(x: np.ndarray, w: Weights, runs: int, progress: Progress, out, th
         raise _Skip("this acl_bridge was built without ACL's OpenCL backend")
     if threads is not None:
         set_num_threads(threads)
+    print(f"ACL scheduler threads: {num_threads()}" + ("" if threads is not None else " (ACL's default)"), file=out)
     buffers_spec, layers = _bridge_plan(w)
 
     # 1. negotiation: ask each function (a plain query, nothing is configured) for the
@@ -428,41 +432,42 @@ class _Skip(Exception):
 
 
 # ---------------------------------------------------------------------------- main
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python3 -m acl_bridge.demo", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", type=int, default=5, help="timed inferences per path (median reported; default 5)")
-    p.add_argument("--threads", type=int, default=None, help="ACL NEON scheduler threads (default: ACL's)")
+def _int_from(minimum: int):
+    """An argparse type: an integer >= ``minimum`` (argparse names the option in its error)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is not a positive integer" if minimum == 1 else
+                                             f"{value} is negative, expected 0 or more")
+        return value
+    return parse
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The demo's options, on the command line's ``demo`` subparser (``acl-ndarray demo``)."""
+    p.add_argument("--runs", type=_int_from(1), default=5, help="timed inferences per path (median reported; default 5)")
+    p.add_argument("--threads", type=_int_from(1), default=None, help="ACL NEON scheduler threads (default: ACL's)")
     p.add_argument("--backend", choices=("neon", "cl"), default="neon",
                    help="where the bridge path runs: ACL's NEON or OpenCL functions (docs/opencl.md; software "
                         "OpenCL devices need ACL_NDARRAY_CL_LAYER=1)")
     p.add_argument("--skip", action="append", choices=("bridge", "armnn"), default=[], help="leave a path out")
     p.add_argument("--strict", action="store_true", help="a path that cannot run here is an error")
-    p.add_argument("--seed", type=int, default=0, help="weights/input variant (default 0)")
-    p.add_argument("--traceback", action="store_true", help="show the whole traceback on errors")
-    return p
+    p.add_argument("--seed", type=_int_from(0), default=0, help="weights/input variant (default 0)")
 
 
-def main(args: Optional[Sequence[str]] = None) -> int:
-    """Run the demo; ``args`` as on the command line (None: sys.argv[1:]). Returns the exit status."""
-    ns = _parser().parse_args(list(sys.argv[1:] if args is None else args))
-    out = sys.stdout
-    try:
-        return _main(ns, out)
-    except KeyboardInterrupt:
-        print("demo: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # one readable line
-        if ns.traceback:
-            raise
-        msg = " ".join(str(e).split()) or type(e).__name__
-        print(f"demo: error: {msg} (--traceback for details)", file=sys.stderr)
-        return 2
+def execute(ns, out) -> int:
+    """Run the demo with the options :func:`add_arguments` parsed; the exit status (the
+    module's rule). Errors are raised (DemoError, UnsupportedOptionError), for the command
+    line to print as one line."""
+    if {"bridge", "armnn"} <= set(ns.skip):
+        raise UnsupportedOptionError("--skip bridge --skip armnn leaves no path to compare with numpy")
+    return _main(ns, out)
 
 
 def _main(ns, out) -> int:
-    if ns.runs < 1:
-        raise DemoError(f"--runs is {ns.runs}, expected >= 1")
     emu = emulated()
     print("acl_bridge demo: a small CNN through ACL NEON functions (zero copy), Arm NN (CpuAcc) and numpy", file=out)
     print(f"network: {DESCRIPTION}", file=out)
@@ -518,6 +523,9 @@ def _main(ns, out) -> int:
         return 1
     if skipped and ns.strict:
         raise DemoError("a path was skipped and --strict was given")
+    if all(isinstance(r, str) for _, r in results):
+        print("result: SKIPPED (no path could run here: nothing was compared with numpy)", file=out)
+        return 1
     print("result: PASS" + (" (some paths skipped)" if skipped else ""), file=out)
     return 0
 
@@ -532,5 +540,5 @@ def _padded_input(x: np.ndarray) -> NdArray:
     return a
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python3 -m acl_bridge.demo: the same as `acl-ndarray demo` (the CLI's parser and errors)
+    sys.exit(importlib.import_module("acl_bridge.cli").main(["demo", *sys.argv[1:]]))

@@ -22,8 +22,9 @@ def counts() -> Dict[str, int]:
     os.environ["HYPOTHESIS_PROFILE"] = "emulated"  # the bounds of the emulated runs docs/robustness.md reports
     for name in ("ACL_NDARRAY_FUZZ_CASES", "ACL_NDARRAY_MEMORY_CYCLES"):
         os.environ.pop(name, None)
-    sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "acl")]
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "acl"), str(ROOT / "tests" / "models")]
     import test_catalogue
+    import test_cli_catalogue
     import test_catalogue_ndarray
     import test_concurrency
     import test_fuzz_guard_bytes
@@ -45,6 +46,11 @@ def counts() -> Dict[str, int]:
         "memory cycles (target)": test_memory.CYCLES,
         "memory cycles (minimum)": test_memory.MIN_CYCLES,
         "memory warm-up cycles": test_memory.WARMUP,
+        "model command rows": len(test_cli_catalogue.ROWS),
+        "model command rows, API": sum(r.code is None for r in test_cli_catalogue.ROWS),
+        "model command rows, accepted with an oracle": sum(r.code == 0 and r.check is not None
+                                                           for r in test_cli_catalogue.ROWS),
+        "model command themes": len({r.theme for r in test_cli_catalogue.ROWS}),
     }
 
 

@@ -15,6 +15,7 @@ wrong, and also derive from the builtin a numpy user already catches for that me
     |   +-- PaddingNotFreeError         cells outside the elements that may be someone's data
     +-- IndexOutOfRangeError (IndexError)  an element index outside the shape
     +-- ExportRefusedError (BufferError)   a buffer protocol export (DLPack) refused, numpy's way
+    +-- MissingPackageError (ImportError)  an optional package a call needs is not installed
     +-- (acl_bridge) AclError (RuntimeError) and its native-status subclasses,
         ArmnnError / ArmnnUnavailableError (RuntimeError)
 
@@ -67,3 +68,9 @@ class IndexOutOfRangeError(AclNdarrayError, IndexError):
 class ExportRefusedError(AclNdarrayError, BufferError):
     """A buffer export (``__dlpack__``) refused because a known consumer cannot take the layout;
     BufferError is what numpy raises for an export it will not make."""
+
+
+class MissingPackageError(AclNdarrayError, ImportError):
+    """An optional package the call needs (Pillow, tflite, ...) is not installed; the message
+    names it and how to install it (the command line: exit 1, like any missing piece of the
+    machine)."""

@@ -202,8 +202,9 @@ def test_traceback_on_request(capsys):
 def test_runtime_error_is_exit_1(capsys, tmp_path):
     code, out, err = run(capsys, "describe", "--shape", "2,3", "--out", str(tmp_path / "missing" / "map.png"))
     assert code == 1
-    assert out == ""  # the picture is drawn before anything is printed
-    assert err == f"acl-ndarray: error: {tmp_path / 'missing' / 'map.png'}: No such file or directory\n"
+    assert out == ""  # the --out folder is checked before anything is done
+    assert err == (f"acl-ndarray: error: {tmp_path / 'missing'}: the folder of --out "
+                   f"'{tmp_path / 'missing' / 'map.png'}' does not exist\n")
 
 
 def test_an_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
@@ -222,9 +223,10 @@ def test_an_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
     ("ndarray.errors:IndexOutOfRangeError", 2), ("ndarray.errors:ReadOnlyError", 2),
     ("acl_bridge.models.apps.images:ImageError", 2), ("acl_bridge.models.format.tflite_reader:ModelFormatError", 2),
     ("acl_bridge.models.format.tflite_reader:UnsupportedModelError", 2),
-    ("acl_bridge.models.apps.cli_commands:InputFileError", 2),
+    ("acl_bridge.models.apps.input_files:InputFileError", 2),
     ("acl_bridge.errors:AclError", 1), ("acl_bridge.errors:AclUnavailableError", 1),
     ("acl_bridge.errors:AclOutOfMemoryError", 1), ("acl_bridge.models.apps.fetch:FetchError", 1),
+    ("ndarray.errors:MissingPackageError", 1), ("acl_bridge.demo:DemoError", 1),
     ("builtins:PermissionError", 1), ("builtins:MemoryError", 1), ("builtins:ValueError", 1),
 ])
 def test_exit_code_for_each_exception_type(error, code):
@@ -368,14 +370,17 @@ def test_demo_without_the_demo_module_says_why(capsys, monkeypatch):
     assert (code, out) == (1, "") and err.endswith("which is not installed\n")
 
 
-def test_demo_calls_acl_bridge_demo_main(capsys, monkeypatch):
+def test_demo_parses_with_the_command_lines_parser(capsys, monkeypatch):
+    """acl_bridge.demo adds its options to the CLI's own ``demo`` subparser and runs on the
+    parsed options; --traceback anywhere stays the CLI's."""
     calls = []
     fake = types.ModuleType("acl_bridge.demo")
     fake.__spec__ = importlib.machinery.ModuleSpec("acl_bridge.demo", None)
-    fake.main = lambda args: calls.append(args) or 0
+    fake.add_arguments = lambda p: p.add_argument("--size")
+    fake.execute = lambda ns, out: calls.append(ns.size) or 0
     monkeypatch.setitem(sys.modules, "acl_bridge.demo", fake)
     code, _, _ = run(capsys, "demo", "--size", "8", "--traceback")
-    assert code == 0 and calls == [["--size", "8", "--traceback"]]
+    assert code == 0 and calls == ["8"]
 
 
 def test_main_module_exposes_main():
@@ -479,3 +484,28 @@ def test_fetch_progress_on_a_terminal_or_when_asked(monkeypatch, tmp_path):
     fetch._pip(["download", "x"], progress=True)
     fetch._pip(["download", "x"], progress=False)
     assert seen == [("on", 2, None), ("off", None, True)]  # progress: pip writes to our stderr; else captured
+
+
+def test_fetch_print_wheel_dir_is_where_the_wheels_go(capsys, monkeypatch, tmp_path):
+    """``fetch --print-wheel-dir X.Y`` (docker/inside.sh installs from it) prints the folder
+    ``fetch --image-wheels`` downloads Python X.Y's wheels into (pip's ``-d``, recorded), one
+    per version; a version without a wheel list is bad input (exit 2, naming the choices)."""
+    from acl_bridge.models.apps import fetch
+
+    monkeypatch.setenv("ACL_NDARRAY_CACHE", str(tmp_path / "cache"))
+    downloaded = {}
+
+    def pip(args, progress=False):
+        downloaded[args[args.index("--python-version") + 1]] = args[args.index("-d") + 1]
+
+    monkeypatch.setattr(fetch, "_pip", pip)
+    printed = {}
+    for version in sorted(fetch.IMAGE_WHEELS):
+        fetch.ensure_wheels(version)
+        code, out, err = run(capsys, "fetch", "--print-wheel-dir", version)
+        assert (code, err) == (0, "") and out.count("\n") == 1
+        printed[version] = out.strip()
+    assert printed == downloaded and len(set(printed.values())) == len(printed) >= 2
+    assert all(p.startswith(str(tmp_path / "cache")) for p in printed.values())
+    code, out, err = run(capsys, "fetch", "--print-wheel-dir", "2.7")
+    assert (code, out) == (2, "") and "argument --print-wheel-dir: invalid choice: '2.7'" in err

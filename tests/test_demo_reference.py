@@ -5,6 +5,8 @@ check that reference itself: convolution by explicit loops vs an im2col matrix p
 fully scalar loop, pooling vs reshapes, softmax properties, deterministic weights.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -145,16 +147,55 @@ def test_tolerance_and_diff():
     assert demo.max_diff(np.float32([[0.5, -2.001]]), ref) == pytest.approx(0.001, rel=1e-3)
 
 
-def test_demo_main_without_native_or_armnn_skips_cleanly(capsys):
-    rc = demo.main(["--runs", "1"])
-    out = capsys.readouterr().out
+def demo_cli(capsys, *argv):
+    from acl_bridge import cli
+
+    code = cli.main(["demo", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_says_pass_only_when_a_path_ran(capsys):
+    """Issue 39: on x86 the demo said "result: PASS (some paths skipped)" after skipping every
+    real path. Now: SKIPPED and exit 1 when no path ran (the host stage), PASS and exit 0
+    when one did and agreed with numpy (the arm64 stages)."""
+    code, out, err = demo_cli(capsys, "--runs", "1")
     assert "numpy reference" in out and "tolerance per layer" in out
-    # on the host both paths are skipped with their reason; on arm64 they run and must pass
-    assert rc == 0, out
-    assert "result: PASS" in out
+    paths = re.findall(r"^(bridge|armnn) path: (.*)$", out, re.M)
+    assert [p for p, _ in paths] == ["bridge", "armnn"], out
+    if all(text.startswith("skipped: ") for _, text in paths):
+        assert code == 1 and out.rstrip().splitlines()[-1] == (
+            "result: SKIPPED (no path could run here: nothing was compared with numpy)")
+        assert "PASS" not in out
+    else:
+        assert code == 0 and out.rstrip().splitlines()[-1].startswith("result: PASS"), out + err
 
 
-def test_demo_main_bad_argument_is_one_line(capsys):
-    assert demo.main(["--runs", "0"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--runs is 0" in err[0]
+@pytest.mark.parametrize("argv, message", [
+    (("--threads", "-5"), "argument --threads: -5 is not a positive integer"),
+    (("--threads", "0"), "argument --threads: 0 is not a positive integer"),
+    (("--threads", "two"), "argument --threads: 'two' is not an integer"),
+    (("--runs", "0"), "argument --runs: 0 is not a positive integer"),
+    (("--seed", "-1"), "argument --seed: -1 is negative, expected 0 or more"),
+    (("--skip", "bridge", "--skip", "armnn"), "--skip bridge --skip armnn leaves no path to compare with numpy"),
+    (("--size", "8"), "unrecognized arguments: --size 8"),
+])
+def test_demo_bad_options_are_one_line_exit_2(capsys, argv, message):
+    """The demo takes the command line's parser: a bad option is one line naming it, exit 2,
+    and the usage names the real command (acl-ndarray demo), not python3 -m acl_bridge.demo."""
+    code, out, err = demo_cli(capsys, *argv)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and message in err, err
+    assert "python3 -m" not in err
+    code, out, _ = demo_cli(capsys, "--help")
+    assert code == 0 and out.startswith("usage: acl-ndarray demo ")
+
+
+def test_demo_seed_picks_the_weights_and_input(capsys):
+    """--seed N: the reference the paths are compared with is the network's for seed N."""
+    lines = {}
+    for seed in (0, 3):
+        _, out, _ = demo_cli(capsys, "--runs", "1", "--skip", "armnn", "--seed", str(seed))
+        ref = demo.reference_forward(demo.make_input(seed), demo.make_weights(seed))["softmax"][0]
+        lines[seed] = next(line for line in out.splitlines() if line.startswith("reference output: "))
+        assert lines[seed] == "reference output: " + np.array2string(ref, precision=4, max_line_width=200)
+    assert lines[0] != lines[3]

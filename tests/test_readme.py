@@ -86,6 +86,10 @@ def test_robustness_counts_are_the_test_codes():
         f"**{n['memory warm-up cycles']} warm-up cycles**",
         f"**{n['memory cycles (target)']} cycles** (at least {n['memory cycles (minimum)']}",
         f"{n['catalogue rows, pure Python']} pure + {n['catalogue rows, native']} native",
+        f"**{n['model command rows']} classes of input** to the model commands and their API "
+        f"({n['model command rows, API']} API calls, the rest command lines) in {n['model command themes']} themes",
+        f"for the {n['model command rows, accepted with an oracle']} classes that must work an oracle",
+        f"| {n['model command rows']} | {n['model command rows']} | 0 | 0 | 0 | 0 |",
         "python docs/robustness_counts.py",
     ):
         assert text in page, text

@@ -79,8 +79,17 @@ def test_demo_module_exits_0_and_prints_zero_copies():
     assert "WARNING: PyArmNN is deprecated" not in out or "said at import: WARNING: PyArmNN" in out
 
 
-def test_demo_main_strict_in_process(capsys):
-    rc = demo.main(["--runs", "1", "--skip", "armnn", "--strict"])
-    out = capsys.readouterr().out
-    assert rc == 0, out
-    assert "bytes copied: 0" in out
+def test_demo_strict_in_process_with_threads(capsys):
+    """``acl-ndarray demo --threads N``: ACL's scheduler runs N threads (said, and asked back
+    from ACL after the run)."""
+    from acl_bridge import cli, native
+
+    before = native.num_threads()
+    try:
+        rc = cli.main(["demo", "--runs", "1", "--skip", "armnn", "--strict", "--threads", "2"])
+        out = capsys.readouterr().out
+        assert rc == 0, out
+        assert "bytes copied: 0" in out and "ACL scheduler threads: 2\n" in out
+        assert native.num_threads() == 2
+    finally:
+        native.set_num_threads(before)

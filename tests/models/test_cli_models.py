@@ -3,6 +3,7 @@ in the emulated images)."""
 
 import importlib.util
 import json
+import re
 import os
 
 import numpy as np
@@ -312,7 +313,7 @@ def test_run_tflite_reads_npz_and_says_what_it_wrote(tmp_path, capsys):
 @pytest.mark.parametrize("content, match", [
     (b"hello, not numpy", "is neither a numpy .npy file nor a .npz archive"),
     ("TWO", "holds 2 arrays ['a', 'b'], expected one, or one named 'input'"),
-    ("OBJECT", "is not a readable numpy .npy file: Object arrays cannot be loaded"),
+    ("OBJECT", "holds Python objects (object); inputs are numeric arrays, never unpickled"),
 ])
 def test_run_tflite_unreadable_input(content, match, tmp_path, capsys):
     """Input files are told apart by their first bytes; an .npz is never called pickled data."""
@@ -407,3 +408,55 @@ def test_run_tflite_armnn_profile_matches_arm_nn_layer_by_layer(tmp_path, capsys
     assert pads and all("PAD+ADD (add)" in r["bridge"] for r in pads), pads
     assert abs(versus["bridge_total_median_seconds"] - ops["total_median_seconds"]) < 1e-6
     assert all(isinstance(versus[k], float) for k in ("armnn_total_median_seconds", "armnn_inference_median_seconds"))
+
+
+@host_only_under_emulation
+def test_detect_plain_nms_keeps_the_best_anchor_as_decoded(capsys):
+    """--plain-nms: the face is the highest-scoring anchor's box as the model gives it, not
+    MediaPipe's weighted average of the anchors that overlap it (the default, a different
+    box). Oracle: TFLite's interpreter on the same model input, decoded, the best anchor taken."""
+    from acl_bridge.models.apps import blazeface, images
+
+    from .conftest import interpreter
+
+    options = blazeface.MODELS["face_detection_front"]
+    it = interpreter(model_file("face_detection_front"))
+    img = images.load_rgb(photo_file())
+    x, _ = images.model_input(img, options.anchors.input_size)  # the photograph is square: no letterbox
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    outputs = {d["name"]: it.get_tensor(d["index"]) for d in it.get_output_details()}
+    boxes, _, scores = blazeface.decode(*blazeface.split_outputs(outputs), options)
+    best = np.argmax(scores)
+    plain = run_cli(["detect", str(photo_file()), "--json", "--plain-nms", "--backend", "numpy"], capsys)
+    weighted = run_cli(["detect", str(photo_file()), "--json", "--backend", "numpy"], capsys)
+    assert plain[0] == weighted[0] == 0
+    (face,), (merged,) = json.loads(plain[1]), json.loads(weighted[1])
+    assert face["score"] == pytest.approx(scores[best], abs=1e-5)
+    np.testing.assert_allclose(face["box"], boxes[best] * img.size[0], atol=0.02)
+    assert np.max(np.abs(np.subtract(merged["box"], face["box"]))) > 0.5  # the flag changes the answer
+
+
+@host_only_under_emulation
+def test_classify_prints_every_class_with_its_score_best_first(capsys):
+    """classify's text output: one 'label score' line per class, best first, the scores the
+    model gives (TFLite's interpreter with its reference kernels, which the int8 lowering
+    matches bit for bit, on the same model input; 3 decimals)."""
+    pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
+    from acl_bridge.models.apps import classify, images
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+
+    it, _ = interpreter(model_file("visual_wake_words"), reference=True)
+    inp, outp = it.get_input_details()[0], it.get_output_details()[0]
+    classifier = classify.CLASSIFIERS["visual_wake_words"]
+    x = classify.model_input(images.load_rgb(photo_file()), inp["shape"], inp["dtype"], None, classifier)
+    it.set_tensor(inp["index"], x)
+    it.invoke()
+    want = it.get_tensor(outp["index"]).reshape(-1).astype(np.float64)
+    code, out, err = run_cli(["classify", str(photo_file()), "--backend", "numpy"], capsys)
+    assert code == 0, err
+    lines = [line.rsplit(" ", 1) for line in out.splitlines()]
+    assert [label for label, _ in lines] == [classifier.labels[k] for k in np.argsort(-want, kind="stable")]
+    for label, score in lines:
+        assert re.fullmatch(r"\d\.\d{3}", score)
+        assert float(score) == pytest.approx(want[classifier.labels.index(label)], abs=0.0015)

@@ -112,12 +112,18 @@ def test_two_graph_inputs_and_graph_outputs_made_by_the_fallback():
         graph_inputs(model, [x])
 
 
-def test_without_the_fallback_the_first_operator_that_does_not_lower_refuses_the_model():
+def test_without_the_fallback_a_refusal_names_every_operator_that_does_not_lower():
+    """Issue 39: a refusal named only the first of several unsupported operators."""
     model = read_model(chain([ACL, FALLBACK, ACL, "NEG"], SHAPE))
-    with pytest.raises(UnsupportedModelError, match=r"^operator #1 ABS: the operator \(supported operators: "):
+    every = (r"^2 of the model's 4 operators are not supported: operator #1 ABS: the operator \(supported "
+             r"operators: .*; operator #3 NEG: the operator \(supported operators: ")
+    with pytest.raises(UnsupportedModelError, match=every):
         plan_model(model)
-    with pytest.raises(UnsupportedModelError, match=r"^operator #1 ABS"):
+    with pytest.raises(UnsupportedModelError, match=every):
         partition(model, strict=True)
+    one = read_model(chain([ACL, FALLBACK], SHAPE))  # one alone: its reason as it is
+    with pytest.raises(UnsupportedModelError, match=r"^operator #1 ABS: the operator \(supported operators: "):
+        plan_model(one)
 
 
 def test_the_predicate_names_every_reason():

@@ -181,6 +181,20 @@ def split_outputs(outputs: Dict[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarra
     return boxes, scores
 
 
+def check_outputs(shapes: Dict[str, Sequence[int]], options: ModelOptions, where: str = "the model") -> None:
+    """UnsupportedModelError unless ``shapes`` (output name -> shape) are a BlazeFace
+    detector's for ``options``: regressors [1, anchors, 4 + 2 * keypoints] and scores
+    [1, anchors, 1], checked before the model runs."""
+    anchors = len(ssd_anchors(options.anchors))
+    want = sorted([[1, anchors, 4 + 2 * options.num_keypoints], [1, anchors, 1]], reverse=True)
+    got = sorted([list(v) for v in shapes.values()], reverse=True)
+    if got != want:
+        raise UnsupportedModelError(
+            f"{where} is not a BlazeFace face detector of this input size: its outputs are "
+            + ", ".join(f"{k} {list(v)}" for k, v in shapes.items())
+            + f"; a detector has 2 outputs, {want[0]} (boxes and keypoints) and {want[1]} (scores), one row per anchor")
+
+
 def detect(regressors: np.ndarray, classificators: np.ndarray, options: ModelOptions,
            weighted: bool = True) -> List[Detection]:
     """Faces above ``options.min_score`` after NMS, normalised to the model input."""
@@ -190,4 +204,5 @@ def detect(regressors: np.ndarray, classificators: np.ndarray, options: ModelOpt
 
 
 __all__ = ["AnchorOptions", "ModelOptions", "MODELS", "ssd_anchors", "Detection", "decode", "iou", "split_outputs",
+           "check_outputs",
            "non_maximum_suppression", "detect"]

@@ -107,8 +107,15 @@ def classify(image, run: Callable[[np.ndarray], Mapping[str, np.ndarray]], plan:
     """Scores for the picture from ``run`` (an executor of ``plan``: the bridge's runner on ACL or
     the numpy plan), best first."""
     model = plan.model
+    outputs = [model.tensors[i] for i in model.outputs]
+    if len(model.inputs) != 1 or len(outputs) != 1 or int(np.prod(outputs[0].shape)) != len(classifier.labels):
+        raise UnsupportedOptionError(
+            f"the model is not a classifier of these {len(classifier.labels)} classes: it has {len(model.inputs)} "
+            f"input(s) and the outputs " + ", ".join(f"{t.name} {list(t.shape)}" for t in outputs)
+            + f"; a classifier has one image input and one output of {len(classifier.labels)} scores "
+            f"({', '.join(classifier.labels)})")
     x_spec = model.tensors[model.inputs[0]]
-    y_spec = model.tensors[model.outputs[0]]
+    y_spec = outputs[0]
     x = model_input(image, x_spec.shape, x_spec.dtype, _per_tensor(x_spec), classifier)
     outputs = run(x)
     return scores(outputs[y_spec.name], _per_tensor(y_spec), classifier.labels)

@@ -1,4 +1,4 @@
-"""``acl-ndarray detect``, ``acl-ndarray classify``, ``acl-ndarray run-tflite`` and ``acl-ndarray fetch``.
+"""``acl-ndarray detect``, ``classify``, ``run-tflite``, ``inspect`` and ``fetch``.
 
 ``acl_bridge/cli.py`` calls :func:`register` with its subparsers; each subcommand sets
 ``handler(args, out, err) -> exit code``. Errors are this library's exceptions, raised, never
@@ -8,24 +8,20 @@ printed here: ``acl_bridge.cli.exit_code_for`` turns them into exit codes and on
 from __future__ import annotations
 
 import json
-import zipfile
-from pathlib import Path
 from typing import Dict, Tuple
 
 import numpy as np
 
-from ndarray.errors import AclNdarrayError, UnsupportedOptionError
+from ndarray.errors import UnsupportedOptionError
+
+from ..format.files import check_out
+from .input_files import load_inputs
 
 PROG = "acl-ndarray"
 BACKENDS = ("auto", "acl", "cl", "numpy")
 BACKEND_HELP = ("auto (default: acl where the native ACL module loads, else numpy; the choice is said on stderr), "
                 "acl (the bridge's ACL functions on NEON), cl (ACL's OpenCL functions; ACL_NDARRAY_CL_LAYER=1 for "
                 "software devices) or numpy (the same plan on any machine)")
-
-
-class InputFileError(AclNdarrayError, ValueError):
-    """An input file (``run-tflite``'s INPUT) that cannot be used: not .npy/.npz, several
-    arrays, a dtype or shape other than the model's."""
 
 
 def register(subparsers) -> None:
@@ -91,6 +87,16 @@ def register(subparsers) -> None:
                    "with its own IProfiler, and set its layers beside the bridge's functions, TFLite operator by "
                    "operator, with the ACL kernels Arm NN ran")
     r.set_defaults(handler=cmd_run_tflite)
+
+    n = subparsers.add_parser(
+        "inspect", help="a TFLite model's inputs, outputs and operators, and where each operator would run",
+        description="Print MODEL's inputs and outputs (name, shape, dtype, quantization) and every operator with "
+                    "where the runner would run it: on ACL (the lowering's functions) or on the CPU fallback, with "
+                    "the reason, as decided from the file alone; and whether ACL is present here. Nothing runs.")
+    n.add_argument("model", metavar="MODEL", help=".tflite file")
+    n.add_argument("--json", action="store_true", help="print {model, inputs, outputs, operators, summary, acl} "
+                   "as JSON")
+    n.set_defaults(handler=cmd_inspect)
 
     from . import fetch
 
@@ -188,6 +194,8 @@ def detect_faces(image_path, model=None, model_file=None, backend: str = "acl", 
     img = images.load_rgb(image_path)  # a picture that cannot be read fails before the model loads
     run, plan = make_executor(model_file, backend)
     options = _detector_options(model, model_file, plan)
+    blazeface.check_outputs({plan.model.tensors[i].name: plan.model.tensors[i].shape for i in plan.model.outputs},
+                            options, str(model_file))
     x, box = images.model_input(img, options.anchors.input_size)
     outputs = run(x)
     found = blazeface.detect(*blazeface.split_outputs(outputs), options, weighted=weighted)
@@ -207,6 +215,8 @@ def face_meshes(image, found, backend: str = "acl"):
 def cmd_detect(args, out, err) -> int:
     from . import images
 
+    if args.out is not None:
+        check_out(args.out, images.writable_suffixes())
     backend = choose_backend(args.backend, err)
     img, found = detect_faces(args.image, args.model, args.model_file, backend, not args.plain_nms)
     meshes = face_meshes(img, found, backend) if args.landmarks else []
@@ -255,44 +265,6 @@ def cmd_classify(args, out, err) -> int:
 
 
 # ---------------------------------------------------------------------------- run-tflite
-NPY_MAGIC, ZIP_MAGIC = b"\x93NUMPY", b"PK\x03\x04"
-
-
-def load_input(path, input_name: str) -> np.ndarray:
-    """The array in a .npy file, or in a .npz: its only array or the one named ``input_name``.
-    Files are told apart by their first bytes, never unpickled."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(6)
-    except IsADirectoryError:
-        raise InputFileError(f"{path} is a folder, expected a .npy or .npz file") from None
-    if head.startswith(ZIP_MAGIC):
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                names = list(z.files)
-                if len(names) != 1 and input_name not in names:
-                    raise InputFileError(f"{path} holds {len(names)} arrays {names}, expected one, or one named "
-                                         f"{input_name!r} (the model's input)")
-                return z[input_name if input_name in names else names[0]]
-        except (ValueError, OSError, zipfile.BadZipFile) as e:
-            raise InputFileError(f"{path} is not a readable .npz archive of numpy arrays: {e}") from None
-    if head != NPY_MAGIC:
-        raise InputFileError(f"{path} is neither a numpy .npy file nor a .npz archive (it starts with {head!r}); "
-                             f"save the input with numpy.save")
-    try:
-        return np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as e:
-        raise InputFileError(f"{path} is not a readable numpy .npy file: {e}") from None
-
-
-def check_input(x: np.ndarray, path, name: str, shape, dtype: np.dtype) -> None:
-    """The input must be the model's dtype and shape: nothing is cast or reshaped."""
-    if x.dtype != dtype or tuple(x.shape) != tuple(shape):
-        raise InputFileError(
-            f"{path} holds {x.dtype}{list(x.shape)}, the model's input {name!r} is {dtype}{list(shape)}"
-            + (f"; nothing is cast: convert it yourself (e.g. x.astype(np.{dtype}))" if x.dtype != dtype else ""))
-
-
 def cmd_run_tflite(args, out, err) -> int:
     backend = choose_backend(args.backend, err)
     if args.memory and backend == "numpy":
@@ -305,6 +277,7 @@ def cmd_run_tflite(args, out, err) -> int:
     if armnn_wanted and not (getattr(args, "profile", False) and backend == "acl"):
         raise UnsupportedOptionError("--armnn-profile sets Arm NN's CpuAcc profile beside the bridge's: it needs "
                                      f"--profile and --backend acl, not {'--backend ' + backend if getattr(args, 'profile', False) else 'no --profile'}")
+    check_out(args.out, (".npz",))
     run, plan = make_executor(args.model, backend, fallback=not getattr(args, "no_fallback", False))
     fallback = fallback_report(plan) if plan.fallbacks else None
     if fallback is not None:
@@ -315,27 +288,14 @@ def cmd_run_tflite(args, out, err) -> int:
               f"({', '.join(f'{n} {k}' for k, n in kinds.items())}; {fallback['acl_segments']} ACL segment(s)): "
               + ", ".join(f"#{f.op_index} {f.opcode}" for f in plan.fallbacks), file=err)
     inputs = [plan.model.tensors[i] for i in plan.model.inputs]
-    if len(inputs) == 1:
-        name, shape, dtype = model_input_spec(plan)
-        x = load_input(args.input, name)
-        check_input(x, args.input, name, shape, dtype)
-        given = x
-    else:  # several inputs: a .npz holding each by its name
-        names = [t.name for t in inputs]
-        try:
-            with np.load(args.input, allow_pickle=False) as z:
-                missing = [n for n in names if n not in z.files]
-                if missing:
-                    raise InputFileError(f"{args.input} holds {sorted(z.files)}; the model has {len(names)} inputs "
-                                         f"{names}: save each under its name in a .npz (missing: {missing})")
-                given = {n: z[n] for n in names}
-        except (ValueError, OSError, zipfile.BadZipFile) as e:
-            raise InputFileError(f"{args.input}: the model has {len(names)} inputs {names}, expected a .npz "
-                                 f"holding each under its name ({e})") from None
-        for t in inputs:
-            check_input(given[t.name], args.input, t.name, t.shape, np.dtype(t.dtype))
-    outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(given).items()}
-    np.savez(Path(args.out), **outputs)
+    given = load_inputs(args.input, [(t.name, tuple(t.shape), np.dtype(t.dtype)) for t in inputs])
+    x = given[inputs[0].name] if len(inputs) == 1 else given
+    outputs: Dict[str, np.ndarray] = {k: np.array(v) for k, v in run(x).items()}
+    try:
+        with open(args.out, "wb") as f:  # the file named, exactly (np.savez would append .npz to another name)
+            np.savez(f, **outputs)
+    except OSError as e:  # a write error (a full disk) names no file by itself
+        raise OSError(e.errno, e.strerror, args.out) from None
     memory = run.__self__.memory_report() if args.memory else None  # run is TfliteRunner.run here
     profile = run.__self__.configure_profile() if getattr(args, "profile", False) else None
     operators = run.__self__.profile() if profile is not None else None
@@ -404,6 +364,15 @@ def memory_text(m: Dict[str, object]) -> str:
             f"copied with padding), {mib('constants_marked_unused_bytes')} of them marked unused by ACL after it prepared its own "
             f"copies ({', '.join(sorted(kinds)) or 'no kind'}; kept)\n"  # type: ignore[call-overload]
             f"resident memory of the process after the run: {mib('resident_bytes')}")
+
+
+# ---------------------------------------------------------------------------- inspect
+def cmd_inspect(args, out, err) -> int:
+    from .inspect_model import inspect_model, inspect_text
+
+    facts = inspect_model(args.model)
+    print(json.dumps(facts) if args.json else inspect_text(facts), file=out)
+    return 0
 
 
 # ---------------------------------------------------------------------------- fetch

@@ -386,15 +386,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     wheels.add_argument("--no-wheels", action="store_true", help="no aarch64 wheels (the default; kept for old scripts)")
     ap.add_argument("--progress", action="store_true", help="show download progress on stderr even when it is "
                     "not a terminal")
-    ap.add_argument("--print-wheel-dir", metavar="X.Y",
-                    help="only print where this checkout's wheels for Python X.Y are (docker/inside.sh)")
+    ap.add_argument("--print-wheel-dir", metavar="X.Y", choices=sorted(IMAGE_WHEELS),
+                    help="only print where this checkout's wheels for Python X.Y are (docker/inside.sh; X.Y one of "
+                         + ", ".join(sorted(IMAGE_WHEELS)) + ")")
 
 
 def execute(args: argparse.Namespace, out, err) -> int:
     """Run the fetch the parsed ``args`` ask for; FetchError on failure."""
     if args.print_wheel_dir:
-        if args.print_wheel_dir not in IMAGE_WHEELS:
-            raise FetchError(f"no wheel list for Python {args.print_wheel_dir} (have {sorted(IMAGE_WHEELS)})")
         print(wheel_dir(args.print_wheel_dir), file=out)
         return 0
     where = fetch_all(args.image_wheels, wants_progress(args.progress, err))

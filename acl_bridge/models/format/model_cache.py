@@ -52,7 +52,7 @@ from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_
                           sources_stamp, unseal, user_cache_dir, write_atomically)
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
-                            fold_constant_dequantize, read_model)
+                            fold_constant_dequantize, model_bytes, read_model)
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
 MAGIC = b"ACLNDMS\x00"
@@ -433,11 +433,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     if cache is False:
         return parse(source), ModelCacheReport("off", None, "model_cache=False")
     check_cache_option("model_cache", cache)
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
-        with open(source, "rb") as f:
-            data = f.read()
+    data = model_bytes(source)
     directory = cache_dir() if cache is True else Path(cache)
     try:
         key = _key(model_hash(data))

@@ -35,8 +35,9 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from ndarray.errors import AclNdarrayError, UnsupportedOptionError
+from ndarray.errors import AclNdarrayError, MissingPackageError, UnsupportedOptionError
 
+from .files import read_bounded
 from .sparsity import (DENSE, SPARSE_CSR, DimensionMetadata, SparseTooLargeError, SparsityFormatError,
                        SparsityParameters, densify, stored_count)
 
@@ -498,22 +499,31 @@ def _fold_densify(model: ModelSpec, sparse: "frozenset[int]") -> ModelSpec:
                      model.outputs, model.sha256)
 
 
+MAX_MODEL_BYTES = 1 << 31  # a FlatBuffer addresses at most 2 GiB
+
+
+def model_bytes(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]) -> bytes:
+    """The model's bytes: ``source`` itself, or the regular file it names read within
+    :data:`MAX_MODEL_BYTES` (:mod:`.files`: OSError naming the path; ArgumentTypeError for
+    anything but a path or bytes, an integer included)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    return read_bounded(source, "model", MAX_MODEL_BYTES)
+
+
 def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]) -> ModelSpec:
     """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`.
 
     Raises :class:`ModelFormatError` for anything malformed (quantization parameters included:
     :mod:`.tflite_quantization`), :class:`UnsupportedModelError`
-    for well-formed content this library cannot represent, OSError when the file cannot be read.
+    for well-formed content this library cannot represent, OSError when the file cannot be read
+    (:func:`model_bytes`).
     """
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
-        with open(source, "rb") as f:
-            data = f.read()
+    data = model_bytes(source)
     try:
         import tflite  # noqa: F401
     except ImportError as e:  # the optional dependency
-        raise UnsupportedModelError(f"reading .tflite files needs the 'tflite' package (pip install tflite): {e}") from None
+        raise MissingPackageError(f"reading .tflite files needs the 'tflite' package (pip install tflite): {e}") from None
     r = _Reader(data)
     try:
         return _read(r)
@@ -564,5 +574,5 @@ def fold_constant_dequantize(model: ModelSpec) -> ModelSpec:
 
 __all__ = [
     "ModelFormatError", "UnsupportedModelError", "Quantization", "TensorSpec", "OperatorSpec", "ModelSpec",
-    "read_model", "fold_constant_dequantize", "dequantize_constant",
+    "read_model", "model_bytes", "MAX_MODEL_BYTES", "fold_constant_dequantize", "dequantize_constant",
 ]

@@ -93,19 +93,26 @@ def decide(op: OperatorSpec, model: ModelSpec, acl_refused: Mapping[int, str] = 
 def partition(model: ModelSpec, acl_refused: Mapping[int, str] = {}, strict: bool = False) -> Tuple[Decision, ...]:
     """:func:`decide` for every operator of ``model``, in graph order. Every operator's type
     gate runs before any rule (a dtype refusal is reported before a rule's format error);
-    ``strict``: the first refusal is raised (UnsupportedModelError) instead of recorded."""
+    ``strict``: a model with refused operators is raised (UnsupportedModelError) instead of
+    recorded, naming every refused operator with its reason, not only the first."""
     gated = [_gate(op, model, acl_refused) for op in model.operators]
     if strict:
-        for d in gated:
-            if d is not None:
-                raise UnsupportedModelError(d.reason)
-    out = []
-    for op, d in zip(model.operators, gated):
-        d = d or decide(op, model, acl_refused)
-        if strict and not d.on_acl:
-            raise UnsupportedModelError(d.reason)
-        out.append(d)
-    return tuple(out)
+        _refuse_all([d for d in gated if d is not None], model)
+    out = tuple(d or decide(op, model, acl_refused) for op, d in zip(model.operators, gated))
+    if strict:
+        _refuse_all([d for d in out if not d.on_acl], model)
+    return out
+
+
+def _refuse_all(refused, model: ModelSpec) -> None:
+    """UnsupportedModelError listing every refused decision (one alone: its reason as it is)."""
+    if len(refused) == 1:
+        raise UnsupportedModelError(refused[0].reason)
+    if refused:
+        raise UnsupportedModelError(
+            f"{len(refused)} of the model's {len(model.operators)} operators are not supported: "
+            + "; ".join(d.reason if d.reason.startswith(f"operator #{d.op_index} ") else
+                        f"operator #{d.op_index} {d.opcode}: {d.reason}" for d in refused))
 
 
 def segments(decisions: Tuple[Decision, ...]) -> Tuple[Tuple[bool, Tuple[int, ...]], ...]:

@@ -17,7 +17,8 @@ from .tflite_plan import Fallback, Plan, graph_inputs
 
 def run_plan_tensors(plan: Plan, x: Any) -> Dict[int, np.ndarray]:
     """Every tensor of the plan after a run on ``x`` (one array, a sequence in the graph's
-    input order, or a dict by input name: :func:`~.tflite_plan.graph_inputs`), by tensor
+    input order, or a dict by input name, each of its input's dtype and shape, nothing cast:
+    :func:`~.tflite_plan.graph_inputs`), by tensor
     index (views included, each in its tensor's dtype: float32, or int8 / uint8 for a
     quantized model). Fallback operators run on :mod:`.fallback`'s kernels in their place."""
     t = plan.model.tensors
@@ -27,11 +28,12 @@ def run_plan_tensors(plan: Plan, x: Any) -> Dict[int, np.ndarray]:
     for i, value in graph_inputs(plan.model, x).items():
         arrays[i][...] = value
     ops = {op.index: op for op in plan.model.operators} if plan.fallbacks else {}
-    for s in plan.order():
-        if isinstance(s, Fallback):
-            prepare(ops[s.op_index], plan.model, arrays)()
-        else:
-            run_step(s, arrays)
+    with np.errstate(all="ignore"):  # IEEE: NaN and Inf go through as in TFLite, without numpy's warnings
+        for s in plan.order():
+            if isinstance(s, Fallback):
+                prepare(ops[s.op_index], plan.model, arrays)()
+            else:
+                run_step(s, arrays)
     return arrays
 
 def run_plan(plan: Plan, x: Any) -> Dict[str, np.ndarray]:

@@ -40,6 +40,7 @@ from ...user_cache import CacheFileRejected, sources_stamp, write_atomically
 from ..lowering import Step
 from ..format.model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
                           encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
+from ..format.tflite_reader import model_bytes
 from .tflite_plan import Fallback, Plan, View
 
 MAGIC = b"ACLNDPL\x00"
@@ -254,11 +255,7 @@ def read_plan_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, me
     off), the model's bytes, seconds taken). A miss is for the caller to lower and
     :meth:`PlanCache.save`. ``model_md5``: the bytes' hash where the caller has it."""
     t0 = time.perf_counter()
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
-        with open(source, "rb") as f:
-            data = f.read()
+    data = model_bytes(source)
     if cache is False:
         return None, None, data, time.perf_counter() - t0
     try:

@@ -38,6 +38,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
+import numpy as np
 
 from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
 from ..lowering.partition import Decision, partition
@@ -192,27 +193,45 @@ class Plan:
         return tuple(sorted(t for t in used if t not in views and not self.model.tensors[t].is_constant))
 
 
-def graph_inputs(model: ModelSpec, x: Any) -> Dict[int, Any]:
-    """{graph input tensor: value} for what a caller passes to run: one array (a model with
+def graph_inputs(model: ModelSpec, x: Any) -> Dict[int, np.ndarray]:
+    """{graph input tensor: array} for what a caller passes to run: one array (a model with
     one input), a sequence of arrays in the graph's input order, or a mapping from input
-    tensor name to array (every input named once). TypeError / ValueError naming what is
-    wrong."""
+    tensor name to array (every input named once). Each array must have its tensor's dtype
+    and shape exactly: nothing is cast or broadcast. InvalidLayoutError (count, names,
+    shape) or ArgumentTypeError (dtype) naming the input, what it is and what is expected."""
+    from ndarray import ArgumentTypeError, InvalidLayoutError
+
     names = [model.tensors[i].name for i in model.inputs]
     if isinstance(x, Mapping):
         unknown = sorted(set(map(str, x)) - set(names))
         missing = [n for n in names if n not in x]
         if unknown or missing:
-            raise ValueError(f"inputs are named {sorted(map(str, x))}, the model's are {names}"
-                             + (f" (unknown: {unknown})" if unknown else "") + (f" (missing: {missing})" if missing else ""))
-        return {i: x[n] for i, n in zip(model.inputs, names)}
-    if isinstance(x, (list, tuple)):
+            raise InvalidLayoutError(
+                f"inputs are named {sorted(map(str, x))}, the model's are {names}"
+                + (f" (unknown: {unknown})" if unknown else "") + (f" (missing: {missing})" if missing else ""))
+        given = {i: x[n] for i, n in zip(model.inputs, names)}
+    elif isinstance(x, (list, tuple)):
         if len(x) != len(names):
-            raise ValueError(f"{len(x)} inputs given, the model has {len(names)}: {names}")
-        return dict(zip(model.inputs, x))
-    if len(names) != 1:
-        raise ValueError(f"one array given, the model has {len(names)} inputs: {names} (pass a sequence in this "
-                         f"order or a dict by name)")
-    return {model.inputs[0]: x}
+            raise InvalidLayoutError(f"{len(x)} inputs given, the model has {len(names)}: {names}")
+        given = dict(zip(model.inputs, x))
+    elif len(names) != 1:
+        raise InvalidLayoutError(f"one array given, the model has {len(names)} inputs: {names} (pass a sequence in "
+                                 f"this order or a dict by name)")
+    else:
+        given = {model.inputs[0]: x}
+    checked: Dict[int, np.ndarray] = {}
+    for i, value in given.items():
+        spec, value = model.tensors[i], np.asarray(value)
+        what = f"input {spec.name!r}" if len(names) > 1 else "input"
+        if value.dtype != spec.dtype:
+            raise ArgumentTypeError(
+                f"{what} has dtype {value.dtype}, the model's input is {np.dtype(spec.dtype)}{list(spec.shape)}: "
+                f"nothing is cast (convert it yourself, e.g. x.astype(np.{np.dtype(spec.dtype)}))")
+        if tuple(value.shape) != tuple(spec.shape):
+            raise InvalidLayoutError(f"{what} has shape {tuple(value.shape)}, the model expects {tuple(spec.shape)}: "
+                                     f"nothing is broadcast or reshaped")
+        checked[i] = value
+    return checked
 
 
 def _views(model: ModelSpec, consumers: Dict[int, List[int]],

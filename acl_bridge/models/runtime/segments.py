@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
+import numpy as np
+
 from ...schedule import Schedule
 from ..fallback import prepare
 from ..planning.tflite_plan import Plan
@@ -72,8 +74,9 @@ class SegmentedRun:
             if side == "acl":
                 part.run()  # type: ignore[union-attr]
             else:
-                for f in part:  # type: ignore[union-attr]
-                    f()
+                with np.errstate(all="ignore"):  # IEEE: NaN and Inf go through as in TFLite, without warnings
+                    for f in part:  # type: ignore[union-attr]
+                        f()
         return self
 
     def profile(self, rounds: int = 5) -> Tuple[Tuple[float, ...], ...]:

@@ -115,7 +115,7 @@ from ..planning.replanned_cache import ReplannedPlanCache, refused_by_acl
 from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
 from ..planning.tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
-from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
+from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
 from . import function_kinds
 from .function_kinds import ROLES
 
@@ -406,11 +406,7 @@ class TfliteRunner:
         if not self.fallback or model_cache is False or isinstance(model, (Plan, ModelSpec)):
             return None
         try:
-            if isinstance(model, (bytes, bytearray, memoryview)):
-                data = bytes(model)
-            else:
-                with open(model, "rb") as f:
-                    data = f.read()
+            data = model_bytes(model)
             cache = ReplannedPlanCache(data, facts_identity(self.backend.name),
                                        None if model_cache is True else model_cache)
             self._model_read = (data, str(cache.key["model_md5"]))  # the plan cache's own read and key
@@ -891,26 +887,7 @@ class TfliteRunner:
         runs on what :attr:`input_arrays` hold. Returns read-only views of the output
         buffers by tensor name, in the model's dtypes (overwritten by the next run)."""
         if x is not None:
-            try:
-                given = graph_inputs(self.plan.model, x)
-            except ValueError as e:
-                from ndarray import InvalidLayoutError
-
-                raise InvalidLayoutError(str(e)) from None
-            several = len(self.input_arrays) > 1
-            for i, value in given.items():
-                value = np.asarray(value)
-                spec = self.plan.model.tensors[i]
-                what = f"input {spec.name!r}" if several else "input"
-                if tuple(value.shape) != tuple(spec.shape):
-                    from ndarray import InvalidLayoutError
-
-                    raise InvalidLayoutError(f"{what} has shape {tuple(value.shape)}, the model expects "
-                                             f"{tuple(spec.shape)}")
-                if value.dtype != spec.dtype:
-                    raise ArgumentTypeError(
-                        f"{what} has dtype {value.dtype}, the model's input is {spec.dtype}: nothing is cast "
-                        f"(convert it yourself, e.g. x.astype(np.{spec.dtype}))")
+            for i, value in graph_inputs(self.plan.model, x).items():  # dtype and shape checked there
                 self.input_arrays[i].numpy()[...] = value
         if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
             t0 = time.perf_counter()
