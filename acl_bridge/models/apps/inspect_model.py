@@ -15,6 +15,7 @@ import numpy as np
 
 from ..format.tflite_reader import TensorSpec, fold_constant_dequantize, read_model
 from ..lowering.partition import partition, segments
+from ..planning.constant_folding import fold_constants
 
 
 def _tensor(t: TensorSpec) -> Dict[str, Any]:
@@ -29,13 +30,14 @@ def _tensor(t: TensorSpec) -> Dict[str, Any]:
 def inspect_model(path) -> Dict[str, Any]:
     """The model's facts as a JSON-ready dict: ``inputs``, ``outputs`` (:func:`_tensor`),
     ``operators`` (``index, opcode, inputs, outputs`` (shapes), ``runs_on`` ("ACL", "CPU
-    fallback", or "folded when loaded": a DEQUANTIZE of a constant), ``steps`` (ACL
+    fallback", or "folded when loaded": computed from constants once, as the plan does:
+    :func:`~..planning.constant_folding.fold_constants`), ``steps`` (ACL
     function kinds) or ``fallback_kind`` and ``reason``),
     ``summary`` and ``acl`` (whether the native ACL module loads here, and why not)."""
     from acl_bridge import native_available
 
     read = read_model(path)
-    model = fold_constant_dequantize(read)
+    model = fold_constants(fold_constant_dequantize(read))
     decisions = {d.op_index: d for d in partition(model)}
     shapes = {t.index: [int(v) for v in t.shape] for t in read.tensors}
     ops: List[Dict[str, Any]] = []
@@ -44,7 +46,7 @@ def inspect_model(path) -> Dict[str, Any]:
         row: Dict[str, Any] = {"index": op.index, "opcode": op.opcode,
                                "inputs": [shapes[i] for i in op.inputs if i >= 0],
                                "outputs": [shapes[i] for i in op.outputs]}
-        if d is None:  # a DEQUANTIZE of a constant: a float32 constant once loaded
+        if d is None:  # computed from constants when loaded (a constant's DEQUANTIZE, static shape arithmetic)
             row.update(runs_on="folded when loaded")
         elif d.on_acl:
             row.update(runs_on="ACL", steps=[s.kind for s in d.lowered or () if hasattr(s, "kind")])
@@ -90,7 +92,7 @@ def inspect_text(facts: Dict[str, Any]) -> str:
     for op in facts["operators"]:
         where = (f"ACL ({', '.join(op['steps']) or 'a view: no function'})" if op["runs_on"] == "ACL" else
                  f"CPU fallback ({op['fallback_kind']}: {op['reason']})" if op["runs_on"] == "CPU fallback" else
-                 "folded when loaded (a constant's DEQUANTIZE)")
+                 "folded when loaded (computed from constants once)")
         lines.append(f"  #{op['index']:<3} {op['opcode']:<20} {op['inputs']} -> {op['outputs']}  {where}")
     lines.append("ACL here: " + ("yes; its validate() may still refuse an operator at configure, which then runs "
                                  "on the fallback" if acl["available"] else
