@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ndarray import InvalidLayoutError, LayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray.dtypes import require_native_byte_order
 from ndarray.errors import UnsupportedOptionError
 
 from .layout import DATA_LAYOUTS, PaddingSize, to_acl_order
@@ -169,8 +170,7 @@ def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
     """ACL DataType name for a numpy dtype (quantized types need (scale, offset); int8 with
     per-channel scales is QSYMM8_PER_CHANNEL; a quantized int32 (a bias) is S32)."""
     dt = np.dtype(dtype)
-    if dt.byteorder == (">" if np.little_endian else "<"):
-        raise NotRepresentableError(f"dtype {dt} is not in native byte order, which ACL requires")
+    require_native_byte_order(dt, "ACL's DataType")
     if quantization is not None and dt == np.dtype("int32"):
         return _BIAS_TYPE
     if is_per_channel(quantization):

@@ -67,7 +67,7 @@ def test_size_one_dimensions_get_dense_strides():
         (lambda: ShapeDescriptor.create((2, 3), strides=(2**30, 1)), r"strides_in_bytes\[0\] is 4294967296, expected < 2\*\*32"),
         (lambda: ShapeDescriptor.create((2**30 + 1,)), r"total_size_in_bytes is 4294967300, expected < 2\*\*32"),
         (lambda: ShapeDescriptor.create((2,), "float64"), r"dtype float64 has no ACL data type"),
-        (lambda: ShapeDescriptor.create((2,), ">f4"), r"dtype >f4 is not in native byte order"),
+        (lambda: ShapeDescriptor.create((2,), ">f4"), r"dtype is >f4 \(big-endian\), expected the machine.s little-endian byte order"),
     ],
 )
 def test_not_representable(make, match):
