@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from .errors import KeptValueError
 from .layout import PaddingSize
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from .user_cache import sources_stamp
@@ -293,12 +294,17 @@ def encode(decisions: Sequence[Decision]) -> dict:
     }
 
 
+# What the decoders meet in a value of another shape (OverflowError: JSON's Infinity as an int).
+DECODE_FAILURES = (ValueError, TypeError, KeyError, IndexError, OverflowError, zlib.error)
+
+
 def decode(value) -> KeptDecisions:
-    """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
+    """The inverse of :func:`encode`; KeptValueError (naming what failed) when the value has
+    another shape."""
     try:
         return _decode(value)
-    except (KeyError, IndexError, OverflowError, zlib.error) as e:  # OverflowError: JSON's Infinity as an int
-        raise ValueError(f"kept decisions do not decode: {type(e).__name__}: {e}") from None
+    except DECODE_FAILURES as e:
+        raise KeptValueError(f"kept decisions do not decode: {type(e).__name__}: {e}") from None
 
 
 def _bool(v: object, what: str) -> bool:
