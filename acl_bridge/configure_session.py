@@ -33,8 +33,7 @@ from contextlib import contextmanager
 from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
 from . import decisions
-from .decisions import pad_from_json, pad_json
-from .errors import KeptValueError
+from .decisions import KeptValueError, pad_from_json, pad_json
 
 T = TypeVar("T")
 

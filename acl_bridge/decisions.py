@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from .errors import KeptValueError
+from ndarray.errors import AclNdarrayError
+
 from .layout import PaddingSize
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from .user_cache import sources_stamp
@@ -294,6 +295,13 @@ def encode(decisions: Sequence[Decision]) -> dict:
     }
 
 
+class KeptValueError(AclNdarrayError, ValueError):
+    """A value an earlier process kept (ACL's answers, a load's decisions, an arena: the facts
+    cache's JSON) that does not decode: damaged, crafted or of another form. The one class the
+    codecs raise (:func:`decode` here, :func:`acl_bridge.configure_session.decode`), so a
+    reader catches exactly it and asks ACL again."""
+
+
 # What the decoders meet in a value of another shape (OverflowError: JSON's Infinity as an int).
 DECODE_FAILURES = (ValueError, TypeError, KeyError, IndexError, OverflowError, zlib.error)
 
@@ -395,5 +403,5 @@ def _decode(value) -> KeptDecisions:
                          tails)
 
 
-__all__ = ["Decision", "KeptDecisions", "layout_key", "quantization_text", "code_identity", "encode", "decode",
+__all__ = ["Decision", "KeptDecisions", "KeptValueError", "layout_key", "quantization_text", "code_identity", "encode", "decode",
            "pad_json", "pad_from_json"]

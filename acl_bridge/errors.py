@@ -68,12 +68,5 @@ _BY_NAME = {
 STATUS_ERRORS = {abi.STATUS[name]: cls for name, cls in _BY_NAME.items() if name in abi.STATUS}
 
 
-class KeptValueError(AclNdarrayError, ValueError):
-    """A value an earlier process kept (ACL's answers, a load's decisions, an arena: the facts
-    cache's JSON) that does not decode: damaged, crafted or of another form. The one class the
-    codecs raise (:func:`acl_bridge.configure_session.decode`, :func:`acl_bridge.decisions.decode`),
-    so a reader catches exactly it and asks ACL again."""
-
-
 class AclCopyFallbackWarning(UserWarning):
     """A function stages a tensor through a bridge-owned, ACL-padded copy on every run."""

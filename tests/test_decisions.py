@@ -14,7 +14,7 @@ import pytest
 from acl_bridge.configure_session import CONFIGURED_PLAN, decode, encode
 from acl_bridge.decisions import Decision, KeptDecisions, layout_key
 from acl_bridge.decisions import decode as decode_decisions
-from acl_bridge.errors import KeptValueError
+from acl_bridge.decisions import KeptValueError
 from acl_bridge.layout import PaddingSize
 from acl_bridge.plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from ndarray import ShapeDescriptor

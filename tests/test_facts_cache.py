@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from acl_bridge.configure_session import ConfigureSession, decode, decode_all, encode, question_id
-from acl_bridge.errors import KeptValueError
+from acl_bridge.decisions import KeptValueError
 from acl_bridge.facts_cache import FactsCache, FactsCacheWarning
 from acl_bridge.layout import PaddingSize
 
