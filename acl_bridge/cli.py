@@ -58,22 +58,28 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ---------------------------------------------------------------------------- parsing helpers
+# The one grammar of integer text on the command line: ASCII digits with an optional minus
+# (no '+', '_', spaces inside a number or other scripts' digits, which int() would take).
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
 def _ints(text: str, option: str) -> Tuple[int, ...]:
-    """'2,2,5,5' (also '2x2x5x5', '(2, 2, 5, 5)', '{1,1,3,5}', '' for rank 0) -> (2, 2, 5, 5)."""
-    cleaned = text.strip().strip("()[]{}").replace("x", ",").replace(" ", "")
-    if cleaned == "":
+    """'2,2,5,5' -> (2, 2, 5, 5); '()' -> () (a 0-d layout, said explicitly). Nothing else:
+    not '' (a forgotten value), not '2x3' or '(2, 3)' (one form, documented in docs/cli.md)."""
+    if text == "()":
         return ()
-    try:
-        return tuple(int(v) for v in cleaned.split(","))
-    except ValueError:
-        raise UsageError(f"{option} is {text!r}, expected comma-separated integers such as 2,2,5,5") from None
+    items = text.split(",")
+    if not all(_INTEGER.fullmatch(item.strip()) for item in items):
+        raise UsageError(f"{option} is {text!r}, expected comma-separated integers such as 2,2,5,5 "
+                         f"(or () for a 0-d layout)")
+    return tuple(int(item) for item in items)
 
 
 def _int(text: str, option: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise UsageError(f"{option} is {text!r}, expected an integer") from None
+    """'12' or '-3' -> the integer; anything else (including '', '+3', '1_000') is refused."""
+    if not _INTEGER.fullmatch(text.strip()):
+        raise UsageError(f"{option} is {text!r}, expected an integer such as 12")
+    return int(text)
 
 
 # ---------------------------------------------------------------------------- parser
@@ -260,10 +266,11 @@ def _join(values) -> str:
 def _descriptor_facts(d, data_layout: str) -> Dict[str, Any]:
     from acl_bridge import tensor_info
     from ndarray import LayoutError
+    from ndarray.dtypes import dtype_text
 
     facts: Dict[str, Any] = {
         "layout": repr(d),
-        "dtype": d.dtype.name,
+        "dtype": dtype_text(d.dtype),
         "itemsize": d.itemsize,
         "shape": list(d.shape),
         "order": d.order,
@@ -418,7 +425,9 @@ def _descriptor_cells(d, columns: Optional[int]) -> Dict[str, Any]:
 
 def _short_title(d, title: Optional[str], acl: Dict[str, Any]) -> str:
     """Picture title: the layout in elements, then its ACL description in bytes."""
-    text = f"{d.dtype.name}[{_join(d.shape)}] strides ({_join(d.strides)}) offset {d.offset} alloc {d.alloc_size}"
+    from ndarray.dtypes import dtype_text
+
+    text = f"{dtype_text(d.dtype)}[{_join(d.shape)}] strides ({_join(d.strides)}) offset {d.offset} alloc {d.alloc_size}"
     if d.has_padded_buffer:
         text += f" paddings ({_join(d.paddings)}) at ({_join(d.padding_offsets)})"
     if title:

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
 from . import decisions
-from .decisions import pad_from_json, pad_json
+from .decisions import KeptValueError, pad_from_json, pad_json
 
 T = TypeVar("T")
 
@@ -111,7 +111,17 @@ def encode(category: str, answer: object) -> object:
 
 
 def decode(category: str, value: object) -> object:
-    """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
+    """The inverse of :func:`encode`; KeptValueError (naming the category and what failed)
+    when the value has another shape or the category is unknown."""
+    try:
+        return _decode(category, value)
+    except KeptValueError:
+        raise
+    except decisions.DECODE_FAILURES as e:
+        raise KeptValueError(f"a kept {category} answer does not decode: {type(e).__name__}: {e}") from None
+
+
+def _decode(category: str, value: object) -> object:
     if category == "negotiate":
         return tuple(pad_from_json(v) for v in value)  # type: ignore[union-attr]
     if category == "auto_padding":
@@ -149,7 +159,7 @@ class KeptAnswers(Mapping):
     runner kept whole reads three: its negotiation, decisions and arena), so the rest cost
     nothing. An answer that does not decode is reported to ``on_error`` (the facts cache
     warns) and is then absent, so that ACL is asked again; without ``on_error`` the codec's
-    ValueError/TypeError is raised."""
+    KeptValueError is raised."""
 
     def __init__(self, category: str, encoded: Dict[str, object],
                  on_error: Optional[Callable[[str], None]] = None):
@@ -169,12 +179,11 @@ class KeptAnswers(Mapping):
         value = self._encoded[qid]
         try:
             answer = decode(self.category, value)
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+        except KeptValueError as e:
             if self._on_error is None:
                 raise
             self._bad.add(qid)
-            self._on_error(f"a kept {self.category} answer does not decode ({type(e).__name__}: {e}); ACL is asked "
-                           f"again")
+            self._on_error(f"{e}; ACL is asked again")
             raise KeyError(qid) from None
         self._decoded[qid] = answer
         return answer
@@ -199,13 +208,13 @@ class KeptAnswers(Mapping):
 def decode_all(encoded: Dict[str, Dict[str, object]], on_error: Optional[Callable[[str], None]] = None
                ) -> Dict[str, KeptAnswers]:
     """{category: {question_id: answer}} from its encoded form (what a facts file holds), each
-    answer decoded when first asked for (:class:`KeptAnswers`); ValueError for a category this
-    code does not know, TypeError for a category that is no {question_id: answer} map."""
+    answer decoded when first asked for (:class:`KeptAnswers`); KeptValueError for a category
+    this code does not know or one that is no {question_id: answer} map."""
     for c, answers in encoded.items():
         if c not in KNOWN_CATEGORIES:
-            raise ValueError(f"category is {c!r}, expected one of {sorted(KNOWN_CATEGORIES)}")
+            raise KeptValueError(f"category is {c!r}, expected one of {sorted(KNOWN_CATEGORIES)}")
         if not isinstance(answers, dict):
-            raise TypeError(f"the {c} answers are {type(answers).__name__}, expected a map of question ids")
+            raise KeptValueError(f"the {c} answers are {type(answers).__name__}, expected a map of question ids")
     return {c: KeptAnswers(c, answers, on_error) for c, answers in encoded.items()}
 
 

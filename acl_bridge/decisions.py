@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from ndarray.errors import AclNdarrayError
+
 from .layout import PaddingSize
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from .user_cache import sources_stamp
@@ -293,12 +295,24 @@ def encode(decisions: Sequence[Decision]) -> dict:
     }
 
 
+class KeptValueError(AclNdarrayError, ValueError):
+    """A value an earlier process kept (ACL's answers, a load's decisions, an arena: the facts
+    cache's JSON) that does not decode: damaged, crafted or of another form. The one class the
+    codecs raise (:func:`decode` here, :func:`acl_bridge.configure_session.decode`), so a
+    reader catches exactly it and asks ACL again."""
+
+
+# What the decoders meet in a value of another shape (OverflowError: JSON's Infinity as an int).
+DECODE_FAILURES = (ValueError, TypeError, KeyError, IndexError, OverflowError, zlib.error)
+
+
 def decode(value) -> KeptDecisions:
-    """The inverse of :func:`encode`; ValueError/TypeError when the value has another shape."""
+    """The inverse of :func:`encode`; KeptValueError (naming what failed) when the value has
+    another shape."""
     try:
         return _decode(value)
-    except (KeyError, IndexError, OverflowError, zlib.error) as e:  # OverflowError: JSON's Infinity as an int
-        raise ValueError(f"kept decisions do not decode: {type(e).__name__}: {e}") from None
+    except DECODE_FAILURES as e:
+        raise KeptValueError(f"kept decisions do not decode: {type(e).__name__}: {e}") from None
 
 
 def _bool(v: object, what: str) -> bool:
@@ -389,5 +403,5 @@ def _decode(value) -> KeptDecisions:
                          tails)
 
 
-__all__ = ["Decision", "KeptDecisions", "layout_key", "quantization_text", "code_identity", "encode", "decode",
+__all__ = ["Decision", "KeptDecisions", "KeptValueError", "layout_key", "quantization_text", "code_identity", "encode", "decode",
            "pad_json", "pad_from_json"]

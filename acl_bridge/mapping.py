@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ndarray import InvalidLayoutError, LayoutError, NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray.dtypes import require_native_byte_order
+from ndarray.strides import as_int
 from ndarray.errors import UnsupportedOptionError
 
 from .layout import DATA_LAYOUTS, PaddingSize, to_acl_order
@@ -169,8 +171,7 @@ def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
     """ACL DataType name for a numpy dtype (quantized types need (scale, offset); int8 with
     per-channel scales is QSYMM8_PER_CHANNEL; a quantized int32 (a bias) is S32)."""
     dt = np.dtype(dtype)
-    if dt.byteorder == (">" if np.little_endian else "<"):
-        raise NotRepresentableError(f"dtype {dt} is not in native byte order, which ACL requires")
+    require_native_byte_order(dt, "ACL's DataType")
     if quantization is not None and dt == np.dtype("int32"):
         return _BIAS_TYPE
     if is_per_channel(quantization):
@@ -187,12 +188,14 @@ def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
 
 
 def check_quantization(quantization: Any, dtype: np.dtype[Any]) -> Tuple[float, int]:
-    """(scale, offset) checked against the storage dtype's range (ACL and Arm NN alike)."""
+    """(scale, offset) checked against the storage dtype's range (ACL and Arm NN alike); the
+    offset by the integer rule (a bool or a float is an ArgumentTypeError, never rounded)."""
     try:
         scale, offset = quantization
-        scale, offset = float(scale), int(offset)
+        scale = float(scale)
     except (TypeError, ValueError):
         raise InvalidLayoutError(f"quantization must be (scale, offset), got {quantization!r}") from None
+    offset = as_int(offset, "quantization offset", lambda: f"quantization={quantization!r}")
     if not (math.isfinite(scale) and scale > 0):
         raise InvalidLayoutError(f"quantization scale is {scale}, expected a finite number > 0")
     info = np.iinfo(dtype)
@@ -300,9 +303,9 @@ def tensor_info(
     """
     d = _descriptor(array_or_descriptor)
     key = (d, data_layout, quantization, _padding_is_free(array_or_descriptor))
-    if not _cacheable(quantization, data_layout):  # a list of scales, a float offset...
+    if not _cacheable(quantization, data_layout):  # a list of scales...
         return _tensor_info_uncached(*key)
-    return _tensor_info_of(*key)
+    return _tensor_info_of(*key, _types(quantization))  # (0.5, 3.0) never finds the entry of (0.5, 3)
 
 
 def _cacheable(*values: Any) -> bool:
@@ -328,9 +331,15 @@ def clear_description_caches() -> None:
     _padded_descriptor_of.cache_clear()
 
 
+def _types(value: Any) -> Any:
+    """The types inside ``value`` (a tuple's, entry by entry): part of a cache key, so that
+    equal values of other types (3.0, True for 3) are described afresh, and refused."""
+    return tuple(_types(v) for v in value) if isinstance(value, tuple) else type(value)
+
+
 @functools.lru_cache(maxsize=4096)
 def _tensor_info_of(d: ShapeDescriptor, data_layout: str, quantization: Quantization,
-                    padding_is_free: bool) -> AclTensorInfo:
+                    padding_is_free: bool, _quantization_types: Any) -> AclTensorInfo:
     return _tensor_info_uncached(d, data_layout, quantization, padding_is_free)
 
 

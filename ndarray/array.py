@@ -20,7 +20,8 @@ from .descriptor import ShapeDescriptor
 from .display import cells_text
 from .errors import (ArgumentTypeError, ExportRefusedError, InvalidLayoutError, NotRepresentableError,
                      PaddingNotFreeError, ReadOnlyError, UnsupportedOptionError)
-from .memory import DEFAULT_ALIGNMENT_IN_BYTES, address, aligned_bytes, dense_owner, element_mask, read_only_bytes
+from .memory import (DEFAULT_ALIGNMENT_IN_BYTES, address, aligned_bytes, dense_owner, element_mask, read_only_bytes,
+                     refuse_masked)
 from .numpy_protocol import NumpyProtocol
 from .strides import CHANNELS_LAST_INNER_TO_OUTER, as_int, check_rank_for, keywords_checked, normalize_memory_format
 
@@ -117,6 +118,7 @@ class NdArray(NumpyProtocol):
         self._root = d
 
     def _wrap(self, allocation: Any, descriptor: ShapeDescriptor, readonly: bool) -> None:
+        refuse_masked(allocation, "NdArray(allocation, descriptor)")
         if not isinstance(allocation, np.ndarray) or allocation.dtype != np.uint8 or allocation.ndim != 1:
             raise InvalidLayoutError(
                 f"allocation must be a 1-D uint8 numpy array, got {getattr(allocation, 'dtype', type(allocation))!r} "
@@ -214,10 +216,12 @@ class NdArray(NumpyProtocol):
 
         A view of a bigger dense array (``x[2:10, 2:10]``) is recognised as a padded buffer
         over the whole of ``x``; the "padding" is then ``x``'s other elements, so
-        :attr:`padding_is_free` is False for every NdArray made here.
+        :attr:`padding_is_free` is False for every NdArray made here. A
+        ``numpy.ma.MaskedArray`` is refused (NotRepresentableError): its mask would be lost.
         """
         if not isinstance(arr, np.ndarray):
             raise ArgumentTypeError(f"from_numpy expects a numpy.ndarray, got {type(arr).__name__}")
+        refuse_masked(arr, "from_numpy")
         itemsize = arr.dtype.itemsize
         for i, s in enumerate(arr.strides):
             if itemsize and s % itemsize:

@@ -42,6 +42,7 @@ from typing import Any, Iterable, Optional, Sequence, Tuple
 import numpy as np
 
 from . import shape_info as _shape_info
+from .dtypes import dtype_text
 from .errors import InvalidLayoutError
 from .layout_rules import (
     ExplicitLayout,
@@ -278,18 +279,28 @@ class ShapeDescriptor:
     def from_shape_info(cls, info: Sequence[int], alloc_size: Optional[int] = None,
                         offset: int = 0) -> "ShapeDescriptor":
         """The descriptor of a libnd4j shapeInfo; ``alloc_size`` and ``offset`` live outside it
-        (libnd4j keeps them in the NDArray), and the paddings are recovered from them."""
+        (libnd4j keeps them in the NDArray), and the paddings are recovered from them.
+
+        Without ``alloc_size``, a shapeInfo flagged ARRAY_HAS_PADDED_BUFFER is the smallest
+        padded buffer holding its elements (:func:`ndarray.shape_info.padded_alloc_size`), so
+        ``from_shape_info(d.to_shape_info(), d.alloc_size, d.offset) == d`` always, and
+        without them for offset 0 and no padding after the outermost dimension; a flag its
+        strides cannot explain raises InvalidLayoutError saying to give ``alloc_size``."""
         fields = _shape_info.decode(info)
+        given = alloc_size is not None
+        if not given and fields.padded:
+            alloc_size = _shape_info.padded_alloc_size(fields, as_int(offset, "offset"))
         d = cls(fields.shape, fields.dtype, fields.order, strides=fields.strides, offset=offset,
                 alloc_size=alloc_size)
-        _shape_info.check_against(fields, d.has_padded_buffer, d.ews, alloc_size, repr(d))
+        _shape_info.check_against(fields, d.has_padded_buffer, d.ews, alloc_size, repr(d), given)
         return d
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
-        # Compact, CuTe-like: dtype[shape]:(strides) +offset /alloc, then padding and order.
+        # Compact, CuTe-like: dtype[shape]:(strides) +offset /alloc, then padding and order
+        # (a dtype of the other byte order prints as numpy's code, '>f4').
         text = (
-            f"ShapeDescriptor({self.dtype.name}[{','.join(map(str, self.shape))}]"
+            f"ShapeDescriptor({dtype_text(self.dtype)}[{','.join(map(str, self.shape))}]"
             f":({','.join(map(str, self.strides))}) +{self.offset} /{self.alloc_size} {self.order}"
         )
         if self.has_padded_buffer:

@@ -17,7 +17,8 @@ wrong, and also derive from the builtin a numpy user already catches for that me
     +-- ExportRefusedError (BufferError)   a buffer protocol export (DLPack) refused, numpy's way
     +-- MissingPackageError (ImportError)  an optional package a call needs is not installed
     +-- (acl_bridge) AclError (RuntimeError) and its native-status subclasses,
-        ArmnnError / ArmnnUnavailableError (RuntimeError)
+        ArmnnError / ArmnnUnavailableError (RuntimeError),
+        KeptValueError (ValueError, acl_bridge.decisions): a kept answer or decision that does not decode
 
 Invalid input and "valid, but this target cannot express it" are different errors (design
 guide, habit 7): a negative stride is fine for numpy and unrepresentable for ACL. Messages

@@ -1,5 +1,6 @@
 """Where an NdArray's bytes come from: aligned fresh allocations, the dense numpy buffer a
-view belongs to, and which cells of an allocation hold elements.
+view belongs to, which cells of an allocation hold elements, and what memory is refused
+(a masked array: an NdArray has no mask, so its mask would be dropped silently).
 
 Helpers of :mod:`ndarray.array`; plain numpy, no NdArray.
 """
@@ -11,11 +12,11 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .descriptor import ShapeDescriptor
-from .errors import InvalidLayoutError
+from .errors import InvalidLayoutError, NotRepresentableError
 from .strides import as_int
 
 __all__ = ["DEFAULT_ALIGNMENT_IN_BYTES", "address", "aligned_bytes", "dense_owner", "element_mask",
-           "read_only_bytes"]
+           "read_only_bytes", "refuse_masked"]
 
 DEFAULT_ALIGNMENT_IN_BYTES = 64
 
@@ -77,3 +78,16 @@ def element_mask(d: ShapeDescriptor) -> np.ndarray:
             strides=tuple(s * 8 for s in d.strides))
         mask[index.reshape(-1)] = True
     return mask
+
+
+def refuse_masked(obj: object, call: str) -> None:
+    """NotRepresentableError for a ``numpy.ma.MaskedArray`` given to ``call``: an NdArray
+    has no mask, so wrapping the data would drop it. The message names the two explicit ways:
+    ``x.filled(value)`` (masked elements replaced) or ``np.ma.getdata(x)`` (the mask ignored)."""
+    if isinstance(obj, np.ma.MaskedArray):
+        masked = int(np.count_nonzero(np.ma.getmaskarray(obj)))
+        raise NotRepresentableError(
+            f"{call} got a numpy.ma.MaskedArray of shape {obj.shape} with {masked} masked element"
+            f"{'' if masked == 1 else 's'}, expected a numpy.ndarray: an NdArray has no mask, so the mask would be "
+            f"lost; pass x.filled(value) to replace the masked elements, or np.ma.getdata(x) to ignore the mask"
+        )

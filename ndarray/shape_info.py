@@ -9,7 +9,11 @@ ARRAY_HAS_PADDED_BUFFER; ``order`` is the character code of 'c' (99) or 'f' (102
 Strides are in elements. shapeInfo does not carry the offset of the first element nor the
 allocation size: libnd4j keeps those in the NDArray, so ``ShapeDescriptor.from_shape_info``
 takes them as arguments and recovers the paddings from them (ADR pseudo-code, see
-``ndarray.descriptor.recover_padding``).
+``ndarray.layout_rules.recover_padding``). Without ``alloc_size``, a shapeInfo flagged
+ARRAY_HAS_PADDED_BUFFER gets :func:`padded_alloc_size`: the smallest padded buffer that
+holds its elements (whole rows of the outermost stride), so ``from_shape_info(d.to_shape_info())
+== d`` for every descriptor with offset 0 whose outermost dimension has no padding after its
+elements (the README's, ACL's: ACL pads only x and y).
 
 This module only encodes and decodes the integers; it knows nothing of ShapeDescriptor, so
 the descriptor can use it without an import circle (``ndarray.formats.nd4j`` is the
@@ -23,6 +27,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .dtypes import require_native_byte_order
 from .errors import InvalidLayoutError, NotRepresentableError
 from .strides import as_int_tuple
 
@@ -74,13 +79,13 @@ class ShapeInfoFields:
 def encode(shape: Sequence[int], strides: Sequence[int], dtype: np.dtype, order: str, *, padded: bool,
            ews: int, context: Callable[[], str]) -> Tuple[int, ...]:
     """``[rank, shape..., strides..., extra, ews, order]`` of these values."""
-    native = dtype.newbyteorder("=")
-    if native not in TYPE_FLAGS or dtype.byteorder == (">" if np.little_endian else "<"):
+    if dtype.isnative and dtype not in TYPE_FLAGS:
         raise NotRepresentableError(
             f"dtype {dtype} has no libnd4j data type flag (expected one of "
-            f"{sorted(t.name for t in TYPE_FLAGS)} in native byte order): {context()}"
+            f"{sorted(t.name for t in TYPE_FLAGS)}): {context()}"
         )
-    extra = TYPE_FLAGS[native]
+    require_native_byte_order(dtype, "libnd4j's shapeInfo", context())
+    extra = TYPE_FLAGS[dtype]
     if padded:
         extra |= ARRAY_HAS_PADDED_BUFFER
     if 0 in shape:
@@ -117,14 +122,35 @@ def decode(info: Any) -> ShapeInfoFields:
                            bool(extra & ARRAY_HAS_PADDED_BUFFER), ews)
 
 
-def check_against(fields: ShapeInfoFields, padded: bool, ews: int, alloc_size: Optional[int], described: str) -> None:
-    """The flags a shapeInfo stores must agree with what its strides describe."""
+def padded_alloc_size(fields: ShapeInfoFields, offset: int) -> Optional[int]:
+    """The elements of the smallest padded buffer (strict stride rule) holding every element
+    of ``fields`` from ``offset``: the outermost stride times the outer rows the elements
+    reach. None when there is no outermost stride to count rows of (rank 0, no element, a
+    stride <= 0: no padded buffer, the descriptor's own default applies)."""
+    if not fields.shape or 0 in fields.shape:
+        return None
+    outer = 0 if fields.order == "c" else len(fields.shape) - 1
+    row = fields.strides[outer]
+    if row <= 0:
+        return None
+    high = offset + sum((n - 1) * s for n, s in zip(fields.shape, fields.strides) if s > 0)
+    return row * -(-(high + 1) // row)
+
+
+def check_against(fields: ShapeInfoFields, padded: bool, ews: int, alloc_size: Optional[int], described: str,
+                  given: bool = True) -> None:
+    """The flags a shapeInfo stores must agree with what its strides describe (``given``:
+    whether ``alloc_size`` came from the caller or was :func:`padded_alloc_size`'s)."""
     info = list(fields.info)
     if fields.padded != padded:
+        hint = "" if given or not fields.padded else (
+            " (shapeInfo carries no allocation size, and the smallest padded buffer holding the elements has "
+            "no padding: the padding is after the outermost dimension; give alloc_size, which libnd4j keeps "
+            "in the NDArray)")
         raise InvalidLayoutError(
             f"shapeInfo extra {'has' if fields.padded else 'lacks'} ARRAY_HAS_PADDED_BUFFER but strides "
             f"{fields.strides} with alloc_size {alloc_size} describe {'a padded' if padded else 'an unpadded'} "
-            f"buffer: shapeInfo={info}, {described}"
+            f"buffer{hint}: shapeInfo={info}, {described}"
         )
     if fields.ews != ews:
         raise InvalidLayoutError(

@@ -29,6 +29,10 @@ from ndarray.formats import directml, dlpack, torch, xla
 F32 = np.float32
 
 
+_MASKED = np.ma.masked_array(np.arange(3, dtype=np.float32), mask=[False, True, False])
+_OTHER_ORDER = np.dtype(">f4") if np.little_endian else np.dtype("<f4")  # the byte order this machine lacks
+
+
 def _ro():
     return NdArray.from_numpy(np.broadcast_to(F32(1), (2, 3)))
 
@@ -155,6 +159,26 @@ ROWS = [
      r"index\[0\] is 3, expected 0 <= index\[0\] < 3"),
     ("descriptor-index-rank", lambda: ShapeDescriptor((2, 3)).element_offset((1,)), IndexOutOfRangeError,
      r"index has 1 entries but shape has rank 2"),
+    # ---- masked arrays: an NdArray has no mask, so no constructor drops one silently (issue 39)
+    ("from-numpy-masked", lambda: NdArray.from_numpy(_MASKED), NotRepresentableError,
+     r"from_numpy got a numpy.ma.MaskedArray of shape \(3,\) with 1 masked element, expected a numpy.ndarray: "
+     r"an NdArray has no mask, so the mask would be lost; pass x.filled\(value\) .* or np.ma.getdata\(x\)"),
+    ("from-dlpack-masked", lambda: dlpack.from_dlpack(_MASKED), NotRepresentableError,
+     r"from_dlpack got a numpy.ma.MaskedArray of shape \(3,\) with 1 masked element"),
+    ("wrap-masked-allocation", lambda: NdArray(np.ma.masked_array(np.zeros(8, np.uint8), mask=True), ShapeDescriptor((2,))),
+     NotRepresentableError, r"NdArray\(allocation, descriptor\) got a numpy.ma.MaskedArray of shape \(8,\) with 8 masked"),
+    # ---- byte order: kept and printed; refused, naming the dtype, by every target without the field
+    ("xla-big-endian", lambda: xla.XlaShape.from_shape_descriptor(ShapeDescriptor((2, 3), _OTHER_ORDER)),
+     NotRepresentableError, rf"dtype is {_OTHER_ORDER.str} \(.*-endian\), expected the machine's .*-endian byte order: "
+                            r"XLA's element type has no byte order field"),
+    ("directml-big-endian", lambda: directml.BufferTensorDesc.from_shape_descriptor(ShapeDescriptor((2,), _OTHER_ORDER)),
+     NotRepresentableError, rf"dtype is {_OTHER_ORDER.str} .*DirectML's data type has no byte order field"),
+    ("dlpack-export-big-endian", lambda: NdArray((2,), _OTHER_ORDER).__dlpack__(), ExportRefusedError,
+     rf"DLPack only supports native byte order.*ShapeDescriptor\({_OTHER_ORDER.str}\[2\]"),
+    # ---- shapeInfo: what it cannot carry is asked for by name
+    ("shapeinfo-padding-only-after-the-outermost-rows",
+     lambda: ShapeDescriptor.from_shape_info(ShapeDescriptor((2, 3), paddings=(1, 0)).to_shape_info()), InvalidLayoutError,
+     r"the padding is after the outermost dimension; give alloc_size, which libnd4j keeps in the NDArray"),
 ]
 
 

@@ -1,5 +1,5 @@
 """A function's kept decisions (acl_bridge.decisions), without ACL: the JSON form gives back
-every field, a malformed one is refused with the codec's errors (ValueError, TypeError), and a
+every field, a malformed one is refused with the codec's one error (KeptValueError), and a
 decision matches only a call of the same content (kind, parameters, options, each tensor's
 layout, origin, free padding and quantization) on the same backend and ACL."""
 
@@ -14,6 +14,7 @@ import pytest
 from acl_bridge.configure_session import CONFIGURED_PLAN, decode, encode
 from acl_bridge.decisions import Decision, KeptDecisions, layout_key
 from acl_bridge.decisions import decode as decode_decisions
+from acl_bridge.decisions import KeptValueError
 from acl_bridge.layout import PaddingSize
 from acl_bridge.plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from ndarray import ShapeDescriptor
@@ -81,13 +82,13 @@ def _b64_zlib(raw: bytes) -> str:
 def test_a_malformed_decision_does_not_decode(break_it):
     value = json.loads(json.dumps(encode(CONFIGURED_PLAN, (_decision(), _decision(kind="add")))))
     break_it(value)
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(KeptValueError, match=r"kept decisions do not decode: \w+: "):
         decode(CONFIGURED_PLAN, value)
 
 
 def test_decisions_that_are_not_a_dict_do_not_decode():
     for value in ({"not": "columns"}, [], 7, None):
-        with pytest.raises((ValueError, TypeError)):
+        with pytest.raises(KeptValueError, match=r"kept decisions do not decode: TypeError: decisions are \w+ of form"):
             decode_decisions(value)
 
 

@@ -71,6 +71,23 @@ def test_repr_is_compact():
     assert repr(d) == "ShapeDescriptor(float32[2,2,5,5]:(72,36,6,1) +0 /144 c paddings=(0,0,1,1)@(0,0,0,0))"
 
 
+@pytest.mark.parametrize("code", [">f4", "<f4", ">i2", "<u8", ">c8"])
+def test_a_dtype_keeps_and_prints_its_byte_order(code):
+    """A big-endian buffer is described as it is (from_numpy wraps it, values as numpy reads
+    them) and printed with numpy's code, so two descriptors that differ never print alike."""
+    x = np.arange(6, dtype=code).reshape(2, 3)
+    a = NdArray.from_numpy(x)
+    assert a.dtype == x.dtype and np.array_equal(a.numpy(), x) and a.numpy().dtype.str == x.dtype.str
+    native = ShapeDescriptor((2, 3), x.dtype.newbyteorder("="))
+    assert repr(native) == f"ShapeDescriptor({native.dtype.name}[2,3]:(3,1) +0 /6 c)"
+    if x.dtype.isnative:
+        assert a.descriptor == native
+    else:
+        assert a.descriptor != native
+        assert repr(a.descriptor) == f"ShapeDescriptor({code}[2,3]:(3,1) +0 /6 c)" != repr(native)
+        assert code in repr(a)
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [

@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 from acl_bridge.configure_session import ConfigureSession, decode, decode_all, encode, question_id
+from acl_bridge.decisions import KeptValueError
 from acl_bridge.facts_cache import FactsCache, FactsCacheWarning
 from acl_bridge.layout import PaddingSize
 
@@ -32,7 +33,7 @@ def test_every_category_round_trips(category):
     ("negotiate", [[1, 2, 3]]), ("auto_padding", "x"), ("check_layouts", 3), ("probe", [[0, 7], True]),
     ("probe", [[0], "yes"]), ("unknown", 1)])
 def test_a_malformed_answer_does_not_decode(category, value):
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(KeptValueError, match=rf"a kept {category} answer does not decode: \w+: |category is 'unknown'"):
         decode(category, value)
 
 
@@ -150,13 +151,13 @@ def test_an_answer_that_does_not_decode_is_a_warning_when_asked_for_and_acl_is_a
     s, calls = ConfigureSession(known=g.decoded), []
     _ask_all(s, calls)
     assert "probe" in calls and "negotiate" not in calls  # the bad answer asked again, the good ones not
-    with pytest.raises(ValueError, match="probe answer"):  # without a warning to give: the codec's error
+    with pytest.raises(KeptValueError, match="probe answer"):  # without a warning to give: the codec's error
         decode_all(bad)["probe"][qid]
 
 
 @pytest.mark.parametrize("encoded", [{"teleport": {}}, {"probe": [1, 2]}])
 def test_an_unknown_category_or_a_malformed_map_makes_the_whole_file_unused(tmp_path, encoded):
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(KeptValueError, match=r"category is 'teleport', expected one of|the probe answers are list"):
         decode_all(encoded)
 
 
@@ -204,7 +205,7 @@ def test_a_negotiated_plan_round_trips_and_damage_is_refused():
     assert json.loads(json.dumps(value)) == value
     assert decode(NEGOTIATED_PLAN, json.loads(json.dumps(value))) == (asked, const_pad)
     for bad in ([[[7, [[3, 5, [0, 0, 0, 0]]]]], []], [[[7, [[3, "src", [0, 0, 0]]]]], []], "nope"):
-        with pytest.raises((ValueError, TypeError)):
+        with pytest.raises(KeptValueError, match="a kept negotiated_plan answer does not decode"):
             decode(NEGOTIATED_PLAN, bad)
 
 
@@ -214,5 +215,5 @@ def test_a_kept_arena_round_trips_and_damage_is_refused():
     kept = ((4, 0), (7, 4096), (2, 64))
     assert decode(MEMORY_PLAN, json.loads(json.dumps(encode(MEMORY_PLAN, kept)))) == kept
     for bad in ({"4": 0}, [[4]], [[4, -64]], [[4, 1.5]], [[4, True]], [["4", 0]], [4, 0]):
-        with pytest.raises((ValueError, TypeError)):
+        with pytest.raises(KeptValueError, match="a kept arena is .*, expected \\[\\[tensor, offset\\], ...\\] of ints >= 0"):
             decode(MEMORY_PLAN, bad)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from acl_bridge import PaddingSize, auto_padding, padded_descriptor
-from ndarray import InvalidLayoutError, ShapeDescriptor
+from ndarray import InvalidLayoutError, NotRepresentableError, ShapeDescriptor
 from acl_bridge import pictures as pic
 from ndarray.formats.directml import BufferTensorDesc
 
@@ -199,7 +199,8 @@ def test_png_xla_tile_boundaries():
 
 def test_picture_refuses_too_many_cells():
     m = pic.descriptor_map(ShapeDescriptor.create((pic.MAX_CELLS + 1,), "uint8"))
-    with pytest.raises(Exception, match="cells, expected at most"):
+    with pytest.raises(NotRepresentableError, match=rf"the allocation has {pic.MAX_CELLS + 1} cells, expected at most "
+                       rf"{pic.MAX_CELLS} to draw one pixel block per cell"):
         pic.geometry(m)
 
 

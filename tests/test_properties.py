@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acl_bridge import descriptor_from_tensor_info, tensor_info
-from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
+from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.formats.dlpack import from_dlpack
 
 DTYPES = ["float32", "float64", "int8", "uint8", "int16", "int32", "float16"]
@@ -66,6 +66,37 @@ def test_shape_info_round_trip(d):
     back = ShapeDescriptor.from_shape_info(info, alloc_size=d.alloc_size, offset=d.offset)
     assert (back.shape, back.strides, back.offset, back.alloc_size, back.dtype) == (
         d.shape, d.strides, d.offset, d.alloc_size, d.dtype)
+
+
+@given(padded_descriptors())
+def test_shape_info_with_offset_and_alloc_size_gives_the_same_value(d):
+    """What libnd4j keeps beside a shapeInfo (the NDArray's offset and length) gives back d itself."""
+    assert ShapeDescriptor.from_shape_info(d.to_shape_info(), alloc_size=d.alloc_size, offset=d.offset) == d
+
+
+@given(padded_descriptors())
+def test_shape_info_alone_round_trips_unless_padding_follows_the_outermost_rows(d):
+    """shapeInfo carries no allocation size: without one, a padded shapeInfo is the smallest
+    padded buffer holding its elements. That is d itself unless d has padding after its
+    outermost rows, which only alloc_size can say (then: an error naming alloc_size, or the
+    same elements in a buffer without that trailing padding, never other strides)."""
+    info = d.to_shape_info()
+    outer = 0 if d.order == "c" else d.rank - 1
+    if d.rank == 0 or d.paddings[outer] == d.padding_offsets[outer]:
+        assert ShapeDescriptor.from_shape_info(info, offset=d.offset) == d
+        if d.offset == 0:
+            assert ShapeDescriptor.from_shape_info(info) == d
+        return
+    try:
+        back = ShapeDescriptor.from_shape_info(info, offset=d.offset)
+    except InvalidLayoutError as e:
+        assert "give alloc_size, which libnd4j keeps in the NDArray" in str(e)
+        inner = [p for i, p in enumerate(d.paddings) if i != outer]
+        assert not any(inner)  # only the outermost dimension was padded: nothing left to flag
+    else:
+        assert (back.shape, back.strides, back.offset, back.dtype, back.order) == (
+            d.shape, d.strides, d.offset, d.dtype, d.order)
+        assert back.paddings[outer] == d.padding_offsets[outer] and back.alloc_size < d.alloc_size
 
 
 @st.composite

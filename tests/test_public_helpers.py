@@ -62,3 +62,35 @@ def test_recover_padding_refuses_what_is_no_padded_buffer():
     assert recover_padding((), (), 0, 1, "c") == ((), ())
     assert recover_padding((), (), 1, 2, "c") is None
     assert recover_padding((0, 3), (3, 1), 0, 0, "c") is None
+
+
+# ---------------------------------------------------------------------------- worked examples
+# The source documents' numbers (/work/shared/seeds, indexed in its README), as they print them.
+@pytest.mark.parametrize("shape, order, strides, source", [
+    ((3, 4, 2), "c", (8, 2, 1), "004, libnd4j ADR: shapes [3,4,2], C order"),
+    ((2, 2, 5, 5), "c", (50, 25, 5, 1), "004: shapeInfo [4, 2,2,5,5, 50,25,5,1, 8192,1,99]"),
+    ((5, 5, 2, 2), "f", (1, 5, 25, 50), "004: ACL's TensorShape {x,y,z,n}, strides as elements (1,5,25,50)"),
+    ((2, 2, 3), "c", (6, 3, 1), "000, DirectML: DHW 2x2x3 packed strides {6,3,1}"),
+    ((1, 1, 3, 5), (1, 3, 2, 0), (15, 1, 5, 1), "000: NHWC {1,1,3,5} strides {15,1,5,1}"),
+    ((1, 64, 5, 4), "c", (1280, 20, 4, 1), "003, PyTorch: (1,64,5,4) contiguous"),
+    ((1, 64, 5, 4), (1, 3, 2, 0), (1280, 1, 256, 64), "003: the same tensor channels_last"),
+    ((2, 3), "f", (1, 2), "001, XLA: [2x3] with minor_to_major [0,1] reads a d b e c f"),
+])
+def test_dense_strides_of_the_worked_examples(shape, order, strides, source):
+    assert dense_strides(shape, order) == strides, source
+
+
+@pytest.mark.parametrize("strides, offset, alloc_size, recovered, source", [
+    ((50, 25, 5, 1), 0, 100, ((0, 0, 0, 0), (0, 0, 0, 0)), "004: the dense 2x2x5x5 (400 bytes)"),
+    ((72, 36, 6, 1), 0, 144, ((0, 0, 1, 1), (0, 0, 0, 0)), "004: ACL padding right 1 bottom 1 (576 bytes)"),
+    ((1170, 585, 45, 1), 184, 2340, ((0, 0, 8, 40), (0, 0, 4, 4)),
+     "004: ACL auto padding (4,36,4,4): offset 736 bytes, total 9360 bytes"),
+])
+def test_recover_padding_of_the_adrs_examples(strides, offset, alloc_size, recovered, source):
+    """The ADR's pseudo-code on its own 2x2x5x5 float examples (sizes in bytes / 4 = elements)."""
+    assert recover_padding((2, 2, 5, 5), strides, offset, alloc_size, "c") == recovered, source
+
+
+def test_recover_padding_of_xlas_padded_dimensions():
+    """001: [2x3] in padded_dimensions [3,5] is a 15-element buffer, row-major: strides (5, 1)."""
+    assert recover_padding((2, 3), (5, 1), 0, 15, "c") == ((1, 2), (0, 0))

@@ -1,7 +1,10 @@
 """The README's code runs as written and prints what it says (the quick start everywhere, the
-ACL example on arm64); the figures docs/robustness.md states are the test code's; every
-relative link of the README and docs/ points at a file that exists."""
+ACL example on arm64, the shell blocks of the command line and the models); the figures
+docs/robustness.md states are the test code's; every relative link of the README and docs/
+points at a file that exists."""
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -66,6 +69,65 @@ def test_acl_example_runs_as_written():
     acl = [b for b in blocks if "required_padding" in b]
     assert acl, "README lost its ACL example"
     exec(compile(acl[0], "README ACL example", "exec"), {})
+
+
+def shell_blocks():
+    """The README's runnable shell blocks: those that start in a scratch folder of their own."""
+    return [b for b in re.findall(r"```sh\n(.*?)```", README, re.S) if b.startswith('cd "$(mktemp -d)"')]
+
+
+def run_shell_block(block: str, tmp_path: Path):
+    """``block`` run by bash as written, ``acl-ndarray`` and ``python3`` being this Python's
+    (the package as the tests import it); (stdout, the scratch folder the block made)."""
+    import acl_bridge
+
+    prelude = (f'acl-ndarray() {{ "{sys.executable}" -m acl_bridge "$@"; }}\n'
+               f'python3() {{ "{sys.executable}" "$@"; }}\nset -e\n')
+    env = dict(os.environ, TMPDIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join([str(Path(acl_bridge.__file__).resolve().parents[1]),
+                                           os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(["bash", "-c", prelude + block], capture_output=True, text=True, timeout=600, env=env,
+                          cwd=str(tmp_path))
+    assert done.returncode == 0, f"exit {done.returncode}:\n{done.stderr[-3000:]}"
+    folders = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert len(folders) == 1, folders  # the block's mktemp -d
+    return done.stdout, folders[0]
+
+
+def test_the_readme_has_its_two_shell_blocks():
+    blocks = shell_blocks()
+    assert len(blocks) == 2 and "describe" in blocks[0] and "run-tflite" in blocks[1]
+    assert all("docs/" not in b for b in blocks)  # nothing the repository tracks is written
+
+
+def test_describe_block_runs_as_written_and_draws_the_readmes_picture(tmp_path):
+    """The picture the README shows is the one its command draws, pixel for pixel."""
+    image = pytest.importorskip("PIL.Image", reason="Pillow draws the PNG")
+    out, folder = run_shell_block(shell_blocks()[0], tmp_path)
+    assert "strides                         72,36,6,1 elements = 288,144,24,4 bytes" in out
+    assert "element (2,3)                   at offset 17" in out  # seeds/002's worked example
+    with image.open(folder / "memory-map.png") as drawn, image.open(ROOT / "docs" / "memory-map-adr-padded.png") as shown:
+        assert drawn.size == shown.size and drawn.convert("RGB").tobytes() == shown.convert("RGB").tobytes()
+
+
+def test_models_block_runs_as_written(tmp_path):
+    """The fetched photograph and model, an input made by the block itself: a face found on
+    the astronaut, the model's two outputs written, Visual Wake Words' answer."""
+    from acl_bridge.models.apps.fetch import FetchError, model_path, photo_path
+
+    try:
+        photo_path(), model_path("face_detection_front"), model_path("visual_wake_words")
+    except FetchError as e:  # the block's `acl-ndarray fetch` would download them
+        pytest.skip(f"the models are not in the cache (acl-ndarray fetch): {e}")
+    out, folder = run_shell_block(shell_blocks()[1], tmp_path)
+    faces = json.loads(next(line for line in out.splitlines() if line.startswith("[")))
+    assert len(faces) == 1 and faces[0]["score"] > 0.9 and len(faces[0]["landmarks"]) == 468
+    assert (folder / "boxes.png").stat().st_size > 0 and (folder / "input.npy").is_file()
+    import numpy as np
+
+    with np.load(folder / "outputs.npz") as outputs:
+        assert {k: v.shape for k, v in outputs.items()} == {"regressors": (1, 896, 16), "classificators": (1, 896, 1)}
+    assert re.search(r"^person 0\.\d+$", out, re.M) and re.search(r"^non_person 0\.\d+$", out, re.M)
 
 
 def test_robustness_counts_are_the_test_codes():

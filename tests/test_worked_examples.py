@@ -42,6 +42,9 @@ def test_adr_acl_padding_right_1_bottom_1():
     assert d.has_padded_buffer
     info_flags = d.to_shape_info()[-3]
     assert info_flags & (1 << 25)  # ARRAY_HAS_PADDED_BUFFER
+    # the shapeInfo alone gives the descriptor back (issue 39): no alloc_size needed
+    assert d.to_shape_info() == (4, 2, 2, 5, 5, 72, 36, 6, 1, 33562624, 0, 99)  # the README prints it
+    assert ShapeDescriptor.from_shape_info(d.to_shape_info()) == d
 
 
 def test_adr_recovering_paddings_from_strides_and_alloc_size():

@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..dtypes import require_native_byte_order
 from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
 from ..strides import as_int, dense_strides
 
@@ -76,8 +77,9 @@ def data_type_name(data_type: Any) -> str:
     except (TypeError, ValueError):
         error = InvalidLayoutError if isinstance(data_type, str) else ArgumentTypeError
         raise error(f"data_type is {data_type!r} but expected {accepted}") from None
+    require_native_byte_order(dt, "DirectML's data type", f"data_type={data_type!r}")
     for name, candidate in DATA_TYPES.items():
-        if dt == candidate:  # native byte order only: '>f4' != '<f4' on a little-endian host
+        if dt == candidate:
             return _PREFIX + name
     raise NotRepresentableError(
         f"data_type is numpy {dt!r} ({dt.str}), which has no DirectML equivalent; expected {accepted}"

@@ -30,6 +30,7 @@ import numpy as np
 from ..array import NdArray
 from ..dtypes import dtype_named
 from ..errors import NotRepresentableError
+from ..memory import refuse_masked
 from ..strides import dense_strides
 
 KDL_CPU = 1
@@ -104,7 +105,9 @@ class _Owner:
 
 
 def from_dlpack(obj: Any) -> NdArray:
-    """Wrap any DLPack producer on the CPU (numpy arrays, NdArrays, torch tensors, JAX arrays...)."""
+    """Wrap any DLPack producer on the CPU (numpy arrays, NdArrays, torch tensors, JAX arrays...);
+    a numpy masked array is refused (its ``__dlpack__`` would hand over the data without the mask)."""
+    refuse_masked(obj, "from_dlpack")
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (KDL_CPU, 0)
     if int(device[0]) != KDL_CPU:
         raise NotRepresentableError(

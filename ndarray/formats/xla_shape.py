@@ -37,7 +37,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..descriptor import ShapeDescriptor
-from ..dtypes import dtype_named
+from ..dtypes import dtype_named, require_native_byte_order
 from ..errors import ArgumentTypeError, InvalidLayoutError, NotRepresentableError
 from ..strides import as_int_tuple, check_index, dense_strides
 from .xla_fields import ELEMENT_TYPES, PADDING_VALUES, element_type_of, join, validate
@@ -376,6 +376,7 @@ class XlaShape:
         XLA has no offset and no free strides: element 0 must open the buffer and the
         strides must nest (innermost 1, each a multiple of the last), else NotRepresentableError.
         """
+        require_native_byte_order(descriptor.dtype, "XLA's element type", repr(descriptor))
         et = element_type_of(descriptor.dtype)
         if et is None:
             raise NotRepresentableError(

@@ -110,7 +110,9 @@ def test_tensor_import_is_zero_copy_and_keeps_memory_alive():
     assert t.array is ref  # the tensor still holds the memory
     with t:
         pass
-    with pytest.raises(Exception, match="closed"):
+    from acl_bridge.native import AclError
+
+    with pytest.raises(AclError, match="tensor is closed"):
         t.handle
 
 

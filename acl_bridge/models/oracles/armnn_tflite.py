@@ -14,6 +14,7 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from ndarray.errors import UnsupportedOptionError
+from ndarray.strides import as_int
 
 from ... import armnn
 from ...layout import check_int
@@ -52,7 +53,7 @@ class ArmnnTfliteModel:
             why = thread_option_support()
             if why is not None:
                 raise armnn.ArmnnUnavailableError(why)
-            if check_int(number_of_threads, "number_of_threads", minimum=1) > 64:
+            if not 1 <= as_int(number_of_threads, "number_of_threads") <= 64:  # a bool or a float: ArgumentTypeError
                 raise UnsupportedOptionError(f"number_of_threads is {number_of_threads!r}, expected an int in "
                                              f"1..64 (Arm NN's own bounds) or None")
         if not hasattr(ann, "ITfLiteParser"):
