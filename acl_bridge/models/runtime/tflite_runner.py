@@ -291,11 +291,26 @@ class _Phases:
 
 
 class TfliteRunner:
-    """A TFLite model configured once on ACL functions over NdArrays."""
+    """A TFLite model configured once on ACL functions over NdArrays. ``backend``: "neon",
+    "cl", "numpy" (the same plan on numpy kernels, any machine: a
+    :class:`~.numpy_backend.NumpyRunner` is made) or "auto" (NEON where ACL's NEON functions
+    load, else numpy)."""
 
-    def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
+    def __new__(cls, *args, backend="auto", **kwargs):
+        if cls is TfliteRunner:
+            from .numpy_backend import NumpyRunner, resolve_backend
+
+            if resolve_backend(backend) == "numpy":
+                return NumpyRunner.__new__(NumpyRunner)
+        return super().__new__(cls)
+
+    def __init__(self, model, *, allow_copy: bool = True, backend="auto", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
                  model_cache=True, share_constants: bool = True, facts_cache=True, fallback: bool = True):
+        if backend == "auto":
+            from .numpy_backend import resolve_backend
+
+            backend = resolve_backend(backend)
         self.backend = backend_named(backend)
         if not isinstance(fallback, bool):
             raise ArgumentTypeError(f"fallback is {fallback!r}, expected True or False")
