@@ -927,13 +927,18 @@ class TfliteRunner:
                         f"{what} has dtype {value.dtype}, the model's input is {spec.dtype}: nothing is cast "
                         f"(convert it yourself, e.g. x.astype(np.{spec.dtype}))")
                 self.input_arrays[i].numpy()[...] = value
+        self.run_in_place()
+        return self.outputs()
+
+    def run_in_place(self) -> None:
+        """One inference on what the input buffers hold, its results left in the output
+        buffers (:meth:`run` without the input's copy or the outputs' views)."""
         if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
             t0 = time.perf_counter()
             self.schedule.run()
             self._first_run_seconds = time.perf_counter() - t0
         else:
             self.schedule.run()
-        return self.outputs()
 
     def profile(self, rounds: int = 5) -> OperatorProfile:
         """Per ACL function, its time in an inference (:mod:`.operator_profile`): ``rounds``
