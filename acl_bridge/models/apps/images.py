@@ -14,6 +14,8 @@ import numpy as np
 
 from ndarray.errors import AclNdarrayError
 
+from ..format.tflite_reader import INSTALL_MODELS
+
 
 class ImageError(AclNdarrayError, ValueError):
     """An image that cannot be read or written (with Pillow's reason)."""
@@ -23,7 +25,7 @@ def _pil():
     try:
         from PIL import Image, ImageDraw
     except ImportError as e:
-        raise ImageError(f"reading and writing images needs Pillow (pip install pillow, or Debian's python3-pil): {e}") from None
+        raise ImageError(f"reading and writing images needs Pillow ({INSTALL_MODELS}, or Debian's python3-pil): {e}") from None
     return Image, ImageDraw
 
 

@@ -50,6 +50,9 @@ TENSOR_TYPES: Dict[int, np.dtype[Any]] = {
     10: np.dtype("float64"),
 }
 PADDINGS = {0: "SAME", 1: "VALID"}
+# what a missing optional package's error says to run: the extra that brings tflite and Pillow
+INSTALL_MODELS = 'pip install "acl-ndarray[models]"'
+
 ACTIVATIONS = {0: None, 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 
 
@@ -205,8 +208,11 @@ class _Reader:
     """Bounds-checked access to one model file."""
 
     def __init__(self, data: bytes):
-        import tflite
-
+        try:
+            import tflite
+        except ImportError as e:  # the optional dependency
+            raise UnsupportedModelError(f"reading .tflite files needs the 'tflite' package ({INSTALL_MODELS}): "
+                                        f"{e}") from None
         self.tflite = tflite
         self.buf = data
         self.size = len(data)
@@ -481,10 +487,6 @@ def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]
     else:
         with open(source, "rb") as f:
             data = f.read()
-    try:
-        import tflite  # noqa: F401
-    except ImportError as e:  # the optional dependency
-        raise UnsupportedModelError(f"reading .tflite files needs the 'tflite' package (pip install tflite): {e}") from None
     r = _Reader(data)
     try:
         return _read(r)
