@@ -120,13 +120,19 @@ def test_the_same_calls_give_what_tflite_gives(name):
         assert classes is not None, f"TFLite accepted: {what}"
         assert got is not None and classes <= got and isinstance(e, AclNdarrayError), (what, classes, got, e)
     assert theirs["get_tensor is a copy"] and mine["get_tensor is a copy"]
-    for k, ref_out in theirs["outputs"].items():
-        got = mine["outputs"][k]
-        assert got.dtype == ref_out.dtype and got.shape == ref_out.shape, k
-        if ref_out.dtype.kind == "f":
-            np.testing.assert_allclose(got, ref_out, atol=tolerance(ref_out), err_msg=f"{name} {k}")
+    same_outputs(theirs["outputs"], mine["outputs"], name)
+
+
+def same_outputs(reference, got, name):
+    """Outputs by name: the same dtypes and shapes, float32 within the stated tolerance, integer
+    bit for bit."""
+    assert set(got) == set(reference), (name, sorted(got), sorted(reference))
+    for k, want in reference.items():
+        assert got[k].dtype == want.dtype and got[k].shape == want.shape, (name, k)
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got[k], want, atol=tolerance(want), err_msg=f"{name} {k}")
         else:
-            np.testing.assert_array_equal(got, ref_out, err_msg=f"{name} {k}")
+            np.testing.assert_array_equal(got[k], want, err_msg=f"{name} {k}")
 
 
 class _Spec:

@@ -13,8 +13,8 @@ pytest.importorskip("tflite", reason="the tflite package is not installed")
 
 from acl_bridge import interpreter as ours  # noqa: E402
 
-from .conftest import model_file, tolerance  # noqa: E402
-from .test_interpreter import _Spec, same_details, sequence  # noqa: E402
+from .conftest import model_file  # noqa: E402
+from .test_interpreter import _Spec, same_details, same_outputs, sequence  # noqa: E402
 from .test_mltk_models import noise  # noqa: E402
 
 pytestmark = pytest.mark.acl
@@ -32,13 +32,7 @@ def test_the_same_calls_on_acl_give_what_numpy_gives(name):
     assert {k: v[0] for k, v in acl["errors"].items()} == {k: v[0] for k, v in ref["errors"].items()}
     assert all(classes for classes, _ in acl["errors"].values()), acl["errors"]
     assert acl["get_tensor is a copy"]
-    for k, want in ref["outputs"].items():
-        got = acl["outputs"][k]
-        assert got.dtype == want.dtype and got.shape == want.shape, k
-        if want.dtype.kind == "f":
-            np.testing.assert_allclose(got, want, atol=tolerance(want), err_msg=f"{name} {k}")
-        else:
-            np.testing.assert_array_equal(got, want, err_msg=f"{name} {k}")
+    same_outputs(ref["outputs"], acl["outputs"], name)
     # tensor(): the elements of the runner's own buffer (padded or not), written in place, no copy
     i = acl["input_details"][0]["index"]
     buffer = it.runner.arrays[i]
