@@ -62,7 +62,7 @@ def test_numpy_runner_refuses_what_the_acl_runner_refuses(front_path):
     TfliteRunner(front_path, backend="numpy", arena=False, share_constants=False, program_cache=False).close()
 
 
-def test_auto_is_numpy_exactly_where_acl_neon_does_not_load():
+def test_auto_is_numpy_exactly_where_acl_neon_does_not_load(front_path):
     from acl_bridge import native_available
 
     ok, _ = native_available()
@@ -72,3 +72,19 @@ def test_auto_is_numpy_exactly_where_acl_neon_does_not_load():
         ok = bool(require_native()[1].acl_shim_neon_available())
     assert resolve_backend("auto") == ("neon" if ok else "numpy")
     assert resolve_backend("cl") == "cl"
+    if not ok:
+        with TfliteRunner(front_path, backend="auto") as r:
+            assert isinstance(r, NumpyRunner)
+
+
+def test_an_acl_backend_without_the_native_module_is_refused_before_reading(tmp_path):
+    from acl_bridge import native_available
+    from acl_bridge.errors import AclUnavailableError
+
+    if native_available()[0]:
+        pytest.skip("the native module loads here: the refusal is for machines without it (the host)")
+    missing = tmp_path / "missing.tflite"  # never read: the refusal comes first
+    for backend in ("neon", "cl"):
+        with pytest.raises(AclUnavailableError, match=rf"backend='{backend}' needs the native ACL module: .*; "
+                                                      r"backend='numpy' runs the same plan on numpy on any machine"):
+            TfliteRunner(missing, backend=backend)
