@@ -72,6 +72,9 @@ def sequence(Interpreter, path, inputs, **kwargs):
     out["signatures"] = it.get_signature_list()
     first = out["input_details"][0]
     errors["invoke before allocate_tensors"] = raised(it.invoke)
+    errors["set_tensor before allocate_tensors"] = raised(lambda: it.set_tensor(first["index"], inputs[0]))
+    errors["get_tensor before allocate_tensors"] = raised(lambda: it.get_tensor(first["index"]))
+    errors["tensor() before allocate_tensors"] = raised(lambda: it.tensor(first["index"])())
     it.allocate_tensors()
     # far past the end (ai-edge-litert 1.4 dies with SIGSEGV on the indices of its kernels' scratch
     # tensors, just past the model's)
