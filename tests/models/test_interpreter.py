@@ -185,6 +185,7 @@ def test_tflites_label_image_example_prints_what_tflite_prints():
     assert mine == theirs == ["0.910156: non_person", "0.089844: person"]
 
 
+@host_only_under_emulation
 def test_signature_runner_gives_what_tflites_gives():
     tfl = litert()
     path = model_file("autoencoder_example")  # one SignatureDef, serving_default
@@ -206,6 +207,7 @@ def test_signature_runner_gives_what_tflites_gives():
         mine.get_signature_runner("other")
 
 
+@host_only_under_emulation
 def test_tensor_is_a_view_of_the_runners_own_buffer(front_path):
     it = ours.Interpreter(model_path=str(front_path), backend="numpy")
     with pytest.raises(ours.TensorAccessError, match=r"tensor #0 'input' has no memory before allocate_tensors\(\)"):
