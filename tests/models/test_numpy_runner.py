@@ -49,7 +49,7 @@ def test_numpy_runner_refuses_what_the_acl_runner_refuses(front_path):
     x = np.zeros(r.input_shape, np.float32)
     with pytest.raises(InvalidLayoutError, match=r"input has shape \(1, 2\), the model expects \(1, 128, 128, 3\)"):
         r.run(np.zeros((1, 2), np.float32))
-    with pytest.raises(ArgumentTypeError, match="input has dtype float64, the model's input is float32: nothing is cast"):
+    with pytest.raises(ArgumentTypeError, match=r"input has dtype float64, the model's input is float32.*: nothing is cast"):
         r.run(x.astype(np.float64))
     for method in ("profile", "configure_profile", "memory_report"):
         with pytest.raises(UnsupportedOptionError, match=r"reports how ACL runs the model: this runner's backend is numpy"):
