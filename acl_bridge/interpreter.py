@@ -104,8 +104,10 @@ def _sparsity(sp) -> Dict[str, Any]:
         else:
             levels.append({"format": 1, "array_segments": np.array(m.array_segments, np.int32),
                            "array_indices": np.array(m.array_indices, np.int32)})
-    return {"traversal_order": np.array(sp.traversal_order, np.int32), "block_map": np.array(sp.block_map, np.int32),
-            "dim_metadata": levels}
+    out = {"traversal_order": np.array(sp.traversal_order, np.int32), "dim_metadata": levels}
+    if sp.block_map:  # (TFLite leaves the key out where the file has no block map)
+        out["block_map"] = np.array(sp.block_map, np.int32)
+    return out
 
 
 class Interpreter:

@@ -17,6 +17,7 @@ from acl_bridge.models.apps import fetch  # noqa: E402
 
 from .conftest import host_only_under_emulation, model_file, photo_file, tolerance  # noqa: E402
 from .test_mltk_models import noise  # noqa: E402
+from .test_sparsity import EXAMPLES, model_of  # noqa: E402
 
 BUILTINS = (ValueError, TypeError, RuntimeError, IndexError, OSError)
 
@@ -289,3 +290,25 @@ def test_a_missing_package_names_the_extra_that_brings_it(monkeypatch, front_pat
         ours.Interpreter(model_path=str(front_path))
     with pytest.raises(AclNdarrayError, match=r"needs Pillow \(pip install \"acl-ndarray\[models\]\""):
         images.load_rgb(str(front_path))
+
+
+@host_only_under_emulation
+@pytest.mark.parametrize("index_type", ["int32", "uint8"])
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e[0])
+def test_sparsity_parameters_are_tflites(example, index_type):
+    """TFLite's sparse constants (its own converter test's examples, tests/models/test_sparsity.py):
+    the details (sparsity_parameters included) and the densified value through the graph."""
+    tfl = litert()
+    data = model_of(example, index_type=index_type)
+    theirs, mine = tfl.Interpreter(model_content=data), ours.Interpreter(model_content=data, backend="numpy")
+    assert mine.get_tensor_details()[1]["sparsity_parameters"]  # the sparse constant
+    same_details(theirs.get_tensor_details()[:len(mine.get_tensor_details())], mine.get_tensor_details(), "tensors")
+    x = np.zeros(example[1], np.float32)
+    out = {}
+    for it in (theirs, mine):
+        it.allocate_tensors()
+        it.set_tensor(it.get_input_details()[0]["index"], x)
+        it.invoke()
+        out[it] = it.get_tensor(it.get_output_details()[0]["index"])
+    np.testing.assert_array_equal(out[mine], out[theirs])
+    np.testing.assert_array_equal(out[mine], np.asarray(example[2], np.float32).reshape(example[1]))
