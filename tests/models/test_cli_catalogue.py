@@ -277,7 +277,7 @@ ROWS: List[Row] = [
         match=r"^UnsupportedModelError: 4 of the model's 71 operators are not supported: operator #5 PAD: .*; "
               r"operator #13 PAD: .*; operator #25 PAD: .*; operator #53 PAD: ", check=nothing_written("o.npz")),
     Row("tflite-package-missing", MODELS, lambda t: ["inspect", model(FRONT)], code=1, patch=("tflite",),
-        match=r"^MissingPackageError: reading \.tflite files needs the 'tflite' package \(pip install tflite\)"),
+        match=r'^MissingPackageError: reading \.tflite files needs the .tflite. package \(pip install "acl-ndarray\[models\]"\)'),
     # run-tflite's INPUT
     Row("input-missing", INPUTS, run_input(lambda t: str(t / "none.npy")), code=1,
         match=r"none\.npy: No such file or directory$", check=nothing_written("o.npz")),

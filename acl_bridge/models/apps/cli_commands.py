@@ -128,18 +128,11 @@ def choose_backend(name: str, err) -> str:
 def make_executor(model_file, backend: str, fallback: bool = True):
     """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the
     plan; ``fallback``: operators the lowering or ACL does not take run on the CPU fallback."""
-    if backend == "numpy":
-        from ..planning.numpy_executor import run_plan
-        from ..planning.tflite_plan import plan_model
-        from ..format.tflite_reader import fold_constant_dequantize, read_model
-
-        plan = plan_model(fold_constant_dequantize(read_model(model_file)), fallback=fallback)
-        return lambda x: run_plan(plan, x), plan
-    if backend not in ("acl", "cl"):
+    if backend not in ("acl", "cl", "numpy"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
     from ..runtime.tflite_runner import TfliteRunner
 
-    runner = TfliteRunner(model_file, backend="cl" if backend == "cl" else "neon", fallback=fallback)
+    runner = TfliteRunner(model_file, backend="neon" if backend == "acl" else backend, fallback=fallback)
     return runner.run, runner.plan
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ndarray.errors import AclNdarrayError, MissingPackageError
 
 from ..format.files import open_regular
+from ..format.tflite_reader import INSTALL_MODELS
 
 
 class ImageError(AclNdarrayError, ValueError):
@@ -32,7 +33,8 @@ def _pil():
     try:
         from PIL import Image, ImageDraw
     except ImportError as e:
-        raise MissingPackageError(f"reading and writing images needs Pillow (pip install pillow, or Debian's python3-pil): {e}") from None
+        raise MissingPackageError(f"reading and writing images needs Pillow ({INSTALL_MODELS}, or Debian's "
+                                  f"python3-pil): {e}") from None
     return Image, ImageDraw
 
 

@@ -54,6 +54,9 @@ TENSOR_TYPES: Dict[int, np.dtype[Any]] = {
 STATEFUL_OPCODES = frozenset({"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"})
 CONTROL_FLOW_OPCODES = frozenset({"CALL_ONCE", "WHILE", "IF", "CALL"})
 PADDINGS = {0: "SAME", 1: "VALID"}
+# what a missing optional package's error says to run: the extra that brings tflite and Pillow
+INSTALL_MODELS = 'pip install "acl-ndarray[models]"'
+
 ACTIVATIONS = {0: None, 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 
 
@@ -209,8 +212,11 @@ class _Reader:
     """Bounds-checked access to one model file."""
 
     def __init__(self, data: bytes):
-        import tflite
-
+        try:
+            import tflite
+        except ImportError as e:  # the optional dependency
+            raise MissingPackageError(f"reading .tflite files needs the 'tflite' package ({INSTALL_MODELS}): "
+                                      f"{e}") from None
         self.tflite = tflite
         self.buf = data
         self.size = len(data)
@@ -520,10 +526,6 @@ def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]
     (:func:`model_bytes`).
     """
     data = model_bytes(source)
-    try:
-        import tflite  # noqa: F401
-    except ImportError as e:  # the optional dependency
-        raise MissingPackageError(f"reading .tflite files needs the 'tflite' package (pip install tflite): {e}") from None
     r = _Reader(data)
     try:
         return _read(r)

@@ -98,7 +98,7 @@ from ...configure_batch import RecalledFunctions, configure_kept
 from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
                                  question_id)
 from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
-from ...errors import AclError, AclStatusError
+from ...errors import AclError, AclStatusError, AclUnavailableError
 from ...facts_cache import FactsCache, FactsCacheReport
 from ...facts_cache import identity as facts_identity
 from ...user_cache import check_cache_option, sources_stamp
@@ -291,12 +291,33 @@ class _Phases:
 
 
 class TfliteRunner:
-    """A TFLite model configured once on ACL functions over NdArrays."""
+    """A TFLite model configured once on ACL functions over NdArrays. ``backend``: "neon" (the
+    default), "cl", "numpy" (the same plan on numpy kernels, any machine: a
+    :class:`~.numpy_backend.NumpyRunner` is made) or "auto" (NEON where ACL's NEON functions
+    load, else numpy)."""
+
+    def __new__(cls, *args, backend="neon", **kwargs):
+        if cls is TfliteRunner:
+            from .numpy_backend import NumpyRunner, resolve_backend
+
+            if resolve_backend(backend) == "numpy":
+                return NumpyRunner.__new__(NumpyRunner)
+        return super().__new__(cls)
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
                  model_cache=True, share_constants: bool = True, facts_cache=True, fallback: bool = True):
+        if backend == "auto":
+            from .numpy_backend import resolve_backend
+
+            backend = resolve_backend(backend)
         self.backend = backend_named(backend)
+        from ...native import native_available
+
+        ok, why = native_available()
+        if not ok:  # said before anything is read (a cache would otherwise be blamed)
+            raise AclUnavailableError(f"backend={self.backend.name!r} needs the native ACL module: {why}; "
+                                      f"backend='numpy' runs the same plan on numpy on any machine")
         if not isinstance(fallback, bool):
             raise ArgumentTypeError(f"fallback is {fallback!r}, expected True or False")
         # operators the lowering or ACL does not take run on the CPU fallback (:mod:`.fallback`,
@@ -889,13 +910,18 @@ class TfliteRunner:
         if x is not None:
             for i, value in graph_inputs(self.plan.model, x).items():  # dtype and shape checked there
                 self.input_arrays[i].numpy()[...] = value
+        self.run_in_place()
+        return self.outputs()
+
+    def run_in_place(self) -> None:
+        """One inference on what the input buffers hold, its results left in the output
+        buffers (:meth:`run` without the input's copy or the outputs' views)."""
         if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
             t0 = time.perf_counter()
             self.schedule.run()
             self._first_run_seconds = time.perf_counter() - t0
         else:
             self.schedule.run()
-        return self.outputs()
 
     def profile(self, rounds: int = 5) -> OperatorProfile:
         """Per ACL function, its time in an inference (:mod:`.operator_profile`): ``rounds``
