@@ -24,17 +24,40 @@ using namespace acl_shim_detail;
 
 namespace {
 
-// Marks the bytes of every element of a tensor described by d (true = element byte).
-void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<bool> &mask) {
-    std::vector<uint64_t> coord(d.num_dims, 0);
-    for (;;) {
-        uint64_t off = d.offset_first_element_in_bytes;
-        for (int i = 0; i < d.num_dims; ++i) off += coord[i] * d.strides_in_bytes[i];
-        for (size_t b = 0; b < element_size && off + b < mask.size(); ++b) mask[off + b] = true;
-        int i = 0;
-        while (i < d.num_dims && ++coord[i] == d.shape[i]) coord[i++] = 0;
-        if (i == d.num_dims) break;
+// Calls fn(linear index, byte offset) for every element of a tensor with n[0..dims) sizes,
+// strides s (bytes) and first element at base: x fastest, the inner dimension a loop of its
+// own (the probe visits every element of tensors of up to millions: no per-element odometer).
+template <typename Fn>
+void for_each_offset(size_t dims, const uint64_t *n, const uint64_t *s, uint64_t base, Fn &&fn) {
+    for (size_t i = 0; i < dims; ++i)
+        if (n[i] == 0) return;
+    std::vector<uint64_t> coord(dims, 0);
+    for (uint64_t k = 0;;) {
+        uint64_t off = base;
+        for (uint64_t x = 0; x < n[0]; ++x, ++k, off += s[0]) fn(k, off);
+        size_t i = 1;
+        for (; i < dims; ++i) {  // the next row: odometer over the outer dimensions
+            base += s[i];
+            if (++coord[i] < n[i]) break;
+            base -= s[i] * n[i];
+            coord[i] = 0;
+        }
+        if (i >= dims) return;
     }
+}
+
+// Marks the bytes of every element of a tensor described by d (1 = element byte).
+void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<uint8_t> &mask) {
+    const size_t dims = std::max<int32_t>(1, d.num_dims);
+    uint64_t n[ACL_SHIM_MAX_DIMS], s[ACL_SHIM_MAX_DIMS];
+    for (size_t i = 0; i < dims; ++i) {
+        n[i] = d.num_dims ? d.shape[i] : 1;
+        s[i] = d.num_dims ? d.strides_in_bytes[i] : 0;
+    }
+    const uint64_t size = mask.size();
+    for_each_offset(dims, n, s, d.offset_first_element_in_bytes, [&](uint64_t, uint64_t off) {
+        if (off < size) std::memset(mask.data() + off, 1, std::min<uint64_t>(element_size, size - off));
+    });
 }
 
 // Calls fn(linear index, byte offset in a, byte offset in b) for every element of two
@@ -43,17 +66,30 @@ template <typename Fn>
 void for_each_element(const acl::ITensorInfo &a, const acl::ITensorInfo &b, Fn &&fn) {
     const acl::TensorShape &shape = a.tensor_shape();
     const size_t dims = std::max<size_t>(1, shape.num_dimensions());
-    std::vector<size_t> coord(dims, 0);
-    for (uint64_t k = 0;; ++k) {
-        size_t oa = a.offset_first_element_in_bytes(), ob = b.offset_first_element_in_bytes();
-        for (size_t i = 0; i < dims; ++i) {
-            oa += coord[i] * a.strides_in_bytes()[i];
-            ob += coord[i] * b.strides_in_bytes()[i];
+    // b's offsets follow a's: the same odometer, b's position kept beside it
+    std::vector<uint64_t> n(dims), sa(dims), sb(dims);
+    for (size_t i = 0; i < dims; ++i) {
+        n[i] = shape[i];
+        sa[i] = a.strides_in_bytes()[i];
+        sb[i] = b.strides_in_bytes()[i];
+    }
+    for (size_t i = 0; i < dims; ++i)
+        if (n[i] == 0) return;
+    std::vector<uint64_t> coord(dims, 0);
+    uint64_t base_a = a.offset_first_element_in_bytes(), base_b = b.offset_first_element_in_bytes();
+    for (uint64_t k = 0;;) {
+        uint64_t oa = base_a, ob = base_b;
+        for (uint64_t x = 0; x < n[0]; ++x, ++k, oa += sa[0], ob += sb[0]) fn(k, oa, ob);
+        size_t i = 1;
+        for (; i < dims; ++i) {
+            base_a += sa[i];
+            base_b += sb[i];
+            if (++coord[i] < n[i]) break;
+            base_a -= sa[i] * n[i];
+            base_b -= sb[i] * n[i];
+            coord[i] = 0;
         }
-        fn(k, oa, ob);
-        size_t i = 0;
-        while (i < dims && ++coord[i] == shape[i]) coord[i++] = 0;
-        if (i == dims) break;
+        if (i >= dims) return;
     }
 }
 
@@ -183,7 +219,7 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
         std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
-        std::vector<std::vector<bool>> masks(n);
+        std::vector<std::vector<uint8_t>> masks(n);
         std::vector<TensorState *> t, td;
         const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
         const Tensors dense = scratch_tensors(backend, descs, n, resizable_info, td);
@@ -194,7 +230,7 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             if (t[i] == nullptr) continue;
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
-            masks[i].assign(memory[i].size(), false);
+            masks[i].assign(memory[i].size(), 0);
             mark_elements(*descs[i], info.element_size(), masks[i]);
             import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
             dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);

@@ -143,7 +143,7 @@ def _options_reader(op: Any, table_name: str,
                     fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]) -> Dict[str, object]:
     """Read an option table (class ``table_name`` of the tflite package): (our name, accessor,
     enum map or None)."""
-    import tflite
+    from .tflite_schema import SCHEMA as tflite
 
     expected = getattr(tflite.BuiltinOptions, table_name)
     got = op.BuiltinOptionsType()
@@ -205,9 +205,9 @@ class _Reader:
     """Bounds-checked access to one model file."""
 
     def __init__(self, data: bytes):
-        import tflite
+        from .tflite_schema import SCHEMA
 
-        self.tflite = tflite
+        self.tflite = SCHEMA  # the package's classes, each loaded when first used
         self.buf = data
         self.size = len(data)
 
@@ -482,7 +482,9 @@ def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]
         with open(source, "rb") as f:
             data = f.read()
     try:
-        import tflite  # noqa: F401
+        from .tflite_schema import module
+
+        module("Model")  # the package's classes are loaded file by file (.tflite_schema)
     except ImportError as e:  # the optional dependency
         raise UnsupportedModelError(f"reading .tflite files needs the 'tflite' package (pip install tflite): {e}") from None
     r = _Reader(data)

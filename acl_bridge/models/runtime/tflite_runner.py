@@ -95,6 +95,7 @@ from ...backend import backend_named
 from ...cl_program_cache import CacheReport, ProgramCache
 from ...decisions import code_identity
 from ...configure_batch import RecalledFunctions, configure_kept
+from ...configure_cold import decide_calls
 from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
                                  question_id)
 from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
@@ -292,6 +293,10 @@ class _Phases:
 
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays."""
+
+    # a first start decides every function, then makes them all in one native call
+    # (acl_bridge.configure_cold); False: one at a time (what the decisions are compared with)
+    batch_first_start = True
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
@@ -504,8 +509,9 @@ class TfliteRunner:
                 answers.setdefault(MEMORY_PLAN, {})[self._arena_key] = encode(
                     MEMORY_PLAN, [(s.tensor, s.offset_in_bytes) for s in self.memory.slots])
             if self._decisions_key is not None and self.functions_recalled < len(self.functions):
-                made_decisions = tuple(f.decision for f in self.functions)
-                if all(d is not None for d in made_decisions):
+                f = self.functions  # (a batch's decisions as columns, without making its functions' objects)
+                made_decisions = f.decisions if isinstance(f, RecalledFunctions) else tuple(x.decision for x in f)
+                if isinstance(f, RecalledFunctions) or all(d is not None for d in made_decisions):
                     answers.setdefault(CONFIGURED_PLAN, {})[self._decisions_key] = encode(CONFIGURED_PLAN,
                                                                                           made_decisions)
             saved, why = facts.save(answers)
@@ -775,6 +781,13 @@ class TfliteRunner:
             self.constants.append(consts)
         self._session.step = None
         self.batch_refused: Optional[str] = None
+        self.functions_batched = 0  # made in one native call (a second start's, or a first start's: configure_cold)
+        cold = decided is None and self.share_workspaces and self.batch_first_start
+        if cold:  # a first start: every function decided first, then made as a second start makes them
+            decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
+                                        self._session_step)
+            self._session.step = None
+            self.batch_refused = why or None
         if decided is not None and self.share_workspaces:
             self.workspaces = [Workspace(self.backend)]
             for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
@@ -784,7 +797,9 @@ class TfliteRunner:
             self.batch_refused = why or None
             if functions is not None:
                 self.functions = functions
-                self.functions_recalled = len(functions)
+                self.functions_batched = len(functions)
+                functions.recalled = not cold
+                self.functions_recalled = 0 if cold else len(functions)
                 for k, seconds in enumerate(functions.seconds):  # the configure profile's steps
                     self._session.step_seconds[k]["configure"] += seconds
                 return
@@ -801,7 +816,7 @@ class TfliteRunner:
                 self.workspaces.append(Workspace(self.backend))
             try:
                 f = ROLES[s.kind](*operands, **dict(kwargs, workspace=self.workspaces[-1]),
-                                  decided=None if decided is None else decided[k])
+                                  decided=None if decided is None or cold else decided[k])
             except AclStatusError as e:
                 if not self.fallback:
                     raise AclRefusedError({s.op_index: _refused(s, operands, e)}) from e
@@ -812,6 +827,9 @@ class TfliteRunner:
         _raise_refused(refused)
         # functions made from a kept decision (nothing described, negotiated, planned or probed)
         self.functions_recalled = sum(f.decision_recalled for f in made)
+
+    def _session_step(self, k: Optional[int]) -> None:
+        self._session.step = k
 
     def _constant(self, cls, role: str, value: np.ndarray, padding: PaddingSize) -> NdArray:
         """The NdArray a step's constant is handed to ACL in: the model's own memory (no copy)
