@@ -53,6 +53,9 @@ _BUILTINS = dict(vars(builtins), __import__=_import)
 def module(name: str) -> ModuleType:
     """The generated module ``tflite.<name>``: the package's own where it is imported, else
     loaded once from its file (ImportError where the package has no such module)."""
+    loaded = _LOADED.get(name)  # the hot path: a generated method importing its table class
+    if loaded is not None:
+        return loaded
     own = sys.modules.get(f"{_PACKAGE}.{name}")
     if own is not None:
         return own
