@@ -169,6 +169,20 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
 
 
+class _DenseShapes(dict):
+    """{tensor id: the dense ShapeDescriptor of its shape and dtype}, each made when first
+    looked up (the negotiation names a model's activations, not its constants)."""
+
+    def __init__(self, tensors):
+        super().__init__()
+        self._tensors = {t.index: t for t in tensors}
+
+    def __missing__(self, i: int) -> ShapeDescriptor:
+        t = self._tensors[i]
+        d = self[i] = ShapeDescriptor.dense(tuple(t.shape), t.dtype)
+        return d
+
+
 def _types(step: Step, operands: List[object]) -> str:
     """'src int8 QASYMM8_SIGNED, weights int8 QSYMM8_PER_CHANNEL, ...' of a step's tensors."""
     quant = _kwargs(step).get("quantization") or {}
@@ -634,14 +648,14 @@ class TfliteRunner:
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
         plan = self.plan
-        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), i.dtype) for i in plan.model.tensors}
+        shapes = _DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
         refused: Dict[int, str] = {}  # every refusal of this pass (the fallback takes them at once)
         for k, s in enumerate(plan.steps):
             self._session.step = k
             cls = ROLES[s.kind]
-            consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
+            consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
             operands = _operands(s, shapes, consts)
             try:
                 need = cls.required_padding(*operands, **_kwargs(s), data_layout="NHWC", backend=self.backend)
