@@ -146,6 +146,45 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
     }
 }
 
+// write_value's values repeat after this many elements.
+uint64_t value_period(acl::DataType dt) {
+    switch (dt) {
+        case acl::DataType::QASYMM8:
+        case acl::DataType::QSYMM8_PER_CHANNEL:
+        case acl::DataType::QASYMM8_SIGNED: return 251;
+        default: return 13;
+    }
+}
+
+// 0: every byte of memory that is no element (mask 0) still holds fill; 1: some byte inside
+// the allocation's total bytes does not; 2: some byte of the guard after them does not.
+// Eight bytes at a time where they are all elements, or all fill.
+int32_t written_outside(const std::vector<uint8_t> &memory, const std::vector<uint8_t> &mask, size_t total,
+                        uint8_t fill) {
+    constexpr uint64_t all_elements = 0x0101010101010101ull;
+    const uint64_t all_fill = all_elements * fill;
+    const size_t size = memory.size();
+    bool inside = false;
+    size_t b = 0;
+    while (b < size) {
+        if (b % 8 == 0 && b + 8 <= size) {
+            uint64_t m, v;
+            std::memcpy(&m, mask.data() + b, 8);
+            std::memcpy(&v, memory.data() + b, 8);
+            if (m == all_elements || (m == 0 && v == all_fill)) {
+                b += 8;
+                continue;
+            }
+        }
+        if (!mask[b] && memory[b] != fill) {
+            if (b >= total) return 2;  // past the allocation, into the guard
+            inside = true;
+        }
+        ++b;
+    }
+    return inside ? 1 : 0;
+}
+
 bool same_float(float a, float b) {
     if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
     if (std::isinf(a) || std::isinf(b)) return a == b;
@@ -235,9 +274,22 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
             dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);
             import_host(*dense[i], dense_memory[i].data(), dense_memory[i].size());
-            for_each_element(info, info_dense, [&](uint64_t k, size_t off, size_t off_dense) {
-                write_value(info.data_type(), k, memory[i].data() + off);
-                write_value(info_dense.data_type(), k, dense_memory[i].data() + off_dense);
+            // the values repeat with a period (write_value): each element copies its bytes from
+            // one period written once per layout over what its memory held (fill, or zeros)
+            const size_t es = info.element_size();
+            const uint64_t period = value_period(info.data_type());
+            std::vector<uint8_t> pattern(period * es, fill), pattern_dense(period * es, 0);
+            for (uint64_t k = 0; k < period; ++k) {
+                write_value(info.data_type(), k, pattern.data() + k * es);
+                write_value(info_dense.data_type(), k, pattern_dense.data() + k * es);
+            }
+            uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
+            uint64_t at = 0;  // the element's bytes in the period
+            for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
+                std::memcpy(mem + off, pattern.data() + at, es);
+                std::memcpy(mem_dense + off_dense, pattern_dense.data() + at, es);
+                at += es;
+                if (at == period * es) at = 0;
             });
             used.push_back(owned[i]);
             used_dense.push_back(dense[i]);
@@ -248,16 +300,13 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
-            const size_t total = descs[i]->total_size_in_bytes;
-            for (size_t b = 0; b < memory[i].size(); ++b) {
-                if (!masks[i][b] && memory[i][b] != fill) {
-                    writes_outside[i] = b < total ? 1 : 2;  // 2: past the allocation, into the guard
-                    if (b >= total) break;
-                }
-            }
+            writes_outside[i] = written_outside(memory[i], masks[i], descs[i]->total_size_in_bytes, fill);
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
+            const size_t es = info.element_size();
+            const uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
             for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                if (!same_value(info.data_type(), memory[i].data() + off, dense_memory[i].data() + off_dense))
+                if (std::memcmp(mem + off, mem_dense + off_dense, es) != 0 &&  // equal bytes: the same value
+                    !same_value(info.data_type(), mem + off, mem_dense + off_dense))
                     *same_result = 0;
             });
         }
