@@ -12,6 +12,7 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 from acl_bridge.models.apps.fetch import MODEL_FILES  # noqa: E402
 
 from .conftest import model_file  # noqa: E402
+from .test_facts_cache_acl import assert_same_bits  # noqa: E402
 
 pytestmark = pytest.mark.acl
 
@@ -49,8 +50,6 @@ def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
 def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch):
     """The first start's functions made in one native call (acl_bridge.configure_cold) have
     the decisions, buffers and bits of the same start making them one at a time."""
-    import numpy as np
-
     from acl_bridge.configure_batch import RecalledFunctions
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
@@ -69,11 +68,4 @@ def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch)
             assert not any(f.decision_recalled for f in batched.functions)
             assert {b: p.padding for b, p in batched.buffer_plans.items()} == \
                 {b: p.padding for b, p in alone.buffer_plans.items()}
-            rng = np.random.default_rng(5)
-            dtype = alone.input_dtype
-            x = (rng.integers(-128, 128, alone.input_shape).astype(dtype) if np.issubdtype(dtype, np.integer)
-                 else rng.uniform(-1, 1, alone.input_shape).astype(dtype))
-            want = {k: v.copy() for k, v in alone.run(x).items()}
-            got = batched.run(x)
-            for k in want:
-                assert np.array_equal(got[k], want[k]), f"{name} {k}"
+            assert_same_bits(alone, batched, 5, f"{name}: one call and one at a time differ")
