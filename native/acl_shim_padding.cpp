@@ -146,6 +146,28 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
     }
 }
 
+// One element's bytes copied, and compared, with sizes the compiler sees (a memcpy of a
+// size known only at run time is a library call per element).
+inline void copy_element(uint8_t *to, const uint8_t *from, size_t size) {
+    switch (size) {
+        case 1: *to = *from; return;
+        case 2: std::memcpy(to, from, 2); return;
+        case 4: std::memcpy(to, from, 4); return;
+        case 8: std::memcpy(to, from, 8); return;
+        default: std::memcpy(to, from, size); return;
+    }
+}
+
+inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t size) {
+    switch (size) {
+        case 1: return *a == *b;
+        case 2: return std::memcmp(a, b, 2) == 0;
+        case 4: return std::memcmp(a, b, 4) == 0;
+        case 8: return std::memcmp(a, b, 8) == 0;
+        default: return std::memcmp(a, b, size) == 0;
+    }
+}
+
 // write_value's values repeat after this many elements.
 uint64_t value_period(acl::DataType dt) {
     switch (dt) {
@@ -286,8 +308,8 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
             uint64_t at = 0;  // the element's bytes in the period
             for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                std::memcpy(mem + off, pattern.data() + at, es);
-                std::memcpy(mem_dense + off_dense, pattern_dense.data() + at, es);
+                copy_element(mem + off, pattern.data() + at, es);
+                copy_element(mem_dense + off_dense, pattern_dense.data() + at, es);
                 at += es;
                 if (at == period * es) at = 0;
             });
@@ -305,7 +327,7 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             const size_t es = info.element_size();
             const uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
             for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                if (std::memcmp(mem + off, mem_dense + off_dense, es) != 0 &&  // equal bytes: the same value
+                if (!same_bytes(mem + off, mem_dense + off_dense, es) &&  // equal bytes: the same value
                     !same_value(info.data_type(), mem + off, mem_dense + off_dense))
                     *same_result = 0;
             });
