@@ -109,6 +109,9 @@ class RecalledFunctions(Sequence):
         self.seconds: Tuple[float, ...] = ()
         self._schedules: list = []  # weak references to schedules running these functions
         self._lock = threading.Lock()
+        # made from decisions kept by an earlier process (False: decided by this start,
+        # acl_bridge.configure_cold): each object's decision_recalled
+        self.recalled = True
 
     def __len__(self) -> int:
         return len(self.plans)
@@ -145,6 +148,7 @@ class RecalledFunctions(Sequence):
             raise AclError(f"function {k} ({call.kind}) was made from a decision that is not its call's: {why}",
                            what="RecalledFunctions")
         f._finish(Configured.adopt(call, decision.plan, handle, tensors, decision.descs), decision.facts, decision)
+        f.decision_recalled = self.recalled
         f._schedules.extend(self._schedules)
         return f
 

@@ -69,6 +69,8 @@ def _canonical(v: object) -> str:
     t = type(v)
     if t is int or t is str or t is bool or t is bytes or v is None:  # the common cases first
         return repr(v)
+    if t is float:  # per-channel scales: hundreds per question
+        return float.hex(v)
     if t is tuple or t is list:
         return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
     if isinstance(v, (bool, int, str, bytes)):

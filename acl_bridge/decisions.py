@@ -69,7 +69,7 @@ def quantization_text(q: object) -> str:
         return "none"
     scales = getattr(q, "scales", None)
     if scales is not None:  # PerChannelQuantization
-        return "pc(" + ",".join(float.hex(float(x)) for x in scales) + f";{int(getattr(q, 'axis'))})"
+        return "pc(" + ",".join(map(float.hex, map(float, scales))) + f";{int(getattr(q, 'axis'))})"
     if isinstance(q, (tuple, list)) and len(q) == 2:
         return f"({float.hex(float(q[0]))},{int(q[1])})"  # type: ignore[arg-type]
     raise TypeError(f"quantization is {q!r}, expected None, (scale, offset) or per-channel scales")

@@ -129,16 +129,18 @@ def per_channel(quantization: Any, axis: int) -> PerChannelQuantization:
         return PerChannelQuantization(quantization.scales, int(axis))
     try:
         scales, offset = quantization
-        scales = tuple(float(v) for v in np.asarray(scales, dtype=np.float64).reshape(-1))
+        values = np.asarray(scales, dtype=np.float64).reshape(-1)
         offset = int(offset)
     except (TypeError, ValueError):
         raise InvalidLayoutError(
             f"per-channel quantization must be (tuple of scales, 0), got {quantization!r}") from None
-    if not scales:
+    if not values.size:
         raise InvalidLayoutError("per-channel quantization has no scales, expected one per output channel")
-    for i, v in enumerate(scales):
-        if not (math.isfinite(v) and v > 0):
-            raise InvalidLayoutError(f"per-channel quantization scale [{i}] is {v}, expected a finite number > 0")
+    bad = ~(np.isfinite(values) & (values > 0))  # one pass over hundreds of scales, not a loop
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidLayoutError(f"per-channel quantization scale [{i}] is {float(values[i])}, expected a finite number > 0")
+    scales = tuple(values.tolist())
     if offset != 0:
         raise InvalidLayoutError(
             f"per-channel quantization offset is {offset}, expected 0 (symmetric, as ACL's QSYMM8_PER_CHANNEL)")

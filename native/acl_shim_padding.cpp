@@ -24,17 +24,40 @@ using namespace acl_shim_detail;
 
 namespace {
 
-// Marks the bytes of every element of a tensor described by d (true = element byte).
-void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<bool> &mask) {
-    std::vector<uint64_t> coord(d.num_dims, 0);
-    for (;;) {
-        uint64_t off = d.offset_first_element_in_bytes;
-        for (int i = 0; i < d.num_dims; ++i) off += coord[i] * d.strides_in_bytes[i];
-        for (size_t b = 0; b < element_size && off + b < mask.size(); ++b) mask[off + b] = true;
-        int i = 0;
-        while (i < d.num_dims && ++coord[i] == d.shape[i]) coord[i++] = 0;
-        if (i == d.num_dims) break;
+// Calls fn(linear index, byte offset) for every element of a tensor with n[0..dims) sizes,
+// strides s (bytes) and first element at base: x fastest, the inner dimension a loop of its
+// own (the probe visits every element of tensors of up to millions: no per-element odometer).
+template <typename Fn>
+void for_each_offset(size_t dims, const uint64_t *n, const uint64_t *s, uint64_t base, Fn &&fn) {
+    for (size_t i = 0; i < dims; ++i)
+        if (n[i] == 0) return;
+    std::vector<uint64_t> coord(dims, 0);
+    for (uint64_t k = 0;;) {
+        uint64_t off = base;
+        for (uint64_t x = 0; x < n[0]; ++x, ++k, off += s[0]) fn(k, off);
+        size_t i = 1;
+        for (; i < dims; ++i) {  // the next row: odometer over the outer dimensions
+            base += s[i];
+            if (++coord[i] < n[i]) break;
+            base -= s[i] * n[i];
+            coord[i] = 0;
+        }
+        if (i >= dims) return;
     }
+}
+
+// Marks the bytes of every element of a tensor described by d (1 = element byte).
+void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<uint8_t> &mask) {
+    const size_t dims = std::max<int32_t>(1, d.num_dims);
+    uint64_t n[ACL_SHIM_MAX_DIMS], s[ACL_SHIM_MAX_DIMS];
+    for (size_t i = 0; i < dims; ++i) {
+        n[i] = d.num_dims ? d.shape[i] : 1;
+        s[i] = d.num_dims ? d.strides_in_bytes[i] : 0;
+    }
+    const uint64_t size = mask.size();
+    for_each_offset(dims, n, s, d.offset_first_element_in_bytes, [&](uint64_t, uint64_t off) {
+        if (off < size) std::memset(mask.data() + off, 1, std::min<uint64_t>(element_size, size - off));
+    });
 }
 
 // Calls fn(linear index, byte offset in a, byte offset in b) for every element of two
@@ -43,17 +66,30 @@ template <typename Fn>
 void for_each_element(const acl::ITensorInfo &a, const acl::ITensorInfo &b, Fn &&fn) {
     const acl::TensorShape &shape = a.tensor_shape();
     const size_t dims = std::max<size_t>(1, shape.num_dimensions());
-    std::vector<size_t> coord(dims, 0);
-    for (uint64_t k = 0;; ++k) {
-        size_t oa = a.offset_first_element_in_bytes(), ob = b.offset_first_element_in_bytes();
-        for (size_t i = 0; i < dims; ++i) {
-            oa += coord[i] * a.strides_in_bytes()[i];
-            ob += coord[i] * b.strides_in_bytes()[i];
+    // b's offsets follow a's: the same odometer, b's position kept beside it
+    std::vector<uint64_t> n(dims), sa(dims), sb(dims);
+    for (size_t i = 0; i < dims; ++i) {
+        n[i] = shape[i];
+        sa[i] = a.strides_in_bytes()[i];
+        sb[i] = b.strides_in_bytes()[i];
+    }
+    for (size_t i = 0; i < dims; ++i)
+        if (n[i] == 0) return;
+    std::vector<uint64_t> coord(dims, 0);
+    uint64_t base_a = a.offset_first_element_in_bytes(), base_b = b.offset_first_element_in_bytes();
+    for (uint64_t k = 0;;) {
+        uint64_t oa = base_a, ob = base_b;
+        for (uint64_t x = 0; x < n[0]; ++x, ++k, oa += sa[0], ob += sb[0]) fn(k, oa, ob);
+        size_t i = 1;
+        for (; i < dims; ++i) {
+            base_a += sa[i];
+            base_b += sb[i];
+            if (++coord[i] < n[i]) break;
+            base_a -= sa[i] * n[i];
+            base_b -= sb[i] * n[i];
+            coord[i] = 0;
         }
-        fn(k, oa, ob);
-        size_t i = 0;
-        while (i < dims && ++coord[i] == shape[i]) coord[i++] = 0;
-        if (i == dims) break;
+        if (i >= dims) return;
     }
 }
 
@@ -108,6 +144,67 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
         case acl::DataType::S8: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v - 6); break;
         default: *p = static_cast<uint8_t>(v); break;
     }
+}
+
+// One element's bytes copied, and compared, with sizes the compiler sees (a memcpy of a
+// size known only at run time is a library call per element).
+inline void copy_element(uint8_t *to, const uint8_t *from, size_t size) {
+    switch (size) {
+        case 1: *to = *from; return;
+        case 2: std::memcpy(to, from, 2); return;
+        case 4: std::memcpy(to, from, 4); return;
+        case 8: std::memcpy(to, from, 8); return;
+        default: std::memcpy(to, from, size); return;
+    }
+}
+
+inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t size) {
+    switch (size) {
+        case 1: return *a == *b;
+        case 2: return std::memcmp(a, b, 2) == 0;
+        case 4: return std::memcmp(a, b, 4) == 0;
+        case 8: return std::memcmp(a, b, 8) == 0;
+        default: return std::memcmp(a, b, size) == 0;
+    }
+}
+
+// write_value's values repeat after this many elements.
+uint64_t value_period(acl::DataType dt) {
+    switch (dt) {
+        case acl::DataType::QASYMM8:
+        case acl::DataType::QSYMM8_PER_CHANNEL:
+        case acl::DataType::QASYMM8_SIGNED: return 251;
+        default: return 13;
+    }
+}
+
+// 0: every byte of memory that is no element (mask 0) still holds fill; 1: some byte inside
+// the allocation's total bytes does not; 2: some byte of the guard after them does not.
+// Eight bytes at a time where they are all elements, or all fill.
+int32_t written_outside(const std::vector<uint8_t> &memory, const std::vector<uint8_t> &mask, size_t total,
+                        uint8_t fill) {
+    constexpr uint64_t all_elements = 0x0101010101010101ull;
+    const uint64_t all_fill = all_elements * fill;
+    const size_t size = memory.size();
+    bool inside = false;
+    size_t b = 0;
+    while (b < size) {
+        if (b % 8 == 0 && b + 8 <= size) {
+            uint64_t m, v;
+            std::memcpy(&m, mask.data() + b, 8);
+            std::memcpy(&v, memory.data() + b, 8);
+            if (m == all_elements || (m == 0 && v == all_fill)) {
+                b += 8;
+                continue;
+            }
+        }
+        if (!mask[b] && memory[b] != fill) {
+            if (b >= total) return 2;  // past the allocation, into the guard
+            inside = true;
+        }
+        ++b;
+    }
+    return inside ? 1 : 0;
 }
 
 bool same_float(float a, float b) {
@@ -183,7 +280,7 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
         std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
-        std::vector<std::vector<bool>> masks(n);
+        std::vector<std::vector<uint8_t>> masks(n);
         std::vector<TensorState *> t, td;
         const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
         const Tensors dense = scratch_tensors(backend, descs, n, resizable_info, td);
@@ -194,14 +291,27 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             if (t[i] == nullptr) continue;
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
-            masks[i].assign(memory[i].size(), false);
+            masks[i].assign(memory[i].size(), 0);
             mark_elements(*descs[i], info.element_size(), masks[i]);
             import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
             dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);
             import_host(*dense[i], dense_memory[i].data(), dense_memory[i].size());
-            for_each_element(info, info_dense, [&](uint64_t k, size_t off, size_t off_dense) {
-                write_value(info.data_type(), k, memory[i].data() + off);
-                write_value(info_dense.data_type(), k, dense_memory[i].data() + off_dense);
+            // the values repeat with a period (write_value): each element copies its bytes from
+            // one period written once per layout over what its memory held (fill, or zeros)
+            const size_t es = info.element_size();
+            const uint64_t period = value_period(info.data_type());
+            std::vector<uint8_t> pattern(period * es, fill), pattern_dense(period * es, 0);
+            for (uint64_t k = 0; k < period; ++k) {
+                write_value(info.data_type(), k, pattern.data() + k * es);
+                write_value(info_dense.data_type(), k, pattern_dense.data() + k * es);
+            }
+            uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
+            uint64_t at = 0;  // the element's bytes in the period
+            for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
+                copy_element(mem + off, pattern.data() + at, es);
+                copy_element(mem_dense + off_dense, pattern_dense.data() + at, es);
+                at += es;
+                if (at == period * es) at = 0;
             });
             used.push_back(owned[i]);
             used_dense.push_back(dense[i]);
@@ -212,16 +322,13 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
-            const size_t total = descs[i]->total_size_in_bytes;
-            for (size_t b = 0; b < memory[i].size(); ++b) {
-                if (!masks[i][b] && memory[i][b] != fill) {
-                    writes_outside[i] = b < total ? 1 : 2;  // 2: past the allocation, into the guard
-                    if (b >= total) break;
-                }
-            }
+            writes_outside[i] = written_outside(memory[i], masks[i], descs[i]->total_size_in_bytes, fill);
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
+            const size_t es = info.element_size();
+            const uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
             for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                if (!same_value(info.data_type(), memory[i].data() + off, dense_memory[i].data() + off_dense))
+                if (!same_bytes(mem + off, mem_dense + off_dense, es) &&  // equal bytes: the same value
+                    !same_value(info.data_type(), mem + off, mem_dense + off_dense))
                     *same_result = 0;
             });
         }

@@ -18,6 +18,19 @@ pytestmark = pytest.mark.acl
 QUESTIONS = ("negotiate", "check_layouts", "auto_padding", "probe")
 
 
+def assert_same_bits(a, b, seed: int, what: str) -> None:
+    """Runners ``a`` and ``b`` of one model give the same outputs, bit for bit, on one seeded
+    input in the model's dtype."""
+    rng = np.random.default_rng(seed)
+    dtype = a.input_dtype
+    x = (rng.integers(-128, 128, a.input_shape).astype(dtype) if np.issubdtype(dtype, np.integer)
+         else rng.uniform(-1, 1, a.input_shape).astype(dtype))
+    want = {k: v.copy() for k, v in a.run(x).items()}
+    got = b.run(x)
+    for k in want:
+        assert np.array_equal(got[k], want[k]), f"{what} ({k})"
+
+
 def _questions(runner):
     return {c: runner._session.calls.get(c, 0) for c in QUESTIONS}
 
@@ -69,14 +82,7 @@ def test_a_second_load_asks_acl_nothing_and_gives_the_same_bits(name, tmp_path):
             {b: p.padding for b, p in fresh.buffer_plans.items()}
         assert [f.plan for f in second.functions] == [f.plan for f in fresh.functions]
         assert second.staged() == fresh.staged()
-        rng = np.random.default_rng(3)
-        dtype = second.input_dtype
-        x = (rng.integers(-128, 128, second.input_shape).astype(dtype) if np.issubdtype(dtype, np.integer)
-             else rng.uniform(-1, 1, second.input_shape).astype(dtype))
-        a = {k: v.copy() for k, v in second.run(x).items()}
-        b = fresh.run(x)
-        for k in a:
-            assert np.array_equal(a[k], b[k]), f"{name} {k}: kept answers and asked answers differ"
+        assert_same_bits(second, fresh, 3, f"{name}: kept answers and asked answers differ")
     # other options decide otherwise (constants copied, no arena): the first load's decisions
     # are not theirs; once made, theirs are kept beside them
     with TfliteRunner(path, facts_cache=tmp_path, share_constants=False, arena=False) as other:

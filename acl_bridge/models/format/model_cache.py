@@ -60,7 +60,7 @@ FORMAT_VERSION = 3  # 2: CRC-32 seal, MD5 key; 3: tensors as columns
 SUFFIX = ".aclmodel"
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
-_READER_SOURCES = ("tflite_reader.py", "tflite_quantization.py", "sparsity.py")
+_READER_SOURCES = ("tflite_reader.py", "tflite_schema.py", "tflite_quantization.py", "sparsity.py")
 
 
 class ModelCacheWarning(UserWarning):
@@ -158,9 +158,9 @@ class _Data:
         count]}`` (per-channel scales are hundreds of floats, which JSON parses slowly); read
         back by :func:`numbers`."""
         if len(values) > _INLINE_NUMBERS:
+            types = set(map(type, values))  # (per-channel scales: hundreds, checked in one pass each)
             for code, kind in (("f8", float), ("i8", int)):
-                if all(type(v) is kind for v in values) and (kind is float or
-                                                             all(-2 ** 63 <= v < 2 ** 63 for v in values)):
+                if types == {kind} and (kind is float or -2 ** 63 <= min(values) and max(values) < 2 ** 63):
                     raw = np.asarray(values, "<" + code).tobytes()
                     if (code, raw) not in self._runs:  # a run written once (a weight's scales recur in its step)
                         self._runs[(code, raw)] = self.add(raw)[0]

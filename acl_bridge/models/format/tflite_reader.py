@@ -150,7 +150,7 @@ def _options_reader(op: Any, table_name: str,
                     fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]) -> Dict[str, object]:
     """Read an option table (class ``table_name`` of the tflite package): (our name, accessor,
     enum map or None)."""
-    import tflite
+    from .tflite_schema import SCHEMA as tflite
 
     expected = getattr(tflite.BuiltinOptions, table_name)
     got = op.BuiltinOptionsType()
@@ -212,12 +212,14 @@ class _Reader:
     """Bounds-checked access to one model file."""
 
     def __init__(self, data: bytes):
+        from .tflite_schema import SCHEMA, require_package
+
         try:
-            import tflite
+            require_package()
         except ImportError as e:  # the optional dependency
             raise MissingPackageError(f"reading .tflite files needs the 'tflite' package ({INSTALL_MODELS}): "
                                       f"{e}") from None
-        self.tflite = tflite
+        self.tflite = SCHEMA  # the package's classes, each loaded when first used
         self.buf = data
         self.size = len(data)
 

@@ -95,6 +95,7 @@ from ...backend import backend_named
 from ...cl_program_cache import CacheReport, ProgramCache
 from ...decisions import code_identity
 from ...configure_batch import RecalledFunctions, configure_kept
+from ...configure_cold import decide_calls
 from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
                                  question_id)
 from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
@@ -166,6 +167,20 @@ def _tensor_ids(step: Step) -> List[Optional[int]]:
     constant_roles = {role for role, _ in step.constants}
     inputs = iter(step.inputs)
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
+
+
+class _DenseShapes(dict):
+    """{tensor id: the dense ShapeDescriptor of its shape and dtype}, each made when first
+    looked up (the negotiation names a model's activations, not its constants)."""
+
+    def __init__(self, tensors):
+        super().__init__()
+        self._tensors = {t.index: t for t in tensors}
+
+    def __missing__(self, i: int) -> ShapeDescriptor:
+        t = self._tensors[i]
+        d = self[i] = ShapeDescriptor.dense(tuple(t.shape), t.dtype)
+        return d
 
 
 def _types(step: Step, operands: List[object]) -> str:
@@ -303,6 +318,10 @@ class TfliteRunner:
             if resolve_backend(backend) == "numpy":
                 return NumpyRunner.__new__(NumpyRunner)
         return super().__new__(cls)
+
+    # a first start decides every function, then makes them all in one native call
+    # (acl_bridge.configure_cold); False: one at a time (what the decisions are compared with)
+    batch_first_start = True
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
@@ -521,8 +540,9 @@ class TfliteRunner:
                 answers.setdefault(MEMORY_PLAN, {})[self._arena_key] = encode(
                     MEMORY_PLAN, [(s.tensor, s.offset_in_bytes) for s in self.memory.slots])
             if self._decisions_key is not None and self.functions_recalled < len(self.functions):
-                made_decisions = tuple(f.decision for f in self.functions)
-                if all(d is not None for d in made_decisions):
+                f = self.functions  # (a batch's decisions as columns, without making its functions' objects)
+                made_decisions = f.decisions if isinstance(f, RecalledFunctions) else tuple(x.decision for x in f)
+                if isinstance(f, RecalledFunctions) or all(d is not None for d in made_decisions):
                     answers.setdefault(CONFIGURED_PLAN, {})[self._decisions_key] = encode(CONFIGURED_PLAN,
                                                                                           made_decisions)
             saved, why = facts.save(answers)
@@ -645,14 +665,14 @@ class TfliteRunner:
     def _negotiate(self):
         """Padding each step's function asks for, per buffer (shapes only, no memory)."""
         plan = self.plan
-        shapes = {i.index: ShapeDescriptor.create(tuple(i.shape), i.dtype) for i in plan.model.tensors}
+        shapes = _DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
         asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
         const_pad: List[Dict[str, PaddingSize]] = []
         refused: Dict[int, str] = {}  # every refusal of this pass (the fallback takes them at once)
         for k, s in enumerate(plan.steps):
             self._session.step = k
             cls = ROLES[s.kind]
-            consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
+            consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
             operands = _operands(s, shapes, consts)
             try:
                 need = cls.required_padding(*operands, **_kwargs(s), data_layout="NHWC", backend=self.backend)
@@ -792,6 +812,13 @@ class TfliteRunner:
             self.constants.append(consts)
         self._session.step = None
         self.batch_refused: Optional[str] = None
+        self.functions_batched = 0  # made in one native call (a second start's, or a first start's: configure_cold)
+        cold = decided is None and self.share_workspaces and self.batch_first_start
+        if cold:  # a first start: every function decided first, then made as a second start makes them
+            decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
+                                        self._session_step)
+            self._session.step = None
+            self.batch_refused = why or None
         if decided is not None and self.share_workspaces:
             self.workspaces = [Workspace(self.backend)]
             for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
@@ -801,7 +828,9 @@ class TfliteRunner:
             self.batch_refused = why or None
             if functions is not None:
                 self.functions = functions
-                self.functions_recalled = len(functions)
+                self.functions_batched = len(functions)
+                functions.recalled = not cold
+                self.functions_recalled = 0 if cold else len(functions)
                 for k, seconds in enumerate(functions.seconds):  # the configure profile's steps
                     self._session.step_seconds[k]["configure"] += seconds
                 return
@@ -818,7 +847,7 @@ class TfliteRunner:
                 self.workspaces.append(Workspace(self.backend))
             try:
                 f = ROLES[s.kind](*operands, **dict(kwargs, workspace=self.workspaces[-1]),
-                                  decided=None if decided is None else decided[k])
+                                  decided=None if decided is None or cold else decided[k])
             except AclStatusError as e:
                 if not self.fallback:
                     raise AclRefusedError({s.op_index: _refused(s, operands, e)}) from e
@@ -829,6 +858,9 @@ class TfliteRunner:
         _raise_refused(refused)
         # functions made from a kept decision (nothing described, negotiated, planned or probed)
         self.functions_recalled = sum(f.decision_recalled for f in made)
+
+    def _session_step(self, k: Optional[int]) -> None:
+        self._session.step = k
 
     def _constant(self, cls, role: str, value: np.ndarray, padding: PaddingSize) -> NdArray:
         """The NdArray a step's constant is handed to ACL in: the model's own memory (no copy)

@@ -1,0 +1,71 @@
+"""A first start decides what a second start recalls (emulated arm64, every fetched model):
+the decisions a load without kept answers makes, function by function (plan, ACL's facts,
+native descriptions, acl_bridge.decisions), and the padding it negotiates per buffer are
+exactly those a second process recalls from the facts cache, which then makes every
+function from them. A faster first start (issue 40) changes how the answers are gathered,
+never what they are."""
+
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.apps.fetch import MODEL_FILES  # noqa: E402
+
+from .conftest import model_file  # noqa: E402
+from .test_facts_cache_acl import assert_same_bits  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+
+def _decisions(runner):
+    from acl_bridge.configure_batch import RecalledFunctions
+
+    f = runner.functions
+    if isinstance(f, RecalledFunctions):  # made in one native call: the kept decisions as they are
+        return tuple(f.decisions)
+    return tuple(x.decision for x in f)
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_FILES))
+def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    path = model_file(name)
+    caches = dict(facts_cache=tmp_path / "facts", model_cache=tmp_path / "models")
+    with TfliteRunner(path, **caches) as first:
+        assert first.facts_cache.state == "cold" and first.functions_recalled == 0
+        made = _decisions(first)
+        padding = {b: p.padding for b, p in first.buffer_plans.items()}
+        plans = first.function_plans()
+    assert made and all(d is not None for d in made)
+    with TfliteRunner(path, **caches) as second:
+        assert second.facts_cache.state == "warm" and second.negotiation_recalled
+        assert second.functions_recalled == len(second.functions) == len(made)
+        assert _decisions(second) == made
+        assert {b: p.padding for b, p in second.buffer_plans.items()} == padding
+        assert second.function_plans() == plans
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "keyword_spotting_alexa", "anomaly_detection"])
+def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch):
+    """The first start's functions made in one native call (acl_bridge.configure_cold) have
+    the decisions, buffers and bits of the same start making them one at a time."""
+    from acl_bridge.configure_batch import RecalledFunctions
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    path = model_file(name)
+    with TfliteRunner(path, facts_cache=False, model_cache=False) as batched:
+        if any(p.staged for p in batched.function_plans()):  # ACL 20.08 stages one of the int8 model's
+            assert "stages" in batched.batch_refused and batched.functions_batched == 0
+        else:
+            assert isinstance(batched.functions, RecalledFunctions), batched.batch_refused
+            assert batched.functions_batched == len(batched.functions)
+        assert batched.functions_recalled == 0
+        monkeypatch.setattr(TfliteRunner, "batch_first_start", False)
+        with TfliteRunner(path, facts_cache=False, model_cache=False) as alone:
+            assert alone.functions_batched == 0 and not isinstance(alone.functions, RecalledFunctions)
+            assert _decisions(batched) == _decisions(alone)
+            assert not any(f.decision_recalled for f in batched.functions)
+            assert {b: p.padding for b, p in batched.buffer_plans.items()} == \
+                {b: p.padding for b, p in alone.buffer_plans.items()}
+            assert_same_bits(alone, batched, 5, f"{name}: one call and one at a time differ")
