@@ -58,7 +58,7 @@ def child(runtime: str, model: str) -> dict:
     after two inferences."""
     from acl_bridge import native
     from acl_bridge.models.apps import fetch
-    from acl_bridge.models.runtime.tflite_runner import resident_bytes
+    from acl_bridge.models.runtime.buffers import resident_bytes
 
     native.set_num_threads(1)
     path = fetch.model_path(model)

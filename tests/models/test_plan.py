@@ -161,7 +161,7 @@ def assert_steps_bind(plan, monkeypatch):
     Python: only the native parameter struct is stubbed), so the ACL run fails on nothing
     but ACL."""
     from acl_bridge import functions as F
-    from acl_bridge.models.runtime import tflite_runner as R
+    from acl_bridge.models.runtime import step_calls as R
     from ndarray import ShapeDescriptor
 
     monkeypatch.setattr(F, "default_params", _Params)
@@ -169,7 +169,7 @@ def assert_steps_bind(plan, monkeypatch):
     for s in plan.steps:
         consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
         cls = R.ROLES[s.kind]
-        arrays, kind, params, _ = cls._call(R._operands(s, shapes, consts), dict(R._kwargs(s)), None)
+        arrays, kind, params, _ = cls._call(R.step_operands(s, shapes, consts), dict(R.call_kwargs(s)), None)
         assert len(arrays) == len(cls.roles) and kind == cls.kind
         if s.kind in ("convolution", "depthwise", "pooling"):
             top, bottom, left, right = s.param("padding")

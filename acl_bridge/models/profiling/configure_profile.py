@@ -28,8 +28,15 @@ The phases (``TfliteRunner``'s loading, its module docstring):
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from ...configure_session import CATEGORIES
+
+if TYPE_CHECKING:
+    from ...configure_session import ConfigureSession
 
 PHASES = ("read", "lower", "program_cache", "facts_cache", "negotiation", "allocate", "configure", "renegotiation", "schedule")
 
@@ -136,7 +143,7 @@ class ConfigureProfile:
             rows.append(f"{'time to the first result':<28}{self.first_result_seconds:>9.3f}")
         costly = sorted(self.steps, key=lambda s: -s.seconds)[:top_steps]
         if costly:
-            rows.append(f"costliest steps (native seconds over the load):")
+            rows.append("costliest steps (native seconds over the load):")
             for s in costly:
                 parts = ", ".join(f"{c} {v:.3f}" for c, v in s.native if v > 0)
                 rows.append(f"  step {s.step:>3} op {s.op_index:>3} {s.opcode:<20} {s.kind:<12} "
@@ -144,4 +151,43 @@ class ConfigureProfile:
         return "\n".join(rows)
 
 
-__all__ = ["ConfigureProfile", "PhaseTime", "NativeTime", "StepTime", "PHASES"]
+class LoadPhases:
+    """Wall-clock seconds per loading phase (:data:`PHASES`), with the configure session's
+    native calls made in each (a phase entered again, as renegotiation is, adds up)."""
+
+    def __init__(self, session: "ConfigureSession"):
+        self.session = session
+        self._seconds: Dict[str, float] = {}
+        self._native: Dict[str, Dict[str, List[float]]] = {}
+
+    @contextmanager
+    def phase(self, name: str):
+        s = self.session
+        before = {c: (s.seconds.get(c, 0.0), s.calls.get(c, 0), s.reused.get(c, 0)) for c in CATEGORIES}
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._seconds[name] = self._seconds.get(name, 0.0) + time.perf_counter() - t0
+            native = self._native.setdefault(name, {})
+            for c, (sec, calls, reused) in before.items():
+                d = [s.seconds.get(c, 0.0) - sec, s.calls.get(c, 0) - calls, s.reused.get(c, 0) - reused]
+                if d[1] or d[2]:
+                    acc = native.setdefault(c, [0.0, 0, 0])
+                    for i in range(3):
+                        acc[i] += d[i]
+
+    def rows(self) -> Tuple[PhaseTime, ...]:
+        """The phases that ran, in :data:`PHASES` order (an empty program-cache phase left out)."""
+        out = []
+        for name in PHASES:
+            if name not in self._seconds or (name == "program_cache" and not self._native.get(name)
+                                              and self._seconds[name] < 1e-4):
+                continue
+            native = self._native.get(name, {})
+            out.append(PhaseTime(name, self._seconds[name], tuple(
+                NativeTime(c, native[c][0], int(native[c][1]), int(native[c][2])) for c in CATEGORIES if c in native)))
+        return tuple(out)
+
+
+__all__ = ["ConfigureProfile", "PhaseTime", "NativeTime", "StepTime", "PHASES", "LoadPhases"]

@@ -31,7 +31,8 @@ from ..format.model_cache import read_model_cached
 from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
 from ..planning.plan_cache import kept_report, read_plan_cached
 from ..planning.tflite_plan import Fallback, Plan, plan_model
-from .tflite_runner import BufferPlan, TfliteRunner
+from .buffers import BufferPlan
+from .tflite_runner import TfliteRunner
 
 BACKENDS = ("auto", "neon", "cl", "numpy")
 NUMPY = Backend("numpy", -1)  # no native code: never marks a native description

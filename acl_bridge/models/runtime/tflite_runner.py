@@ -1,5 +1,12 @@
 """Run a TFLite model on the bridge's ACL functions: NHWC, configure once, run many.
 
+This module holds the runner's options, the load's order and the inference; each job of the
+load is a module of its own: a step as its function's call (:mod:`.step_calls`), the padding
+negotiation (:mod:`.negotiation`), the buffers, arena and constants (:mod:`.buffers`), what is
+kept between processes and recalled (:mod:`.kept_answers`), the load's phases
+(:class:`~..profiling.configure_profile.LoadPhases`), ACL segments with the CPU fallback
+between them (:mod:`.segments`), and the numpy backend (:mod:`.numpy_backend`).
+
 Loading (:class:`TfliteRunner`) does everything once:
 
 1. read and plan the model (:mod:`.tflite_reader`, :mod:`.tflite_plan`); unsupported
@@ -75,234 +82,47 @@ the input, plus whatever the bridge had to stage (``staged``), plus explicit cop
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 import warnings
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-import ndarray
-from ndarray import NdArray, ShapeDescriptor
-from ndarray.errors import ArgumentTypeError, LayoutError
+from ndarray import NdArray
+from ndarray.errors import ArgumentTypeError
 
 from ... import functions as F
 from ...backend import backend_named
-from ...cl_program_cache import CacheReport, ProgramCache
+from ...cl_program_cache import CacheReport
 from ...decisions import code_identity
 from ...configure_batch import RecalledFunctions, configure_kept
 from ...configure_cold import decide_calls
-from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode,
+from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession,
                                  question_id)
-from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
 from ...errors import AclError, AclStatusError, AclUnavailableError
 from ...facts_cache import FactsCache, FactsCacheReport
 from ...facts_cache import identity as facts_identity
-from ...user_cache import check_cache_option, sources_stamp
-from ...mapping import PaddingSize, clear_description_caches, data_type_for, padded_descriptor
-from ...opencl import cl_init
-from ...plan import FunctionPlan, Origin, Reason
+from ...user_cache import check_cache_option
+from ...mapping import PaddingSize, clear_description_caches
+from ...plan import FunctionPlan
 from ...schedule import Schedule
 from ...workspace import Workspace
-from ..profiling.configure_profile import PHASES, ConfigureProfile, NativeTime, PhaseTime, StepTime
-from ..planning.memory_plan import MemoryPlan, lifetimes, place, plan_memory
+from ..profiling.configure_profile import ConfigureProfile, LoadPhases, StepTime
+from ..planning.memory_plan import MemoryPlan
 from ..format.model_cache import ModelCacheReport, ModelCacheWarning, read_model_cached
-from ..planning.plan_cache import kept_report, lowering_code_identity, read_plan_cached
+from ..planning.plan_cache import kept_report, read_plan_cached
 from ..planning.replanned_cache import ReplannedPlanCache, refused_by_acl
 from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
-from ..planning.tflite_plan import Plan, Step, graph_inputs, plan_model, slice_index
+from ..planning.tflite_plan import Plan, graph_inputs, plan_model
 from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
-from . import function_kinds
+from .buffers import BufferPlan, allocate, constant_array, constants_marked_unused, memory_report
 from .function_kinds import ROLES
-
-
-def _kwargs(step: Step) -> Dict[str, object]:
-    """The bridge function's keyword arguments for a step, its quantization per role included
-    (an int8 step's ``("quantization", ((role, q), ...))``: the int8-contract)."""
-    kw = _options(step)
-    q = step.param("quantization")
-    if q:
-        kw["quantization"] = {role: tuple(v) if isinstance(v, list) else v for role, v in q}
-    return kw
-
-
-def _options(step: Step) -> Dict[str, object]:
-    return function_kinds.options(step.kind, dict(step.params))
-
-
-def _places(step: Step) -> bool:
-    """Whether a step moves one tensor into another's memory where no view could be made: a
-    ``copy`` (into a concatenation's slice, or a reshape), or a requantizing ``quantize`` into
-    a concatenation's slice (int8 inputs whose scales differ from the output's)."""
-    return function_kinds.places(step.kind, dict(step.params))
-
-
-def _operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
-    """Positional arrays of the bridge function, in its role order."""
-    if _places(step):
-        p = dict(step.params)
-        src = tensors[step.inputs[0]]
-        if isinstance(src, ShapeDescriptor):  # negotiation: the destination has the source's shape
-            return [src, src]
-        if "into" in p:
-            _, axis, start = p["slice"]
-            return [src, tensors[p["into"]][slice_index(len(src.shape), axis, start, src.shape[axis])]]
-        return [src, tensors[step.output].reshape(src.shape)]
-    roles = ROLES[step.kind].roles
-    return [constants[r] if i is None else tensors[i] for r, i in zip(roles, _tensor_ids(step))]
-
-
-def _tensor_ids(step: Step) -> List[Optional[int]]:
-    """Model tensor id per role of the bridge function, in its role order (None: a constant
-    of the step, by role name): the function's output roles take the step's output, the
-    other roles its inputs in order."""
-    if _places(step):
-        return [step.inputs[0], dict(step.params).get("into", step.output)]
-    cls = ROLES[step.kind]
-    constant_roles = {role for role, _ in step.constants}
-    inputs = iter(step.inputs)
-    return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
-
-
-class _DenseShapes(dict):
-    """{tensor id: the dense ShapeDescriptor of its shape and dtype}, each made when first
-    looked up (the negotiation names a model's activations, not its constants)."""
-
-    def __init__(self, tensors):
-        super().__init__()
-        self._tensors = {t.index: t for t in tensors}
-
-    def __missing__(self, i: int) -> ShapeDescriptor:
-        t = self._tensors[i]
-        d = self[i] = ShapeDescriptor.dense(tuple(t.shape), t.dtype)
-        return d
-
-
-def _types(step: Step, operands: List[object]) -> str:
-    """'src int8 QASYMM8_SIGNED, weights int8 QSYMM8_PER_CHANNEL, ...' of a step's tensors."""
-    quant = _kwargs(step).get("quantization") or {}
-    cls = ROLES[step.kind]
-    parts = []
-    for role, a in zip(cls.roles, operands):
-        if a is None:
-            continue
-        dtype = np.dtype(getattr(a, "dtype"))
-        try:
-            acl = data_type_for(dtype, quant.get(role))
-        except LayoutError:
-            acl = "?"
-        parts.append(f"{role} {dtype} {acl}")
-    return ", ".join(parts)
-
-
-class AclRefusedError(UnsupportedModelError):
-    """ACL's validate() refused functions at load: ``refused`` maps each operator to the text
-    (the first is the message). With the fallback on, the runner plans again with those
-    operators on the CPU fallback instead (all of one pass at once)."""
-
-    def __init__(self, refused: Dict[int, str]):
-        super().__init__(next(iter(refused.values())) + ("" if len(refused) == 1 else
-                                                          f" (and {len(refused) - 1} more refused)"))
-        self.refused = dict(refused)
-
-
-def _raise_refused(refused: Dict[int, str]) -> None:
-    """AclRefusedError for the refusals of one pass over the steps, where there are any."""
-    if refused:
-        raise AclRefusedError(refused)
-
-
-def _refused(step: Step, operands: List[object], e: AclStatusError) -> str:
-    """ACL's refusal of one step at load, naming the operator, its tensors' types and ACL's
-    own validate() message (e.g. ACL 20.08 and int8 depthwise with per-channel weights)."""
-    from ...native import acl_version
-
-    return (f"operator #{step.op_index} {step.opcode} ({step.kind}: {_types(step, operands)}) is refused by "
-            f"ACL {acl_version()}: {e.message}")
-
-
-_HERE = Path(__file__).resolve().parent
-# The sources that fix every buffer's layout from a plan and its negotiated padding (the
-# allocation, the views, the memory plan, the descriptors), with the batch that checks kept
-# decisions against them: a load's decisions are kept under a stamp of them too, so that a
-# changed layout code starts with fresh decisions instead of a batch that refuses every one.
-_LAYOUT_SOURCES = ((_HERE, ("tflite_runner.py", "function_kinds.py")), (_HERE.parent / "planning", ("tflite_plan.py", "memory_plan.py")),
-                   (_HERE.parent.parent, ("configure_batch.py",)),
-                   (Path(ndarray.__file__).resolve().parent, ("descriptor.py", "array.py", "strides.py", "memory.py")))
-
-
-@functools.lru_cache(maxsize=None)
-def layout_code_identity() -> str:
-    """A stamp of :data:`_LAYOUT_SOURCES` (user_cache.sources_stamp), made once per process
-    (OSError when unreadable)."""
-    return "".join(sources_stamp(d, names)[:16] for d, names in _LAYOUT_SOURCES)
-
-
-def resident_bytes() -> Optional[int]:
-    """The process's resident memory now (Linux: /proc/self/statm), or None elsewhere."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-@dataclass(frozen=True)
-class BufferPlan:
-    """Where a buffer's padding comes from: the union of what each function asked for."""
-
-    tensor: int
-    name: str
-    shape: Tuple[int, ...]
-    padding: PaddingSize
-    asked_by: Tuple[Tuple[int, str, PaddingSize], ...]  # (operator index, role, padding)
-    has_views: bool
-
-
-MAX_RENEGOTIATIONS = 2
-
-
-class _Phases:
-    """Wall-clock seconds per loading phase, with the session's native calls made in each
-    (a phase entered again, as renegotiation is, adds up)."""
-
-    def __init__(self, session: ConfigureSession):
-        self.session = session
-        self._seconds: Dict[str, float] = {}
-        self._native: Dict[str, Dict[str, List[float]]] = {}
-
-    @contextmanager
-    def phase(self, name: str):
-        s = self.session
-        before = {c: (s.seconds.get(c, 0.0), s.calls.get(c, 0), s.reused.get(c, 0)) for c in CATEGORIES}
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self._seconds[name] = self._seconds.get(name, 0.0) + time.perf_counter() - t0
-            native = self._native.setdefault(name, {})
-            for c, (sec, calls, reused) in before.items():
-                d = [s.seconds.get(c, 0.0) - sec, s.calls.get(c, 0) - calls, s.reused.get(c, 0) - reused]
-                if d[1] or d[2]:
-                    acc = native.setdefault(c, [0.0, 0, 0])
-                    for i in range(3):
-                        acc[i] += d[i]
-
-    def rows(self) -> Tuple[PhaseTime, ...]:
-        out = []
-        for name in PHASES:
-            if name not in self._seconds or (name == "program_cache" and not self._native.get(name)
-                                              and self._seconds[name] < 1e-4):
-                continue
-            native = self._native.get(name, {})
-            out.append(PhaseTime(name, self._seconds[name], tuple(
-                NativeTime(c, native[c][0], int(native[c][1]), int(native[c][2])) for c in CATEGORIES if c in native)))
-        return tuple(out)
+from .kept_answers import answers_to_keep, layout_code_identity, open_facts, restore_programs
+from .negotiation import MAX_RENEGOTIATIONS, negotiate, negotiation_key, padding_still_missing
+from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
 
 class TfliteRunner:
@@ -372,7 +192,7 @@ class TfliteRunner:
             raise ArgumentTypeError(f"reuse_facts is {reuse_facts!r}, expected True or False")
         self.reuse_facts = reuse_facts
         self._session = ConfigureSession(reuse=reuse_facts)
-        self._phases = _Phases(self._session)
+        self._phases = LoadPhases(self._session)
         self._first_run_seconds: Optional[float] = None
         self.model_name = (os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike))
                            else type(model).__name__)
@@ -532,19 +352,7 @@ class TfliteRunner:
             cache.save()
             self.program_cache = cache.report
         if facts is not None:
-            answers = self._session.answers()
-            if self._negotiation_made is not None:  # after any renegotiation (it grows them in place)
-                key, made = self._negotiation_made
-                answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
-            if self._arena_key is not None and self.memory is not None and not self.memory_recalled:
-                answers.setdefault(MEMORY_PLAN, {})[self._arena_key] = encode(
-                    MEMORY_PLAN, [(s.tensor, s.offset_in_bytes) for s in self.memory.slots])
-            if self._decisions_key is not None and self.functions_recalled < len(self.functions):
-                f = self.functions  # (a batch's decisions as columns, without making its functions' objects)
-                made_decisions = f.decisions if isinstance(f, RecalledFunctions) else tuple(x.decision for x in f)
-                if isinstance(f, RecalledFunctions) or all(d is not None for d in made_decisions):
-                    answers.setdefault(CONFIGURED_PLAN, {})[self._decisions_key] = encode(CONFIGURED_PLAN,
-                                                                                          made_decisions)
+            answers = answers_to_keep(self)
             saved, why = facts.save(answers)
             self.facts_cache = replace(self.facts_cache, saved=saved,  # type: ignore[type-var]
                                        reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
@@ -555,35 +363,16 @@ class TfliteRunner:
         self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
 
     def _restore_programs(self, program_cache):
-        """CL: start OpenCL (the device error comes here, before anything is built) and
-        restore the program cache; the cache object, or None (NEON, or the cache is off)."""
-        self.program_cache: Optional[CacheReport] = None
-        if self.backend.name != "cl":
-            return None
-        cl_init()
-        if program_cache is False:
-            self.program_cache = CacheReport("off", None, "program_cache=False")
-            return None
-        cache = ProgramCache(None if program_cache is True else program_cache)
-        self.program_cache = cache.restore()
+        """:func:`.kept_answers.restore_programs`; the cache, or None (NEON, or off)."""
+        cache, report = restore_programs(self.backend.name, program_cache)
+        self.program_cache: Optional[CacheReport] = report
         return cache
 
     def _open_facts(self, facts_cache) -> Optional[FactsCache]:
-        """ACL's answers of an earlier process with the same ACL, shim, CPU and device, given
-        to this load's session (:mod:`acl_bridge.facts_cache`); the cache, or None (off)."""
-        self.facts_cache: Optional[FactsCacheReport] = None
-        if facts_cache is False or not self.reuse_facts:
-            self.facts_cache = FactsCacheReport("off", None, "facts_cache=False" if facts_cache is False
-                                                else "reuse_facts=False")
-            return None
-        try:
-            ident = facts_identity(self.backend.name)
-        except (OSError, AclError) as e:  # no /proc (not Linux), no ACL: nothing to key answers by
-            self.facts_cache = FactsCacheReport("off", None, f"no identity for ACL's answers: {e}")
-            return None
-        facts = FactsCache(self.plan.model.sha256, ident, None if facts_cache is True else facts_cache)
-        self.facts_cache = facts.load()
-        self._session.known = facts.decoded
+        """:func:`.kept_answers.open_facts`; the cache, or None (off)."""
+        facts, report = open_facts(self.plan.model.sha256, self.backend.name, facts_cache, self.reuse_facts,
+                                   self._session)
+        self.facts_cache: Optional[FactsCacheReport] = report
         return facts
 
     def _negotiate_or_recall(self, facts: Optional[FactsCache]):
@@ -639,159 +428,28 @@ class TfliteRunner:
             self._kept_arena = facts.decoded.get(MEMORY_PLAN, {}).get(self._arena_key)
 
     def _negotiation_key(self) -> Optional[str]:
-        """The content :meth:`_negotiate` depends on, as a question id: per step its operator,
-        kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
-        and owning buffers; the backend. None where a parameter has no canonical text. A plan
-        this runner read and lowered itself is that content's function of the file and the
-        reading and lowering code: then the file's sha256 and a stamp of that code stand for it
-        (the same key at a fraction of the cost: no walk over every step)."""
-        if self.model_cache is not None:
-            try:
-                return question_id(NEGOTIATED_PLAN, ("lowered file", self.backend.name, self.plan.model.sha256,
-                                                     lowering_code_identity()))
-            except OSError:  # the sources are not readable: key by the content itself
-                pass
-        plan, t = self.plan, self.plan.model.tensors
-        root = {v.tensor: plan.root(v.tensor) for v in plan.views}
-        content = (self.backend.name, tuple(
-            (s.op_index, s.kind, s.params, tuple((r, tuple(v.shape), v.dtype) for r, v in s.constants),
-             tuple((i, tuple(t[i].shape), t[i].dtype, root.get(i, i)) for i in _tensor_ids(s) if i is not None))
-            for s in plan.steps))
-        try:
-            return question_id(NEGOTIATED_PLAN, content)
-        except TypeError:  # a parameter with no canonical text: negotiate every time
-            return None
+        """:func:`.negotiation.negotiation_key` of this load's plan (keyed by the file where the
+        runner read and lowered the plan itself)."""
+        return negotiation_key(self.plan, self.backend.name, self.model_cache is not None)
 
     def _negotiate(self):
-        """Padding each step's function asks for, per buffer (shapes only, no memory)."""
-        plan = self.plan
-        shapes = _DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
-        asked: Dict[int, List[Tuple[int, str, PaddingSize]]] = {}
-        const_pad: List[Dict[str, PaddingSize]] = []
-        refused: Dict[int, str] = {}  # every refusal of this pass (the fallback takes them at once)
-        for k, s in enumerate(plan.steps):
-            self._session.step = k
-            cls = ROLES[s.kind]
-            consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
-            operands = _operands(s, shapes, consts)
-            try:
-                need = cls.required_padding(*operands, **_kwargs(s), data_layout="NHWC", backend=self.backend)
-            except AclStatusError as e:
-                if not self.fallback:
-                    raise AclRefusedError({s.op_index: _refused(s, operands, e)}) from e
-                refused[s.op_index] = _refused(s, operands, e)
-                const_pad.append({})
-                continue
-            const_pad.append({role: need[role] for role, _ in s.constants})
-            for role, tid in zip(cls.roles, _tensor_ids(s)):
-                if tid is not None:
-                    asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
-        self._session.step = None
-        _raise_refused(refused)
-        return asked, const_pad
+        """:func:`.negotiation.negotiate` of this load's plan."""
+        return negotiate(self.plan, self._session, self.backend, self.fallback)
 
     def _allocate(self, asked) -> None:
-        """A buffer per owning tensor with the union of the padding asked for it: with the
-        arena, intermediates in slots of one allocation placed by lifetime
-        (:mod:`.memory_plan`), graph inputs and outputs in allocations of their own."""
-        t = self.plan.model.tensors
-        self.buffer_plans: Dict[int, BufferPlan] = {}
-        descriptors: Dict[int, ShapeDescriptor] = {}
-        for b in self.plan.buffers():
-            pad = PaddingSize()
-            has_views = b in self.roots_with_views
-            if not has_views:
-                for *_, p in asked.get(b, ()):
-                    pad = pad.union(p)
-            pad = pad.for_rank(len(t[b].shape))
-            self.buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
-            descriptors[b] = padded_descriptor(tuple(t[b].shape), t[b].dtype, pad)  # the model's dtype
-        owned: Dict[int, NdArray] = {}
-        if self.use_arena:
-            sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
-            self.memory = plan_memory(self.plan.for_memory_plan(), sizes, kept=self._kept_arena)
-            # the kept placement, when it is one of these buffers (checked: every buffer, aligned,
-            # no two alive at one step sharing a byte), else placed afresh (and kept at save)
-            self.memory_recalled = self._kept_arena is not None and [
-                (s.tensor, s.offset_in_bytes) for s in self.memory.slots] == list(self._kept_arena)
-            self.arena = bridge_allocate(ShapeDescriptor.create((max(self.memory.arena_size_in_bytes, 1),), "uint8"))
-            for slot in self.memory.slots:
-                owned[slot.tensor] = bridge_slot(self.arena, slot.offset_in_bytes, descriptors[slot.tensor])
-        for b, d in descriptors.items():
-            if b not in owned:
-                owned[b] = bridge_allocate(d)
-        self.arrays: Dict[int, NdArray] = self.plan.bind(owned)
+        """The buffers (:func:`.buffers.allocate`) for what the negotiation ``asked``."""
+        b = allocate(self.plan, asked, self.roots_with_views, self.use_arena, self._kept_arena)
+        self.buffer_plans, self.arrays = b.buffer_plans, b.arrays
+        if b.memory is not None:
+            self.memory, self.memory_recalled, self.arena = b.memory, b.memory_recalled, b.arena
 
     def memory_report(self) -> Dict[str, object]:
-        """Bytes this model holds: activations (the arena, or one buffer per tensor; the lower
-        bound: the most bytes alive at one step), graph inputs and outputs, constants as the
-        file has them and as the bridge hands them to ACL, and the process's resident memory
-        now (ACL's prepared weights are inside that figure only). Workspaces: the pools of
-        ACL's memory managers (one shared by every function, or one per function with
-        ``share_workspaces=False``); scratch tensors of functions whose ACL constructor takes
-        no memory manager are not in it."""
-        lives, pinned = lifetimes(self.plan.for_memory_plan())
-        arena_tensors = {life.tensor for life in lives}
-        own = {b: a.allocation.nbytes + BRIDGE_SLACK_IN_BYTES for b, a in self.arrays.items() if b in self.buffer_plans}
-        if self.memory is not None:
-            activations = self.memory.arena_size_in_bytes
-            bound = self.memory.lower_bound_in_bytes
-            one_each = self.memory.total_size_in_bytes
-        else:
-            # the same figures as the arena's: sizes rounded up to its alignment (each
-            # allocation is that aligned), so the two runners' reports compare exactly
-            sizes = {b: n for b, n in own.items() if b in arena_tensors}
-            alone = place([(life, sizes[life.tensor]) for life in lives])
-            one_each = activations = alone.total_size_in_bytes
-            bound = alone.lower_bound_in_bytes
-        model = self.plan.model
-        file_constants = sum(int(t.data.nbytes) for t in model.tensors if t.data is not None)
-        unused = self.constants_marked_unused()
-        # each allocation once (the model's memory of a constant two functions read is one)
-        given = {a.allocation.ctypes.data: a for consts in self.constants for a in consts.values()}.values()
-        copied = sum(a.allocation.nbytes for a in given if origin_of(a) is Origin.BRIDGE)
-        shared = sum(a.allocation.nbytes for a in given if origin_of(a) is not Origin.BRIDGE)
-        return {
-            "arena": self.use_arena,
-            "activations_bytes": activations,
-            "activations_lower_bound_bytes": bound,
-            "activations_one_buffer_each_bytes": one_each,
-            "inputs_outputs_bytes": sum(n for b, n in own.items() if b in pinned),
-            "workspaces_shared": self.share_workspaces,
-            "workspaces_bytes": self.workspace_bytes,
-            "functions_in_workspaces": sum(w.report().functions for w in self.workspaces),
-            "constants_in_file_bytes": file_constants,
-            "constants_given_to_acl_bytes": copied + shared,
-            # of those, the bridge's own padded copies, and the model's own memory given in place
-            "constants_copied_bytes": copied,
-            "constants_shared_bytes": shared,
-            # after the first inference (ACL prepares there): the bridge's constants that ACL
-            # marked unused (ITensor::is_used), by function kind; kept (see constants_marked_unused)
-            "constants_marked_unused_bytes": None if unused is None else sum(unused.values()),
-            "constants_marked_unused_by_kind": unused,
-            "resident_bytes": resident_bytes(),
-        }
+        """:func:`.buffers.memory_report`: the bytes this model holds."""
+        return memory_report(self)
 
     def constants_marked_unused(self) -> Optional[Dict[str, int]]:
-        """Bytes of the constants handed to ACL that ACL marked unused (``ITensor::is_used``)
-        after preparing a copy of its own (reshaped or transformed weights), by function
-        kind; None before the first inference, where ACL prepares. ACL's mark is its claim,
-        not a promise the bridge can act on: ACL 24.11 marks the int32 bias of an int8
-        depthwise convolution unused and still reads it at run (a runner that let go of it gave
-        wrong outputs once the memory was reused: docs/performance.md, "Model memory"), so the
-        bridge keeps every constant and this figure is an upper bound of what ACL prepared."""
-        if self._first_run_seconds is None:
-            return None
-        out: Dict[str, int] = {}
-        for f, consts in zip(self.functions, self.constants):
-            configured = f._configured
-            if configured is None:
-                continue
-            for role in consts:
-                t = configured.tensors.get(role)
-                if t is not None and not t.used_by_acl:
-                    out[f.kind] = out.get(f.kind, 0) + consts[role].allocation.nbytes
-        return out
+        """:func:`.buffers.constants_marked_unused`: constants ACL marked unused, by kind."""
+        return constants_marked_unused(self)
 
     def _configure(self, const_pad, allow_copy: bool, decided=None) -> None:
         """Every step's function on the buffers: with a kept decision for every step, all in
@@ -805,9 +463,9 @@ class TfliteRunner:
             self._session.step = k
             cls = ROLES[s.kind]
             consts = {role: self._constant(cls, role, value, cpad[role]) for role, value in s.constants}
-            shared = any(plan.root(tid) in roots_with_views for tid in _tensor_ids(s) if tid is not None)
-            calls.append((s, _operands(s, self.arrays, consts),
-                          dict(_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
+            shared = any(plan.root(tid) in roots_with_views for tid in tensor_ids(s) if tid is not None)
+            calls.append((s, step_operands(s, self.arrays, consts),
+                          dict(call_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
                                allow_padding_writes=not shared, backend=self.backend)))
             self.constants.append(consts)
         self._session.step = None
@@ -850,12 +508,12 @@ class TfliteRunner:
                                   decided=None if decided is None or cold else decided[k])
             except AclStatusError as e:
                 if not self.fallback:
-                    raise AclRefusedError({s.op_index: _refused(s, operands, e)}) from e
-                refused[s.op_index] = _refused(s, operands, e)
+                    raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
+                refused[s.op_index] = refusal(s, operands, e)
                 continue
             made.append(f)
         self._session.step = None
-        _raise_refused(refused)
+        raise_refused(refused)
         # functions made from a kept decision (nothing described, negotiated, planned or probed)
         self.functions_recalled = sum(f.decision_recalled for f in made)
 
@@ -863,38 +521,10 @@ class TfliteRunner:
         self._session.step = k
 
     def _constant(self, cls, role: str, value: np.ndarray, padding: PaddingSize) -> NdArray:
-        """The NdArray a step's constant is handed to ACL in: the model's own memory (no copy)
-        where ACL takes the role as ``const ITensor *`` (it writes none of its bytes: the
-        planner needs no probe for it), asked for no padding, and the value is dense and
-        element-aligned; else a bridge-owned copy with the negotiated padding."""
-        # no padding it can have (PaddingSize.for_rank: a 1-D tensor has no top or bottom)
-        unpadded = not (padding.right or padding.left or value.ndim >= 2 and (padding.top or padding.bottom))
-        if (self.share_constants and role in cls.const_roles and unpadded and value.size
-                and value.flags.c_contiguous and value.flags.aligned):
-            # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
-            # padded view of the whole file it lies in): a third of the cost, and a dense
-            # constant ACL takes as const needs no probe
-            return NdArray(value.reshape(-1).view(np.uint8), ShapeDescriptor.dense(value.shape, value.dtype))
-        a = F.AclFunction.padded_empty(value.shape, value.dtype, padding.for_rank(value.ndim))
-        a.numpy()[...] = value
-        return a
+        return constant_array(cls, role, value, padding, self.share_constants)
 
     def _padding_still_missing(self):
-        """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
-        staged only for want of padding a buffer of our own could have had."""
-        grow = {}
-        for k, (s, plan) in enumerate(zip(self.plan.steps, self.function_plans())):
-            ids = dict(zip(ROLES[s.kind].roles, _tensor_ids(s)))
-            for tp in plan.tensors:
-                if tp.reason not in (Reason.PADDING_MISSING, Reason.RENEGOTIATED):
-                    continue
-                tid = ids.get(tp.role)
-                key = (k, tp.role) if tid is None else self.plan.root(tid)
-                if tid is not None and key in self.roots_with_views:
-                    continue  # a view: no padding to give (the copy stays, counted)
-                old = grow.get(key, ((s.op_index, tp.role), PaddingSize()))[1]
-                grow[key] = ((s.op_index, tp.role), old.union(tp.padding))
-        return grow
+        return padding_still_missing(self.plan, self.function_plans(), self.roots_with_views)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -924,7 +554,7 @@ class TfliteRunner:
                     staging += t.copies_per_run * a.descriptor.size * a.dtype.itemsize
         t = self.plan.model.tensors
         copies = sum(int(np.prod(t[s.inputs[0]].shape)) * t[s.inputs[0]].dtype.itemsize
-                     for s in self.plan.steps if _places(s))
+                     for s in self.plan.steps if places(s))
         inp = sum(int(np.prod(t[i].shape)) * t[i].dtype.itemsize for i in self.plan.model.inputs)
         out = {"input": inp, "staged": staging, "copy_steps": copies, "total": inp + staging + copies}
         if self.plan.fallbacks:  # what the boundaries between ACL and the fallback copy (SegmentedRun)

@@ -1,0 +1,102 @@
+"""The padding negotiation: what every step's ACL function asks of each buffer, asked on
+shapes alone before any memory exists (a buffer gets the union over every function that reads
+or writes it), the key its answer is kept under between processes, and after configuring, the
+padding a function still staged for that a buffer of the runner's own could have had
+(renegotiation, at most :data:`MAX_RENEGOTIATIONS` times)."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from ndarray import ShapeDescriptor
+
+from ...configure_session import NEGOTIATED_PLAN, ConfigureSession, question_id
+from ...errors import AclStatusError
+from ...mapping import PaddingSize
+from ...plan import FunctionPlan, Reason
+from ..planning.plan_cache import lowering_code_identity
+from ..planning.tflite_plan import Plan
+from .function_kinds import ROLES
+from .step_calls import AclRefusedError, DenseShapes, call_kwargs, raise_refused, refusal, step_operands, tensor_ids
+
+MAX_RENEGOTIATIONS = 2
+
+# {buffer tensor: [(operator index, role, padding)]}, and per step {constant role: padding}
+Asked = Dict[int, List[Tuple[int, str, PaddingSize]]]
+
+
+def negotiate(plan: Plan, session: ConfigureSession, backend,
+              fallback: bool) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
+    """Padding each step's function asks for, per buffer (shapes only, no memory). A step ACL
+    refuses: AclRefusedError naming it (without the fallback at once; with it, every refusal of
+    the pass together, for the runner to plan them onto the CPU fallback)."""
+    shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
+    asked: Asked = {}
+    const_pad: List[Dict[str, PaddingSize]] = []
+    refused: Dict[int, str] = {}
+    for k, s in enumerate(plan.steps):
+        session.step = k
+        cls = ROLES[s.kind]
+        consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
+        operands = step_operands(s, shapes, consts)
+        try:
+            need = cls.required_padding(*operands, **call_kwargs(s), data_layout="NHWC", backend=backend)
+        except AclStatusError as e:
+            if not fallback:
+                raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
+            refused[s.op_index] = refusal(s, operands, e)
+            const_pad.append({})
+            continue
+        const_pad.append({role: need[role] for role, _ in s.constants})
+        for role, tid in zip(cls.roles, tensor_ids(s)):
+            if tid is not None:
+                asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
+    session.step = None
+    raise_refused(refused)
+    return asked, const_pad
+
+
+def negotiation_key(plan: Plan, backend_name: str, lowered_here: bool) -> Optional[str]:
+    """The content :func:`negotiate` depends on, as a question id: per step its operator,
+    kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
+    and owning buffers; the backend. None where a parameter has no canonical text. A plan
+    the runner read and lowered itself (``lowered_here``) is that content's function of the
+    file and the reading and lowering code: then the file's sha256 and a stamp of that code
+    stand for it (the same key at a fraction of the cost: no walk over every step)."""
+    if lowered_here:
+        try:
+            return question_id(NEGOTIATED_PLAN, ("lowered file", backend_name, plan.model.sha256,
+                                                 lowering_code_identity()))
+        except OSError:  # the sources are not readable: key by the content itself
+            pass
+    t = plan.model.tensors
+    root = {v.tensor: plan.root(v.tensor) for v in plan.views}
+    content = (backend_name, tuple(
+        (s.op_index, s.kind, s.params, tuple((r, tuple(v.shape), v.dtype) for r, v in s.constants),
+         tuple((i, tuple(t[i].shape), t[i].dtype, root.get(i, i)) for i in tensor_ids(s) if i is not None))
+        for s in plan.steps))
+    try:
+        return question_id(NEGOTIATED_PLAN, content)
+    except TypeError:  # a parameter with no canonical text: negotiate every time
+        return None
+
+
+def padding_still_missing(plan: Plan, function_plans: Sequence[FunctionPlan], roots_with_views: Set[int]):
+    """{buffer or (step, constant role): ((op index, role), padding)} for tensors a function
+    staged only for want of padding a buffer of the runner's own could have had."""
+    grow: Dict[object, Tuple[Tuple[int, str], PaddingSize]] = {}
+    for k, (s, fplan) in enumerate(zip(plan.steps, function_plans)):
+        ids = dict(zip(ROLES[s.kind].roles, tensor_ids(s)))
+        for tp in fplan.tensors:
+            if tp.reason not in (Reason.PADDING_MISSING, Reason.RENEGOTIATED):
+                continue
+            tid = ids.get(tp.role)
+            key = (k, tp.role) if tid is None else plan.root(tid)
+            if tid is not None and key in roots_with_views:
+                continue  # a view: no padding to give (the copy stays, counted)
+            old = grow.get(key, ((s.op_index, tp.role), PaddingSize()))[1]
+            grow[key] = ((s.op_index, tp.role), old.union(tp.padding))
+    return grow
+
+
+__all__ = ["MAX_RENEGOTIATIONS", "negotiate", "negotiation_key", "padding_still_missing"]
