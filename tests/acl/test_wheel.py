@@ -49,6 +49,25 @@ def test_module_under_test_is_the_cross_built_one():
     assert info["compiler"].startswith("aarch64-linux-gnu-"), info
 
 
+@pytest.mark.skipif(not WHEEL_BUILD_ID, reason="not installed from a cross-built wheel "
+                    "(ACL_NDARRAY_WHEEL_BUILD_ID is set by docker/emulate.sh)")
+def test_opencl_layer_is_the_cross_built_one_next_to_acl_bridge_where_the_build_has_cl():
+    """The wheel of a release whose ACL has the CL backend (trixie) carries the OpenCL layer,
+    found next to the installed acl_bridge as on x86: emulate.sh passes the build-id it read
+    from the layer in the wheel (ACL_NDARRAY_CL_LAYER_BUILD_ID; empty: the wheel has none)."""
+    from acl_bridge import cl_layer, opencl
+
+    layer_id = os.environ.get("ACL_NDARRAY_CL_LAYER_BUILD_ID", "")
+    path = cl_layer.layer_path()
+    if not opencl.cl_available():  # bookworm: ACL 20.08, no CL backend, no layer in the wheel
+        assert (layer_id, path) == ("", None), (layer_id, path)
+        return
+    assert path is not None and layer_id, f"no OpenCL layer in the wheel ({layer_id!r}, {path!r})"
+    assert os.path.dirname(path) == os.path.dirname(os.path.abspath(loaded_module_path())), path
+    facts = _build_info.elf_facts(path)
+    assert (facts["machine"], facts["build_id"]) == ("aarch64", layer_id), (path, facts)
+
+
 def other_release_wheels():
     dist = os.environ.get("ACL_NDARRAY_DIST", "")
     return sorted(w for w in glob.glob(os.path.join(dist, "acl_ndarray-*-linux_aarch64.whl"))
