@@ -5,14 +5,11 @@ OpenCL stage runs every row."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections import Counter
+from types import SimpleNamespace
 
+import pytest
 from function_cases import CASES, INT8_CASES, dtype_family, reduced_rows
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_one_row_per_function_kind_and_dtype_family():
@@ -34,16 +31,31 @@ def test_dtype_families_of_worked_rows():
         ["float32", "float16", "integer", "float32", "quantized", "quantized"]
 
 
-def test_the_reduced_table_deselects_the_other_rows_and_a_wrong_value_is_refused():
-    args = [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
-            "tests/cl/test_cl_functions.py", "tests/cl/test_cl_int8_functions.py"]
-    env = dict(os.environ, ACL_NDARRAY_CL_TABLE="reduced")
-    out = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    full = sum(len(c.variants_on("cl")) for c in CASES + INT8_CASES)
-    rows = len(reduced_rows(CASES + INT8_CASES, "cl"))
-    assert f"{rows}/{full} tests collected ({full - rows} deselected)" in out.stdout, out.stdout[-500:]
-    env["ACL_NDARRAY_CL_TABLE"] = "some"
-    out = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode != 0 and "ACL_NDARRAY_CL_TABLE is 'some', expected 'full' or 'reduced'" in out.stderr, \
-        out.stdout + out.stderr
+class _Item:
+    """What the selection reads of a collected test: its parameters and its markers."""
+
+    def __init__(self, case, variant, marker="cl"):
+        self.callspec = SimpleNamespace(params={"case": case, "variant": variant})
+        self.marker = marker
+
+    def get_closest_marker(self, name):
+        return name if name == self.marker else None
+
+
+def test_the_reduced_table_deselects_the_other_rows_and_a_wrong_value_is_refused(monkeypatch):
+    from cl import conftest as cl_conftest
+
+    items = [_Item(c, v) for c in CASES + INT8_CASES for v in c.variants_on("cl")]
+    neon = [_Item(c, v, "acl") for c in CASES[:3] for v in c.variants_on("neon")]  # not CL: never deselected
+    deselected = []
+    config = SimpleNamespace(hook=SimpleNamespace(pytest_deselected=lambda items: deselected.extend(items)))
+    kept = items + neon
+    monkeypatch.setenv(cl_conftest.TABLE_ENV, "reduced")
+    monkeypatch.setattr(cl_conftest, "cl_status", lambda: (True, "a device"))
+    cl_conftest.pytest_collection_modifyitems(config, kept)
+    assert {(i.callspec.params["case"].name, i.callspec.params["variant"]) for i in kept if i.marker == "cl"} == \
+        reduced_rows(CASES + INT8_CASES, "cl")
+    assert all(i in kept for i in neon) and len(deselected) == len(items) + len(neon) - len(kept)
+    monkeypatch.setenv(cl_conftest.TABLE_ENV, "some")
+    with pytest.raises(pytest.UsageError, match="ACL_NDARRAY_CL_TABLE is 'some', expected 'full' or 'reduced'"):
+        cl_conftest.pytest_collection_modifyitems(config, list(items))
