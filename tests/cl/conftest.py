@@ -1,7 +1,8 @@
 """CL tests: skipped with the reason where this acl_bridge has no CL backend or no OpenCL
 device ACL can use. The session asks for acl-ndarray's OpenCL layer (the way a user does,
 use_software_opencl_layer) unless ACL_NDARRAY_CL_LAYER=0: software devices need it, and a
-device with non-uniform work-groups of its own (Mali) passes through it untouched."""
+device with non-uniform work-groups of its own (Mali) passes through it untouched.
+ACL_NDARRAY_CL_TABLE=reduced runs only the reduced case table (below)."""
 
 import os
 
@@ -34,7 +35,34 @@ def cl_status():
     return status
 
 
+# ACL_NDARRAY_CL_TABLE=reduced: of the case table (test_cl_functions, test_cl_int8_functions) only
+# the rows of function_cases.reduced_rows run, the others are deselected (the emulated OpenCL
+# stage of docker/emulate.sh, where each kernel compiles under QEMU; the x86 stage runs all).
+TABLE_ENV = "ACL_NDARRAY_CL_TABLE"
+
+
+def _deselect_to_reduced_table(config, items):
+    from function_cases import CASES, INT8_CASES, reduced_rows
+
+    keep = reduced_rows(CASES + INT8_CASES, "cl")
+    dropped = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "case" in params and "variant" in params and item.get_closest_marker("cl") is not None \
+                and (params["case"].name, params["variant"]) not in keep:
+            dropped.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(dropped)
+        items[:] = [item for item in items if item not in gone]
+
+
 def pytest_collection_modifyitems(config, items):
+    table = os.environ.get(TABLE_ENV, "full")
+    if table not in ("full", "reduced"):
+        raise pytest.UsageError(f"{TABLE_ENV} is {table!r}, expected 'full' or 'reduced'")
+    if table == "reduced":
+        _deselect_to_reduced_table(config, items)
     cl_items = [item for item in items if item.get_closest_marker("cl") is not None]
     if not cl_items:
         return
