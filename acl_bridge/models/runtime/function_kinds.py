@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
 from ... import functions as F
+from ...families import elementwise as E
 from ...mapping import PaddingSize
 
 Options = Callable[[Mapping[str, object]], Dict[str, object]]
@@ -131,5 +132,11 @@ function_kind("copy", F.Copy, places=lambda p: True)(_none)
 function_kind("quantize", F.Quantize, places=lambda p: "into" in p)(_none)
 function_kind("dequantize", F.Dequantize)(_none)
 function_kind("prelu", F.PRelu)(_none)
+# the elementwise family: no options (a fused activation is a step of its own: ACL's binary
+# functions take none)
+function_kind("sub", F.Sub)(_none)
+function_kind("mul", F.Mul)(_none)
+for _cls in E.CLASSES:
+    function_kind(_cls.kind, _cls)(_none)
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
