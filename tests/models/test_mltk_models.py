@@ -18,9 +18,6 @@ from .conftest import host_only_under_emulation, interpreter_outputs, model_file
 # model -> its fallback operators (opcode, why): every other model lowers whole
 FALLBACKS = {
     "anomaly_detection": [("SHAPE", "no rule"), ("STRIDED_SLICE", "no rule"), ("PACK", "no rule")],
-    "autoencoder_example": [],  # its int8 LOGISTIC is lowered (issue 37)
-    "keyword_spotting_mobilenetv2": [("PAD", "refused by the rule")] * 4,
-    "keyword_spotting_with_transfer_learning": [("PAD", "refused by the rule")] * 4,
 }
 
 

@@ -270,6 +270,11 @@ INT8_CASES = [
              quantization=(("input", XQ), ("output", (1 / 256, -128))), version=2),
     Int8Case("tanh", "TANH", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
              quantization=(("input", XQ), ("output", (1 / 128, 0))), version=2),
+    Int8Case("pad_zero_point", "PAD", (1, 3, 4, 2), (1, 6, 7, 2), ("pad",),
+             (X, np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)), quantization=(("input", XQ), ("output", XQ))),
+    Int8Case("pad_uint8_channels", "PAD", (1, 3, 3, 2), (1, 3, 3, 5), ("pad",),
+             (X, np.array([[0, 0], [0, 0], [0, 0], [1, 2]], np.int32)),
+             quantization=(("input", (0.05, 131)), ("output", (0.05, 131))), io_dtype="uint8"),
     Int8Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
              options=("Pool2DOptions", _window("SAME", 2, FilterHeight=3, FilterWidth=3)),
              quantization=(("input", XQ), ("output", XQ)), version=2),
@@ -393,7 +398,7 @@ def test_int8_steps_carry_the_contracts_quantization(case):
 
 def test_every_int8_rule_has_an_int8_case():
     lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
-                    "LOGISTIC", "TANH", "MAX_POOL_2D", "AVERAGE_POOL_2D",
+                    "LOGISTIC", "TANH", "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
                     "MEAN"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8

@@ -117,12 +117,18 @@ def test_without_the_fallback_the_runner_refuses_as_before():
         _runner(chain(["RELU", "COS"], SHAPE), fallback=False)
 
 
-@pytest.mark.parametrize("name", sorted(FALLBACKS))
+# the models with fallback operators, and those whose last ones issue 37 lowered (int8
+# LOGISTIC, int8 PAD): on ACL now, with nothing left to the fallback but what ACL refuses
+MLTK_ON_ACL = sorted(FALLBACKS) + ["autoencoder_example", "keyword_spotting_mobilenetv2",
+                                   "keyword_spotting_with_transfer_learning"]
+
+
+@pytest.mark.parametrize("name", MLTK_ON_ACL)
 def test_mltk_model_with_fallback_operators_on_acl(name):
     r = _runner(model_file(name))
     try:
         # (ACL 20.08 also refuses their per-channel int8 depthwise convolutions: those too)
-        assert [(f.opcode, f.kind) for f in r.plan.fallbacks if f.kind != "refused by ACL"] == FALLBACKS[name]
+        assert [(f.opcode, f.kind) for f in r.plan.fallbacks if f.kind != "refused by ACL"] == FALLBACKS.get(name, [])
         refused_by_acl = {f.opcode for f in r.plan.fallbacks if f.kind == "refused by ACL"}
         assert refused_by_acl == set() if _acl_24() else refused_by_acl <= {"DEPTHWISE_CONV_2D"}
         x = noise(r.plan.model.tensors[r.plan.model.inputs[0]], 0)

@@ -216,6 +216,11 @@ def _pad(s, x, p, c, arrays):
     return np.pad(x, p["pad_width"])
 
 
+@step_kernel("pad", quantized=True)
+def _pad_q(s, x, p, c, q, dst, arrays):
+    return np.pad(x, p["pad_width"], constant_values=p["constant_value"])
+
+
 @step_kernel("pooling")
 def _pooling(s, x, p, c, arrays):
     if p["pool_type"] == "max":

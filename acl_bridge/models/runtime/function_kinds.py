@@ -106,7 +106,7 @@ def _activation(p: Mapping[str, object]) -> Dict[str, object]:
 
 @function_kind("pad", F.Pad)
 def _pad(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"pad_width": _significant_pad_width(p["pad_width"])}
+    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0)}
 
 
 @function_kind("pooling", F.Pooling)

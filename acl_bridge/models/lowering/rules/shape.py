@@ -18,21 +18,32 @@ from ..helpers import (
     refuse,
     unary,
 )
-from ..step import Concatenate, Lowered, Reshape
+from ..quantized import is_quantized, quantization, tensor_q
+from ..step import Concatenate, Lowered, Params, Reshape
 from .table import FLOAT32_OR_INT8, FLOAT32_OR_INT8_WITH_TABLE, FLOAT32_WITH_TABLE, rule
 
 
-@rule("PAD", tensors=FLOAT32_WITH_TABLE)
+@rule("PAD", tensors=FLOAT32_OR_INT8_WITH_TABLE)
 def pad(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``pad`` (zeros) with the constant paddings ((before, after) per dimension)."""
+    """-> ``pad`` (zeros) with the constant paddings ((before, after) per dimension); int8 /
+    uint8: one quantization in and out (TFLite's requirement), padded with the zero point
+    (the stored value of 0.0)."""
     pads = integer_table(op, model, "non-constant paddings")
-    x, y = model.tensors[first_input(op)].shape, model.tensors[op.outputs[0]].shape
+    src = first_input(op)
+    x, y = model.tensors[src].shape, model.tensors[op.outputs[0]].shape
     if pads.shape != (len(x), 2) or (pads < 0).any():
         raise malformed(op, f"paddings {pads.tolist()} do not fit input rank {len(x)}")
     out = tuple(int(d + a + b) for d, (a, b) in zip(x, pads))
     if out != tuple(y):
         raise malformed(op, f"{list(x)} padded by {pads.tolist()} is {list(out)}, the output says {list(y)}")
-    return (unary(op, "pad", (("pad_width", tuple((int(a), int(b)) for a, b in pads)),)),)
+    params: Params = (("pad_width", tuple((int(a), int(b)) for a, b in pads)),)
+    if is_quantized(model, src):
+        xq, yq = tensor_q(op, model, src), tensor_q(op, model, op.outputs[0])
+        if xq != yq:
+            raise refuse(op, f"input quantization (scale {xq[0]}, zero point {xq[1]}) differing from the output's "
+                             f"(scale {yq[0]}, zero point {yq[1]})")
+        params += (("constant_value", yq[1]),) + quantization(("src", xq), ("dst", yq))
+    return (unary(op, "pad", params),)
 
 
 @rule("RESIZE_BILINEAR", tensors=FLOAT32_WITH_TABLE)

@@ -1,0 +1,75 @@
+"""The operators of issue 37 on ACL (emulated arm64): the one-operator models of
+``test_one_operator.py`` whose rules are the elementwise family (binary with broadcasting,
+unary), the activations ACL has and int8 PAD, run by the runner and compared with the numpy
+executor of the same plan (itself checked against TFLite's interpreter on the host: float32
+within tolerance, int8 bit for bit with TFLite's reference kernels). Every operator is on ACL
+(no fallback), its output within the float tolerance or ``INT8_STEPS`` output steps (ACL
+requantizes through float where TFLite uses fixed point); the counts are printed (pytest -s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+
+from .conftest import tolerance  # noqa: E402
+from .test_one_operator import CASES, INT8_CASES, _int8_input  # noqa: E402
+from .tiny_tflite import one_operator_model  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+NEW = {"SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "ABS", "EXP", "LOG", "NEG", "RSQRT",
+       "SIN", "FLOOR", "ROUND", "HARD_SWISH", "ELU", "LEAKY_RELU", "SQRT", "SQUARE", "RELU_0_TO_1", "LOGISTIC",
+       "TANH", "PAD"}
+FLOAT = [c for c in CASES if c.opcode in NEW and c.opcode not in ("LOGISTIC", "TANH", "PAD")]
+INT8 = [c for c in INT8_CASES if c.opcode in NEW]
+# ACL's int8 arithmetic requantizes in float (TFLite: fixed point), and its LOGISTIC / TANH
+# compute the function where TFLite looks up its table: one step apart where a value is
+# within rounding of a half
+INT8_STEPS = 1
+
+
+def _runner(data: bytes):
+    from acl_bridge import native
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    native.set_num_threads(1)
+    return TfliteRunner(data, model_cache=False, facts_cache=False)
+
+
+def _on_acl(r, case) -> None:
+    assert not r.plan.fallbacks, r.plan.fallbacks
+    assert tuple(s.kind for s in r.plan.steps) == case.kinds
+
+
+@pytest.mark.parametrize("case", FLOAT, ids=[c.id for c in FLOAT])
+def test_float_operator_on_acl_matches_the_plan(case):
+    data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
+    r = _runner(data)
+    try:
+        _on_acl(r, case)
+        x = np.random.default_rng(3).uniform(*case.x_range, case.x).astype(np.float32)
+        got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+        assert got.shape == ref.shape == case.y
+        # ACL's vectorised exp / log / sin / pow approximations: 1e-5 of the largest output more
+        assert np.abs(got - ref).max() <= tolerance(ref) + 1e-5 * np.abs(ref).max(), case.id
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
+def test_int8_operator_on_acl_within_a_step_of_tflite(case):
+    r = _runner(case.model())
+    try:
+        _on_acl(r, case)
+        x = _int8_input(case)
+        got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+        assert got.dtype == ref.dtype and got.shape == ref.shape == case.y
+        d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+        print(f"{case.id}: {int((d == 0).sum())}/{d.size} equal to TFLite's arithmetic (max {d.max()} steps)")
+        assert d.max() <= INT8_STEPS, case.id
+    finally:
+        r.close()
