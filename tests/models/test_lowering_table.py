@@ -100,3 +100,20 @@ def test_integer_tables_are_exempt_from_the_float32_gate_only_where_the_rule_rea
     m = read_model(one_operator_model("PRELU", (1, 2, 2, 1), (1, 2, 2, 1), (X, np.ones((1, 1, 1), np.int32))))
     with pytest.raises(UnsupportedModelError, match=r"operator #0 PRELU: tensor #1 'const0' of type int32"):
         tflite_plan.plan_model(m)
+
+
+@pytest.mark.parametrize("opcode,const,message", [
+    ("MUL", np.ones(4, np.float32), r"operator #0 MUL: inputs \[1, 4, 5, 3\] and \[4\] do not broadcast"),
+    ("DIV", np.ones((1, 4, 1, 1), np.float32), r"operator #0 DIV: inputs \[1, 4, 5, 3\] and \[1, 4, 1, 1\] broadcast "
+                                               r"to \[1, 4, 5, 3\], the output says \[1, 4, 5, 1\]"),
+])
+def test_binary_inputs_that_do_not_give_the_output_are_malformed(opcode, const, message):
+    y = (1, 4, 5, 3) if opcode == "MUL" else (1, 4, 5, 1)
+    with pytest.raises(ModelFormatError, match=message):
+        tflite_plan.plan_model(read_model(one_operator_model(opcode, (1, 4, 5, 3), y, (X, const))))
+
+
+def test_two_constant_operands_are_refused_naming_them():
+    m = read_model(one_operator_model("SUB", (2,), (2,), (np.ones(2, np.float32), np.ones(2, np.float32))))
+    with pytest.raises(UnsupportedModelError, match=r"operator #0 SUB: two constant inputs is not supported"):
+        tflite_plan.plan_model(m)

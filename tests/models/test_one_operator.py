@@ -112,9 +112,15 @@ CASES = [
          ("ReducerOptions", {"KeepDims": True}), params=(("kernel", (5, 7)), ("global_mean", True))),
     Case("mean_wh_negative_axes", "MEAN", (2, 6, 4, 5), (2, 5), ("pooling",), (X, np.array([-2, -3], np.int32)),
          ("ReducerOptions", {"KeepDims": False}), params=(("kernel", (6, 4)),)),
+    Case("reduce_max_hw_no_keep_dims", "REDUCE_MAX", (2, 5, 6, 3), (2, 3), ("pooling",), (X, np.array([1, 2], np.int32)),
+         ("ReducerOptions", {"KeepDims": False}), params=(("pool_type", "max"), ("kernel", (5, 6)))),
     # shape and view
     Case("pad", "PAD", (1, 3, 4, 2), (1, 6, 7, 2), ("pad",), (X, np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)),
          params=(("pad_width", ((0, 0), (1, 2), (2, 1), (0, 0))),)),
+    Case("transpose_nhwc_to_nchw", "TRANSPOSE", (1, 3, 4, 2), (1, 2, 3, 4), ("permute",),
+         (X, np.array([0, 3, 1, 2], np.int32)), params=(("axes", (0, 3, 1, 2)),)),
+    Case("transpose_rank3_negative_axes", "TRANSPOSE", (2, 3, 5), (5, 2, 3), ("permute",),
+         (X, np.array([-1, 0, 1], np.int32)), params=(("axes", (2, 0, 1)),)),
     Case("resize_bilinear_half_pixel", "RESIZE_BILINEAR", (1, 5, 7, 2), (1, 9, 4, 2), ("resize",),
          (X, np.array([9, 4], np.int32)), ("ResizeBilinearOptions", {"HalfPixelCenters": True}), version=3),
     Case("reshape_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
@@ -275,6 +281,8 @@ INT8_CASES = [
     Int8Case("pad_uint8_channels", "PAD", (1, 3, 3, 2), (1, 3, 3, 5), ("pad",),
              (X, np.array([[0, 0], [0, 0], [0, 0], [1, 2]], np.int32)),
              quantization=(("input", (0.05, 131)), ("output", (0.05, 131))), io_dtype="uint8"),
+    Int8Case("transpose", "TRANSPOSE", (2, 3, 4, 5), (2, 5, 3, 4), ("permute",), (X, np.array([0, 3, 1, 2], np.int32)),
+             quantization=(("input", XQ), ("output", XQ))),
     Int8Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
              options=("Pool2DOptions", _window("SAME", 2, FilterHeight=3, FilterWidth=3)),
              quantization=(("input", XQ), ("output", XQ)), version=2),
@@ -302,6 +310,9 @@ INT8_CASES = [
     Int8Case("mean_uint8_unequal_scales", "MEAN", (1, 4, 6, 3), (1, 3), ("pooling",),
              (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": False}),
              quantization=(("input", (0.05, 131)), ("output", (0.02, 120))), io_dtype="uint8", version=2),
+    Int8Case("reduce_max_hw_keep_dims", "REDUCE_MAX", (1, 5, 4, 3), (1, 1, 1, 3), ("pooling",),
+             (X, np.array([2, 1], np.int32)), ("ReducerOptions", {"KeepDims": True}),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
     Int8Case("softmax", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 1.0}),
              quantization=(("input", (0.15, 32)), ("output", (1 / 256, -128))), version=2),
     Int8Case("softmax_beta", "SOFTMAX", (3, 7), (3, 7), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5}),
@@ -398,7 +409,7 @@ def test_int8_steps_carry_the_contracts_quantization(case):
 
 def test_every_int8_rule_has_an_int8_case():
     lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
-                    "LOGISTIC", "TANH", "PAD", "MAX_POOL_2D", "AVERAGE_POOL_2D",
+                    "LOGISTIC", "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
                     "MEAN"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8

@@ -216,6 +216,16 @@ def _pad(s, x, p, c, arrays):
     return np.pad(x, p["pad_width"])
 
 
+@step_kernel("permute")
+def _permute(s, x, p, c, arrays):
+    return np.transpose(x, p["axes"])
+
+
+@step_kernel("permute", quantized=True)
+def _permute_q(s, x, p, c, q, dst, arrays):
+    return np.transpose(x, p["axes"])
+
+
 @step_kernel("pad", quantized=True)
 def _pad_q(s, x, p, c, q, dst, arrays):
     return np.pad(x, p["pad_width"], constant_values=p["constant_value"])

@@ -109,6 +109,11 @@ def _pad(p: Mapping[str, object]) -> Dict[str, object]:
     return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0)}
 
 
+@function_kind("permute", F.Permute)
+def _permute(p: Mapping[str, object]) -> Dict[str, object]:
+    return {"axes": p["axes"]}
+
+
 @function_kind("pooling", F.Pooling)
 def _pooling(p: Mapping[str, object]) -> Dict[str, object]:
     return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],

@@ -1,4 +1,5 @@
-"""Pooling: MAX_POOL_2D, AVERAGE_POOL_2D, and MEAN over H and W (a global average pooling)."""
+"""Pooling: MAX_POOL_2D, AVERAGE_POOL_2D, and MEAN / REDUCE_MAX over H and W (a global average /
+max pooling)."""
 
 from __future__ import annotations
 
@@ -42,11 +43,14 @@ def pool_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     return (unary(op, "pooling", params),)
 
 
-# the spatial axes of an NHWC tensor: the only ones MEAN is lowered over (global average pooling)
+# the spatial axes of an NHWC tensor: the only ones MEAN and REDUCE_MAX are lowered over
+# (global average / max pooling)
 MEAN_AXES = (1, 2)
+# the pooling of each reduction over H and W
+GLOBAL_POOLS = {"MEAN": "avg", "REDUCE_MAX": "max"}
 
 
-@rule("MEAN", tensors=FLOAT32_OR_INT8_WITH_TABLE)
+@rule(*GLOBAL_POOLS, tensors=FLOAT32_OR_INT8_WITH_TABLE)
 def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """MEAN over H and W of an NHWC tensor (constant axes [1, 2] or [2, 1], negative ones
     resolved as TFLite does) -> a global average ``pooling`` (kernel H x W, no padding) into
@@ -63,16 +67,19 @@ def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     requantizes in float instead (measured on 24.11: ``round(s / ((out_scale / in_scale) *
     n)) + out_zero_point - trunc(in_zero_point * in_scale / out_scale)``, the offset
     truncated toward zero; with equal quantization ``round(s / n)``, ties to even): within
-    1 step of TFLite's arithmetic (tests/models/test_mean_acl.py)."""
+    1 step of TFLite's arithmetic (tests/models/test_mean_acl.py).
+
+    REDUCE_MAX over H and W: a global max ``pooling`` the same way; int8 / uint8 with one
+    quantization in and out (the stored values compared)."""
     no_fused_activation(op)
     src, out = first_input(op), op.outputs[0]
     axes = np.asarray(integer_table(op, model, "a non-constant axis input")).reshape(-1)
     x, y = tuple(model.tensors[src].shape), tuple(model.tensors[out].shape)
     if len(x) != 4:
-        raise refuse(op, f"MEAN of a rank-{len(x)} input {list(x)} (rank 4, NHWC, over axes [1, 2] only)")
+        raise refuse(op, f"{op.opcode} of a rank-{len(x)} input {list(x)} (rank 4, NHWC, over axes [1, 2] only)")
     resolved = sorted({int(a) + 4 if a < 0 else int(a) for a in axes})
     if resolved != list(MEAN_AXES):
-        raise refuse(op, f"MEAN over axes {axes.tolist()} (only over H and W: axes [1, 2])")
+        raise refuse(op, f"{op.opcode} over axes {axes.tolist()} (only over H and W: axes [1, 2])")
     keep = option(op, "keep_dims", False)
     if not isinstance(keep, bool):
         raise malformed(op, f"option keep_dims is {keep!r}, expected True or False")
@@ -80,12 +87,17 @@ def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     pooled = (n, 1, 1, c)
     want = pooled if keep else (n, c)
     if y != want:
-        raise malformed(op, f"the mean of {list(x)} over axes [1, 2] with keep_dims={keep} is {list(want)}, "
+        raise malformed(op, f"{op.opcode} of {list(x)} over axes [1, 2] with keep_dims={keep} is {list(want)}, "
                             f"the output says {list(y)}")
-    params: Params = (("pool_type", "avg"), ("kernel", (h, w)), ("stride", (1, 1)), ("padding", (0, 0, 0, 0)),
-                      ("global_mean", True))
+    pool = GLOBAL_POOLS[op.opcode]
+    params: Params = (("pool_type", pool), ("kernel", (h, w)), ("stride", (1, 1)), ("padding", (0, 0, 0, 0)))
+    if pool == "avg":
+        params += (("global_mean", True),)
     if is_quantized(model, src):
-        params += quantization(("src", tensor_q(op, model, src)), ("dst", tensor_q(op, model, out)))
+        xq, yq = tensor_q(op, model, src), tensor_q(op, model, out)
+        if pool == "max" and xq != yq:
+            raise refuse(op, f"input quantization {xq} differing from the output's {yq}")
+        params += quantization(("src", xq), ("dst", yq))
     if keep:
         return (unary(op, "pooling", params),)
     key = -2

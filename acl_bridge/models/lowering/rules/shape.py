@@ -1,4 +1,4 @@
-"""Shape and view operators: PAD, RESIZE_BILINEAR, RESHAPE (a view), CONCATENATION (views)."""
+"""Shape and view operators: PAD, TRANSPOSE, RESIZE_BILINEAR, RESHAPE (a view), CONCATENATION (views)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,33 @@ def pad(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
                              f"(scale {yq[0]}, zero point {yq[1]})")
         params += (("constant_value", yq[1]),) + quantization(("src", xq), ("dst", yq))
     return (unary(op, "pad", params),)
+
+
+# ACL's permute: any permutation of at most 4 dimensions (NEPermute / CLPermute, 20.08 and 24.11)
+TRANSPOSE_MAX_RANK = 4
+
+
+@rule("TRANSPOSE", tensors=FLOAT32_OR_INT8_WITH_TABLE)
+def transpose(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``permute`` with the constant permutation (negative axes resolved as TFLite does);
+    rank 4 at most; int8 / uint8 moves the stored values (one quantization in and out)."""
+    perm = np.asarray(integer_table(op, model, "a non-constant permutation")).reshape(-1)
+    src = first_input(op)
+    x, y = tuple(model.tensors[src].shape), tuple(model.tensors[op.outputs[0]].shape)
+    axes = tuple(int(a) + len(x) if a < 0 else int(a) for a in perm)
+    if sorted(axes) != list(range(len(x))):
+        raise malformed(op, f"permutation {perm.tolist()} of a rank-{len(x)} input")
+    if tuple(x[a] for a in axes) != y:
+        raise malformed(op, f"{list(x)} permuted by {list(axes)} is {[x[a] for a in axes]}, the output says {list(y)}")
+    if len(x) > TRANSPOSE_MAX_RANK:
+        raise refuse(op, f"a rank-{len(x)} permutation (ACL permutes at most {TRANSPOSE_MAX_RANK} dimensions)")
+    params: Params = (("axes", axes),)
+    if is_quantized(model, src):
+        xq, yq = tensor_q(op, model, src), tensor_q(op, model, op.outputs[0])
+        if xq != yq:
+            raise refuse(op, f"input quantization {xq} differing from the output's {yq}")
+        params += quantization(("src", xq), ("dst", yq))
+    return (unary(op, "permute", params),)
 
 
 @rule("RESIZE_BILINEAR", tensors=FLOAT32_WITH_TABLE)
