@@ -89,6 +89,13 @@ extern "C" {
 #define ACL_SHIM_FN_SIN 31
 #define ACL_SHIM_FN_ROUND 32              /* ACL's rounding: half to even */
 #define ACL_SHIM_FN_FLOOR 33
+/* the reduction family (ABI 12, native/acl_shim_reduction.cpp): src, dst along params.axis (ACL
+   order), the axis kept with extent 1 */
+#define ACL_SHIM_FN_REDUCE_SUM 34
+#define ACL_SHIM_FN_REDUCE_MEAN 35
+#define ACL_SHIM_FN_REDUCE_MAX 36
+#define ACL_SHIM_FN_REDUCE_MIN 37
+#define ACL_SHIM_FN_REDUCE_PROD 38
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0

@@ -113,9 +113,9 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, co
 
 }  // namespace
 
-std::unique_ptr<acl::IFunction> build_elementwise_neon(int32_t kind, const acl_shim_params &p,
-                                                       const std::vector<acl::ITensor *> &t,
-                                                       const std::shared_ptr<acl::IMemoryManager> &mm) {
+std::unique_ptr<acl::IFunction> build_elementwise(int32_t kind, const acl_shim_params &p,
+                                                  const std::vector<acl::ITensor *> &t,
+                                                  const std::shared_ptr<acl::IMemoryManager> &mm) {
 #if ACL_SHIM_WITH_NEON
     return build<Neon>(kind, p, t, mm);
 #else
@@ -123,9 +123,9 @@ std::unique_ptr<acl::IFunction> build_elementwise_neon(int32_t kind, const acl_s
 #endif
 }
 
-std::unique_ptr<acl::IFunction> build_elementwise_cl(int32_t kind, const acl_shim_params &p,
-                                                     const std::vector<acl::ICLTensor *> &t,
-                                                     const std::shared_ptr<acl::IMemoryManager> &mm) {
+std::unique_ptr<acl::IFunction> build_elementwise(int32_t kind, const acl_shim_params &p,
+                                                  const std::vector<acl::ICLTensor *> &t,
+                                                  const std::shared_ptr<acl::IMemoryManager> &mm) {
 #if ACL_SHIM_WITH_CL
     return build<Cl>(kind, p, t, mm);
 #else

@@ -24,12 +24,12 @@ namespace acl_shim_detail {
 // validate() then configure() an elementwise kind on NEON tensors (CL tensors); nullptr when
 // kind is not of this family. ACL's refusals: ACL_SHIM_ERR_ACL_STATUS naming ACL's function;
 // a build without that backend: ACL_SHIM_ERR_UNSUPPORTED.
-std::unique_ptr<acl::IFunction> build_elementwise_neon(int32_t kind, const acl_shim_params &p,
-                                                       const std::vector<acl::ITensor *> &t,
-                                                       const std::shared_ptr<acl::IMemoryManager> &mm);
-std::unique_ptr<acl::IFunction> build_elementwise_cl(int32_t kind, const acl_shim_params &p,
-                                                     const std::vector<acl::ICLTensor *> &t,
-                                                     const std::shared_ptr<acl::IMemoryManager> &mm);
+std::unique_ptr<acl::IFunction> build_elementwise(int32_t kind, const acl_shim_params &p,
+                                                  const std::vector<acl::ITensor *> &t,
+                                                  const std::shared_ptr<acl::IMemoryManager> &mm);
+std::unique_ptr<acl::IFunction> build_elementwise(int32_t kind, const acl_shim_params &p,
+                                                  const std::vector<acl::ICLTensor *> &t,
+                                                  const std::shared_ptr<acl::IMemoryManager> &mm);
 
 }  // namespace acl_shim_detail
 

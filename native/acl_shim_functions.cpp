@@ -4,13 +4,14 @@
 // (NE... and CL...), so one builder per kind serves both.
 //
 // THE RULE: a new function kind of a family that has a room (acl_shim_elementwise.cpp:
-// elementwise binary and unary) is one row there; any other kind touches one C++ place, this
+// elementwise binary and unary; acl_shim_reduction.cpp: reductions along one axis) is one row
+// there; any other kind touches one C++ place, this
 // file, plus its ACL_SHIM_FN_* constant (and tensor order) in acl_shim.h:
 //   1. its NE and CL function headers (the two include blocks below),
 //   2. its type in ACL_SHIM_FUNCTION_TYPES,
 //   3. its builder: one case in build<F> (need() the tensors, validate(), configure()).
-// A kind build<F> does not know goes to the family rooms (F::elementwise...), each of which
-// answers nullptr for kinds not its own. Converters of params fields live in
+// A kind build<F> does not know goes to the family rooms (build_elementwise, build_reduction:
+// one overload per backend's tensor type), each of which answers nullptr for kinds not its own. Converters of params fields live in
 // acl_shim_descriptions.cpp; a kind that reads a field no kind read before adds that field to
 // acl_shim_params (an ABI change) and, when it is an enum, its converter there. Nothing else in
 // native/ knows the kinds: padding negotiation, the probe, check_layouts and function_create
@@ -20,6 +21,7 @@
 #include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
 #include "acl_shim_elementwise.h"
+#include "acl_shim_reduction.h"
 #include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
@@ -113,11 +115,6 @@ struct NeonFunctions {
     ACL_SHIM_FUNCTION_TYPES(NE)
     using ITensor = acl::ITensor;
     static ITensor *of(const TensorState &t) { return t.ne.get(); }
-    static std::unique_ptr<acl::IFunction> elementwise(int32_t kind, const acl_shim_params &p,
-                                                       const std::vector<ITensor *> &t,
-                                                       const std::shared_ptr<acl::IMemoryManager> &mm) {
-        return build_elementwise_neon(kind, p, t, mm);
-    }
     static bool gemm_bias_by_addition(const acl::ITensorInfo *c) {
         return c->dimension(1) > 1 || ACL_SHIM_ACL_VERSION < 2411;
     }
@@ -129,11 +126,6 @@ struct ClFunctions {
     ACL_SHIM_FUNCTION_TYPES(CL)
     using ITensor = acl::ICLTensor;
     static ITensor *of(const TensorState &t) { return t.cl.get(); }
-    static std::unique_ptr<acl::IFunction> elementwise(int32_t kind, const acl_shim_params &p,
-                                                       const std::vector<ITensor *> &t,
-                                                       const std::shared_ptr<acl::IMemoryManager> &mm) {
-        return build_elementwise_cl(kind, p, t, mm);
-    }
     static bool gemm_bias_by_addition(const acl::ITensorInfo *) { return true; }
 };
 #endif
@@ -353,7 +345,8 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
         }
         default: {
             // the family rooms: each answers nullptr for a kind that is not of its family
-            if (auto f = F::elementwise(kind, p, t, mm)) return f;
+            if (auto f = build_elementwise(kind, p, t, mm)) return f;
+            if (auto f = build_reduction(kind, p, t, mm)) return f;
             fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
         }
     }

@@ -285,6 +285,25 @@ def _elementwise_family_rows():
     return rows
 
 
+REDUCTIONS = {"sum": ("ReduceSum", np.sum, "f32_reduction"), "mean": ("ReduceMean", np.mean, "f32_reduction"),
+              "max": ("ReduceMax", np.max, "exact"), "min": ("ReduceMin", np.min, "exact"),
+              "prod": ("ReduceProd", np.prod, "f32_reduction")}
+
+
+def _reduction_rows():
+    """The reduction family along each kind of axis (ACL's x, y, z and the outermost), kept."""
+    rows = []
+    for op, (kind, ref, tol) in REDUCTIONS.items():
+        for shape, axis in (((2, 3, 4, 5), -1), ((2, 3, 4, 5), 2), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 0), ((6, 7), 0)):
+            rows.append(_case(
+                f"reduce_{op}-{'x'.join(map(str, shape))}-axis{axis}", kind,
+                # prod: values near 1 (0.75 .. 1.25) so the products stay in range
+                lambda shape=shape, op=op: {"src": arange_values(shape, modulo=5, scale=0.125) + 1.0 if op == "prod"
+                                            else arange_values(shape, modulo=19)},
+                dict(axis=axis), lambda v, ref=ref, axis=axis: ref(_f64(v["src"]), axis=axis, keepdims=True), tol))
+    return rows
+
+
 def _window_rows():
     rows = []
     pools = [("max", (2, 2), (2, 2), (0, 0, 0, 0)), ("avg", (2, 2), (2, 2), (0, 0, 0, 0)),
@@ -443,6 +462,7 @@ def _resize_rows():
 
 
 CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elementwise_family_rows()
+                                + _reduction_rows()
                                 + _window_rows() + _matrix_rows()
                                 + _movement_rows() + _resize_rows())
 

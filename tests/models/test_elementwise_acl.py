@@ -1,6 +1,6 @@
 """The operators of issue 37 on ACL (emulated arm64): the one-operator models of
 ``test_one_operator.py`` whose rules are the elementwise family (binary with broadcasting,
-unary), the activations ACL has, TRANSPOSE, REDUCE_MAX over H and W and int8 PAD, run by the runner and compared with the numpy
+unary), the activations ACL has, TRANSPOSE, the reductions and int8 PAD, run by the runner and compared with the numpy
 executor of the same plan (itself checked against TFLite's interpreter on the host: float32
 within tolerance, int8 bit for bit with TFLite's reference kernels). Every operator is on ACL
 (no fallback), its output within the float tolerance or ``INT8_STEPS`` output steps (ACL
@@ -23,9 +23,11 @@ pytestmark = pytest.mark.acl
 
 NEW = {"SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "ABS", "EXP", "LOG", "NEG", "RSQRT",
        "SIN", "FLOOR", "ROUND", "HARD_SWISH", "ELU", "LEAKY_RELU", "SQRT", "SQUARE", "RELU_0_TO_1", "LOGISTIC",
-       "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX"}
-FLOAT = [c for c in CASES if c.opcode in NEW and c.opcode not in ("LOGISTIC", "TANH", "PAD")]
-INT8 = [c for c in INT8_CASES if c.opcode in NEW]
+       "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "SUM", "MEAN", "REDUCE_MIN", "REDUCE_PROD"}
+# (float MEAN over H and W and the other cases of the existing rules run elsewhere: test_mean_acl.py...)
+FLOAT = [c for c in CASES if c.opcode in NEW and c.opcode not in ("LOGISTIC", "TANH", "PAD")
+         and not (c.opcode == "MEAN" and c.kinds == ("pooling",))]
+INT8 = [c for c in INT8_CASES if c.opcode in NEW and c.opcode != "MEAN"]
 # ACL's int8 arithmetic requantizes in float (TFLite: fixed point), and its LOGISTIC / TANH
 # compute the function where TFLite looks up its table: one step apart where a value is
 # within rounding of a half

@@ -114,6 +114,17 @@ CASES = [
          ("ReducerOptions", {"KeepDims": False}), params=(("kernel", (6, 4)),)),
     Case("reduce_max_hw_no_keep_dims", "REDUCE_MAX", (2, 5, 6, 3), (2, 3), ("pooling",), (X, np.array([1, 2], np.int32)),
          ("ReducerOptions", {"KeepDims": False}), params=(("pool_type", "max"), ("kernel", (5, 6)))),
+    # reductions along other axes: one reduction step per axis, the output a view without keep_dims
+    Case("sum_channels_keep_dims", "SUM", (1, 4, 5, 3), (1, 4, 5, 1), ("reduce_sum",), (X, np.array([3], np.int32)),
+         ("ReducerOptions", {"KeepDims": True}), params=(("axis", 3),)),
+    Case("mean_channels", "MEAN", (2, 4, 6), (2, 4), ("reduce_mean",), (X, np.array([-1], np.int32)),
+         ("ReducerOptions", {"KeepDims": False})),
+    Case("reduce_max_batch_and_width", "REDUCE_MAX", (2, 3, 4, 5), (3, 5), ("reduce_max", "reduce_max"),
+         (X, np.array([0, 2], np.int32)), ("ReducerOptions", {"KeepDims": False})),
+    Case("reduce_min_height", "REDUCE_MIN", (1, 4, 5, 3), (1, 1, 5, 3), ("reduce_min",), (X, np.array([1], np.int32)),
+         ("ReducerOptions", {"KeepDims": True})),
+    Case("reduce_prod_rows", "REDUCE_PROD", (3, 4), (4,), ("reduce_prod",), (X, np.array([0], np.int32)),
+         ("ReducerOptions", {"KeepDims": False}), x_range=(0.5, 1.5)),
     # shape and view
     Case("pad", "PAD", (1, 3, 4, 2), (1, 6, 7, 2), ("pad",), (X, np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)),
          params=(("pad_width", ((0, 0), (1, 2), (2, 1), (0, 0))),)),
@@ -447,13 +458,16 @@ REFUSED_INT8 = [
      r"operator #0 CONV_2D: tensor #1 'const0' of type int8 in a float32 operator \(hybrid quantization\)"),
     ("mean_over_channels", Int8Case("", "MEAN", (1, 4, 4, 3), (1, 4, 4), (), (X, np.array([3], np.int32)),
                                     ("ReducerOptions", {"KeepDims": False}), version=2),
-     r"operator #0 MEAN: MEAN over axes \[3\] \(only over H and W: axes \[1, 2\]\) is not supported"),
+     r"operator #0 MEAN: MEAN of int8 tensors over axes \[3\] \(int8 / uint8: MEAN and REDUCE_MAX over H and W "
+     r"only\) is not supported"),
     ("mean_over_h_only", Int8Case("", "MEAN", (1, 4, 4, 3), (1, 1, 4, 3), (), (X, np.array([1], np.int32)),
                                   ("ReducerOptions", {"KeepDims": True}), version=2),
-     r"operator #0 MEAN: MEAN over axes \[1\] \(only over H and W: axes \[1, 2\]\) is not supported"),
+     r"operator #0 MEAN: MEAN of int8 tensors over axes \[1\] \(int8 / uint8: MEAN and REDUCE_MAX over H and W "
+     r"only\) is not supported"),
     ("mean_rank3", Int8Case("", "MEAN", (4, 4, 3), (3,), (), (X, np.array([0, 1], np.int32)),
                             ("ReducerOptions", {"KeepDims": False}), version=2),
-     r"operator #0 MEAN: MEAN of a rank-3 input \[4, 4, 3\] \(rank 4, NHWC, over axes \[1, 2\] only\)"),
+     r"operator #0 MEAN: MEAN of int8 tensors over axes \[0, 1\] \(int8 / uint8: MEAN and REDUCE_MAX over H and W "
+     r"only\) is not supported"),
     ("dequantize_without_quantization", Int8Case("", "DEQUANTIZE", (1, 4), (1, 4), (), quantization=(),
                                                  output_dtype="float32", version=2),
      r"operator #0 DEQUANTIZE: input .* is int8 without quantization parameters"),

@@ -190,6 +190,15 @@ _FLOAT_UNARY = {"abs": np.abs, "exp": np.exp, "log": np.log, "neg": np.negative,
                 "sin": np.sin, "floor": np.floor, "round": np.round}
 
 
+_FLOAT_REDUCTIONS = {"reduce_sum": np.sum, "reduce_mean": np.mean, "reduce_max": np.max, "reduce_min": np.min,
+                     "reduce_prod": np.prod}
+
+
+@step_kernel(*_FLOAT_REDUCTIONS)
+def _reduction(s, x, p, c, arrays):
+    return _FLOAT_REDUCTIONS[s.kind](x, axis=p["axis"], keepdims=True)
+
+
 @step_kernel(*_FLOAT_BINARY)
 def _binary(s, x, p, c, arrays):
     a, b = (np.asarray(v, np.float64) for v in _binary_operands(s, c, arrays))

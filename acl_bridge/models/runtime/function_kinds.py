@@ -15,6 +15,7 @@ from typing import Callable, Dict, Mapping, Optional, Tuple
 
 from ... import functions as F
 from ...families import elementwise as E
+from ...families import reduction as R
 from ...mapping import PaddingSize
 
 Options = Callable[[Mapping[str, object]], Dict[str, object]]
@@ -143,5 +144,14 @@ function_kind("sub", F.Sub)(_none)
 function_kind("mul", F.Mul)(_none)
 for _cls in E.CLASSES:
     function_kind(_cls.kind, _cls)(_none)
+
+
+def _axis(p: Mapping[str, object]) -> Dict[str, object]:
+    return {"axis": p["axis"]}
+
+
+# the reduction family: the numpy axis
+for _cls in R.CLASSES:
+    function_kind(_cls.kind, _cls)(_axis)
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]

@@ -21,7 +21,7 @@ from ..helpers import (
 )
 from ..quantized import is_quantized, quantization, tensor_q
 from ..step import Intermediate, Lowered, Params, Reshape, Step
-from .table import FLOAT32_OR_INT8, FLOAT32_OR_INT8_WITH_TABLE, rule
+from .table import FLOAT32_OR_INT8, rule
 
 
 @rule("MAX_POOL_2D", "AVERAGE_POOL_2D", tensors=FLOAT32_OR_INT8)
@@ -50,9 +50,8 @@ MEAN_AXES = (1, 2)
 GLOBAL_POOLS = {"MEAN": "avg", "REDUCE_MAX": "max"}
 
 
-@rule(*GLOBAL_POOLS, tensors=FLOAT32_OR_INT8_WITH_TABLE)
-def mean(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """MEAN over H and W of an NHWC tensor (constant axes [1, 2] or [2, 1], negative ones
+def global_pool(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """The lowering of MEAN and REDUCE_MAX (:mod:`.reduction`'s rule) over H and W of an NHWC tensor (constant axes [1, 2] or [2, 1], negative ones
     resolved as TFLite does) -> a global average ``pooling`` (kernel H x W, no padding) into
     (N, 1, 1, C): the output itself with keep_dims, else an :class:`Intermediate` of which
     the (N, C) output is a reshape view. Other axes are refused naming them.

@@ -12,7 +12,7 @@ An opcode without a rule meets the default rule, :func:`refuse_operator`, which 
 operator, its index and why (Arm NN's ``ParseUnsupportedOperator``).
 
 The rules live by family beside this module (:mod:`.convolution`, :mod:`.elementwise`,
-:mod:`.activations`, :mod:`.quantization`, :mod:`.pooling`, :mod:`.shape`), each registering
+:mod:`.activations`, :mod:`.quantization`, :mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`), each registering
 its own with ``@rule``; the package imports them all and ``SUPPORTED`` is the table's keys.
 Adding an operator: a ``@rule("OPCODE")`` function in its family's module, and its case in
 ``tests/models/test_one_operator.py`` (a one-operator model run by TFLite's interpreter).
