@@ -6,7 +6,7 @@
 // A new kind of either shape: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types in
 // ACL_SHIM_ELEMENTWISE_TYPES, its row below. ACL 20.08 (bookworm) and 24.11 (trixie) have
 // every function of this room under the same names (NEON); CL needs 24.x.
-#include "acl_shim_elementwise.h"
+#include "acl_shim_families.h"
 
 #include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
@@ -113,24 +113,6 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, co
 
 }  // namespace
 
-std::unique_ptr<acl::IFunction> build_elementwise(int32_t kind, const acl_shim_params &p,
-                                                  const std::vector<acl::ITensor *> &t,
-                                                  const std::shared_ptr<acl::IMemoryManager> &mm) {
-#if ACL_SHIM_WITH_NEON
-    return build<Neon>(kind, p, t, mm);
-#else
-    fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without NE (NEON) functions");
-#endif
-}
-
-std::unique_ptr<acl::IFunction> build_elementwise(int32_t kind, const acl_shim_params &p,
-                                                  const std::vector<acl::ICLTensor *> &t,
-                                                  const std::shared_ptr<acl::IMemoryManager> &mm) {
-#if ACL_SHIM_WITH_CL
-    return build<Cl>(kind, p, t, mm);
-#else
-    fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without CL functions");
-#endif
-}
+ACL_SHIM_FAMILY_DEFINITIONS(build_elementwise)
 
 }  // namespace acl_shim_detail

@@ -20,8 +20,7 @@
 
 #include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_elementwise.h"
-#include "acl_shim_reduction.h"
+#include "acl_shim_families.h"
 #include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON

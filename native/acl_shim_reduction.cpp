@@ -3,7 +3,7 @@
 // CLReductionOperation, the same validate(src, dst, axis, op, keep_dims) in 20.08 and 24.11)
 // along params.axis, in ACL's dimension order, the axis kept (extent 1 in dst). A new kind:
 // its ACL_SHIM_FN_* constant in acl_shim.h and its row below.
-#include "acl_shim_reduction.h"
+#include "acl_shim_families.h"
 
 #include "acl_shim_builders.h"
 #include "acl_shim_status.h"
@@ -63,24 +63,6 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, co
 
 }  // namespace
 
-std::unique_ptr<acl::IFunction> build_reduction(int32_t kind, const acl_shim_params &p,
-                                                const std::vector<acl::ITensor *> &t,
-                                                const std::shared_ptr<acl::IMemoryManager> &mm) {
-#if ACL_SHIM_WITH_NEON
-    return build<Neon>(kind, p, t, mm);
-#else
-    fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without NE (NEON) functions");
-#endif
-}
-
-std::unique_ptr<acl::IFunction> build_reduction(int32_t kind, const acl_shim_params &p,
-                                                const std::vector<acl::ICLTensor *> &t,
-                                                const std::shared_ptr<acl::IMemoryManager> &mm) {
-#if ACL_SHIM_WITH_CL
-    return build<Cl>(kind, p, t, mm);
-#else
-    fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without CL functions");
-#endif
-}
+ACL_SHIM_FAMILY_DEFINITIONS(build_reduction)
 
 }  // namespace acl_shim_detail
