@@ -34,12 +34,13 @@ INT8 = [c for c in INT8_CASES if c.opcode in NEW and c.opcode != "MEAN"]
 INT8_STEPS = 1
 
 
-def _runner(data: bytes):
+def _runner(data: bytes, backend: str):
     from acl_bridge import native
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
-    native.set_num_threads(1)
-    return TfliteRunner(data, model_cache=False, facts_cache=False)
+    if backend == "neon":
+        native.set_num_threads(1)
+    return TfliteRunner(data, backend=backend, model_cache=False, facts_cache=False)
 
 
 def _on_acl(r, case) -> None:
@@ -47,10 +48,10 @@ def _on_acl(r, case) -> None:
     assert tuple(s.kind for s in r.plan.steps) == case.kinds
 
 
-@pytest.mark.parametrize("case", FLOAT, ids=[c.id for c in FLOAT])
-def test_float_operator_on_acl_matches_the_plan(case):
+def check_float(case, backend: str) -> None:
+    """The float case on ``backend`` against the numpy plan (the CL suite runs it too)."""
     data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
-    r = _runner(data)
+    r = _runner(data, backend)
     try:
         _on_acl(r, case)
         x = np.random.default_rng(3).uniform(*case.x_range, case.x).astype(np.float32)
@@ -62,16 +63,27 @@ def test_float_operator_on_acl_matches_the_plan(case):
         r.close()
 
 
-@pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
-def test_int8_operator_on_acl_within_a_step_of_tflite(case):
-    r = _runner(case.model())
+def check_int8(case, backend: str, steps: int = INT8_STEPS) -> None:
+    """The int8 case on ``backend`` within ``steps`` of TFLite's arithmetic (printed)."""
+    r = _runner(case.model(), backend)
     try:
         _on_acl(r, case)
         x = _int8_input(case)
         got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
         assert got.dtype == ref.dtype and got.shape == ref.shape == case.y
         d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
-        print(f"{case.id}: {int((d == 0).sum())}/{d.size} equal to TFLite's arithmetic (max {d.max()} steps)")
-        assert d.max() <= INT8_STEPS, case.id
+        print(f"{case.id} ({backend}): {int((d == 0).sum())}/{d.size} equal to TFLite's arithmetic "
+              f"(max {d.max()} steps)")
+        assert d.max() <= steps, case.id
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("case", FLOAT, ids=[c.id for c in FLOAT])
+def test_float_operator_on_acl_matches_the_plan(case):
+    check_float(case, "neon")
+
+
+@pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
+def test_int8_operator_on_acl_within_a_step_of_tflite(case):
+    check_int8(case, "neon")
