@@ -300,7 +300,11 @@ def _reduction_rows():
                 # prod: values near 1 (0.75 .. 1.25) so the products stay in range
                 lambda shape=shape, op=op: {"src": arange_values(shape, modulo=5, scale=0.125) + 1.0 if op == "prod"
                                             else arange_values(shape, modulo=19)},
-                dict(axis=axis), lambda v, ref=ref, axis=axis: ref(_f64(v["src"]), axis=axis, keepdims=True), tol))
+                dict(axis=axis), lambda v, ref=ref, axis=axis: ref(_f64(v["src"]), axis=axis, keepdims=True), tol,
+                # Known gap (as the 1x1 resize rows): ACL 20.08 asks for padding (right 1,
+                # bottom 5) on the (1, 7) dst, which the bridge cannot recover from a buffer of
+                # one row, so the negotiated buffer would be staged
+                variants=VARIANTS if len(shape) == 4 else tuple(v for v in VARIANTS if v != "negotiated")))
     return rows
 
 

@@ -44,8 +44,19 @@ def _runner(data: bytes, backend: str):
 
 
 def _on_acl(r, case) -> None:
-    assert not r.plan.fallbacks, r.plan.fallbacks
-    assert tuple(s.kind for s in r.plan.steps) == case.kinds
+    """Every operator on ACL, with the steps the plan says; on ACL 20.08 its validate() may
+    refuse with "Insufficient Padding!" (its reduction along y, its pooling of a batch of 2:
+    measured, as test_mean_acl.py's), and the runner runs that operator on the CPU fallback."""
+    from acl_bridge import native
+
+    refused = [f for f in r.plan.fallbacks if f.kind == "refused by ACL"]
+    assert [f for f in r.plan.fallbacks if f.kind != "refused by ACL"] == []
+    if refused:
+        assert native.acl_version().startswith("20.") and all("Insufficient Padding!" in f.reason for f in refused), \
+            refused
+        print(f"{case.id}: refused by ACL {native.acl_version()}, on the fallback: {[f.reason for f in refused]}")
+    else:
+        assert tuple(s.kind for s in r.plan.steps) == case.kinds
 
 
 def check_float(case, backend: str) -> None:
