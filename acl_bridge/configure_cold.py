@@ -75,6 +75,8 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None) -> Tup
     for k, (cls, args, kwargs) in enumerate(calls):
         if step_of is not None:
             step_of(k)
+        if not isinstance(cls, type):  # a stand-in for a function class: made one at a time
+            return None, f"function {k}: {cls!r} is not a function class"
         try:
             decision, why = decide_one(_call(cls, args, kwargs))
         except AclNdarrayError as e:  # ACL's refusal, or arguments refused: the other path says it

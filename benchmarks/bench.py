@@ -150,9 +150,10 @@ def python_batch(fn: Callable[[], object]) -> Callable[[int], float]:
 def bridge_function(cls_name: str, inputs: Dict[str, np.ndarray], outputs, **kwargs):
     """A function on negotiated, bridge-owned buffers (as a user who follows the README would)."""
     from acl_bridge import functions as F
+    from acl_bridge.families import function_class
     from ndarray import ShapeDescriptor
 
-    cls = getattr(F, cls_name)
+    cls = function_class(cls_name)
     specs = {r: None if v is None else ShapeDescriptor.create(v.shape, v.dtype) for r, v in inputs.items()}
     specs.update({r: ShapeDescriptor.create(*s) for r, s in outputs.items()})
     pads = cls.required_padding(**specs, **kwargs)

@@ -13,7 +13,7 @@ import numpy as np
 
 class KindCall(NamedTuple):
     name: str  # e.g. "pooling max 3x3 p1 NHWC"
-    cls_name: str  # class in acl_bridge.functions
+    cls_name: str  # class in acl_bridge.functions or a family (acl_bridge.families.function_class)
     inputs: Dict[str, Optional[np.ndarray]]  # role -> values (None: absent optional tensor)
     outputs: Dict[str, Tuple[Tuple[int, ...], str]]  # role -> (shape, dtype)
     kwargs: dict
@@ -90,6 +90,14 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
         KindCall("dequantize", "Dequantize", {"src": (np.arange(48) % 251).astype(np.uint8).reshape(flat)},
                  {"dst": (flat, "float32")}, dict(scale=0.25, offset=10),
                  lambda v: (v["src"].astype(np.float32) - 10) * 0.25),
+        # the elementwise family (acl_bridge.families.elementwise): one binary and one unary row
+        # per native builder shape, b broadcast along the rows
+        KindCall("div", "Div", {"a": x2, "b": np.abs(_values((1, 24), 3)) + 0.5}, {"dst": (flat, "float32")}, {},
+                 lambda v: v["a"] / v["b"]),
+        KindCall("maximum", "Maximum", {"a": x2, "b": _values(flat, 3)}, {"dst": (flat, "float32")}, {},
+                 lambda v: np.maximum(v["a"], v["b"])),
+        KindCall("exp", "Exp", {"src": x2}, {"dst": (flat, "float32")}, {}, lambda v: np.exp(v["src"])),
+        KindCall("neg", "Neg", {"src": x2}, {"dst": (flat, "float32")}, {}, lambda v: -v["src"]),
     ]
     for layout in layouts:
         nhwc = layout == "NHWC"

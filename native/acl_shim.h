@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 11
+#define ACL_SHIM_ABI_VERSION 12
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -74,6 +74,28 @@ extern "C" {
 #define ACL_SHIM_FN_LOG_SOFTMAX 18    /* src, dst */
 #define ACL_SHIM_FN_RESIZE 19         /* src, dst (ABI 6): dst's height and width set the scale */
 #define ACL_SHIM_FN_PRELU 20          /* src, alpha, dst (ABI 7): dst = src > 0 ? src : alpha * src, alpha broadcasting */
+/* the elementwise family (ABI 12, native/acl_shim_elementwise.cpp): binary a, b, dst (broadcasting) */
+#define ACL_SHIM_FN_DIV 21                /* dst = a / b */
+#define ACL_SHIM_FN_MAXIMUM 22            /* dst = max(a, b) */
+#define ACL_SHIM_FN_MINIMUM 23            /* dst = min(a, b) */
+#define ACL_SHIM_FN_SQUARED_DIFFERENCE 24 /* dst = (a - b)^2 */
+#define ACL_SHIM_FN_POWER 25              /* dst = a^b */
+/* ... and unary src, dst */
+#define ACL_SHIM_FN_ABS 26
+#define ACL_SHIM_FN_EXP 27
+#define ACL_SHIM_FN_LOG 28
+#define ACL_SHIM_FN_NEG 29
+#define ACL_SHIM_FN_RSQRT 30
+#define ACL_SHIM_FN_SIN 31
+#define ACL_SHIM_FN_ROUND 32              /* ACL's rounding: half to even */
+#define ACL_SHIM_FN_FLOOR 33
+/* the reduction family (ABI 12, native/acl_shim_reduction.cpp): src, dst along params.axis (ACL
+   order), the axis kept with extent 1 */
+#define ACL_SHIM_FN_REDUCE_SUM 34
+#define ACL_SHIM_FN_REDUCE_MEAN 35
+#define ACL_SHIM_FN_REDUCE_MAX 36
+#define ACL_SHIM_FN_REDUCE_MIN 37
+#define ACL_SHIM_FN_REDUCE_PROD 38
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0

@@ -3,18 +3,24 @@
 // the choice of backend from the tensors. ACL names the two backends' functions alike
 // (NE... and CL...), so one builder per kind serves both.
 //
-// THE RULE: a new function kind touches exactly one C++ place, this file, plus its
-// ACL_SHIM_FN_* constant (and tensor order) in acl_shim.h:
+// THE RULE: a new function kind of a family that has a room (acl_shim_elementwise.cpp:
+// elementwise binary and unary; acl_shim_reduction.cpp: reductions along one axis) is one row
+// there; any other kind touches one C++ place, this
+// file, plus its ACL_SHIM_FN_* constant (and tensor order) in acl_shim.h:
 //   1. its NE and CL function headers (the two include blocks below),
 //   2. its type in ACL_SHIM_FUNCTION_TYPES,
 //   3. its builder: one case in build<F> (need() the tensors, validate(), configure()).
-// Converters of params fields live in acl_shim_descriptions.cpp; a kind that reads a field no
-// kind read before adds that field to acl_shim_params (an ABI change) and, when it is an
-// enum, its converter there. Nothing else in native/ knows the kinds: padding negotiation,
-// the probe, check_layouts and function_create all go through build_on().
+// A kind build<F> does not know goes to the family rooms (build_elementwise, build_reduction:
+// one overload per backend's tensor type), each of which answers nullptr for kinds not its own. Converters of params fields live in
+// acl_shim_descriptions.cpp; a kind that reads a field no kind read before adds that field to
+// acl_shim_params (an ABI change) and, when it is an enum, its converter there. Nothing else in
+// native/ knows the kinds: padding negotiation, the probe, check_layouts and function_create
+// all go through build_on().
 #include "acl_shim_functions.h"
 
+#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
+#include "acl_shim_families.h"
 #include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
@@ -60,27 +66,13 @@
 #include "arm_compute/runtime/CL/functions/CLSoftmaxLayer.h"
 #endif
 
-#include <initializer_list>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace acl_shim_detail {
 
 namespace {
-
-acl::ITensorInfo *info_of(acl::ITensor *t) { return t == nullptr ? nullptr : t->info(); }
-
-template <typename T>
-void need(const std::vector<T *> &t, size_t n, std::initializer_list<size_t> required,
-          const char *name) {
-    require(t.size() == n, std::string(name) + " takes " + std::to_string(n) + " tensors, got " +
-                               std::to_string(t.size()));
-    for (size_t i : required) {
-        require(t[i] != nullptr, std::string(name) + ": tensor " + std::to_string(i) + " is required");
-    }
-}
 
 // Functions run one after the other (for compositions the shim adds around ACL quirks).
 struct Sequence : acl::IFunction {
@@ -137,27 +129,6 @@ struct ClFunctions {
 };
 #endif
 #undef ACL_SHIM_FUNCTION_TYPES
-
-// "NE" or "CL" + the function's name + "::validate", for messages.
-template <typename F>
-std::string name(const char *function) {
-    return std::string(F::prefix) + function + "::validate";
-}
-
-// An ACL function, given the memory manager where its constructor takes one (which kinds do
-// differs between ACL versions: 24.11's NEPoolingLayer takes one, 20.08's does not).
-template <typename T>
-std::unique_ptr<T> make_with(const std::shared_ptr<acl::IMemoryManager> &mm, std::true_type) {
-    return std::make_unique<T>(mm);
-}
-template <typename T>
-std::unique_ptr<T> make_with(const std::shared_ptr<acl::IMemoryManager> &, std::false_type) {
-    return std::make_unique<T>();
-}
-template <typename T>
-std::unique_ptr<T> make(const std::shared_ptr<acl::IMemoryManager> &mm) {
-    return make_with<T>(mm, std::is_constructible<T, std::shared_ptr<acl::IMemoryManager>>{});
-}
 
 // validate() then configure() one function kind on the given tensors of backend F, scratch
 // tensors in mm's pool where mm is not null.
@@ -371,7 +342,12 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             f->configure(t[0], t[1], t[2]);
             return f;
         }
-        default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
+        default: {
+            // the family rooms: each answers nullptr for a kind that is not of its family
+            if (auto f = build_elementwise(kind, p, t, mm)) return f;
+            if (auto f = build_reduction(kind, p, t, mm)) return f;
+            fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
+        }
     }
 }
 

@@ -241,6 +241,73 @@ def _elementwise_rows():
     return rows
 
 
+# The elementwise family (acl_bridge.families.elementwise): binary rows broadcast like the
+# add/sub/mul rows above; inputs kept where the function is defined (b != 0, a > 0 for power)
+ELEMENTWISE_BINARY = {
+    "div": ("Div", np.divide, "f32"), "maximum": ("Maximum", np.maximum, "exact"),
+    "minimum": ("Minimum", np.minimum, "exact"),
+    "squared_difference": ("SquaredDifference", lambda a, b: np.square(_f64(a) - b), "f32"),
+    "power": ("Power", lambda a, b: np.power(_f64(a), b), "f32_transcendental"),
+}
+ELEMENTWISE_UNARY = {  # name: (class, reference, tolerance, inputs' shift: positive where the function needs it)
+    "abs": ("Abs", np.abs, "exact", None), "neg": ("Neg", np.negative, "exact", None),
+    "exp": ("Exp", np.exp, "f32_transcendental", None), "log": ("Log", np.log, "f32_transcendental", 0),
+    "rsqrt": ("Rsqrt", lambda x: 1 / np.sqrt(x), "f32_transcendental", 0),
+    "sin": ("Sin", np.sin, "f32_transcendental", None), "floor": ("Floor", np.floor, "exact", None),
+    "round": ("Round", np.round, "exact", None),
+}
+
+
+def _elementwise_family_rows():
+    rows = []
+    for op, (kind, ref, tol) in ELEMENTWISE_BINARY.items():
+        for sa, sb in [((2, 3, 4, 5), (2, 3, 4, 5)), ((2, 3, 4, 5), (1, 3, 1, 1)), ((1, 1, 1, 5), (2, 3, 4, 5)),
+                       ((2, 3, 4, 5), (5,))]:
+            rows.append(_case(
+                f"{op}-{'x'.join(map(str, sa))}-by-{'x'.join(map(str, sb))}", kind,
+                lambda sa=sa, sb=sb, op=op: {
+                    "a": np.abs(arange_values(sa, modulo=19)) + 0.5 if op == "power" else arange_values(sa, modulo=19),
+                    "b": arange_values(sb, scale=0.5, modulo=7) + 0.125},
+                {}, lambda v, ref=ref: ref(v["a"], v["b"]), tol))
+    for op in ("maximum", "minimum"):
+        rows.append(_case(
+            f"{op}-int32", ELEMENTWISE_BINARY[op][0],
+            lambda: {"a": (np.arange(51) % 50 - 20).reshape(3, 17).astype(np.int32),
+                     "b": (np.arange(17) % 7 - 3).reshape(1, 17).astype(np.int32)},
+            {}, lambda v, op=op: ELEMENTWISE_BINARY[op][1](v["a"], v["b"]), "exact", dst_dtype=np.int32,
+            variants=("padded",)))
+    for op, (kind, ref, tol, shift) in ELEMENTWISE_UNARY.items():
+        # 0.25 steps offset by 0.1: no value is a tie for round, none is 0 for log and rsqrt
+        rows.append(_case(
+            f"{op}-2x3x5x5", kind,
+            lambda shift=shift: {"src": arange_values((2, 3, 5, 5), modulo=23, shift=shift) + 0.1},
+            {}, lambda v, ref=ref: ref(_f64(v["src"])), tol))
+    return rows
+
+
+REDUCTIONS = {"sum": ("ReduceSum", np.sum, "f32_reduction"), "mean": ("ReduceMean", np.mean, "f32_reduction"),
+              "max": ("ReduceMax", np.max, "exact"), "min": ("ReduceMin", np.min, "exact"),
+              "prod": ("ReduceProd", np.prod, "f32_reduction")}
+
+
+def _reduction_rows():
+    """The reduction family along each kind of axis (ACL's x, y, z and the outermost), kept."""
+    rows = []
+    for op, (kind, ref, tol) in REDUCTIONS.items():
+        for shape, axis in (((2, 3, 4, 5), -1), ((2, 3, 4, 5), 2), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 0), ((6, 7), 0)):
+            rows.append(_case(
+                f"reduce_{op}-{'x'.join(map(str, shape))}-axis{axis}", kind,
+                # prod: values near 1 (0.75 .. 1.25) so the products stay in range
+                lambda shape=shape, op=op: {"src": arange_values(shape, modulo=5, scale=0.125) + 1.0 if op == "prod"
+                                            else arange_values(shape, modulo=19)},
+                dict(axis=axis), lambda v, ref=ref, axis=axis: ref(_f64(v["src"]), axis=axis, keepdims=True), tol,
+                # Known gap (as the 1x1 resize rows): ACL 20.08 asks for padding (right 1,
+                # bottom 5) on the (1, 7) dst, which the bridge cannot recover from a buffer of
+                # one row, so the negotiated buffer would be staged
+                variants=VARIANTS if len(shape) == 4 else tuple(v for v in VARIANTS if v != "negotiated")))
+    return rows
+
+
 def _window_rows():
     rows = []
     pools = [("max", (2, 2), (2, 2), (0, 0, 0, 0)), ("avg", (2, 2), (2, 2), (0, 0, 0, 0)),
@@ -398,7 +465,9 @@ def _resize_rows():
     return rows
 
 
-CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _window_rows() + _matrix_rows()
+CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elementwise_family_rows()
+                                + _reduction_rows()
+                                + _window_rows() + _matrix_rows()
                                 + _movement_rows() + _resize_rows())
 
 
@@ -570,6 +639,21 @@ def _int8_other_rows():
         "int8-add-three_scales", "Add", lambda: {"a": a, "b": b},
         dict(quantization={"a": qa, "b": qb, "dst": qy}),
         lambda v, real=real: requantize(real, *qy), "one_step", dst_dtype=np.int8, variants=INT8_VARIANTS))
+    # maximum / minimum of one quantization (TFLite's requirement): the stored values compared,
+    # b broadcast along the channels; squared difference with three quantizations
+    q = (0.05, -4)
+    for op in ("maximum", "minimum"):
+        rows.append(_case(
+            f"int8-{op}-one_quantization", ELEMENTWISE_BINARY[op][0], lambda: {"a": a, "b": b[:, :1, :1, :]},
+            dict(quantization={"a": q, "b": q, "dst": q}),
+            lambda v, op=op: ELEMENTWISE_BINARY[op][1](v["a"], v["b"]), "exact", dst_dtype=np.int8,
+            variants=INT8_VARIANTS))
+    real_sd = np.square((a.astype(np.float64) - qa[1]) * qa[0] - (b.astype(np.float64) - qb[1]) * qb[0])
+    s_sd = float(real_sd.max()) / 250.0
+    rows.append(_case(
+        "int8-squared_difference-three_scales", "SquaredDifference", lambda: {"a": a, "b": b},
+        dict(quantization={"a": qa, "b": qb, "dst": (s_sd, -128)}),
+        lambda v: requantize(real_sd, s_sd, -128), "one_step", dst_dtype=np.int8, variants=INT8_VARIANTS))
     # softmax: int8 out with scale 1/256, zero point -128
     xs = _int8(rng, (3, 10))
     qs = (0.1, -5)

@@ -493,6 +493,37 @@ def _():
     return lambda: _fn().Add(a, b, dst), [a, b, dst]
 
 
+def _families():
+    from acl_bridge import families
+
+    return families
+
+
+@case("div-shapes-do-not-broadcast", AclStatusError, r"NEElementwiseDivision::validate", native=True)
+def _():
+    a, b, dst = arange((2, 8)), arange((3, 8)), arange((2, 8))
+    return lambda: _families().Div(a, b, dst), [a, b, dst]
+
+
+@case("reduce-axis-out-of-range", UnsupportedOptionError, r"ReduceSum: axis is 2, expected -2\.\.1 for a rank-2 src",
+      native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2, 1))
+    return lambda: _families().ReduceSum(src, dst, axis=2), [src, dst]
+
+
+@case("reduce-rank-5", UnsupportedOptionError, r"ReduceMax: src has 5 dimensions, ACL reduces at most 4", native=True)
+def _():
+    src, dst = arange((1, 2, 2, 2, 2)), arange((1, 2, 2, 2, 1))
+    return lambda: _families().ReduceMax(src, dst, axis=-1), [src, dst]
+
+
+@case("reduce-dst-without-the-kept-axis", AclStatusError, r"NEReductionOperation::validate", native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2,))
+    return lambda: _families().ReduceSum(src, dst, axis=1), [src, dst]
+
+
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 7))

@@ -134,9 +134,9 @@ def _skip_without_f16(e):
 
 def _specs(case: Case, inputs):
     """role -> (shape, dtype) or None, in the class's roles order; output shapes are the reference's."""
-    from acl_bridge import functions
+    from acl_bridge.families import function_class
 
-    cls = getattr(functions, case.kind)
+    cls = function_class(case.kind)
     expected = case.reference(inputs)
     specs = {}
     for role in cls.roles:

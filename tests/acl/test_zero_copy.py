@@ -26,8 +26,9 @@ CALLS = kind_calls()
 def negotiated(call):
     """(function, arrays by role) on bridge-owned buffers with exactly the padding asked for."""
     from acl_bridge import functions as F
+    from acl_bridge.families import function_class
 
-    cls = getattr(F, call.cls_name)
+    cls = function_class(call.cls_name)
     specs = {r: None if v is None else ShapeDescriptor.create(v.shape, v.dtype) for r, v in call.inputs.items()}
     specs.update({r: ShapeDescriptor.create(*s) for r, s in call.outputs.items()})
     pads = cls.required_padding(**specs, **call.kwargs)

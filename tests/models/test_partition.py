@@ -22,7 +22,7 @@ from ndarray import NdArray  # noqa: E402
 from .conftest import interpreter, tolerance  # noqa: E402
 from .graph_tflite import chain, graph_model  # noqa: E402
 
-ACL, FALLBACK = "RELU", "ABS"  # RELU has a lowering rule, ABS has none: the fallback runs it
+ACL, FALLBACK = "RELU", "COS"  # RELU has a lowering rule, COS has none: the fallback runs it
 SHAPE = (1, 4, 4, 3)
 
 
@@ -45,7 +45,7 @@ CHAINS = [
     ("middle", [ACL, FALLBACK, ACL], (("acl", 1), ("fallback", 1), ("acl", 1))),
     ("alternating", [FALLBACK, ACL, FALLBACK, ACL, FALLBACK, ACL, FALLBACK],
      (("fallback", 1), ("acl", 1), ("fallback", 1), ("acl", 1), ("fallback", 1), ("acl", 1), ("fallback", 1))),
-    ("only-fallback", [FALLBACK, "NEG"], (("fallback", 2),)),
+    ("only-fallback", [FALLBACK, "CEIL"], (("fallback", 2),)),
 ]
 
 
@@ -55,17 +55,17 @@ def test_chain_segments_and_results(case):
     data = chain(opcodes, SHAPE)
     plan = plan_model(read_model(data), fallback=True)
     assert _sides(plan) == sides
-    assert all(f.kind == NO_RULE and f.opcode in (FALLBACK, "NEG") for f in plan.fallbacks)
+    assert all(f.kind == NO_RULE and f.opcode in (FALLBACK, "CEIL") for f in plan.fallbacks)
     x = np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)
     got, ref = run_plan(plan, x)["y"], _reference(data, {"x": x})["y"]
     np.testing.assert_allclose(got, ref, atol=tolerance(ref))
 
 
 def _fan_out():
-    """t1 = ABS(x) (fallback) feeds two ACL segments: t2 = RELU(t1); t3 = NEG(t2) (fallback);
+    """t1 = COS(x) (fallback) feeds two ACL segments: t2 = RELU(t1); t3 = CEIL(t2) (fallback);
     y = ADD(t1, t3) (ACL)."""
     t = [(n, SHAPE, "float32", None, None) for n in ("x", "t1", "t2", "t3", "y")]
-    ops = [("ABS", ["x"], ["t1"], None), ("RELU", ["t1"], ["t2"], None), ("NEG", ["t2"], ["t3"], None),
+    ops = [("COS", ["x"], ["t1"], None), ("RELU", ["t1"], ["t2"], None), ("CEIL", ["t2"], ["t3"], None),
            ("ADD", ["t1", "t3"], ["y"], None)]
     return graph_model(t, ops, ["x"], ["y"])
 
@@ -84,10 +84,10 @@ def test_a_fallback_output_feeds_two_acl_segments():
 
 
 def _two_inputs():
-    """s = ADD(x, z) (ACL); y = ABS(s) (fallback, a graph output); w = MUL(x, z) (fallback,
+    """s = ADD(x, z) (ACL); y = COS(s) (fallback, a graph output); w = FLOOR_DIV(x, z) (fallback,
     a graph output made from two graph inputs)."""
     t = [(n, SHAPE, "float32", None, None) for n in ("x", "z", "s", "y", "w")]
-    ops = [("ADD", ["x", "z"], ["s"], None), ("ABS", ["s"], ["y"], None), ("MUL", ["x", "z"], ["w"], None)]
+    ops = [("ADD", ["x", "z"], ["s"], None), ("COS", ["s"], ["y"], None), ("FLOOR_DIV", ["x", "z"], ["w"], None)]
     return graph_model(t, ops, ["x", "z"], ["y", "w"])
 
 
@@ -114,15 +114,15 @@ def test_two_graph_inputs_and_graph_outputs_made_by_the_fallback():
 
 def test_without_the_fallback_a_refusal_names_every_operator_that_does_not_lower():
     """Issue 39: a refusal named only the first of several unsupported operators."""
-    model = read_model(chain([ACL, FALLBACK, ACL, "NEG"], SHAPE))
-    every = (r"^2 of the model's 4 operators are not supported: operator #1 ABS: the operator \(supported "
-             r"operators: .*; operator #3 NEG: the operator \(supported operators: ")
+    model = read_model(chain([ACL, FALLBACK, ACL, "CEIL"], SHAPE))
+    every = (r"^2 of the model's 4 operators are not supported: operator #1 COS: the operator \(supported "
+             r"operators: .*; operator #3 CEIL: the operator \(supported operators: ")
     with pytest.raises(UnsupportedModelError, match=every):
         plan_model(model)
     with pytest.raises(UnsupportedModelError, match=every):
         partition(model, strict=True)
     one = read_model(chain([ACL, FALLBACK], SHAPE))  # one alone: its reason as it is
-    with pytest.raises(UnsupportedModelError, match=r"^operator #1 ABS: the operator \(supported operators: "):
+    with pytest.raises(UnsupportedModelError, match=r"^operator #1 COS: the operator \(supported operators: "):
         plan_model(one)
 
 
@@ -131,7 +131,7 @@ def test_the_predicate_names_every_reason():
     relu, absolute = model.operators
     assert decide(relu, model).on_acl and decide(relu, model).lowered
     d = decide(absolute, model)
-    assert (d.on_acl, d.kind) == (False, NO_RULE) and d.reason.startswith("operator #1 ABS: the operator (supported")
+    assert (d.on_acl, d.kind) == (False, NO_RULE) and d.reason.startswith("operator #1 COS: the operator (supported")
     refused = decide(relu, model, {0: "operator #0 RELU is refused by ACL 0.0: no"})
     assert (refused.kind, refused.reason) == (ACL_REFUSED, "operator #0 RELU is refused by ACL 0.0: no")
     int8 = dataclasses.replace(model.tensors[1], dtype=np.dtype("int8"))
@@ -197,7 +197,7 @@ def test_the_fallback_writes_elements_only_padding_and_guard_bytes_untouched():
     views = {op.inputs[0]: x.numpy(), op.outputs[0]: y.numpy()}
     assert np.shares_memory(views[op.outputs[0]], y_raw)
     prepare(op, model, views)()
-    np.testing.assert_array_equal(y.numpy(), np.abs(value))
+    np.testing.assert_array_equal(y.numpy(), np.cos(value))
     pad_y = y.padding_mask()
     assert pad_y.any()
     assert (y.buffer().view(np.uint8).reshape(-1, 4)[pad_y] == before_y[:y.allocation.nbytes].reshape(-1, 4)[pad_y]).all()

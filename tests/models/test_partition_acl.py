@@ -51,10 +51,10 @@ def _check(r, given):
 
 
 CHAINS = {
-    "first": ["ABS", "RELU", "RELU"],
-    "last": ["RELU", "RELU", "ABS"],
-    "middle": ["RELU", "ABS", "RELU"],
-    "alternating": ["ABS", "RELU", "ABS", "RELU", "ABS", "RELU", "ABS"],
+    "first": ["COS", "RELU", "RELU"],
+    "last": ["RELU", "RELU", "COS"],
+    "middle": ["RELU", "COS", "RELU"],
+    "alternating": ["COS", "RELU", "COS", "RELU", "COS", "RELU", "COS"],
 }
 
 
@@ -71,7 +71,7 @@ def test_chain_runs_segment_by_segment(name):
         if _acl_24():
             assert r.schedule.native_calls_per_run == acl_segments and c["staged"] == 0, r.summary()
         assert f"{len(r.plan.fallbacks)} operator(s) on the CPU fallback" in r.summary()
-        assert [f["opcode"] for f in r.fallback_operators()] == ["ABS"] * CHAINS[name].count("ABS")
+        assert [f["opcode"] for f in r.fallback_operators()] == ["COS"] * CHAINS[name].count("COS")
         times = r.segment_profile(rounds=2)
         assert [t.side for t in times] == [side for side, _ in r.plan.segments()]
     finally:
@@ -113,16 +113,22 @@ def test_two_graph_inputs_by_name_or_in_order():
 
 
 def test_without_the_fallback_the_runner_refuses_as_before():
-    with pytest.raises(UnsupportedModelError, match=r"^operator #1 ABS: the operator \(supported operators: "):
-        _runner(chain(["RELU", "ABS"], SHAPE), fallback=False)
+    with pytest.raises(UnsupportedModelError, match=r"^operator #1 COS: the operator \(supported operators: "):
+        _runner(chain(["RELU", "COS"], SHAPE), fallback=False)
 
 
-@pytest.mark.parametrize("name", sorted(FALLBACKS))
+# the models with fallback operators, and those whose last ones issue 37 lowered (int8
+# LOGISTIC, int8 PAD): on ACL now, with nothing left to the fallback but what ACL refuses
+MLTK_ON_ACL = sorted(set(FALLBACKS) | {"anomaly_detection", "autoencoder_example", "keyword_spotting_mobilenetv2",
+                                        "keyword_spotting_with_transfer_learning"})
+
+
+@pytest.mark.parametrize("name", MLTK_ON_ACL)
 def test_mltk_model_with_fallback_operators_on_acl(name):
     r = _runner(model_file(name))
     try:
         # (ACL 20.08 also refuses their per-channel int8 depthwise convolutions: those too)
-        assert [(f.opcode, f.kind) for f in r.plan.fallbacks if f.kind != "refused by ACL"] == FALLBACKS[name]
+        assert [(f.opcode, f.kind) for f in r.plan.fallbacks if f.kind != "refused by ACL"] == FALLBACKS.get(name, [])
         refused_by_acl = {f.opcode for f in r.plan.fallbacks if f.kind == "refused by ACL"}
         assert refused_by_acl == set() if _acl_24() else refused_by_acl <= {"DEPTHWISE_CONV_2D"}
         x = noise(r.plan.model.tensors[r.plan.model.inputs[0]], 0)
@@ -218,19 +224,18 @@ def test_a_second_start_reads_the_partitioned_plan_and_recalls_acl_s_answers(tmp
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     native.set_num_threads(1)
-    path = model_file("autoencoder_example")
+    path = tmp_path / "chain.tflite"  # no model of the wheel keeps a fallback operator (FALLBACKS)
+    path.write_bytes(chain(["RELU", "COS", "RELU"], SHAPE))
     runs = []
     for _ in range(2):
         r = TfliteRunner(path, model_cache=tmp_path / "models", facts_cache=tmp_path / "facts")
         try:
-            x = noise(r.plan.model.tensors[r.plan.model.inputs[0]], 1)
+            x = np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)
             runs.append((r.model_cache.reason, r.functions_recalled, len(r.plan.steps),
-                         [(f.opcode, f.kind) for f in r.plan.fallbacks],
-                         np.array(r.run(x)["StatefulPartitionedCall:0"])))
+                         [(f.opcode, f.kind) for f in r.plan.fallbacks], np.array(r.run(x)["y"])))
         finally:
             r.close()
     (_, _, _, fallbacks0, y0), (reason, recalled, steps, fallbacks1, y1) = runs
-    assert reason == "lowered plan kept" and fallbacks1 == fallbacks0
-    assert [f for f in fallbacks0 if f[1] != "refused by ACL"] == FALLBACKS["autoencoder_example"]
+    assert reason == "lowered plan kept" and fallbacks1 == fallbacks0 == [("COS", "no rule")]
     assert recalled == steps, runs[1][:3]
     np.testing.assert_array_equal(y0, y1)

@@ -92,6 +92,17 @@ def test_the_plan_cache_is_keyed_by_the_model_and_the_lowering_code(tmp_path, mo
     assert plan_a is None and other.path != ka.path
 
 
+def test_the_lowering_stamp_covers_every_lowering_and_fallback_module():
+    """A rule in any family module (lowering/rules/) changes the stamp: every .py file under
+    lowering/ and fallback/, at any depth, is one of the stamped sources."""
+    from pathlib import Path
+
+    models = Path(pc.__file__).resolve().parent.parent
+    stamped = {(d / name).resolve() for d, names in pc._LOWERING_SOURCES for name in names}
+    every = {p.resolve() for room in ("lowering", "fallback") for p in (models / room).rglob("*.py")}
+    assert every <= stamped and (models / "lowering" / "rules" / "elementwise.py").resolve() in stamped
+
+
 def _spoiled(tmp_path, spoil, expect):
     data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
     kept = _keep(data, tmp_path)

@@ -54,14 +54,10 @@ _RELUS = {"RELU": ("relu", 0.0, 0.0), "RELU6": ("bounded_relu", 6.0, 0.0),
 _TABLES = {"LOGISTIC": lambda v: _F32(1) / (_F32(1) + np.exp(-v)), "TANH": np.tanh}
 
 
-def _lookup_table(c: Call, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """TFLite's int8 / uint8 table of ``f``: one output per stored input value (made once
-    per opcode, dtype and quantization)."""
-    return _table(c.op.opcode, c.tensor_out().dtype.str, c.q_in(0), c.q_out())
-
-
 @functools.lru_cache(maxsize=256)
-def _table(opcode: str, dtype_str: str, q_in: Tuple[float, int], q_out: Tuple[float, int]) -> np.ndarray:
+def lookup_table(opcode: str, dtype_str: str, q_in: Tuple[float, int], q_out: Tuple[float, int]) -> np.ndarray:
+    """TFLite's int8 / uint8 table of LOGISTIC or TANH (``opcode``): one output per stored
+    input value, from the type's minimum up (made once per opcode, dtype and quantization)."""
     f = _TABLES[opcode]
     dtype = np.dtype(dtype_str)
     (si, zi), (so, zo) = q_in, q_out
@@ -90,7 +86,7 @@ def unary(c: Call) -> None:
         return
     dtype = c.tensor_out().dtype
     if c.op.opcode in _TABLES:
-        table = _lookup_table(c, _TABLES[c.op.opcode])
+        table = lookup_table(c.op.opcode, dtype.str, c.q_in(0), c.q_out())
         np.take(table, x.astype(np.int16) - np.iinfo(dtype).min, out=c.outputs[0])
         return
     yq = c.q_out()

@@ -51,6 +51,9 @@ _FLOAT_BINARY: Dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
+_INT8_ARITHMETIC = {"ADD": q8.add, "SUB": q8.sub, "MUL": q8.mul}
+
+
 def _binary(c: Call) -> None:
     a, b = np.asarray(c.inputs[0]), np.asarray(c.inputs[1])
     op = c.op.opcode
@@ -62,13 +65,8 @@ def _binary(c: Call) -> None:
         return
     dtype, clamp = c.tensor_out().dtype, int8_clamp(c)
     qa, qb, qy = c.q_in(0), c.q_in(1), c.q_out()
-    if op == "ADD":
-        c.write(q8.add(a, qa, b, qb, qy, dtype, clamp))
-    elif op == "SUB":  # a - b = a + (-(b - zb)): b mirrored about its zero point
-        c.write(q8.add(a, qa, 2 * qb[1] - np.asarray(b, np.int64), qb, qy, dtype, clamp))
-    elif op == "MUL":
-        acc = (np.asarray(a, np.int64) - qa[1]) * (np.asarray(b, np.int64) - qb[1])
-        c.write(q8.output_stage(acc, np.float64(qa[0]) * np.float64(qb[0]) / np.float64(qy[0]), qy[1], clamp, dtype))
+    if op in _INT8_ARITHMETIC:
+        c.write(_INT8_ARITHMETIC[op](a, qa, b, qb, qy, dtype, clamp))
     else:  # MAXIMUM, MINIMUM: the stored values
         c.write(_FLOAT_BINARY[op](a, b))
 

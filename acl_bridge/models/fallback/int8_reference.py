@@ -185,6 +185,17 @@ def add(a, a_q, b, b_q, y_q, y_dtype, clamp) -> np.ndarray:
     return output_stage(sa + sb, twice_max / ((1 << left_shift) * np.float64(y_q[0])), y_q[1], clamp, y_dtype)
 
 
+def sub(a, a_q, b, b_q, y_q, y_dtype, clamp) -> np.ndarray:
+    """TFLite's SUB: a - b = a + (-(b - zb)), b mirrored about its zero point, then :func:`add`."""
+    return add(a, a_q, 2 * b_q[1] - np.asarray(b, np.int64), b_q, y_q, y_dtype, clamp)
+
+
+def mul(a, a_q, b, b_q, y_q, y_dtype, clamp) -> np.ndarray:
+    """TFLite's MUL: the zero-point-corrected product rescaled by ``s_a s_b / s_out``."""
+    acc = (np.asarray(a, np.int64) - a_q[1]) * (np.asarray(b, np.int64) - b_q[1])
+    return output_stage(acc, np.float64(a_q[0]) * np.float64(b_q[0]) / np.float64(y_q[0]), y_q[1], clamp, y_dtype)
+
+
 def average_pool(x, kernel, stride, padding, clamp, dtype) -> np.ndarray:
     s = _pad_windows(np.asarray(x, np.int64), kernel, stride, padding, 0).sum(axis=(-2, -1))
     ones = np.ones(x.shape[:3] + (1,), np.int64)

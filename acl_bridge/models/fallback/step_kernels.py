@@ -14,6 +14,7 @@ import numpy as np
 
 from ..lowering.step import Step, slice_index
 from . import int8_reference as q8
+from .activations import lookup_table
 
 # A float kernel: (step, its first input as float64, params, constants, arrays) -> the result
 # before the fused activation, or None when it wrote its output itself (a copy).
@@ -45,6 +46,11 @@ _ACT = {
     "lu_bounded_relu": lambda x, a, b: np.minimum(a, np.maximum(b, x)),
     "tanh": lambda x, a, b: a * np.tanh(b * x),
     "logistic": lambda x, a, b: 1 / (1 + np.exp(-x)),
+    "leaky_relu": lambda x, a, b: np.where(x > 0, x, a * x),
+    "elu": lambda x, a, b: np.where(x >= 0, x, a * np.expm1(x)),
+    "hard_swish": lambda x, a, b: x * np.clip(x + 3, 0, 6) / 6,
+    "sqrt": lambda x, a, b: np.sqrt(x),
+    "square": lambda x, a, b: x * x,
 }
 
 def _windows(x, kernel, stride, padding, fill):
@@ -122,16 +128,32 @@ def _fully_connected_q(s, x, p, c, q, dst, arrays):
     return q8.fully_connected(x, q["src"], c["weights"], q["weights"], c["bias"], q["dst"], dst.dtype, _clamp(p, q, dst))
 
 
-@step_kernel("add", quantized=True)
-def _add_q(s, x, p, c, q, dst, arrays):
-    b = c["b"] if "b" in c else arrays[s.inputs[1]]
-    return q8.add(x, q["a"], b, q["b"], q["dst"], dst.dtype, _clamp(p, q, dst))
+def _binary_operands(s: Step, c: dict, arrays: Dict[int, np.ndarray]):
+    """(a, b) of a binary step: its constants by role, its inputs in order for the others."""
+    inputs = iter(s.inputs)
+    return tuple(c[r] if r in c else arrays[next(inputs)] for r in ("a", "b"))
+
+
+_QUANTIZED_BINARY = {"add": q8.add, "sub": q8.sub, "mul": q8.mul}
+
+
+@step_kernel("add", "sub", "mul", "maximum", "minimum", quantized=True)
+def _binary_q(s, x, p, c, q, dst, arrays):
+    """TFLite's integer ADD / SUB / MUL; MAXIMUM / MINIMUM compare the stored values (one
+    quantization in and out)."""
+    a, b = _binary_operands(s, c, arrays)
+    if s.kind in _QUANTIZED_BINARY:
+        return _QUANTIZED_BINARY[s.kind](a, q["a"], b, q["b"], q["dst"], dst.dtype, _clamp(p, q, dst))
+    return (np.maximum if s.kind == "maximum" else np.minimum)(a, b)
 
 
 @step_kernel("activation", quantized=True)
 def _activation_q(s, x, p, c, q, dst, arrays):
-    """TFLite: requantize to the output's scale, then clamp."""
+    """TFLite: requantize to the output's scale, then clamp; LOGISTIC and TANH: its lookup table."""
     yq = q["dst"]
+    if p["function"] in ("logistic", "tanh"):
+        table = lookup_table(p["function"].upper(), dst.dtype.str, q["src"], yq)
+        return table[np.asarray(x, np.int64) - np.iinfo(dst.dtype).min]
     clamp = q8.activation_range(p["function"], p["a"], p["b"], yq[0], yq[1], dst.dtype)
     return np.clip(q8.requantize(x, q["src"], yq, np.int64, float32_ratio=True), *clamp).astype(dst.dtype)
 
@@ -162,9 +184,30 @@ def _depthwise(s, x, p, c, arrays):
     return np.einsum("nhwcij,ijc->nhwc", win, c["weights"].astype(np.float64)) + c["bias"]
 
 
-@step_kernel("add")
-def _add(s, x, p, c, arrays):
-    return x + (c["b"] if "b" in c else arrays[s.inputs[1]])
+_FLOAT_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "maximum": np.maximum,
+                 "minimum": np.minimum, "squared_difference": lambda a, b: np.square(a - b), "power": np.power}
+_FLOAT_UNARY = {"abs": np.abs, "exp": np.exp, "log": np.log, "neg": np.negative, "rsqrt": lambda x: 1 / np.sqrt(x),
+                "sin": np.sin, "floor": np.floor, "round": np.round}
+
+
+_FLOAT_REDUCTIONS = {"reduce_sum": np.sum, "reduce_mean": np.mean, "reduce_max": np.max, "reduce_min": np.min,
+                     "reduce_prod": np.prod}
+
+
+@step_kernel(*_FLOAT_REDUCTIONS)
+def _reduction(s, x, p, c, arrays):
+    return _FLOAT_REDUCTIONS[s.kind](x, axis=p["axis"], keepdims=True)
+
+
+@step_kernel(*_FLOAT_BINARY)
+def _binary(s, x, p, c, arrays):
+    a, b = (np.asarray(v, np.float64) for v in _binary_operands(s, c, arrays))
+    return _FLOAT_BINARY[s.kind](a, b)
+
+
+@step_kernel(*_FLOAT_UNARY)
+def _unary(s, x, p, c, arrays):
+    return _FLOAT_UNARY[s.kind](x)
 
 
 @step_kernel("prelu")
@@ -180,6 +223,21 @@ def _activation(s, x, p, c, arrays):
 @step_kernel("pad")
 def _pad(s, x, p, c, arrays):
     return np.pad(x, p["pad_width"])
+
+
+@step_kernel("permute")
+def _permute(s, x, p, c, arrays):
+    return np.transpose(x, p["axes"])
+
+
+@step_kernel("permute", quantized=True)
+def _permute_q(s, x, p, c, q, dst, arrays):
+    return np.transpose(x, p["axes"])
+
+
+@step_kernel("pad", quantized=True)
+def _pad_q(s, x, p, c, q, dst, arrays):
+    return np.pad(x, p["pad_width"], constant_values=p["constant_value"])
 
 
 @step_kernel("pooling")

@@ -193,6 +193,10 @@ OPTION_TABLES = {
                                                   ("half_pixel_centers", "HalfPixelCenters", None))),
     "FULLY_CONNECTED": ("FullyConnectedOptions", _ACT + (("keep_num_dims", "KeepNumDims", None),)),
     "MEAN": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
+    "REDUCE_MAX": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
+    "REDUCE_MIN": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
+    "REDUCE_PROD": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
+    "SUM": ("ReducerOptions", (("keep_dims", "KeepDims", None),)),
     # read for the CPU fallback's kernels (.fallback): options their output shapes do not say
     "DIV": ("DivOptions", _ACT),
     "STRIDED_SLICE": ("StridedSliceOptions", (("begin_mask", "BeginMask", None), ("end_mask", "EndMask", None),

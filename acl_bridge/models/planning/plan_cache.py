@@ -55,6 +55,9 @@ _LOWERING_SOURCES = ((_MODELS / "format", ("tflite_reader.py", "tflite_schema.py
                                            "tflite_quantization.py")),
                      (_HERE, ("tflite_plan.py", "constant_folding.py")),
                      (_MODELS / "lowering", tuple(sorted(p.name for p in (_MODELS / "lowering").glob("*.py")))),
+                     # the rules, one module per family
+                     (_MODELS / "lowering" / "rules",
+                      tuple(sorted(p.name for p in (_MODELS / "lowering" / "rules").glob("*.py")))),
                      # the fallback's kernels say which operators it takes (fallback.unsupported): the partition
                      (_MODELS / "fallback", tuple(sorted(p.name for p in (_MODELS / "fallback").glob("*.py")))))
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
 from ... import functions as F
+from ...families import elementwise as E
+from ...families import reduction as R
 from ...mapping import PaddingSize
 
 Options = Callable[[Mapping[str, object]], Dict[str, object]]
@@ -105,7 +107,12 @@ def _activation(p: Mapping[str, object]) -> Dict[str, object]:
 
 @function_kind("pad", F.Pad)
 def _pad(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"pad_width": _significant_pad_width(p["pad_width"])}
+    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0)}
+
+
+@function_kind("permute", F.Permute)
+def _permute(p: Mapping[str, object]) -> Dict[str, object]:
+    return {"axes": p["axes"]}
 
 
 @function_kind("pooling", F.Pooling)
@@ -131,5 +138,20 @@ function_kind("copy", F.Copy, places=lambda p: True)(_none)
 function_kind("quantize", F.Quantize, places=lambda p: "into" in p)(_none)
 function_kind("dequantize", F.Dequantize)(_none)
 function_kind("prelu", F.PRelu)(_none)
+# the elementwise family: no options (a fused activation is a step of its own: ACL's binary
+# functions take none)
+function_kind("sub", F.Sub)(_none)
+function_kind("mul", F.Mul)(_none)
+for _cls in E.CLASSES:
+    function_kind(_cls.kind, _cls)(_none)
+
+
+def _axis(p: Mapping[str, object]) -> Dict[str, object]:
+    return {"axis": p["axis"]}
+
+
+# the reduction family: the numpy axis
+for _cls in R.CLASSES:
+    function_kind(_cls.kind, _cls)(_axis)
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]

@@ -1,0 +1,39 @@
+"""ACL function kinds by family, one module each, beside the first kinds of
+:mod:`acl_bridge.functions` (whose :class:`~acl_bridge.functions.AclFunction` they extend):
+:mod:`.elementwise` (binary with broadcasting: division, maximum, minimum, squared difference,
+power; unary: abs, exp, log, neg, rsqrt, sin, round, floor), :mod:`.reduction` (sum, mean,
+max, min, product along one axis).
+
+:data:`CLASSES` maps every family kind to its class; :func:`function_class` finds a class by
+name in the families or in :mod:`acl_bridge.functions`."""
+
+from __future__ import annotations
+
+from typing import Dict
+
+from .. import functions
+from . import elementwise, reduction
+from .elementwise import (Abs, Div, ElementwiseBinary, ElementwiseUnary, Exp, Floor, Log, Maximum, Minimum, Neg,
+                          Power, Round, Rsqrt, Sin, SquaredDifference)
+from .reduction import ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, Reduction
+
+FAMILIES = (elementwise, reduction)
+# kind -> class, every family's
+CLASSES: Dict[str, type] = {cls.kind: cls for family in FAMILIES for cls in family.CLASSES}
+
+
+def function_class(name: str) -> type:
+    """The function class called ``name`` (``"Div"``, ``"Convolution"``...), from a family or
+    :mod:`acl_bridge.functions`; AttributeError naming it where there is none."""
+    for family in FAMILIES:
+        if name in family.__all__:
+            return getattr(family, name)
+    cls = getattr(functions, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, functions.AclFunction)):
+        raise AttributeError(f"no ACL function class {name!r} in acl_bridge.functions or its families")
+    return cls
+
+
+__all__ = ["CLASSES", "FAMILIES", "function_class", "ElementwiseBinary", "ElementwiseUnary", "Div", "Maximum",
+           "Minimum", "SquaredDifference", "Power", "Abs", "Exp", "Log", "Neg", "Rsqrt", "Sin", "Round", "Floor",
+           "Reduction", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"]

@@ -1,0 +1,100 @@
+"""The operators of issue 37 on ACL (emulated arm64): the one-operator models of
+``test_one_operator.py`` whose rules are the elementwise family (binary with broadcasting,
+unary), the activations ACL has, TRANSPOSE, the reductions and int8 PAD, run by the runner and compared with the numpy
+executor of the same plan (itself checked against TFLite's interpreter on the host: float32
+within tolerance, int8 bit for bit with TFLite's reference kernels). Every operator is on ACL
+(no fallback), its output within the float tolerance or ``INT8_STEPS`` output steps (ACL
+requantizes through float where TFLite uses fixed point); the counts are printed (pytest -s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+
+from .conftest import tolerance  # noqa: E402
+from .test_one_operator import CASES, INT8_CASES, _int8_input  # noqa: E402
+from .tiny_tflite import one_operator_model  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+NEW = {"SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "ABS", "EXP", "LOG", "NEG", "RSQRT",
+       "SIN", "FLOOR", "ROUND", "HARD_SWISH", "ELU", "LEAKY_RELU", "SQRT", "SQUARE", "RELU_0_TO_1", "LOGISTIC",
+       "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "SUM", "MEAN", "REDUCE_MIN", "REDUCE_PROD"}
+# (float MEAN over H and W and the other cases of the existing rules run elsewhere: test_mean_acl.py...)
+FLOAT = [c for c in CASES if c.opcode in NEW and c.opcode not in ("LOGISTIC", "TANH", "PAD")
+         and not (c.opcode == "MEAN" and c.kinds == ("pooling",))]
+INT8 = [c for c in INT8_CASES if c.opcode in NEW and c.opcode != "MEAN"]
+# ACL's int8 arithmetic requantizes in float (TFLite: fixed point), and its LOGISTIC / TANH
+# compute the function where TFLite looks up its table: one step apart where a value is
+# within rounding of a half
+INT8_STEPS = 1
+
+
+def _runner(data: bytes, backend: str):
+    from acl_bridge import native
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    if backend == "neon":
+        native.set_num_threads(1)
+    return TfliteRunner(data, backend=backend, model_cache=False, facts_cache=False)
+
+
+def _on_acl(r, case) -> None:
+    """Every operator on ACL, with the steps the plan says; on ACL 20.08 its validate() may
+    refuse with "Insufficient Padding!" (its reduction along y, its pooling of a batch of 2:
+    measured, as test_mean_acl.py's), and the runner runs that operator on the CPU fallback."""
+    from acl_bridge import native
+
+    refused = [f for f in r.plan.fallbacks if f.kind == "refused by ACL"]
+    assert [f for f in r.plan.fallbacks if f.kind != "refused by ACL"] == []
+    if refused:
+        assert native.acl_version().startswith("20.") and all("Insufficient Padding!" in f.reason for f in refused), \
+            refused
+        print(f"{case.id}: refused by ACL {native.acl_version()}, on the fallback: {[f.reason for f in refused]}")
+    else:
+        assert tuple(s.kind for s in r.plan.steps) == case.kinds
+
+
+def check_float(case, backend: str) -> None:
+    """The float case on ``backend`` against the numpy plan (the CL suite runs it too)."""
+    data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
+    r = _runner(data, backend)
+    try:
+        _on_acl(r, case)
+        x = np.random.default_rng(3).uniform(*case.x_range, case.x).astype(np.float32)
+        got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+        assert got.shape == ref.shape == case.y
+        # ACL's vectorised exp / log / sin / pow approximations: 1e-5 of the largest output more
+        assert np.abs(got - ref).max() <= tolerance(ref) + 1e-5 * np.abs(ref).max(), case.id
+    finally:
+        r.close()
+
+
+def check_int8(case, backend: str, steps: int = INT8_STEPS) -> None:
+    """The int8 case on ``backend`` within ``steps`` of TFLite's arithmetic (printed)."""
+    r = _runner(case.model(), backend)
+    try:
+        _on_acl(r, case)
+        x = _int8_input(case)
+        got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+        assert got.dtype == ref.dtype and got.shape == ref.shape == case.y
+        d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+        print(f"{case.id} ({backend}): {int((d == 0).sum())}/{d.size} equal to TFLite's arithmetic "
+              f"(max {d.max()} steps)")
+        assert d.max() <= steps, case.id
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("case", FLOAT, ids=[c.id for c in FLOAT])
+def test_float_operator_on_acl_matches_the_plan(case):
+    check_float(case, "neon")
+
+
+@pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
+def test_int8_operator_on_acl_within_a_step_of_tflite(case):
+    check_int8(case, "neon")
