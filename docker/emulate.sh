@@ -471,9 +471,10 @@ ENGINE_GLOBAL=() RUN_FLAGS=() ENGINE_CMD=() BUILD_NET=() RUN_PLATFORM=()
 engine_flags() {
     if [ "$ENGINE" = podman ]; then
         # crun fails on hybrid cgroups; Podman's default rlimits exceed some hosts' hard
-        # limits; host networking for RUN steps that use apt (no CNI setup needed)
+        # limits; no core files (QEMU writing a crashed guest's core held a container, and the
+        # lock, for about 20 minutes); host networking for RUN steps that use apt
         ENGINE_GLOBAL=(--runtime runc --cgroup-manager cgroupfs --events-backend file)
-        RUN_FLAGS=(--ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
+        RUN_FLAGS=(--ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --ulimit core=0:0)
         BUILD_NET=(--network host)
     fi
     RUN_PLATFORM=(--platform linux/arm64)

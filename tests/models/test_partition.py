@@ -19,8 +19,11 @@ from acl_bridge.models.planning.tflite_plan import graph_inputs, plan_model  # n
 from acl_bridge.models.format.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
 from ndarray import NdArray  # noqa: E402
 
-from .conftest import interpreter, tolerance  # noqa: E402
+from .conftest import host_only_under_emulation, interpreter, tolerance  # noqa: E402
 from .graph_tflite import chain, graph_model  # noqa: E402
+
+# planning and the numpy executor: the host stage (the images' TFLite interpreter lacks CEIL)
+pytestmark = host_only_under_emulation
 
 ACL, FALLBACK = "RELU", "COS"  # RELU has a lowering rule, COS has none: the fallback runs it
 SHAPE = (1, 4, 4, 3)

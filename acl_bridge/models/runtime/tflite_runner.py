@@ -471,7 +471,9 @@ class TfliteRunner:
         self._session.step = None
         self.batch_refused: Optional[str] = None
         self.functions_batched = 0  # made in one native call (a second start's, or a first start's: configure_cold)
-        cold = decided is None and self.share_workspaces and self.batch_first_start
+        if not calls:  # every operator on the fallback: no function to make, in a batch or alone
+            decided = None
+        cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
         if cold:  # a first start: every function decided first, then made as a second start makes them
             decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
                                         self._session_step)
