@@ -12,7 +12,7 @@ from acl_bridge.errors import AclNdarrayError  # noqa: E402
 from acl_bridge.models.format.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
 
 from .conftest import host_only_under_emulation  # noqa: E402
-from .tiny_tflite import _int_vector, _m, _offsets  # noqa: E402
+from .tiny_tflite import _int_vector, _m, _offsets, finish_graphs  # noqa: E402
 
 pytestmark = host_only_under_emulation
 
@@ -22,7 +22,7 @@ def _accumulator_model() -> bytes:
     import flatbuffers
     import tflite
 
-    T, B, OC, O, S, M = (_m(n) for n in ("Tensor", "Buffer", "OperatorCode", "Operator", "SubGraph", "Model"))
+    T, B, O, S = (_m(n) for n in ("Tensor", "Buffer", "Operator", "SubGraph"))
     b = flatbuffers.Builder(1024)
     zeros = b.CreateByteVector(np.zeros(4, "<f4").tobytes())
     buffers = []
@@ -85,24 +85,7 @@ def _accumulator_model() -> bytes:
         operator(1, [], [0], options("VarHandleOptions", SharedName="acc")),
         operator(4, [0, 1], []),
     ])
-    codes = []
-    for name in names:
-        code = getattr(tflite.BuiltinOperator, name)
-        OC.OperatorCodeStart(b)
-        OC.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
-        OC.OperatorCodeAddBuiltinCode(b, code)
-        OC.OperatorCodeAddVersion(b, 1)
-        codes.append(OC.OperatorCodeEnd(b))
-    cvec = _offsets(b, M.ModelStartOperatorCodesVector, codes)
-    graphs = _offsets(b, M.ModelStartSubgraphsVector, [main, init])
-    bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
-    M.ModelStart(b)
-    M.ModelAddVersion(b, 3)
-    M.ModelAddOperatorCodes(b, cvec)
-    M.ModelAddSubgraphs(b, graphs)
-    M.ModelAddBuffers(b, bufs)
-    b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    return finish_graphs(b, [main, init], names, buffers)
 
 
 def test_tflite_runs_the_stateful_model():

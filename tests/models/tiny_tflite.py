@@ -45,15 +45,21 @@ def finish_model(b, tensors, inputs, outputs, operators, opcodes, buffers, versi
     """The model's bytes: one subgraph of the built ``tensors``, ``inputs``, ``outputs`` and
     ``operators`` vectors, an operator code of ``version`` per name of ``opcodes`` ("CUSTOM:name"
     for a custom operator) and the ``buffers`` (every builder's common end)."""
-    import tflite
-
-    OC, S, M = (_m(n) for n in ("OperatorCode", "SubGraph", "Model"))
+    S = _m("SubGraph")
     S.SubGraphStart(b)
     S.SubGraphAddTensors(b, tensors)
     S.SubGraphAddInputs(b, inputs)
     S.SubGraphAddOutputs(b, outputs)
     S.SubGraphAddOperators(b, operators)
-    graph = S.SubGraphEnd(b)
+    return finish_graphs(b, [S.SubGraphEnd(b)], opcodes, buffers, version)
+
+
+def finish_graphs(b, graphs, opcodes, buffers, version: int = 1) -> bytes:
+    """The model's bytes from built subgraphs (the first is the main one): :func:`finish_model`
+    for several subgraphs."""
+    import tflite
+
+    OC, M = (_m(n) for n in ("OperatorCode", "Model"))
     codes = []
     for opcode in opcodes:
         custom = b.CreateString(opcode[len("CUSTOM:"):]) if opcode.startswith("CUSTOM:") else None
@@ -66,12 +72,12 @@ def finish_model(b, tensors, inputs, outputs, operators, opcodes, buffers, versi
         OC.OperatorCodeAddVersion(b, version)
         codes.append(OC.OperatorCodeEnd(b))
     cvec = _offsets(b, M.ModelStartOperatorCodesVector, codes)
-    graphs = _offsets(b, M.ModelStartSubgraphsVector, [graph])
+    graph_vector = _offsets(b, M.ModelStartSubgraphsVector, list(graphs))
     bufs = _offsets(b, M.ModelStartBuffersVector, buffers)
     M.ModelStart(b)
     M.ModelAddVersion(b, 3)
     M.ModelAddOperatorCodes(b, cvec)
-    M.ModelAddSubgraphs(b, graphs)
+    M.ModelAddSubgraphs(b, graph_vector)
     M.ModelAddBuffers(b, bufs)
     b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
     return bytes(b.Output())
