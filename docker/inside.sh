@@ -4,6 +4,7 @@
 #
 #   inside.sh test [PYTEST_ARGS...]  versions, install the project, pytest (default: tests)
 #   inside.sh selftest TESTDIR       versions, pytest on TESTDIR only (nothing installed)
+#   inside.sh pure                   versions, the pure tests (-m pure) from the sources (nothing built)
 #   inside.sh demo [ARGS...]   versions, install, `python3 -m acl_bridge demo ARGS` (or a smoke run)
 #   inside.sh shell            versions, install, interactive bash
 #   inside.sh run CMD...       versions, install, CMD
@@ -193,7 +194,8 @@ install_wheels() {
     tag=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
     # the folder keyed by THIS checkout's wheel list (not merely the newest one)
     dir=$(cd / && ACL_NDARRAY_CACHE=/var/cache/acl-ndarray python3 "$SRC/acl_bridge/models/apps/fetch.py" \
-          --print-wheel-dir "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" 2>/dev/null || true)
+          --print-wheel-dir "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
+          --wheel-machine "$(uname -m)" 2>/dev/null || true)
     if [ -z "$dir" ] || [ ! -f "$dir/.complete" ]; then
         log "no fetched wheels for $tag in ${dir:-the cache} (python3 -m acl_bridge.models.apps.fetch on the host): model tests will skip"
         return 0
@@ -263,6 +265,12 @@ main() {
         copy_checkout
         rm -rf "$BUILD/tests"; cp -r "${1:?selftest needs a test directory}" "$BUILD/tests"
         timed pytest run_pytest tests ;;
+    pure)  # the pure tests (-m pure) on this root's Python and numpy, from the sources: no
+        # native module, nothing built (the bookworm builder, amd64: docker/emulate.sh PURE_JOB)
+        timed versions versions
+        copy_checkout
+        install_wheels
+        timed pytest run_pytest -m pure tests ;;
     test)
         [ $# -gt 0 ] || set -- tests
         timed versions versions

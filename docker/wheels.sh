@@ -40,11 +40,12 @@ wheel_key() {  # wheel_key TARGET: hash of the builder tag and the content of WH
     ) | hash_of
 }
 
-# cross_run TARGET [-v SRC:DST]... -- CMD...: CMD in TARGET's builder (amd64, no network)
+# cross_run TARGET [-v SRC:DST | -e NAME=VALUE]... -- CMD...: CMD in TARGET's builder (amd64,
+# no network)
 cross_run() {
     local target=$1 flags=() pid rc=0; shift
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        [ "$1" = -v ] && { flags+=(-v "$2"); shift; }
+        case $1 in -v|-e) flags+=("$1" "$2"); shift ;; esac
         shift
     done
     shift

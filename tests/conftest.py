@@ -6,8 +6,9 @@
   OpenCL or the native module (ndarray, the mapping and planner, the model reader, lowering
   and numpy executor, TFLite's interpreter). They run everywhere; the test command runs them
   on the host (Python 3.11, numpy 2.x), natively in the OpenCL stage's trixie root (Python
-  3.13) and emulated on bookworm (numpy 1.24 on arm64), and leaves them out (``-m "not pure"``)
-  of the emulated trixie run, where they took 5-6 of its 11 minutes and tested no Arm code.
+  3.13) and natively in bookworm's amd64 builder (Debian's Python 3.11 and numpy 1.24), and
+  leaves them out (``-m "not pure"``) of the emulated runs, where they cost minutes and
+  tested no Arm code.
 * Hypothesis profiles, chosen with HYPOTHESIS_PROFILE: "default" on the host, "emulated"
   (few examples, no deadline) under QEMU, where code runs 20-30x slower.
 """

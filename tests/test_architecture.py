@@ -26,8 +26,8 @@ def test_import_layers_hold():
 
 
 def test_pure_test_modules_exist_and_need_no_acl():
-    """tests/conftest.py PURE_MODULES (left out of the emulated trixie run, run natively on
-    Python 3.13 instead): each names a test module, and none is marked acl or cl."""
+    """tests/conftest.py PURE_MODULES (left out of the emulated runs, run natively on trixie's
+    and bookworm's Python instead): each names a test module, and none is marked acl or cl."""
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     try:
         from conftest import PURE_MODULES

@@ -453,13 +453,15 @@ def test_fetch_is_host_only_unless_the_images_need_wheels(capsys, monkeypatch, a
 
     calls = []
     monkeypatch.setattr(fetch, "ensure_pinned", lambda pin, progress=False: calls.append(pin.requirement) or Path("/m"))
-    monkeypatch.setattr(fetch, "ensure_wheels", lambda v, progress=False: calls.append(v) or Path(f"/w{v}"))
+    monkeypatch.setattr(fetch, "ensure_wheels",
+                        lambda v, progress=False, machine="aarch64": calls.append((v, machine)) or Path(f"/w{v}{machine}"))
     code, out, err = run(capsys, "fetch", "--json", *argv)
     assert (code, err) == (0, "")
     where = json.loads(out)
     assert list(where)[:3] == ["models", "photograph", "quantized models"]
     assert calls[:3] == [fetch.FACE_DETECTION.requirement, fetch.PHOTOGRAPH.requirement, fetch.QUANTIZED.requirement]
-    assert (len(calls) == 3 + len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 3) == wheels
+    pairs = [(v, m) for v, machines in fetch.IMAGE_MACHINES.items() for m in machines]
+    assert (calls[3:] == pairs and len(pairs) > len(fetch.IMAGE_WHEELS)) == wheels and (len(where) > 3) == wheels
     emulate = (REPO / "docker" / "emulate.sh").read_text()
     assert 'python3 "$REPO/acl_bridge/models/apps/fetch.py" --image-wheels' in emulate
 
@@ -496,16 +498,23 @@ def test_fetch_print_wheel_dir_is_where_the_wheels_go(capsys, monkeypatch, tmp_p
     downloaded = {}
 
     def pip(args, progress=False):
-        downloaded[args[args.index("--python-version") + 1]] = args[args.index("-d") + 1]
+        machine = args[args.index("--platform") + 1].split("_", 1)[1]
+        downloaded[args[args.index("--python-version") + 1], machine] = args[args.index("-d") + 1]
+        assert all(p.endswith(machine) for p in args[1 + args.index("--platform")::2][:4])
 
     monkeypatch.setattr(fetch, "_pip", pip)
     printed = {}
-    for version in sorted(fetch.IMAGE_WHEELS):
-        fetch.ensure_wheels(version)
-        code, out, err = run(capsys, "fetch", "--print-wheel-dir", version)
-        assert (code, err) == (0, "") and out.count("\n") == 1
-        printed[version] = out.strip()
-    assert printed == downloaded and len(set(printed.values())) == len(printed) >= 2
+    for version, machines in sorted(fetch.IMAGE_MACHINES.items()):
+        for machine in machines:
+            fetch.ensure_wheels(version, machine=machine)
+            code, out, err = run(capsys, "fetch", "--print-wheel-dir", version, "--wheel-machine", machine)
+            assert (code, err) == (0, "") and out.count("\n") == 1
+            printed[version, machine] = out.strip()
+    assert printed == downloaded and len(set(printed.values())) == len(printed) >= 3
+    code, out, err = run(capsys, "fetch", "--print-wheel-dir", "3.11")  # aarch64 unless told
+    assert out.strip() == printed["3.11", "aarch64"]
+    code, out, err = run(capsys, "fetch", "--print-wheel-dir", "3.13", "--wheel-machine", "x86_64")
+    assert code == 1 and out == "" and "--wheel-machine x86_64: no wheels are fetched for Python 3.13" in err
     assert all(p.startswith(str(tmp_path / "cache")) for p in printed.values())
     code, out, err = run(capsys, "fetch", "--print-wheel-dir", "2.7")
     assert (code, out) == (2, "") and "argument --print-wheel-dir: invalid choice: '2.7'" in err

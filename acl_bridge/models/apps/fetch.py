@@ -157,6 +157,11 @@ IMAGE_WHEELS: Dict[str, Tuple[str, ...]] = {
     "3.13": ("tflite==2.18.0", "flatbuffers==25.12.19", "pillow==11.3.0", "ai-edge-litert==2.3.0",
              "tqdm==4.67.1", "typing-extensions==4.15.0"),
 }
+# The machines each version's wheels are fetched for: aarch64 for the emulated images, and
+# x86_64 for Python 3.11 too, where the bookworm builder (amd64, Debian's own Python 3.11 and
+# numpy 1.24) runs the pure tests natively (docker/emulate.sh PURE_JOB).
+IMAGE_MACHINES: Dict[str, Tuple[str, ...]] = {"3.11": ("aarch64", "x86_64"), "3.13": ("aarch64",)}
+_PLATFORMS = ("manylinux2014_{}", "manylinux_2_17_{}", "manylinux_2_27_{}", "manylinux_2_28_{}")
 
 
 SYSTEM_CACHE = Path("/var/cache/acl-ndarray")  # docker/emulate.sh's cache (root), read when no ACL_NDARRAY_CACHE
@@ -336,24 +341,26 @@ def photo_path(fetch: bool = False) -> Path:
     return _find(PHOTOGRAPH, "astronaut.png", fetch)
 
 
-def wheel_dir(python_version: str) -> Path:
-    reqs = "\n".join(IMAGE_WHEELS[python_version]) + f"\naarch64 cp{python_version.replace('.', '')}\n"
+def wheel_dir(python_version: str, machine: str = "aarch64") -> Path:
+    """The folder of IMAGE_WHEELS[python_version]'s wheels for ``machine``."""
+    reqs = "\n".join(IMAGE_WHEELS[python_version]) + f"\n{machine} cp{python_version.replace('.', '')}\n"
     return cache_root() / "wheels" / hashlib.sha256(reqs.encode()).hexdigest()[:16] / f"cp{python_version.replace('.', '')}"
 
 
-def ensure_wheels(python_version: str, progress: bool = False) -> Path:
-    """aarch64 wheels of IMAGE_WHEELS[python_version] for the emulated images."""
-    d = wheel_dir(python_version)
+def ensure_wheels(python_version: str, progress: bool = False, machine: str = "aarch64") -> Path:
+    """The wheels of IMAGE_WHEELS[python_version] for ``machine`` (aarch64: the emulated images)."""
+    d = wheel_dir(python_version, machine)
     if (d / ".complete").is_file():
         return d
     _writable(d)
     if progress:
-        print(f"fetch: downloading {len(IMAGE_WHEELS[python_version])} aarch64 wheels for Python {python_version} "
+        print(f"fetch: downloading {len(IMAGE_WHEELS[python_version])} {machine} wheels for Python {python_version} "
               f"into {d}", file=sys.stderr)
     abi = "cp" + python_version.replace(".", "")
-    _pip(["download", "--no-deps", "--only-binary=:all:", "--platform", "manylinux2014_aarch64",
-          "--platform", "manylinux_2_17_aarch64", "--platform", "manylinux_2_27_aarch64", "--python-version", python_version, "--implementation", "cp",
-          "--abi", abi, "--abi", "none", "--abi", "abi3", "-d", str(d), *IMAGE_WHEELS[python_version]], progress)
+    platforms = [a for p in _PLATFORMS for a in ("--platform", p.format(machine))]
+    _pip(["download", "--no-deps", "--only-binary=:all:", *platforms, "--python-version", python_version,
+          "--implementation", "cp", "--abi", abi, "--abi", "none", "--abi", "abi3", "-d", str(d),
+          *IMAGE_WHEELS[python_version]], progress)
     (d / ".complete").write_text("\n".join(IMAGE_WHEELS[python_version]) + "\n")
     return d
 
@@ -373,8 +380,9 @@ def fetch_all(image_wheels: bool = False, progress: bool = False) -> Dict[str, s
              "quantized models": str(ensure_pinned(replace(QUANTIZED, files=QUANTIZED.files + MLTK_OTHERS.files),
                                                    progress))}
     if image_wheels:
-        for version in IMAGE_WHEELS:
-            where[f"wheels for Python {version} (aarch64)"] = str(ensure_wheels(version, progress))
+        for version, machines in IMAGE_MACHINES.items():
+            for machine in machines:
+                where[f"wheels for Python {version} ({machine})"] = str(ensure_wheels(version, progress, machine))
     return where
 
 
@@ -389,12 +397,17 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--print-wheel-dir", metavar="X.Y", choices=sorted(IMAGE_WHEELS),
                     help="only print where this checkout's wheels for Python X.Y are (docker/inside.sh; X.Y one of "
                          + ", ".join(sorted(IMAGE_WHEELS)) + ")")
+    ap.add_argument("--wheel-machine", default="aarch64", choices=sorted({m for ms in IMAGE_MACHINES.values() for m in ms}),
+                    help="with --print-wheel-dir: the wheels for this machine (default aarch64)")
 
 
 def execute(args: argparse.Namespace, out, err) -> int:
     """Run the fetch the parsed ``args`` ask for; FetchError on failure."""
     if args.print_wheel_dir:
-        print(wheel_dir(args.print_wheel_dir), file=out)
+        if args.wheel_machine not in IMAGE_MACHINES[args.print_wheel_dir]:
+            raise FetchError(f"--wheel-machine {args.wheel_machine}: no wheels are fetched for Python "
+                             f"{args.print_wheel_dir} on it (expected one of {IMAGE_MACHINES[args.print_wheel_dir]})")
+        print(wheel_dir(args.print_wheel_dir, args.wheel_machine), file=out)
         return 0
     where = fetch_all(args.image_wheels, wants_progress(args.progress, err))
     if getattr(args, "json", False):
