@@ -328,7 +328,7 @@ class SoftmaxOutput:
 
 
 @dataclass(frozen=True)
-class Quantized:
+class CarriesQuantization:
     """The first ``role`` ("input" or "output") carries quantization where it is quantized."""
 
     role: str
@@ -338,7 +338,7 @@ class Quantized:
         _check_present(model, op, (op.inputs if self.role == "input" else op.outputs)[:1], self.role)
 
 
-OperatorCheck = Union[LiveTensors, WeightsAndBias, SoftmaxOutput, Quantized]
+OperatorCheck = Union[LiveTensors, WeightsAndBias, SoftmaxOutput, CarriesQuantization]
 _WEIGHTED = LiveTensors(frozenset({1, 2}))
 _LIVE = LiveTensors()
 
@@ -353,8 +353,8 @@ QUANTIZATION_CONTRACTS: Dict[str, Tuple[OperatorCheck, ...]] = {
     "SOFTMAX": (_LIVE, SoftmaxOutput()),
     "CONCATENATION": (_LIVE,),
     "MEAN": (_LIVE,),
-    "QUANTIZE": (Quantized("output"),),
-    "DEQUANTIZE": (Quantized("input"),),
+    "QUANTIZE": (CarriesQuantization("output"),),
+    "DEQUANTIZE": (CarriesQuantization("input"),),
 }
 
 # the weights' output-channel axis of each weighted operator (from the contracts)
@@ -364,4 +364,4 @@ OUTPUT_CHANNEL_AXIS: Dict[str, int] = {opcode: check.axis for opcode, checks in 
 
 __all__ = ["check_tensor_quantization", "check_quantization", "STORAGE_RANGES", "OUTPUT_CHANNEL_AXIS",
            "BIAS_SCALE_RELATIVE_TOLERANCE", "QUANTIZATION_CONTRACTS", "LiveTensors", "WeightsAndBias",
-           "SoftmaxOutput", "Quantized"]
+           "SoftmaxOutput", "CarriesQuantization"]
