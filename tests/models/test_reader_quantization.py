@@ -390,3 +390,16 @@ def test_tflite_refuses_the_same_malformed_models_or_runs_them_with_one_kernel_s
     assert refused == [row in TFLITE_REFUSES_TOO] * 2 or (row not in TFLITE_REFUSES_TOO and not all(refused)), \
         (changes, verdicts)
 
+
+
+def test_every_quantization_contract_is_a_row_keyed_by_a_builtin_opcode():
+    """The contracts are a table (opcode -> checks) that check_quantization iterates: a row
+    keyed by a misspelled opcode would check nothing, so every key is one of TFLite's builtins."""
+    import tflite
+
+    from acl_bridge.models.format.tflite_quantization import QUANTIZATION_CONTRACTS, WeightsAndBias
+
+    assert set(QUANTIZATION_CONTRACTS) <= set(tflite.BUILTIN_OPCODE2NAME.values()), sorted(QUANTIZATION_CONTRACTS)
+    assert OUTPUT_CHANNEL_AXIS == {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}
+    assert [c for c in QUANTIZATION_CONTRACTS["FULLY_CONNECTED"] if isinstance(c, WeightsAndBias)] == [
+        WeightsAndBias(axis=0, symmetric_per_tensor=False)]

@@ -273,13 +273,17 @@ def cmd_run_tflite(args, out, err) -> int:
     check_out(args.out, (".npz",))
     run, plan = make_executor(args.model, backend, fallback=not getattr(args, "no_fallback", False))
     fallback = fallback_report(plan) if plan.fallbacks else None
+    if fallback is not None and backend == "cl":  # the maps that hand tensors between CL and the CPU
+        fallback["cl_maps_per_inference"] = run.__self__.cl_maps_per_inference  # run is TfliteRunner.run here
     if fallback is not None:
         kinds: Dict[str, int] = {}
         for f in plan.fallbacks:
             kinds[f.kind] = kinds.get(f.kind, 0) + 1
         print(f"{PROG}: {fallback['operators']} of {len(plan.model.operators)} operators run on the CPU fallback "
               f"({', '.join(f'{n} {k}' for k, n in kinds.items())}; {fallback['acl_segments']} ACL segment(s)): "
-              + ", ".join(f"#{f.op_index} {f.opcode}" for f in plan.fallbacks), file=err)
+              + ", ".join(f"#{f.op_index} {f.opcode}" for f in plan.fallbacks)
+              + ("; CL buffers mapped per inference: {total} ({fallback_boundaries} at fallback boundaries)".format(
+                  **fallback["cl_maps_per_inference"]) if "cl_maps_per_inference" in fallback else ""), file=err)
     inputs = [plan.model.tensors[i] for i in plan.model.inputs]
     given = load_inputs(args.input, [(t.name, tuple(t.shape), np.dtype(t.dtype)) for t in inputs])
     x = given[inputs[0].name] if len(inputs) == 1 else given

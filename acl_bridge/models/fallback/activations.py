@@ -78,20 +78,24 @@ def _int8_check(op, model) -> Optional[str]:
     return None
 
 
-@kernel(*_FLOAT, dtypes=FLOAT + INT8, check=_int8_check)
-def unary(c: Call) -> None:
-    x = np.asarray(c.inputs[0])
-    if c.tensor_out().dtype == np.float32:
-        c.write(_FLOAT[c.op.opcode](c, x.astype(np.float32, copy=False)))
-        return
+@kernel(*_FLOAT, dtypes=FLOAT + INT8, check=_int8_check, binds=True)
+def unary(c: Call) -> Callable[[], None]:
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
     dtype = c.tensor_out().dtype
+    if dtype == np.float32:
+        f = _FLOAT[c.op.opcode]
+        if x.dtype == np.float32:
+            return lambda: c.write(f(c, x))
+        return lambda: c.write(f(c, x.astype(np.float32)))
     if c.op.opcode in _TABLES:
         table = lookup_table(c.op.opcode, dtype.str, c.q_in(0), c.q_out())
-        np.take(table, x.astype(np.int16) - np.iinfo(dtype).min, out=c.outputs[0])
-        return
-    yq = c.q_out()
+        if x.dtype == dtype and x.shape == out.shape:  # indexed by the stored byte: no arithmetic per call
+            by_byte, stored = np.roll(table, np.iinfo(dtype).min), x.view(np.uint8)
+            return lambda: by_byte.take(stored, out=out, mode="clip")
+        return lambda: np.take(table, x.astype(np.int16) - np.iinfo(dtype).min, out=out)
+    xq, yq = c.q_in(0), c.q_out()
     clamp = q8.activation_range(*_RELUS[c.op.opcode], yq[0], yq[1], dtype)
-    c.write(np.clip(q8.requantize(x, c.q_in(0), yq, np.int64, float32_ratio=True), *clamp))
+    return lambda: c.write(np.clip(q8.requantize(x, xq, yq, np.int64, float32_ratio=True), *clamp))
 
 
 @kernel("LOGICAL_NOT", dtypes=("bool",))

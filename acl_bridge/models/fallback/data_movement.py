@@ -10,7 +10,7 @@ CONCATENATION of inputs with other scales, requantized as TFLite's reference ker
 
 from __future__ import annotations
 
-from typing import List
+from typing import Callable, List, Tuple
 
 import numpy as np
 
@@ -18,14 +18,20 @@ from .elementwise import float_activation
 from .registry import ANY, Call, kernel
 
 
-@kernel("SHAPE", dtypes=ANY)
-def shape(c: Call) -> None:
-    c.write(np.asarray(c.inputs[0].shape))
+@kernel("SHAPE", dtypes=ANY, binds=True)
+def shape(c: Call) -> Callable[[], None]:
+    value = np.asarray(c.inputs[0].shape)
+    if value.size == c.outputs[0].size:
+        value = value.reshape(c.outputs[0].shape).astype(c.outputs[0].dtype)
+    return lambda: c.write(value)
 
 
-@kernel("RESHAPE", "SQUEEZE", "EXPAND_DIMS", dtypes=ANY)
-def reshape(c: Call) -> None:
-    c.write(c.inputs[0])
+@kernel("RESHAPE", "SQUEEZE", "EXPAND_DIMS", dtypes=ANY, binds=True)
+def reshape(c: Call) -> Callable[[], None]:
+    x, out = c.inputs[0], c.outputs[0]
+    if x.size == out.size:
+        return lambda: c.write(x.reshape(out.shape))
+    return lambda: c.write(x)
 
 
 @kernel("TRANSPOSE", dtypes=ANY)
@@ -33,15 +39,29 @@ def transpose(c: Call) -> None:
     c.write(np.transpose(c.inputs[0], [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
 
 
-@kernel("STRIDED_SLICE", dtypes=ANY)
-def strided_slice(c: Call) -> None:
+@kernel("STRIDED_SLICE", dtypes=ANY, binds=True)
+def strided_slice(c: Call) -> Callable[[], None]:
+    x, out = c.inputs[0], c.outputs[0]
+    if c.constant(1, 2, 3):  # the index made once, and the view it takes (basic indexing: a view)
+        index = _strided_index(c)
+        part = x[index if Ellipsis in index else index + (Ellipsis,)]
+        if part.size == out.size:
+            shape = out.shape
+
+            def sliced() -> None:
+                out[...] = part if part.shape == shape else part.reshape(shape)
+            return sliced
+        return lambda: c.write(x[index])
+    return lambda: c.write(x[_strided_index(c)])
+
+
+def _strided_index(c: Call) -> Tuple[object, ...]:
     """TFLite's STRIDED_SLICE, TensorFlow's sparse slice spec as a numpy index: per entry
     ``begin:end:stride`` (a begin_mask / end_mask bit: from the start / to the end), a
     shrink_axis_mask bit takes the element at ``begin``, an ellipsis_mask bit stands for every
     dimension no other entry names (the first one counts, as in TensorFlow), a new_axis_mask bit
     inserts a dimension of 1 (an ellipsis bit at the same entry wins); ``offset``: end is
-    relative to begin."""
-    x = c.inputs[0]
+    relative to begin. Returns the numpy index."""
     begin, end, strides = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:4])
     bmask, emask, smask, ellipsis, new_axis = (int(c.option(n, 0)) for n in (
         "begin_mask", "end_mask", "shrink_axis_mask", "ellipsis_mask", "new_axis_mask"))
@@ -59,7 +79,7 @@ def strided_slice(c: Call) -> None:
         else:
             e = e + b if offset else e
             index.append(slice(None if bmask >> d & 1 else b, None if emask >> d & 1 else e, s))
-    c.write(x[tuple(index)])
+    return tuple(index)
 
 
 @kernel("SLICE", dtypes=ANY)
@@ -87,11 +107,23 @@ def gather(c: Call) -> None:
             np.empty(lead + x.shape[batch:axis] + idx.shape[batch:] + x.shape[axis + 1:], x.dtype))
 
 
-@kernel("PACK", dtypes=ANY)
-def pack(c: Call) -> None:
+@kernel("PACK", dtypes=ANY, binds=True)
+def pack(c: Call) -> Callable[[], None]:
     axis = int(c.option("axis", 0))
     rank = c.tensor_out().shape.__len__()
-    c.write(np.stack([np.asarray(v) for v in c.inputs], axis=axis + rank if axis < 0 else axis))
+    axis = axis + rank if axis < 0 else axis
+    inputs, out = [np.asarray(v) for v in c.inputs], c.outputs[0]
+    shapes = {v.shape for v in inputs}
+    if len(shapes) == 1 and 0 <= axis <= len(inputs[0].shape) and \
+            out.shape == inputs[0].shape[:axis] + (len(inputs),) + inputs[0].shape[axis:]:
+        # each input into its slice of the output, the slices' views made once
+        pairs = [(out[(slice(None),) * axis + (k, Ellipsis)], v) for k, v in enumerate(inputs)]
+
+        def stacked() -> None:
+            for part, v in pairs:
+                part[...] = v
+        return stacked
+    return lambda: c.write(np.stack(inputs, axis=axis))
 
 
 @kernel("UNPACK", dtypes=ANY)
@@ -155,11 +187,34 @@ def broadcast_to(c: Call) -> None:
     c.write(np.broadcast_to(c.inputs[0], c.tensor_out().shape))
 
 
-@kernel("PAD", "PADV2", dtypes=ANY)
-def pad(c: Call) -> None:
+@kernel("PAD", "PADV2", dtypes=ANY, binds=True)
+def pad(c: Call) -> Callable[[], None]:
     """Constant padding: PADV2's value input, else 0 (float) or the output's zero point
     (int8 / uint8: TFLite pads with the quantized zero). Written in place: the border, then
     the input into the interior (no padded temporary)."""
+    out, x = c.outputs[0], c.inputs[0]
+
+    def padded(value: object, interior: Tuple[slice, ...]) -> None:
+        out[...] = value
+        out[interior] = x
+
+    if c.constant(1, 2):  # the paddings and the value, read once; the interior a view made once
+        value, interior = _pad_layout(c)
+        inner = out[interior]
+        if inner.shape == x.shape:
+            value = np.asarray(value).astype(out.dtype)
+            fill = out.fill
+
+            def padded_once() -> None:
+                fill(value)
+                inner[...] = x
+            return padded_once
+        return lambda: padded(value, interior)
+    return lambda: padded(*_pad_layout(c))
+
+
+def _pad_layout(c: Call) -> Tuple[object, Tuple[slice, ...]]:
+    """PAD's (value, index of the input within the output)."""
     pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64).tolist()
     if len(c.inputs) > 2 and c.inputs[2] is not None:
         value = np.asarray(c.inputs[2]).reshape(-1)[0]
@@ -167,10 +222,7 @@ def pad(c: Call) -> None:
         value = c.q_out()[1]
     else:
         value = 0
-    out, x = c.outputs[0], c.inputs[0]
-    interior = tuple(slice(b, b + n) for (b, _), n in zip(pads, x.shape))
-    out[...] = value
-    out[interior] = x
+    return value, tuple(slice(b, b + n) for (b, _), n in zip(pads, c.inputs[0].shape))
 
 
 @kernel("MIRROR_PAD", dtypes=ANY)

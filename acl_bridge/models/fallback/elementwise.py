@@ -54,21 +54,21 @@ _FLOAT_BINARY: Dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 _INT8_ARITHMETIC = {"ADD": q8.add, "SUB": q8.sub, "MUL": q8.mul}
 
 
-def _binary(c: Call) -> None:
+def _binary(c: Call) -> Callable[[], None]:
     a, b = np.asarray(c.inputs[0]), np.asarray(c.inputs[1])
     op = c.op.opcode
+    f = _FLOAT_BINARY[op]
     if not _quantized(c):
-        y = _FLOAT_BINARY[op](a, b)
         if c.tensor_out().dtype == np.float32:
-            y = float_activation(y.astype(np.float32), c.option("fused_activation_function"))
-        c.write(y)
-        return
+            act = _FLOAT_ACTIVATIONS[c.option("fused_activation_function")]
+            return lambda: c.write(act(f(a, b).astype(np.float32, copy=False)))
+        return lambda: c.write(f(a, b))
     dtype, clamp = c.tensor_out().dtype, int8_clamp(c)
     qa, qb, qy = c.q_in(0), c.q_in(1), c.q_out()
     if op in _INT8_ARITHMETIC:
-        c.write(_INT8_ARITHMETIC[op](a, qa, b, qb, qy, dtype, clamp))
-    else:  # MAXIMUM, MINIMUM: the stored values
-        c.write(_FLOAT_BINARY[op](a, b))
+        g = _INT8_ARITHMETIC[op]
+        return lambda: c.write(g(a, qa, b, qb, qy, dtype, clamp))
+    return lambda: c.write(f(a, b))  # MAXIMUM, MINIMUM: the stored values
 
 
 def _int8_binary_check(op, model) -> Optional[str]:
@@ -79,7 +79,7 @@ def _int8_binary_check(op, model) -> Optional[str]:
 
 
 kernel("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "FLOOR_DIV", "FLOOR_MOD",
-       dtypes=FLOAT + INT8 + INTEGER, check=_int8_binary_check)(_binary)
+       dtypes=FLOAT + INT8 + INTEGER, check=_int8_binary_check, binds=True)(_binary)
 
 _COMPARISONS = {"EQUAL": np.equal, "NOT_EQUAL": np.not_equal, "LESS": np.less, "LESS_EQUAL": np.less_equal,
                 "GREATER": np.greater, "GREATER_EQUAL": np.greater_equal, "LOGICAL_AND": np.logical_and,

@@ -7,6 +7,11 @@ constants) and writes every ``call.outputs[k]`` in place (``call.write``), with 
 semantics for that builtin operator: float32 arithmetic as TFLite's kernels do it, int8 /
 uint8 as TFLite's reference kernels (:mod:`.int8_reference`).
 
+A kernel registered with ``binds=True`` is instead a function ``(call: Call) -> (() -> None)``
+called once per operator at load (:func:`prepare`): it does there what does not change from
+one run to the next (options, quantization, tables, indices, constant inputs, checks) and
+returns the per-call work alone; the tiny operators a fallback meets cost that fixed part.
+
 ``dtypes`` says which tensor types the kernel runs (every live input and output must be one
 of them): :func:`unsupported` answers, at load, why an operator cannot run here, so that a
 model is refused naming every operator neither side can run.
@@ -14,6 +19,7 @@ model is refused naming every operator neither side can run.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
@@ -52,9 +58,17 @@ class Call:
     def option(self, name: str, default: Any = None) -> Any:
         return self.op.option(name, default)
 
+    def constant(self, *ks: int) -> bool:
+        """Whether inputs ``ks`` are constants of the model (or absent): known at load."""
+        ins, t = self.op.inputs, self.model.tensors
+        return all(k >= len(ins) or ins[k] < 0 or t[ins[k]].is_constant for k in ks)
+
     def write(self, y: np.ndarray, k: int = 0) -> None:
         """Output ``k`` := ``y`` (same number of elements; cast to the output's dtype)."""
         out = self.outputs[k]
+        if type(y) is np.ndarray and y.shape == out.shape:  # the common case, without the checks below
+            out[...] = y
+            return
         y = np.asarray(y)
         if y.size != out.size:
             raise UnsupportedModelError(f"operator #{self.op.index} {self.op.opcode}: the fallback made "
@@ -78,23 +92,27 @@ class Kernel:
     dtypes: FrozenSet[str]
     # an extra check at load: why this operator is not run (None: it is)
     check: Optional[Callable[[OperatorSpec, ModelSpec], Optional[str]]] = None
+    # a kernel registered with binds=True: Call -> the per-call work, made once (``run`` calls it)
+    bind: Optional[Callable[[Call], Callable[[], None]]] = None
 
 
 KERNELS: Dict[str, Kernel] = {}
 
 
 def kernel(*opcodes: str, dtypes: Sequence[str] = FLOAT + INT8,
-           check: Optional[Callable[[OperatorSpec, ModelSpec], Optional[str]]] = None
-           ) -> Callable[[Callable[[Call], None]], Callable[[Call], None]]:
-    """Register the decorated function as the fallback kernel of ``opcodes``."""
+           check: Optional[Callable[[OperatorSpec, ModelSpec], Optional[str]]] = None, binds: bool = False
+           ) -> Callable[[Callable[[Call], Any]], Callable[[Call], Any]]:
+    """Register the decorated function as the fallback kernel of ``opcodes`` (with ``binds``:
+    a function that binds it to one operator, see the module)."""
 
-    def register(run: Callable[[Call], None]) -> Callable[[Call], None]:
+    def register(f: Callable[[Call], Any]) -> Callable[[Call], Any]:
         for code in opcodes:
             if code in KERNELS:
                 raise ValueError(f"opcode {code} has two fallback kernels: {KERNELS[code].run.__name__} "
-                                 f"and {run.__name__}")
-            KERNELS[code] = Kernel(code, run, frozenset(dtypes), check)
-        return run
+                                 f"and {f.__name__}")
+            run = functools.wraps(f)(lambda c: f(c)()) if binds else f
+            KERNELS[code] = Kernel(code, run, frozenset(dtypes), check, f if binds else None)
+        return f
 
     return register
 
@@ -118,6 +136,8 @@ def prepare(op: OperatorSpec, model: ModelSpec, arrays: Mapping[int, np.ndarray]
     t = model.tensors
     inputs = tuple(None if i < 0 else (t[i].data if t[i].is_constant else arrays[i]) for i in op.inputs)
     call = Call(op, model, inputs, tuple(arrays[o] for o in op.outputs))
+    if k.bind is not None:
+        return k.bind(call)
     run = k.run
     return lambda: run(call)
 

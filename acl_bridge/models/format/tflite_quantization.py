@@ -14,7 +14,9 @@ FULLY_CONNECTED, and their int32 bias). Two levels:
   leave min/max or scales on them); they mean nothing for float arithmetic and are not checked.
 * :func:`check_quantization`, for the whole graph, the rules TFLite's own kernels enforce
   when they are prepared (kernels/conv.cc, depthwise_conv.cc, fully_connected.cc,
-  kernel_util.cc, activations.cc), refused here at load time instead of at the first run:
+  kernel_util.cc, activations.cc), refused here at load time instead of at the first run.
+  Each operator's contract is its row of :data:`QUANTIZATION_CONTRACTS` (opcode -> checks);
+  the loop names no opcode:
 
   - the quantized tensors of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SOFTMAX,
     CONCATENATION, MEAN, QUANTIZE's output and DEQUANTIZE's input carry quantization; the
@@ -42,7 +44,8 @@ the field, its value and what was expected.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -55,12 +58,6 @@ STORAGE_RANGES: Dict[np.dtype[Any], Tuple[int, int]] = {
     for t in (np.int8, np.uint8, np.int16, np.int32, np.int64)
 }
 
-# the weights' output-channel axis, the only axis TFLite quantizes them per channel on
-OUTPUT_CHANNEL_AXIS = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}
-
-# operators whose quantized (int8 / uint8 / int16) inputs and outputs must carry quantization
-# parameters, and be quantized per tensor (weights and bias of OUTPUT_CHANNEL_AXIS's aside)
-NEEDS_QUANTIZATION = frozenset(OUTPUT_CHANNEL_AXIS) | {"ADD", "SOFTMAX", "CONCATENATION", "MEAN"}
 _ACTIVATION_TYPES = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16))
 
 # TFLite's tolerance on bias scale vs input scale x weight scale (relative, in double)
@@ -151,16 +148,8 @@ def check_quantization(model: "ModelSpec", arrays: Optional[Dict[int, np.ndarray
     arrays = {} if arrays is None else arrays
     biases: List[Tuple[Any, ...]] = []  # the operators whose per-channel bias scales are compared at the end
     for op in model.operators:
-        if op.opcode in NEEDS_QUANTIZATION:
-            _check_live_tensors(model, op)
-        if op.opcode in OUTPUT_CHANNEL_AXIS:
-            _check_weighted(model, op, arrays, biases)
-        elif op.opcode == "SOFTMAX":
-            _check_softmax(model, op)
-        elif op.opcode == "QUANTIZE":
-            _check_present(model, op, op.outputs[:1], "output")
-        elif op.opcode == "DEQUANTIZE":
-            _check_present(model, op, op.inputs[:1], "input")
+        for check in QUANTIZATION_CONTRACTS.get(op.opcode, ()):
+            check(model, op, arrays, biases)
     if biases and not _bias_scales_hold(biases):
         for where, x, w, b, *_ in biases:
             _check_bias(where, x, w, b, arrays, None)  # raises for the first that fails
@@ -192,9 +181,9 @@ def _check_present(model: "ModelSpec", op: "OperatorSpec", indices: Sequence[int
                          f"scale and a zero point")
 
 
-def _check_live_tensors(model: "ModelSpec", op: "OperatorSpec") -> None:
-    """Quantized inputs and outputs carry quantization, per tensor (weights and bias aside)."""
-    params = {1, 2} if op.opcode in OUTPUT_CHANNEL_AXIS else set()
+def _check_live_tensors(model: "ModelSpec", op: "OperatorSpec", params: AbstractSet[int]) -> None:
+    """Quantized inputs and outputs carry quantization, per tensor (the inputs ``params``,
+    weights and bias, aside)."""
     roles = [(f"input {k}", i) for k, i in enumerate(op.inputs) if k not in params]
     roles += [(f"output {k}", i) for k, i in enumerate(op.outputs)]
     for role, i in roles:
@@ -211,7 +200,9 @@ def _check_live_tensors(model: "ModelSpec", op: "OperatorSpec") -> None:
 
 
 def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
-                    biases: Optional[List[Tuple[Any, ...]]]) -> None:
+                    biases: Optional[List[Tuple[Any, ...]]], axis: int, symmetric_per_tensor: bool) -> None:
+    """Input 1 (weights, per channel on ``axis``; symmetric per tensor too where
+    ``symmetric_per_tensor``) and input 2 (bias) against an int8 / uint8 input 0."""
     if len(op.inputs) < 2:
         return  # the lowering names a missing weights tensor
     x, w = _tensor(model, op.inputs[0]), _tensor(model, op.inputs[1])
@@ -224,7 +215,6 @@ def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np
     if wq is None:
         raise _error(f"{where}: weights {w!r} are {w.dtype} without quantization parameters, expected a scale "
                      f"(or one per output channel) and a zero point")
-    axis = OUTPUT_CHANNEL_AXIS[op.opcode]
     per_channel = len(wq.scale) > 1
     if per_channel and w.dtype != np.int8:
         raise _error(f"{where}: weights {w!r} are {w.dtype} with {len(wq.scale)} scales, expected int8: TFLite "
@@ -232,7 +222,7 @@ def _check_weighted(model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np
     if per_channel and wq.quantized_dimension != axis:
         raise _error(f"{where}: weights {w!r}: quantization.quantized_dimension is {wq.quantized_dimension}, "
                      f"expected {axis}, the output-channel axis of {op.opcode} weights")
-    symmetric = w.dtype == np.int8 and (per_channel or op.opcode != "FULLY_CONNECTED")
+    symmetric = w.dtype == np.int8 and (per_channel or symmetric_per_tensor)
     k = _first(wq.zero_point, lambda a: a != 0, lambda z: z != 0, np.int64, arrays) if symmetric else None
     if k is not None:
         raise _error(f"{where}: weights {w!r}: quantization.zero_point[{k}] is {wq.zero_point[k]}, expected 0: "
@@ -297,5 +287,84 @@ def _check_softmax(model: "ModelSpec", op: "OperatorSpec") -> None:
                      f"softmax requires")
 
 
+# ---------------------------------------------------------------------------- the contracts
+# One check of an operator's contract: called as check(model, op, arrays, biases) by
+# check_quantization (``biases``: the per-channel bias scales it compares at the end).
+
+
+@dataclass(frozen=True)
+class LiveTensors:
+    """Quantized inputs and outputs carry quantization, per tensor; the inputs ``params``
+    (weights and bias) aside."""
+
+    params: AbstractSet[int] = frozenset()
+
+    def __call__(self, model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
+                 biases: List[Tuple[Any, ...]]) -> None:
+        _check_live_tensors(model, op, self.params)
+
+
+@dataclass(frozen=True)
+class WeightsAndBias:
+    """Inputs 1 and 2 are weights (int8 per channel only on the output-channel ``axis``, the
+    only axis TFLite quantizes them on) and an int32 bias; int8 weights are symmetric per
+    channel, and per tensor too where ``symmetric_per_tensor``."""
+
+    axis: int
+    symmetric_per_tensor: bool
+
+    def __call__(self, model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
+                 biases: List[Tuple[Any, ...]]) -> None:
+        _check_weighted(model, op, arrays, biases, self.axis, self.symmetric_per_tensor)
+
+
+@dataclass(frozen=True)
+class SoftmaxOutput:
+    """An int8 output has TFLite's softmax scale and zero point, a uint8 one zero point 0."""
+
+    def __call__(self, model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
+                 biases: List[Tuple[Any, ...]]) -> None:
+        _check_softmax(model, op)
+
+
+@dataclass(frozen=True)
+class CarriesQuantization:
+    """The first ``role`` ("input" or "output") carries quantization where it is quantized."""
+
+    role: str
+
+    def __call__(self, model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
+                 biases: List[Tuple[Any, ...]]) -> None:
+        _check_present(model, op, (op.inputs if self.role == "input" else op.outputs)[:1], self.role)
+
+
+OperatorCheck = Union[LiveTensors, WeightsAndBias, SoftmaxOutput, CarriesQuantization]
+_WEIGHTED = LiveTensors(frozenset({1, 2}))
+_LIVE = LiveTensors()
+
+# Each operator's quantization contract: opcode -> the checks, in order, that TFLite's kernel
+# applies to its quantization parameters when it is prepared. An operator with a contract adds
+# its row here, whether ACL or the fallback runs it; the file format checks it without the lowering.
+QUANTIZATION_CONTRACTS: Dict[str, Tuple[OperatorCheck, ...]] = {
+    "CONV_2D": (_WEIGHTED, WeightsAndBias(axis=0, symmetric_per_tensor=True)),  # OHWI
+    "DEPTHWISE_CONV_2D": (_WEIGHTED, WeightsAndBias(axis=3, symmetric_per_tensor=True)),  # 1xHxWx(C*M)
+    "FULLY_CONNECTED": (_WEIGHTED, WeightsAndBias(axis=0, symmetric_per_tensor=False)),  # (out, in)
+    "ADD": (_LIVE,),
+    "SOFTMAX": (_LIVE, SoftmaxOutput()),
+    "CONCATENATION": (_LIVE,),
+    "MEAN": (_LIVE,),
+    "QUANTIZE": (CarriesQuantization("output"),),
+    "DEQUANTIZE": (CarriesQuantization("input"),),
+}
+
+# the weights' output-channel axis of each weighted operator (from the contracts)
+OUTPUT_CHANNEL_AXIS: Dict[str, int] = {opcode: check.axis for opcode, checks in QUANTIZATION_CONTRACTS.items()
+                                       for check in checks if isinstance(check, WeightsAndBias)}
+# the operators whose quantized live tensors must carry quantization, per tensor (from the contracts)
+NEEDS_QUANTIZATION = frozenset(opcode for opcode, checks in QUANTIZATION_CONTRACTS.items()
+                               if any(isinstance(check, LiveTensors) for check in checks))
+
+
 __all__ = ["check_tensor_quantization", "check_quantization", "STORAGE_RANGES", "OUTPUT_CHANNEL_AXIS",
-           "BIAS_SCALE_RELATIVE_TOLERANCE"]
+           "BIAS_SCALE_RELATIVE_TOLERANCE", "QUANTIZATION_CONTRACTS", "LiveTensors", "WeightsAndBias",
+           "SoftmaxOutput", "CarriesQuantization"]

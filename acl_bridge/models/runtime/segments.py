@@ -70,11 +70,11 @@ class SegmentedRun:
         return acl, len(self._parts) - acl
 
     def run(self) -> "SegmentedRun":
-        for side, part, _, _ in self._parts:
-            if side == "acl":
-                part.run()  # type: ignore[union-attr]
-            else:
-                with np.errstate(all="ignore"):  # IEEE: NaN and Inf go through as in TFLite, without warnings
+        with np.errstate(all="ignore"):  # IEEE: NaN and Inf go through as in TFLite, without warnings (set once)
+            for side, part, _, _ in self._parts:
+                if side == "acl":
+                    part.run()  # type: ignore[union-attr]
+                else:
                     for f in part:  # type: ignore[union-attr]
                         f()
         return self

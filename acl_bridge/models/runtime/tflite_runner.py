@@ -118,6 +118,7 @@ from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
 from ..planning.tflite_plan import Plan, graph_inputs, plan_model
 from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
+from .cl_maps import cl_maps_per_inference
 from .buffers import BufferPlan, allocate, constant_array, constants_marked_unused, memory_report
 from .function_kinds import ROLES
 from .kept_answers import answers_to_keep, layout_code_identity, open_facts, restore_programs
@@ -564,6 +565,14 @@ class TfliteRunner:
             out["total"] += out["fallback_boundaries"]
         return out
 
+    @property
+    def cl_maps_per_inference(self) -> Dict[str, int]:
+        """:func:`.cl_maps.cl_maps_per_inference`: the CL buffers one :meth:`run` maps and
+        unmaps, in all and at the boundaries with the CPU fallback (zero off OpenCL)."""
+        if self.backend.name != "cl":
+            return {"total": 0, "fallback_boundaries": 0}
+        return cl_maps_per_inference(self.plan, self.functions)
+
     # ------------------------------------------------------------------ running
     def run(self, x=None) -> Dict[str, np.ndarray]:
         """One inference. ``x``: the input (shape :attr:`input_shape`, dtype
@@ -693,6 +702,10 @@ class TfliteRunner:
             acl_segments, _ = self.schedule.segment_count
             fallback = (f"; {len(self.plan.fallbacks)} operator(s) on the CPU fallback, {acl_segments} ACL segment(s): "
                         + ", ".join(f"#{f.op_index} {f.opcode} ({f.kind})" for f in self.plan.fallbacks))
+            if self.backend.name == "cl":
+                maps = self.cl_maps_per_inference
+                fallback += (f"; CL buffers mapped per inference: {maps['total']} ({maps['fallback_boundaries']} "
+                             f"at fallback boundaries)")
         return (f"{len(self.plan.model.operators)} operators -> {len(self.functions)} ACL {self.backend.name} "
                 f"functions {counts} "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.folded_pads)} PADs folded, "
