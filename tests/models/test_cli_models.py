@@ -39,7 +39,13 @@ def _backends():
     return ["numpy", "acl"] if (ok[0] if isinstance(ok, tuple) else ok) else ["numpy"]
 
 
-@pytest.mark.parametrize("backend", _backends())
+def _numpy_on_the_host(backends):
+    """The backends as parameters, the numpy one left to the host stage under emulation (it
+    runs no ACL: the command's numpy path is the same Python there, at 1/20 of the time)."""
+    return [pytest.param(b, marks=host_only_under_emulation) if b == "numpy" else b for b in backends]
+
+
+@pytest.mark.parametrize("backend", _numpy_on_the_host(_backends()))
 def test_detect_json_finds_the_astronaut(backend, capsys, tmp_path):
     model_file("face_detection_front")
     out_png = tmp_path / "boxes.png"
@@ -55,6 +61,7 @@ def test_detect_json_finds_the_astronaut(backend, capsys, tmp_path):
         assert im.size == (512, 512) and im.format == "PNG"
 
 
+@host_only_under_emulation
 def test_detect_with_landmarks_lists_and_draws_the_face_mesh(capsys, tmp_path):
     """--landmarks: 468 points per face inside its box's region, drawn on the picture (numpy
     backend here; the mesh on ACL is compared with the interpreter in test_runner_acl)."""
@@ -89,6 +96,7 @@ def test_detect_with_the_back_camera_model(capsys):
 # The full-range model on ACL (configure 147 functions: half a minute under emulation) is
 # tested once, by tests/models/test_runner_acl.py on the same photograph; the command line's
 # ACL path is tested with the front model above. Here: the command's wiring for the model.
+@host_only_under_emulation
 def test_detect_with_the_full_range_model(capsys, backend="numpy"):
     """192x192, three RESIZE_BILINEAR; the same face."""
     model_file("face_detection_full_range")
@@ -119,6 +127,7 @@ def test_detect_refusals_are_one_line_exit_2(argv, match, capsys):
     assert (code, out) == (2, "") and match in one_error_line(err), err
 
 
+@host_only_under_emulation
 def test_detect_model_file_alone(capsys):
     """--model-file without --model: the anchors of the model whose input size the file has."""
     path = model_file("face_detection_back")
@@ -128,6 +137,7 @@ def test_detect_model_file_alone(capsys):
     assert by_file[0] == 0 and by_file[:2] == by_name[:2] and len(json.loads(by_file[1])) == 1
 
 
+@host_only_under_emulation
 def test_detect_says_when_no_face_is_found(tmp_path, capsys):
     from PIL import Image
 
@@ -165,7 +175,9 @@ _RUN_TFLITE_CASES = [  # model, input side, every output by its tensor name in t
 
 
 @pytest.mark.parametrize("model, side, outputs, backend", [
-    pytest.param(*case, backend, id=f"{case[0]}-{backend}") for case in _RUN_TFLITE_CASES  # one id in every stage
+    # one id in every stage; the numpy backend on the host (see _numpy_on_the_host)
+    pytest.param(*case, backend, id=f"{case[0]}-{backend}", marks=host_only_under_emulation if backend == "numpy" else ())
+    for case in _RUN_TFLITE_CASES
     for backend in (_backends() if case[0] == "face_detection_front" else ["numpy"])])  # see the full-range note above
 def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, tmp_path, capsys):
     path = model_file(model)
@@ -184,14 +196,12 @@ def test_run_tflite_writes_every_output_by_name(model, side, outputs, backend, t
         from .conftest import interpreter_outputs
 
         want, tol = interpreter_outputs(path, x), 1e-4
-    else:  # under emulation (TFLite's interpreter does not run there): the numpy executor of a plan
-        # lowered here from the file (the host stage compares the numpy backend with TFLite itself)
+    else:  # under emulation (TFLite's interpreter does not run there), the ACL backend only: the
+        # numpy executor of a plan lowered here from the file
         from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model
         from acl_bridge.models.planning.numpy_executor import run_plan
         from acl_bridge.models.planning.tflite_plan import plan_model
 
-        if backend == "numpy":
-            pytest.skip("the numpy backend is compared with TFLite's interpreter in the host stage")
         want, tol = run_plan(plan_model(fold_constant_dequantize(read_model(path)), fallback=True), x), 1e-4
     for k in outputs:
         assert np.abs(got[k]).max() > 0.1, k  # zeros of the right shape are no output
