@@ -26,8 +26,10 @@ def test_the_table_covers_supported_exactly():
     # every opcode a family module registers, and nothing else
     from acl_bridge.models.lowering.rules import (activations, convolution, elementwise, pooling, quantization,
                                                   reduction, shape)
+    from acl_bridge.models.lowering.rules import logic
 
-    registered = {code for family in (activations, convolution, elementwise, pooling, quantization, reduction, shape)
+    registered = {code for family in (activations, convolution, elementwise, pooling, quantization, reduction, shape,
+                                      logic)
                   for code, r in RULES.items() if r.lower.__module__ == family.__name__}
     assert registered == set(SUPPORTED) and len(SUPPORTED) == len(RULES)
     for code, r in RULES.items():

@@ -302,3 +302,40 @@ def run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
         return
     y = _ACT[p.get("activation")](y, p.get("act_a", 0.0), p.get("act_b", 0.0))
     arrays[s.output][...] = y
+
+
+# the logic family: comparisons and logical operators write bools; int8 / uint8 inputs of one
+# quantization compare their stored values; arg max / min the index along the step's axis
+_COMPARISONS = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+                "greater": np.greater, "greater_equal": np.greater_equal,
+                "logical_and": np.logical_and, "logical_or": np.logical_or}
+_ARG = {"arg_max": np.argmax, "arg_min": np.argmin}
+
+
+def _role_operands(s: Step, c: dict, arrays: Dict[int, np.ndarray], roles) -> tuple:
+    """The step's operands by role: its constants, its inputs in order for the others."""
+    inputs = iter(s.inputs)
+    return tuple(c[r] if r in c else arrays[next(inputs)] for r in roles)
+
+
+@step_kernel(*_COMPARISONS)
+@step_kernel(*_COMPARISONS, quantized=True)
+def _comparison(s, x, p, c, *rest):
+    return _COMPARISONS[s.kind](*_role_operands(s, c, rest[-1], ("a", "b")))
+
+
+@step_kernel("logical_not")
+def _logical_not(s, x, p, c, arrays):
+    return np.logical_not(arrays[s.inputs[0]])
+
+
+@step_kernel(*_ARG)
+@step_kernel(*_ARG, quantized=True)
+def _arg(s, x, p, c, *rest):
+    return _ARG[s.kind](rest[-1][s.inputs[0]], axis=p["axis"])
+
+
+@step_kernel("select")
+@step_kernel("select", quantized=True)
+def _select(s, x, p, c, *rest):
+    return np.where(*_role_operands(s, c, rest[-1], ("condition", "a", "b")))
