@@ -350,6 +350,14 @@ def _logic_rows():
     return rows
 
 
+def _gelu_rows():
+    """ACL 24.x's GELU activation (the erf form; 20.08 lacks it: tests/acl/test_functions.py UNSUPPORTED)."""
+    from acl_bridge.models.fallback.activations import gelu
+
+    return [_case("activation-gelu", "Activation", lambda: {"src": arange_values((2, 2, 5, 5), modulo=23)},
+                  dict(function="gelu"), lambda v: gelu(v["src"]), "f32_transcendental")]
+
+
 def _window_rows():
     rows = []
     pools = [("max", (2, 2), (2, 2), (0, 0, 0, 0)), ("avg", (2, 2), (2, 2), (0, 0, 0, 0)),
@@ -511,7 +519,7 @@ CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elem
                                 + _reduction_rows()
                                 + _window_rows() + _matrix_rows()
                                 + _movement_rows() + _resize_rows())
-CASES += tuple(_logic_rows())
+CASES += tuple(_logic_rows() + _gelu_rows())
 
 
 def params(backend: str):

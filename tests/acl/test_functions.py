@@ -35,6 +35,7 @@ REFUSED = {
 # function (AclUnsupportedError at configure): ACL 20.08 has no NELogicalAnd / Or / Not.
 UNSUPPORTED = {
     (r"^logical_\w+-", "20.08"): r"ACL 20\.08 has no NELogicalAnd/Or/Not",
+    (r"^activation-gelu$", "20.08"): r"activation 15 needs ACL >= 24\.11",
 }
 
 

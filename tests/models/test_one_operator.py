@@ -99,6 +99,8 @@ CASES = [
                       ("SQUARE", (-3, 3)), ("RELU_0_TO_1", (-1, 2)))),
     Case("leaky_relu_alpha", "LEAKY_RELU", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
          options=("LeakyReluOptions", {"Alpha": 0.1}), params=(("a", np.float32(0.1)),)),
+    Case("gelu", "GELU", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",), options=("GeluOptions", {"Approximate": False}),
+         params=(("function", "gelu"),)),
     Case("softmax_beta", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5})),
     # pooling
     Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..lowering.step import Step, slice_index
 from . import int8_reference as q8
-from .activations import lookup_table
+from .activations import gelu, lookup_table
 
 # A float kernel: (step, its first input as float64, params, constants, arrays) -> the result
 # before the fused activation, or None when it wrote its output itself (a copy).
@@ -51,6 +51,7 @@ _ACT = {
     "hard_swish": lambda x, a, b: x * np.clip(x + 3, 0, 6) / 6,
     "sqrt": lambda x, a, b: np.sqrt(x),
     "square": lambda x, a, b: x * x,
+    "gelu": lambda x, a, b: gelu(x),
 }
 
 def _windows(x, kernel, stride, padding, fill):
