@@ -135,10 +135,10 @@ def _binary_operands(s: Step, c: dict, arrays: Dict[int, np.ndarray]):
     return tuple(c[r] if r in c else arrays[next(inputs)] for r in ("a", "b"))
 
 
-_QUANTIZED_BINARY = {"add": q8.add, "sub": q8.sub, "mul": q8.mul}
+_QUANTIZED_BINARY = {"add": q8.add, "sub": q8.sub, "mul": q8.mul, "squared_difference": q8.squared_difference}
 
 
-@step_kernel("add", "sub", "mul", "maximum", "minimum", quantized=True)
+@step_kernel("add", "sub", "mul", "maximum", "minimum", "squared_difference", quantized=True)
 def _binary_q(s, x, p, c, q, dst, arrays):
     """TFLite's integer ADD / SUB / MUL; MAXIMUM / MINIMUM compare the stored values (one
     quantization in and out)."""
