@@ -19,8 +19,9 @@ from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
 
 from .conftest import interpreter_outputs  # noqa: E402
+from .test_one_operator import Int8Case  # noqa: E402
 from .test_plan import assert_steps_bind  # noqa: E402
-from .tiny_tflite import X, Input, Options, one_operator_model  # noqa: E402
+from .tiny_tflite import X  # noqa: E402
 
 _rng = np.random.default_rng(37)
 XQ = (0.05, 3)  # int8 input and constant: one quantization
@@ -36,23 +37,13 @@ def _bool(*shape: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    opcode: str
-    x: Tuple[int, ...]
-    y: Tuple[int, ...]
-    kinds: Tuple[str, ...]
-    inputs: Tuple[Input, ...] = (X,)
-    options: Optional[Options] = None
-    io_dtype: str = "float32"  # the graph input's type
-    output_dtype: str = "bool"
-    quantization: Optional[dict] = None
-    version: int = 1
+class Case(Int8Case):
+    """One operator (``Int8Case``'s fields; here float32 in and bool out unless told) and the
+    graph input it is run on (:meth:`input`)."""
 
-    def model(self) -> bytes:
-        return one_operator_model(self.opcode, self.x, self.y, self.inputs, self.options, self.version,
-                                  io_dtype=self.io_dtype, output_dtype=self.output_dtype,
-                                  quantization=self.quantization)
+    quantization: Tuple[Tuple[str, tuple], ...] = ()
+    io_dtype: str = "float32"  # the graph input's type
+    output_dtype: Optional[str] = "bool"
 
     def input(self) -> np.ndarray:
         rng = np.random.default_rng(3)
@@ -71,7 +62,7 @@ CASES = [
     Case("greater_int32", "GREATER", (2, 6), (2, 6), ("greater",), (X, np.arange(6, dtype=np.int32) - 3),
          io_dtype="int32", version=2),
     Case("equal_int8_one_quantization", "EQUAL", (1, 4, 5, 3), (1, 4, 5, 3), ("equal",), (X, I8), io_dtype="int8",
-         quantization={"input": XQ, "const0": XQ}, version=2),
+         quantization=(("input", XQ), ("const0", XQ)), version=2),
     Case("logical_and_broadcast", "LOGICAL_AND", (1, 4, 5, 3), (1, 4, 5, 3), ("logical_and",), (X, _bool(1, 1, 3)),
          io_dtype="bool"),
     Case("logical_or", "LOGICAL_OR", (2, 6), (2, 6), ("logical_or",), (X, _bool(2, 6)), io_dtype="bool"),
@@ -82,7 +73,7 @@ CASES = [
          ("ArgMinOptions", {"OutputType": "INT32"}), output_dtype="int32"),
     Case("arg_max_int8_negative_axis", "ARG_MAX", (1, 4, 5, 3), (1, 4, 3), ("arg_max",), (X, np.array([-2], np.int32)),
          ("ArgMaxOptions", {"OutputType": "INT32"}), io_dtype="int8", output_dtype="int32",
-         quantization={"input": XQ}, version=2),
+         quantization=(("input", XQ),), version=2),
     Case("select_condition_input", "SELECT", (2, 6), (2, 6), ("select",), (X, _grid((2, 6)), _grid((2, 6))),
          io_dtype="bool", output_dtype="float32"),
     Case("select_v2_values_input", "SELECT_V2", (2, 6), (2, 6), ("select",), (_bool(2, 6), X, _grid((2, 6))),
@@ -102,7 +93,7 @@ def test_one_operator_plan_matches_the_interpreter(case):
     assert np.array_equal(got, ref)
 
 
-FLOAT_CASES = [c for c in CASES if c.quantization is None]  # the binding check passes no quantization
+FLOAT_CASES = [c for c in CASES if not c.quantization]  # the binding check passes no quantization
 
 
 @pytest.mark.parametrize("case", FLOAT_CASES, ids=[c.id for c in FLOAT_CASES])
@@ -112,7 +103,7 @@ def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
 
 REFUSED = [
     ("equal_int8_two_quantizations",
-     Case("", "EQUAL", (2, 3), (2, 3), (), (X, I8), io_dtype="int8", quantization={"input": XQ, "const0": (0.1, 0)},
+     Case("", "EQUAL", (2, 3), (2, 3), (), (X, I8), io_dtype="int8", quantization=(("input", XQ), ("const0", (0.1, 0))),
           version=2),
      UnsupportedModelError, r"operator #0 EQUAL: inputs quantized .* \(one quantization only\) is not supported"),
     ("less_float_output", Case("", "LESS", (2, 3), (2, 3), (), (X, _grid((3,))), output_dtype="float32"),
