@@ -115,23 +115,13 @@ std::unique_ptr<acl::IFunction> compare(const std::vector<T *> &t, const char *k
     return seq;
 }
 
-template <typename Fn, typename T>
-std::unique_ptr<acl::IFunction> logical(const std::vector<T *> &t, const char *kind, const std::string &acl_name,
-                                        const std::shared_ptr<acl::IMemoryManager> &mm) {
-    need(t, 3, {0, 1, 2}, kind);
-    check_status(Fn::validate(t[0]->info(), t[1]->info(), t[2]->info()), acl_name.c_str());
+// Fn validate()d then configure()d on the tensors as given (their count need()ed by the caller).
+template <typename Fn, typename... T>
+std::unique_ptr<acl::IFunction> plain(const std::string &acl_name, const std::shared_ptr<acl::IMemoryManager> &mm,
+                                      T *...t) {
+    check_status(Fn::validate(t->info()...), acl_name.c_str());
     auto f = make<Fn>(mm);
-    f->configure(t[0], t[1], t[2]);
-    return f;
-}
-
-template <typename Fn, typename T>
-std::unique_ptr<acl::IFunction> logical_not(const std::vector<T *> &t, const std::string &acl_name,
-                                            const std::shared_ptr<acl::IMemoryManager> &mm) {
-    need(t, 2, {0, 1}, "logical_not");
-    check_status(Fn::validate(t[0]->info(), t[1]->info()), acl_name.c_str());
-    auto f = make<Fn>(mm);
-    f->configure(t[0], t[1]);
+    f->configure(t...);
     return f;
 }
 
@@ -159,19 +149,20 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, co
         case ACL_SHIM_FN_LESS_EQUAL: return compare<E>(t, "less_equal", C::LessEqual, mm);
         case ACL_SHIM_FN_GREATER: return compare<E>(t, "greater", C::Greater, mm);
         case ACL_SHIM_FN_GREATER_EQUAL: return compare<E>(t, "greater_equal", C::GreaterEqual, mm);
-        case ACL_SHIM_FN_LOGICAL_AND: return logical<typename E::And>(t, "logical_and", name<E>("LogicalAnd"), mm);
-        case ACL_SHIM_FN_LOGICAL_OR: return logical<typename E::Or>(t, "logical_or", name<E>("LogicalOr"), mm);
-        case ACL_SHIM_FN_LOGICAL_NOT: return logical_not<typename E::Not>(t, name<E>("LogicalNot"), mm);
+        case ACL_SHIM_FN_LOGICAL_AND:
+            need(t, 3, {0, 1, 2}, "logical_and");
+            return plain<typename E::And>(name<E>("LogicalAnd"), mm, t[0], t[1], t[2]);
+        case ACL_SHIM_FN_LOGICAL_OR:
+            need(t, 3, {0, 1, 2}, "logical_or");
+            return plain<typename E::Or>(name<E>("LogicalOr"), mm, t[0], t[1], t[2]);
+        case ACL_SHIM_FN_LOGICAL_NOT:
+            need(t, 2, {0, 1}, "logical_not");
+            return plain<typename E::Not>(name<E>("LogicalNot"), mm, t[0], t[1]);
         case ACL_SHIM_FN_ARG_MAX: return arg_min_max<E>(t, p, "arg_max", R::ARG_IDX_MAX, mm);
         case ACL_SHIM_FN_ARG_MIN: return arg_min_max<E>(t, p, "arg_min", R::ARG_IDX_MIN, mm);
-        case ACL_SHIM_FN_SELECT: {
+        case ACL_SHIM_FN_SELECT:
             need(t, 4, {0, 1, 2, 3}, "select");
-            check_status(E::Select::validate(t[0]->info(), t[1]->info(), t[2]->info(), t[3]->info()),
-                         name<E>("Select").c_str());
-            auto f = make<typename E::Select>(mm);
-            f->configure(t[0], t[1], t[2], t[3]);
-            return f;
-        }
+            return plain<typename E::Select>(name<E>("Select"), mm, t[0], t[1], t[2], t[3]);
         default: return nullptr;
     }
 }
