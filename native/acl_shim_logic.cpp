@@ -7,7 +7,7 @@
 //   logical and / or (a, b, dst) and not (src, dst): NE/CLLogicalAnd, Or, Not (U8: any nonzero
 //     is true, dst 0 or 1); ACL 24.x only, an ACL without them answers ACL_SHIM_ERR_UNSUPPORTED;
 //   arg max / min (src, dst): NE/CLArgMinMaxLayer along params.axis (ACL's dimension order),
-//     dst without that axis (24.x; 20.08 keeps it, and its validate() says so), S32 or S64;
+//     dst without that axis, S32 (S64: CL; NEON's validate() refuses it in 20.08 and 24.11);
 //   select (condition, a, b, dst): NE/CLSelect, condition U8 (nonzero: a).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h and its row below.
 #include "acl_shim_families.h"

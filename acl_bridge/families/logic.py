@@ -12,9 +12,9 @@ condition are bool or uint8, any nonzero byte true. Comparisons take float32 / f
 int32, int16, uint8 and int8 (quantized: each input with its own scale and zero point,
 compared as real values; uint8 without quantization from ACL 24.x) where ACL's validate()
 takes them. ACL 20.08 has the comparisons, ArgMax / ArgMin and Select on NEON but no logical
-functions (refused with :class:`~acl_bridge.errors.AclUnsupportedError` naming them); ArgMax
-/ ArgMin's dst lacks the reduced axis, which 20.08's function keeps (its validate() refuses
-where the shapes differ)."""
+functions (refused with :class:`~acl_bridge.errors.AclUnsupportedError` naming them). ArgMax
+/ ArgMin's dst lacks the reduced axis; int64 indices only on CL (NEON's validate() refuses an
+int64 dst in 20.08 and 24.11 alike, measured)."""
 
 from __future__ import annotations
 

@@ -125,8 +125,8 @@ def _arg_gate(op: OperatorSpec, model: ModelSpec) -> None:
 @rule(*ARG, tensors=_arg_gate)
 def arg_min_max(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """-> ``arg_max`` / ``arg_min`` along the constant axis, removed from the output (int32,
-    or int64 where ACL writes it: 24.x; 20.08's validate() refuses it and keeps the axis, so
-    the runner's fallback takes what it refuses); rank 4 at most."""
+    or int64 where ACL writes it: CL; NEON's validate() refuses it, so the runner's fallback
+    takes it); rank 4 at most."""
     src, out = first_input(op), op.outputs[0]
     x, y = tuple(model.tensors[src].shape), tuple(model.tensors[out].shape)
     axes = np.asarray(integer_table(op, model, "a non-constant axis input")).reshape(-1)
