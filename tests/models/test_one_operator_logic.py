@@ -18,7 +18,7 @@ from acl_bridge.models.format.tflite_reader import ModelFormatError, Unsupported
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
 
-from .conftest import interpreter_outputs  # noqa: E402
+from .conftest import host_only_under_emulation, interpreter_outputs  # noqa: E402
 from .test_one_operator import Int8Case  # noqa: E402
 from .test_plan import assert_steps_bind  # noqa: E402
 from .tiny_tflite import X  # noqa: E402
@@ -81,6 +81,7 @@ CASES = [
 ]
 
 
+@host_only_under_emulation  # numpy against TFLite; each case on ACL: test_logic_acl.py
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_one_operator_plan_matches_the_interpreter(case):
     data = case.model()
