@@ -42,57 +42,56 @@ namespace acl_shim_detail {
 
 namespace {
 
-// Where ACL has no logical functions (20.08): validate() answers ACL_SHIM_ERR_UNSUPPORTED naming
-// the function, which the model runner's fallback takes like a validate() refusal.
-template <const char *const &Prefix>
+// Where ACL has no logical functions (20.08, NEON): validate() answers ACL_SHIM_ERR_UNSUPPORTED
+// naming them, which the model runner's fallback takes like a validate() refusal.
 struct NoLogical : acl::IFunction {
     template <typename... A>
     static acl::Status validate(A...) {
         const int v = ACL_SHIM_ACL_VERSION;
         fail(ACL_SHIM_ERR_UNSUPPORTED, "ACL " + std::to_string(v / 100) + (v % 100 < 10 ? ".0" : ".") +
-                                           std::to_string(v % 100) + " has no " + Prefix +
-                                           "LogicalAnd/Or/Not (ACL 21.05 and later have them)");
+                                           std::to_string(v % 100) +
+                                           " has no NELogicalAnd/Or/Not (ACL 21.05 and later have them)");
     }
     template <typename... A>
     void configure(A...) {}
     void run() override {}
 };
-extern constexpr const char *const ne_prefix = "NE";
+
+// The functions of each backend: ACL names them alike, NE... and CL..., except the comparison
+// (NEElementwiseComparison, CLComparison).
+#define ACL_SHIM_LOGIC_TYPES(P, COMPARISON)               \
+    static constexpr const char *prefix = #P;             \
+    static constexpr const char *comparison = #COMPARISON; \
+    using Compare = acl::P##COMPARISON;                   \
+    using Mul = acl::P##PixelWiseMultiplication;          \
+    using ArgMinMax = acl::P##ArgMinMaxLayer;             \
+    using Select = acl::P##Select;
 
 #if ACL_SHIM_WITH_NEON
 struct Neon {
-    static constexpr const char *prefix = "NE";
-    static constexpr const char *comparison = "ElementwiseComparison";
+    ACL_SHIM_LOGIC_TYPES(NE, ElementwiseComparison)
     using ITensor = acl::ITensor;
-    using Compare = acl::NEElementwiseComparison;
-    using Mul = acl::NEPixelWiseMultiplication;
-    using ArgMinMax = acl::NEArgMinMaxLayer;
-    using Select = acl::NESelect;
 #if ACL_SHIM_ACL_VERSION >= 2411
     using And = acl::NELogicalAnd;
     using Or = acl::NELogicalOr;
     using Not = acl::NELogicalNot;
 #else
-    using And = NoLogical<ne_prefix>;
-    using Or = NoLogical<ne_prefix>;
-    using Not = NoLogical<ne_prefix>;
+    using And = NoLogical;
+    using Or = NoLogical;
+    using Not = NoLogical;
 #endif
 };
 #endif
 #if ACL_SHIM_WITH_CL
 struct Cl {
-    static constexpr const char *prefix = "CL";
-    static constexpr const char *comparison = "Comparison";
+    ACL_SHIM_LOGIC_TYPES(CL, Comparison)
     using ITensor = acl::ICLTensor;
-    using Compare = acl::CLComparison;
-    using Mul = acl::CLPixelWiseMultiplication;
-    using ArgMinMax = acl::CLArgMinMaxLayer;
-    using Select = acl::CLSelect;
     using And = acl::CLLogicalAnd;
     using Or = acl::CLLogicalOr;
     using Not = acl::CLLogicalNot;
 };
 #endif
+#undef ACL_SHIM_LOGIC_TYPES
 
 template <typename E, typename T>
 std::unique_ptr<acl::IFunction> compare(const std::vector<T *> &t, const char *kind, acl::ComparisonOperation op,
