@@ -48,8 +48,10 @@ _DATA_TYPES: Dict[np.dtype[Any], str] = {
     np.dtype("uint32"): "U32",
     np.dtype("int16"): "S16",
     np.dtype("uint16"): "U16",
+    np.dtype("int64"): "S64",
     np.dtype("int8"): "S8",
-    np.dtype("uint8"): "U8",
+    np.dtype("bool"): "U8",  # one byte, 0 or 1 (the logic family writes 0 / 1)
+    np.dtype("uint8"): "U8",  # after bool: ACL's U8 reads back as uint8
 }
 _QUANTIZED_TYPES: Dict[np.dtype[Any], str] = {np.dtype("uint8"): "QASYMM8", np.dtype("int8"): "QASYMM8_SIGNED"}
 # Per-channel quantization: int8 weights (symmetric, one scale per output channel) and the

@@ -98,6 +98,15 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
                  lambda v: np.maximum(v["a"], v["b"])),
         KindCall("exp", "Exp", {"src": x2}, {"dst": (flat, "float32")}, {}, lambda v: np.exp(v["src"])),
         KindCall("neg", "Neg", {"src": x2}, {"dst": (flat, "float32")}, {}, lambda v: -v["src"]),
+        # the logic family (acl_bridge.families.logic): a comparison (two ACL functions: the
+        # comparison, then 255 -> 1 in place), an arg max, a select
+        KindCall("less", "Less", {"a": x2, "b": _values((1, 24), 3)}, {"dst": (flat, "uint8")}, {},
+                 lambda v: (v["a"] < v["b"]).astype(np.uint8)),
+        KindCall("arg_max", "ArgMax", {"src": x2}, {"dst": ((flat[0],), "int32")}, dict(axis=-1),
+                 lambda v: np.argmax(v["src"], axis=-1).astype(np.int32)),
+        KindCall("select", "Select", {"condition": (np.arange(48) % 3 == 0).reshape(flat), "a": x2,
+                                      "b": _values(flat, 3)}, {"dst": (flat, "float32")}, {},
+                 lambda v: np.where(v["condition"], v["a"], v["b"])),
     ]
     for layout in layouts:
         nhwc = layout == "NHWC"

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 12
+#define ACL_SHIM_ABI_VERSION 13
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -49,6 +49,7 @@ extern "C" {
 #define ACL_SHIM_DT_S16 7
 #define ACL_SHIM_DT_U16 8
 #define ACL_SHIM_DT_QSYMM8_PER_CHANNEL 9 /* int8 weights, symmetric, one scale per output channel (ABI 9) */
+#define ACL_SHIM_DT_S64 10               /* int64 (ABI 13): an arg max / min's indices, ACL 24.x */
 
 #define ACL_SHIM_LAYOUT_NCHW 0
 #define ACL_SHIM_LAYOUT_NHWC 1
@@ -96,6 +97,21 @@ extern "C" {
 #define ACL_SHIM_FN_REDUCE_MAX 36
 #define ACL_SHIM_FN_REDUCE_MIN 37
 #define ACL_SHIM_FN_REDUCE_PROD 38
+/* the logic family (ABI 13, native/acl_shim_logic.cpp): comparisons a, b, dst (broadcasting; dst
+   U8 holding 0 or 1), logical and / or a, b, dst and not src, dst (U8, ACL 24.x), arg max / min
+   src, dst along params.axis (ACL order, removed from dst), select condition, a, b, dst */
+#define ACL_SHIM_FN_EQUAL 70
+#define ACL_SHIM_FN_NOT_EQUAL 71
+#define ACL_SHIM_FN_LESS 72
+#define ACL_SHIM_FN_LESS_EQUAL 73
+#define ACL_SHIM_FN_GREATER 74
+#define ACL_SHIM_FN_GREATER_EQUAL 75
+#define ACL_SHIM_FN_LOGICAL_AND 76
+#define ACL_SHIM_FN_LOGICAL_OR 77
+#define ACL_SHIM_FN_LOGICAL_NOT 78
+#define ACL_SHIM_FN_ARG_MAX 79
+#define ACL_SHIM_FN_ARG_MIN 80
+#define ACL_SHIM_FN_SELECT 81
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0

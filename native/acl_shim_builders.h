@@ -1,6 +1,7 @@
 // acl_shim_builders.h -- what every family room's builders share: the tensor count check
 // (need), ACL's name of a function for messages (name<F>), and making an ACL function with
-// the workspace's memory manager where its constructor takes one (make<T>).
+// the workspace's memory manager where its constructor takes one (make<T>), and functions run
+// one after the other (Sequence: compositions the shim adds around ACL quirks).
 #ifndef ACL_SHIM_BUILDERS_H
 #define ACL_SHIM_BUILDERS_H
 
@@ -8,6 +9,7 @@
 #include "acl_shim_status.h"
 
 #include "arm_compute/core/ITensor.h"
+#include "arm_compute/runtime/IFunction.h"
 #include "arm_compute/runtime/IMemoryManager.h"
 
 #include <initializer_list>
@@ -50,6 +52,17 @@ template <typename T>
 std::unique_ptr<T> make(const std::shared_ptr<acl::IMemoryManager> &mm) {
     return make_with<T>(mm, std::is_constructible<T, std::shared_ptr<acl::IMemoryManager>>{});
 }
+
+// Functions run one after the other (for compositions the shim adds around ACL quirks).
+struct Sequence : acl::IFunction {
+    std::vector<std::unique_ptr<acl::IFunction>> parts;
+    void run() override {
+        for (auto &f : parts) f->run();
+    }
+    void prepare() override {
+        for (auto &f : parts) f->prepare();
+    }
+};
 
 }  // namespace acl_shim_detail
 

@@ -24,6 +24,7 @@ acl::DataType to_data_type(int32_t dt) {
         case ACL_SHIM_DT_S16: return acl::DataType::S16;
         case ACL_SHIM_DT_U16: return acl::DataType::U16;
         case ACL_SHIM_DT_QSYMM8_PER_CHANNEL: return acl::DataType::QSYMM8_PER_CHANNEL;
+        case ACL_SHIM_DT_S64: return acl::DataType::S64;
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown data_type " + std::to_string(dt));
     }
 }

@@ -74,17 +74,6 @@ namespace acl_shim_detail {
 
 namespace {
 
-// Functions run one after the other (for compositions the shim adds around ACL quirks).
-struct Sequence : acl::IFunction {
-    std::vector<std::unique_ptr<acl::IFunction>> parts;
-    void run() override {
-        for (auto &f : parts) f->run();
-    }
-    void prepare() override {
-        for (auto &f : parts) f->prepare();
-    }
-};
-
 // The function types of each backend, for build<F>: ACL names them alike, NE... and CL...
 #define ACL_SHIM_FUNCTION_TYPES(P)                           \
     static constexpr const char *prefix = #P;                \
@@ -346,6 +335,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             // the family rooms: each answers nullptr for a kind that is not of its family
             if (auto f = build_elementwise(kind, p, t, mm)) return f;
             if (auto f = build_reduction(kind, p, t, mm)) return f;
+            if (auto f = build_logic(kind, p, t, mm)) return f;
             fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
         }
     }

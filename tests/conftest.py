@@ -83,6 +83,7 @@ PURE_MODULES = frozenset({
     "models.test_int8_models", "models.test_int8_reference", "models.test_lowering_table", "models.test_memory_plan", "models.test_model_cache",
     "models.test_one_operator", "models.test_paired_timing", "models.test_plan", "models.test_reader", "models.test_reader_quantization",
     "models.test_resize_oracle", "models.test_tflite_schema",
+    "models.test_one_operator_logic",
 })
 
 

@@ -308,6 +308,56 @@ def _reduction_rows():
     return rows
 
 
+# The logic family (acl_bridge.families.logic): comparisons broadcast like the binary rows, with
+# ties (values on a coarse grid), their dst uint8 (0 / 1 checked byte for byte) or bool
+COMPARISONS = {"equal": ("Equal", np.equal), "not_equal": ("NotEqual", np.not_equal), "less": ("Less", np.less),
+               "less_equal": ("LessEqual", np.less_equal), "greater": ("Greater", np.greater),
+               "greater_equal": ("GreaterEqual", np.greater_equal)}
+
+
+def _logic_rows():
+    rows = []
+    for op, (kind, ref) in COMPARISONS.items():
+        rows.append(_case(
+            f"{op}-2x3x4x5-by-1x3x1x1", kind,
+            lambda: {"a": arange_values((2, 3, 4, 5), modulo=7, scale=0.5), "b": arange_values((1, 3, 1, 1), scale=0.5)},
+            {}, lambda v, ref=ref: ref(v["a"], v["b"]).astype(np.uint8), "exact", dst_dtype=np.uint8))
+    rows.append(_case(
+        "less-int32-bool", "Less",
+        lambda: {"a": (np.arange(51) % 9 - 4).reshape(3, 17).astype(np.int32), "b": np.zeros((1, 17), np.int32)},
+        {}, lambda v: v["a"] < v["b"], "exact", dst_dtype=np.bool_, variants=("padded",)))
+    mask = lambda shape, k: (np.arange(int(np.prod(shape))) % k == 0).reshape(shape)  # noqa: E731
+    # ACL 20.08 has no logical functions: tests/acl/test_functions.py UNSUPPORTED
+    for op, kind, ref in (("logical_and", "LogicalAnd", np.logical_and), ("logical_or", "LogicalOr", np.logical_or)):
+        rows.append(_case(
+            f"{op}-2x3x4x5", kind, lambda: {"a": mask((2, 3, 4, 5), 2), "b": mask((2, 3, 4, 5), 3)},
+            {}, lambda v, ref=ref: ref(v["a"], v["b"]).astype(np.uint8), "exact", dst_dtype=np.uint8))
+    rows.append(_case(
+        "logical_not-2x3x4x5", "LogicalNot", lambda: {"src": mask((2, 3, 4, 5), 3)},
+        {}, lambda v: np.logical_not(v["src"]).astype(np.uint8), "exact", dst_dtype=np.uint8))
+    # arg max / min: ties (values modulo 5) give the first index, as numpy
+    for op, kind, ref in (("arg_max", "ArgMax", np.argmax), ("arg_min", "ArgMin", np.argmin)):
+        for shape, axis in (((2, 3, 4, 5), -1), ((2, 3, 4, 5), 1)):
+            rows.append(_case(
+                f"{op}-{'x'.join(map(str, shape))}-axis{axis}", kind,
+                lambda shape=shape: {"src": arange_values(shape, modulo=5)}, dict(axis=axis),
+                lambda v, ref=ref, axis=axis: ref(v["src"], axis=axis).astype(np.int32), "exact", dst_dtype=np.int32))
+    rows.append(_case(
+        "select-2x3x4x5", "Select",
+        lambda: {"condition": mask((2, 3, 4, 5), 3), "a": arange_values((2, 3, 4, 5), modulo=19),
+                 "b": arange_values((2, 3, 4, 5), scale=-1.0, modulo=7)},
+        {}, lambda v: np.where(v["condition"], v["a"], v["b"]), "exact"))
+    return rows
+
+
+def _gelu_rows():
+    """ACL 24.x's GELU activation (the erf form; 20.08 lacks it: tests/acl/test_functions.py UNSUPPORTED)."""
+    from acl_bridge.models.fallback.activations import gelu
+
+    return [_case("activation-gelu", "Activation", lambda: {"src": arange_values((2, 2, 5, 5), modulo=23)},
+                  dict(function="gelu"), lambda v: gelu(v["src"]), "f32_transcendental")]
+
+
 def _window_rows():
     rows = []
     pools = [("max", (2, 2), (2, 2), (0, 0, 0, 0)), ("avg", (2, 2), (2, 2), (0, 0, 0, 0)),
@@ -469,6 +519,7 @@ CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elem
                                 + _reduction_rows()
                                 + _window_rows() + _matrix_rows()
                                 + _movement_rows() + _resize_rows())
+CASES += tuple(_logic_rows() + _gelu_rows())
 
 
 def params(backend: str):
@@ -491,6 +542,12 @@ def dtype_family(case: Case) -> str:
     return "float32" if any(d.kind == "f" for d in dtypes) else "integer"
 
 
+# kinds whose CL program is another kind's with one operation define changed: the reduced
+# table runs one of them (a kernel compiled under QEMU costs 10-20 s)
+REDUCED_AS = {"NotEqual": "Equal", "Less": "Equal", "LessEqual": "Equal", "Greater": "Equal", "GreaterEqual": "Equal",
+              "LogicalOr": "LogicalAnd", "ArgMin": "ArgMax"}
+
+
 def reduced_rows(cases, backend: str):
     """{(row name, layout)} of the reduced table: the first row of each function kind and dtype
     family (NHWC rows first: the models' layout), in one buffer layout with padding cells to
@@ -499,7 +556,7 @@ def reduced_rows(cases, backend: str):
     OpenCL stage runs every row."""
     chosen: Dict[Tuple[str, str], Case] = {}
     for case in sorted(cases, key=lambda c: c.kwargs.get("data_layout") != "NHWC"):  # stable: table order
-        chosen.setdefault((case.kind, dtype_family(case)), case)
+        chosen.setdefault((REDUCED_AS.get(case.kind, case.kind), dtype_family(case)), case)
     rows = set()
     for case in chosen.values():
         variants = case.variants_on(backend)

@@ -524,6 +524,25 @@ def _():
     return lambda: _families().ReduceSum(src, dst, axis=1), [src, dst]
 
 
+@case("compare-shapes-do-not-broadcast", AclStatusError, r"NEElementwiseComparison::validate", native=True)
+def _():
+    a, b, dst = arange((2, 8)), arange((3, 8)), arange((2, 8), np.uint8)
+    return lambda: _families().Less(a, b, dst), [a, b, dst]
+
+
+@case("arg-max-axis-out-of-range", UnsupportedOptionError, r"ArgMax: axis is -3, expected -2\.\.1 for a rank-2 src",
+      native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2,), np.int32)
+    return lambda: _families().ArgMax(src, dst, axis=-3), [src, dst]
+
+
+@case("select-shapes-differ", AclStatusError, r"NESelect::validate", native=True)
+def _():
+    c, a, b, dst = arange((2, 8), np.uint8), arange((2, 8)), arange((2, 4)), arange((2, 8))
+    return lambda: _families().Select(c, a, b, dst), [c, a, b, dst]
+
+
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 7))

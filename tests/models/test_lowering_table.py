@@ -26,8 +26,10 @@ def test_the_table_covers_supported_exactly():
     # every opcode a family module registers, and nothing else
     from acl_bridge.models.lowering.rules import (activations, convolution, elementwise, pooling, quantization,
                                                   reduction, shape)
+    from acl_bridge.models.lowering.rules import logic
 
-    registered = {code for family in (activations, convolution, elementwise, pooling, quantization, reduction, shape)
+    registered = {code for family in (activations, convolution, elementwise, pooling, quantization, reduction, shape,
+                                      logic)
                   for code, r in RULES.items() if r.lower.__module__ == family.__name__}
     assert registered == set(SUPPORTED) and len(SUPPORTED) == len(RULES)
     for code, r in RULES.items():
@@ -55,7 +57,7 @@ def _relu(opcode="RELU"):
     return dataclasses.replace(m, operators=(dataclasses.replace(m.operators[0], opcode=opcode),))
 
 
-@pytest.mark.parametrize("opcode", ["GELU", "NOT_AN_OPERATOR"])
+@pytest.mark.parametrize("opcode", ["CUMSUM", "NOT_AN_OPERATOR"])
 def test_an_opcode_without_a_rule_is_refused_naming_it(opcode):
     assert rule_for(opcode).lower is refuse_operator and opcode not in RULES
     with pytest.raises(UnsupportedModelError, match=rf"^operator #0 {opcode}: the operator \(supported operators: "
@@ -72,9 +74,9 @@ def test_a_known_refusal_says_why():
         tflite_plan.plan_model(_relu("DEQUANTIZE"))
 
 
-def test_a_real_gelu_model_is_refused_at_load():
-    m = read_model(one_operator_model("GELU", (1, 3, 3, 2), (1, 3, 3, 2)))
-    with pytest.raises(UnsupportedModelError, match=r"operator #0 GELU: the operator \(supported operators"):
+def test_a_real_cumsum_model_is_refused_at_load():
+    m = read_model(one_operator_model("CUMSUM", (1, 3, 3, 2), (1, 3, 3, 2), (X, np.array(1, np.int32))))
+    with pytest.raises(UnsupportedModelError, match=r"operator #0 CUMSUM: the operator \(supported operators"):
         tflite_plan.plan_model(m)
 
 

@@ -99,6 +99,8 @@ CASES = [
                       ("SQUARE", (-3, 3)), ("RELU_0_TO_1", (-1, 2)))),
     Case("leaky_relu_alpha", "LEAKY_RELU", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
          options=("LeakyReluOptions", {"Alpha": 0.1}), params=(("a", np.float32(0.1)),)),
+    Case("gelu", "GELU", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",), options=("GeluOptions", {"Approximate": False}),
+         params=(("function", "gelu"),)),
     Case("softmax_beta", "SOFTMAX", (2, 10), (2, 10), ("softmax",), options=("SoftmaxOptions", {"Beta": 0.5})),
     # pooling
     Case("max_pool_same_3x3_stride2", "MAX_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
@@ -169,7 +171,10 @@ def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
 
 def test_every_supported_operator_has_a_case():
     """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones)."""
-    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES}) == sorted(SUPPORTED)
+    from .test_one_operator_logic import CASES as LOGIC_CASES
+
+    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES}
+                  | {c.opcode for c in LOGIC_CASES}) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():
@@ -280,6 +285,9 @@ INT8_CASES = [
              quantization=(("input", XQ), ("const0", XQ), ("output", XQ)), version=2),
     Int8Case("minimum_broadcast_one_quantization", "MINIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("minimum",), (X, _i8(3)),
              quantization=(("input", XQ), ("const0", XQ), ("output", XQ)), version=2),
+    Int8Case("squared_difference_broadcast_three_scales", "SQUARED_DIFFERENCE", (1, 4, 5, 3), (1, 4, 5, 3),
+             ("squared_difference",), (X, _i8(1, 1, 3)),
+             quantization=(("input", XQ), ("const0", (0.03, -4)), ("output", (0.2, -100))), version=2),
     Int8Case("logistic", "LOGISTIC", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
              quantization=(("input", XQ), ("output", (1 / 256, -128))), version=2),
     Int8Case("tanh", "TANH", (1, 4, 5, 3), (1, 4, 5, 3), ("activation",),
@@ -419,7 +427,7 @@ def test_every_int8_rule_has_an_int8_case():
     lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MAXIMUM", "MINIMUM",
                     "LOGISTIC", "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
-                    "MEAN"}
+                    "MEAN", "SQUARED_DIFFERENCE"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
 
 
@@ -444,12 +452,14 @@ REFUSED_INT8 = [
     ("mul_int8", Int8Case("", "MUL", (1, 4, 5, 3), (1, 4, 5, 3), (), (X, _i8(1, 4, 5, 3)),
                           ("MulOptions", {"FusedActivationFunction": "RELU6"}),
                           (("input", XQ), ("const0", (0.03, -4)), ("output", YQ)), version=2),
-     r"operator #0 MUL: the operator on int8 tensors \(int8 / uint8: ADD, MAXIMUM, MINIMUM, SUB\) is not supported"),
+     r"operator #0 MUL: the operator on int8 tensors \(int8 / uint8: ADD, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, SUB\) "
+     r"is not supported"),
     ("hard_swish_int8", Int8Case("", "HARD_SWISH", (1, 4), (1, 4), ()),
      r"operator #0 HARD_SWISH: the operator on int8 tensors is not supported"),
     ("div_int8", Int8Case("", "DIV", (1, 4), (1, 4), (), (X, _i8(4)), ("DivOptions", {}),
                           (("input", XQ), ("const0", XQ), ("output", YQ)), version=2),
-     r"operator #0 DIV: the operator on int8 tensors \(int8 / uint8: ADD, MAXIMUM, MINIMUM, SUB\) is not supported"),
+     r"operator #0 DIV: the operator on int8 tensors \(int8 / uint8: ADD, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, SUB\) "
+     r"is not supported"),
     ("maximum_int8_two_quantizations", Int8Case("", "MAXIMUM", (1, 4), (1, 4), (), (X, _i8(4)),
                                                 quantization=(("input", XQ), ("const0", XQ), ("output", YQ)),
                                                 version=2),

@@ -27,7 +27,7 @@ Input = Union[str, np.ndarray, None]
 Options = Tuple[str, Mapping[str, object]]
 
 # option fields whose values are enums of the schema: field -> enum class of the tflite package
-_ENUMS = {"Padding": "Padding", "FusedActivationFunction": "ActivationFunctionType"}
+_ENUMS = {"Padding": "Padding", "FusedActivationFunction": "ActivationFunctionType", "OutputType": "TensorType"}
 
 
 def _m(name):

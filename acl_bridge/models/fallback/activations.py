@@ -1,6 +1,6 @@
 """Unary operators and activations: LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1,
 HARD_SWISH, LEAKY_RELU, ELU, PRELU, EXP, LOG, ABS, NEG, SQRT, RSQRT, SQUARE, SIN, COS, FLOOR,
-CEIL, ROUND, LOGICAL_NOT.
+CEIL, ROUND, GELU, LOGICAL_NOT.
 
 float32: numpy's float32 functions. int8 / uint8: the RELU family requantizes the input to
 the output's scale (the ratio in float32, as TFLite's) and clamps; LOGISTIC and TANH use
@@ -10,6 +10,7 @@ by the output scale, rounded half away from zero, plus the output zero point, cl
 from __future__ import annotations
 
 import functools
+import math
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -18,6 +19,15 @@ from . import int8_reference as q8
 from .registry import FLOAT, INT8, Call, kernel
 
 _F32 = np.float32
+
+
+def gelu(x: np.ndarray, approximate: bool = False) -> np.ndarray:
+    """TFLite's GELU in float64: x/2 (1 + erf(x / sqrt 2)), or with ``approximate`` its tanh
+    form x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    x = np.asarray(x, np.float64)
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + np.vectorize(math.erf, otypes=[np.float64])(x / np.sqrt(2)))
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -47,6 +57,7 @@ _FLOAT: Dict[str, Callable[[Call, np.ndarray], np.ndarray]] = {
     "FLOOR": lambda c, x: np.floor(x),
     "CEIL": lambda c, x: np.ceil(x),
     "ROUND": lambda c, x: np.round(x),  # TFLite rounds half to even here, as numpy does
+    "GELU": lambda c, x: gelu(x, bool(c.option("approximate", False))),
 }
 # int8 / uint8: (bridge activation, a, b) clamps after a requantization
 _RELUS = {"RELU": ("relu", 0.0, 0.0), "RELU6": ("bounded_relu", 6.0, 0.0),

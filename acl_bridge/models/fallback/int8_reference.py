@@ -196,6 +196,17 @@ def mul(a, a_q, b, b_q, y_q, y_dtype, clamp) -> np.ndarray:
     return output_stage(acc, np.float64(a_q[0]) * np.float64(b_q[0]) / np.float64(y_q[0]), y_q[1], clamp, y_dtype)
 
 
+def squared_difference(a, a_q, b, b_q, y_q, y_dtype, clamp) -> np.ndarray:
+    """TFLite's SQUARED_DIFFERENCE: both inputs shifted left by 7 and rescaled to twice the
+    larger input scale, their difference squared, rescaled by ``(2 s_max)^2 / (2^14 s_out)``."""
+    left_shift = 7
+    twice_max = 2 * max(np.float64(a_q[0]), np.float64(b_q[0]))
+    sa = rescale((np.asarray(a, np.int64) - a_q[1]) << left_shift, np.float64(a_q[0]) / twice_max)
+    sb = rescale((np.asarray(b, np.int64) - b_q[1]) << left_shift, np.float64(b_q[0]) / twice_max)
+    return output_stage((sa - sb) ** 2, twice_max * twice_max / ((1 << 2 * left_shift) * np.float64(y_q[0])), y_q[1],
+                        clamp, y_dtype)
+
+
 def average_pool(x, kernel, stride, padding, clamp, dtype) -> np.ndarray:
     s = _pad_windows(np.asarray(x, np.int64), kernel, stride, padding, 0).sum(axis=(-2, -1))
     ones = np.ones(x.shape[:3] + (1,), np.int64)

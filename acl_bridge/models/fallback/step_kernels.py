@@ -14,7 +14,7 @@ import numpy as np
 
 from ..lowering.step import Step, slice_index
 from . import int8_reference as q8
-from .activations import lookup_table
+from .activations import gelu, lookup_table
 
 # A float kernel: (step, its first input as float64, params, constants, arrays) -> the result
 # before the fused activation, or None when it wrote its output itself (a copy).
@@ -51,6 +51,7 @@ _ACT = {
     "hard_swish": lambda x, a, b: x * np.clip(x + 3, 0, 6) / 6,
     "sqrt": lambda x, a, b: np.sqrt(x),
     "square": lambda x, a, b: x * x,
+    "gelu": lambda x, a, b: gelu(x),
 }
 
 def _windows(x, kernel, stride, padding, fill):
@@ -134,10 +135,10 @@ def _binary_operands(s: Step, c: dict, arrays: Dict[int, np.ndarray]):
     return tuple(c[r] if r in c else arrays[next(inputs)] for r in ("a", "b"))
 
 
-_QUANTIZED_BINARY = {"add": q8.add, "sub": q8.sub, "mul": q8.mul}
+_QUANTIZED_BINARY = {"add": q8.add, "sub": q8.sub, "mul": q8.mul, "squared_difference": q8.squared_difference}
 
 
-@step_kernel("add", "sub", "mul", "maximum", "minimum", quantized=True)
+@step_kernel("add", "sub", "mul", "maximum", "minimum", "squared_difference", quantized=True)
 def _binary_q(s, x, p, c, q, dst, arrays):
     """TFLite's integer ADD / SUB / MUL; MAXIMUM / MINIMUM compare the stored values (one
     quantization in and out)."""
@@ -302,3 +303,40 @@ def run_step(s: Step, arrays: Dict[int, np.ndarray]) -> None:
         return
     y = _ACT[p.get("activation")](y, p.get("act_a", 0.0), p.get("act_b", 0.0))
     arrays[s.output][...] = y
+
+
+# the logic family: comparisons and logical operators write bools; int8 / uint8 inputs of one
+# quantization compare their stored values; arg max / min the index along the step's axis
+_COMPARISONS = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+                "greater": np.greater, "greater_equal": np.greater_equal,
+                "logical_and": np.logical_and, "logical_or": np.logical_or}
+_ARG = {"arg_max": np.argmax, "arg_min": np.argmin}
+
+
+def _role_operands(s: Step, c: dict, arrays: Dict[int, np.ndarray], roles) -> tuple:
+    """The step's operands by role: its constants, its inputs in order for the others."""
+    inputs = iter(s.inputs)
+    return tuple(c[r] if r in c else arrays[next(inputs)] for r in roles)
+
+
+@step_kernel(*_COMPARISONS)
+@step_kernel(*_COMPARISONS, quantized=True)
+def _comparison(s, x, p, c, *rest):
+    return _COMPARISONS[s.kind](*_role_operands(s, c, rest[-1], ("a", "b")))
+
+
+@step_kernel("logical_not")
+def _logical_not(s, x, p, c, arrays):
+    return np.logical_not(arrays[s.inputs[0]])
+
+
+@step_kernel(*_ARG)
+@step_kernel(*_ARG, quantized=True)
+def _arg(s, x, p, c, *rest):
+    return _ARG[s.kind](rest[-1][s.inputs[0]], axis=p["axis"])
+
+
+@step_kernel("select")
+@step_kernel("select", quantized=True)
+def _select(s, x, p, c, *rest):
+    return np.where(*_role_operands(s, c, rest[-1], ("condition", "a", "b")))

@@ -207,6 +207,7 @@ OPTION_TABLES = {
     "UNPACK": ("UnpackOptions", (("num", "Num", None), ("axis", "Axis", None))),
     "GATHER": ("GatherOptions", (("axis", "Axis", None), ("batch_dims", "BatchDims", None))),
     "LEAKY_RELU": ("LeakyReluOptions", (("alpha", "Alpha", None),)),
+    "GELU": ("GeluOptions", (("approximate", "Approximate", None),)),
     "MIRROR_PAD": ("MirrorPadOptions", (("mode", "Mode", {0: "REFLECT", 1: "SYMMETRIC"}),)),
 }
 

@@ -10,6 +10,7 @@ the outer (0, 0) axes that ACL's CLPadLayer refuses."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
@@ -155,3 +156,5 @@ for _cls in R.CLASSES:
     function_kind(_cls.kind, _cls)(_axis)
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
+
+importlib.import_module(".function_kinds_logic", __package__)  # the logic family registers its kinds

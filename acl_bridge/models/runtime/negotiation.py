@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ndarray import ShapeDescriptor
 
 from ...configure_session import NEGOTIATED_PLAN, ConfigureSession, question_id
-from ...errors import AclStatusError
+from ...errors import AclStatusError, AclUnsupportedError
 from ...mapping import PaddingSize
 from ...plan import FunctionPlan, Reason
 from ..planning.plan_cache import lowering_code_identity
@@ -41,7 +41,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend,
         operands = step_operands(s, shapes, consts)
         try:
             need = cls.required_padding(*operands, **call_kwargs(s), data_layout="NHWC", backend=backend)
-        except AclStatusError as e:
+        except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
             if not fallback:
                 raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
             refused[s.op_index] = refusal(s, operands, e)

@@ -101,7 +101,7 @@ from ...configure_batch import RecalledFunctions, configure_kept
 from ...configure_cold import decide_calls
 from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession,
                                  question_id)
-from ...errors import AclError, AclStatusError, AclUnavailableError
+from ...errors import AclError, AclStatusError, AclUnavailableError, AclUnsupportedError
 from ...facts_cache import FactsCache, FactsCacheReport
 from ...facts_cache import identity as facts_identity
 from ...user_cache import check_cache_option
@@ -509,7 +509,7 @@ class TfliteRunner:
             try:
                 f = ROLES[s.kind](*operands, **dict(kwargs, workspace=self.workspaces[-1]),
                                   decided=None if decided is None or cold else decided[k])
-            except AclStatusError as e:
+            except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
                 if not self.fallback:
                     raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
                 refused[s.op_index] = refusal(s, operands, e)

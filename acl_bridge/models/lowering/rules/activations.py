@@ -1,5 +1,5 @@
 """Activation operators (RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, TANH, LOGISTIC, HARD_SWISH,
-LEAKY_RELU, ELU, SQRT, SQUARE: ACL's activation layer) and SOFTMAX."""
+LEAKY_RELU, ELU, SQRT, SQUARE, GELU: ACL's activation layer) and SOFTMAX."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Dict, Tuple
 import numpy as np
 
 from ...format.tflite_reader import ModelSpec, OperatorSpec
-from ..helpers import FUSED, Activation, first_input, float_option, refuse, unary
+from ..helpers import FUSED, Activation, first_input, float_option, option, refuse, unary
 from ..quantized import QUANTIZED_ACTIVATIONS, is_quantized, quantization, tensor_q
 from ..step import Lowered, Params
 from .table import FLOAT32_OR_INT8, rule
@@ -20,7 +20,10 @@ ACTIVATIONS: Dict[str, Activation] = {name: act for name, act in FUSED.items() i
 ACTIVATIONS.update({
     "LOGISTIC": ("logistic", 0.0, 0.0), "HARD_SWISH": ("hard_swish", 0.0, 0.0), "ELU": ("elu", 1.0, 0.0),
     "LEAKY_RELU": ("leaky_relu", 0.2, 0.0), "SQRT": ("sqrt", 0.0, 0.0), "SQUARE": ("square", 0.0, 0.0),
-    "RELU_0_TO_1": ("lu_bounded_relu", 1.0, 0.0)})
+    "RELU_0_TO_1": ("lu_bounded_relu", 1.0, 0.0),
+    # ACL 24.x (ActivationFunction::GELU, the erf form); 20.08 refuses it as unsupported at
+    # configure and the runner's fallback runs it
+    "GELU": ("gelu", 0.0, 0.0)})
 # int8 / uint8 beyond the clamps: TFLite's lookup tables (ACL's activation computes the same
 # function and requantizes, within one step of the table)
 TABLE_ACTIVATIONS = ("logistic", "tanh")
@@ -32,6 +35,8 @@ def activation(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     int8 / uint8 RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1: TFLite requantizes the input to the
     output's scale, then clamps; LOGISTIC and TANH: TFLite's lookup table of the function."""
     function, a, b = ACTIVATIONS[op.opcode]
+    if op.opcode == "GELU" and option(op, "approximate", False):
+        raise refuse(op, "option approximate=True (ACL's GELU is the erf form)")
     if op.opcode == "LEAKY_RELU":
         a = float_option(op, "alpha", a)
     params: Params = (("function", function), ("a", a), ("b", b))

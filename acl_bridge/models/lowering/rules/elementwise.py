@@ -20,11 +20,10 @@ BINARY: Dict[str, str] = {"ADD": "add", "SUB": "sub", "MUL": "mul", "DIV": "div"
                           "MINIMUM": "minimum", "SQUARED_DIFFERENCE": "squared_difference", "POW": "power"}
 # a op b == b op a: the live input goes first, a constant takes role b
 COMMUTATIVE = frozenset({"ADD", "MUL", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"})
-# int8 / uint8 on ACL (the others are float on ACL: its division and power are; int8
-# SQUARED_DIFFERENCE has no numpy kernel of TFLite's arithmetic here yet; int8 MUL: ACL
+# int8 / uint8 on ACL (the others are float on ACL: its division and power are; int8 MUL: ACL
 # 24.11's quantized NEPixelWiseMultiplication crashed, a segmentation fault in the runner,
 # emulated arm64, with and without broadcasting (20.08 ran it), so it stays on the CPU fallback)
-QUANTIZED_BINARY = frozenset({"ADD", "SUB", "MAXIMUM", "MINIMUM"})
+QUANTIZED_BINARY = frozenset({"ADD", "SUB", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"})
 # TFLite compares the stored values: one quantization in and out
 SAME_QUANTIZATION = frozenset({"MAXIMUM", "MINIMUM"})
 # TFLite unary operator -> step kind (float32)
@@ -51,7 +50,7 @@ def binary(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """-> ``add`` / ``sub`` / ``mul`` / ``div`` / ``maximum`` / ``minimum`` /
     ``squared_difference`` / ``power``, broadcasting as numpy (a constant input takes the
     output's rank, leading 1s), and the fused activation as an in-place ``activation`` step
-    on the result (ACL's functions of this family take none). int8 / uint8 (ADD, SUB, MAXIMUM,
+    on the result (ACL's functions of this family take none). int8 / uint8 (ADD, SUB, SQUARED_DIFFERENCE, MAXIMUM,
     MINIMUM): each input and the output with its own scale and zero point (MAXIMUM / MINIMUM:
     one quantization for all, as TFLite requires)."""
     t = model.tensors
