@@ -16,14 +16,17 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from .conftest import tolerance  # noqa: E402
-from .test_one_operator import CASES, INT8_CASES, _int8_input  # noqa: E402
+from .test_one_operator import CASES, INT8_CASES, MOVEMENT_GRAPHS, _int8_input  # noqa: E402
 from .tiny_tflite import one_operator_model  # noqa: E402
 
 pytestmark = pytest.mark.acl
 
 NEW = {"SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "ABS", "EXP", "LOG", "NEG", "RSQRT",
        "SIN", "FLOOR", "ROUND", "HARD_SWISH", "ELU", "LEAKY_RELU", "SQRT", "SQUARE", "RELU_0_TO_1", "LOGISTIC",
-       "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "SUM", "MEAN", "REDUCE_MIN", "REDUCE_PROD"}
+       "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "SUM", "MEAN", "REDUCE_MIN", "REDUCE_PROD",
+       # the data-movement family (MOVEMENT_GRAPHS below: SPLIT, SPLIT_V, UNPACK, CAST)
+       "STRIDED_SLICE", "SLICE", "GATHER", "TILE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BATCH_TO_SPACE_ND",
+       "SPACE_TO_BATCH_ND", "PADV2", "MIRROR_PAD"}
 # (float MEAN over H and W and the other cases of the existing rules run elsewhere: test_mean_acl.py...)
 FLOAT = [c for c in CASES if c.opcode in NEW and c.opcode not in ("LOGISTIC", "TANH", "PAD")
          and not (c.opcode == "MEAN" and c.kinds == ("pooling",))]
@@ -98,3 +101,22 @@ def test_float_operator_on_acl_matches_the_plan(case):
 @pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
 def test_int8_operator_on_acl_within_a_step_of_tflite(case):
     check_int8(case, "neon")
+
+
+def check_graph(case, backend: str) -> None:
+    """A several-output (or CAST) data-movement model on ``backend``: every output equal to the
+    numpy plan's (moves are exact; CAST truncates alike)."""
+    r = _runner(case.model(), backend)
+    try:
+        assert r.plan.fallbacks == () and tuple(s.kind for s in r.plan.steps) == case.kinds, r.plan
+        x = np.random.default_rng(3).uniform(-3, 3, case.x).astype(np.float32)
+        got, ref = r.run(x), run_plan(r.plan, x)
+        for k in range(len(case.ys)):
+            assert np.array_equal(np.array(got[f"y{k}"]), ref[f"y{k}"]), (case.id, k)
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("case", MOVEMENT_GRAPHS, ids=[c.id for c in MOVEMENT_GRAPHS])
+def test_movement_graph_on_acl_matches_the_plan(case):
+    check_graph(case, "neon")

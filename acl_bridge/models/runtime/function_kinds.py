@@ -107,7 +107,8 @@ def _activation(p: Mapping[str, object]) -> Dict[str, object]:
 
 @function_kind("pad", F.Pad)
 def _pad(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0)}
+    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0),
+            "mode": p.get("mode", "constant")}
 
 
 @function_kind("permute", F.Permute)
@@ -155,3 +156,5 @@ for _cls in R.CLASSES:
     function_kind(_cls.kind, _cls)(_axis)
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
+
+from . import function_kinds_movement  # noqa: E402,F401  (the data-movement family registers its kinds)
