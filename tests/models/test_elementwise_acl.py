@@ -120,3 +120,21 @@ def check_graph(case, backend: str) -> None:
 @pytest.mark.parametrize("case", MOVEMENT_GRAPHS, ids=[c.id for c in MOVEMENT_GRAPHS])
 def test_movement_graph_on_acl_matches_the_plan(case):
     check_graph(case, "neon")
+
+
+@pytest.mark.parametrize("opcode", ["SPLIT", "SLICE"])
+def test_slices_are_views_of_the_input_on_acl(opcode):
+    """SPLIT / SLICE parts read by RELUs: views of the input's buffer (no strided-slice step),
+    each RELU on its strided part equal to the numpy plan; what ACL stages is printed."""
+    from .test_one_operator import split_then_relu
+
+    r = _runner(split_then_relu(opcode), "neon")
+    try:
+        assert r.plan.fallbacks == () and {s.kind for s in r.plan.steps} == {"activation"}, r.plan.steps
+        x = np.random.default_rng(3).uniform(-3, 3, (1, 4, 5, 6)).astype(np.float32)
+        got, ref = r.run(x), run_plan(r.plan, x)
+        for name in ref:
+            assert np.array_equal(np.array(got[name]), ref[name]), name
+        print(f"{opcode} parts as views: staged {r.staged()}, copied per inference {r.copied_bytes_per_inference}")
+    finally:
+        r.close()

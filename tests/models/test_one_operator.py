@@ -664,3 +664,41 @@ def test_movement_graph_plan_matches_the_interpreter(case):
 @pytest.mark.parametrize("case", MOVEMENT_GRAPHS, ids=[c.id for c in MOVEMENT_GRAPHS])
 def test_movement_graph_steps_bind_to_the_bridge_functions(case, monkeypatch):
     assert_steps_bind(plan_model(read_model(case.model())), monkeypatch)
+
+
+def split_then_relu(opcode: str = "SPLIT") -> bytes:
+    """x (1, 4, 5, 6) -> SPLIT into 3 along the channels (or SLICE of H rows 1..3) -> RELU on
+    each part -> the graph's outputs: the parts are no graph outputs, so they are views of x."""
+    from .graph_tflite import graph_model
+
+    x = ("x", (1, 4, 5, 6), "float32", None, None)
+    if opcode == "SPLIT":
+        parts = [f"p{k}" for k in range(3)]
+        tensors = [x, ("axis", (1,), "int32", np.array([3], np.int32), None)]
+        tensors += [(p, (1, 4, 5, 2), "float32", None, None) for p in parts]
+        ops = [("SPLIT", ["axis", "x"], parts, ("SplitOptions", {"NumSplits": 3}))]
+    else:
+        parts = ["p0"]
+        tensors = [x, ("begin", (4,), "int32", np.array([0, 1, 0, 0], np.int32), None),
+                   ("size", (4,), "int32", np.array([-1, 2, -1, -1], np.int32), None),
+                   ("p0", (1, 2, 5, 6), "float32", None, None)]
+        ops = [("SLICE", ["x", "begin", "size"], parts, None)]
+    outs = [f"y{k}" for k in range(len(parts))]
+    tensors += [(y, [t for t in tensors if t[0] == p][0][1], "float32", None, None) for p, y in zip(parts, outs)]
+    ops += [("RELU", [p], [y], None) for p, y in zip(parts, outs)]
+    return graph_model(tensors, ops, ["x"], outs)
+
+
+@host_only_under_emulation  # numpy against TFLite
+@pytest.mark.parametrize("opcode", ["SPLIT", "SLICE"])
+def test_slices_read_by_other_operators_are_views_of_the_input(opcode):
+    data = split_then_relu(opcode)
+    plan = plan_model(read_model(data))
+    assert {s.kind for s in plan.steps} == {"activation"}, plan.steps  # no strided_slice step: views
+    x_id = plan.model.inputs[0]
+    sliced = [v for v in plan.views if v.parent == x_id]
+    assert len(sliced) == (3 if opcode == "SPLIT" else 1) and all(v.how[0] == "slice" for v in sliced)
+    x = np.random.default_rng(3).uniform(-3, 3, (1, 4, 5, 6)).astype(np.float32)
+    ref, got = interpreter_outputs(data, x), run_plan(plan, x)
+    for name in ref:
+        assert np.array_equal(got[name], ref[name]), name

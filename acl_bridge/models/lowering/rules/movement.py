@@ -1,5 +1,6 @@
-"""Data movement: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK (strided slices, one step per
-output), GATHER, TILE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND
+"""Data movement: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK (strided slices, one per
+output: with unit steps along one axis a view of the input's buffer where the plan can make
+one, :class:`~..step.Slice`), GATHER, TILE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND
 (the data-movement family, :mod:`acl_bridge.families.movement`), PADV2 and MIRROR_PAD (``pad``
 with a value or a mode), CAST (``cast``). float32, or int8 / uint8 moved as stored with one
 quantization in and out (TFLite's requirement). Tables (begin, sizes, indices, multiples,
@@ -17,7 +18,7 @@ from ....layout import slice_bounds
 from ...format.tflite_reader import ModelSpec, OperatorSpec
 from ..helpers import first_input, int_option, malformed, option, refuse, unary
 from ..quantized import QUANTIZED, is_quantized, per_tensor, quantization, tensor_q
-from ..step import Lowered, Params, Step
+from ..step import Lowered, Params, Slice, Step
 from .table import rule
 
 MAX_RANK = 4  # ACL's strided slice, gather and tile (acl_bridge.families.movement)
@@ -70,8 +71,10 @@ def _check_shape(op: OperatorSpec, model: ModelSpec, out: int, want: Sequence[in
 
 
 def _slice_step(op: OperatorSpec, model: ModelSpec, src: int, out: int, begin, end, strides,
-                begin_mask: int = 0, end_mask: int = 0, shrink: int = 0) -> Step:
-    """A ``strided_slice`` step of ``src`` into ``out`` (bounds resolved, checked against out)."""
+                begin_mask: int = 0, end_mask: int = 0, shrink: int = 0) -> Lowered:
+    """A ``strided_slice`` step of ``src`` into ``out`` (bounds resolved, checked against out);
+    with unit steps along at most one axis and nothing shrunk, a :class:`Slice` placement (a
+    view of ``src``'s buffer where the plan can make one, else that step)."""
     x = tuple(model.tensors[src].shape)
     if len(x) > MAX_RANK:
         raise refuse(op, f"a rank-{len(x)} input (ACL slices at most {MAX_RANK} dimensions)")
@@ -85,7 +88,12 @@ def _slice_step(op: OperatorSpec, model: ModelSpec, src: int, out: int, begin, e
     _check_shape(op, model, out, shape, f"{list(x)} sliced")
     params: Params = (("begin", tuple(b for b, _, _ in bounds)), ("end", tuple(e for _, e, _ in bounds)),
                       ("strides", tuple(s for _, _, s in bounds)), ("shrink_axis_mask", shrink))
-    return Step(op.index, op.opcode, "strided_slice", (src,), out, params + _same_q(op, model, src, (out,)))
+    step = Step(op.index, op.opcode, "strided_slice", (src,), out, params + _same_q(op, model, src, (out,)))
+    cut = [k for k, (b, e, st) in enumerate(bounds) if (b, e) != (0, x[k])]
+    if shrink or any(st != 1 for _, _, st in bounds) or len(cut) > 1:
+        return step
+    axis = cut[0] if cut else 0
+    return Slice(op.index, op.opcode, src, out, axis, bounds[axis][0], step)
 
 
 @rule("STRIDED_SLICE", tensors=moved(1, 2, 3))
