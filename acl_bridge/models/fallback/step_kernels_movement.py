@@ -66,3 +66,8 @@ def _cast(s, x, p, c, arrays):
     """float64 of the input, assigned into the output: float -> integer truncates toward zero
     (TFLite's static_cast)."""
     return np.trunc(x) if arrays[s.output].dtype.kind in "iu" else x
+
+
+@step_kernel("fill")
+def _fill(s, x, p, c, arrays):
+    return np.full(arrays[s.output].shape, p["value"])

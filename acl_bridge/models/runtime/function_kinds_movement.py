@@ -30,7 +30,8 @@ def _passed(names):
 
 for _cls in M.CLASSES:
     function_kind(_cls.kind, _cls)(_passed(OPTIONS[_cls.kind]))
-# CAST: ACL's depth conversion (saturating)
+# CAST: ACL's depth conversion (saturating); FILL: NEFill of the value
 function_kind("cast", F.Cast)(_passed(()))
+function_kind("fill", F.Fill)(_passed(("value",)))
 
 __all__ = ["OPTIONS"]

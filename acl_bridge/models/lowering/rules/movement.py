@@ -2,7 +2,7 @@
 output: with unit steps along one axis a view of the input's buffer where the plan can make
 one, :class:`~..step.Slice`), GATHER, TILE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND
 (the data-movement family, :mod:`acl_bridge.families.movement`), PADV2 and MIRROR_PAD (``pad``
-with a value or a mode), CAST (``cast``). float32, or int8 / uint8 moved as stored with one
+with a value or a mode), CAST (``cast``), FILL (``fill``). float32, or int8 / uint8 moved as stored with one
 quantization in and out (TFLite's requirement). Tables (begin, sizes, indices, multiples,
 blocks, paddings) must be constants; what the fallback runs instead is refused by name."""
 
@@ -349,3 +349,28 @@ def cast(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     if tuple(model.tensors[op.inputs[0]].shape) != tuple(model.tensors[op.outputs[0]].shape):
         raise malformed(op, "input and output shapes differ")
     return (unary(op, "cast"),)
+
+
+def fill_gate(op: OperatorSpec, model: ModelSpec) -> None:
+    """FILL: constant dims and value, the value's type the output's (float32 or int32)."""
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
+        raise refuse(op, f"{len(op.inputs)} inputs / {len(op.outputs)} outputs (dims, value -> 1)")
+    dims, value, y = (model.tensors[i] for i in (*op.inputs, op.outputs[0]))
+    if dims.data is None or value.data is None:
+        raise refuse(op, "non-constant dims or value (a FILL of constants whose output is no graph output is "
+                         "folded at load)")
+    if y.dtype not in (np.dtype(np.float32), np.dtype(np.int32)) or value.dtype != y.dtype:
+        raise refuse(op, f"a {value.dtype} value into a {y.dtype} output (float32 or int32, the same)")
+
+
+@rule("FILL", tensors=fill_gate)
+def fill(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``fill`` (ACL's NEFill) of the output with the constant value; the dims must be the
+    output's shape. The step names the dims as its input (a constant: no buffer, nothing read)."""
+    dims, value = (model.tensors[i].data for i in op.inputs)
+    y = model.tensors[op.outputs[0]]
+    if [int(d) for d in np.asarray(dims).reshape(-1)] != list(y.shape):
+        raise malformed(op, f"dims {np.asarray(dims).reshape(-1).tolist()}, the output is {list(y.shape)}")
+    v = np.asarray(value).reshape(-1)[0]
+    return (Step(op.index, op.opcode, "fill", (op.inputs[0],), op.outputs[0],
+                 (("value", float(v) if v.dtype.kind == "f" else int(v)),)),)
