@@ -99,11 +99,17 @@ class StridedSlice(AclFunction):
         smask = params.shrink_mask
         bounds, out = slice_bounds(shape, *given, params.begin_mask, params.end_mask, smask, cls.__name__)
         _dst_shape(cls, arrays, out, f"src {tuple(shape)} sliced")
-        for i, (b, e, s) in enumerate(to_acl_order(bounds)):  # resolved: ACL's masks stay 0 but the shrink
-            params.slice_begin[i], params.slice_end[i], params.slice_stride[i] = b, e, s
+        # ACL counts no outer dimension of extent 1 (its validate() refuses more starts than
+        # dimensions): those axes, whole or shrunk either way, are left out
         rank = len(shape)
+        while rank > 1 and shape[len(shape) - rank] == 1:
+            rank -= 1
+        params.slice_len = rank
+        for i, (b, e, s) in enumerate(to_acl_order(bounds[len(shape) - rank:])):  # resolved: no begin / end masks
+            params.slice_begin[i], params.slice_end[i], params.slice_stride[i] = b, e, s
         params.begin_mask = params.end_mask = 0
-        params.shrink_mask = sum(1 << (rank - 1 - k) for k in range(rank) if smask >> k & 1)
+        params.shrink_mask = sum(1 << (len(shape) - 1 - k) for k in range(len(shape) - rank, len(shape))
+                                 if smask >> k & 1)
         return arrays, kind, params, quant
 
 

@@ -138,3 +138,19 @@ def test_slices_are_views_of_the_input_on_acl(opcode):
         print(f"{opcode} parts as views: staged {r.staged()}, copied per inference {r.copied_bytes_per_inference}")
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("axis", [0, 3])
+def test_pack_inputs_are_views_of_the_output_on_acl(axis):
+    """PACK of two RELUs: each RELU writes straight into its slice of the output (no copy
+    step), the output equal to the numpy plan's."""
+    from .test_one_operator import relus_then_pack
+
+    r = _runner(relus_then_pack(axis), "neon")
+    try:
+        assert r.plan.fallbacks == () and [s.kind for s in r.plan.steps] == ["activation", "activation"]
+        x = np.random.default_rng(3).uniform(-3, 9, (2, 3, 4)).astype(np.float32)
+        assert np.array_equal(np.array(r.run(x)["y"]), run_plan(r.plan, x)["y"])
+        print(f"PACK axis {axis}: staged {r.staged()}, copied per inference {r.copied_bytes_per_inference}")
+    finally:
+        r.close()

@@ -645,6 +645,10 @@ MOVEMENT_GRAPHS = [
     GraphCase("unpack_axis1", "UNPACK", (2, 3, 4), ((2, 4),) * 3, ("strided_slice",) * 3,
               options=("UnpackOptions", {"Num": 3, "Axis": 1})),
     GraphCase("cast_float32_to_int32", "CAST", (1, 4, 5, 3), ((1, 4, 5, 3),), ("cast",), y_dtype="int32"),
+    # PACK of the graph input and a constant: copies into the output's slices (views where a
+    # producer can write there: test_pack_inputs_are_views_of_the_output)
+    GraphCase("pack_last_axis", "PACK", (2, 3), ((2, 3, 2),), ("copy", "copy"),
+              ("x", np.arange(6, dtype=np.float32).reshape(2, 3)), ("PackOptions", {"ValuesCount": 2, "Axis": -1})),
     # a FILL of constants writing a graph output is not folded at load: NEFill
     GraphCase("fill_graph_output", "FILL", (1, 2), ((2, 3, 4),), ("fill",),
               (np.array([2, 3, 4], np.int32), np.array(1.5, np.float32))),
@@ -705,3 +709,27 @@ def test_slices_read_by_other_operators_are_views_of_the_input(opcode):
     ref, got = interpreter_outputs(data, x), run_plan(plan, x)
     for name in ref:
         assert np.array_equal(got[name], ref[name]), name
+
+
+def relus_then_pack(axis: int) -> bytes:
+    """x (2, 3, 4) -> RELU, ABS... no: RELU and RELU6 -> PACK along ``axis`` -> y."""
+    from .graph_tflite import graph_model
+
+    shape = (2, 3, 4)
+    out = shape[:axis] + (2,) + shape[axis:]
+    tensors = [("x", shape, "float32", None, None), ("a", shape, "float32", None, None),
+               ("b", shape, "float32", None, None), ("y", out, "float32", None, None)]
+    ops = [("RELU", ["x"], ["a"], None), ("RELU6", ["x"], ["b"], None),
+           ("PACK", ["a", "b"], ["y"], ("PackOptions", {"ValuesCount": 2, "Axis": axis}))]
+    return graph_model(tensors, ops, ["x"], ["y"])
+
+
+@host_only_under_emulation  # numpy against TFLite
+@pytest.mark.parametrize("axis", [0, 1, 3])
+def test_pack_inputs_are_views_of_the_output(axis):
+    data = relus_then_pack(axis)
+    plan = plan_model(read_model(data))
+    assert [s.kind for s in plan.steps] == ["activation", "activation"], plan.steps  # no copy: views
+    x = np.random.default_rng(3).uniform(-3, 9, (2, 3, 4)).astype(np.float32)
+    ref, got = interpreter_outputs(data, x)["y"], run_plan(plan, x)["y"]
+    assert np.array_equal(got, ref)

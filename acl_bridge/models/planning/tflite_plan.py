@@ -270,7 +270,8 @@ def _views(model: ModelSpec, consumers: Dict[int, List[int]],
         src, out = r.source, r.output
         if out not in parent and root(src) != out:
             parent[out] = View(out, src, ("reshape",))
-        elif src not in parent and src not in fixed and root(out) != src and len(consumers.get(src, ())) == 1:
+        elif src not in parent and src not in fixed and not t[src].is_constant and root(out) != src \
+                and len(consumers.get(src, ())) == 1:
             parent[src] = View(src, out, ("reshape",))
         else:
             copies.append(Step(r.op_index, r.opcode, "copy", (src,), out, (("reshape", True),)

@@ -1,4 +1,5 @@
-"""Data movement: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK (strided slices, one per
+"""Data movement: PACK (views into the output, as CONCATENATION's), STRIDED_SLICE, SLICE,
+SPLIT, SPLIT_V, UNPACK (strided slices, one per
 output: with unit steps along one axis a view of the input's buffer where the plan can make
 one, :class:`~..step.Slice`), GATHER, TILE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND
 (the data-movement family, :mod:`acl_bridge.families.movement`), PADV2 and MIRROR_PAD (``pad``
@@ -18,7 +19,7 @@ from ....layout import slice_bounds
 from ...format.tflite_reader import ModelSpec, OperatorSpec
 from ..helpers import first_input, int_option, malformed, option, refuse, unary
 from ..quantized import QUANTIZED, is_quantized, per_tensor, quantization, tensor_q
-from ..step import Lowered, Params, Slice, Step
+from ..step import Concatenate, Intermediate, Lowered, Params, Reshape, Slice, Step
 from .table import rule
 
 MAX_RANK = 4  # ACL's strided slice, gather and tile (acl_bridge.families.movement)
@@ -374,3 +375,30 @@ def fill(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     v = np.asarray(value).reshape(-1)[0]
     return (Step(op.index, op.opcode, "fill", (op.inputs[0],), op.outputs[0],
                  (("value", float(v) if v.dtype.kind == "f" else int(v)),)),)
+
+
+@rule("PACK", tensors=moved())
+def pack(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """Views: each input a reshape (its new axis of 1) of its slice of the output along
+    ``axis``, so its producer writes straight into the output (a counted copy where it cannot:
+    a graph input, a constant, an input read twice), as CONCATENATION's inputs are; one
+    quantization for every input and the output (TFLite's requirement)."""
+    t = model.tensors
+    out = op.outputs[0]
+    y = tuple(t[out].shape)
+    axis = _axis(op, int_option(op, "axis", 0), len(y))
+    if any(i < 0 for i in op.inputs) or int_option(op, "values_count", len(op.inputs)) != len(op.inputs):
+        raise malformed(op, f"{len(op.inputs)} inputs, values_count {option(op, 'values_count')}")
+    x = y[:axis] + y[axis + 1:]
+    steps: List[Lowered] = []
+    parts = []
+    for k, i in enumerate(op.inputs):
+        if tuple(t[i].shape) != x or y[axis] != len(op.inputs):
+            raise malformed(op, f"input #{i} {list(t[i].shape)} stacked {len(op.inputs)} times along axis {axis} "
+                                f"is not the output's {list(y)}")
+        _same_q(op, model, i, (out,))
+        key = -2 - k
+        steps += [Intermediate(op.index, op.opcode, key, x[:axis] + (1,) + x[axis:], i),
+                  Reshape(op.index, op.opcode, i, key)]
+        parts.append((key, k))
+    return tuple(steps) + (Concatenate(op.index, op.opcode, out, axis, tuple(parts)),)
