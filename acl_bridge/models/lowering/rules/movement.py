@@ -18,7 +18,7 @@ from ndarray.errors import IndexOutOfRangeError, UnsupportedOptionError
 from ....layout import slice_bounds
 from ...format.tflite_reader import ModelSpec, OperatorSpec
 from ..helpers import first_input, int_option, malformed, option, refuse, unary
-from ..quantized import QUANTIZED, is_quantized, per_tensor, quantization, tensor_q
+from ..quantized import all_float32, is_quantized, quantization, tensor_q
 from ..step import Concatenate, Intermediate, Lowered, Params, Reshape, Slice, Step
 from .table import rule
 
@@ -31,15 +31,7 @@ def moved(*tables: int):
 
     def check(op: OperatorSpec, model: ModelSpec) -> None:
         live = [model.tensors[i] for k, i in enumerate(op.inputs) if i >= 0 and k not in tables]
-        live += [model.tensors[i] for i in op.outputs]
-        dtypes = {t.dtype for t in live}
-        if dtypes == {np.dtype(np.float32)}:
-            return
-        if len(dtypes) != 1 or not dtypes <= set(QUANTIZED):
-            raise refuse(op, "tensor types " + ", ".join(f"#{t.index} {t.dtype}" for t in live)
-                         + " (float32 only, or int8 only, or uint8 only)")
-        for t in live:
-            per_tensor(op, t)
+        all_float32(op, live + [model.tensors[i] for i in op.outputs])
 
     return check
 
