@@ -373,8 +373,9 @@ def fill(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
 def pack(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """Views: each input a reshape (its new axis of 1) of its slice of the output along
     ``axis``, so its producer writes straight into the output (a counted copy where it cannot:
-    a graph input, a constant, an input read twice), as CONCATENATION's inputs are; one
-    quantization for every input and the output (TFLite's requirement)."""
+    a graph input, an input read twice), as CONCATENATION's inputs are; one quantization for
+    every input and the output (TFLite's requirement). A constant input is refused (the
+    fallback stacks it; PACK of constants alone is folded at load)."""
     t = model.tensors
     out = op.outputs[0]
     y = tuple(t[out].shape)
@@ -389,6 +390,8 @@ def pack(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
             raise malformed(op, f"input #{i} {list(t[i].shape)} stacked {len(op.inputs)} times along axis {axis} "
                                 f"is not the output's {list(y)}")
         _same_q(op, model, i, (out,))
+        if t[i].is_constant:  # the runner hands ACL no buffer of a constant to copy from
+            raise refuse(op, f"the constant input #{i} {t[i].name!r}")
         key = -2 - k
         steps += [Intermediate(op.index, op.opcode, key, x[:axis] + (1,) + x[axis:], i),
                   Reshape(op.index, op.opcode, i, key)]
