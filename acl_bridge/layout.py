@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence, Tuple, TypeVar
 
-from ndarray.errors import ArgumentTypeError, InvalidLayoutError, UnsupportedOptionError
+from ndarray.errors import ArgumentTypeError, IndexOutOfRangeError, InvalidLayoutError, UnsupportedOptionError
 from ndarray.strides import as_int
 
 DATA_LAYOUTS = ("NCHW", "NHWC")
@@ -164,3 +164,40 @@ def pad_width_to_acl(pad_width: Any) -> Tuple[Tuple[int, int], ...]:
             raise InvalidLayoutError(f"pad_width[{i}] is {pw!r}, expected (before, after)")
         out.append((check_int(pw[0], f"pad_width[{i}][0]"), check_int(pw[1], f"pad_width[{i}][1]")))
     return to_acl_order(out)
+
+
+def slice_bounds(shape: Sequence[int], begin: Sequence[int], end: Sequence[int], strides: Sequence[int],
+                 begin_mask: int = 0, end_mask: int = 0, shrink_axis_mask: int = 0, name: str = "StridedSlice"
+                 ) -> Tuple[Tuple[Tuple[int, int, int], ...], Tuple[int, ...]]:
+    """((start, stop, step) per axis resolved as numpy's ``slice(b, e, s).indices(n)`` with the
+    masks applied, the result's shape): a begin_mask / end_mask bit takes the axis from its
+    start / to its end, a shrink_axis_mask bit the one element at begin (the axis dropped).
+    Refused: entries not one per axis, steps below 1, a shrunk index out of range, an empty
+    result (UnsupportedOptionError / IndexOutOfRangeError naming the field and value)."""
+    rank = len(shape)
+    for field, values in (("begin", begin), ("end", end), ("strides", strides)):
+        if len(values) != rank:
+            raise UnsupportedOptionError(f"{name}: {field} has {len(values)} entries, expected {rank} "
+                                         f"(one per axis of a rank-{rank} src)")
+    for k, s in enumerate(strides):
+        if s < 1:
+            raise UnsupportedOptionError(f"{name}: strides[{k}] is {s}, expected >= 1 (negative and zero strides "
+                                         f"are not supported)")
+    bounds, out = [], []
+    for k, n in enumerate(shape):
+        if shrink_axis_mask >> k & 1:
+            b = begin[k] + n if begin[k] < 0 else begin[k]
+            if not 0 <= b < n:
+                raise IndexOutOfRangeError(f"{name}: begin[{k}] is {begin[k]}, expected -{n}..{n - 1} for axis {k} "
+                                           f"of extent {n} (shrink_axis_mask takes one element)")
+            bounds.append((b, b + 1, 1))
+            continue
+        start, stop, step = slice(None if begin_mask >> k & 1 else begin[k],
+                                  None if end_mask >> k & 1 else end[k], strides[k]).indices(n)
+        extent = len(range(start, stop, step))
+        if extent == 0:
+            raise UnsupportedOptionError(f"{name}: axis {k} slices {begin[k]}:{end[k]}:{strides[k]} of extent {n}, "
+                                         f"which is empty (an empty result is not supported)")
+        bounds.append((start, stop, step))
+        out.append(extent)
+    return tuple(bounds), tuple(out)

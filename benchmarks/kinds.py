@@ -107,6 +107,11 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
         KindCall("select", "Select", {"condition": (np.arange(48) % 3 == 0).reshape(flat), "a": x2,
                                       "b": _values(flat, 3)}, {"dst": (flat, "float32")}, {},
                  lambda v: np.where(v["condition"], v["a"], v["b"])),
+        # the data-movement family (acl_bridge.families.movement): a strided slice and a gather
+        KindCall("strided_slice", "StridedSlice", {"src": x2}, {"dst": ((2, 10), "float32")},
+                 dict(begin=(0, 1), end=(2, 21), strides=(1, 2)), lambda v: v["src"][:, 1:21:2]),
+        KindCall("gather", "Gather", {"src": x2, "indices": np.array([5, 0, 23, 7], np.int32)},
+                 {"dst": ((2, 4), "float32")}, dict(axis=1), lambda v: np.take(v["src"], v["indices"], axis=1)),
     ]
     for layout in layouts:
         nhwc = layout == "NHWC"

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 13
+#define ACL_SHIM_ABI_VERSION 14
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -112,6 +112,14 @@ extern "C" {
 #define ACL_SHIM_FN_ARG_MAX 79
 #define ACL_SHIM_FN_ARG_MIN 80
 #define ACL_SHIM_FN_SELECT 81
+/* the data-movement family (ABI 14, native/acl_shim_movement.cpp): src, dst unless said */
+#define ACL_SHIM_FN_STRIDED_SLICE 39  /* params.slice_* per ACL dimension; mask bit i: ACL dimension i */
+#define ACL_SHIM_FN_GATHER 40         /* src, indices (int32, 1-D), dst: along params.axis (ACL order) */
+#define ACL_SHIM_FN_TILE 41           /* params.multiples per ACL dimension */
+#define ACL_SHIM_FN_DEPTH_TO_SPACE 42 /* params.block_x */
+#define ACL_SHIM_FN_SPACE_TO_DEPTH 43 /* params.block_x */
+#define ACL_SHIM_FN_BATCH_TO_SPACE 44 /* params.block_x, block_y; crops in pad_left/right/top/bottom */
+#define ACL_SHIM_FN_SPACE_TO_BATCH 45 /* params.block_x, block_y; paddings in pad_left/right/top/bottom */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -223,6 +231,17 @@ typedef struct acl_shim_params {
     int32_t interpolation;       /* resize: ACL_SHIM_INTERP_* (ABI 6) */
     int32_t sampling;            /* resize: ACL_SHIM_SAMPLING_* */
     int32_t align_corners;       /* resize: TOP_LEFT sampling only */
+    int32_t slice_len;           /* strided_slice (ABI 14): entries per ACL dimension */
+    int32_t slice_begin[ACL_SHIM_MAX_DIMS];
+    int32_t slice_end[ACL_SHIM_MAX_DIMS];
+    int32_t slice_stride[ACL_SHIM_MAX_DIMS];
+    int32_t begin_mask;          /* strided_slice: bit i set, ACL dimension i from its start */
+    int32_t end_mask;            /* ... to its end */
+    int32_t shrink_mask;         /* ... one element, the dimension dropped from dst */
+    int32_t multiples_len;       /* tile: entries per ACL dimension */
+    uint32_t multiples[ACL_SHIM_MAX_DIMS];
+    int32_t block_x;             /* depth_to_space, space_to_depth (block_x only), batch_to_space, space_to_batch */
+    int32_t block_y;
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

@@ -277,6 +277,17 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             for (int i = 0; i < p.pad_len; ++i) padding.emplace_back(p.pad_before[i], p.pad_after[i]);
             const acl::PaddingMode mode = to_pad_mode(p.pad_mode);
             const acl::PixelValue value = to_pixel(p.constant_value, t[0]->info());
+#if ACL_SHIM_ACL_VERSION < 2411
+            // Measured (bookworm, issue 37): 20.08's reflect padding of QASYMM8_SIGNED wrote
+            // wrong values (2 of 98 right); its mirror modes on int8 are refused as a validate()
+            // refusal, so the model runner's fallback pads instead.
+            if (mode != acl::PaddingMode::CONSTANT && t[0]->info()->data_type() == acl::DataType::QASYMM8_SIGNED) {
+                check_status(acl::Status(acl::ErrorCode::RUNTIME_ERROR,
+                                         "reflect / symmetric padding of QASYMM8_SIGNED is unsupported on this ACL "
+                                         "(measured wrong on 20.08)"),
+                             name<F>("PadLayer").c_str());
+            }
+#endif
             check_status(F::Pad::validate(t[0]->info(), t[1]->info(), padding, value, mode),
                          name<F>("PadLayer").c_str());
             auto f = make<typename F::Pad>(mm);
@@ -336,6 +347,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             if (auto f = build_elementwise(kind, p, t, mm)) return f;
             if (auto f = build_reduction(kind, p, t, mm)) return f;
             if (auto f = build_logic(kind, p, t, mm)) return f;
+            if (auto f = build_movement(kind, p, t, mm)) return f;
             fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
         }
     }

@@ -515,10 +515,43 @@ def _resize_rows():
     return rows
 
 
+def _movement_family_rows():
+    """The data-movement family (acl_bridge.families.movement): one row per kind, NHWC."""
+    from acl_bridge.models.fallback.step_kernels_movement import KERNELS
+
+    def kernel(kind, **p):  # the numpy kernels the model runner checks against TFLite's interpreter
+        return lambda v: KERNELS[kind](None, v["src"], p, {}, {})
+
+    src = lambda shape: (lambda: {"src": arange_values(shape, scale=1.0)})  # noqa: E731
+    idx = np.array([3, 0, 2, 2], np.int32)
+    return [
+        _case("strided_slice-2x6x7x4", "StridedSlice", src((2, 6, 7, 4)),
+              dict(begin=(1, 1, -5, 0), end=(2, 6, 7, 3), strides=(1, 2, 1, 1), end_mask=0b0100),
+              lambda v: v["src"][1:2, 1:6:2, 2:, 0:3], "exact"),
+        _case("strided_slice-shrink", "StridedSlice", src((2, 5, 6, 3)),
+              dict(begin=(1, 0, 1, 0), end=(2, 5, 6, 3), strides=(1, 1, 2, 1), shrink_axis_mask=1),
+              lambda v: v["src"][1, :, 1::2, :], "exact"),
+        _case("gather-axis1", "Gather", lambda: {"src": arange_values((2, 5, 4, 3), scale=1.0), "indices": idx},
+              dict(axis=1), lambda v: np.take(v["src"], v["indices"], axis=1), "exact"),
+        _case("tile-2x3", "Tile", src((1, 2, 3, 2)), dict(multiples=(2, 1, 2, 3)),
+              lambda v: np.tile(v["src"], (2, 1, 2, 3)), "exact"),
+        _case("depth_to_space-block2", "DepthToSpace", src((1, 3, 4, 8)), dict(block_size=2, data_layout="NHWC"),
+              kernel("depth_to_space", block_size=2), "exact"),
+        _case("space_to_depth-block2", "SpaceToDepth", src((1, 4, 6, 3)), dict(block_size=2, data_layout="NHWC"),
+              kernel("space_to_depth", block_size=2), "exact"),
+        _case("batch_to_space-2x2", "BatchToSpace", src((4, 3, 3, 2)),
+              dict(block_shape=(2, 2), data_layout="NHWC"),
+              kernel("batch_to_space", block_shape=(2, 2), crops=((0, 0), (0, 0))), "exact"),
+        _case("space_to_batch-2x3-padded", "SpaceToBatch", src((1, 5, 6, 2)),
+              dict(block_shape=(2, 3), paddings=((1, 0), (0, 0)), data_layout="NHWC"),
+              kernel("space_to_batch", block_shape=(2, 3), paddings=((1, 0), (0, 0))), "exact"),
+    ]
+
+
 CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elementwise_family_rows()
                                 + _reduction_rows()
                                 + _window_rows() + _matrix_rows()
-                                + _movement_rows() + _resize_rows())
+                                + _movement_rows() + _resize_rows() + _movement_family_rows())
 CASES += tuple(_logic_rows() + _gelu_rows())
 
 

@@ -543,6 +543,80 @@ def _():
     return lambda: _families().Select(c, a, b, dst), [c, a, b, dst]
 
 
+@case("strided-slice-negative-stride", UnsupportedOptionError,
+      r"StridedSlice: strides\[1\] is -1, expected >= 1", native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2, 8))
+    return lambda: _families().StridedSlice(src, dst, begin=(0, 7), end=(2, 0), strides=(1, -1)), [src, dst]
+
+
+@case("strided-slice-empty", UnsupportedOptionError, r"StridedSlice: axis 1 slices 5:5:1 of extent 8, which is empty",
+      native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2, 1))
+    return lambda: _families().StridedSlice(src, dst, begin=(0, 5), end=(2, 5)), [src, dst]
+
+
+@case("strided-slice-entries-not-one-per-axis", UnsupportedOptionError,
+      r"StridedSlice: begin has 1 entries, expected 2 \(one per axis of a rank-2 src\)", native=True)
+def _():
+    src, dst = arange((2, 8)), arange((1, 8))
+    return lambda: _families().StridedSlice(src, dst, begin=(0,), end=(1,)), [src, dst]
+
+
+@case("strided-slice-shrink-out-of-range", IndexOutOfRangeError, r"StridedSlice: begin\[0\] is 2, expected -2\.\.1",
+      native=True)
+def _():
+    src, dst = arange((2, 8)), arange((8,))
+    return lambda: _families().StridedSlice(src, dst, begin=(2, 0), end=(3, 8), shrink_axis_mask=1), [src, dst]
+
+
+@case("strided-slice-dst-shape-wrong", InvalidLayoutError, r"StridedSlice: dst has shape \(2, 4\), src \(2, 8\) "
+      r"sliced gives \(2, 3\)", native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2, 4))
+    return lambda: _families().StridedSlice(src, dst, begin=(0, 1), end=(2, 4)), [src, dst]
+
+
+@case("gather-index-out-of-range", IndexOutOfRangeError, r"Gather: indices holds 4, expected 0\.\.3", native=True)
+def _():
+    src, idx, dst = arange((2, 4)), np.array([1, 4], np.int32), arange((2, 2))
+    return lambda: _families().Gather(src, idx, dst, axis=1), [src, idx, dst]
+
+
+@case("gather-negative-index", IndexOutOfRangeError, r"Gather: indices holds -1, expected 0\.\.1", native=True)
+def _():
+    src, idx, dst = arange((2, 4)), np.array([-1], np.int32), arange((1, 4))
+    return lambda: _families().Gather(src, idx, dst), [src, idx, dst]
+
+
+@case("gather-axis-out-of-range", UnsupportedOptionError, r"Gather: axis is 2, expected -2\.\.1 for a rank-2 src",
+      native=True)
+def _():
+    src, idx, dst = arange((2, 4)), np.array([0], np.int32), arange((2, 1))
+    return lambda: _families().Gather(src, idx, dst, axis=2), [src, idx, dst]
+
+
+@case("gather-int64-indices", ArgumentTypeError, r"Gather: indices is int64\[2\], expected a 1-D int32 array",
+      native=True)
+def _():
+    src, idx, dst = arange((2, 4)), np.array([0, 1], np.int64), arange((2, 2))
+    return lambda: _families().Gather(src, idx, dst, axis=1), [src, idx, dst]
+
+
+@case("tile-multiples-not-one-per-axis", UnsupportedOptionError,
+      r"Tile: multiples has 1 entries, expected 2 \(one per axis of src \(2, 4\)\)", native=True)
+def _():
+    src, dst = arange((2, 4)), arange((2, 8))
+    return lambda: _families().Tile(src, dst, multiples=(2,)), [src, dst]
+
+
+@case("depth-to-space-block-1", InvalidLayoutError, r"block_size is 1, expected an integer >= 2", native=True)
+def _():
+    src, dst = arange((1, 2, 2, 4)), arange((1, 2, 2, 4))
+    return lambda: _families().DepthToSpace(src, dst, block_size=1, data_layout="NHWC"), [src, dst]
+
+
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 7))

@@ -3,7 +3,8 @@
 :mod:`.elementwise` (binary with broadcasting: division, maximum, minimum, squared difference,
 power; unary: abs, exp, log, neg, rsqrt, sin, round, floor), :mod:`.reduction` (sum, mean,
 max, min, product along one axis), :mod:`.logic` (comparisons, logical and / or / not, arg
-max / min, select).
+max / min, select), :mod:`.movement` (strided slice, gather, tile, depth to space, space to
+depth, batch to space, space to batch).
 
 :data:`CLASSES` maps every family kind to its class; :func:`function_class` finds a class by
 name in the families or in :mod:`acl_bridge.functions`."""
@@ -13,14 +14,15 @@ from __future__ import annotations
 from typing import Dict
 
 from .. import functions
-from . import elementwise, logic, reduction
+from . import elementwise, logic, movement, reduction
 from .elementwise import (Abs, Div, ElementwiseBinary, ElementwiseUnary, Exp, Floor, Log, Maximum, Minimum, Neg,
                           Power, Round, Rsqrt, Sin, SquaredDifference)
 from .logic import (ArgMax, ArgMin, Comparison, Equal, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalNot,
                     LogicalOr, NotEqual, Select)
+from .movement import BatchToSpace, DepthToSpace, Gather, SpaceToBatch, SpaceToDepth, StridedSlice, Tile
 from .reduction import ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, Reduction
 
-FAMILIES = (elementwise, reduction, logic)
+FAMILIES = (elementwise, reduction, logic, movement)
 # kind -> class, every family's
 CLASSES: Dict[str, type] = {cls.kind: cls for family in FAMILIES for cls in family.CLASSES}
 
@@ -41,4 +43,5 @@ __all__ = ["CLASSES", "FAMILIES", "function_class", "ElementwiseBinary", "Elemen
            "Minimum", "SquaredDifference", "Power", "Abs", "Exp", "Log", "Neg", "Rsqrt", "Sin", "Round", "Floor",
            "Reduction", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Comparison", "Equal",
            "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
-           "ArgMax", "ArgMin", "Select"]
+           "ArgMax", "ArgMin", "Select",
+           "StridedSlice", "Gather", "Tile", "DepthToSpace", "SpaceToDepth", "BatchToSpace", "SpaceToBatch"]

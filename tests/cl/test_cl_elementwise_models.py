@@ -14,7 +14,8 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 
 from acl.helpers import cl_device  # noqa: E402
 from function_cases import POCL_CANNOT_BUILD  # noqa: E402
-from models.test_elementwise_acl import FLOAT, INT8, check_float, check_int8  # noqa: E402
+from models.test_elementwise_acl import FLOAT, INT8, check_float, check_graph, check_int8  # noqa: E402
+from models.test_one_operator import MOVEMENT_GRAPHS  # noqa: E402
 
 pytestmark = pytest.mark.cl
 
@@ -45,3 +46,8 @@ def test_cl_float_operator_matches_the_plan(case):
 @pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
 def test_cl_int8_operator_within_two_steps_of_tflite(case):
     _check(case, check_int8, 2)
+
+
+@pytest.mark.parametrize("case", MOVEMENT_GRAPHS, ids=[c.id for c in MOVEMENT_GRAPHS])
+def test_cl_movement_graph_matches_the_plan(case):
+    check_graph(case, "cl")

@@ -29,6 +29,14 @@ def _c(v, dtype=F32):
 
 # (id, opcode, x shape, y shape, inputs, options, extra keywords of one_operator_model)
 FLOAT_CASES = [
+    # the data-movement rules' operators, for where ACL refuses them (20.08: batch-to-space crops)
+    ("depth-to-space", "DEPTH_TO_SPACE", (1, 3, 4, 8), (1, 6, 8, 2), (X,), ("DepthToSpaceOptions", {"BlockSize": 2}), {}),
+    ("space-to-depth", "SPACE_TO_DEPTH", (1, 4, 6, 3), (1, 2, 3, 12), (X,), ("SpaceToDepthOptions", {"BlockSize": 2}),
+     {}),
+    ("batch-to-space-crops", "BATCH_TO_SPACE_ND", (4, 3, 3, 2), (1, 5, 5, 2),
+     (X, _c([2, 2], I32), _c([[0, 1], [1, 0]], I32)), None, {}),
+    ("space-to-batch", "SPACE_TO_BATCH_ND", (1, 5, 6, 2), (6, 3, 2, 2), (X, _c([2, 3], I32), _c([[1, 0], [0, 0]], I32)),
+     None, {}),
     ("add-broadcast-relu6", "ADD", (1, 2, 3, 4), (1, 2, 3, 4), (X, _c([0.5, -1, 2, 0])), ("AddOptions", {ACT: "RELU6"}), {}),
     ("sub-broadcast", "SUB", (1, 2, 3, 4), (1, 2, 3, 4), (X, _c(np.arange(3).reshape(1, 1, 3, 1))), None, {}),
     ("mul-broadcast-relu", "MUL", (1, 2, 3, 4), (1, 2, 3, 4), (X, _c([1.5, -2, 0.25, 3])), ("MulOptions", {ACT: "RELU"}), {}),
@@ -118,6 +126,11 @@ INT8_CASES = [
     ("strided-slice", "STRIDED_SLICE", (1, 4, 6, 3), (1, 2, 3, 3),
      (X, _c([0, 1, 0, 0], I32), _c([1, 4, 6, 3], I32), _c([1, 2, 2, 1], I32)), None, {"input": Q_IN, "output": Q_IN}),
     ("requantize", "QUANTIZE", (1, 2, 3, 4), (1, 2, 3, 4), (X,), None, _q()),
+    # the data-movement rules' operators, for where ACL refuses them (20.08: crops, int8 MIRROR_PAD)
+    ("space-to-batch-zero-point", "SPACE_TO_BATCH_ND", (1, 3, 4, 2), (4, 2, 2, 2),
+     (X, _c([2, 2], I32), _c([[1, 0], [0, 0]], I32)), None, {"input": Q_IN, "output": Q_IN}),
+    ("mirror-pad-reflect", "MIRROR_PAD", (1, 4, 5, 2), (1, 7, 7, 2), (X, _c([[0, 0], [1, 2], [2, 0], [0, 0]], I32)),
+     ("MirrorPadOptions", {"Mode": 0}), {"input": Q_IN, "output": Q_IN}),
 ]
 
 

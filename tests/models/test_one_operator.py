@@ -140,6 +140,34 @@ CASES = [
          ("ReshapeOptions", {"NewShape": (1, 32)})),
     Case("concatenation_of_itself_copies", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 4), ("copy", "copy"), (X, X),
          ("ConcatenationOptions", {"Axis": -1})),
+    # data movement (rules/movement.py); SPLIT, SPLIT_V, UNPACK and CAST: MOVEMENT_GRAPHS below
+    Case("strided_slice_steps_end_mask", "STRIDED_SLICE", (1, 6, 7, 4), (1, 2, 5, 3), ("strided_slice",),
+         (X, np.array([0, 1, -5, 0], np.int32), np.array([1, 5, 0, 3], np.int32), np.array([1, 2, 1, 1], np.int32)),
+         ("StridedSliceOptions", {"EndMask": 4}), params=(("begin", (0, 1, 2, 0)), ("strides", (1, 2, 1, 1)))),
+    Case("strided_slice_shrink_short_begin", "STRIDED_SLICE", (2, 5, 6, 3), (5, 3, 3), ("strided_slice",),
+         (X, np.array([1, 0, 1], np.int32), np.array([2, 5, 6], np.int32), np.array([1, 1, 2], np.int32)),
+         ("StridedSliceOptions", {"ShrinkAxisMask": 1}), params=(("shrink_axis_mask", 1),)),
+    Case("slice_to_the_end", "SLICE", (2, 5, 6, 3), (2, 3, 4, 2), ("strided_slice",),
+         (X, np.array([0, 1, 2, 0], np.int32), np.array([-1, 3, -1, 2], np.int32))),
+    Case("gather_axis1", "GATHER", (1, 4, 5, 3), (1, 3, 5, 3), ("gather",), (X, np.array([3, 0, 2], np.int32)),
+         ("GatherOptions", {"Axis": 1}), params=(("axis", 1),)),
+    Case("gather_last_axis", "GATHER", (2, 6), (2, 4), ("gather",), (X, np.array([5, 5, 0, 1], np.int32)),
+         ("GatherOptions", {"Axis": -1})),
+    Case("tile", "TILE", (1, 2, 3, 2), (2, 2, 6, 6), ("tile",), (X, np.array([2, 1, 2, 3], np.int32))),
+    Case("depth_to_space_block2", "DEPTH_TO_SPACE", (1, 3, 4, 8), (1, 6, 8, 2), ("depth_to_space",),
+         options=("DepthToSpaceOptions", {"BlockSize": 2})),
+    Case("space_to_depth_block2", "SPACE_TO_DEPTH", (1, 4, 6, 3), (1, 2, 3, 12), ("space_to_depth",),
+         options=("SpaceToDepthOptions", {"BlockSize": 2})),
+    Case("batch_to_space_crops", "BATCH_TO_SPACE_ND", (4, 3, 3, 2), (1, 5, 5, 2), ("batch_to_space",),
+         (X, np.array([2, 2], np.int32), np.array([[0, 1], [1, 0]], np.int32))),
+    Case("space_to_batch_paddings", "SPACE_TO_BATCH_ND", (1, 5, 6, 2), (6, 3, 2, 2), ("space_to_batch",),
+         (X, np.array([2, 3], np.int32), np.array([[1, 0], [0, 0]], np.int32))),
+    Case("padv2_value", "PADV2", (1, 3, 4, 2), (1, 4, 7, 2), ("pad",),
+         (X, np.array([[0, 0], [1, 0], [2, 1], [0, 0]], np.int32), np.array([0.75], np.float32)),
+         params=(("constant_value", 0.75),)),
+    *(Case(f"mirror_pad_{mode.lower()}", "MIRROR_PAD", (1, 4, 5, 2), (1, 7, 7, 2), ("pad",),
+           (X, np.array([[0, 0], [1, 2], [2, 0], [0, 0]], np.int32)), ("MirrorPadOptions", {"Mode": code}),
+           params=(("mode", mode.lower()),)) for mode, code in (("REFLECT", 0), ("SYMMETRIC", 1))),
 ]
 
 
@@ -173,8 +201,8 @@ def test_every_supported_operator_has_a_case():
     """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones)."""
     from .test_one_operator_logic import CASES as LOGIC_CASES
 
-    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES}
-                  | {c.opcode for c in LOGIC_CASES}) == sorted(SUPPORTED)
+    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in LOGIC_CASES}
+                  | {g.opcode for g in MOVEMENT_GRAPHS}) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():
@@ -362,6 +390,19 @@ INT8_CASES = [
     Int8Case("quantize_int8_requantize", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",), version=2),
     Int8Case("dequantize_int8_to_float32", "DEQUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("dequantize",),
              quantization=(("input", XQ),), output_dtype="float32", version=2),
+    # data movement: the stored values moved (one quantization in and out)
+    Int8Case("strided_slice", "STRIDED_SLICE", (1, 6, 7, 4), (1, 2, 5, 3), ("strided_slice",),
+             (X, np.array([0, 1, 2, 0], np.int32), np.array([1, 5, 7, 3], np.int32), np.array([1, 2, 1, 1], np.int32)),
+             ("StridedSliceOptions", {}), quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("gather", "GATHER", (1, 4, 5, 3), (1, 4, 2, 3), ("gather",), (X, np.array([4, 1], np.int32)),
+             ("GatherOptions", {"Axis": 2}), quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("tile", "TILE", (1, 2, 3, 2), (1, 4, 3, 4), ("tile",), (X, np.array([1, 2, 1, 2], np.int32)),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
+    Int8Case("depth_to_space", "DEPTH_TO_SPACE", (1, 3, 4, 8), (1, 6, 8, 2), ("depth_to_space",),
+             options=("DepthToSpaceOptions", {"BlockSize": 2}), quantization=(("input", XQ), ("output", XQ))),
+    Int8Case("mirror_pad_reflect", "MIRROR_PAD", (1, 4, 5, 2), (1, 7, 7, 2), ("pad",),
+             (X, np.array([[0, 0], [1, 2], [2, 0], [0, 0]], np.int32)), ("MirrorPadOptions", {"Mode": 0}),
+             quantization=(("input", XQ), ("output", XQ)), version=2),
 ]
 
 
@@ -427,7 +468,8 @@ def test_every_int8_rule_has_an_int8_case():
     lowered_int8 = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MAXIMUM", "MINIMUM",
                     "LOGISTIC", "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
-                    "MEAN", "SQUARED_DIFFERENCE"}
+                    "MEAN", "SQUARED_DIFFERENCE", "STRIDED_SLICE", "GATHER", "TILE", "DEPTH_TO_SPACE",
+                    "MIRROR_PAD"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
 
 
@@ -575,3 +617,129 @@ def test_int8_mean_is_the_reference_kernels_on_many_inputs(case):
         worst_default = max(worst_default, int(_lsb(got, interpreter_outputs(data, x)["output"], case).max()))
     print(f"{case.id}: {exact}/{total} outputs bit-exact vs reference kernels over 200 inputs, "
           f"max {worst_default} LSB from the default kernels")
+
+
+# ---------------------------------------------------------------------------- data movement on graphs
+@dataclass(frozen=True)
+class GraphCase:
+    """One operator with several outputs (SPLIT, SPLIT_V, UNPACK) or another output type
+    (CAST), built with graph_tflite: graph input ``x`` -> ``opcode`` -> outputs ``y0``, ``y1``..."""
+
+    id: str
+    opcode: str
+    x: Tuple[int, ...]
+    ys: Tuple[Tuple[int, ...], ...]
+    kinds: Tuple[str, ...]
+    inputs: Tuple[object, ...] = ("x",)  # "x" or a constant
+    options: Optional[Options] = None
+    y_dtype: str = "float32"
+
+    def model(self) -> bytes:
+        from .graph_tflite import graph_model
+
+        consts = [(f"c{k}", v.shape, v.dtype.name, v, None) for k, v in enumerate(self.inputs)
+                  if isinstance(v, np.ndarray)]
+        names = iter(n for n, *_ in consts)
+        ins = [i if isinstance(i, str) else next(names) for i in self.inputs]
+        outs = [f"y{k}" for k in range(len(self.ys))]
+        tensors = [("x", self.x, "float32", None, None)] + consts + [(o, y, self.y_dtype, None, None)
+                                                                    for o, y in zip(outs, self.ys)]
+        return graph_model(tensors, [(self.opcode, ins, outs, self.options)], ["x"], outs)
+
+
+MOVEMENT_GRAPHS = [
+    GraphCase("split_channels", "SPLIT", (1, 4, 5, 6), ((1, 4, 5, 2),) * 3, ("strided_slice",) * 3,
+              (np.array([3], np.int32), "x"), ("SplitOptions", {"NumSplits": 3})),
+    GraphCase("split_v_rows_negative_axis", "SPLIT_V", (2, 7, 3), ((2, 2, 3), (2, 5, 3)), ("strided_slice",) * 2,
+              ("x", np.array([2, -1], np.int32), np.array([-2], np.int32)), ("SplitVOptions", {"NumSplits": 2})),
+    GraphCase("unpack_axis1", "UNPACK", (2, 3, 4), ((2, 4),) * 3, ("strided_slice",) * 3,
+              options=("UnpackOptions", {"Num": 3, "Axis": 1})),
+    GraphCase("cast_float32_to_int32", "CAST", (1, 4, 5, 3), ((1, 4, 5, 3),), ("cast",), y_dtype="int32"),
+    # PACK of the graph input twice: copies into the output's slices (views where a producer
+    # can write there: test_pack_inputs_are_views_of_the_output)
+    GraphCase("pack_last_axis", "PACK", (2, 3), ((2, 3, 2),), ("copy", "copy"),
+              ("x", "x"), ("PackOptions", {"ValuesCount": 2, "Axis": -1})),
+    # a FILL of constants writing a graph output is not folded at load: NEFill
+    GraphCase("fill_graph_output", "FILL", (1, 2), ((2, 3, 4),), ("fill",),
+              (np.array([2, 3, 4], np.int32), np.array(1.5, np.float32))),
+]
+
+
+@host_only_under_emulation  # numpy against TFLite
+@pytest.mark.parametrize("case", MOVEMENT_GRAPHS, ids=[c.id for c in MOVEMENT_GRAPHS])
+def test_movement_graph_plan_matches_the_interpreter(case):
+    data = case.model()
+    plan = plan_model(read_model(data))
+    assert tuple(s.kind for s in plan.steps) == case.kinds, plan.steps
+    x = np.random.default_rng(3).uniform(-3, 3, case.x).astype(np.float32)
+    ref, got = interpreter_outputs(data, x), run_plan(plan, x)
+    for k, y in enumerate(case.ys):
+        assert got[f"y{k}"].shape == ref[f"y{k}"].shape == y and got[f"y{k}"].dtype == ref[f"y{k}"].dtype
+        assert np.abs(got[f"y{k}"].astype(np.float64) - ref[f"y{k}"]).max() <= tolerance(ref[f"y{k}"]), k
+
+
+@pytest.mark.parametrize("case", MOVEMENT_GRAPHS, ids=[c.id for c in MOVEMENT_GRAPHS])
+def test_movement_graph_steps_bind_to_the_bridge_functions(case, monkeypatch):
+    assert_steps_bind(plan_model(read_model(case.model())), monkeypatch)
+
+
+def split_then_relu(opcode: str = "SPLIT") -> bytes:
+    """x (1, 4, 5, 6) -> SPLIT into 3 along the channels (or SLICE of H rows 1..3) -> RELU on
+    each part -> the graph's outputs: the parts are no graph outputs, so they are views of x."""
+    from .graph_tflite import graph_model
+
+    x = ("x", (1, 4, 5, 6), "float32", None, None)
+    if opcode == "SPLIT":
+        parts = [f"p{k}" for k in range(3)]
+        tensors = [x, ("axis", (1,), "int32", np.array([3], np.int32), None)]
+        tensors += [(p, (1, 4, 5, 2), "float32", None, None) for p in parts]
+        ops = [("SPLIT", ["axis", "x"], parts, ("SplitOptions", {"NumSplits": 3}))]
+    else:
+        parts = ["p0"]
+        tensors = [x, ("begin", (4,), "int32", np.array([0, 1, 0, 0], np.int32), None),
+                   ("size", (4,), "int32", np.array([-1, 2, -1, -1], np.int32), None),
+                   ("p0", (1, 2, 5, 6), "float32", None, None)]
+        ops = [("SLICE", ["x", "begin", "size"], parts, None)]
+    outs = [f"y{k}" for k in range(len(parts))]
+    tensors += [(y, [t for t in tensors if t[0] == p][0][1], "float32", None, None) for p, y in zip(parts, outs)]
+    ops += [("RELU", [p], [y], None) for p, y in zip(parts, outs)]
+    return graph_model(tensors, ops, ["x"], outs)
+
+
+@host_only_under_emulation  # numpy against TFLite
+@pytest.mark.parametrize("opcode", ["SPLIT", "SLICE"])
+def test_slices_read_by_other_operators_are_views_of_the_input(opcode):
+    data = split_then_relu(opcode)
+    plan = plan_model(read_model(data))
+    assert {s.kind for s in plan.steps} == {"activation"}, plan.steps  # no strided_slice step: views
+    x_id = plan.model.inputs[0]
+    sliced = [v for v in plan.views if v.parent == x_id]
+    assert len(sliced) == (3 if opcode == "SPLIT" else 1) and all(v.how[0] == "slice" for v in sliced)
+    x = np.random.default_rng(3).uniform(-3, 3, (1, 4, 5, 6)).astype(np.float32)
+    ref, got = interpreter_outputs(data, x), run_plan(plan, x)
+    for name in ref:
+        assert np.array_equal(got[name], ref[name]), name
+
+
+def relus_then_pack(axis: int) -> bytes:
+    """x (2, 3, 4) -> RELU, ABS... no: RELU and RELU6 -> PACK along ``axis`` -> y."""
+    from .graph_tflite import graph_model
+
+    shape = (2, 3, 4)
+    out = shape[:axis] + (2,) + shape[axis:]
+    tensors = [("x", shape, "float32", None, None), ("a", shape, "float32", None, None),
+               ("b", shape, "float32", None, None), ("y", out, "float32", None, None)]
+    ops = [("RELU", ["x"], ["a"], None), ("RELU6", ["x"], ["b"], None),
+           ("PACK", ["a", "b"], ["y"], ("PackOptions", {"ValuesCount": 2, "Axis": axis}))]
+    return graph_model(tensors, ops, ["x"], ["y"])
+
+
+@host_only_under_emulation  # numpy against TFLite
+@pytest.mark.parametrize("axis", [0, 1, 3])
+def test_pack_inputs_are_views_of_the_output(axis):
+    data = relus_then_pack(axis)
+    plan = plan_model(read_model(data))
+    assert [s.kind for s in plan.steps] == ["activation", "activation"], plan.steps  # no copy: views
+    x = np.random.default_rng(3).uniform(-3, 9, (2, 3, 4)).astype(np.float32)
+    ref, got = interpreter_outputs(data, x)["y"], run_plan(plan, x)["y"]
+    assert np.array_equal(got, ref)

@@ -115,7 +115,7 @@ def test_unsupported_operator_is_refused_at_load_time_by_name():
     bad = dataclasses.replace(m.operators[1], opcode="CUMSUM")
     m2 = dataclasses.replace(m, operators=m.operators[:1] + (bad,) + m.operators[2:])
     with pytest.raises(UnsupportedModelError, match=r"operator #1 CUMSUM: the operator \(supported operators: "
-                                                     r"ABS, ADD, .*CONV_2D, .*PRELU, .*TANH, TRANSPOSE\)") as e:
+                                                     r"ABS, ADD, .*CONV_2D, .*PRELU, .*TANH, TILE, TRANSPOSE, UNPACK\)") as e:
         plan_model(m2)
     assert isinstance(e.value, UnsupportedOptionError)
 
@@ -149,6 +149,7 @@ class _Params:
 
     def __init__(self):
         self.pad_before, self.pad_after, self.perm = [0] * 6, [0] * 6, [0] * 6
+        self.slice_begin, self.slice_end, self.slice_stride, self.multiples = [0] * 6, [0] * 6, [0] * 6, [0] * 6
 
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
@@ -167,7 +168,7 @@ def assert_steps_bind(plan, monkeypatch):
     monkeypatch.setattr(F, "default_params", _Params)
     shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), "float32") for t in plan.model.tensors}
     for s in plan.steps:
-        consts = {role: ShapeDescriptor.create(v.shape, "float32") for role, v in s.constants}
+        consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
         cls = R.ROLES[s.kind]
         arrays, kind, params, _ = cls._call(R.step_operands(s, shapes, consts), dict(R.call_kwargs(s)), None)
         assert len(arrays) == len(cls.roles) and kind == cls.kind

@@ -1,6 +1,7 @@
 """Shape and data-movement operators: what numpy does with views and copies (SHAPE,
 RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, PACK, UNPACK,
-CONCATENATION, SPLIT, SPLIT_V, TILE, BROADCAST_TO, PAD, PADV2, MIRROR_PAD, CAST).
+CONCATENATION, SPLIT, SPLIT_V, TILE, BROADCAST_TO, PAD, PADV2, MIRROR_PAD, CAST,
+DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND, FILL).
 
 Shapes are static in the models this library reads, so the operators whose output shape
 says everything (RESHAPE, SQUEEZE, EXPAND_DIMS) take it from the output tensor. int8 / uint8
@@ -14,6 +15,7 @@ from typing import Callable, List, Tuple
 
 import numpy as np
 
+from . import step_kernels_movement as moves
 from .elementwise import float_activation
 from .registry import ANY, Call, kernel
 
@@ -236,3 +238,41 @@ def mirror_pad(c: Call) -> None:
 def cast(c: Call) -> None:
     """numpy's conversion is C++'s static_cast: float -> integer truncates toward zero."""
     c.write(np.asarray(c.inputs[0]).astype(c.tensor_out().dtype))
+
+
+@kernel("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", dtypes=ANY)
+def depth_space(c: Call) -> None:
+    """NHWC, TFLite's DCR order (the step kernels': ``step_kernels_movement``)."""
+    move = moves.KERNELS[c.op.opcode.lower()]
+    c.write(move(None, c.inputs[0], {"block_size": int(c.option("block_size"))}, {}, {}))
+
+
+def _block_edges(c: Call):
+    block = [int(v) for v in np.asarray(c.inputs[1]).reshape(-1)]
+    edges = np.asarray(c.inputs[2]).reshape(2, 2).astype(np.int64).tolist()
+    return tuple(block), tuple(tuple(e) for e in edges)
+
+
+@kernel("BATCH_TO_SPACE_ND", dtypes=ANY)
+def batch_to_space(c: Call) -> None:
+    """Rank 4 (NHWC): batches to blocks of the image, then the crops cut."""
+    block, crops = _block_edges(c)
+    c.write(moves.KERNELS["batch_to_space"](None, c.inputs[0], {"block_shape": block, "crops": crops}, {}, {}))
+
+
+@kernel("SPACE_TO_BATCH_ND", dtypes=ANY)
+def space_to_batch(c: Call) -> None:
+    """Rank 4 (NHWC): padded (int8 / uint8: with the output's zero point, as TFLite), then blocks
+    of the image to batches."""
+    block, pads = _block_edges(c)
+    x = np.asarray(c.inputs[0])
+    quantized = c.tensor_out().dtype.kind in "iu" and c.tensor_out().quantization is not None
+    fill = c.q_out()[1] if quantized else 0
+    padded = np.pad(x, ((0, 0),) + pads + ((0, 0),), constant_values=fill)
+    c.write(moves.KERNELS["space_to_batch"](None, padded, {"block_shape": block, "paddings": ((0, 0), (0, 0))},
+                                            {}, {}))
+
+
+@kernel("FILL", dtypes=ANY)
+def fill(c: Call) -> None:
+    c.outputs[0][...] = np.asarray(c.inputs[1]).reshape(-1)[0]

@@ -221,9 +221,17 @@ def _activation(s, x, p, c, arrays):
     return _ACT[p["function"]](x, p["a"], p["b"])
 
 
+def _np_pad(x, p):
+    """np.pad in the step's mode: constant (its value, 0 by default), reflect or symmetric."""
+    mode = p.get("mode", "constant")
+    if mode == "constant":
+        return np.pad(x, p["pad_width"], constant_values=p.get("constant_value", 0))
+    return np.pad(x, p["pad_width"], mode=mode)
+
+
 @step_kernel("pad")
 def _pad(s, x, p, c, arrays):
-    return np.pad(x, p["pad_width"])
+    return _np_pad(x, p)
 
 
 @step_kernel("permute")
@@ -238,7 +246,7 @@ def _permute_q(s, x, p, c, q, dst, arrays):
 
 @step_kernel("pad", quantized=True)
 def _pad_q(s, x, p, c, q, dst, arrays):
-    return np.pad(x, p["pad_width"], constant_values=p["constant_value"])
+    return _np_pad(x, p)
 
 
 @step_kernel("pooling")
@@ -340,3 +348,6 @@ def _arg(s, x, p, c, *rest):
 @step_kernel("select", quantized=True)
 def _select(s, x, p, c, *rest):
     return np.where(*_role_operands(s, c, rest[-1], ("condition", "a", "b")))
+
+
+from . import step_kernels_movement  # noqa: E402,F401  (the data-movement kinds register their kernels)

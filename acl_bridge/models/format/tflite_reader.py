@@ -209,6 +209,10 @@ OPTION_TABLES = {
     "LEAKY_RELU": ("LeakyReluOptions", (("alpha", "Alpha", None),)),
     "GELU": ("GeluOptions", (("approximate", "Approximate", None),)),
     "MIRROR_PAD": ("MirrorPadOptions", (("mode", "Mode", {0: "REFLECT", 1: "SYMMETRIC"}),)),
+    # the data-movement rules (lowering/rules/movement.py)
+    "DEPTH_TO_SPACE": ("DepthToSpaceOptions", (("block_size", "BlockSize", None),)),
+    "SPACE_TO_DEPTH": ("SpaceToDepthOptions", (("block_size", "BlockSize", None),)),
+    "SPLIT": ("SplitOptions", (("num_splits", "NumSplits", None),)),
 }
 
 

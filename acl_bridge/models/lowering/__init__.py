@@ -15,6 +15,7 @@ activation fusion).
 """
 
 from .rules import RULES, SUPPORTED, Rule, rule, rule_for
-from .step import Concatenate, Intermediate, Lowered, Reshape, Step
+from .step import Concatenate, Intermediate, Lowered, Reshape, Slice, Step
 
-__all__ = ["RULES", "SUPPORTED", "Rule", "rule", "rule_for", "Step", "Reshape", "Concatenate", "Intermediate", "Lowered"]
+__all__ = ["RULES", "SUPPORTED", "Rule", "rule", "rule_for", "Step", "Reshape", "Concatenate", "Slice", "Intermediate",
+           "Lowered"]

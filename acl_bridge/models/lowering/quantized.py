@@ -7,7 +7,7 @@ convolutions and fully connected layers."""
 
 from __future__ import annotations
 
-from typing import Optional, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -33,6 +33,20 @@ def live(op: OperatorSpec, model: ModelSpec, constant_inputs: Tuple[int, ...] = 
     return ins + tuple(op.outputs)
 
 
+def all_float32(op: OperatorSpec, tensors: Sequence[TensorSpec]) -> bool:
+    """True where every tensor is float32, False where every one is int8 (or every one uint8)
+    with one scale and zero point each; refused otherwise, naming the types."""
+    dtypes = {t.dtype for t in tensors}
+    if dtypes == {np.dtype(np.float32)}:
+        return True
+    if len(dtypes) != 1 or not dtypes <= set(QUANTIZED):
+        raise refuse(op, "tensor types " + ", ".join(f"#{t.index} {t.dtype}" for t in tensors)
+                     + " (float32 only, or int8 only, or uint8 only)")
+    for t in tensors:
+        per_tensor(op, t)
+    return False
+
+
 def float32_or_quantized(*constant_inputs: int, weights: Optional[int] = None, bias: Optional[int] = None) -> TensorCheck:
     """The gate of the rules that run float32 or int8: one output; every live tensor float32,
     or every live tensor int8 (or every one uint8) with one scale and zero point. Inputs at
@@ -43,20 +57,13 @@ def float32_or_quantized(*constant_inputs: int, weights: Optional[int] = None, b
         if len(op.outputs) != 1:
             raise refuse(op, f"{len(op.outputs)} outputs")
         skip = set(constant_inputs) | {k for k in (weights, bias) if k is not None}
-        tensors = [model.tensors[i] for i in live(op, model, tuple(skip))]
-        dtypes = {t.dtype for t in tensors}
-        if dtypes == {np.dtype(np.float32)}:
+        if all_float32(op, [model.tensors[i] for i in live(op, model, tuple(skip))]):
             for k in (weights, bias):
                 i = op.inputs[k] if k is not None and k < len(op.inputs) else -1
                 if i >= 0 and model.tensors[i].dtype != np.float32:
                     raise refuse(op, f"tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} "
                                      f"in a float32 operator (hybrid quantization)")
             return
-        if len(dtypes) != 1 or not dtypes <= set(QUANTIZED):
-            raise refuse(op, "tensor types " + ", ".join(f"#{t.index} {t.dtype}" for t in tensors)
-                         + " (float32 only, or int8 only, or uint8 only)")
-        for t in tensors:
-            per_tensor(op, t)
         if weights is not None and weights < len(op.inputs) and op.inputs[weights] >= 0:
             w = model.tensors[op.inputs[weights]]
             if w.dtype not in QUANTIZED or w.quantization is None:
@@ -170,6 +177,6 @@ def quantized_activation(op: OperatorSpec) -> Optional[Activation]:
     return act
 
 
-__all__ = ["QUANTIZED", "QUANTIZED_ACTIVATIONS", "Q", "is_quantized", "float32_or_quantized", "quantize_gate",
+__all__ = ["QUANTIZED", "QUANTIZED_ACTIVATIONS", "Q", "is_quantized", "all_float32", "float32_or_quantized", "quantize_gate",
            "dequantize_gate", "per_tensor", "tensor_q", "weights_q", "bias_q", "quantized_constants",
            "quantization", "quantized_activation"]

@@ -1,7 +1,7 @@
 """What a lowering rule hands back: bridge function calls (:class:`Step`), and for the
-operators that only move memory (RESHAPE, CONCATENATION) a description of the placement
-(:class:`Reshape`, :class:`Concatenate`) that the plan's view pass turns into views or
-counted copies; :class:`Intermediate`, a tensor the rule needs that the model has not
+operators that only move memory (RESHAPE, CONCATENATION, SPLIT, unit-step slices) a
+description of the placement (:class:`Reshape`, :class:`Concatenate`, :class:`Slice`) that
+the plan's view pass turns into views, counted copies or (a slice) its strided-slice step; :class:`Intermediate`, a tensor the rule needs that the model has not
 (MEAN without keep_dims: the pooling's (N, 1, 1, C) result, of which the output is a view)."""
 
 from __future__ import annotations
@@ -58,6 +58,21 @@ class Concatenate:
 
 
 @dataclass(frozen=True)
+class Slice:
+    """``output`` is the part of ``source`` from ``start`` along ``axis`` (as long as the
+    output is there): a view of ``source``'s buffer where the plan can make one, else ``step``
+    (the same slice as a bridge call)."""
+
+    op_index: int
+    opcode: str
+    source: int
+    output: int
+    axis: int
+    start: int
+    step: Step
+
+
+@dataclass(frozen=True)
 class Intermediate:
     """A tensor of ``shape`` that the plan adds to the model for one operator's rule, with the
     dtype and quantization of tensor ``like``. The rule's steps and placements name it by
@@ -75,7 +90,7 @@ class Intermediate:
             raise ValueError(f"Intermediate key is {self.key}, expected -2 or lower (-1 means 'no tensor')")
 
 
-Lowered = Union[Step, Reshape, Concatenate, Intermediate]
+Lowered = Union[Step, Reshape, Concatenate, Slice, Intermediate]
 
 
 def slice_index(rank: int, axis: int, start: int, length: int) -> Tuple[slice, ...]:
@@ -85,4 +100,4 @@ def slice_index(rank: int, axis: int, start: int, length: int) -> Tuple[slice, .
     idx[axis] = slice(start, start + length)
     return tuple(idx)
 
-__all__ = ["Step", "Reshape", "Concatenate", "Intermediate", "Lowered", "Params", "slice_index"]
+__all__ = ["Step", "Reshape", "Concatenate", "Slice", "Intermediate", "Lowered", "Params", "slice_index"]

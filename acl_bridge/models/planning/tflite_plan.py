@@ -16,7 +16,9 @@ in graph order, then what spans operators:
   concatenation slice). CONCATENATION: every input is a slice of the output's buffer along
   the axis, so its producer writes straight into the output (zero copy); an input that
   cannot be a view (a graph input, a constant, one used twice) gets a counted ``copy`` step
-  into its slice;
+  into its slice. SPLIT, SPLIT_V and unit-step slices along one axis (:class:`Slice`): the
+  output is the part of the input's buffer (its consumers read it there), or, where it
+  cannot be a view (a graph output, already a view), its strided-slice step;
 * intermediates (:func:`_add_intermediates`): a tensor a rule needs that the model has not
   (MEAN without keep_dims pools into (N, 1, 1, C), the (N, C) output a reshape view of it)
   is appended to the plan's model (``Plan.model``: the file's tensors, then these), named
@@ -40,7 +42,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Uni
 
 import numpy as np
 
-from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Step
+from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Slice, Step
 from ..lowering.partition import Decision, partition
 from ..lowering.step import slice_index  # noqa: F401  (the executors import it from here)
 from ..format.tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
@@ -235,7 +237,7 @@ def graph_inputs(model: ModelSpec, x: Any) -> Dict[int, np.ndarray]:
 
 
 def _views(model: ModelSpec, consumers: Dict[int, List[int]],
-           placements: Sequence[Union[Reshape, Concatenate]]) -> Tuple[Tuple[View, ...], Tuple[Step, ...]]:
+           placements: Sequence[Union[Reshape, Concatenate, Slice]]) -> Tuple[Tuple[View, ...], Tuple[Step, ...]]:
     """Views for the rules' placements (RESHAPE, CONCATENATION), and the copy steps where a
     view is impossible. Concatenations first: their inputs become slices of the output, so
     that a reshape feeding one becomes a view of its slice."""
@@ -268,11 +270,19 @@ def _views(model: ModelSpec, consumers: Dict[int, List[int]],
         src, out = r.source, r.output
         if out not in parent and root(src) != out:
             parent[out] = View(out, src, ("reshape",))
-        elif src not in parent and src not in fixed and root(out) != src and len(consumers.get(src, ())) == 1:
+        elif src not in parent and src not in fixed and not t[src].is_constant and root(out) != src \
+                and len(consumers.get(src, ())) == 1:
             parent[src] = View(src, out, ("reshape",))
         else:
             copies.append(Step(r.op_index, r.opcode, "copy", (src,), out, (("reshape", True),)
                                + _copy_quantization(model, src, out, same=True)))
+    for s in placements:  # a slice read by its consumers in its source's buffer, else its step
+        if not isinstance(s, Slice):
+            continue
+        if s.output in parent or s.output in fixed or s.output in model.outputs or root(s.source) == s.output:
+            copies.append(s.step)
+        else:
+            parent[s.output] = View(s.output, s.source, ("slice", s.axis, s.start))
     return tuple(parent.values()), tuple(copies)
 
 
@@ -315,7 +325,7 @@ def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping
     if extra:
         model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(extra))
     steps = [x for x in lowered if isinstance(x, Step)]
-    views, copies = _views(model, consumers, [x for x in lowered if isinstance(x, (Reshape, Concatenate))])
+    views, copies = _views(model, consumers, [x for x in lowered if isinstance(x, (Reshape, Concatenate, Slice))])
     op_indices = {s.op_index for s in steps}
     steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
     views = views + tuple(aliases)

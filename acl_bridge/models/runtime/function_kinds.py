@@ -10,7 +10,6 @@ the outer (0, 0) axes that ACL's CLPadLayer refuses."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
@@ -108,7 +107,8 @@ def _activation(p: Mapping[str, object]) -> Dict[str, object]:
 
 @function_kind("pad", F.Pad)
 def _pad(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0)}
+    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0),
+            "mode": p.get("mode", "constant")}
 
 
 @function_kind("permute", F.Permute)
@@ -157,4 +157,5 @@ for _cls in R.CLASSES:
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
 
-importlib.import_module(".function_kinds_logic", __package__)  # the logic family registers its kinds
+# the families of their own modules register their kinds
+from . import function_kinds_logic, function_kinds_movement  # noqa: E402,F401
