@@ -165,6 +165,15 @@ def _ratio(row: Dict[str, object], other: str) -> str:
     return "-" if not r else f"{r['median']:.2f} ({r['min']:.2f}-{r['max']:.2f})"
 
 
+def grouped(fallbacks: List[Dict[str, object]]) -> str:
+    """'13x DEPTHWISE_CONV_2D (refused by ACL)': the fallback operators counted by opcode and kind."""
+    counts: Dict[str, int] = {}
+    for f in fallbacks:
+        key = f"{f['opcode']} ({f['kind']})"
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{n}x {key}" for key, n in counts.items()) or "-"
+
+
 def markdown_rows(rows: List[Dict[str, object]]) -> List[str]:
     """The docs table: a line per model."""
     lines = ["| model | operators: ACL / fallback | ACL segments | fallback operators (kind) | fallback share "
@@ -180,7 +189,7 @@ def markdown_rows(rows: List[Dict[str, object]]) -> List[str]:
             fb = row["fallback"]
             assert isinstance(fb, list)
             ops = f"{row['operators'] - len(fb)} / {len(fb)}"
-            which = ", ".join(f"#{f['operator']} {f['opcode']} ({f['kind']})" for f in fb) or "-"
+            which = grouped(fb)
             share = row.get("fallback_share")
             share_text = "-" if share is None else f"{100 * share:.1f} %"
             segs = str(row["acl_segments"])
