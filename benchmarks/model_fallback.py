@@ -60,7 +60,8 @@ print("ok")
 
 def tflite_in_a_child(path, threads: int, timeout_s: float = 600.0) -> Optional[str]:
     """None where TFLite's interpreter loads and runs the model in a child process, else what
-    happened to the child (its signal or exit status and the last line it wrote)."""
+    happened to the child: "crashed ..." (a signal) or "failed ..." (an exit status: the
+    interpreter refused the file), with the last line it wrote on stderr."""
     try:
         p = subprocess.run([sys.executable, "-c", _TFLITE_CHILD.format(here=HERE), str(path), str(threads)],
                            capture_output=True, text=True, timeout=timeout_s)
@@ -68,9 +69,10 @@ def tflite_in_a_child(path, threads: int, timeout_s: float = 600.0) -> Optional[
         return f"the interpreter's child did not finish in {timeout_s:.0f} s"
     if p.returncode == 0 and p.stdout.strip().endswith("ok"):
         return None
-    how = f"killed by signal {-p.returncode}" if p.returncode < 0 else f"exit status {p.returncode}"
-    last = (p.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-    return f"crashed in a child process ({how}): {' '.join(last.split())[:160]}"
+    last = " ".join((p.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1].split())[:160]
+    if p.returncode < 0:
+        return f"crashed in a child process (killed by signal {-p.returncode}): {last}"
+    return f"failed in a child process (exit status {p.returncode}): {last}"
 
 
 class BridgeProbe:
@@ -141,7 +143,7 @@ def measure_one(model: str, threads: int, rounds: int, profile_rounds: int) -> D
     if why_not is not None:
         row["contenders"]["tflite"] = {"refused": why_not, "error": "ImportError"}
     elif crashed is not None:
-        row["contenders"]["tflite"] = {"failed": crashed, "error": "crash"}
+        row["contenders"]["tflite"] = {"failed": crashed, "error": "crash" if crashed.startswith("crashed") else "child"}
     if isinstance(result.contenders.get("bridge"), ms.Started):
         row["operators"] = probe.operators
         row["fallback"] = probe.fallbacks
