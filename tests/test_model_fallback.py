@@ -66,6 +66,7 @@ def test_table_row_and_reasons_in_full():
     assert "r: TFLite interpreter failed: crashed in a child process (killed by signal 11): " in text
 
 
+@needs_host  # two Python starts: seconds under emulation
 @needs_interpreter
 def test_the_interpreter_tried_in_a_child(tmp_path):
     assert mf.tflite_in_a_child(model_file("tflite_micro_speech"), 1) is None
