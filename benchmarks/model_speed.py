@@ -41,6 +41,9 @@ mean anything. Inputs are seeded noise in the model's input dtype (float: unifor
 integer: uniform over the type's range). The interpreter is skipped where ai-edge-litert is
 2.x (the trixie image): its default kernels crash under qemu-user there and its reference
 kernels (:mod:`acl_bridge.models.oracles.tflite_oracle`) are no speed contender.
+
+benchmarks/model_fallback.py runs these contenders and rounds per model with, beside them, the
+operators on ACL and on the CPU fallback and the fallback's share of an inference (issue 36).
 """
 
 from __future__ import annotations
