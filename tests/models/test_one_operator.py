@@ -138,6 +138,8 @@ CASES = [
          (X, np.array([9, 4], np.int32)), ("ResizeBilinearOptions", {"HalfPixelCenters": True}), version=3),
     Case("reshape_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
          ("ReshapeOptions", {"NewShape": (1, 32)})),
+    Case("squeeze_view", "SQUEEZE", (1, 4, 1, 2), (4, 2), (), options=("SqueezeOptions", {"SqueezeDims": (0, 2)})),
+    Case("expand_dims_view", "EXPAND_DIMS", (4, 2), (4, 1, 2), (), (X, np.array([1], np.int32))),
     Case("concatenation_of_itself_copies", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 4), ("copy", "copy"), (X, X),
          ("ConcatenationOptions", {"Axis": -1})),
     # data movement (rules/movement.py); SPLIT, SPLIT_V, UNPACK and CAST: MOVEMENT_GRAPHS below
@@ -368,6 +370,10 @@ INT8_CASES = [
       for name, v in (("RELU", 2), ("RELU6", 2), ("RELU_N1_TO_1", 1))),
     Int8Case("reshape_view", "RESHAPE", (1, 4, 4, 2), (1, 32), (), (X, np.array([1, 32], np.int32)),
              ("ReshapeOptions", {"NewShape": (1, 32)}), quantization=(("input", XQ), ("output", XQ))),
+    Int8Case("squeeze_view", "SQUEEZE", (1, 4, 1, 2), (4, 2), (), options=("SqueezeOptions", {"SqueezeDims": (0, 2)}),
+             quantization=(("input", XQ), ("output", XQ))),
+    Int8Case("expand_dims_view", "EXPAND_DIMS", (4, 2), (4, 1, 2), (), (X, np.array([1], np.int32)),
+             quantization=(("input", XQ), ("output", XQ))),
     Int8Case("concatenation_same_scale_copies", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 4), ("copy", "copy"),
              (X, X), ("ConcatenationOptions", {"Axis": -1}), quantization=(("input", XQ), ("output", XQ)), version=2),
     Int8Case("concatenation_constant_same_scale", "CONCATENATION", (1, 3, 2, 2), (1, 3, 2, 5), ("copy", "copy"),
@@ -469,7 +475,7 @@ def test_every_int8_rule_has_an_int8_case():
                     "LOGISTIC", "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
                     "MEAN", "SQUARED_DIFFERENCE", "STRIDED_SLICE", "GATHER", "TILE", "DEPTH_TO_SPACE",
-                    "MIRROR_PAD"}
+                    "MIRROR_PAD", "SQUEEZE", "EXPAND_DIMS"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
 
 

@@ -1,4 +1,5 @@
-"""Shape and view operators: PAD, TRANSPOSE, RESIZE_BILINEAR, RESHAPE (a view), CONCATENATION (views)."""
+"""Shape and view operators: PAD, TRANSPOSE, RESIZE_BILINEAR, RESHAPE, SQUEEZE and EXPAND_DIMS (views),
+CONCATENATION (views)."""
 
 from __future__ import annotations
 
@@ -94,6 +95,20 @@ def reshape(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     x, y = model.tensors[src].shape, model.tensors[out].shape
     if int(np.prod(x)) != int(np.prod(y)):
         raise malformed(op, f"{list(x)} -> {list(y)} changes the number of elements")
+    return (Reshape(op.index, op.opcode, src, out),)
+
+
+@rule("SQUEEZE", "EXPAND_DIMS", tensors=FLOAT32_OR_INT8_WITH_TABLE)
+def squeeze_or_expand(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """A view as RESHAPE's: the output's shape is the input's with axes of extent 1 removed
+    (SQUEEZE) or added (EXPAND_DIMS), the elements in the same order; anything else is refused
+    as malformed, naming both shapes."""
+    src, out = first_input(op), op.outputs[0]
+    x, y = tuple(model.tensors[src].shape), tuple(model.tensors[out].shape)
+    longer, shorter = (x, y) if op.opcode == "SQUEEZE" else (y, x)
+    if len(longer) < len(shorter) or [d for d in longer if d != 1] != [d for d in shorter if d != 1]:
+        raise malformed(op, f"{list(x)} -> {list(y)} is not a {op.opcode} (only axes of extent 1 may "
+                            f"{'go' if op.opcode == 'SQUEEZE' else 'come'})")
     return (Reshape(op.index, op.opcode, src, out),)
 
 
