@@ -21,7 +21,7 @@ from .tiny_tflite import one_operator_model  # noqa: E402
 
 pytestmark = pytest.mark.acl
 
-NEW = {"SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "ABS", "EXP", "LOG", "NEG", "RSQRT",
+NEW = {"SUB", "MUL", "DIV", "FLOOR_DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "ABS", "EXP", "LOG", "NEG", "RSQRT",
        "SIN", "FLOOR", "ROUND", "HARD_SWISH", "ELU", "LEAKY_RELU", "SQRT", "SQUARE", "RELU_0_TO_1", "LOGISTIC",
        "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "SUM", "MEAN", "REDUCE_MIN", "REDUCE_PROD",
        # the data-movement family (MOVEMENT_GRAPHS below: SPLIT, SPLIT_V, UNPACK, CAST)

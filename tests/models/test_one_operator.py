@@ -81,6 +81,8 @@ CASES = [
     Case("div_constant_numerator_relu6", "DIV", (1, 4, 5, 3), (1, 4, 5, 3), ("div", "activation"), (_f32(4, 1, 3), X),
          ("DivOptions", {"FusedActivationFunction": "RELU6"}), x_range=(0.5, 3.0)),
     Case("div_by_constant", "DIV", (2, 6), (2, 6), ("div",), (X, _f32(6) + 2), ("DivOptions", {})),
+    Case("floor_div_by_constant", "FLOOR_DIV", (2, 6), (2, 6), ("div", "floor"), (X, _f32(6) + 2),
+         ("FloorDivOptions", {})),
     Case("maximum_broadcast", "MAXIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("maximum",), (X, _f32(3))),
     Case("minimum_scalar", "MINIMUM", (1, 4, 5, 3), (1, 4, 5, 3), ("minimum",), (X, np.array(0.25, np.float32))),
     Case("squared_difference_broadcast", "SQUARED_DIFFERENCE", (1, 4, 5, 3), (1, 4, 5, 3), ("squared_difference",),

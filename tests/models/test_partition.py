@@ -87,10 +87,10 @@ def test_a_fallback_output_feeds_two_acl_segments():
 
 
 def _two_inputs():
-    """s = ADD(x, z) (ACL); y = COS(s) (fallback, a graph output); w = FLOOR_DIV(x, z) (fallback,
+    """s = ADD(x, z) (ACL); y = COS(s) (fallback, a graph output); w = FLOOR_MOD(x, z) (fallback,
     a graph output made from two graph inputs)."""
     t = [(n, SHAPE, "float32", None, None) for n in ("x", "z", "s", "y", "w")]
-    ops = [("ADD", ["x", "z"], ["s"], None), ("COS", ["s"], ["y"], None), ("FLOOR_DIV", ["x", "z"], ["w"], None)]
+    ops = [("ADD", ["x", "z"], ["s"], None), ("COS", ["s"], ["y"], None), ("FLOOR_MOD", ["x", "z"], ["w"], None)]
     return graph_model(t, ops, ["x", "z"], ["y", "w"])
 
 

@@ -1,5 +1,5 @@
 """Elementwise operators: the binary ones (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
-SQUARED_DIFFERENCE, POW) with numpy broadcasting, PRELU, and the unary ones (ABS, EXP, LOG,
+SQUARED_DIFFERENCE, POW, and FLOOR_DIV as a division and a floor) with numpy broadcasting, PRELU, and the unary ones (ABS, EXP, LOG,
 NEG, RSQRT, SIN, FLOOR, ROUND) -> the bridge's elementwise kinds
 (:mod:`acl_bridge.families.elementwise`, and ``add`` / ``sub`` / ``mul``)."""
 
@@ -12,7 +12,7 @@ import numpy as np
 from ...format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
 from ..helpers import constant, first_input, fused_activation, malformed, refuse, unary, where
 from ..quantized import is_quantized, quantization, quantized_activation, tensor_q
-from ..step import Lowered, Params, Step
+from ..step import Intermediate, Lowered, Params, Step
 from .table import FLOAT32, FLOAT32_OR_INT8, rule
 
 # TFLite binary operator -> step kind
@@ -43,6 +43,16 @@ def _broadcast(op: OperatorSpec, model: ModelSpec, ins: Tuple[int, int]) -> Tupl
         raise malformed(op, f"inputs {list(t[ins[0]].shape)} and {list(t[ins[1]].shape)} broadcast to {list(both)}, "
                             f"the output says {list(y)}")
     return y
+
+
+def _operands(model: ModelSpec, ins: Tuple[int, ...], y: Tuple[int, ...], roles: Tuple[str, ...]):
+    """A binary step's live inputs, and its constants by role with the output's rank (leading 1s)."""
+    t = model.tensors
+    live = tuple(i for i in ins if not t[i].is_constant)
+    constants = tuple((roles[k], np.ascontiguousarray(t[i].data.reshape((1,) * (len(y) - t[i].data.ndim)
+                                                                         + t[i].data.shape)))
+                      for k, i in enumerate(ins) if t[i].is_constant)
+    return live, constants
 
 
 @rule(*BINARY, tensors=FLOAT32_OR_INT8)
@@ -77,18 +87,32 @@ def binary(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
         act_params: Params = quantization(("src", yq), ("dst", yq))
     else:
         act, params, act_params = fused_activation(op), (), ()
-    live = tuple(k for k, i in enumerate(ins) if not t[i].is_constant)
-    constants = tuple((roles[k], np.ascontiguousarray(t[i].data.reshape((1,) * (len(y) - t[i].data.ndim)
-                                                                         + t[i].data.shape)))
-                      for k, i in enumerate(ins) if t[i].is_constant)
-    steps: Tuple[Lowered, ...] = (Step(op.index, op.opcode, kind, tuple(ins[k] for k in live), out, params,
-                                       constants),)
+    live, constants = _operands(model, ins, y, roles)
+    steps: Tuple[Lowered, ...] = (Step(op.index, op.opcode, kind, live, out, params, constants),)
     if act is None:
         return steps
     # in the quantized domain a clamp at the output's own scale, as TFLite's fused activation is
     function, a, b = act
     return steps + (Step(op.index, op.opcode, "activation", (out,), out,
                          (("function", function), ("a", a), ("b", b), ("in_place", True)) + act_params),)
+
+
+@rule("FLOOR_DIV", tensors=FLOAT32)
+def floor_div(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``div`` into a tensor the plan adds, then ``floor`` into the output: TFLite's
+    floor(a / b) on float32 (IEEE division, an exact floor), broadcasting as DIV; int32 is
+    refused at the type gate (ACL divides floats only) and runs on the fallback."""
+    ins = tuple(i for i in op.inputs if i >= 0)
+    if len(ins) != 2:
+        raise ModelFormatError(f"{where(op)} has {len(ins)} inputs, expected 2")
+    y = _broadcast(op, model, ins)
+    if all(model.tensors[i].is_constant for i in ins):
+        raise refuse(op, "two constant inputs")
+    live, constants = _operands(model, ins, y, ("a", "b"))
+    quotient, out = -2, op.outputs[0]
+    return (Intermediate(op.index, op.opcode, quotient, y, out),
+            Step(op.index, op.opcode, "div", live, quotient, (), constants),
+            Step(op.index, op.opcode, "floor", (quotient,), out, ()))
 
 
 @rule("PRELU")
