@@ -218,13 +218,13 @@ PARTS = {
 }
 
 
-def _overhead_parts(f) -> Dict[str, Callable[[int], float]]:
-    from acl_bridge.native import NativeRun, arm, require_native
+def _c_loop(f, n: int = 400) -> Callable[[int], float]:
+    """batch_ns of f's native function run n times in a row by the shim's C++ loop (one cffi
+    call, no Python between runs): what a C++ program calling ACL's run() costs."""
+    from acl_bridge.native import require_native
 
     ffi, lib = require_native()
-    handle = f._configured.handle
-    n = 400
-    handles = ffi.new("acl_shim_function *[]", [handle] * n)  # the same function n times, one call
+    handles = ffi.new("acl_shim_function *[]", [f._configured.handle] * n)  # the same function n times
     failed = ffi.new("int32_t *")
     schedule_run = lib.acl_shim_schedule_run
 
@@ -234,11 +234,18 @@ def _overhead_parts(f) -> Dict[str, Callable[[int], float]]:
         for _ in range(rounds):
             schedule_run(handles, n, failed)
         return (time.perf_counter_ns() - t0) / (rounds * n)
+    return shim_loop
 
+
+def _overhead_parts(f) -> Dict[str, Callable[[int], float]]:
+    from acl_bridge.native import NativeRun, arm, require_native
+
+    ffi, lib = require_native()
+    handle = f._configured.handle
     released = NativeRun()  # the same function, run from C with the GIL released
     arm(released, "acl_shim_function_run", handle, release_gil=True)
     native_run = lib.acl_shim_function_run
-    return {"shim_loop": shim_loop, "gil_released": python_batch(released.run),
+    return {"shim_loop": _c_loop(f), "gil_released": python_batch(released.run),
             "cffi": python_batch(functools.partial(native_run, handle))}
 
 
@@ -335,23 +342,32 @@ def section_kinds(args, results):
     from acl_bridge import native
 
     rows: List[dict] = []
+    wanted = [w for w in args.kinds.split(",") if w]
     for call in kind_calls():
+        if wanted and not any(w in call.name for w in wanted):
+            continue
         f, arrays = bridge_function(call.cls_name, call.inputs, call.outputs, **call.kwargs)
         bytes_per_run = sum(arrays[r].numpy().nbytes for r in f.staged)
-        samples = interleaved_samples({str(n): _with_threads(n, python_batch(f.run)) for n in (1, 2)}, 3,
-                                      args.repeats)
+        # run() at 1 and 2 ACL threads, and the C++ loop over the same function at 1 thread
+        contenders = {str(n): _with_threads(n, python_batch(f.run)) for n in (1, 2)}
+        contenders["c_loop"] = _with_threads(1, _c_loop(f, 20))
+        samples = interleaved_samples(contenders, 20, args.repeats)
         rows.append(dict(kind=call.name, staged=list(f.staged), bytes_copied_per_run=bytes_per_run,
                          one_thread_us=statistics.median(samples["1"]) / 1e3,
                          two_threads_us=statistics.median(samples["2"]) / 1e3,
-                         two_over_one=paired_ratio(samples, "2", "1")))
+                         c_loop_us=statistics.median(samples["c_loop"]) / 1e3,
+                         two_over_one=paired_ratio(samples, "2", "1"),
+                         run_over_c_loop=paired_ratio(samples, "1", "c_loop")))
         f.close()
     native.set_num_threads(1)
     results["kinds"] = rows
-    print("\n== every kind on negotiated bridge-owned buffers: bytes copied per run; 2 threads / 1 thread")
-    print(f"{'kind':<28} {'copied':>8} {'1 thread':>10} {'2 threads':>10} {'2/1':>6}")
+    print("\n== every kind on negotiated bridge-owned buffers: bytes copied per run; 2 threads / 1 thread;"
+          " run() / the C++ loop over the same function (1 thread)")
+    print(f"{'kind':<28} {'copied':>8} {'1 thread':>10} {'2 threads':>10} {'2/1':>6} {'C++ loop':>10} {'run/C++':>8}")
     for r in rows:
         print(f"{r['kind']:<28} {r['bytes_copied_per_run']:>7}B {r['one_thread_us']:>8.0f}us "
-              f"{r['two_threads_us']:>8.0f}us {r['two_over_one']:>5.2f}x")
+              f"{r['two_threads_us']:>8.0f}us {r['two_over_one']:>5.2f}x {r['c_loop_us']:>8.0f}us "
+              f"{r['run_over_c_loop']:>7.2f}x")
 
 
 def section_elements(args, results):
@@ -374,6 +390,8 @@ def section_elements(args, results):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=9, help="batches per measurement (median)")
+    parser.add_argument("--kinds", default="", help="kinds section: only the calls whose name contains one of "
+                        "these comma-separated words (default: every kind)")
     parser.add_argument("--json", help="also write the numbers to this file")
     parser.add_argument("--sections", default="overhead,schedule,armnn,kinds,elements",
                         help="comma-separated; also: models (not in the default)")
