@@ -80,7 +80,7 @@ PURE_MODULES = frozenset({
     # tests/models/ (the reader, lowering, plans and numpy executor, against TFLite's interpreter)
     "models.test_armnn_profile", "models.test_blazeface", "models.test_classify", "models.test_face_mesh", "models.test_fuzz_reader",
     "models.test_int8_models", "models.test_int8_reference", "models.test_lowering_table", "models.test_memory_plan", "models.test_model_cache",
-    "models.test_one_operator", "models.test_paired_timing", "models.test_plan", "models.test_reader", "models.test_reader_quantization",
+    "models.test_one_operator", "models.test_paired_timing", "models.test_plan", "models.test_reader", "models.test_reader_quantization", "models.test_quantization_checks",
     "models.test_resize_oracle", "models.test_tflite_schema",
 })
 
