@@ -398,32 +398,34 @@ def _call_content(ffi, cls: type, args: tuple, kwargs: dict) -> object:
 # pointer and count) are checked natively or set by the batch itself
 _COMPARED = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_bytes", "total_size_in_bytes",
              "data_type", "data_layout", "quantization_scale", "quantization_offset")
-_FORMATS: Dict[int, struct.Struct] = {}
+_FORMATS: Dict[int, Tuple[struct.Struct, struct.Struct]] = {}
 
 
-def _compared_format(ffi) -> struct.Struct:
-    """The compared fields of ``acl_shim_tensor_desc`` as one struct format from its first byte
-    (offsets and sizes from the header's own struct, padding between them as pad bytes, which
-    a kept record has as zeros), made once per ffi."""
-    fmt = _FORMATS.get(id(ffi))
-    if fmt is None:
+def _compared_format(ffi) -> Tuple[struct.Struct, struct.Struct]:
+    """The compared fields of ``acl_shim_tensor_desc`` as two struct formats that together make
+    its leading bytes: its dimensions (rank, shape, strides) and the rest (offset, size, data
+    type, layout, quantization); offsets and sizes from the header's own struct, padding between
+    fields as pad bytes (which a kept record has as zeros). Made once per ffi."""
+    formats = _FORMATS.get(id(ffi))
+    if formats is None:
         fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
         codes = {"int32_t": "i", "uint32_t": "I", "uint64_t": "Q", "float": "f"}
-        text, at = "=", 0
-        for name in _COMPARED:
+        texts, at = ["=", "="], 0
+        for k, name in enumerate(_COMPARED):
             f = fields[name]
             item = f.type.item if f.type.kind == "array" else f.type
-            text += f"{f.offset - at}x" if f.offset > at else ""
+            part = 0 if k < 3 else 1  # num_dims, shape, strides_in_bytes: the dimensions
+            texts[part] += f"{f.offset - at}x" if f.offset > at else ""
             count = f.type.length if f.type.kind == "array" else 1
-            text += f"{count}{codes[item.cname]}"
+            texts[part] += f"{count}{codes[item.cname]}"
             at = f.offset + ffi.sizeof(f.type)
-        fmt = _FORMATS[id(ffi)] = struct.Struct(text)
-        assert fmt.size == at, (text, fmt.size, at)
-    return fmt
+        formats = _FORMATS[id(ffi)] = (struct.Struct(texts[0]), struct.Struct(texts[1]))
+        assert formats[0].size + formats[1].size == at, (texts, at)
+    return formats
 
 
-def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int], fmt: struct.Struct,
-                   described: Dict[tuple, bytes]) -> bytes:
+def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int],
+                   fmt: Tuple[struct.Struct, struct.Struct], described: Dict[tuple, bytes]) -> bytes:
     """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a`` with
     quantization ``q``, as the bytes a kept record starts with: what
     :func:`~acl_bridge.mapping.tensor_info` puts there (shape and strides in ACL order, those of
@@ -431,7 +433,8 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
     cached facts (a second start describes hundreds of tensors). ``types`` keeps each (dtype,
     kind of quantization)'s data type code; ``described`` each (descriptor, layout,
     quantization)'s bytes (a tensor is the output of one function and the input of the next:
-    described once; the descriptors are alive while the batch is made)."""
+    described once; the descriptors are alive while the batch is made) and each distinct
+    (shape, strides, element size)'s dimension bytes."""
     d = a._descriptor
     if q is None:
         kind, scale, offset = 0, 0.0, 0
@@ -442,14 +445,22 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
     key = (id(d), layout_code, kind, scale, offset)
     got = described.get(key)
     if got is None:
-        got = described[key] = _packed_desc(d, layout_code, kind, scale, offset, q, types, fmt)
+        dims_key = (d.shape, d.strides_in_bytes, d.itemsize)
+        dims = described.get(dims_key)
+        if dims is None:
+            dims = described[dims_key] = _dimensions(d, fmt[0])
+        code = types.get((d.dtype, kind))
+        if code is None:
+            code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
+        got = described[key] = dims + fmt[1].pack(d.offset_in_bytes, d.alloc_size_in_bytes, code, layout_code,
+                                                  scale, offset)
     return got
 
 
-def _packed_desc(d, layout_code: int, kind: int, scale: float, offset: int, q: object, types: Dict[tuple, int],
-                 fmt: struct.Struct) -> bytes:
-    """:func:`_expected_desc`'s bytes for descriptor ``d`` (``kind`` of quantization: 0 none, 1
-    per channel, 2 ``(scale, offset)``)."""
+def _dimensions(d, fmt: struct.Struct) -> bytes:
+    """The rank, shape and strides of descriptor ``d`` as a kept record starts with them (in
+    ACL's order, a scalar as one element, the stride of a dimension of size 1 made dense as
+    :func:`~acl_bridge.mapping.acl_shape_and_strides` makes it)."""
     shape, strides = d.shape, list(d.strides_in_bytes)
     if not shape:
         shape, strides = (1,), [d.itemsize]
@@ -458,13 +469,8 @@ def _packed_desc(d, layout_code: int, kind: int, scale: float, offset: int, q: o
         if shape[i] == 1:
             strides[i] = inner
         inner = max(inner, strides[i] * shape[i])
-    n = len(shape)
-    pad = _ZEROS[:abi.MAX_DIMS - n]
-    code = types.get((d.dtype, kind))
-    if code is None:
-        code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
-    return fmt.pack(n, *shape[::-1], *pad, *strides[::-1], *pad, d.offset_in_bytes, d.alloc_size_in_bytes, code,
-                    layout_code, scale, offset)
+    pad = _ZEROS[:abi.MAX_DIMS - len(shape)]
+    return fmt.pack(len(shape), *shape[::-1], *pad, *strides[::-1], *pad)
 
 
 _ZEROS = (0,) * 8

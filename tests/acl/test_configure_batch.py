@@ -351,7 +351,7 @@ def test_a_kept_record_one_byte_off_is_refused_before_the_native_call():
     x, w, b, y, z = _net()
     first = _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())
     kept = KeptDecisions.of(tuple(f.decision for f in first))
-    compared = _compared_format(ffi).size
+    compared = sum(part.size for part in _compared_format(ffi))
     ps, ds = kept.params_size, kept.desc_size
     rng = np.random.default_rng(7)
     cases = [("params", 1, 1 * ps + at) for at in range(ps)]  # every byte of the activation's parameters
