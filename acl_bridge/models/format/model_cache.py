@@ -259,18 +259,16 @@ def _queue_values(shape: Tuple[int, ...], q: Quantization, scales_at: Any, zero_
     (per-channel parameters: their offsets, counts and limits into ``runs``), else the values
     themselves (into ``inline``: scales, zero points, and per zero point its limits). False:
     that function checks it, one tensor at a time."""
-    n, rank = len(q.scale), len(shape)
-    if len(q.zero_point) != n or not 0 <= q.quantized_dimension < max(rank, 1) or \
-            (n > 1 and (rank == 0 or n != shape[q.quantized_dimension])):
+    scales, n, rank, axis = q.scale, len(q.scale), len(shape), q.quantized_dimension
+    if len(q.zero_point) != n or not 0 <= axis < max(rank, 1) or (n > 1 and (rank == 0 or n != shape[axis])):
         return False
-    if type(scales_at) is dict and type(zero_points_at) is dict:
-        ((code, (at, count)),) = scales_at.items()
-        ((zcode, (zat, zcount)),) = zero_points_at.items()
-        if (code, zcode) != ("f8", "i8"):
+    if type(scales_at) is dict:  # a run ({"f8": [offset, count]}: numbers() checked it lies in the data)
+        run, zero_run = scales_at.get("f8"), zero_points_at.get("i8") if type(zero_points_at) is dict else None
+        if run is None or zero_run is None:
             return False
-        runs.append((at, count, zat, zcount, limits[0], limits[1]))
+        runs.append((run[0], run[1], zero_run[0], zero_run[1], limits[0], limits[1]))
     else:
-        inline[0].extend(q.scale)
+        inline[0].extend(scales)
         inline[1].extend(q.zero_point)
         inline[2].extend((limits,) * n)
     return True
