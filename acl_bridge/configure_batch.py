@@ -265,7 +265,7 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
             except AclNdarrayError as e:
                 return None, f"function {i} ({kind}): {role} cannot be described: {e}"
             given.append(t - 1)
-            if a.dtype == np.int8 and q is not None and is_per_channel(q):  # a bias's scales stay in Python
+            if q is not None and a.dtype == _INT8 and is_per_channel(q):  # a bias's scales stay in Python
                 per_channel[t - 1] = q.scales if isinstance(q, PerChannelQuantization) else q[0]  # type: ignore
             bases.append(a.base_ptr)
             available.append(a.allocation.nbytes)
@@ -375,6 +375,7 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
 
 
 _NONE: Dict[str, object] = {}  # (never written)
+_INT8 = np.dtype(np.int8)
 
 
 def _call_content(ffi, cls: type, args: tuple, kwargs: dict) -> object:
