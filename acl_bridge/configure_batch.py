@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import struct
+from itertools import chain
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -497,10 +498,22 @@ def _descs_not_the_calls(kept: KeptDecisions, expected: List[bytes], given: List
     if set(kept.desc_tails) != set(per_channel):
         return (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call describes them "
                 f"for {sorted(per_channel)}")
-    for k, tail in kept.desc_tails.items():
-        if tail != np.asarray(per_channel[k], np.float32).tobytes():
+    order = sorted(per_channel)  # every tensor's scales at once: the kept tails joined against the call's
+    if b"".join(kept.desc_tails[k] for k in order) == _float32_bytes(per_channel, order):
+        return ""
+    for k in order:  # which one
+        if kept.desc_tails[k] != np.asarray(per_channel[k], np.float32).tobytes():
             return f"tensor {k}'s kept per-channel scales are not the call's"
     return ""
+
+
+def _float32_bytes(scales: Dict[int, Tuple[float, ...]], order: List[int]) -> Optional[bytes]:
+    """The scales of tensors ``order`` one after the other as float32 bytes (one conversion),
+    or None where one is not a sequence of numbers (the caller compares tensor by tensor)."""
+    try:
+        return np.array(list(chain.from_iterable(scales[k] for k in order)), np.float32).tobytes()
+    except (TypeError, ValueError):
+        return None
 
 
 def _leading_bytes_equal(blob: bytes, size: int, given: List[int], expected: List[bytes]) -> bool:
