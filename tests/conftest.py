@@ -73,7 +73,7 @@ def pytest_report_header(config):
 
 PURE_MODULES = frozenset({
     # tests/
-    "test_architecture", "test_catalogue_ndarray", "test_configure_session", "test_demo_reference", "test_facts_cache",
+    "test_architecture", "test_catalogue_ndarray", "test_configure_batch_checks", "test_configure_session", "test_demo_reference", "test_facts_cache",
     "test_descriptor", "test_directml", "test_dlpack", "test_elements", "test_layout", "test_mapping",
     "test_natural_constructors", "test_numpy_protocol", "test_padding_is_free", "test_pictures", "test_plan",
     "test_properties", "test_reduced_cl_table", "test_torch_format", "test_typing", "test_user_cache", "test_worked_examples", "test_xla", "test_xla_roundtrip",
