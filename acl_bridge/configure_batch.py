@@ -358,6 +358,8 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
         return content, {}
     kind, params, from_options = content  # type: ignore[misc]
     quantization = kwargs.get("quantization") or _NONE
+    if type(quantization) is not dict:  # pairs, or another mapping: as the constructor reads them
+        quantization = dict(quantization)
     quant = {**quantization, **from_options} if from_options else quantization
     size = kept.params_size
     if (kind, kwargs.get("data_layout", "NCHW"), bool(kwargs.get("allow_copy", True)),
