@@ -24,7 +24,6 @@ def child(path, rounds):
     import gc
     from acl_bridge import native
     native.require_native(); native.set_num_threads(1)
-    import numpy as np
     import acl_bridge.configure_batch as cb, acl_bridge.facts_cache as fc, acl_bridge.models.format.model_cache as mc
     import acl_bridge.models.runtime.tflite_runner as tr
     T = {}
@@ -37,12 +36,8 @@ def child(path, rounds):
         setattr(mod, name, w)
     wrap(cb, "configure_kept"); tr.configure_kept = cb.configure_kept
     wrap(mc, "decode_spec")
-    def read(path, max_bytes=0, *, alignment_in_bytes=1, private=False):
-        data = open(path, "rb").read()
-        raw = np.empty(len(data) + alignment_in_bytes, np.uint8)
-        skip = -raw.ctypes.data % alignment_in_bytes
-        raw[skip:skip + len(data)] = np.frombuffer(data, np.uint8)
-        return memoryview(raw[skip:skip + len(data)]).toreadonly()
+    sys.path.insert(0, os.path.dirname(HERE))
+    from start_time import read_as_it_is as read
     names = {mc: ["read_trusted", "check_quantization", "_queue_values", "_values_hold", "_runs_to_check", "_check_runs"],
              fc: ["read_trusted"], cb: ["_not_this_call", "_expected_desc", "_descs_not_the_calls"]}
     checked = {(m, n): getattr(m, n) for m, ns in names.items() for n in ns if hasattr(m, n)}
