@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import struct
+from itertools import chain
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -223,14 +224,17 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     per_channel: Dict[int, Tuple[float, ...]] = {}  # per-channel scales the call describes
     types: Dict[tuple, int] = {}  # (dtype, kind of quantization) -> data type code
     t = 0
-    contents: Dict[object, Tuple[str, bytes]] = {}  # (class, options) -> (kind, native parameters)
+    contents: Dict[object, object] = {}  # (class, options) -> (kind, native parameters, quantization) or why not
+    # per head: what a call's kind, data layout and options must be
+    heads_wanted = [(kind, layout, o.allow_copy, o.allow_padding_writes) for kind, layout, _, _, o in kept.heads]
+    described: Dict[tuple, bytes] = {}  # (descriptor, data layout, quantization) -> expected bytes
     for i, ((cls, args, kwargs), (h, p, _)) in enumerate(zip(calls, kept.functions)):
         backend = backend_named(kwargs.get("backend", "neon"))
         roles = getattr(cls, "roles", None)
         kind = kept.heads[h][0]
         if roles is None or not (len(roles) == len(args) == len(kept.distinct_plans[p].tensors)):
             return None, f"function {i} ({kind}): {len(args)} tensors and a decision for the roles {roles}"
-        why, quant = _not_this_call(ffi, cls, args, kwargs, kept, i, contents)
+        why, quant = _not_this_call(ffi, cls, args, kwargs, kept, i, contents, heads_wanted[h])
         if why:
             return None, f"function {i} ({kind}): its decision is not this call's: {why}"
         layout_code = abi.DATA_LAYOUTS.get(kwargs.get("data_layout", "NCHW"), -1)
@@ -258,11 +262,11 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
                 raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
             q = quant.get(role)
             try:
-                expected.append(_expected_desc(a, layout_code, q, types, fmt))
+                expected.append(_expected_desc(a, layout_code, q, types, fmt, described))
             except AclNdarrayError as e:
                 return None, f"function {i} ({kind}): {role} cannot be described: {e}"
             given.append(t - 1)
-            if a.dtype == np.int8 and q is not None and is_per_channel(q):  # a bias's scales stay in Python
+            if q is not None and a.dtype == _INT8 and is_per_channel(q):  # a bias's scales stay in Python
                 per_channel[t - 1] = q.scales if isinstance(q, PerChannelQuantization) else q[0]  # type: ignore
             bases.append(a.base_ptr)
             available.append(a.allocation.nbytes)
@@ -335,50 +339,62 @@ _NOT_OPTIONS = frozenset(("data_layout", "quantization", "allow_copy", "allow_pa
 
 
 def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecisions, i: int,
-                   contents: Dict[object, tuple]) -> Tuple[str, Dict[str, object]]:
+                   contents: Dict[object, object], wanted: tuple) -> Tuple[str, Dict[str, object]]:
     """(why function ``i``'s kept decision was not made for this call, or ""; the call's
-    quantization per role, as its tensors are described): its kind, native parameters
-    (compared as bytes), data layout and plan options against the call's. The call's kind and
-    parameters are made once per distinct class and options (a model repeats them) without
-    binding its tensors; a call its class refuses is not this batch's to say."""
-    h = kept.functions[i][0]
-    kept_kind, data_layout, _, _, options = kept.heads[h]
-    opts = {k: v for k, v in kwargs.items() if k not in _NOT_OPTIONS}
-    quantization = kwargs.get("quantization")
-    try:
-        key: object = (cls, tuple(sorted(opts.items())))
-        hash(key)
+    quantization per role, as its tensors are described): its kind, data layout and plan
+    options (``wanted``: its head's) compared as one tuple, its native parameters as bytes. The
+    call's kind and parameters are made once per distinct class and options (a model repeats
+    them) without binding its tensors; a call its class refuses is not this batch's to say."""
+    try:  # the options as given: a key of the memo (an order of their own only costs a miss)
+        key: object = (cls, tuple([kv for kv in kwargs.items() if kv[0] not in _NOT_OPTIONS]))
+        content = contents.get(key)
     except TypeError:  # an option without a hash (a list): made for this call alone
-        key = None
-    content = contents.get(key) if key is not None else None
+        key, content = None, None
     if content is None:
-        try:
-            try:  # what the constructor's _call makes of options given by keyword, without binding them
-                kind, params = cls._kind(**opts), cls._params(**opts)  # type: ignore[attr-defined]
-            except TypeError:  # an option the kind's parameters do not take: the constructor's own path
-                _, kind, params, _ = cls._call(args, dict(opts), quantization)  # type: ignore[attr-defined]
-            from_options = cls._quantization(**opts)  # type: ignore[attr-defined]
-        except (AclNdarrayError, TypeError, ValueError) as e:
-            return f"the call is refused: {e}", {}
-        content = (kind, bytes(ffi.buffer(params)), from_options)
+        content = _call_content(ffi, cls, args, kwargs)
         if key is not None:
             contents[key] = content
-    kind, params, from_options = content
-    quant = dict(quantization or {})
-    if from_options:  # (scale, offset) given as options (quantize, dequantize)
-        quant.update(from_options)
+    if type(content) is str:
+        return content, {}
+    kind, params, from_options = content  # type: ignore[misc]
+    quantization = kwargs.get("quantization") or _NONE
+    if type(quantization) is not dict:  # pairs, or another mapping: as the constructor reads them
+        quantization = dict(quantization)
+    quant = {**quantization, **from_options} if from_options else quantization
+    size = kept.params_size
+    if (kind, kwargs.get("data_layout", "NCHW"), bool(kwargs.get("allow_copy", True)),
+            bool(kwargs.get("allow_padding_writes", False))) == wanted and \
+            params == kept.params_blob[i * size:(i + 1) * size]:
+        return "", quant
+    kept_kind, data_layout, _, _, options = kept.heads[kept.functions[i][0]]
     if kind != kept_kind:
         return f"it was made for {kept_kind}, the call is {kind}", quant
-    size = kept.params_size
     if params != kept.params_blob[i * size:(i + 1) * size]:
         return "its native parameters differ from the call's", quant
     call_layout = kwargs.get("data_layout", "NCHW")
     if call_layout != data_layout:
         return f"it was made for data layout {data_layout}, the call's is {call_layout}", quant
-    if (bool(kwargs.get("allow_copy", True)), bool(kwargs.get("allow_padding_writes", False))) != \
-            (options.allow_copy, options.allow_padding_writes):
-        return f"it was made with {options}, the call's differ", quant
-    return "", quant
+    return f"it was made with {options}, the call's differ", quant
+
+
+_NONE: Dict[str, object] = {}  # (never written)
+_INT8 = np.dtype(np.int8)
+
+
+def _call_content(ffi, cls: type, args: tuple, kwargs: dict) -> object:
+    """(kind, native parameters as bytes, quantization given as options) of a call, as its
+    constructor's ``_call`` makes them from the options given by keyword, or why the class
+    refuses them (a str)."""
+    opts = {k: v for k, v in kwargs.items() if k not in _NOT_OPTIONS}
+    try:
+        try:  # what the constructor's _call makes of options given by keyword, without binding them
+            kind, params = cls._kind(**opts), cls._params(**opts)  # type: ignore[attr-defined]
+        except TypeError:  # an option the kind's parameters do not take: the constructor's own path
+            _, kind, params, _ = cls._call(args, dict(opts), kwargs.get("quantization"))  # type: ignore[attr-defined]
+        from_options = cls._quantization(**opts)  # type: ignore[attr-defined]
+    except (AclNdarrayError, TypeError, ValueError) as e:
+        return f"the call is refused: {e}"
+    return kind, bytes(ffi.buffer(params)), from_options
 
 
 # the leading fields of a kept description compared with the call's array, in the header's order
@@ -386,38 +402,69 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
 # pointer and count) are checked natively or set by the batch itself
 _COMPARED = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_bytes", "total_size_in_bytes",
              "data_type", "data_layout", "quantization_scale", "quantization_offset")
-_FORMATS: Dict[int, struct.Struct] = {}
+_FORMATS: Dict[int, Tuple[struct.Struct, struct.Struct]] = {}
 
 
-def _compared_format(ffi) -> struct.Struct:
-    """The compared fields of ``acl_shim_tensor_desc`` as one struct format from its first byte
-    (offsets and sizes from the header's own struct, padding between them as pad bytes, which
-    a kept record has as zeros), made once per ffi."""
-    fmt = _FORMATS.get(id(ffi))
-    if fmt is None:
+def _compared_format(ffi) -> Tuple[struct.Struct, struct.Struct]:
+    """The compared fields of ``acl_shim_tensor_desc`` as two struct formats that together make
+    its leading bytes: its dimensions (rank, shape, strides) and the rest (offset, size, data
+    type, layout, quantization); offsets and sizes from the header's own struct, padding between
+    fields as pad bytes (which a kept record has as zeros). Made once per ffi."""
+    formats = _FORMATS.get(id(ffi))
+    if formats is None:
         fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
         codes = {"int32_t": "i", "uint32_t": "I", "uint64_t": "Q", "float": "f"}
-        text, at = "=", 0
-        for name in _COMPARED:
+        texts, at = ["=", "="], 0
+        for k, name in enumerate(_COMPARED):
             f = fields[name]
             item = f.type.item if f.type.kind == "array" else f.type
-            text += f"{f.offset - at}x" if f.offset > at else ""
+            part = 0 if k < 3 else 1  # num_dims, shape, strides_in_bytes: the dimensions
+            texts[part] += f"{f.offset - at}x" if f.offset > at else ""
             count = f.type.length if f.type.kind == "array" else 1
-            text += f"{count}{codes[item.cname]}"
+            texts[part] += f"{count}{codes[item.cname]}"
             at = f.offset + ffi.sizeof(f.type)
-        fmt = _FORMATS[id(ffi)] = struct.Struct(text)
-        assert fmt.size == at, (text, fmt.size, at)
-    return fmt
+        formats = _FORMATS[id(ffi)] = (struct.Struct(texts[0]), struct.Struct(texts[1]))
+        assert formats[0].size + formats[1].size == at, (texts, at)
+    return formats
 
 
-def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int], fmt: struct.Struct) -> bytes:
+def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, int],
+                   fmt: Tuple[struct.Struct, struct.Struct], described: Dict[tuple, bytes]) -> bytes:
     """The compared fields (:data:`_COMPARED`) of the description ACL is given for ``a`` with
     quantization ``q``, as the bytes a kept record starts with: what
     :func:`~acl_bridge.mapping.tensor_info` puts there (shape and strides in ACL order, those of
     a dimension of size 1 made dense as it makes them), read straight from the descriptor's
     cached facts (a second start describes hundreds of tensors). ``types`` keeps each (dtype,
-    kind of quantization)'s data type code."""
+    kind of quantization)'s data type code; ``described`` each (descriptor, layout,
+    quantization)'s bytes (a tensor is the output of one function and the input of the next:
+    described once; the descriptors are alive while the batch is made) and each distinct
+    (shape, strides, element size)'s dimension bytes."""
     d = a._descriptor
+    if q is None:
+        kind, scale, offset = 0, 0.0, 0
+    elif is_per_channel(q):
+        kind, scale, offset = 1, 0.0, 0
+    else:
+        kind, scale, offset = 2, float(q[0]), int(q[1])  # type: ignore[index]
+    key = (id(d), layout_code, kind, scale, offset)
+    got = described.get(key)
+    if got is None:
+        dims_key = (d.shape, d.strides_in_bytes, d.itemsize)
+        dims = described.get(dims_key)
+        if dims is None:
+            dims = described[dims_key] = _dimensions(d, fmt[0])
+        code = types.get((d.dtype, kind))
+        if code is None:
+            code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
+        got = described[key] = dims + fmt[1].pack(d.offset_in_bytes, d.alloc_size_in_bytes, code, layout_code,
+                                                  scale, offset)
+    return got
+
+
+def _dimensions(d, fmt: struct.Struct) -> bytes:
+    """The rank, shape and strides of descriptor ``d`` as a kept record starts with them (in
+    ACL's order, a scalar as one element, the stride of a dimension of size 1 made dense as
+    :func:`~acl_bridge.mapping.acl_shape_and_strides` makes it)."""
     shape, strides = d.shape, list(d.strides_in_bytes)
     if not shape:
         shape, strides = (1,), [d.itemsize]
@@ -426,19 +473,8 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
         if shape[i] == 1:
             strides[i] = inner
         inner = max(inner, strides[i] * shape[i])
-    n = len(shape)
-    pad = _ZEROS[:abi.MAX_DIMS - n]
-    if q is None:
-        kind, scale, offset = 0, 0.0, 0
-    elif is_per_channel(q):
-        kind, scale, offset = 1, 0.0, 0
-    else:
-        kind, scale, offset = 2, float(q[0]), int(q[1])  # type: ignore[index]
-    code = types.get((d.dtype, kind))
-    if code is None:
-        code = types[(d.dtype, kind)] = abi.DATA_TYPES[data_type_for(d.dtype, q)]
-    return fmt.pack(n, *shape[::-1], *pad, *strides[::-1], *pad, d.offset_in_bytes, d.alloc_size_in_bytes, code,
-                    layout_code, scale, offset)
+    pad = _ZEROS[:abi.MAX_DIMS - len(shape)]
+    return fmt.pack(len(shape), *shape[::-1], *pad, *strides[::-1], *pad)
 
 
 _ZEROS = (0,) * 8
@@ -456,17 +492,44 @@ def _descs_not_the_calls(kept: KeptDecisions, expected: List[bytes], given: List
     record starts with its ``expected`` bytes (for the tensors ``given``; ``name`` names one),
     and the per-channel scales kept are the call's."""
     blob, size = kept.desc_blob, kept.desc_size
-    for k, want in zip(given, expected):
-        if blob[k * size:k * size + len(want)] != want:
-            return (f"{name(k)}: its kept description is not its array's (shape, strides, offset, "
-                    f"size, data type, layout or quantization differ)")
+    if not _leading_bytes_equal(blob, size, given, expected):
+        for k, want in zip(given, expected):  # which one
+            if blob[k * size:k * size + len(want)] != want:
+                return (f"{name(k)}: its kept description is not its array's (shape, strides, offset, "
+                        f"size, data type, layout or quantization differ)")
     if set(kept.desc_tails) != set(per_channel):
         return (f"per-channel scales are kept for tensors {sorted(kept.desc_tails)}, the call describes them "
                 f"for {sorted(per_channel)}")
-    for k, tail in kept.desc_tails.items():
-        if tail != np.asarray(per_channel[k], np.float32).tobytes():
+    order = sorted(per_channel)  # every tensor's scales at once: the kept tails joined against the call's
+    if b"".join(kept.desc_tails[k] for k in order) == _float32_bytes(per_channel, order):
+        return ""
+    for k in order:  # which one
+        if kept.desc_tails[k] != np.asarray(per_channel[k], np.float32).tobytes():
             return f"tensor {k}'s kept per-channel scales are not the call's"
     return ""
+
+
+def _float32_bytes(scales: Dict[int, Tuple[float, ...]], order: List[int]) -> Optional[bytes]:
+    """The scales of tensors ``order`` one after the other as float32 bytes (one conversion),
+    or None where one is not a sequence of numbers (the caller compares tensor by tensor)."""
+    try:
+        return np.array(list(chain.from_iterable(scales[k] for k in order)), np.float32).tobytes()
+    except (TypeError, ValueError):
+        return None
+
+
+def _leading_bytes_equal(blob: bytes, size: int, given: List[int], expected: List[bytes]) -> bool:
+    """Whether record ``given[j]`` of ``blob`` (records of ``size`` bytes) starts with
+    ``expected[j]``, for every j: one comparison of the records' leading bytes, gathered, with
+    the expectations joined (False where they differ in length or lie past the blob: the
+    caller compares one by one)."""
+    if not given:
+        return True
+    n, want = len(expected[0]), b"".join(expected)
+    if size < n or len(want) != n * len(given) or len(blob) < (max(given) + 1) * size:
+        return False
+    records = np.frombuffer(blob, np.uint8, count=len(blob) // size * size).reshape(-1, size)
+    return records[given, :n].tobytes() == want
 
 
 def _clear_scales(ffi, descs, total: int, desc_size: int) -> None:

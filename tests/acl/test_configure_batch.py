@@ -333,3 +333,49 @@ def test_the_native_bounds_check_alone_refuses_extents_that_wrap(field, value, w
     assert made is None and "function 2" in reason and why in reason, reason
     for g in (x2, y2, z2):
         assert g.untouched()
+
+
+def test_a_kept_record_one_byte_off_is_refused_before_the_native_call():
+    """Mutants of a batch's kept records, each one byte off (a bit flipped): every byte of a
+    function's native parameters and of the compared leading fields of one description (shape,
+    strides, offset, size, data type, layout, quantization, the padding between them), and one
+    byte of each other function's parameters and each other description's. Each is refused by the comparison with the call (parameters as
+    one bytes comparison per function, the descriptions' leading bytes gathered and compared in
+    one go), naming the function, before anything native is made; no buffer changes."""
+    from acl_bridge.configure_batch import _compared_format, configure_kept
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.decisions import KeptDecisions
+    from acl_bridge.native import require_native
+
+    ffi, _ = require_native()
+    x, w, b, y, z = _net()
+    first = _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())
+    kept = KeptDecisions.of(tuple(f.decision for f in first))
+    compared = sum(part.size for part in _compared_format(ffi))
+    ps, ds = kept.params_size, kept.desc_size
+    rng = np.random.default_rng(7)
+    cases = [("params", 1, 1 * ps + at) for at in range(ps)]  # every byte of the activation's parameters
+    cases += [("params", i, i * ps + int(rng.integers(ps))) for i in (0, 2)]
+    given = [t for t, layout in enumerate(kept.tensors) if layout >= 0]
+    add = [kept.starts[2] + 2]  # every compared byte of the addition's dst's description
+    cases += [("desc", 2, t * ds + at) for t in add for at in range(compared)]
+    cases += [("desc", int(np.searchsorted(kept.starts, t, "right")) - 1, t * ds + int(rng.integers(compared)))
+              for t in given if t not in add]
+    x2, w2, b2, y2, z2 = _net()
+    calls = [(r.cls, r.args, r.kwargs) for r in _recalls(x2, w2, b2, y2, z2)]
+    for what, i, at in cases:
+        crafted = KeptDecisions.of(tuple(f.decision for f in first))
+        blob = bytearray(crafted.params_blob if what == "params" else crafted.desc_blob)
+        blob[at] ^= 1 << int(rng.integers(8))
+        if what == "params":
+            crafted.params_blob = bytes(blob)
+        else:
+            crafted.desc_blob = bytes(blob)
+        made, why = configure_kept(calls, crafted)
+        expected = "its native parameters differ" if what == "params" else "its kept description is not its array's"
+        assert made is None and f"function {i} " in why and expected in why, (what, at, why)
+    for g in (x2, y2, z2):
+        assert g.untouched()
+    made, why = configure_kept(calls, kept)  # the records as kept: made
+    assert made is not None, why
+    made.close()

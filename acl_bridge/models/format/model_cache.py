@@ -249,25 +249,48 @@ def _run(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, tupl
     return tuple(map(kind, values))
 
 
-def _runs_to_check(shape: Tuple[int, ...], dtype: np.dtype, q: Quantization, scales_at: Any,
-                   zero_points_at: Any) -> Optional[Tuple[int, int, int, int, int, int]]:
-    """Where ``q`` of an integer tensor is two runs of the data part (per-channel parameters)
-    shaped as :func:`~.tflite_quantization.check_tensor_quantization` requires: (scales' offset
-    and count, zero points' offset and count, the storage dtype's range), for
-    :func:`_check_runs` to check every value of every tensor at once; else None (that function
-    checks it, one tensor at a time)."""
-    limits = STORAGE_RANGES.get(dtype)
-    if limits is None or type(scales_at) is not dict or type(zero_points_at) is not dict:
-        return None
-    n, rank = len(q.scale), len(shape)
-    if len(q.zero_point) != n or not 0 <= q.quantized_dimension < max(rank, 1) or \
-            (n > 1 and (rank == 0 or n != shape[q.quantized_dimension])):
-        return None
-    ((code, (at, count)),) = scales_at.items()
-    ((zcode, (zat, zcount)),) = zero_points_at.items()
-    if (code, zcode) != ("f8", "i8"):
-        return None
-    return at, count, zat, zcount, limits[0], limits[1]
+def _queue_values(shape: Tuple[int, ...], q: Quantization, scales_at: Any, zero_points_at: Any,
+                  limits: Tuple[int, int], runs: List[Tuple[int, int, int, int, int, int]],
+                  inline: Tuple[list, list, list]) -> bool:
+    """Whether ``q`` of an integer tensor (zero points in ``limits``) is shaped as
+    :func:`~.tflite_quantization.check_tensor_quantization` requires (as many zero points as
+    scales, ``quantized_dimension`` an axis, several scales only along it); its values are then
+    queued for :func:`_values_hold` to check every tensor's at once: two runs of the data part
+    (per-channel parameters: their offsets, counts and limits into ``runs``), else the values
+    themselves (into ``inline``: scales, zero points, and per zero point its limits). False:
+    that function checks it, one tensor at a time."""
+    scales, n, rank, axis = q.scale, len(q.scale), len(shape), q.quantized_dimension
+    if len(q.zero_point) != n or not 0 <= axis < max(rank, 1) or (n > 1 and (rank == 0 or n != shape[axis])):
+        return False
+    if type(scales_at) is dict:  # a run ({"f8": [offset, count]}: numbers() checked it lies in the data)
+        run, zero_run = scales_at.get("f8"), zero_points_at.get("i8") if type(zero_points_at) is dict else None
+        if run is None or zero_run is None:
+            return False
+        runs.append((run[0], run[1], zero_run[0], zero_run[1], limits[0], limits[1]))
+    else:
+        inline[0].extend(scales)
+        inline[1].extend(q.zero_point)
+        inline[2].extend((limits,) * n)
+    return True
+
+
+def _values_hold(runs: List[Tuple[int, int, int, int, int, int]], inline: Tuple[list, list, list],
+                 data: Union[bytes, memoryview]) -> bool:
+    """Whether every queued scale (:func:`_queue_values`) is finite and > 0 and every zero
+    point in its dtype's range: the runs in one numpy pass over the file's own bytes
+    (:func:`_check_runs`), the inline values in another (any value numpy cannot hold: False,
+    the caller checks tensor by tensor)."""
+    if runs and not _check_runs(runs, data):
+        return False
+    if not inline[0]:
+        return True
+    try:
+        scales, zero_points = np.array(inline[0], np.float64), np.array(inline[1], np.int64)
+        limits = np.array(inline[2], np.int64).reshape(-1, 2)
+    except (OverflowError, TypeError, ValueError):
+        return False
+    return bool(np.isfinite(scales).all() and (scales > 0).all() and (zero_points >= limits[:, 0]).all()
+                and (zero_points <= limits[:, 1]).all())
 
 
 def _check_runs(runs: List[Tuple[int, int, int, int, int, int]], data: Union[bytes, memoryview]) -> bool:
@@ -313,7 +336,8 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         raise ValueError("the tensors' columns differ in length")
     out = []
     runs: List[Tuple[int, int, int, int, int, int]] = []  # per-channel parameters, checked at once at the end
-    in_runs: List[tuple] = []
+    inline: Tuple[list, list, list] = ([], [], [])  # the other integer tensors' values, likewise
+    queued: List[tuple] = []
     for index, (name, shape, kind, at, q) in enumerate(zip(names, shapes, kinds, where, quants)):
         shape = tuple(shape)
         if not all(type(n) is int and n >= 0 for n in shape) or type(name) is not str or type(kind) is not int:
@@ -328,19 +352,19 @@ def decode_tensors(columns: Dict[str, Any], data: Union[bytes, memoryview],
         if q is not None:
             scales, zero_points = _run(q[0], data, memo, "f8", float, arrays), _run(q[1], data, memo, "i8", int, arrays)
             quant = Quantization(scales, zero_points, int(q[2]))
-            run = _runs_to_check(shape, dtype, quant, q[0], q[1])
-            if run is None:
-                check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
-            else:
-                runs.append(run)
-                in_runs.append((index, shape, dtype, quant))
+            limits = STORAGE_RANGES.get(dtype)  # (float tensors' parameters are not checked)
+            if limits is not None:
+                if _queue_values(shape, quant, q[0], q[1], limits, runs, inline):
+                    queued.append((index, shape, dtype, quant))
+                else:
+                    check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
         try:
             value = None if at is None else array_at(data, at, dtype, shape, in_file)
         except ValueError as e:
             raise ValueError(f"tensor #{index}: {e}") from None
         out.append(TensorSpec(index, name, shape, dtype, value, quant))
-    if runs and not _check_runs(runs, data):
-        for index, shape, dtype, quant in in_runs:  # the reader's own check names what fails
+    if queued and not _values_hold(runs, inline, data):
+        for index, shape, dtype, quant in queued:  # the reader's own check names what fails
             check_tensor_quantization(f"tensor #{index}", shape, dtype, quant)
     return tuple(out)
 

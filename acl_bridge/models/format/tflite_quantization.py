@@ -146,6 +146,8 @@ def check_quantization(model: "ModelSpec", arrays: Optional[Dict[int, np.ndarray
     scales of every operator are compared in one pass at the end; where one fails, each
     operator is checked again alone, so that the message names the first."""
     arrays = {} if arrays is None else arrays
+    if _graph_holds(model, arrays):
+        return
     biases: List[Tuple[Any, ...]] = []  # the operators whose per-channel bias scales are compared at the end
     for op in model.operators:
         for check in QUANTIZATION_CONTRACTS.get(op.opcode, ()):
@@ -153,6 +155,96 @@ def check_quantization(model: "ModelSpec", arrays: Optional[Dict[int, np.ndarray
     if biases and not _bias_scales_hold(biases):
         for where, x, w, b, *_ in biases:
             _check_bias(where, x, w, b, arrays, None)  # raises for the first that fails
+
+
+_INT8, _UINT8, _INT32 = np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int32)
+_CHECK_FAILURES = (IndexError, OverflowError, TypeError, ValueError)
+
+
+def _graph_holds(model: "ModelSpec", arrays: Dict[int, np.ndarray]) -> bool:
+    """Whether every rule :func:`check_quantization` enforces holds, found at once: one pass
+    over the operators in plain Python (no numpy per operator) that gathers the weights' and
+    biases' zero points and the bias scales, then one numpy pass over all of them. True only
+    where each rule holds; False where one fails or this pass cannot tell (a value numpy cannot
+    hold, a malformed spec): the per-operator checks then say which, in the same words."""
+    tensors, n = model.tensors, len(model.tensors)
+    zero_points: List[Any] = []  # sequences that must be all 0
+    biases: List[Tuple[float, Any, Any]] = []  # (input scale, weight scales, bias scales)
+    try:
+        for op in model.operators:
+            code, inputs = op.opcode, op.inputs
+            axis = OUTPUT_CHANNEL_AXIS.get(code)
+            if code in NEEDS_QUANTIZATION:  # _check_live_tensors
+                live = op.outputs + ((inputs[:1] + inputs[3:]) if axis is not None else inputs)
+                for i in live:
+                    if 0 <= i < n:
+                        t = tensors[i]
+                        if t.dtype in _ACTIVATION_TYPES and (t.quantization is None or len(t.quantization.scale) != 1):
+                            return False
+            if axis is not None:  # _check_weighted, _check_bias
+                if len(inputs) < 2 or not (0 <= inputs[0] < n and 0 <= inputs[1] < n):
+                    continue
+                x, w = tensors[inputs[0]], tensors[inputs[1]]
+                if x.dtype != _INT8 and x.dtype != _UINT8:
+                    continue
+                wq = w.quantization
+                if w.dtype != x.dtype or wq is None:
+                    return False
+                per_channel = len(wq.scale) > 1
+                if per_channel and (w.dtype != _INT8 or wq.quantized_dimension != axis):
+                    return False
+                if w.dtype == _INT8 and (per_channel or code != "FULLY_CONNECTED"):
+                    zero_points.append(arrays.get(id(wq.zero_point) * 2, wq.zero_point))
+                if len(inputs) > 2 and 0 <= inputs[2] < n:
+                    b = tensors[inputs[2]]
+                    if b.dtype != _INT32:
+                        return False
+                    bq = b.quantization
+                    if bq is not None:
+                        ws, bs = wq.scale, bq.scale
+                        if len(ws) != len(bs) and len(ws) != 1 and len(bs) != 1:
+                            return False
+                        zero_points.append(arrays.get(id(bq.zero_point) * 2, bq.zero_point))
+                        assert x.quantization is not None  # live: checked above
+                        biases.append((float(x.quantization.scale[0]), arrays.get(id(ws) * 2 + 1, ws),
+                                       arrays.get(id(bs) * 2 + 1, bs)))
+            elif code == "SOFTMAX":  # _check_softmax
+                if not (inputs and op.outputs and 0 <= inputs[0] < n and 0 <= op.outputs[0] < n):
+                    continue
+                x, y = tensors[inputs[0]], tensors[op.outputs[0]]
+                if y.quantization is None or (x.dtype != _INT8 and x.dtype != _UINT8):
+                    continue
+                scale, zero_point = y.quantization.scale[0], y.quantization.zero_point[0]
+                if (y.dtype == _INT8 and (scale, zero_point) != SOFTMAX_INT8_OUTPUT) or \
+                        (y.dtype == _UINT8 and zero_point != 0):
+                    return False
+            elif code == "QUANTIZE" or code == "DEQUANTIZE":  # _check_present
+                for i in (op.outputs[:1] if code == "QUANTIZE" else inputs[:1]):
+                    if 0 <= i < n and tensors[i].dtype in _ACTIVATION_TYPES and tensors[i].quantization is None:
+                        return False
+        if zero_points and np.concatenate(zero_points).astype(np.int64, casting="safe").any():
+            return False
+        return not biases or _products_hold(biases)
+    except _CHECK_FAILURES:
+        return False
+
+
+def _products_hold(biases: List[Tuple[float, Any, Any]]) -> bool:
+    """Whether each bias's scales are its input scale x weight scales within TFLite's tolerance
+    (float64, as :func:`_check_bias` compares them), channel by channel, every operator's in
+    one pass (a single weight or bias scale stands for every channel)."""
+    w_counts = np.array([len(ws) for _, ws, _ in biases], np.int64)
+    b_counts = np.array([len(bs) for _, _, bs in biases], np.int64)
+    channels = np.maximum(w_counts, b_counts)
+    weights = np.concatenate([ws for _, ws, _ in biases]).astype(np.float64, casting="safe")
+    scales = np.concatenate([bs for _, _, bs in biases]).astype(np.float64, casting="safe")
+    # each single scale repeated over its operator's channels, so every array has one value per channel
+    weights = np.repeat(weights, np.repeat(np.where(w_counts == 1, channels, 1), w_counts))
+    scales = np.repeat(scales, np.repeat(np.where(b_counts == 1, channels, 1), b_counts))
+    products = np.repeat(np.array([x for x, _, _ in biases], np.float64), channels) * weights
+    if not len(products) == len(scales) == int(channels.sum()):
+        return False
+    return bool((np.abs(products - scales) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, scales)).all())
 
 
 def _bias_scales_hold(biases: List[Tuple[Any, ...]]) -> bool:
