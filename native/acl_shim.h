@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 12
+#define ACL_SHIM_ABI_VERSION 13
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -96,6 +96,14 @@ extern "C" {
 #define ACL_SHIM_FN_REDUCE_MAX 36
 #define ACL_SHIM_FN_REDUCE_MIN 37
 #define ACL_SHIM_FN_REDUCE_PROD 38
+/* the neural-network layers (ABI 13, native/acl_shim_nn.cpp) */
+#define ACL_SHIM_FN_DECONVOLUTION 39  /* src, weights, bias (opt), dst: TFLite's TRANSPOSE_CONV; stride and
+                                         pad_* crop the full (in - 1) * stride + kernel output */
+#define ACL_SHIM_FN_L2_NORMALIZE 40   /* src, dst: dst = src / sqrt(max(sum(src^2), epsilon)) along axis */
+#define ACL_SHIM_FN_NORMALIZATION 41  /* src, dst: cross-channel local response normalization,
+                                         dst = src / (kappa + alpha * sum over norm_size channels of src^2)^beta */
+#define ACL_SHIM_FN_MATMUL 42         /* a, b, dst: batched dst = a @ b (adj_a / adj_b transpose the last two
+                                         numpy axes); ACL >= 23.x */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -194,8 +202,8 @@ typedef struct acl_shim_params {
     int32_t exclude_padding;     /* avg pooling */
     uint32_t depth_multiplier;   /* depthwise */
     int32_t transpose_weights;   /* fully connected */
-    float alpha;                 /* gemm */
-    float beta;                  /* gemm: beta; softmax: beta (exponent scale) */
+    float alpha;                 /* gemm; normalization: the coefficient of the sum */
+    float beta;                  /* gemm: beta; softmax: beta (exponent scale); normalization: the power */
     int32_t axis;                /* softmax */
     int32_t perm_len;            /* permute: dst dim i = src dim perm[i] (ACL order) */
     uint32_t perm[ACL_SHIM_MAX_DIMS];
@@ -207,6 +215,11 @@ typedef struct acl_shim_params {
     int32_t interpolation;       /* resize: ACL_SHIM_INTERP_* (ABI 6) */
     int32_t sampling;            /* resize: ACL_SHIM_SAMPLING_* */
     int32_t align_corners;       /* resize: TOP_LEFT sampling only */
+    uint32_t norm_size;          /* normalization: channels summed (odd) (ABI 13) */
+    float kappa;                 /* normalization: the added constant (TFLite's bias) */
+    float epsilon;               /* l2_normalize: the lower bound of the sum of squares */
+    int32_t adj_a;               /* matmul: transpose a's last two numpy axes */
+    int32_t adj_b;               /* matmul: transpose b's last two numpy axes */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

@@ -1,6 +1,7 @@
 // acl_shim_families.h -- the entry points of the family rooms, each one file with one row per
 // kind: acl_shim_elementwise.cpp (binary a, b, dst with broadcasting; unary src, dst) and
-// acl_shim_reduction.cpp (along one axis, kept). build<F> (acl_shim_functions.cpp) hands
+// acl_shim_reduction.cpp (along one axis, kept) and
+// acl_shim_nn.cpp (deconvolution, L2 normalization, local response normalization, matmul). build<F> (acl_shim_functions.cpp) hands
 // every kind it does not build itself to each in turn. Each entry point has one overload per
 // backend's tensor type (NEON: ITensor, CL: ICLTensor); it validate()s then configure()s the
 // kind, or answers nullptr when the kind is not of its family. ACL's refusals:
@@ -54,6 +55,7 @@ namespace acl_shim_detail {
 
 ACL_SHIM_FAMILY_DECLARATIONS(build_elementwise)
 ACL_SHIM_FAMILY_DECLARATIONS(build_reduction)
+ACL_SHIM_FAMILY_DECLARATIONS(build_nn)
 
 }  // namespace acl_shim_detail
 

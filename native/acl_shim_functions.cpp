@@ -346,6 +346,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             // the family rooms: each answers nullptr for a kind that is not of its family
             if (auto f = build_elementwise(kind, p, t, mm)) return f;
             if (auto f = build_reduction(kind, p, t, mm)) return f;
+            if (auto f = build_nn(kind, p, t, mm)) return f;
             fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
         }
     }

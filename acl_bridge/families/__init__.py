@@ -2,7 +2,8 @@
 :mod:`acl_bridge.functions` (whose :class:`~acl_bridge.functions.AclFunction` they extend):
 :mod:`.elementwise` (binary with broadcasting: division, maximum, minimum, squared difference,
 power; unary: abs, exp, log, neg, rsqrt, sin, round, floor), :mod:`.reduction` (sum, mean,
-max, min, product along one axis).
+max, min, product along one axis), :mod:`.nn` (deconvolution, L2 normalization, local response
+normalization, matmul).
 
 :data:`CLASSES` maps every family kind to its class; :func:`function_class` finds a class by
 name in the families or in :mod:`acl_bridge.functions`."""
@@ -12,12 +13,13 @@ from __future__ import annotations
 from typing import Dict
 
 from .. import functions
-from . import elementwise, reduction
+from . import elementwise, nn, reduction
 from .elementwise import (Abs, Div, ElementwiseBinary, ElementwiseUnary, Exp, Floor, Log, Maximum, Minimum, Neg,
                           Power, Round, Rsqrt, Sin, SquaredDifference)
+from .nn import Deconvolution, L2Normalize, LocalResponseNormalization, MatMul
 from .reduction import ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, Reduction
 
-FAMILIES = (elementwise, reduction)
+FAMILIES = (elementwise, reduction, nn)
 # kind -> class, every family's
 CLASSES: Dict[str, type] = {cls.kind: cls for family in FAMILIES for cls in family.CLASSES}
 
@@ -36,4 +38,5 @@ def function_class(name: str) -> type:
 
 __all__ = ["CLASSES", "FAMILIES", "function_class", "ElementwiseBinary", "ElementwiseUnary", "Div", "Maximum",
            "Minimum", "SquaredDifference", "Power", "Abs", "Exp", "Log", "Neg", "Rsqrt", "Sin", "Round", "Floor",
-           "Reduction", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"]
+           "Reduction", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+           "Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul"]

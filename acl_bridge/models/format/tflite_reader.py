@@ -208,6 +208,16 @@ OPTION_TABLES = {
     "GATHER": ("GatherOptions", (("axis", "Axis", None), ("batch_dims", "BatchDims", None))),
     "LEAKY_RELU": ("LeakyReluOptions", (("alpha", "Alpha", None),)),
     "MIRROR_PAD": ("MirrorPadOptions", (("mode", "Mode", {0: "REFLECT", 1: "SYMMETRIC"}),)),
+    # the neural-network layers (lowering/rules/nn.py)
+    "TRANSPOSE_CONV": ("TransposeConvOptions", _WINDOW + _ACT),
+    "L2_POOL_2D": ("Pool2DOptions", _WINDOW + _ACT + (("filter_width", "FilterWidth", None),
+                                                      ("filter_height", "FilterHeight", None))),
+    "L2_NORMALIZATION": ("L2NormOptions", _ACT),
+    "LOCAL_RESPONSE_NORMALIZATION": ("LocalResponseNormalizationOptions", (
+        ("radius", "Radius", None), ("bias", "Bias", None), ("alpha", "Alpha", None), ("beta", "Beta", None))),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions", (("align_corners", "AlignCorners", None),
+                                                                 ("half_pixel_centers", "HalfPixelCenters", None))),
+    "BATCH_MATMUL": ("BatchMatMulOptions", (("adj_x", "AdjX", None), ("adj_y", "AdjY", None))),
 }
 
 

@@ -128,7 +128,7 @@ def _softmax(p: Mapping[str, object]) -> Dict[str, object]:
 
 @function_kind("resize", F.Resize)
 def _resize(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"interpolation": "bilinear", "align_corners": p["align_corners"],
+    return {"interpolation": p.get("interpolation", "bilinear"), "align_corners": p["align_corners"],
             "half_pixel_centers": p["half_pixel_centers"]}
 
 
@@ -155,3 +155,5 @@ for _cls in R.CLASSES:
     function_kind(_cls.kind, _cls)(_axis)
 
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
+
+from . import function_kinds_nn  # noqa: E402,F401  (the neural-network layers register themselves)

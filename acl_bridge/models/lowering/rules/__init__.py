@@ -1,13 +1,13 @@
 """The lowering table (:mod:`.table`) filled by the rules of every family, one module each:
 :mod:`.convolution`, :mod:`.elementwise`, :mod:`.activations`, :mod:`.quantization`,
-:mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`. Importing the package registers them all; ``SUPPORTED`` is the
+:mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`, :mod:`.nn`. Importing the package registers them all; ``SUPPORTED`` is the
 table's keys, sorted."""
 
 from __future__ import annotations
 
 from typing import Tuple
 
-from . import activations, convolution, elementwise, pooling, quantization, reduction, shape  # noqa: F401  (they register)
+from . import activations, convolution, elementwise, nn, pooling, quantization, reduction, shape  # noqa: F401  (they register)
 from .pooling import MEAN_AXES
 from .table import RULES, WHY_NOT, Rule, RuleFunction, refuse_operator, rule, rule_for
 

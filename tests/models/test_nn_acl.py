@@ -1,0 +1,59 @@
+"""The neural-network layers of issue 37 on ACL (emulated arm64): the one-operator models of
+``test_one_operator.py`` whose rules are ``rules/nn.py`` (TRANSPOSE_CONV, L2_POOL_2D,
+L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION, LOG_SOFTMAX, RESIZE_NEAREST_NEIGHBOR,
+BATCH_MATMUL), run by the runner and compared with the numpy executor of the same plan (itself
+checked against TFLite's interpreter on the host), as ``test_elementwise_acl.py`` does. ACL
+20.08 has no MatMul: there BATCH_MATMUL must be refused by ACL and run on the CPU fallback."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+
+from .conftest import tolerance  # noqa: E402
+from .test_elementwise_acl import _runner, check_float, check_int8  # noqa: E402
+from .test_one_operator import CASES, INT8_CASES  # noqa: E402
+from .tiny_tflite import one_operator_model  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+NN = {"TRANSPOSE_CONV", "L2_POOL_2D", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "LOG_SOFTMAX",
+      "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL"}
+FLOAT = [c for c in CASES if c.opcode in NN and c.opcode != "BATCH_MATMUL"]
+MATMUL = [c for c in CASES if c.opcode == "BATCH_MATMUL"]
+INT8 = [c for c in INT8_CASES if c.opcode in NN]
+
+
+@pytest.mark.parametrize("case", FLOAT, ids=[c.id for c in FLOAT])
+def test_float_layer_on_acl_matches_the_plan(case):
+    check_float(case, "neon")
+
+
+@pytest.mark.parametrize("case", INT8, ids=[c.id for c in INT8])
+def test_int8_layer_on_acl_within_a_step_of_tflite(case):
+    check_int8(case, "neon")
+
+
+@pytest.mark.parametrize("case", MATMUL, ids=[c.id for c in MATMUL])
+def test_batch_matmul_on_acl_or_refused_by_acl_20_08(case):
+    """24.11: on ACL's MatMul; 20.08 (no MatMul): refused by ACL, the CPU fallback runs it."""
+    from acl_bridge import native
+
+    data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
+    r = _runner(data, "neon")
+    try:
+        refused = [f for f in r.plan.fallbacks if f.kind == "refused by ACL"]
+        if native.acl_version().startswith("20."):
+            assert len(refused) == 1 and "NEMatMul::validate: ACL 2008 has no MatMul" in refused[0].reason, refused
+        else:
+            assert r.plan.fallbacks == () and tuple(s.kind for s in r.plan.steps) == case.kinds
+        x = np.random.default_rng(3).uniform(*case.x_range, case.x).astype(np.float32)
+        got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+        assert got.shape == ref.shape == case.y
+        assert np.abs(got - ref).max() <= tolerance(ref), case.id
+    finally:
+        r.close()
