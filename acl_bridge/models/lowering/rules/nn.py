@@ -16,7 +16,6 @@ from ..helpers import (
     first_input,
     float_option,
     int_option,
-    integer_table,
     malformed,
     nhwc,
     no_fused_activation,
@@ -27,8 +26,9 @@ from ..helpers import (
     where,
     window,
 )
-from ..quantized import bias_q, float32_or_quantized, is_quantized, quantization, tensor_q, weights_q
+from ..quantized import bias_q, float32_or_quantized, is_quantized, one_quantization, quantization, tensor_q, weights_q
 from ..step import Lowered, Params, Step
+from .shape import resize_grid
 from .table import FLOAT32, FLOAT32_OR_INT8_WITH_TABLE, rule
 
 # TRANSPOSE_CONV's inputs: output_shape (an int32 table), weights (OHWI), input, bias (optional)
@@ -153,21 +153,10 @@ def resize_nearest_neighbor(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered
     half_pixel_centers (ACL's CENTER sampling) / neither (floor); both at once refused. The
     size input a constant equal to the output's height and width; int8 / uint8 with one
     quantization in and out (TFLite's requirement)."""
-    size = np.asarray(integer_table(op, model, "a non-constant size input")).reshape(-1)
-    x, y = nhwc(op, model)
-    if size.tolist() != list(y[1:3]) or x[0] != y[0] or x[3] != y[3]:
-        raise malformed(op, f"input {list(x)} resized to size {size.tolist()} does not give the output {list(y)}")
-    align, half = bool(option(op, "align_corners", False)), bool(option(op, "half_pixel_centers", False))
-    if align and half:
-        raise refuse(op, "option align_corners=True together with half_pixel_centers=True")
+    align, half = resize_grid(op, model)
     params: Params = (("interpolation", "nearest"), ("align_corners", align), ("half_pixel_centers", half))
-    src, out = first_input(op), op.outputs[0]
-    if is_quantized(model, src):
-        xq, yq = tensor_q(op, model, src), tensor_q(op, model, out)
-        if xq != yq:
-            raise refuse(op, f"input quantization (scale {xq[0]}, zero point {xq[1]}) differing from the output's "
-                             f"(scale {yq[0]}, zero point {yq[1]})")
-        params += quantization(("src", xq), ("dst", yq))
+    if is_quantized(model, first_input(op)):
+        params += one_quantization(op, model, first_input(op), op.outputs[0])
     return (unary(op, "resize", params),)
 
 
