@@ -82,6 +82,11 @@ std::unique_ptr<acl::IFunction> matmul(const acl_shim_params &p, const std::vect
                                        const std::shared_ptr<acl::IMemoryManager> &mm) {
     need(t, 3, {0, 1, 2}, "matmul");
 #if ACL_SHIM_ACL_VERSION >= 2411
+    // CpuMatMul takes only operands marked as changing between runs ("LHS Tensor must be
+    // dynamic", measured on 24.11); a TensorInfo is constant until told otherwise (Arm NN
+    // marks them the same way)
+    t[0]->info()->set_are_values_constant(false);
+    t[1]->info()->set_are_values_constant(false);
     const acl::MatMulInfo info = acl::MatMulInfo().adj_lhs(p.adj_a != 0).adj_rhs(p.adj_b != 0);
     check_status(E::validate_matmul(t[0]->info(), t[1]->info(), t[2]->info(), info), name<E>("MatMul").c_str());
     auto f = make<typename E::MatMul>(mm);
