@@ -104,6 +104,8 @@ extern "C" {
                                          dst = src / (kappa + alpha * sum over norm_size channels of src^2)^beta */
 #define ACL_SHIM_FN_MATMUL 42         /* a, b, dst: batched dst = a @ b (adj_a / adj_b transpose the last two
                                          numpy axes); ACL >= 23.x */
+#define ACL_SHIM_FN_CONVOLUTION_3D 43 /* src, weights, bias (opt), dst: NDHWC (the shim marks the tensors so),
+                                         weights DHWIO; stride_*, pad_* with pad_front / pad_back; ACL >= 23.x */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -220,6 +222,9 @@ typedef struct acl_shim_params {
     float epsilon;               /* l2_normalize: the lower bound of the sum of squares */
     int32_t adj_a;               /* matmul: transpose a's last two numpy axes */
     int32_t adj_b;               /* matmul: transpose b's last two numpy axes */
+    uint32_t stride_z;           /* convolution_3d: the depth stride */
+    uint32_t pad_front;          /* convolution_3d: depth padding */
+    uint32_t pad_back;
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

@@ -8,6 +8,8 @@
 //     (CROSS_MAP), norm_size, alpha, beta, kappa, unscaled alpha;
 //   matmul (a, b, dst): NEMatMul / CLMatMul (ACL >= 23.x; 20.08 has none: refused as ACL's own
 //     refusal, ACL_SHIM_ERR_ACL_STATUS naming NEMatMul::validate, so the runner's fallback runs it).
+//   convolution_3d (src, weights, bias, dst): NEConv3D / CLConv3D on NDHWC tensors (ACL >= 22.x;
+//     on 20.08 refused the same way as matmul).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
@@ -20,12 +22,14 @@
 #include "arm_compute/runtime/NEON/functions/NEL2NormalizeLayer.h"
 #include "arm_compute/runtime/NEON/functions/NENormalizationLayer.h"
 #if ACL_SHIM_ACL_VERSION >= 2411
+#include "arm_compute/runtime/NEON/functions/NEConv3D.h"
 #include "arm_compute/runtime/NEON/functions/NEMatMul.h"
 #endif
 #endif
 
 #if ACL_SHIM_WITH_CL
 #include "arm_compute/core/CL/ICLTensor.h"
+#include "arm_compute/runtime/CL/functions/CLConv3D.h"
 #include "arm_compute/runtime/CL/functions/CLDeconvolutionLayer.h"
 #include "arm_compute/runtime/CL/functions/CLL2NormalizeLayer.h"
 #include "arm_compute/runtime/CL/functions/CLMatMul.h"
@@ -49,6 +53,7 @@ struct Neon {
     ACL_SHIM_NN_TYPES(NE)
     using ITensor = acl::ITensor;
 #if ACL_SHIM_ACL_VERSION >= 2411
+    using Conv3D = acl::NEConv3D;
     using MatMul = acl::NEMatMul;
     static acl::Status validate_matmul(const acl::ITensorInfo *a, const acl::ITensorInfo *b,
                                        const acl::ITensorInfo *d, const acl::MatMulInfo &info) {
@@ -64,6 +69,7 @@ struct Neon {
 struct Cl {
     ACL_SHIM_NN_TYPES(CL)
     using ITensor = acl::ICLTensor;
+    using Conv3D = acl::CLConv3D;
     using MatMul = acl::CLMatMul;
     static acl::Status validate_matmul(const acl::ITensorInfo *a, const acl::ITensorInfo *b,
                                        const acl::ITensorInfo *d, const acl::MatMulInfo &info) {
@@ -98,6 +104,32 @@ std::unique_ptr<acl::IFunction> matmul(const acl_shim_params &p, const std::vect
     (void)p, (void)mm;
     fail(ACL_SHIM_ERR_ACL_STATUS, name<E>("MatMul") + ": ACL " + std::to_string(ACL_SHIM_ACL_VERSION) +
                                       " has no MatMul function (ACL >= 23.x has one)");
+#endif
+}
+
+// The 3-D convolution where this ACL has it (24.x): src and dst marked NDHWC (the bridge
+// describes them NHWC; their ACL order is the same C, W, H, D, N).
+template <typename E>
+std::unique_ptr<acl::IFunction> convolution_3d(const acl_shim_params &p, const std::vector<typename E::ITensor *> &t,
+                                               const std::shared_ptr<acl::IMemoryManager> &mm) {
+    need(t, 4, {0, 1, 3}, "convolution_3d");
+#if ACL_SHIM_ACL_VERSION >= 2411
+    require(p.stride_x >= 1 && p.stride_y >= 1 && p.stride_z >= 1, "convolution_3d: strides must be >= 1");
+    t[0]->info()->set_data_layout(acl::DataLayout::NDHWC);
+    t[3]->info()->set_data_layout(acl::DataLayout::NDHWC);
+    const acl::Conv3dInfo info(acl::Size3D(p.stride_x, p.stride_y, p.stride_z),
+                               acl::Padding3D(p.pad_left, p.pad_right, p.pad_top, p.pad_bottom, p.pad_front, p.pad_back),
+                               to_activation(p.activation, p.act_a, p.act_b), acl::Size3D(1U, 1U, 1U),
+                               acl::DimensionRoundingType::FLOOR, false);
+    check_status(E::Conv3D::validate(t[0]->info(), t[1]->info(), info_of(t[2]), t[3]->info(), info),
+                 name<E>("Conv3D").c_str());
+    auto f = make<typename E::Conv3D>(mm);
+    f->configure(t[0], t[1], t[2], t[3], info);
+    return f;
+#else
+    (void)p, (void)mm;
+    fail(ACL_SHIM_ERR_ACL_STATUS, name<E>("Conv3D") + ": ACL " + std::to_string(ACL_SHIM_ACL_VERSION) +
+                                      " has no Conv3D function (ACL >= 22.x has one)");
 #endif
 }
 
@@ -137,6 +169,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, co
             return f;
         }
         case ACL_SHIM_FN_MATMUL: return matmul<E>(p, t, mm);
+        case ACL_SHIM_FN_CONVOLUTION_3D: return convolution_3d<E>(p, t, mm);
         default: return nullptr;
     }
 }

@@ -558,6 +558,13 @@ def _():
     return lambda: _families().MatMul(a, b, dst), [a, b, dst]
 
 
+@case("convolution-3d-two-strides", UnsupportedOptionError,
+      r"Convolution3D: stride \(2, 2\) / padding .*expected \(d, h, w\)", native=True)
+def _():
+    src, w, dst = arange((1, 4, 4, 4, 2)), arange((3, 3, 3, 2, 2)), arange((1, 2, 2, 2, 2))
+    return lambda: _families().Convolution3D(src, w, None, dst, stride=(2, 2), data_layout="NHWC"), [src, w, dst]
+
+
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 7))

@@ -3,7 +3,7 @@
 :mod:`.elementwise` (binary with broadcasting: division, maximum, minimum, squared difference,
 power; unary: abs, exp, log, neg, rsqrt, sin, round, floor), :mod:`.reduction` (sum, mean,
 max, min, product along one axis), :mod:`.nn` (deconvolution, L2 normalization, local response
-normalization, matmul).
+normalization, matmul, 3-D convolution).
 
 :data:`CLASSES` maps every family kind to its class; :func:`function_class` finds a class by
 name in the families or in :mod:`acl_bridge.functions`."""
@@ -16,7 +16,7 @@ from .. import functions
 from . import elementwise, nn, reduction
 from .elementwise import (Abs, Div, ElementwiseBinary, ElementwiseUnary, Exp, Floor, Log, Maximum, Minimum, Neg,
                           Power, Round, Rsqrt, Sin, SquaredDifference)
-from .nn import Deconvolution, L2Normalize, LocalResponseNormalization, MatMul
+from .nn import Convolution3D, Deconvolution, L2Normalize, LocalResponseNormalization, MatMul
 from .reduction import ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, Reduction
 
 FAMILIES = (elementwise, reduction, nn)
@@ -39,4 +39,4 @@ def function_class(name: str) -> type:
 __all__ = ["CLASSES", "FAMILIES", "function_class", "ElementwiseBinary", "ElementwiseUnary", "Div", "Maximum",
            "Minimum", "SquaredDifference", "Power", "Abs", "Exp", "Log", "Neg", "Rsqrt", "Sin", "Round", "Floor",
            "Reduction", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-           "Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul"]
+           "Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul", "Convolution3D"]

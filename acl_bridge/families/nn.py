@@ -1,7 +1,8 @@
 """The neural-network layers family (native/acl_shim_nn.cpp): Deconvolution (TFLite's
 TRANSPOSE_CONV, ACL's DeconvolutionLayer), L2Normalize (ACL's L2NormalizeLayer),
-LocalResponseNormalization (ACL's NormalizationLayer across channels) and MatMul (ACL's
-MatMul, batched; ACL >= 23.x: on ACL 20.08 its construction is refused as by ACL's validate()).
+LocalResponseNormalization (ACL's NormalizationLayer across channels), MatMul (ACL's
+MatMul, batched) and Convolution3D (ACL's Conv3D, NDHWC); the last two ACL >= 23.x: on ACL
+20.08 their construction is refused as by ACL's validate().
 
 Data types are ACL's: float32 / float16 everywhere, int8 / uint8 (quantized) for the
 deconvolution (per-tensor or per-channel weights, int32 bias) and the matmul where ACL's
@@ -108,6 +109,34 @@ class MatMul(AclFunction):
         return p
 
 
-CLASSES: Tuple[type, ...] = (Deconvolution, L2Normalize, LocalResponseNormalization, MatMul)
+class Convolution3D(AclFunction):
+    """3-D convolution (cross-correlation) of NDHWC tensors: src (N, D, H, W, C), weights
+    (KD, KH, KW, C, OFM) as TFLite's CONV_3D stores them, bias (OFM,), dst (N, D', H', W',
+    OFM). ``stride`` (d, h, w); ``padding`` ((front, back), (top, bottom), (left, right)).
+    Give ``data_layout="NHWC"`` (the channel last). ACL >= 22.x (ACL 20.08 has no Conv3D:
+    AclStatusError naming NEConv3D::validate at construction)."""
 
-__all__ = ["Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul", "CLASSES"]
+    kind, roles, outputs = "convolution_3d", ("src", "weights", "bias", "dst"), ("dst",)
+    optional = ("bias",)
+    const_roles = ("weights", "bias")
+
+    @classmethod
+    def _params(cls, stride=(1, 1, 1), padding=((0, 0), (0, 0), (0, 0)), activation: Optional[str] = None,
+                act_a: float = 0.0, act_b: float = 0.0):
+        stride, padding = tuple(stride), tuple(tuple(pw) for pw in padding)
+        if len(stride) != 3 or len(padding) != 3 or any(len(pw) != 2 for pw in padding):
+            raise UnsupportedOptionError(f"Convolution3D: stride {stride!r} / padding {padding!r}, expected "
+                                         f"(d, h, w) and ((front, back), (top, bottom), (left, right))")
+        sd, sh, sw = (check_int(v, "stride", minimum=1) for v in stride)
+        (front, back), (top, bottom), (left, right) = ((check_int(a, "padding"), check_int(b, "padding"))
+                                                       for a, b in padding)
+        p = functions.default_params()
+        p.stride_z, p.stride_y, p.stride_x = sd, sh, sw
+        p.pad_front, p.pad_back, p.pad_top, p.pad_bottom, p.pad_left, p.pad_right = front, back, top, bottom, left, right
+        functions._activation_params(p, activation, act_a, act_b)
+        return p
+
+
+CLASSES: Tuple[type, ...] = (Deconvolution, L2Normalize, LocalResponseNormalization, MatMul, Convolution3D)
+
+__all__ = ["Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul", "Convolution3D", "CLASSES"]

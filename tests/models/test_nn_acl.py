@@ -1,9 +1,10 @@
 """The neural-network layers of issue 37 on ACL (emulated arm64): the one-operator models of
 ``test_one_operator.py`` whose rules are ``rules/nn.py`` (TRANSPOSE_CONV, L2_POOL_2D,
 L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION, LOG_SOFTMAX, RESIZE_NEAREST_NEIGHBOR,
-BATCH_MATMUL), run by the runner and compared with the numpy executor of the same plan (itself
+BATCH_MATMUL, CONV_3D), run by the runner and compared with the numpy executor of the same plan (itself
 checked against TFLite's interpreter on the host), as ``test_elementwise_acl.py`` does. ACL
-20.08 has no MatMul: there BATCH_MATMUL must be refused by ACL and run on the CPU fallback."""
+20.08 has no MatMul and no Conv3D: there BATCH_MATMUL and CONV_3D must be refused by ACL and run
+on the CPU fallback."""
 
 from __future__ import annotations
 
@@ -22,9 +23,12 @@ from .tiny_tflite import one_operator_model  # noqa: E402
 pytestmark = pytest.mark.acl
 
 NN = {"TRANSPOSE_CONV", "L2_POOL_2D", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "LOG_SOFTMAX",
-      "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL"}
-FLOAT = [c for c in CASES if c.opcode in NN and c.opcode != "BATCH_MATMUL"]
-MATMUL = [c for c in CASES if c.opcode == "BATCH_MATMUL"]
+      "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL", "CONV_3D"}
+# what ACL 20.08 has no function for: the shim's refusal (as ACL's), the fallback runs it
+NOT_ON_20_08 = {"BATCH_MATMUL": "NEMatMul::validate: ACL 2008 has no MatMul function",
+                "CONV_3D": "NEConv3D::validate: ACL 2008 has no Conv3D function"}
+FLOAT = [c for c in CASES if c.opcode in NN and c.opcode not in NOT_ON_20_08]
+MATMUL = [c for c in CASES if c.opcode in NOT_ON_20_08]
 INT8 = [c for c in INT8_CASES if c.opcode in NN]
 
 
@@ -39,8 +43,8 @@ def test_int8_layer_on_acl_within_a_step_of_tflite(case):
 
 
 @pytest.mark.parametrize("case", MATMUL, ids=[c.id for c in MATMUL])
-def test_batch_matmul_on_acl_or_refused_by_acl_20_08(case):
-    """24.11: on ACL's MatMul; 20.08 (no MatMul): refused by ACL, the CPU fallback runs it."""
+def test_on_acl_or_refused_by_acl_20_08(case):
+    """24.11: on ACL's MatMul / Conv3D; 20.08 (neither): refused by ACL, the CPU fallback runs it."""
     from acl_bridge import native
 
     data = one_operator_model(case.opcode, case.x, case.y, case.inputs, case.options, case.version)
@@ -48,7 +52,7 @@ def test_batch_matmul_on_acl_or_refused_by_acl_20_08(case):
     try:
         refused = [f for f in r.plan.fallbacks if f.kind == "refused by ACL"]
         if native.acl_version().startswith("20."):
-            assert len(refused) == 1 and "NEMatMul::validate: ACL 2008 has no MatMul" in refused[0].reason, refused
+            assert len(refused) == 1 and NOT_ON_20_08[case.opcode] in refused[0].reason, refused
         else:
             assert r.plan.fallbacks == () and tuple(s.kind for s in r.plan.steps) == case.kinds
         x = np.random.default_rng(3).uniform(*case.x_range, case.x).astype(np.float32)

@@ -166,6 +166,12 @@ CASES = [
       for grid in ("HalfPixelCenters", "AlignCorners", "")),
     Case("batch_matmul_constant_b", "BATCH_MATMUL", (2, 3, 4), (2, 3, 5), ("matmul",), (X, _f32(2, 4, 5)),
          ("BatchMatMulOptions", {"AdjX": False, "AdjY": False})),
+    Case("conv_3d_same_stride2_relu", "CONV_3D", (1, 5, 6, 7, 2), (1, 3, 3, 4, 3), ("convolution_3d",),
+         (X, _f32(3, 3, 3, 2, 3), _f32(3)),
+         ("Conv3DOptions", {"Padding": "SAME", "StrideD": 2, "StrideH": 2, "StrideW": 2,
+                            "FusedActivationFunction": "RELU"}), params=(("padding", ((1, 1), (0, 1), (1, 1))),)),
+    Case("conv_3d_valid_2x3x2_no_bias", "CONV_3D", (2, 4, 5, 4, 3), (2, 3, 3, 3, 2), ("convolution_3d",),
+         (X, _f32(2, 3, 2, 3, 2)), ("Conv3DOptions", {"Padding": "VALID", "StrideD": 1, "StrideH": 1, "StrideW": 1})),
     Case("batch_matmul_adj_y", "BATCH_MATMUL", (3, 4), (3, 6), ("matmul",), (X, _f32(6, 4)),
          ("BatchMatMulOptions", {"AdjX": False, "AdjY": True}), params=(("adj_b", True),)),
 ]

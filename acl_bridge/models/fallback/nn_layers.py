@@ -1,9 +1,9 @@
-"""The neural-network layers on numpy: the step kernels of ``deconvolution``, ``l2_normalize``,
+"""The neural-network layers on numpy: the step kernels of ``deconvolution``, ``convolution_3d``, ``l2_normalize``,
 ``normalization``, ``log_softmax``, ``matmul``, L2 ``pooling`` and nearest ``resize``
 (float64, and int8 / uint8 as TFLite's reference kernels: :mod:`.int8_reference`'s output
 stage), and the fallback kernels of TRANSPOSE_CONV, L2_POOL_2D, LOCAL_RESPONSE_NORMALIZATION,
-RESIZE_NEAREST_NEIGHBOR and BATCH_MATMUL, which run their rule's steps where ACL's validate()
-refused them (ACL 20.08's missing MatMul)."""
+RESIZE_NEAREST_NEIGHBOR, BATCH_MATMUL and CONV_3D, which run their rule's steps where ACL's
+validate() refused them (ACL 20.08's missing MatMul and Conv3D)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,16 @@ def _deconvolution_q(s, x, p, c, q, dst, arrays):
     return q8.output_stage(acc, real, q["dst"][1], _clamp(p, q, dst), dst.dtype)
 
 
+@step_kernel("convolution_3d")
+def _convolution_3d(s, x, p, c, arrays):
+    (front, back), (top, bottom), (left, right) = p["padding"]
+    w = c["weights"].astype(np.float64)  # (KD, KH, KW, C, OFM)
+    xp = np.pad(x, ((0, 0), (front, back), (top, bottom), (left, right), (0, 0)))
+    sd, sh, sw = p["stride"]
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[:3], axis=(1, 2, 3))[:, ::sd, ::sh, ::sw]
+    return np.einsum("ndhwcijk,ijkco->ndhwo", win, w) + c["bias"]
+
+
 @step_kernel("l2_normalize")
 def _l2_normalize(s, x, p, c, arrays):
     return x / np.sqrt(np.maximum((x * x).sum(axis=p["axis"], keepdims=True), p["epsilon"]))
@@ -107,7 +117,7 @@ def l2_pool(x, kernel, stride, padding) -> np.ndarray:
                    / _windows(ones, kernel, stride, padding, 0.0).sum(axis=(-2, -1)))
 
 
-@kernel("TRANSPOSE_CONV", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL",
+@kernel("TRANSPOSE_CONV", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL", "CONV_3D",
         dtypes=FLOAT + INT8, check=_lowerable)
 def rule_steps(c: Call) -> None:
     """The rule's steps on numpy (their live inputs are the operator's, they write its output)."""

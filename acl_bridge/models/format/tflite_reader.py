@@ -218,6 +218,9 @@ OPTION_TABLES = {
     "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions", (("align_corners", "AlignCorners", None),
                                                                  ("half_pixel_centers", "HalfPixelCenters", None))),
     "BATCH_MATMUL": ("BatchMatMulOptions", (("adj_x", "AdjX", None), ("adj_y", "AdjY", None))),
+    "CONV_3D": ("Conv3DOptions", _WINDOW + _ACT + (("stride_d", "StrideD", None), ("dilation_d", "DilationDFactor", None),
+                                                   ("dilation_h", "DilationHFactor", None),
+                                                   ("dilation_w", "DilationWFactor", None))),
 }
 
 

@@ -8,7 +8,7 @@ from typing import Dict, Mapping
 
 from ... import functions as F
 from ...families import nn as N
-from .function_kinds import _window, function_kind
+from .function_kinds import _fused, _window, function_kind
 
 
 @function_kind("deconvolution", N.Deconvolution)
@@ -29,6 +29,11 @@ def _normalization(p: Mapping[str, object]) -> Dict[str, object]:
 @function_kind("matmul", N.MatMul)
 def _matmul(p: Mapping[str, object]) -> Dict[str, object]:
     return {"adj_a": p["adj_a"], "adj_b": p["adj_b"]}
+
+
+@function_kind("convolution_3d", N.Convolution3D)
+def _convolution_3d(p: Mapping[str, object]) -> Dict[str, object]:
+    return {"stride": p["stride"], "padding": p["padding"], **_fused(p)}
 
 
 @function_kind("log_softmax", F.Softmax)

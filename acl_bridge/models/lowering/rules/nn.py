@@ -1,8 +1,9 @@
 """Neural-network layers: TRANSPOSE_CONV (-> ``deconvolution``), L2_POOL_2D (an L2 ``pooling``),
 L2_NORMALIZATION (-> ``l2_normalize``), LOCAL_RESPONSE_NORMALIZATION (-> ``normalization``),
-LOG_SOFTMAX, RESIZE_NEAREST_NEIGHBOR (a nearest ``resize``) and BATCH_MATMUL (-> ``matmul``):
+LOG_SOFTMAX, RESIZE_NEAREST_NEIGHBOR (a nearest ``resize``), BATCH_MATMUL (-> ``matmul``) and CONV_3D (->
+``convolution_3d``):
 the kinds of :mod:`acl_bridge.families.nn` and the older ``pooling`` / ``softmax`` /
-``resize``. What ACL 20.08 lacks (its MatMul) is refused at configure, so the partitioned
+``resize``. What ACL 20.08 lacks (MatMul, Conv3D) is refused at configure, so the partitioned
 runner falls back."""
 
 from __future__ import annotations
@@ -13,13 +14,17 @@ import numpy as np
 
 from ...format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
 from ..helpers import (
+    activation_params,
+    constant,
     first_input,
+    fused_activation,
     float_option,
     int_option,
     malformed,
     nhwc,
     no_fused_activation,
     option,
+    optional_constant,
     refuse,
     same_padding,
     unary,
@@ -188,5 +193,41 @@ def batch_matmul(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
                  constants),)
 
 
-__all__ = ["transpose_conv", "l2_pool_2d", "l2_normalization", "local_response_normalization", "log_softmax",
+@rule("CONV_3D")
+def conv_3d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``convolution_3d`` (float32, NDHWC): weights DHWIO as TFLite stores them, bias
+    optional, TFLite's SAME / VALID padding per axis, the fused activation in ACL's Conv3D;
+    dilations other than 1 refused. ACL 20.08 has no Conv3D: refused at configure (the
+    fallback runs it)."""
+    src, out = first_input(op), op.outputs[0]
+    x, y = tuple(model.tensors[src].shape), tuple(model.tensors[out].shape)
+    w = constant(model, op, 1, "weights")
+    if len(x) != 5 or len(y) != 5 or w.ndim != 5:
+        raise refuse(op, f"input {list(x)}, weights {list(w.shape)}, output {list(y)} (rank 5, NDHWC, only)")
+    kd, kh, kw, cin, cout = w.shape
+    if x[4] != cin or y[4] != cout or x[0] != y[0]:
+        raise malformed(op, f"weights {list(w.shape)} do not map input {list(x)} to output {list(y)}")
+    bias = optional_constant(model, op, 2, "bias")
+    bias = np.zeros(cout, np.float32) if bias is None else bias
+    if bias.shape != (cout,):
+        raise malformed(op, f"bias {list(bias.shape)} does not fit {cout} output channels")
+    if any(option(op, f"dilation_{a}", 1) != 1 for a in "dhw"):
+        raise refuse(op, "dilation factors other than 1")
+    strides = tuple(int_option(op, f"stride_{a}", 1) for a in "dhw")
+    if min(strides) < 1:
+        raise malformed(op, f"strides {list(strides)}, expected >= 1")
+    same = option(op, "padding") == "SAME"
+    pads, expect = [], []
+    for size, k, s_, o in zip(x[1:4], (kd, kh, kw), strides, y[1:4]):
+        pads.append(same_padding(size, k, s_, o) if same else (0, 0))
+        expect.append(-(-size // s_) if same else (size - k) // s_ + 1)
+    if list(y[1:4]) != expect:
+        raise malformed(op, f"output is {list(y[1:4])}, padding {option(op, 'padding')} with kernel {[kd, kh, kw]} "
+                            f"and strides {list(strides)} on {list(x[1:4])} gives {expect}")
+    params: Params = (("stride", strides), ("padding", tuple(pads))) + activation_params(fused_activation(op))
+    return (unary(op, "convolution_3d", params, (("weights", np.ascontiguousarray(w)),
+                                                 ("bias", np.ascontiguousarray(bias)))),)
+
+
+__all__ = ["conv_3d", "transpose_conv", "l2_pool_2d", "l2_normalization", "local_response_normalization", "log_softmax",
            "resize_nearest_neighbor", "batch_matmul"]
