@@ -103,9 +103,9 @@ extern "C" {
 #define ACL_SHIM_FN_NORMALIZATION 41  /* src, dst: cross-channel local response normalization,
                                          dst = src / (kappa + alpha * sum over norm_size channels of src^2)^beta */
 #define ACL_SHIM_FN_MATMUL 42         /* a, b, dst: batched dst = a @ b (adj_a / adj_b transpose the last two
-                                         numpy axes); ACL >= 23.x */
+                                         numpy axes); ACL 24.11 (20.08 has none) */
 #define ACL_SHIM_FN_CONVOLUTION_3D 43 /* src, weights, bias (opt), dst: NDHWC (the shim marks the tensors so),
-                                         weights DHWIO; stride_*, pad_* with pad_front / pad_back; ACL >= 23.x */
+                                         weights DHWIO; stride_*, pad_* with pad_front / pad_back; ACL 24.11 */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0

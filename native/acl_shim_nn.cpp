@@ -6,9 +6,9 @@
 //     with params.epsilon;
 //   normalization (src, dst): NENormalizationLayer / CLNormalizationLayer across channels
 //     (CROSS_MAP), norm_size, alpha, beta, kappa, unscaled alpha;
-//   matmul (a, b, dst): NEMatMul / CLMatMul (ACL >= 23.x; 20.08 has none: refused as ACL's own
+//   matmul (a, b, dst): NEMatMul / CLMatMul (24.11; 20.08 has none: refused as ACL's own
 //     refusal, ACL_SHIM_ERR_ACL_STATUS naming NEMatMul::validate, so the runner's fallback runs it).
-//   convolution_3d (src, weights, bias, dst): NEConv3D / CLConv3D on NDHWC tensors (ACL >= 22.x;
+//   convolution_3d (src, weights, bias, dst): NEConv3D / CLConv3D on NDHWC tensors (24.11;
 //     on 20.08 refused the same way as matmul).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
@@ -82,7 +82,7 @@ struct Cl {
 #endif
 #undef ACL_SHIM_NN_TYPES
 
-// matmul where this ACL has it (MatMulInfo arrived in 23.x; CL builds are 24.x).
+// matmul where this ACL has it (24.11 has it, 20.08 not; CL builds are 24.x).
 template <typename E>
 std::unique_ptr<acl::IFunction> matmul(const acl_shim_params &p, const std::vector<typename E::ITensor *> &t,
                                        const std::shared_ptr<acl::IMemoryManager> &mm) {
@@ -103,11 +103,11 @@ std::unique_ptr<acl::IFunction> matmul(const acl_shim_params &p, const std::vect
     // partition then runs the operator on its fallback
     (void)p, (void)mm;
     fail(ACL_SHIM_ERR_ACL_STATUS, name<E>("MatMul") + ": ACL " + std::to_string(ACL_SHIM_ACL_VERSION) +
-                                      " has no MatMul function (ACL >= 23.x has one)");
+                                      " has no MatMul function (24.11 has one)");
 #endif
 }
 
-// The 3-D convolution where this ACL has it (24.x): src and dst marked NDHWC (the bridge
+// The 3-D convolution where this ACL has it (24.11): src and dst marked NDHWC (the bridge
 // describes them NHWC; their ACL order is the same C, W, H, D, N).
 template <typename E>
 std::unique_ptr<acl::IFunction> convolution_3d(const acl_shim_params &p, const std::vector<typename E::ITensor *> &t,
@@ -129,7 +129,7 @@ std::unique_ptr<acl::IFunction> convolution_3d(const acl_shim_params &p, const s
 #else
     (void)p, (void)mm;
     fail(ACL_SHIM_ERR_ACL_STATUS, name<E>("Conv3D") + ": ACL " + std::to_string(ACL_SHIM_ACL_VERSION) +
-                                      " has no Conv3D function (ACL >= 22.x has one)");
+                                      " has no Conv3D function (24.11 has one)");
 #endif
 }
 

@@ -1,7 +1,7 @@
 """The neural-network layers family (native/acl_shim_nn.cpp): Deconvolution (TFLite's
 TRANSPOSE_CONV, ACL's DeconvolutionLayer), L2Normalize (ACL's L2NormalizeLayer),
 LocalResponseNormalization (ACL's NormalizationLayer across channels), MatMul (ACL's
-MatMul, batched) and Convolution3D (ACL's Conv3D, NDHWC); the last two ACL >= 23.x: on ACL
+MatMul, batched) and Convolution3D (ACL's Conv3D, NDHWC); the last two not in ACL 20.08 (24.11 has both): on ACL
 20.08 their construction is refused as by ACL's validate().
 
 Data types are ACL's: float32 / float16 everywhere, int8 / uint8 (quantized) for the
@@ -95,7 +95,7 @@ class LocalResponseNormalization(AclFunction):
 class MatMul(AclFunction):
     """dst = a @ b over the last two numpy axes, the leading (batch) axes equal; ``adj_a`` /
     ``adj_b`` transpose a's / b's last two axes first (TFLite's BATCH_MATMUL adj_x / adj_y).
-    ACL >= 23.x (ACL 20.08 has no MatMul: AclStatusError naming NEMatMul::validate at construction,
+    ACL 24.11 (ACL 20.08 has no MatMul: AclStatusError naming NEMatMul::validate at construction,
     which the model runner's partition takes as ACL's refusal)."""
 
     kind, roles, outputs = "matmul", ("a", "b", "dst"), ("dst",)
@@ -113,7 +113,7 @@ class Convolution3D(AclFunction):
     """3-D convolution (cross-correlation) of NDHWC tensors: src (N, D, H, W, C), weights
     (KD, KH, KW, C, OFM) as TFLite's CONV_3D stores them, bias (OFM,), dst (N, D', H', W',
     OFM). ``stride`` (d, h, w); ``padding`` ((front, back), (top, bottom), (left, right)).
-    Give ``data_layout="NHWC"`` (the channel last). ACL >= 22.x (ACL 20.08 has no Conv3D:
+    Give ``data_layout="NHWC"`` (the channel last). ACL 24.11 (ACL 20.08 has no Conv3D:
     AclStatusError naming NEConv3D::validate at construction)."""
 
     kind, roles, outputs = "convolution_3d", ("src", "weights", "bias", "dst"), ("dst",)
