@@ -17,6 +17,10 @@
 #include "acl_shim_descriptions.h"
 #include "acl_shim_status.h"
 
+#if ACL_SHIM_ACL_VERSION >= 2411
+#include "arm_compute/runtime/FunctionDescriptors.h"  // Conv3dInfo (CLConv3D.h only declares it)
+#endif
+
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEDeconvolutionLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEL2NormalizeLayer.h"
