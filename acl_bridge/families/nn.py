@@ -112,7 +112,8 @@ class MatMul(AclFunction):
 class Convolution3D(AclFunction):
     """3-D convolution (cross-correlation) of NDHWC tensors: src (N, D, H, W, C), weights
     (KD, KH, KW, C, OFM) as TFLite's CONV_3D stores them, bias (OFM,), dst (N, D', H', W',
-    OFM). ``stride`` (d, h, w); ``padding`` ((front, back), (top, bottom), (left, right)).
+    OFM). ``stride`` (d, h, w); ``padding`` ((front, back), (top, bottom), (left, right));
+    a fused ``activation`` on NEON only (CLConv3D refuses one: "Fused activation not supported").
     Give ``data_layout="NHWC"`` (the channel last). ACL 24.11 (ACL 20.08 has no Conv3D:
     AclStatusError naming NEConv3D::validate at construction)."""
 

@@ -166,7 +166,7 @@ CASES = [
       for grid in ("HalfPixelCenters", "AlignCorners", "")),
     Case("batch_matmul_constant_b", "BATCH_MATMUL", (2, 3, 4), (2, 3, 5), ("matmul",), (X, _f32(2, 4, 5)),
          ("BatchMatMulOptions", {"AdjX": False, "AdjY": False})),
-    Case("conv_3d_same_stride2_relu", "CONV_3D", (1, 5, 6, 7, 2), (1, 3, 3, 4, 3), ("convolution_3d",),
+    Case("conv_3d_same_stride2_relu", "CONV_3D", (1, 5, 6, 7, 2), (1, 3, 3, 4, 3), ("convolution_3d", "activation"),
          (X, _f32(3, 3, 3, 2, 3), _f32(3)),
          ("Conv3DOptions", {"Padding": "SAME", "StrideD": 2, "StrideH": 2, "StrideW": 2,
                             "FusedActivationFunction": "RELU"}), params=(("padding", ((1, 1), (0, 1), (1, 1))),)),

@@ -14,7 +14,6 @@ import numpy as np
 
 from ...format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
 from ..helpers import (
-    activation_params,
     constant,
     first_input,
     fused_activation,
@@ -196,7 +195,8 @@ def batch_matmul(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
 @rule("CONV_3D")
 def conv_3d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """-> ``convolution_3d`` (float32, NDHWC): weights DHWIO as TFLite stores them, bias
-    optional, TFLite's SAME / VALID padding per axis, the fused activation in ACL's Conv3D;
+    optional, TFLite's SAME / VALID padding per axis, the fused activation an in-place
+    ``activation`` step;
     dilations other than 1 refused. ACL 20.08 has no Conv3D: refused at configure (the
     fallback runs it)."""
     src, out = first_input(op), op.outputs[0]
@@ -224,9 +224,16 @@ def conv_3d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     if list(y[1:4]) != expect:
         raise malformed(op, f"output is {list(y[1:4])}, padding {option(op, 'padding')} with kernel {[kd, kh, kw]} "
                             f"and strides {list(strides)} on {list(x[1:4])} gives {expect}")
-    params: Params = (("stride", strides), ("padding", tuple(pads))) + activation_params(fused_activation(op))
-    return (unary(op, "convolution_3d", params, (("weights", np.ascontiguousarray(w)),
-                                                 ("bias", np.ascontiguousarray(bias)))),)
+    step = unary(op, "convolution_3d", (("stride", strides), ("padding", tuple(pads))),
+                 (("weights", np.ascontiguousarray(w)), ("bias", np.ascontiguousarray(bias))))
+    act = fused_activation(op)
+    if act is None:
+        return (step,)
+    # an in-place activation step: CLConv3D takes no fused activation ("Fused activation not
+    # supported", measured on 24.11), NEConv3D does
+    function, a, b = act
+    return step, Step(op.index, op.opcode, "activation", (out,), out,
+                      (("function", function), ("a", a), ("b", b), ("in_place", True)))
 
 
 __all__ = ["conv_3d", "transpose_conv", "l2_pool_2d", "l2_normalization", "local_response_normalization", "log_softmax",
