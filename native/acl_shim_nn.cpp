@@ -111,16 +111,17 @@ std::unique_ptr<acl::IFunction> matmul(const acl_shim_params &p, const std::vect
 #endif
 }
 
-// The 3-D convolution where this ACL has it (24.11): src and dst marked NDHWC (the bridge
-// describes them NHWC; their ACL order is the same C, W, H, D, N).
+// The 3-D convolution where this ACL has it (24.11): its tensors marked NDHWC (the bridge
+// describes them NHWC; src's and dst's ACL order is the same C, W, H, D, N).
 template <typename E>
 std::unique_ptr<acl::IFunction> convolution_3d(const acl_shim_params &p, const std::vector<typename E::ITensor *> &t,
                                                const std::shared_ptr<acl::IMemoryManager> &mm) {
     need(t, 4, {0, 1, 3}, "convolution_3d");
 #if ACL_SHIM_ACL_VERSION >= 2411
     require(p.stride_x >= 1 && p.stride_y >= 1 && p.stride_z >= 1, "convolution_3d: strides must be >= 1");
-    t[0]->info()->set_data_layout(acl::DataLayout::NDHWC);
-    t[3]->info()->set_data_layout(acl::DataLayout::NDHWC);
+    for (auto *tensor : t) {  // NEConv3D wants every tensor NDHWC ("different data layouts", measured)
+        if (tensor != nullptr) tensor->info()->set_data_layout(acl::DataLayout::NDHWC);
+    }
     const acl::Conv3dInfo info(acl::Size3D(p.stride_x, p.stride_y, p.stride_z),
                                acl::Padding3D(p.pad_left, p.pad_right, p.pad_top, p.pad_bottom, p.pad_front, p.pad_back),
                                to_activation(p.activation, p.act_a, p.act_b), acl::Size3D(1U, 1U, 1U),
