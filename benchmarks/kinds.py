@@ -112,6 +112,19 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
                  dict(begin=(0, 1), end=(2, 21), strides=(1, 2)), lambda v: v["src"][:, 1:21:2]),
         KindCall("gather", "Gather", {"src": x2, "indices": np.array([5, 0, 23, 7], np.int32)},
                  {"dst": ((2, 4), "float32")}, dict(axis=1), lambda v: np.take(v["src"], v["indices"], axis=1)),
+        # the neural-network layers (acl_bridge.families.nn), NHWC (MatMul left out: ACL 20.08 has none)
+        KindCall("deconvolution 3x3 s2 NHWC", "Deconvolution",
+                 {"src": _values((1, 4, 4, 4)), "weights": _values((3, 3, 3, 4), 5) / 8, "bias": _values((3,), 1)},
+                 {"dst": ((1, 8, 8, 3), "float32")}, dict(stride=2, padding=((0, 1), (0, 1)), data_layout="NHWC"),
+                 lambda v: _nn().transposed_convolution_sum(v["src"].astype(np.float64), v["weights"], (2, 2),
+                                                            (0, 1, 0, 1)) + v["bias"]),
+        KindCall("l2_normalize", "L2Normalize", {"src": x2}, {"dst": (flat, "float32")}, {},
+                 lambda v: v["src"] / np.sqrt(np.maximum((v["src"].astype(np.float64) ** 2).sum(-1, keepdims=True),
+                                                         1e-12))),
+        KindCall("local response normalization NHWC", "LocalResponseNormalization", {"src": _values((1, 4, 4, 8))},
+                 {"dst": ((1, 4, 4, 8), "float32")}, dict(radius=2, bias=1.0, alpha=0.5, beta=0.75, data_layout="NHWC"),
+                 lambda v: _nn()._normalization(None, v["src"].astype(np.float64),
+                                                dict(radius=2, bias=1.0, alpha=0.5, beta=0.75), {}, {})),
     ]
     for layout in layouts:
         nhwc = layout == "NHWC"
@@ -143,6 +156,12 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
             f"prelu per channel {layout}", "PRelu", {"src": x, "alpha": alpha}, {"dst": (shape, "float32")},
             dict(data_layout=layout), lambda v: np.where(v["src"] > 0, v["src"], v["alpha"] * v["src"])))
     return calls
+
+
+def _nn():
+    from acl_bridge.models.fallback import nn_layers  # the plan's numpy kernels, checked against TFLite's interpreter
+
+    return nn_layers
 
 
 def _resize_ref(x, nhwc, out_hw):

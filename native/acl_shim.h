@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 14
+#define ACL_SHIM_ABI_VERSION 15
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -120,6 +120,16 @@ extern "C" {
 #define ACL_SHIM_FN_SPACE_TO_DEPTH 43 /* params.block_x */
 #define ACL_SHIM_FN_BATCH_TO_SPACE 44 /* params.block_x, block_y; crops in pad_left/right/top/bottom */
 #define ACL_SHIM_FN_SPACE_TO_BATCH 45 /* params.block_x, block_y; paddings in pad_left/right/top/bottom */
+/* the neural-network layers (ABI 15, native/acl_shim_nn.cpp) */
+#define ACL_SHIM_FN_DECONVOLUTION 82  /* src, weights, bias (opt), dst: TFLite's TRANSPOSE_CONV; stride and
+                                         pad_* crop the full (in - 1) * stride + kernel output */
+#define ACL_SHIM_FN_L2_NORMALIZE 83   /* src, dst: dst = src / sqrt(max(sum(src^2), epsilon)) along axis */
+#define ACL_SHIM_FN_NORMALIZATION 84  /* src, dst: cross-channel local response normalization,
+                                         dst = src / (kappa + alpha * sum over norm_size channels of src^2)^beta */
+#define ACL_SHIM_FN_MATMUL 85         /* a, b, dst: batched dst = a @ b (adj_a / adj_b transpose the last two
+                                         numpy axes); ACL 24.11 (20.08 has none) */
+#define ACL_SHIM_FN_CONVOLUTION_3D 86 /* src, weights, bias (opt), dst: NDHWC (the shim marks the tensors so),
+                                         weights DHWIO; stride_*, pad_* with pad_front / pad_back; ACL 24.11 */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -218,8 +228,8 @@ typedef struct acl_shim_params {
     int32_t exclude_padding;     /* avg pooling */
     uint32_t depth_multiplier;   /* depthwise */
     int32_t transpose_weights;   /* fully connected */
-    float alpha;                 /* gemm */
-    float beta;                  /* gemm: beta; softmax: beta (exponent scale) */
+    float alpha;                 /* gemm; normalization: the coefficient of the sum */
+    float beta;                  /* gemm: beta; softmax: beta (exponent scale); normalization: the power */
     int32_t axis;                /* softmax */
     int32_t perm_len;            /* permute: dst dim i = src dim perm[i] (ACL order) */
     uint32_t perm[ACL_SHIM_MAX_DIMS];
@@ -242,6 +252,14 @@ typedef struct acl_shim_params {
     uint32_t multiples[ACL_SHIM_MAX_DIMS];
     int32_t block_x;             /* depth_to_space, space_to_depth (block_x only), batch_to_space, space_to_batch */
     int32_t block_y;
+    uint32_t norm_size;          /* normalization: channels summed (odd) (ABI 15) */
+    float kappa;                 /* normalization: the added constant (TFLite's bias) */
+    float epsilon;               /* l2_normalize: the lower bound of the sum of squares */
+    int32_t adj_a;               /* matmul: transpose a's last two numpy axes */
+    int32_t adj_b;               /* matmul: transpose b's last two numpy axes */
+    uint32_t stride_z;           /* convolution_3d: the depth stride */
+    uint32_t pad_front;          /* convolution_3d: depth padding */
+    uint32_t pad_back;
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

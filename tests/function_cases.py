@@ -182,6 +182,15 @@ CL_PAD_3D = BackendNote(
     "CLPadLayer pads at most 3 dimensions in reflect and symmetric modes (NEPadLayer: 4)",
     refuses=("AclStatusError", r"CLPadLayer::validate: .*padding\.size\(\) > 3"))
 
+# Known gap (measured with Mesa rusticl, x86, ACL 24.11; PoCL runs every layout): CLMatMul with
+# adj_rhs on the padded and offset buffers fails in the bridge's probe (padded:
+# CLTensorAllocator::import_memory "buffer.getInfo<CL_MEM_SIZE>() < info().total_size()";
+# offset: a C++ exception from clSetKernelArg), so CL runs that row in the other layouts only
+CL_MATMUL_ADJ_B = BackendNote(
+    "CLMatMul with adj_rhs fails in the probe on rusticl for padded and offset buffers (measured)",
+    variants=("contiguous", "strided", "negotiated"))
+
+
 def _activation_rows():
     acts = [
         ("relu", 0, 0, lambda x: np.maximum(x, 0), "exact"),
@@ -548,10 +557,65 @@ def _movement_family_rows():
     ]
 
 
+def _nn_rows():
+    """The neural-network layers family (NHWC, the models' layout) and the L2 pooling and
+    nearest resize of the older kinds: references from the numpy kernels of the plan's steps
+    (acl_bridge/models/fallback/nn_layers.py, checked against TFLite's interpreter on the host)."""
+    from acl_bridge.models.fallback import nn_layers as L
+
+    rows = []
+    for k, s, pad, bias in (((3, 3), (2, 2), (0, 1, 0, 1), True), ((4, 4), (2, 2), (1, 1, 1, 1), False)):
+        xshape, wshape = (1, 4, 5, 3), (2, k[0], k[1], 3)
+        rows.append(_case(
+            f"deconvolution-k{k[0]}x{k[1]}s{s[0]}p{''.join(map(str, pad))}{'b' if bias else ''}-NHWC", "Deconvolution",
+            lambda xshape=xshape, wshape=wshape, bias=bias: {
+                "src": arange_values(xshape, modulo=13, scale=0.125),
+                "weights": arange_values(wshape, modulo=7, scale=0.25),
+                "bias": arange_values((2,), scale=0.5) if bias else None},
+            dict(stride=s, padding=np_pad(pad), data_layout="NHWC"),
+            lambda v, s=s, pad=pad: L.transposed_convolution_sum(_f64(v["src"]), _f64(v["weights"]), s, pad)
+            + (0 if v["bias"] is None else v["bias"]), "f32_reduction"))
+    rows.append(_case(
+        "l2_normalize-2x3x4x6-last_axis", "L2Normalize", lambda: {"src": arange_values((2, 3, 4, 6), modulo=11)},
+        dict(axis=-1), lambda v: _f64(v["src"]) / np.sqrt(np.maximum((_f64(v["src"]) ** 2).sum(-1, keepdims=True),
+                                                                      1e-12)), "f32_transcendental"))
+    lrn = dict(radius=2, bias=1.5, alpha=0.3, beta=0.75)
+    rows.append(_case(
+        "local_response_normalization-r2-NHWC", "LocalResponseNormalization",
+        lambda: {"src": arange_values((1, 3, 4, 7), modulo=9, scale=0.25)}, dict(lrn, data_layout="NHWC"),
+        lambda v: L._normalization(None, _f64(v["src"]), lrn, {}, {}), "f32_transcendental"))
+    for adj_b in (False, True):
+        b_shape = (2, 5, 4) if adj_b else (2, 4, 5)
+        rows.append(_case(
+            f"matmul-2x3x4{'-adj_b' if adj_b else ''}", "MatMul",
+            lambda b_shape=b_shape: {"a": arange_values((2, 3, 4), modulo=11, scale=0.25),
+                                     "b": arange_values(b_shape, modulo=5, scale=0.5)},
+            dict(adj_b=adj_b), lambda v, adj_b=adj_b: _f64(v["a"]) @ (np.swapaxes(_f64(v["b"]), -1, -2) if adj_b
+                                                                       else _f64(v["b"])), "f32_reduction",
+            **({"cl": CL_MATMUL_ADJ_B} if adj_b else {})))
+    rows.append(_case(
+        "convolution_3d-k3x3x2s2p1", "Convolution3D",
+        lambda: {"src": arange_values((1, 5, 6, 4, 3), modulo=13, scale=0.125),
+                 "weights": arange_values((3, 3, 2, 3, 2), modulo=7, scale=0.25), "bias": arange_values((2,), scale=0.5)},
+        dict(stride=(2, 2, 2), padding=((1, 1), (1, 1), (0, 0)), data_layout="NHWC"),
+        lambda v: L._convolution_3d(None, _f64(v["src"]), dict(stride=(2, 2, 2), padding=((1, 1), (1, 1), (0, 0))),
+                                    {"weights": v["weights"], "bias": v["bias"]}, {}), "f32_reduction"))
+    rows.append(_case(
+        "pooling-l2_3x3s2p1-NHWC", "Pooling", lambda: {"src": arange_values((1, 7, 7, 2), modulo=31)},
+        dict(pool_type="l2", kernel=(3, 3), stride=(2, 2), padding=np_pad((1, 1, 1, 1)), data_layout="NHWC"),
+        lambda v: L.l2_pool(_f64(v["src"]), (3, 3), (2, 2), (1, 1, 1, 1)), "f32_transcendental"))
+    for grid in sorted(RESIZE_GRIDS):
+        rows.append(_case(
+            f"resize-nearest-5x7to9x4-{grid}-NHWC", "Resize", lambda: {"src": arange_values((1, 5, 7, 2), modulo=37)},
+            dict(interpolation="nearest", data_layout="NHWC", **RESIZE_GRIDS[grid]),
+            lambda v, grid=grid: L.resize_nearest(v["src"], (9, 4), **RESIZE_GRIDS[grid]), "exact"))
+    return rows
+
+
 CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elementwise_family_rows()
                                 + _reduction_rows()
                                 + _window_rows() + _matrix_rows()
-                                + _movement_rows() + _resize_rows() + _movement_family_rows())
+                                + _movement_rows() + _resize_rows() + _movement_family_rows() + _nn_rows())
 CASES += tuple(_logic_rows() + _gelu_rows())
 
 
@@ -774,4 +838,34 @@ def _int8_other_rows():
     return rows
 
 
-INT8_CASES: Tuple[Case, ...] = tuple(_int8_conv_rows() + _int8_other_rows())
+def _int8_nn_rows():
+    """int8 deconvolution (per-channel and per-tensor weights, int32 bias) and nearest resize
+    (one quantization in and out: a move of the stored values)."""
+    from acl_bridge.models.fallback import nn_layers as L
+
+    rows = []
+    for name, seed, per_channel in (("perchannel", 21, True), ("pertensor", 22, False)):
+        x, w, bias, (sx, zx), sw = _conv_data("Convolution", seed, (1, 4, 5, 3), (4, 3, 3, 3))
+        sw = sw if per_channel else 0.01
+        real = ((L.transposed_convolution_sum(x.astype(np.float64) - zx, w.astype(np.float64), (2, 2), (0, 1, 0, 1))
+                 + bias) * sx * np.asarray(sw))
+        sy = float(np.max(np.abs(real))) / 100.0
+        bq = (tuple(sx * v for v in sw), 0) if per_channel else (sx * sw, 0)
+        rows.append(_case(
+            f"int8-deconvolution-k3s2p0101-{name}", "Deconvolution",
+            lambda x=x, w=w, bias=bias: {"src": x, "weights": w, "bias": bias},
+            dict(stride=(2, 2), padding=np_pad((0, 1, 0, 1)), data_layout="NHWC",
+                 quantization={"src": (sx, zx), "weights": (sw, 0), "bias": bq, "dst": (sy, 5)}),
+            lambda v, real=real, sy=sy: requantize(real, sy, 5), "one_step", dst_dtype=np.int8,
+            variants=INT8_VARIANTS))
+    xr = _int8(np.random.default_rng(23), (1, 5, 7, 2))
+    rows.append(_case(
+        "int8-resize-nearest-half_pixel", "Resize", lambda: {"src": xr},
+        dict(interpolation="nearest", half_pixel_centers=True, data_layout="NHWC",
+             quantization={"src": (0.05, -6), "dst": (0.05, -6)}),
+        lambda v: L.resize_nearest(xr, (9, 4), half_pixel_centers=True), "exact", dst_dtype=np.int8,
+        variants=INT8_VARIANTS))
+    return rows
+
+
+INT8_CASES: Tuple[Case, ...] = tuple(_int8_conv_rows() + _int8_other_rows() + _int8_nn_rows())

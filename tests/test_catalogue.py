@@ -617,6 +617,47 @@ def _():
     return lambda: _families().DepthToSpace(src, dst, block_size=1, data_layout="NHWC"), [src, dst]
 
 
+@case("deconvolution-dst-shape-wrong", AclStatusError, r"NEDeconvolutionLayer::validate", native=True)
+def _():
+    src, w, dst = arange((1, 4, 4, 3)), arange((2, 3, 3, 3)), arange((1, 7, 9, 2))
+    return lambda: _families().Deconvolution(src, w, None, dst, stride=2, data_layout="NHWC"), [src, w, dst]
+
+
+@case("l2-normalize-axis-past-acls-three", UnsupportedOptionError,
+      r"L2Normalize: axis 0 of a rank-4 src is ACL's dimension 3; ACL normalizes along its dimensions 0\.\.2",
+      native=True)
+def _():
+    src, dst = arange((2, 2, 2, 4)), arange((2, 2, 2, 4))
+    return lambda: _families().L2Normalize(src, dst, axis=0), [src, dst]
+
+
+@case("l2-normalize-epsilon-zero", UnsupportedOptionError, r"L2Normalize: epsilon is 0\.0, expected a number > 0",
+      native=True)
+def _():
+    src, dst = arange((2, 8)), arange((2, 8))
+    return lambda: _families().L2Normalize(src, dst, epsilon=0.0), [src, dst]
+
+
+@case("local-response-normalization-negative-radius", InvalidLayoutError, r"radius is -1, expected an integer >= 0",
+      native=True)
+def _():
+    src, dst = arange((1, 2, 2, 5)), arange((1, 2, 2, 5))
+    return lambda: _families().LocalResponseNormalization(src, dst, radius=-1, data_layout="NHWC"), [src, dst]
+
+
+@case("matmul-inner-dimensions-differ", AclStatusError, r"NEMatMul::validate", native=True)
+def _():
+    a, b, dst = arange((2, 3, 4)), arange((2, 5, 6)), arange((2, 3, 6))
+    return lambda: _families().MatMul(a, b, dst), [a, b, dst]
+
+
+@case("convolution-3d-two-strides", UnsupportedOptionError,
+      r"Convolution3D: stride \(2, 2\) / padding .*expected \(d, h, w\)", native=True)
+def _():
+    src, w, dst = arange((1, 4, 4, 4, 2)), arange((3, 3, 3, 2, 2)), arange((1, 2, 2, 2, 2))
+    return lambda: _families().Convolution3D(src, w, None, dst, stride=(2, 2), data_layout="NHWC"), [src, w, dst]
+
+
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 7))

@@ -172,6 +172,42 @@ CASES = [
     *(Case(f"mirror_pad_{mode.lower()}", "MIRROR_PAD", (1, 4, 5, 2), (1, 7, 7, 2), ("pad",),
            (X, np.array([[0, 0], [1, 2], [2, 0], [0, 0]], np.int32)), ("MirrorPadOptions", {"Mode": code}),
            params=(("mode", mode.lower()),)) for mode, code in (("REFLECT", 0), ("SYMMETRIC", 1))),
+    # the neural-network layers (rules/nn.py)
+    Case("transpose_conv_same_stride2_bias", "TRANSPOSE_CONV", (1, 4, 4, 3), (1, 8, 8, 2), ("deconvolution",),
+         (np.array([1, 8, 8, 2], np.int32), _f32(2, 3, 3, 3), X, _f32(2)),
+         ("TransposeConvOptions", {"Padding": "SAME", "StrideH": 2, "StrideW": 2}), version=3,
+         params=(("padding", (0, 1, 0, 1)),)),
+    Case("transpose_conv_valid_stride2_no_bias", "TRANSPOSE_CONV", (1, 3, 4, 2), (1, 6, 8, 3), ("deconvolution",),
+         (np.array([1, 6, 8, 3], np.int32), _f32(3, 2, 2, 2), X),
+         ("TransposeConvOptions", {"Padding": "VALID", "StrideH": 2, "StrideW": 2}),
+         params=(("padding", (0, 0, 0, 0)),)),
+    Case("transpose_conv_same_4x4_stride2", "TRANSPOSE_CONV", (1, 3, 3, 2), (1, 6, 6, 2), ("deconvolution",),
+         (np.array([1, 6, 6, 2], np.int32), _f32(2, 4, 4, 2), X, _f32(2)),
+         ("TransposeConvOptions", {"Padding": "SAME", "StrideH": 2, "StrideW": 2}), version=3,
+         params=(("padding", (1, 1, 1, 1)),)),
+    Case("l2_pool_same_3x3_stride2", "L2_POOL_2D", (1, 7, 7, 2), (1, 4, 4, 2), ("pooling",),
+         options=("Pool2DOptions", _window("SAME", 2, FilterHeight=3, FilterWidth=3)), params=(("pool_type", "l2"),)),
+    Case("l2_normalization", "L2_NORMALIZATION", (2, 3, 8), (2, 3, 8), ("l2_normalize",),
+         options=("L2NormOptions", {"FusedActivationFunction": "NONE"})),
+    Case("local_response_normalization", "LOCAL_RESPONSE_NORMALIZATION", (1, 3, 4, 7), (1, 3, 4, 7),
+         ("normalization",), options=("LocalResponseNormalizationOptions",
+                                      {"Radius": 2, "Bias": 1.5, "Alpha": 0.3, "Beta": 0.75})),
+    Case("log_softmax", "LOG_SOFTMAX", (2, 10), (2, 10), ("log_softmax",)),
+    *(Case(f"resize_nearest_{grid.lower() or 'top_left'}", "RESIZE_NEAREST_NEIGHBOR", (1, 5, 7, 2), (1, 9, 4, 2),
+           ("resize",), (X, np.array([9, 4], np.int32)),
+           ("ResizeNearestNeighborOptions", {grid: True} if grid else {}), version=3,
+           params=(("interpolation", "nearest"),))
+      for grid in ("HalfPixelCenters", "AlignCorners", "")),
+    Case("batch_matmul_constant_b", "BATCH_MATMUL", (2, 3, 4), (2, 3, 5), ("matmul",), (X, _f32(2, 4, 5)),
+         ("BatchMatMulOptions", {"AdjX": False, "AdjY": False})),
+    Case("conv_3d_same_stride2_relu", "CONV_3D", (1, 5, 6, 7, 2), (1, 3, 3, 4, 3), ("convolution_3d", "activation"),
+         (X, _f32(3, 3, 3, 2, 3), _f32(3)),
+         ("Conv3DOptions", {"Padding": "SAME", "StrideD": 2, "StrideH": 2, "StrideW": 2,
+                            "FusedActivationFunction": "RELU"}), params=(("padding", ((1, 1), (0, 1), (1, 1))),)),
+    Case("conv_3d_valid_2x3x2_no_bias", "CONV_3D", (2, 4, 5, 4, 3), (2, 3, 3, 3, 2), ("convolution_3d",),
+         (X, _f32(2, 3, 2, 3, 2)), ("Conv3DOptions", {"Padding": "VALID", "StrideD": 1, "StrideH": 1, "StrideW": 1})),
+    Case("batch_matmul_adj_y", "BATCH_MATMUL", (3, 4), (3, 6), ("matmul",), (X, _f32(6, 4)),
+         ("BatchMatMulOptions", {"AdjX": False, "AdjY": True}), params=(("adj_b", True),)),
 ]
 
 
@@ -393,6 +429,17 @@ INT8_CASES = [
              ("Conv2DOptions", _window("SAME", 2, "RELU6")),
              (("input", (0.05, 131)), ("output", (0.08, 120)), ("const0", (0.01, 140)), ("const1", (0.05 * 0.01, 0))),
              io_dtype="uint8"),
+    # TRANSPOSE_CONV: inputs output_shape (const0), weights (const1), input, bias (const2)
+    *(Int8Case(f"transpose_conv_{name}", "TRANSPOSE_CONV", (1, 4, 4, 3), (1, 8, 8, 4), ("deconvolution",),
+               (np.array([1, 8, 8, 4], np.int32), _i8(4, 3, 3, 3), X, _i32(4)),
+               ("TransposeConvOptions", {"Padding": "SAME", "StrideH": 2, "StrideW": 2}),
+               (("input", XQ), ("output", YQ), ("const1", wq),
+                ("const2", (tuple(XQ[0] * v for v in wq[0]), (0,) * 4, 0) if len(wq) == 3 else (XQ[0] * wq[0], 0))),
+               version=3)
+      for name, wq in (("per_channel", _per_channel(4, 0)), ("per_tensor", (0.01, 0)))),
+    Int8Case("resize_nearest_half_pixel", "RESIZE_NEAREST_NEIGHBOR", (1, 5, 7, 2), (1, 9, 4, 2), ("resize",),
+             (X, np.array([9, 4], np.int32)), ("ResizeNearestNeighborOptions", {"HalfPixelCenters": True}),
+             quantization=(("input", XQ), ("output", XQ)), version=3),
     Int8Case("quantize_float32_to_int8", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",),
              quantization=(("output", YQ),), io_dtype="float32", output_dtype="int8"),
     Int8Case("quantize_int8_requantize", "QUANTIZE", (1, 4, 5, 3), (1, 4, 5, 3), ("quantize",), version=2),
@@ -477,7 +524,8 @@ def test_every_int8_rule_has_an_int8_case():
                     "LOGISTIC", "TANH", "PAD", "TRANSPOSE", "REDUCE_MAX", "MAX_POOL_2D", "AVERAGE_POOL_2D",
                     "SOFTMAX", "RELU", "RELU6", "RELU_N1_TO_1", "RESHAPE", "CONCATENATION", "QUANTIZE", "DEQUANTIZE",
                     "MEAN", "SQUARED_DIFFERENCE", "STRIDED_SLICE", "GATHER", "TILE", "DEPTH_TO_SPACE",
-                    "MIRROR_PAD", "SQUEEZE", "EXPAND_DIMS"}
+                    "MIRROR_PAD", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE_CONV",
+                    "RESIZE_NEAREST_NEIGHBOR"}
     assert {c.opcode for c in INT8_CASES} == lowered_int8
 
 

@@ -115,7 +115,7 @@ def test_unsupported_operator_is_refused_at_load_time_by_name():
     bad = dataclasses.replace(m.operators[1], opcode="CUMSUM")
     m2 = dataclasses.replace(m, operators=m.operators[:1] + (bad,) + m.operators[2:])
     with pytest.raises(UnsupportedModelError, match=r"operator #1 CUMSUM: the operator \(supported operators: "
-                                                     r"ABS, ADD, .*CONV_2D, .*PRELU, .*TANH, TILE, TRANSPOSE, UNPACK\)") as e:
+                                                     r"ABS, ADD, .*CONV_2D, .*PRELU, .*TANH, TILE, TRANSPOSE, TRANSPOSE_CONV, UNPACK\)") as e:
         plan_model(m2)
     assert isinstance(e.value, UnsupportedOptionError)
 
@@ -171,10 +171,13 @@ def assert_steps_bind(plan, monkeypatch):
         consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
         cls = R.ROLES[s.kind]
         arrays, kind, params, _ = cls._call(R.step_operands(s, shapes, consts), dict(R.call_kwargs(s)), None)
-        assert len(arrays) == len(cls.roles) and kind == cls.kind
-        if s.kind in ("convolution", "depthwise", "pooling"):
+        assert len(arrays) == len(cls.roles) and kind == s.kind  # Softmax: "softmax" or "log_softmax"
+        if s.kind in ("convolution", "depthwise", "pooling", "deconvolution"):
             top, bottom, left, right = s.param("padding")
             assert (params.pad_top, params.pad_bottom, params.pad_left, params.pad_right) == (top, bottom, left, right)
             assert (params.stride_y, params.stride_x) == s.param("stride")
         if s.kind == "resize" and s.param("half_pixel_centers"):  # TFLite's half-pixel grid: ACL's CENTER sampling
-            assert (params.interpolation, params.sampling, params.align_corners) == (1, 0, 0)
+            from acl_bridge import abi
+
+            interpolation = abi.INTERPOLATIONS[s.param("interpolation") or "bilinear"]
+            assert (params.interpolation, params.sampling, params.align_corners) == (interpolation, 0, 0)

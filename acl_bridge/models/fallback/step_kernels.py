@@ -253,6 +253,10 @@ def _pad_q(s, x, p, c, q, dst, arrays):
 def _pooling(s, x, p, c, arrays):
     if p["pool_type"] == "max":
         return _windows(x, p["kernel"], p["stride"], p["padding"], -np.inf).max(axis=(-2, -1))
+    if p["pool_type"] == "l2":
+        from .nn_layers import l2_pool
+
+        return l2_pool(x, p["kernel"], p["stride"], p["padding"])
     # TFLite averages over the elements inside the input only
     ones = np.ones(x.shape[:3] + (1,))
     return (_windows(x, p["kernel"], p["stride"], p["padding"], 0.0).sum(axis=(-2, -1))
@@ -272,6 +276,10 @@ def _softmax(s, x, p, c, arrays):
 
 @step_kernel("resize")
 def _resize(s, x, p, c, arrays):
+    if p.get("interpolation") == "nearest":
+        from .nn_layers import resize_nearest
+
+        return resize_nearest(x, arrays[s.output].shape[1:3], p["align_corners"], p["half_pixel_centers"])
     return resize_bilinear(x, arrays[s.output].shape[1:3], p["align_corners"], p["half_pixel_centers"])
 
 

@@ -213,6 +213,19 @@ OPTION_TABLES = {
     "DEPTH_TO_SPACE": ("DepthToSpaceOptions", (("block_size", "BlockSize", None),)),
     "SPACE_TO_DEPTH": ("SpaceToDepthOptions", (("block_size", "BlockSize", None),)),
     "SPLIT": ("SplitOptions", (("num_splits", "NumSplits", None),)),
+    # the neural-network layers (lowering/rules/nn.py)
+    "TRANSPOSE_CONV": ("TransposeConvOptions", _WINDOW + _ACT),
+    "L2_POOL_2D": ("Pool2DOptions", _WINDOW + _ACT + (("filter_width", "FilterWidth", None),
+                                                      ("filter_height", "FilterHeight", None))),
+    "L2_NORMALIZATION": ("L2NormOptions", _ACT),
+    "LOCAL_RESPONSE_NORMALIZATION": ("LocalResponseNormalizationOptions", (
+        ("radius", "Radius", None), ("bias", "Bias", None), ("alpha", "Alpha", None), ("beta", "Beta", None))),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions", (("align_corners", "AlignCorners", None),
+                                                                 ("half_pixel_centers", "HalfPixelCenters", None))),
+    "BATCH_MATMUL": ("BatchMatMulOptions", (("adj_x", "AdjX", None), ("adj_y", "AdjY", None))),
+    "CONV_3D": ("Conv3DOptions", _WINDOW + _ACT + (("stride_d", "StrideD", None), ("dilation_d", "DilationDFactor", None),
+                                                   ("dilation_h", "DilationHFactor", None),
+                                                   ("dilation_w", "DilationWFactor", None))),
 }
 
 

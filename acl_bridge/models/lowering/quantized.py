@@ -167,6 +167,16 @@ def quantization(*roles: Tuple[str, Optional[Q]]) -> Params:
     return (("quantization", tuple((r, q) for r, q in roles if q is not None)),)
 
 
+def one_quantization(op: OperatorSpec, model: ModelSpec, src: int, out: int) -> Params:
+    """The ``quantization`` parameter of an operator that moves or compares stored values:
+    src and dst with one scale and zero point (TFLite's requirement), refused otherwise."""
+    xq, yq = tensor_q(op, model, src), tensor_q(op, model, out)
+    if xq != yq:
+        raise refuse(op, f"input quantization (scale {xq[0]}, zero point {xq[1]}) differing from the output's "
+                         f"(scale {yq[0]}, zero point {yq[1]})")
+    return quantization(("src", xq), ("dst", yq))
+
+
 def quantized_activation(op: OperatorSpec) -> Optional[Activation]:
     """The fused activation of a quantized operator: a clamp of its output, refused where
     TFLite has none (TANH, SIGN_BIT)."""
@@ -179,4 +189,4 @@ def quantized_activation(op: OperatorSpec) -> Optional[Activation]:
 
 __all__ = ["QUANTIZED", "QUANTIZED_ACTIVATIONS", "Q", "is_quantized", "all_float32", "float32_or_quantized", "quantize_gate",
            "dequantize_gate", "per_tensor", "tensor_q", "weights_q", "bias_q", "quantized_constants",
-           "quantization", "quantized_activation"]
+           "quantization", "one_quantization", "quantized_activation"]

@@ -129,7 +129,7 @@ def _softmax(p: Mapping[str, object]) -> Dict[str, object]:
 
 @function_kind("resize", F.Resize)
 def _resize(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"interpolation": "bilinear", "align_corners": p["align_corners"],
+    return {"interpolation": p.get("interpolation", "bilinear"), "align_corners": p["align_corners"],
             "half_pixel_centers": p["half_pixel_centers"]}
 
 
@@ -158,4 +158,4 @@ for _cls in R.CLASSES:
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
 
 # the families of their own modules register their kinds
-from . import function_kinds_logic, function_kinds_movement  # noqa: E402,F401
+from . import function_kinds_logic, function_kinds_movement, function_kinds_nn  # noqa: E402,F401

@@ -19,7 +19,7 @@ from ..helpers import (
     unary,
     window,
 )
-from ..quantized import is_quantized, quantization, tensor_q
+from ..quantized import is_quantized, one_quantization, quantization, tensor_q
 from ..step import Intermediate, Lowered, Params, Reshape, Step
 from .table import FLOAT32_OR_INT8, rule
 
@@ -35,11 +35,7 @@ def pool_2d(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     params: Params = (("pool_type", pool), ("kernel", (kh, kw)), ("stride", stride), ("padding", padding))
     src, out = first_input(op), op.outputs[0]
     if is_quantized(model, src):
-        xq, yq = tensor_q(op, model, src), tensor_q(op, model, out)
-        if xq != yq:
-            raise refuse(op, f"input quantization (scale {xq[0]}, zero point {xq[1]}) differing from the output's "
-                             f"(scale {yq[0]}, zero point {yq[1]})")
-        params += quantization(("src", xq), ("dst", yq))
+        params += one_quantization(op, model, src, out)
     return (unary(op, "pooling", params),)
 
 

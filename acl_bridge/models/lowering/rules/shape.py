@@ -74,10 +74,9 @@ def transpose(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     return (unary(op, "permute", params),)
 
 
-@rule("RESIZE_BILINEAR", tensors=FLOAT32_WITH_TABLE)
-def resize_bilinear(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> ``resize`` (bilinear) with TFLite's align_corners / half_pixel_centers; the size
-    input must be a constant equal to the output's height and width."""
+def resize_grid(op: OperatorSpec, model: ModelSpec) -> Tuple[bool, bool]:
+    """(align_corners, half_pixel_centers) of a RESIZE_* operator whose constant size input
+    equals the output's height and width (ModelFormatError otherwise); both at once refused."""
     size = np.asarray(integer_table(op, model, "a non-constant size input")).reshape(-1)
     x, y = nhwc(op, model)
     if size.tolist() != list(y[1:3]) or x[0] != y[0] or x[3] != y[3]:
@@ -85,6 +84,14 @@ def resize_bilinear(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     align, half = bool(option(op, "align_corners", False)), bool(option(op, "half_pixel_centers", False))
     if align and half:
         raise refuse(op, "option align_corners=True together with half_pixel_centers=True")
+    return align, half
+
+
+@rule("RESIZE_BILINEAR", tensors=FLOAT32_WITH_TABLE)
+def resize_bilinear(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
+    """-> ``resize`` (bilinear) with TFLite's align_corners / half_pixel_centers; the size
+    input must be a constant equal to the output's height and width."""
+    align, half = resize_grid(op, model)
     return (unary(op, "resize", (("align_corners", align), ("half_pixel_centers", half))),)
 
 
