@@ -163,70 +163,32 @@ _CHECK_FAILURES = (IndexError, OverflowError, TypeError, ValueError)
 
 def _graph_holds(model: "ModelSpec", arrays: Dict[int, np.ndarray]) -> bool:
     """Whether every rule :func:`check_quantization` enforces holds, found at once: one pass
-    over the operators in plain Python (no numpy per operator) that gathers the weights' and
-    biases' zero points and the bias scales, then one numpy pass over all of them. True only
-    where each rule holds; False where one fails or this pass cannot tell (a value numpy cannot
-    hold, a malformed spec): the per-operator checks then say which, in the same words."""
-    tensors, n = model.tensors, len(model.tensors)
-    zero_points: List[Any] = []  # sequences that must be all 0
-    biases: List[Tuple[float, Any, Any]] = []  # (input scale, weight scales, bias scales)
+    over the operators in plain Python (each contract's ``holds``: no numpy per operator) that
+    gathers the weights' and biases' zero points and the bias scales, then one numpy pass over
+    all of them. True only where each rule holds; False where one fails or this pass cannot
+    tell (a value numpy cannot hold, a malformed spec): the per-operator checks then say which,
+    in the same words."""
+    found = _Gathered(model.tensors, arrays)
     try:
         for op in model.operators:
-            code, inputs = op.opcode, op.inputs
-            axis = OUTPUT_CHANNEL_AXIS.get(code)
-            if code in NEEDS_QUANTIZATION:  # _check_live_tensors
-                live = op.outputs + ((inputs[:1] + inputs[3:]) if axis is not None else inputs)
-                for i in live:
-                    if 0 <= i < n:
-                        t = tensors[i]
-                        if t.dtype in _ACTIVATION_TYPES and (t.quantization is None or len(t.quantization.scale) != 1):
-                            return False
-            if axis is not None:  # _check_weighted, _check_bias
-                if len(inputs) < 2 or not (0 <= inputs[0] < n and 0 <= inputs[1] < n):
-                    continue
-                x, w = tensors[inputs[0]], tensors[inputs[1]]
-                if x.dtype != _INT8 and x.dtype != _UINT8:
-                    continue
-                wq = w.quantization
-                if w.dtype != x.dtype or wq is None:
+            for check in QUANTIZATION_CONTRACTS.get(op.opcode, ()):
+                if not check.holds(op, found):
                     return False
-                per_channel = len(wq.scale) > 1
-                if per_channel and (w.dtype != _INT8 or wq.quantized_dimension != axis):
-                    return False
-                if w.dtype == _INT8 and (per_channel or code != "FULLY_CONNECTED"):
-                    zero_points.append(arrays.get(id(wq.zero_point) * 2, wq.zero_point))
-                if len(inputs) > 2 and 0 <= inputs[2] < n:
-                    b = tensors[inputs[2]]
-                    if b.dtype != _INT32:
-                        return False
-                    bq = b.quantization
-                    if bq is not None:
-                        ws, bs = wq.scale, bq.scale
-                        if len(ws) != len(bs) and len(ws) != 1 and len(bs) != 1:
-                            return False
-                        zero_points.append(arrays.get(id(bq.zero_point) * 2, bq.zero_point))
-                        assert x.quantization is not None  # live: checked above
-                        biases.append((float(x.quantization.scale[0]), arrays.get(id(ws) * 2 + 1, ws),
-                                       arrays.get(id(bs) * 2 + 1, bs)))
-            elif code == "SOFTMAX":  # _check_softmax
-                if not (inputs and op.outputs and 0 <= inputs[0] < n and 0 <= op.outputs[0] < n):
-                    continue
-                x, y = tensors[inputs[0]], tensors[op.outputs[0]]
-                if y.quantization is None or (x.dtype != _INT8 and x.dtype != _UINT8):
-                    continue
-                scale, zero_point = y.quantization.scale[0], y.quantization.zero_point[0]
-                if (y.dtype == _INT8 and (scale, zero_point) != SOFTMAX_INT8_OUTPUT) or \
-                        (y.dtype == _UINT8 and zero_point != 0):
-                    return False
-            elif code == "QUANTIZE" or code == "DEQUANTIZE":  # _check_present
-                for i in (op.outputs[:1] if code == "QUANTIZE" else inputs[:1]):
-                    if 0 <= i < n and tensors[i].dtype in _ACTIVATION_TYPES and tensors[i].quantization is None:
-                        return False
-        if zero_points and np.concatenate(zero_points).astype(np.int64, casting="safe").any():
+        if found.zero_points and np.concatenate(found.zero_points).astype(np.int64, casting="safe").any():
             return False
-        return not biases or _products_hold(biases)
+        return not found.biases or _products_hold(found.biases)
     except _CHECK_FAILURES:
         return False
+
+
+class _Gathered:
+    """What the contracts' ``holds`` gather for :func:`_graph_holds`'s one numpy pass: the
+    sequences that must be all 0 and the (input scale, weight scales, bias scales) triples."""
+
+    def __init__(self, tensors, arrays: Dict[int, np.ndarray]) -> None:
+        self.tensors, self.n, self.arrays = tensors, len(tensors), arrays
+        self.zero_points: List[Any] = []
+        self.biases: List[Tuple[float, Any, Any]] = []
 
 
 def _products_hold(biases: List[Tuple[float, Any, Any]]) -> bool:
@@ -395,6 +357,16 @@ class LiveTensors:
                  biases: List[Tuple[Any, ...]]) -> None:
         _check_live_tensors(model, op, self.params)
 
+    def holds(self, op: "OperatorSpec", found: _Gathered) -> bool:
+        """Whether the check passes (:func:`_graph_holds`'s plain-Python pass)."""
+        live = op.outputs + tuple(i for k, i in enumerate(op.inputs) if k not in self.params)
+        for i in live:
+            if 0 <= i < found.n:
+                t = found.tensors[i]
+                if t.dtype in _ACTIVATION_TYPES and (t.quantization is None or len(t.quantization.scale) != 1):
+                    return False
+        return True
+
 
 @dataclass(frozen=True)
 class WeightsAndBias:
@@ -409,6 +381,39 @@ class WeightsAndBias:
                  biases: List[Tuple[Any, ...]]) -> None:
         _check_weighted(model, op, arrays, biases, self.axis, self.symmetric_per_tensor)
 
+    def holds(self, op: "OperatorSpec", found: _Gathered) -> bool:
+        """Whether the check passes so far; the zero points and bias scales it needs compared
+        are added to ``found`` (:func:`_graph_holds`'s plain-Python pass)."""
+        inputs, tensors, n, arrays = op.inputs, found.tensors, found.n, found.arrays
+        if len(inputs) < 2 or not (0 <= inputs[0] < n and 0 <= inputs[1] < n):
+            return True
+        x, w = tensors[inputs[0]], tensors[inputs[1]]
+        if x.dtype != _INT8 and x.dtype != _UINT8:
+            return True
+        wq = w.quantization
+        if w.dtype != x.dtype or wq is None:
+            return False
+        per_channel = len(wq.scale) > 1
+        if per_channel and (w.dtype != _INT8 or wq.quantized_dimension != self.axis):
+            return False
+        if w.dtype == _INT8 and (per_channel or self.symmetric_per_tensor):
+            found.zero_points.append(arrays.get(id(wq.zero_point) * 2, wq.zero_point))
+        if len(inputs) > 2 and 0 <= inputs[2] < n:
+            b = tensors[inputs[2]]
+            if b.dtype != _INT32:
+                return False
+            bq = b.quantization
+            if bq is not None:
+                ws, bs = wq.scale, bq.scale
+                if len(ws) != len(bs) and len(ws) != 1 and len(bs) != 1:
+                    return False
+                found.zero_points.append(arrays.get(id(bq.zero_point) * 2, bq.zero_point))
+                if x.quantization is None:
+                    return False
+                found.biases.append((float(x.quantization.scale[0]), arrays.get(id(ws) * 2 + 1, ws),
+                                     arrays.get(id(bs) * 2 + 1, bs)))
+        return True
+
 
 @dataclass(frozen=True)
 class SoftmaxOutput:
@@ -417,6 +422,18 @@ class SoftmaxOutput:
     def __call__(self, model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
                  biases: List[Tuple[Any, ...]]) -> None:
         _check_softmax(model, op)
+
+    def holds(self, op: "OperatorSpec", found: _Gathered) -> bool:
+        """Whether the check passes (:func:`_graph_holds`'s plain-Python pass)."""
+        inputs, n = op.inputs, found.n
+        if not (inputs and op.outputs and 0 <= inputs[0] < n and 0 <= op.outputs[0] < n):
+            return True
+        x, y = found.tensors[inputs[0]], found.tensors[op.outputs[0]]
+        if y.quantization is None or (x.dtype != _INT8 and x.dtype != _UINT8):
+            return True
+        scale, zero_point = y.quantization.scale[0], y.quantization.zero_point[0]
+        return not ((y.dtype == _INT8 and (scale, zero_point) != SOFTMAX_INT8_OUTPUT)
+                    or (y.dtype == _UINT8 and zero_point != 0))
 
 
 @dataclass(frozen=True)
@@ -428,6 +445,13 @@ class CarriesQuantization:
     def __call__(self, model: "ModelSpec", op: "OperatorSpec", arrays: Dict[int, np.ndarray],
                  biases: List[Tuple[Any, ...]]) -> None:
         _check_present(model, op, (op.inputs if self.role == "input" else op.outputs)[:1], self.role)
+
+    def holds(self, op: "OperatorSpec", found: _Gathered) -> bool:
+        """Whether the check passes (:func:`_graph_holds`'s plain-Python pass)."""
+        for i in (op.inputs if self.role == "input" else op.outputs)[:1]:
+            if 0 <= i < found.n and found.tensors[i].dtype in _ACTIVATION_TYPES and found.tensors[i].quantization is None:
+                return False
+        return True
 
 
 OperatorCheck = Union[LiveTensors, WeightsAndBias, SoftmaxOutput, CarriesQuantization]
