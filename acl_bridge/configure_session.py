@@ -24,13 +24,14 @@ CPU or OpenCL device.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
+from typing import Callable, Dict, Hashable, Iterator, Optional, Tuple, TypeVar
 
 from . import decisions
 from .decisions import KeptValueError, pad_from_json, pad_json
@@ -72,6 +73,8 @@ def _canonical(v: object) -> str:
     if t is float:  # per-channel scales: hundreds per question
         return float.hex(v)
     if t is tuple or t is list:
+        if v and all(type(x) is float for x in v):  # per-channel scales: float.hex without a call each
+            return "(" + ",".join(map(float.hex, v)) + ")"  # type: ignore[arg-type]
         return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
     if isinstance(v, (bool, int, str, bytes)):
         return repr(v)
@@ -80,13 +83,18 @@ def _canonical(v: object) -> str:
     if isinstance(v, (tuple, list)):
         return "(" + ",".join(_canonical(x) for x in v) + ")"
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        return type(v).__name__ + _canonical(tuple(getattr(v, f.name) for f in dataclasses.fields(v)))
+        return t.__name__ + _canonical(tuple(getattr(v, name) for name in _field_names(t)))
     dtype_str = getattr(v, "str", None)  # a numpy dtype (no numpy import here)
     if isinstance(dtype_str, str) and type(v).__module__.startswith("numpy"):
         return "dtype:" + dtype_str
     if type(v).__module__.startswith("numpy") and hasattr(v, "item"):  # a numpy scalar
         return _canonical(v.item())
     raise TypeError(f"a question's content holds a {type(v).__name__} ({v!r}), which has no canonical text")
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> Tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def encode(category: str, answer: object) -> object:
@@ -245,6 +253,9 @@ class ConfigureSession:
         self.step_seconds: Dict[int, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self.step: Optional[int] = None
         self._answers: Dict[Hashable, object] = {}
+        # native descriptions of the questions' specs by content, made once per load
+        # (acl_bridge.executor; the shim takes them as const)
+        self.descriptions: Dict[Hashable, object] = {}
         # this load's answers by question_id (asked of ACL or remembered from known), to keep
         self._by_id: Dict[str, Dict[str, object]] = defaultdict(dict)
 
@@ -299,6 +310,7 @@ class ConfigureSession:
         """Drop the answers kept (the load is over); the times and counts stay."""
         self._answers.clear()
         self._by_id.clear()
+        self.descriptions.clear()
         self.known = {}
 
     def native_seconds(self) -> float:

@@ -124,9 +124,25 @@ def is_per_channel(quantization: Any) -> bool:
 
 def per_channel(quantization: Any, axis: int) -> PerChannelQuantization:
     """``(scales, 0)`` checked (at least one scale, each finite and > 0; zero point 0) and tied
-    to the output channel ``axis`` (numpy axis of the tensor it describes)."""
+    to the output channel ``axis`` (numpy axis of the tensor it describes). The answer is a
+    function of the values alone, so a tuple's is kept by content (a model load asks for
+    each of its weights' twice: :func:`clear_description_caches` drops them)."""
     if isinstance(quantization, PerChannelQuantization):
         return PerChannelQuantization(quantization.scales, int(axis))
+    if type(quantization) is tuple and type(axis) is int:
+        try:
+            return _per_channel_of(quantization, axis)
+        except TypeError:  # unhashable content (a list, an array of scales): checked afresh below
+            pass
+    return _per_channel_checked(quantization, axis)
+
+
+@functools.lru_cache(maxsize=1024)
+def _per_channel_of(quantization: tuple, axis: int) -> PerChannelQuantization:
+    return _per_channel_checked(quantization, axis)
+
+
+def _per_channel_checked(quantization: Any, axis: int) -> PerChannelQuantization:
     try:
         scales, offset = quantization
         values = np.asarray(scales, dtype=np.float64).reshape(-1)
@@ -331,6 +347,7 @@ def clear_description_caches() -> None:
     of Python objects for a model of 70 functions)."""
     _tensor_info_of.cache_clear()
     _padded_descriptor_of.cache_clear()
+    _per_channel_of.cache_clear()
 
 
 def _types(value: Any) -> Any:
