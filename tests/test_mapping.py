@@ -236,3 +236,22 @@ def test_an_equal_value_of_another_type_never_finds_a_cached_description():
     with pytest.raises(UnsupportedOptionError, match=r"^data_layout is 'NOPE', expected one of \('NCHW', 'NHWC'\): "
                                                      r"ShapeDescriptor\(int8\[4\]:\(1\) \+0 /4 c\)$"):
         tensor_info(ShapeDescriptor.create((4,), "int8"), "NOPE")
+
+
+def test_per_channel_answers_are_kept_by_content_and_refusals_are_not():
+    """per_channel answers a repeated tuple from its cache (the same value), with the same
+    checks as without it: a bad scale is refused every time, a list is checked afresh, and
+    clear_description_caches empties it."""
+    from acl_bridge.mapping import _per_channel_of, clear_description_caches, per_channel
+
+    clear_description_caches()
+    q = ((0.25, 0.5, 1.0), 0)
+    first = per_channel(q, 3)
+    assert per_channel(((0.25, 0.5, 1.0), 0), 3) is first and first.scales == (0.25, 0.5, 1.0) and first.axis == 3
+    assert per_channel(q, 0).axis == 0 and per_channel([[0.25, 0.5, 1.0], 0], 3) == first
+    assert _per_channel_of.cache_info().currsize == 2
+    for _ in range(2):
+        with pytest.raises(InvalidLayoutError, match=r"scale \[1\] is -0.5, expected a finite number > 0"):
+            per_channel(((0.25, -0.5), 0), 0)
+    clear_description_caches()
+    assert _per_channel_of.cache_info().currsize == 0
