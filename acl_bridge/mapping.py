@@ -138,7 +138,7 @@ def per_channel(quantization: Any, axis: int) -> PerChannelQuantization:
 
 
 @functools.lru_cache(maxsize=1024)
-def _per_channel_of(quantization: tuple, axis: int) -> PerChannelQuantization:
+def _per_channel_of(quantization: Tuple[Any, ...], axis: int) -> PerChannelQuantization:
     return _per_channel_checked(quantization, axis)
 
 
