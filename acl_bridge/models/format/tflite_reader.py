@@ -242,7 +242,7 @@ class _Reader:
         n = self.count(getattr(obj, name + "Length")(), what, element_size)
         if n == 0:
             return ()
-        return tuple(int(v) for v in getattr(obj, name + "AsNumpy")())
+        return tuple(getattr(obj, name + "AsNumpy")().tolist())  # Python ints, without a call per element
 
     def string(self, raw: Any, what: str) -> str:
         if raw is None:
@@ -376,7 +376,7 @@ def _quantization(r: _Reader, t: Any, what: str, shape: Tuple[int, ...], dtype: 
     q = t.Quantization()
     if q is None or r.count(q.ScaleLength(), f"{what} quantization.scale") == 0:
         return None
-    scale = tuple(float(v) for v in q.ScaleAsNumpy())
+    scale = tuple(q.ScaleAsNumpy().tolist())  # float32s as Python floats (exact), hundreds per tensor
     zero_point = r.ints(q, "ZeroPoint", f"{what} quantization.zero_point", 8)  # [long]
     quant = Quantization(scale, zero_point, int(q.QuantizedDimension()))
     check_tensor_quantization(what, shape, dtype, quant)
