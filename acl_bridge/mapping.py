@@ -322,6 +322,9 @@ def tensor_info(
     d = _descriptor(array_or_descriptor)
     key = (d, data_layout, quantization, _padding_is_free(array_or_descriptor))
     if not _cacheable(quantization, data_layout):  # a list of scales...
+        if type(quantization) is PerChannelQuantization and _exact_per_channel(quantization) \
+                and type(data_layout) is str:  # an int8 model's weights: described a dozen times each
+            return _tensor_info_of(*key, PerChannelQuantization)
         return _tensor_info_uncached(*key)
     return _tensor_info_of(*key, _types(quantization))  # (0.5, 3.0) never finds the entry of (0.5, 3)
 
@@ -339,6 +342,12 @@ def _cacheable(*values: Any) -> bool:
                   or isinstance(value, (np.integer, np.floating))):
             return False
     return True
+
+
+def _exact_per_channel(q: PerChannelQuantization) -> bool:
+    """Whether a per-channel quantization may key a cache by content: a tuple of floats and
+    an int axis (as :func:`per_channel` makes them)."""
+    return type(q.scales) is tuple and type(q.axis) is int and all(type(s) is float for s in q.scales)
 
 
 def clear_description_caches() -> None:

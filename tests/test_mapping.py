@@ -255,3 +255,23 @@ def test_per_channel_answers_are_kept_by_content_and_refusals_are_not():
             per_channel(((0.25, -0.5), 0), 0)
     clear_description_caches()
     assert _per_channel_of.cache_info().currsize == 0
+
+
+def test_a_per_channel_description_is_kept_only_for_float_scales():
+    """tensor_info keeps a per-channel tensor's description by content where its scales are a
+    tuple of floats (as per_channel makes them); other scales are described afresh, and a
+    scale count that does not fit the shape is refused every time."""
+    from acl_bridge.mapping import PerChannelQuantization, _tensor_info_of, clear_description_caches, per_channel
+
+    clear_description_caches()
+    d = ShapeDescriptor.create((4, 3, 3, 2), "int8")
+    q = per_channel(((0.5, 0.25, 1.0, 2.0), 0), 0)
+    first = tensor_info(d, "NHWC", q)
+    assert tensor_info(d, "NHWC", per_channel(((0.5, 0.25, 1.0, 2.0), 0), 0)) is first
+    assert first.quantization_scales == (0.5, 0.25, 1.0, 2.0) and _tensor_info_of.cache_info().currsize == 1
+    ints = tensor_info(d, "NHWC", PerChannelQuantization((1, 2, 3, 4), 0))
+    assert ints.quantization_scales == (1, 2, 3, 4) and _tensor_info_of.cache_info().currsize == 1
+    for _ in range(2):
+        with pytest.raises(InvalidLayoutError, match=r"has 4 scales, expected 3"):
+            tensor_info(ShapeDescriptor.create((3, 3, 3, 2), "int8"), "NHWC", q)
+    clear_description_caches()
