@@ -29,6 +29,7 @@ sparsity.
 from __future__ import annotations
 
 import hashlib
+import math
 from os import PathLike
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -279,7 +280,7 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
     shape = r.ints(t, "Shape", f"{what} shape")
     if len(shape) > MAX_RANK or any(d < 0 for d in shape):
         raise ModelFormatError(f"{what} has shape {list(shape)}, expected at most {MAX_RANK} sizes >= 0")
-    elements = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    elements = math.prod(shape)  # exact (1 for a scalar): no int64 to wrap
     if elements > MAX_ELEMENTS:
         raise ModelFormatError(f"{what} has shape {list(shape)}: {elements} elements, more than {MAX_ELEMENTS}")
     type_code = t.Type()
@@ -352,7 +353,7 @@ def _sparse_constant(r: _Reader, table: Any, raw: bytes, what: str, shape: Tuple
     """The dense value of a sparse constant: its parameters checked against the shape, its
     buffer against the number of values they keep, then :func:`.sparsity.densify`."""
     sp = _sparsity(r, table, what)
-    elements = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    elements = math.prod(shape)  # exact (1 for a scalar): no int64 to wrap
     try:
         count = stored_count(shape, sp)
         if len(raw) != count * dtype.itemsize:
@@ -476,8 +477,8 @@ def _read(r: _Reader) -> ModelSpec:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(model.Description(), "description")
     spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
-    sparse = frozenset(i for i in range(nt) if sub.Tensors(i).Sparsity() is not None)
-    spec = _fold_densify(spec, sparse)
+    if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
+        spec = _fold_densify(spec, frozenset(i for i in range(nt) if sub.Tensors(i).Sparsity() is not None))
     check_quantization(spec)
     return spec
 
