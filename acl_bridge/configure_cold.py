@@ -24,11 +24,10 @@ from typing import List, Optional, Sequence, Tuple
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision
-from .executor import Call, acl_identity, call_layouts, decide, layout_of, negotiate_padding
-from .mapping import acl_layout_padding, tensor_info
+from .executor import Call, acl_identity, call_layouts, decide, describe_call, in_place_desc, negotiate_padding
 from .native import require_native
 from .plan import AclFacts
-from .tensor import desc_content, native_desc
+from .tensor import desc_content
 
 
 def _call(cls: type, args: tuple, kwargs: dict) -> Call:
@@ -49,18 +48,13 @@ def decide_one(call: Call) -> Tuple[Optional[Decision], str]:
     specs = [call.spec(r) for r in call.roles]
     facts = AclFacts(required_padding=dict(zip(call.roles, negotiate_padding(call.kind, call.params, specs,
                                                                              call.backend))))
-    plan, facts = decide(call, facts)
+    requests = describe_call(call)
+    plan, facts = decide(call, facts, requests)
     if plan.staged:
         return None, f"{call.kind}: its plan stages {list(plan.staged)}"
-    descs = []
-    for role in call.roles:  # what AclTensor gives ACL for a tensor in place (executor.Configured)
-        a = call.arrays[role]
-        if a is None:
-            descs.append(None)
-            continue
-        side = layout_of(a)
-        info = tensor_info(side, call.data_layout, call.quantization[role])
-        descs.append(desc_content(native_desc(info, acl_layout_padding(side, info), call.backend)))
+    # what AclTensor gives ACL for each tensor in place (executor.Configured)
+    descs = [None if a is None else desc_content(a) for a in
+             (in_place_desc(call, role, r) for role, r in zip(call.roles, requests))]
     return Decision(call.kind, ffi.buffer(call.params)[:], call.data_layout, call.options, layouts, plan, facts,
                     tuple(descs), call.backend.name, acl_identity()), ""
 

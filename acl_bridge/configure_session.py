@@ -34,6 +34,7 @@ from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
 from . import decisions
 from .decisions import KeptValueError, pad_from_json, pad_json
+from .mapping import PerChannelQuantization
 
 T = TypeVar("T")
 
@@ -72,21 +73,57 @@ def _canonical(v: object) -> str:
     if t is float:  # per-channel scales: hundreds per question
         return float.hex(v)
     if t is tuple or t is list:
+        if v and all(type(x) is float for x in v):  # per-channel scales: float.hex without a call each
+            return "(" + ",".join(map(float.hex, v)) + ")"  # type: ignore[arg-type]
         return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
-    if isinstance(v, (bool, int, str, bytes)):
-        return repr(v)
-    if isinstance(v, float):
-        return float.hex(v)
-    if isinstance(v, (tuple, list)):
-        return "(" + ",".join(_canonical(x) for x in v) + ")"
-    if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        return type(v).__name__ + _canonical(tuple(getattr(v, f.name) for f in dataclasses.fields(v)))
-    dtype_str = getattr(v, "str", None)  # a numpy dtype (no numpy import here)
-    if isinstance(dtype_str, str) and type(v).__module__.startswith("numpy"):
-        return "dtype:" + dtype_str
-    if type(v).__module__.startswith("numpy") and hasattr(v, "item"):  # a numpy scalar
-        return _canonical(v.item())
+    text = _TEXT_OF_TYPE.get(t)
+    if text is None:  # what the value's type asks for, found once per type
+        text = _TEXT_OF_TYPE[t] = _text_of_type(t, v)
+    return text(v)
+
+
+def _text_of_type(t: type, v: object) -> Callable[[object], str]:
+    """How :func:`_canonical` spells a value of type ``t`` (``v``, one of them) that is none of
+    its exact common types: by the first of these it is."""
+    if issubclass(t, (bool, int, str, bytes)):
+        return repr
+    if issubclass(t, float):
+        return float.hex  # type: ignore[return-value]
+    if issubclass(t, (tuple, list)):
+        return lambda x: "(" + ",".join(_canonical(y) for y in x) + ")"  # type: ignore[attr-defined]
+    if t is PerChannelQuantization:  # frozen, of a tuple of scales: its text kept per object
+        return _per_channel_text
+    if dataclasses.is_dataclass(t):
+        names = tuple(f.name for f in dataclasses.fields(t))
+        return lambda x: t.__name__ + _canonical(tuple(getattr(x, name) for name in names))
+    if t.__module__.startswith("numpy"):
+        if isinstance(getattr(v, "str", None), str):  # a numpy dtype (no numpy import here)
+            return lambda x: "dtype:" + x.str  # type: ignore[attr-defined]
+        if hasattr(v, "item"):  # a numpy scalar
+            return lambda x: _canonical(x.item())  # type: ignore[attr-defined]
+    return _no_text
+
+
+_PER_CHANNEL_TEXTS: Dict[int, tuple] = {}  # id -> (the object, its text): a load asks about each a dozen times
+
+
+def _per_channel_text(q) -> str:
+    kept = _PER_CHANNEL_TEXTS.get(id(q))
+    if kept is not None and kept[0] is q:
+        return kept[1]
+    text = "PerChannelQuantization" + _canonical((q.scales, q.axis))
+    if type(q.scales) is tuple and type(q.axis) is int:  # nothing inside that could change
+        if len(_PER_CHANNEL_TEXTS) >= 1024:
+            _PER_CHANNEL_TEXTS.clear()
+        _PER_CHANNEL_TEXTS[id(q)] = (q, text)
+    return text
+
+
+def _no_text(v: object) -> str:
     raise TypeError(f"a question's content holds a {type(v).__name__} ({v!r}), which has no canonical text")
+
+
+_TEXT_OF_TYPE: Dict[type, Callable[[object], str]] = {}
 
 
 def encode(category: str, answer: object) -> object:
@@ -245,6 +282,9 @@ class ConfigureSession:
         self.step_seconds: Dict[int, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self.step: Optional[int] = None
         self._answers: Dict[Hashable, object] = {}
+        # native descriptions of the questions' specs by content, made once per load
+        # (acl_bridge.executor; the shim takes them as const)
+        self.descriptions: Dict[Hashable, object] = {}
         # this load's answers by question_id (asked of ACL or remembered from known), to keep
         self._by_id: Dict[str, Dict[str, object]] = defaultdict(dict)
 
@@ -299,6 +339,7 @@ class ConfigureSession:
         """Drop the answers kept (the load is over); the times and counts stay."""
         self._answers.clear()
         self._by_id.clear()
+        self.descriptions.clear()
         self.known = {}
 
     def native_seconds(self) -> float:

@@ -39,7 +39,8 @@ from .backend import NEON, Backend
 from .decisions import Decision, layout_key
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
-from .mapping import acl_layout_padding, alignment_problem, padded_descriptor, tensor_info
+from .mapping import (PerChannelQuantization, _cacheable, _types, acl_layout_padding, alignment_problem,
+                      padded_descriptor, tensor_info)
 from .native import EXPECTED_ABI_VERSION, NativeRun, acl_version, arm, check, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
 from .tensor import AclTensor, desc_content, native_desc
@@ -120,7 +121,21 @@ def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str
 # ---------------------------------------------------------------------------- facts from ACL
 def _spec_desc(spec: Spec, backend: Backend, padding: PaddingSize = PaddingSize()):
     """The native description of a buffer of this spec laid out as ACL pads it (dense for
-    no padding); the padding is declared to ACL."""
+    no padding); the padding is declared to ACL. Within a configure session, one per content
+    (the negotiation describes each buffer for the steps on both its sides, padded and not)."""
+    s = session.current()
+    shape, quantization = spec[0], spec[3]
+    if s is None or not (type(quantization) is PerChannelQuantization or _cacheable(quantization)) \
+            or not all(type(n) is int for n in shape):  # content that may not key it (2.0 for 2)
+        return _spec_desc_made(spec, backend, padding)
+    key = (spec, _types(quantization), backend.name, padding)
+    d = s.descriptions.get(key)
+    if d is None:
+        d = s.descriptions[key] = _spec_desc_made(spec, backend, padding)
+    return d
+
+
+def _spec_desc_made(spec: Spec, backend: Backend, padding: PaddingSize):
     shape, dtype, data_layout, quantization = spec
     shape = tuple(shape) or (1,)
     pad = padding.for_rank(len(shape))
@@ -427,13 +442,27 @@ def holds_gil(backend: Backend, arrays) -> bool:
     return sum(a.descriptor.alloc_size_in_bytes for a in arrays if a is not None) <= GIL_HELD_MAX_BYTES
 
 
-def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFacts:
+def in_place_desc(call: Call, role: str, request: Optional[TensorRequest]):
+    """The native description AclTensor gives ACL for ``role``'s tensor in place (None: absent),
+    from its request's description where it has one (the same info and padding)."""
+    if request is not None and request.info is not None:
+        return native_desc(request.info, request.acl_padding, call.backend)
+    a = call.arrays[role]
+    if a is None:
+        return None
+    side = layout_of(a)
+    info = tensor_info(side, call.data_layout, call.quantization[role])
+    return native_desc(info, acl_layout_padding(side, info), call.backend)
+
+
+def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts,
+                      requests: Sequence[Optional[TensorRequest]]) -> AclFacts:
     descs: List = []
-    for role in call.roles:
-        side = call.acl_side(role, plan)  # the same layout AclTensor will give ACL
-        if side is None:
-            descs.append(None)
+    for role, request in zip(call.roles, requests):
+        if plan[role].action is not Action.STAGED:
+            descs.append(in_place_desc(call, role, request))
             continue
+        side = call.acl_side(role, plan)  # the same layout AclTensor will give ACL
         info = tensor_info(side, call.data_layout, call.quantization[role])
         descs.append(native_desc(info, acl_layout_padding(side, info), call.backend))
     writes, same = probe(call.kind, call.params, descs)
@@ -441,16 +470,24 @@ def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts) -> AclFac
                    writes_beyond={r: w > 1 for r, w in zip(call.roles, writes)}, layout_ok=same)
 
 
-def decide(call: Call, facts: AclFacts) -> Tuple[FunctionPlan, AclFacts]:
-    """Plan; probe when the plan needs it, and plan again with the probe's findings."""
-    requests = [None if call.arrays[r] is None else
-                describe_request(r, call.arrays[r], is_output=r in call.outputs,  # type: ignore[arg-type]
-                                 data_layout=call.data_layout, quantization=call.quantization[r],
-                                 acl_const=r in call.const_roles)
-                for r in call.roles]
+def describe_call(call: Call) -> List[Optional[TensorRequest]]:
+    """Per role, what the planner needs to know of its tensor (None: absent)."""
+    return [None if call.arrays[r] is None else
+            describe_request(r, call.arrays[r], is_output=r in call.outputs,  # type: ignore[arg-type]
+                             data_layout=call.data_layout, quantization=call.quantization[r],
+                             acl_const=r in call.const_roles)
+            for r in call.roles]
+
+
+def decide(call: Call, facts: AclFacts, requests: Optional[Sequence[Optional[TensorRequest]]] = None
+           ) -> Tuple[FunctionPlan, AclFacts]:
+    """Plan; probe when the plan needs it, and plan again with the probe's findings.
+    ``requests``: :func:`describe_call` of ``call`` where the caller has it."""
+    if requests is None:
+        requests = describe_call(call)
     plan = plan_function(call.kind, requests, facts, call.options, call.roles)
     if plan.needs_probe:
-        facts = _facts_with_probe(call, plan, facts)
+        facts = _facts_with_probe(call, plan, facts, requests)
         plan = plan_function(call.kind, requests, facts, call.options, call.roles)
     return plan, facts
 

@@ -71,6 +71,22 @@ def _signature(params_method) -> inspect.Signature:
     return inspect.signature(params_method)
 
 
+@functools.lru_cache(maxsize=None)
+def _keyword_options(params_method) -> Optional[Tuple[frozenset, frozenset]]:
+    """(the option names a kind takes, those it requires) where each may be given by keyword
+    alone (no positional-only, ``*args`` or ``**kwargs`` parameter), else None: options given
+    by keyword are then bound as they are, without ``Signature.bind`` (twice per function of
+    a model's first start)."""
+    taken, required = set(), set()
+    for p in _signature(params_method).parameters.values():
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            return None
+        taken.add(p.name)
+        if p.default is p.empty:
+            required.add(p.name)
+    return frozenset(taken), frozenset(required)
+
+
 def _shares_memory(a: NdArray, b: NdArray) -> bool:
     """Whether two NdArrays have an element address in common (numpy's exact test; a
     problem too hard to solve exactly counts as overlapping). Allocations apart in memory
@@ -202,18 +218,23 @@ class AclFunction(NativeRun):
             else:
                 raise ArgumentTypeError(f"{cls.__name__} takes the tensors {cls.roles} (positional or by name); "
                                         f"{role} is missing")
-        try:
-            bound = _signature(cls._params).bind(*args[n:], **options)
-        except TypeError as e:
-            names = [p for p in _signature(cls._params).parameters]
-            raise UnsupportedOptionError(f"{cls.__name__}: {e}; its options are {names}") from None
+        by_keyword = None if len(args) > n else _keyword_options(cls._params)
+        if by_keyword is not None and by_keyword[1].issubset(options) and by_keyword[0].issuperset(options):
+            arguments, bound_args, bound_kwargs = options, (), options  # what bind() gives for these
+        else:
+            try:
+                bound = _signature(cls._params).bind(*args[n:], **options)
+            except TypeError as e:
+                names = [p for p in _signature(cls._params).parameters]
+                raise UnsupportedOptionError(f"{cls.__name__}: {e}; its options are {names}") from None
+            arguments, bound_args, bound_kwargs = bound.arguments, bound.args, bound.kwargs
         quant = dict(quantization or {})
         unknown = sorted(set(quant) - set(cls.roles))
         if unknown:
             raise UnsupportedOptionError(f"quantization names {unknown}, expected roles among {cls.roles}")
-        kind = cls._kind(**bound.arguments)
-        quant.update(cls._quantization(**bound.arguments))
-        return tuple(arrays), kind, cls._params(*bound.args, **bound.kwargs), {r: quant.get(r) for r in cls.roles}
+        kind = cls._kind(**arguments)
+        quant.update(cls._quantization(**arguments))
+        return tuple(arrays), kind, cls._params(*bound_args, **bound_kwargs), {r: quant.get(r) for r in cls.roles}
 
     @classmethod
     def _kind(cls, **options) -> str:

@@ -60,6 +60,9 @@ class PaddingSize:
     left: int = 0
 
     def __post_init__(self) -> None:
+        if type(self.top) is int and type(self.right) is int and type(self.bottom) is int \
+                and type(self.left) is int and min(self.top, self.right, self.bottom, self.left) >= 0:
+            return  # the common case, what check_int passes (a load makes hundreds)
         for side in SIDES:
             check_int(getattr(self, side), f"PaddingSize.{side}")
 

@@ -126,9 +126,25 @@ def is_per_channel(quantization: Any) -> bool:
 
 def per_channel(quantization: Any, axis: int) -> PerChannelQuantization:
     """``(scales, 0)`` checked (at least one scale, each finite and > 0; zero point 0) and tied
-    to the output channel ``axis`` (numpy axis of the tensor it describes)."""
+    to the output channel ``axis`` (numpy axis of the tensor it describes). The answer is a
+    function of the values alone, so a tuple's is kept by content (a model load asks for
+    each of its weights' twice: :func:`clear_description_caches` drops them)."""
     if isinstance(quantization, PerChannelQuantization):
         return PerChannelQuantization(quantization.scales, int(axis))
+    if type(quantization) is tuple and type(axis) is int:
+        try:
+            return _per_channel_of(quantization, axis)
+        except TypeError:  # unhashable content (a list, an array of scales): checked afresh below
+            pass
+    return _per_channel_checked(quantization, axis)
+
+
+@functools.lru_cache(maxsize=1024)
+def _per_channel_of(quantization: Tuple[Any, ...], axis: int) -> PerChannelQuantization:
+    return _per_channel_checked(quantization, axis)
+
+
+def _per_channel_checked(quantization: Any, axis: int) -> PerChannelQuantization:
     try:
         scales, offset = quantization
         values = np.asarray(scales, dtype=np.float64).reshape(-1)
@@ -308,6 +324,9 @@ def tensor_info(
     d = _descriptor(array_or_descriptor)
     key = (d, data_layout, quantization, _padding_is_free(array_or_descriptor))
     if not _cacheable(quantization, data_layout):  # a list of scales...
+        if type(quantization) is PerChannelQuantization and _exact_per_channel(quantization) \
+                and type(data_layout) is str:  # an int8 model's weights: described a dozen times each
+            return _tensor_info_of(*key, PerChannelQuantization)
         return _tensor_info_uncached(*key)
     return _tensor_info_of(*key, _types(quantization))  # (0.5, 3.0) never finds the entry of (0.5, 3)
 
@@ -327,12 +346,19 @@ def _cacheable(*values: Any) -> bool:
     return True
 
 
+def _exact_per_channel(q: PerChannelQuantization) -> bool:
+    """Whether a per-channel quantization may key a cache by content: a tuple of floats and
+    an int axis (as :func:`per_channel` makes them)."""
+    return type(q.scales) is tuple and type(q.axis) is int and all(type(s) is float for s in q.scales)
+
+
 def clear_description_caches() -> None:
     """Drop what :func:`tensor_info` and :func:`padded_descriptor` keep by content (a model's
     runner does after its load: the reuse is within a load, and the entries are about 0.5 MiB
     of Python objects for a model of 70 functions)."""
     _tensor_info_of.cache_clear()
     _padded_descriptor_of.cache_clear()
+    _per_channel_of.cache_clear()
 
 
 def _types(value: Any) -> Any:

@@ -37,26 +37,29 @@ def native_desc(info: AclTensorInfo, declare_padding: Optional[PaddingSize] = No
     if info.data_type not in abi.DATA_TYPES:
         raise AclInvalidArgumentError(
             f"data_type is {info.data_type!r}, the native layer supports {sorted(abi.DATA_TYPES)}: {info!r}")
-    d = ffi.new("acl_shim_tensor_desc *")
-    d.num_dims = len(info.tensor_shape)
-    for i, (n, s) in enumerate(zip(info.tensor_shape, info.strides_in_bytes)):
-        d.shape[i] = n
-        d.strides_in_bytes[i] = s
-    d.offset_first_element_in_bytes = info.offset_first_element_in_bytes
-    d.total_size_in_bytes = info.total_size_in_bytes
-    d.data_type = abi.DATA_TYPES[info.data_type]
-    d.data_layout = abi.DATA_LAYOUTS[info.data_layout]
-    d.quantization_scale = info.quantization_scale
-    d.quantization_offset = info.quantization_offset
+    n = len(info.tensor_shape)
+    fields = {"num_dims": n, "offset_first_element_in_bytes": info.offset_first_element_in_bytes,
+              "total_size_in_bytes": info.total_size_in_bytes, "data_type": abi.DATA_TYPES[info.data_type],
+              "data_layout": abi.DATA_LAYOUTS[info.data_layout], "quantization_scale": info.quantization_scale,
+              "quantization_offset": info.quantization_offset}
+    if declare_padding:
+        fields["declare_padding"] = 1
+        (fields["padding_top"], fields["padding_right"], fields["padding_bottom"],
+         fields["padding_left"]) = declare_padding.as_tuple()
+    if n == len(info.strides_in_bytes) <= abi.MAX_DIMS:  # the fields in one call (a load makes hundreds)
+        fields["shape"], fields["strides_in_bytes"] = info.tensor_shape, info.strides_in_bytes
+        d = ffi.new("acl_shim_tensor_desc *", fields)
+    else:  # dimension by dimension: cffi names the one that does not fit
+        d = ffi.new("acl_shim_tensor_desc *", fields)
+        for i, (extent, stride) in enumerate(zip(info.tensor_shape, info.strides_in_bytes)):
+            d.shape[i] = extent
+            d.strides_in_bytes[i] = stride
     if info.quantization_scales and info.data_type == "QSYMM8_PER_CHANNEL":
         # borrowed by the shim for the call that takes d: lives exactly as long as d
         scales = ffi.new("float[]", info.quantization_scales)
         _BORROWED[d] = scales
         d.quantization_scales = scales
         d.quantization_scales_count = len(info.quantization_scales)
-    if declare_padding:
-        d.declare_padding = 1
-        d.padding_top, d.padding_right, d.padding_bottom, d.padding_left = declare_padding.as_tuple()
     backend.mark(d)
     return d
 

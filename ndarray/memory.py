@@ -7,6 +7,7 @@ Helpers of :mod:`ndarray.array`; plain numpy, no NdArray.
 
 from __future__ import annotations
 
+import sys
 from typing import Optional, Tuple
 
 import numpy as np
@@ -83,9 +84,12 @@ def element_mask(d: ShapeDescriptor) -> np.ndarray:
 def refuse_masked(obj: object, call: str) -> None:
     """NotRepresentableError for a ``numpy.ma.MaskedArray`` given to ``call``: an NdArray
     has no mask, so wrapping the data would drop it. The message names the two explicit ways:
-    ``x.filled(value)`` (masked elements replaced) or ``np.ma.getdata(x)`` (the mask ignored)."""
-    if isinstance(obj, np.ma.MaskedArray):
-        masked = int(np.count_nonzero(np.ma.getmaskarray(obj)))
+    ``x.filled(value)`` (masked elements replaced) or ``np.ma.getdata(x)`` (the mask ignored).
+    Where ``numpy.ma`` was never imported no masked array exists, and it is not imported here
+    (numpy 2 imports it when first named: 0.1 s of a model's first start under emulation)."""
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(obj, ma.MaskedArray):
+        masked = int(np.count_nonzero(ma.getmaskarray(obj)))
         raise NotRepresentableError(
             f"{call} got a numpy.ma.MaskedArray of shape {obj.shape} with {masked} masked element"
             f"{'' if masked == 1 else 's'}, expected a numpy.ndarray: an NdArray has no mask, so the mask would be "

@@ -321,3 +321,20 @@ def test_write_path_leaves_bytes_outside_the_elements(subject, path, write, writ
 def test_every_write_path_is_tried_on_borrowed_and_readonly_memory():
     assert len(WRITE_PATHS) >= 30 and len({p[0] for p in WRITE_PATHS}) == len(WRITE_PATHS)
     assert {SUBJECTS[s]().readonly for s in SUBJECTS} == {True, False}
+
+
+def test_wrapping_numpy_memory_imports_no_numpy_ma():
+    """The masked-array refusal looks for ``numpy.ma`` only where something imported it (numpy
+    2 imports it when first named, 0.1 s of a model's first start under emulation): a fresh
+    process that wraps numpy arrays has it imported exactly when it had before."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; before = 'numpy.ma' in sys.modules; from ndarray import NdArray; "
+            "a = NdArray.from_numpy(np.zeros((2, 3), np.float32)); b = NdArray(a.numpy().base, a.descriptor); "
+            "print(before, 'numpy.ma' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    before, after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                   env=env).stdout.split()
+    assert after == before

@@ -129,3 +129,20 @@ def test_operator_profile_medians_shares_and_kinds():
     assert [f["share"] for f in d["functions"]] == [0.5, 0.25, 0.25]
     text = p.text()
     assert "convolution" in text and "75.0%" in text and "step   0 op   0 CONV_2D" in text
+
+
+def test_a_per_channel_question_is_spelled_as_its_fields_each_time():
+    """A PerChannelQuantization's text in a question id is its fields' (scales by float.hex),
+    kept per object only where nothing inside can change: a list of scales changed in place
+    changes the id."""
+    from acl_bridge.configure_session import _canonical, question_id
+    from acl_bridge.mapping import PerChannelQuantization
+
+    q = PerChannelQuantization((0.25, 0.5), 1)
+    text = "PerChannelQuantization((0x1.0000000000000p-2,0x1.0000000000000p-1),1)"
+    assert _canonical(q) == _canonical(q) == text
+    assert question_id("negotiate", (q,)) == question_id("negotiate", (PerChannelQuantization((0.25, 0.5), 1),))
+    mutable = PerChannelQuantization([0.25, 0.5], 1)
+    before = question_id("negotiate", (mutable,))
+    mutable.scales.append(1.0)
+    assert question_id("negotiate", (mutable,)) != before

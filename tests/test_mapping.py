@@ -236,3 +236,42 @@ def test_an_equal_value_of_another_type_never_finds_a_cached_description():
     with pytest.raises(UnsupportedOptionError, match=r"^data_layout is 'NOPE', expected one of \('NCHW', 'NHWC'\): "
                                                      r"ShapeDescriptor\(int8\[4\]:\(1\) \+0 /4 c\)$"):
         tensor_info(ShapeDescriptor.create((4,), "int8"), "NOPE")
+
+
+def test_per_channel_answers_are_kept_by_content_and_refusals_are_not():
+    """per_channel answers a repeated tuple from its cache (the same value), with the same
+    checks as without it: a bad scale is refused every time, a list is checked afresh, and
+    clear_description_caches empties it."""
+    from acl_bridge.mapping import _per_channel_of, clear_description_caches, per_channel
+
+    clear_description_caches()
+    q = ((0.25, 0.5, 1.0), 0)
+    first = per_channel(q, 3)
+    assert per_channel(((0.25, 0.5, 1.0), 0), 3) is first and first.scales == (0.25, 0.5, 1.0) and first.axis == 3
+    assert per_channel(q, 0).axis == 0 and per_channel([[0.25, 0.5, 1.0], 0], 3) == first
+    assert _per_channel_of.cache_info().currsize == 2
+    for _ in range(2):
+        with pytest.raises(InvalidLayoutError, match=r"scale \[1\] is -0.5, expected a finite number > 0"):
+            per_channel(((0.25, -0.5), 0), 0)
+    clear_description_caches()
+    assert _per_channel_of.cache_info().currsize == 0
+
+
+def test_a_per_channel_description_is_kept_only_for_float_scales():
+    """tensor_info keeps a per-channel tensor's description by content where its scales are a
+    tuple of floats (as per_channel makes them); other scales are described afresh, and a
+    scale count that does not fit the shape is refused every time."""
+    from acl_bridge.mapping import PerChannelQuantization, _tensor_info_of, clear_description_caches, per_channel
+
+    clear_description_caches()
+    d = ShapeDescriptor.create((4, 3, 3, 2), "int8")
+    q = per_channel(((0.5, 0.25, 1.0, 2.0), 0), 0)
+    first = tensor_info(d, "NHWC", q)
+    assert tensor_info(d, "NHWC", per_channel(((0.5, 0.25, 1.0, 2.0), 0), 0)) is first
+    assert first.quantization_scales == (0.5, 0.25, 1.0, 2.0) and _tensor_info_of.cache_info().currsize == 1
+    ints = tensor_info(d, "NHWC", PerChannelQuantization((1, 2, 3, 4), 0))
+    assert ints.quantization_scales == (1, 2, 3, 4) and _tensor_info_of.cache_info().currsize == 1
+    for _ in range(2):
+        with pytest.raises(InvalidLayoutError, match=r"has 4 scales, expected 3"):
+            tensor_info(ShapeDescriptor.create((3, 3, 3, 2), "int8"), "NHWC", q)
+    clear_description_caches()

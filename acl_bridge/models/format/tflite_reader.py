@@ -29,6 +29,7 @@ sparsity.
 from __future__ import annotations
 
 import hashlib
+import math
 from os import PathLike
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -260,7 +261,7 @@ class _Reader:
         n = self.count(getattr(obj, name + "Length")(), what, element_size)
         if n == 0:
             return ()
-        return tuple(int(v) for v in getattr(obj, name + "AsNumpy")())
+        return tuple(getattr(obj, name + "AsNumpy")().tolist())  # Python ints, without a call per element
 
     def string(self, raw: Any, what: str) -> str:
         if raw is None:
@@ -297,7 +298,7 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
     shape = r.ints(t, "Shape", f"{what} shape")
     if len(shape) > MAX_RANK or any(d < 0 for d in shape):
         raise ModelFormatError(f"{what} has shape {list(shape)}, expected at most {MAX_RANK} sizes >= 0")
-    elements = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    elements = math.prod(shape)  # exact (1 for a scalar): no int64 to wrap
     if elements > MAX_ELEMENTS:
         raise ModelFormatError(f"{what} has shape {list(shape)}: {elements} elements, more than {MAX_ELEMENTS}")
     type_code = t.Type()
@@ -370,7 +371,7 @@ def _sparse_constant(r: _Reader, table: Any, raw: bytes, what: str, shape: Tuple
     """The dense value of a sparse constant: its parameters checked against the shape, its
     buffer against the number of values they keep, then :func:`.sparsity.densify`."""
     sp = _sparsity(r, table, what)
-    elements = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    elements = math.prod(shape)  # exact (1 for a scalar): no int64 to wrap
     try:
         count = stored_count(shape, sp)
         if len(raw) != count * dtype.itemsize:
@@ -394,7 +395,7 @@ def _quantization(r: _Reader, t: Any, what: str, shape: Tuple[int, ...], dtype: 
     q = t.Quantization()
     if q is None or r.count(q.ScaleLength(), f"{what} quantization.scale") == 0:
         return None
-    scale = tuple(float(v) for v in q.ScaleAsNumpy())
+    scale = tuple(q.ScaleAsNumpy().tolist())  # float32s as Python floats (exact), hundreds per tensor
     zero_point = r.ints(q, "ZeroPoint", f"{what} quantization.zero_point", 8)  # [long]
     quant = Quantization(scale, zero_point, int(q.QuantizedDimension()))
     check_tensor_quantization(what, shape, dtype, quant)
@@ -494,8 +495,8 @@ def _read(r: _Reader) -> ModelSpec:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(model.Description(), "description")
     spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
-    sparse = frozenset(i for i in range(nt) if sub.Tensors(i).Sparsity() is not None)
-    spec = _fold_densify(spec, sparse)
+    if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
+        spec = _fold_densify(spec, frozenset(i for i in range(nt) if sub.Tensors(i).Sparsity() is not None))
     check_quantization(spec)
     return spec
 
