@@ -185,7 +185,7 @@ class _Gathered:
     """What the contracts' ``holds`` gather for :func:`_graph_holds`'s one numpy pass: the
     sequences that must be all 0 and the (input scale, weight scales, bias scales) triples."""
 
-    def __init__(self, tensors, arrays: Dict[int, np.ndarray]) -> None:
+    def __init__(self, tensors: Sequence["TensorSpec"], arrays: Dict[int, np.ndarray]) -> None:
         self.tensors, self.n, self.arrays = tensors, len(tensors), arrays
         self.zero_points: List[Any] = []
         self.biases: List[Tuple[float, Any, Any]] = []
