@@ -82,16 +82,19 @@ bg_stage() {
     local name=$1; shift
     BG_STAGE_LOG[$name]=$LOGS/stage-${name//[^A-Za-z0-9._-]/-}.log
     log "=== stage: $name (in the background; log: ${BG_STAGE_LOG[$name]})"
-    "$@" >"${BG_STAGE_LOG[$name]}" 2>&1 </dev/null &
+    rm -f "${BG_STAGE_LOG[$name]}.end"
+    # its own end time, so that its stage time is its own and not how long it was waited for
+    { rc=0; "$@" || rc=$?; date +%s >"${BG_STAGE_LOG[$name]}.end"; exit "$rc"; } >"${BG_STAGE_LOG[$name]}" 2>&1 </dev/null &
     BG_STAGE_PID[$name]=$! BG_STAGE_T0[$name]=$(date +%s)
     BG_PIDS+=("$!")
 }
 bg_stage_wait() {
-    local name=$1 rc=0
+    local name=$1 rc=0 end
     wait "${BG_STAGE_PID[$name]}" || rc=$?
     printf '\n----- %s: output (%s) -----\n' "$name" "${BG_STAGE_LOG[$name]}" >&2
     cat "${BG_STAGE_LOG[$name]}" >&2
-    record_stage "$name" $(( $(date +%s) - ${BG_STAGE_T0[$name]} )) "$rc"
+    end=$(cat "${BG_STAGE_LOG[$name]}.end" 2>/dev/null || date +%s)
+    record_stage "$name" $(( end - ${BG_STAGE_T0[$name]} )) "$rc"
 }
 
 # run_jobs LABEL FN JOB...: "FN JOB" for every job, at most ACL_NDARRAY_JOBS (default: the
