@@ -641,19 +641,25 @@ def dtype_family(case: Case) -> str:
 
 # kinds whose CL program is another kind's with one operation define changed: the reduced
 # table runs one of them (a kernel compiled under QEMU costs 10-20 s)
-REDUCED_AS = {"NotEqual": "Equal", "Less": "Equal", "LessEqual": "Equal", "Greater": "Equal", "GreaterEqual": "Equal",
-              "LogicalOr": "LogicalAnd", "ArgMin": "ArgMax"}
+def reduced_group(kind: str) -> str:
+    """What a row stands for in the reduced table: its family for the kinds of a family room
+    (acl_bridge.families: one native room and builder path each), else its own kind."""
+    from acl_bridge.families import FAMILIES
+
+    return next((family.__name__ for family in FAMILIES if kind in family.__all__), kind)
 
 
 def reduced_rows(cases, backend: str):
-    """{(row name, layout)} of the reduced table: the first row of each function kind and dtype
-    family (NHWC rows first: the models' layout), in one buffer layout with padding cells to
-    check: "padded", else "offset" (int8 rows), else the row's first. The emulated OpenCL stage runs these
-    (docker/emulate.sh, trixie-opencl: a kernel compiled under QEMU costs 10-20 s); the x86
-    OpenCL stage runs every row."""
+    """{(row name, layout)} of the reduced table: the first row of each function kind (of each
+    family, for the family rooms' kinds) and dtype family (NHWC rows first: the models'
+    layout), in one buffer layout with padding cells to check: "padded", else "offset" (int8
+    rows), else the row's first. The emulated OpenCL stage runs these (docker/emulate.sh,
+    trixie-opencl: the arm64 CL stack end to end, where a kernel compiled under QEMU costs
+    10-20 s and each row a few seconds warm); the x86 OpenCL stage runs every row on PoCL and
+    rusticl."""
     chosen: Dict[Tuple[str, str], Case] = {}
     for case in sorted(cases, key=lambda c: c.kwargs.get("data_layout") != "NHWC"):  # stable: table order
-        chosen.setdefault((REDUCED_AS.get(case.kind, case.kind), dtype_family(case)), case)
+        chosen.setdefault((reduced_group(case.kind), dtype_family(case)), case)
     rows = set()
     for case in chosen.values():
         variants = case.variants_on(backend)

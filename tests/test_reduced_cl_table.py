@@ -1,8 +1,8 @@
 """The reduced case table of the emulated OpenCL stage (tests/function_cases.py ``reduced_rows``,
-selected by ACL_NDARRAY_CL_TABLE=reduced in tests/cl/conftest.py): every function kind and dtype
-family of the full table has exactly one row there (kinds whose CL program differs in one
-operation define, ``REDUCED_AS``, count as one), in a layout the row runs on CL; the x86
-OpenCL stage runs every row."""
+selected by ACL_NDARRAY_CL_TABLE=reduced in tests/cl/conftest.py): every function kind (every
+family, for the kinds of acl_bridge.families' rooms: ``reduced_group``) and dtype family of the
+full table has exactly one row there, in a layout the row runs on CL; the x86 OpenCL stage runs
+every row."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ from collections import Counter
 from types import SimpleNamespace
 
 import pytest
-from function_cases import CASES, INT8_CASES, REDUCED_AS, dtype_family, reduced_rows
+from function_cases import CASES, INT8_CASES, dtype_family, reduced_group, reduced_rows
 
 
 def test_one_row_per_function_kind_and_dtype_family():
     cases = CASES + INT8_CASES
     by_name = {c.name: c for c in cases}
     rows = reduced_rows(cases, "cl")
-    group = lambda kind: REDUCED_AS.get(kind, kind)  # noqa: E731  (kinds that share one CL program)
-    chosen = Counter((group(by_name[name].kind), dtype_family(by_name[name])) for name, _ in rows)
-    assert set(chosen) == {(group(c.kind), dtype_family(c)) for c in cases if c.variants_on("cl")}
+    chosen = Counter((reduced_group(by_name[name].kind), dtype_family(by_name[name])) for name, _ in rows)
+    assert set(chosen) == {(reduced_group(c.kind), dtype_family(c)) for c in cases if c.variants_on("cl")}
+    assert reduced_group("Less") == reduced_group("ArgMax") == "acl_bridge.families.logic"
+    assert reduced_group("Convolution") == "Convolution"  # the kinds of acl_bridge.functions: one row each
     assert set(chosen.values()) == {1}
     for name, variant in rows:
         assert variant in by_name[name].variants_on("cl"), (name, variant)
