@@ -476,9 +476,6 @@ QUANTIZATION_CONTRACTS: Dict[str, Tuple[OperatorCheck, ...]] = {
 # the weights' output-channel axis of each weighted operator (from the contracts)
 OUTPUT_CHANNEL_AXIS: Dict[str, int] = {opcode: check.axis for opcode, checks in QUANTIZATION_CONTRACTS.items()
                                        for check in checks if isinstance(check, WeightsAndBias)}
-# the operators whose quantized live tensors must carry quantization, per tensor (from the contracts)
-NEEDS_QUANTIZATION = frozenset(opcode for opcode, checks in QUANTIZATION_CONTRACTS.items()
-                               if any(isinstance(check, LiveTensors) for check in checks))
 
 
 __all__ = ["check_tensor_quantization", "check_quantization", "STORAGE_RANGES", "OUTPUT_CHANNEL_AXIS",

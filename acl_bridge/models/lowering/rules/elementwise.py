@@ -45,6 +45,18 @@ def _broadcast(op: OperatorSpec, model: ModelSpec, ins: Tuple[int, int]) -> Tupl
     return y
 
 
+def _two_inputs(op: OperatorSpec, model: ModelSpec) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """A binary operator's two inputs and its output's shape (their numpy broadcast);
+    ModelFormatError for another number of inputs, a refusal for two constants."""
+    ins = tuple(i for i in op.inputs if i >= 0)
+    if len(ins) != 2:
+        raise ModelFormatError(f"{where(op)} has {len(ins)} inputs, expected 2")
+    y = _broadcast(op, model, ins)
+    if all(model.tensors[i].is_constant for i in ins):
+        raise refuse(op, "two constant inputs")
+    return ins, y
+
+
 def _operands(model: ModelSpec, ins: Tuple[int, ...], y: Tuple[int, ...], roles: Tuple[str, ...]):
     """A binary step's live inputs, and its constants by role with the output's rank (leading 1s)."""
     t = model.tensors
@@ -64,12 +76,7 @@ def binary(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     MINIMUM): each input and the output with its own scale and zero point (MAXIMUM / MINIMUM:
     one quantization for all, as TFLite requires)."""
     t = model.tensors
-    ins = tuple(i for i in op.inputs if i >= 0)
-    if len(ins) != 2:
-        raise ModelFormatError(f"{where(op)} has {len(ins)} inputs, expected 2")
-    y = _broadcast(op, model, ins)  # type: ignore[arg-type]
-    if t[ins[0]].is_constant and t[ins[1]].is_constant:
-        raise refuse(op, "two constant inputs")
+    ins, y = _two_inputs(op, model)
     roles = ("a", "b")
     if op.opcode in COMMUTATIVE and t[ins[0]].is_constant:  # the live input first, the constant as role b
         ins = (ins[1], ins[0])
@@ -102,12 +109,7 @@ def floor_div(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """-> ``div`` into a tensor the plan adds, then ``floor`` into the output: TFLite's
     floor(a / b) on float32 (IEEE division, an exact floor), broadcasting as DIV; int32 is
     refused at the type gate (ACL divides floats only) and runs on the fallback."""
-    ins = tuple(i for i in op.inputs if i >= 0)
-    if len(ins) != 2:
-        raise ModelFormatError(f"{where(op)} has {len(ins)} inputs, expected 2")
-    y = _broadcast(op, model, ins)
-    if all(model.tensors[i].is_constant for i in ins):
-        raise refuse(op, "two constant inputs")
+    ins, y = _two_inputs(op, model)
     live, constants = _operands(model, ins, y, ("a", "b"))
     quotient, out = -2, op.outputs[0]
     return (Intermediate(op.index, op.opcode, quotient, y, out),
