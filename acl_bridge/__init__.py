@@ -37,8 +37,8 @@ from .native import (
 from .errors import AclCopyFallbackWarning
 from .tensor import AclTensor
 from .plan import Action, FunctionPlan, Origin, Reason, TensorPlan
-from .functions import (
-    AclFunction,
+from .functions import AclFunction, required_padding, total_copy_count
+from .families import (
     Activation,
     Add,
     Cast,
@@ -58,8 +58,6 @@ from .functions import (
     Resize,
     Softmax,
     Sub,
-    required_padding,
-    total_copy_count,
 )
 from .schedule import Schedule
 from .workspace import Workspace, WorkspaceReport

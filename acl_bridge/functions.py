@@ -1,7 +1,9 @@
 """ACL functions over NdArrays: configure once, run many times on the same buffers.
 
-Each class is a function kind of native/acl_shim.h: its tensor roles, which of them ACL
-writes, and how its options become the native parameters (:meth:`AclFunction._params`).
+:class:`AclFunction` is what every function kind shares; each kind of native/acl_shim.h is a
+subclass in its family room (:mod:`acl_bridge.families`) that names its tensor roles, which of
+them ACL writes, and how its options become the native parameters (:meth:`AclFunction._params`).
+The classes of the first kinds (:data:`MOVED_TO_FAMILIES`) are still importable from here.
 Everything else is shared and lives elsewhere:
 
 * what happens to each tensor (in place or staged, which padding, why): the pure planner,
@@ -36,7 +38,7 @@ from .errors import AclCopyFallbackWarning, AclError
 from .executor import Call, Configured, bridge_allocate, configure
 from .executor import required_padding as _required_padding
 from .executor import total_copy_count  # noqa: F401  (re-exported)
-from .layout import DATA_LAYOUTS, PaddingSize, check_int, pad_width_to_acl, permutation_to_acl, window_kernel
+from .layout import DATA_LAYOUTS, PaddingSize
 from .layout import window_padding, window_stride
 from .mapping import PerChannelQuantization, is_per_channel, padded_descriptor, per_channel
 from .native import NativeRun, check, require_native
@@ -423,326 +425,6 @@ def _window_params(p, stride, padding) -> None:
     p.pad_top, p.pad_right, p.pad_bottom, p.pad_left = pad.as_tuple()
 
 
-# ---------------------------------------------------------------------------- functions
-class Activation(AclFunction):
-    """dst = f(src). ``function``: relu, bounded_relu (min(a, max(0,x))), lu_bounded_relu
-    (min(a, max(b,x))), leaky_relu (a*x for x<0), logistic, tanh (a*tanh(b*x)), soft_relu,
-    elu, abs, square, sqrt, linear (a*x+b), identity, hard_swish; swish, gelu (24.11)."""
-
-    kind, roles, outputs = "activation", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, function: str = "relu", a: float = 0.0, b: float = 0.0):
-        if function is None or function == "none":
-            raise UnsupportedOptionError(f"function is {function!r}, expected an activation function")
-        p = default_params()
-        p.activation = abi.code(abi.ACTIVATIONS, function, "function")
-        p.act_a, p.act_b = a, b
-        return p
-
-
-class _Elementwise(AclFunction):
-    roles, outputs = ("a", "b", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, policy: str = "saturate", activation: Optional[str] = None, act_a: float = 0.0,
-                act_b: float = 0.0):
-        p = default_params()
-        p.convert_policy = abi.code(abi.POLICIES, policy, "policy")
-        _activation_params(p, activation, act_a, act_b)
-        return p
-
-
-class Add(_Elementwise):
-    """dst = a + b with numpy-style broadcasting over dimensions of size 1."""
-
-    kind = "add"
-
-
-class Sub(_Elementwise):
-    """dst = a - b with numpy-style broadcasting over dimensions of size 1."""
-
-    kind = "sub"
-
-
-class Mul(AclFunction):
-    """dst = a * b * scale (broadcasting). ACL accepts scale 1/2**n (0 <= n <= 15) or 1/255."""
-
-    kind, roles, outputs = "mul", ("a", "b", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, scale: float = 1.0, policy: str = "saturate", rounding: str = "to_zero",
-                activation: Optional[str] = None):
-        p = default_params()
-        p.scale = scale
-        p.convert_policy = abi.code(abi.POLICIES, policy, "policy")
-        p.rounding_policy = abi.code(abi.ROUNDING, rounding, "rounding")
-        _activation_params(p, activation, 0.0, 0.0)
-        return p
-
-
-class Pooling(AclFunction):
-    """Max / average / L2 pooling over H and W (NCHW or NHWC numpy shapes). ``padding``: an
-    int, (pad_h, pad_w), ((top, bottom), (left, right)) or a PaddingSize."""
-
-    kind, roles, outputs = "pooling", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, pool_type: str = "max", kernel=(2, 2), stride=(1, 1), padding=0,
-                exclude_padding: bool = True):
-        p = default_params()
-        p.pool_type = abi.code(abi.POOL_TYPES, pool_type, "pool_type")
-        p.kernel_h, p.kernel_w = window_kernel(kernel)
-        _window_params(p, stride, padding)
-        p.exclude_padding = int(bool(exclude_padding))
-        return p
-
-
-class Convolution(AclFunction):
-    """2-D convolution (cross-correlation) with optional bias. NCHW: src (N,C,H,W), weights
-    (OFM, C, KH, KW); NHWC: src (N,H,W,C), weights (OFM, KH, KW, C); bias (OFM,).
-    ``padding`` as for :class:`Pooling`."""
-
-    kind, roles, outputs = "convolution", ("src", "weights", "bias", "dst"), ("dst",)
-    optional = ("bias",)
-    const_roles = ("weights", "bias")
-
-    @classmethod
-    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
-        return 0 if role in ("weights", "bias") else None  # OHWI / OIHW: the output channel first
-
-    @classmethod
-    def _params(cls, stride=(1, 1), padding=0, activation: Optional[str] = None, act_a: float = 0.0,
-                act_b: float = 0.0):
-        p = default_params()
-        _window_params(p, stride, padding)
-        _activation_params(p, activation, act_a, act_b)
-        return p
-
-
-class DepthwiseConvolution(AclFunction):
-    """Depthwise 2-D convolution. NCHW: src (N,C,H,W), weights (C*M, KH, KW); NHWC: src
-    (N,H,W,C), weights (KH, KW, C*M); bias (C*M,); M = depth_multiplier."""
-
-    kind, roles, outputs = "depthwise", ("src", "weights", "bias", "dst"), ("dst",)
-    optional = ("bias",)
-    const_roles = ("weights", "bias")
-
-    @classmethod
-    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
-        if role == "weights":  # NHWC (KH, KW, C*M): the last axis; NCHW (C*M, KH, KW): the first
-            return -1 if data_layout == "NHWC" else 0
-        return 0 if role == "bias" else None
-
-    @classmethod
-    def _params(cls, stride=(1, 1), padding=0, depth_multiplier: int = 1, activation: Optional[str] = None,
-                act_a: float = 0.0, act_b: float = 0.0):
-        p = default_params()
-        _window_params(p, stride, padding)
-        p.depth_multiplier = check_int(depth_multiplier, "depth_multiplier", minimum=1)
-        _activation_params(p, activation, act_a, act_b)
-        return p
-
-
-class FullyConnected(AclFunction):
-    """dst = src @ weights.T + bias; src (batch, in), weights (out, in), bias (out,)."""
-
-    kind, roles, outputs = "fully_connected", ("src", "weights", "bias", "dst"), ("dst",)
-    optional = ("bias",)
-    const_roles = ("weights", "bias")
-
-    @classmethod
-    def _channel_axis(cls, role: str, data_layout: str) -> Optional[int]:
-        return 0 if role in ("weights", "bias") else None  # weights (out, in)
-
-    @classmethod
-    def _params(cls, activation: Optional[str] = None, act_a: float = 0.0, act_b: float = 0.0):
-        p = default_params()
-        p.transpose_weights = 1
-        _activation_params(p, activation, act_a, act_b)
-        return p
-
-
-class Gemm(AclFunction):
-    """dst = alpha * a @ b + beta * c; a (M,K), b (K,N), c (M,N) or (N,) or None."""
-
-    kind, roles, outputs = "gemm", ("a", "b", "c", "dst"), ("dst",)
-    optional = ("c",)
-
-    @classmethod
-    def _params(cls, alpha: float = 1.0, beta: float = 1.0):
-        p = default_params()
-        p.alpha, p.beta = alpha, beta
-        return p
-
-
-class Softmax(AclFunction):
-    """Softmax over the last numpy axis: dst = exp(beta*x) / sum(exp(beta*x)); ``log=True``
-    for log-softmax."""
-
-    kind, roles, outputs = "softmax", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, beta: float = 1.0, log: bool = False):
-        p = default_params()
-        p.beta = beta
-        p.axis = 0
-        return p
-
-    @classmethod
-    def _kind(cls, log: bool = False, **options) -> str:
-        return "log_softmax" if log else "softmax"
-
-
-class Permute(AclFunction):
-    """dst = np.transpose(src, axes) (numpy axes), e.g. NCHW->NHWC is axes (0, 2, 3, 1)."""
-
-    kind, roles, outputs = "permute", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, axes: Sequence[int]):
-        perm = permutation_to_acl(axes)
-        p = default_params()
-        p.perm_len = len(perm)
-        for i, v in enumerate(perm):
-            p.perm[i] = v
-        return p
-
-
-class Copy(AclFunction):
-    """dst[...] = src."""
-
-    kind, roles, outputs = "copy", ("src", "dst"), ("dst",)
-
-
-class Pad(AclFunction):
-    """dst = np.pad(src, pad_width, mode) with pad_width ((before, after), ...) in numpy order."""
-
-    kind, roles, outputs = "pad", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, pad_width, constant_value: float = 0.0, mode: str = "constant"):
-        pairs = pad_width_to_acl(pad_width)
-        p = default_params()
-        p.pad_len = len(pairs)
-        for i, (before, after) in enumerate(pairs):
-            p.pad_before[i], p.pad_after[i] = before, after
-        p.pad_mode = abi.code(abi.PAD_MODES, mode, "mode")
-        p.constant_value = constant_value
-        return p
-
-
-class Fill(AclFunction):
-    """dst[...] = value (for quantized tensors: the stored integer)."""
-
-    kind, roles, outputs = "fill", ("dst",), ("dst",)
-
-    @classmethod
-    def _params(cls, value: float):
-        p = default_params()
-        p.constant_value = value
-        return p
-
-
-class Cast(AclFunction):
-    """Data type conversion (NEDepthConvertLayer), e.g. uint8 -> float32, float32 -> float16."""
-
-    kind, roles, outputs = "cast", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, policy: str = "saturate"):
-        p = default_params()
-        p.convert_policy = abi.code(abi.POLICIES, policy, "policy")
-        return p
-
-
-class _Requantize(AclFunction):
-    """A conversion whose ``quantized`` tensor carries (scale, offset): given as the options
-    ``scale`` and ``offset``, or as ``quantization={role: (scale, offset)}``."""
-
-    roles, outputs = ("src", "dst"), ("dst",)
-    quantized = ""
-
-    @classmethod
-    def _params(cls, scale: Optional[float] = None, offset: int = 0):
-        return default_params()
-
-    @classmethod
-    def _quantization(cls, scale: Optional[float] = None, offset: int = 0, **options):
-        return {} if scale is None else {cls.quantized: (scale, offset)}
-
-    @classmethod
-    def _call(cls, args: Sequence, options: dict, quantization) -> tuple:
-        given = dict(quantization or {})
-        if "scale" in options and options["scale"] is not None and given.get(cls.quantized) is not None \
-                and tuple(given[cls.quantized]) != (options["scale"], options.get("offset", 0)):
-            raise UnsupportedOptionError(
-                f"{cls.__name__}: scale={options['scale']!r}, offset={options.get('offset', 0)!r} and "
-                f"quantization[{cls.quantized!r}]={given[cls.quantized]!r} disagree; give one of them")
-        arrays, kind, params, quant = super()._call(args, options, quantization)
-        if quant.get(cls.quantized) is None:
-            raise UnsupportedOptionError(
-                f"{cls.__name__}: {cls.quantized} needs its quantization: scale=..., offset=... or "
-                f"quantization={{{cls.quantized!r}: (scale, offset)}}")
-        return arrays, kind, params, quant
-
-
-class Quantize(_Requantize):
-    """dst = clip(round(src / scale) + offset) into uint8 (QASYMM8) or int8 (QASYMM8_SIGNED).
-    With ``quantization`` on src too (uint8/int8 src), a requantization: dst = clip(round(
-    (src - src_offset) * src_scale / dst_scale) + dst_offset)."""
-
-    kind, quantized = "quantize", "dst"
-
-
-class Dequantize(_Requantize):
-    """dst = (src - offset) * scale, src uint8/int8 holding QASYMM8/QASYMM8_SIGNED values."""
-
-    kind, quantized = "dequantize", "src"
-
-
-class Resize(AclFunction):
-    """dst = src resized to dst's height and width (NCHW or NHWC numpy shapes), ACL's
-    NEScale/CLScale. ``interpolation``: "bilinear" or "nearest". The sampling grid is
-    TFLite's (``tf.image.resize`` v1 options):
-
-    * ``half_pixel_centers=True``: src = (dst + 0.5) * in / out - 0.5 (ACL's CENTER sampling);
-    * ``align_corners=True``: src = dst * (in - 1) / (out - 1) (TOP_LEFT, ACL's align_corners);
-    * neither: src = dst * in / out (TOP_LEFT).
-
-    Coordinates outside the input take the nearest edge element (REPLICATE border), which is
-    what TFLite's clamped indices give. For "nearest", ACL's own rounding applies.
-    """
-
-    kind, roles, outputs = "resize", ("src", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls, interpolation: str = "bilinear", align_corners: bool = False, half_pixel_centers: bool = False):
-        if not isinstance(align_corners, bool) or not isinstance(half_pixel_centers, bool):
-            raise ArgumentTypeError(f"align_corners and half_pixel_centers must be bool, got "
-                                    f"align_corners={align_corners!r}, half_pixel_centers={half_pixel_centers!r}")
-        if align_corners and half_pixel_centers:
-            raise UnsupportedOptionError("align_corners=True with half_pixel_centers=True: TFLite and ACL take one "
-                                         "sampling grid at a time")
-        p = default_params()
-        p.interpolation = abi.code(abi.INTERPOLATIONS, interpolation, "interpolation")
-        p.sampling = abi.SAMPLINGS["center" if half_pixel_centers else "top_left"]
-        p.align_corners = int(align_corners)
-        return p
-
-
-class PRelu(AclFunction):
-    """dst = src where src > 0, else alpha * src (ACL's NEPReluLayer/CLPReluLayer); alpha
-    broadcasts like numpy over dimensions of size 1, e.g. one slope per channel: alpha of
-    shape (1, 1, 1, C) for NHWC src, (1, C, 1, 1) for NCHW. TFLite's PRELU."""
-
-    kind, roles, outputs = "prelu", ("src", "alpha", "dst"), ("dst",)
-
-    @classmethod
-    def _params(cls):
-        return default_params()
-
-
 def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingSize, ...]:
     """Padding to allocate per tensor for function ``kind`` (an :mod:`acl_bridge.abi` kind
     name) on tensors of these specs: per tensor (shape, dtype, data_layout, quantization) or
@@ -752,8 +434,23 @@ def required_padding(kind: str, params, specs, backend="neon") -> Tuple[PaddingS
     return _required_padding(kind, params, specs, backend_named(backend))
 
 
-__all__ = [
-    "AclFunction", "AclCopyFallbackWarning", "Activation", "Add", "Sub", "Mul", "Pooling", "Convolution",
-    "DepthwiseConvolution", "FullyConnected", "Gemm", "Softmax", "Permute", "Copy", "Pad", "Fill", "Cast",
-    "Quantize", "Dequantize", "Resize", "PRelu", "required_padding", "total_copy_count", "IN_PLACE_KINDS",
-]
+# The function classes of the first kinds, defined here before they moved into their family
+# rooms (issue 37); still importable from here, found in :mod:`acl_bridge.families` when first
+# asked for. New kinds are only in their rooms.
+MOVED_TO_FAMILIES = ("Activation", "Add", "Sub", "Mul", "Pooling", "Convolution", "DepthwiseConvolution",
+                     "FullyConnected", "Gemm", "Softmax", "Permute", "Copy", "Pad", "Fill", "Cast", "Quantize",
+                     "Dequantize", "Resize", "PRelu")
+
+
+def __getattr__(name: str):
+    """A class of :data:`MOVED_TO_FAMILIES` from its family room (PEP 562: asked only for
+    names this module does not define); AttributeError for any other name."""
+    if name not in MOVED_TO_FAMILIES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import families  # the rooms import this module: looked up late (pyproject.toml's layers say so)
+
+    return getattr(families, name)
+
+
+__all__ = ["AclFunction", "AclCopyFallbackWarning", "default_params", "required_padding", "total_copy_count",
+           "IN_PLACE_KINDS", "MOVED_TO_FAMILIES", *MOVED_TO_FAMILIES]

@@ -1,14 +1,12 @@
-// acl_shim_families.h -- the entry points of the family rooms, each one file with one row per
-// kind: acl_shim_elementwise.cpp (binary a, b, dst with broadcasting; unary src, dst),
-// acl_shim_reduction.cpp (along one axis, kept), acl_shim_logic.cpp (comparisons, logical
-// operators, arg max / min, select), acl_shim_movement.cpp (data movement: strided slice,
-// gather, tile, depth/space and batch/space) and acl_shim_nn.cpp (deconvolution, L2
-// normalization, local response normalization, matmul, 3-D convolution). build<F> (acl_shim_functions.cpp) hands
-// every kind it does not build itself to each in turn. Each entry point has one overload per
-// backend's tensor type (NEON: ITensor, CL: ICLTensor); it validate()s then configure()s the
-// kind, or answers nullptr when the kind is not of its family. ACL's refusals:
-// ACL_SHIM_ERR_ACL_STATUS naming ACL's function; a build without that backend:
-// ACL_SHIM_ERR_UNSUPPORTED.
+// acl_shim_families.h -- how a family room joins the shim: a room is one file,
+// native/acl_shim_<family>.cpp, with one row per kind in its build<E> (E: the room's struct of
+// ACL's NE or CL function types) that validate()s then configure()s the kind, or answers
+// nullptr when the kind is not of its family; ACL_SHIM_FAMILY_DEFINITIONS(build_<family>) at
+// its end defines its two entry points (one per backend's tensor type: NEON ITensor, CL
+// ICLTensor) and registers them (a FamilyRegistration object, made when the module loads).
+// build_on (acl_shim_functions.cpp) asks the registered rooms in turn; no list names them.
+// ACL's refusals: ACL_SHIM_ERR_ACL_STATUS naming ACL's function; a build without that
+// backend: ACL_SHIM_ERR_UNSUPPORTED.
 #ifndef ACL_SHIM_FAMILIES_H
 #define ACL_SHIM_FAMILIES_H
 
@@ -20,6 +18,7 @@
 #include "arm_compute/runtime/IFunction.h"
 #include "arm_compute/runtime/IMemoryManager.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -49,18 +48,38 @@ class ICLTensor;
 #else
 #define ACL_SHIM_ON_CL(call) fail(ACL_SHIM_ERR_UNSUPPORTED, "this acl_bridge was built against an ACL without CL functions")
 #endif
-#define ACL_SHIM_FAMILY_DEFINITIONS(NAME)                                       \
-    ACL_SHIM_FAMILY_ENTRY(NAME, ITensor) { ACL_SHIM_ON_NEON(build<Neon>(kind, p, t, mm)); } \
-    ACL_SHIM_FAMILY_ENTRY(NAME, ICLTensor) { ACL_SHIM_ON_CL(build<Cl>(kind, p, t, mm)); }
-
 namespace acl_shim_detail {
 
-ACL_SHIM_FAMILY_DECLARATIONS(build_elementwise)
-ACL_SHIM_FAMILY_DECLARATIONS(build_reduction)
-ACL_SHIM_FAMILY_DECLARATIONS(build_logic)
-ACL_SHIM_FAMILY_DECLARATIONS(build_movement)
-ACL_SHIM_FAMILY_DECLARATIONS(build_nn)
+// A room's two entry points, as registered.
+using NeonBuilder = std::unique_ptr<acl::IFunction> (*)(int32_t, const acl_shim_params &,
+                                                       const std::vector<acl::ITensor *> &,
+                                                       const std::shared_ptr<acl::IMemoryManager> &);
+using ClBuilder = std::unique_ptr<acl::IFunction> (*)(int32_t, const acl_shim_params &,
+                                                     const std::vector<acl::ICLTensor *> &,
+                                                     const std::shared_ptr<acl::IMemoryManager> &);
+struct FamilyRoom {
+    const char *name;
+    NeonBuilder neon;
+    ClBuilder cl;
+};
+
+// Every registered room (acl_shim_functions.cpp), in the order the shim's modules loaded;
+// the rooms' kinds are disjoint, so the order decides nothing.
+std::vector<FamilyRoom> &family_rooms();
+
+// Made once per room, while the module loads: adds the room to family_rooms().
+struct FamilyRegistration {
+    FamilyRegistration(const char *name, NeonBuilder neon, ClBuilder cl) { family_rooms().push_back({name, neon, cl}); }
+};
 
 }  // namespace acl_shim_detail
+
+// In a room, inside namespace acl_shim_detail: its entry points NAME on its build<E> with
+// E = Neon and E = Cl, and its registration.
+#define ACL_SHIM_FAMILY_DEFINITIONS(NAME)                                                     \
+    ACL_SHIM_FAMILY_DECLARATIONS(NAME)                                                        \
+    ACL_SHIM_FAMILY_ENTRY(NAME, ITensor) { ACL_SHIM_ON_NEON(build<Neon>(kind, p, t, mm)); }  \
+    ACL_SHIM_FAMILY_ENTRY(NAME, ICLTensor) { ACL_SHIM_ON_CL(build<Cl>(kind, p, t, mm)); }    \
+    static const FamilyRegistration NAME##_registration(#NAME, &NAME, &NAME);
 
 #endif  // ACL_SHIM_FAMILIES_H

@@ -20,7 +20,7 @@ def test_one_row_per_function_kind_and_dtype_family():
     chosen = Counter((reduced_group(by_name[name].kind), dtype_family(by_name[name])) for name, _ in rows)
     assert set(chosen) == {(reduced_group(c.kind), dtype_family(c)) for c in cases if c.variants_on("cl")}
     assert reduced_group("Less") == reduced_group("ArgMax") == "acl_bridge.families.logic"
-    assert reduced_group("Convolution") == "Convolution"  # the kinds of acl_bridge.functions: one row each
+    assert reduced_group("Convolution") == "Convolution"  # the rooms of PER_KIND_ROOMS: a row per kind
     assert set(chosen.values()) == {1}
     for name, variant in rows:
         assert variant in by_name[name].variants_on("cl"), (name, variant)

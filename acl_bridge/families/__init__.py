@@ -1,50 +1,56 @@
-"""ACL function kinds by family, one module each, beside the first kinds of
-:mod:`acl_bridge.functions` (whose :class:`~acl_bridge.functions.AclFunction` they extend):
-:mod:`.elementwise` (binary with broadcasting: division, maximum, minimum, squared difference,
-power; unary: abs, exp, log, neg, rsqrt, sin, round, floor), :mod:`.reduction` (sum, mean,
-max, min, product along one axis), :mod:`.logic` (comparisons, logical and / or / not, arg
-max / min, select), :mod:`.movement` (strided slice, gather, tile, depth to space, space to
-depth, batch to space, space to batch), :mod:`.nn` (deconvolution, L2 normalization, local
-response normalization, matmul, 3-D convolution).
+"""ACL function kinds by family, one room (module) each, every class a subclass of
+:class:`~acl_bridge.functions.AclFunction`: :mod:`.activation`, :mod:`.arithmetic` (add, sub,
+mul), :mod:`.convolution` (convolution, depthwise, fully connected, GEMM), :mod:`.conversion`
+(cast, quantize, dequantize), :mod:`.copying` (copy, permute, pad, fill), :mod:`.elementwise`
+(division, maximum, ... with broadcasting; abs, exp, log, ...), :mod:`.logic` (comparisons,
+logical operators, arg max / min, select), :mod:`.movement` (strided slice, gather, tile,
+depth / space, batch / space), :mod:`.nn` (deconvolution, normalizations, matmul, 3-D
+convolution), :mod:`.pooling`, :mod:`.reduction`, :mod:`.resize`, :mod:`.softmax`.
 
-:data:`CLASSES` maps every family kind to its class; :func:`function_class` finds a class by
-name in the families or in :mod:`acl_bridge.functions`."""
+A room is found here by being a module of this package (no list names the rooms): each
+says its kinds' classes in ``CLASSES`` and its public names in ``__all__``. :data:`FAMILIES`
+is the rooms in name order, :data:`CLASSES` every kind's class, and every room's public
+classes are this package's names (``from acl_bridge.families import Div``)."""
 
 from __future__ import annotations
 
-from typing import Dict
+import importlib
+import pkgutil
+from types import ModuleType
+from typing import Dict, List, Tuple
 
-from .. import functions
-from . import elementwise, logic, movement, nn, reduction
-from .elementwise import (Abs, Div, ElementwiseBinary, ElementwiseUnary, Exp, Floor, Log, Maximum, Minimum, Neg,
-                          Power, Round, Rsqrt, Sin, SquaredDifference)
-from .logic import (ArgMax, ArgMin, Comparison, Equal, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalNot,
-                    LogicalOr, NotEqual, Select)
-from .movement import BatchToSpace, DepthToSpace, Gather, SpaceToBatch, SpaceToDepth, StridedSlice, Tile
-from .nn import Convolution3D, Deconvolution, L2Normalize, LocalResponseNormalization, MatMul
-from .reduction import ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, Reduction
+from ..functions import AclFunction
 
-FAMILIES = (elementwise, reduction, logic, movement, nn)
+
+def _rooms() -> Tuple[ModuleType, ...]:
+    """Every module of this package, in name order."""
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
+
+
+FAMILIES: Tuple[ModuleType, ...] = _rooms()
 # kind -> class, every family's
-CLASSES: Dict[str, type] = {cls.kind: cls for family in FAMILIES for cls in family.CLASSES}
+CLASSES: Dict[str, type] = {}
+_exported: List[str] = []
+for _family in FAMILIES:
+    for _cls in _family.CLASSES:
+        assert _cls.kind not in CLASSES, f"kind {_cls.kind!r} in two rooms: {CLASSES[_cls.kind]!r}, {_cls!r}"
+        CLASSES[_cls.kind] = _cls
+    for _name in _family.__all__:
+        _value = getattr(_family, _name)
+        if isinstance(_value, type) and issubclass(_value, AclFunction):
+            assert _name not in globals(), f"{_name} of {_family.__name__} is another room's name too"
+            globals()[_name] = _value
+            _exported.append(_name)
 
 
 def function_class(name: str) -> type:
-    """The function class called ``name`` (``"Div"``, ``"Convolution"``...), from a family or
-    :mod:`acl_bridge.functions`; AttributeError naming it where there is none."""
-    for family in FAMILIES:
-        if name in family.__all__:
-            return getattr(family, name)
-    cls = getattr(functions, name, None)
-    if not (isinstance(cls, type) and issubclass(cls, functions.AclFunction)):
-        raise AttributeError(f"no ACL function class {name!r} in acl_bridge.functions or its families")
+    """The function class called ``name`` (``"Div"``, ``"Convolution"``...) from its family
+    room; AttributeError naming it where there is none."""
+    cls = globals().get(name) if name in _exported else None
+    if cls is None:
+        raise AttributeError(f"no ACL function class {name!r} in acl_bridge.families")
     return cls
 
 
-__all__ = ["CLASSES", "FAMILIES", "function_class", "ElementwiseBinary", "ElementwiseUnary", "Div", "Maximum",
-           "Minimum", "SquaredDifference", "Power", "Abs", "Exp", "Log", "Neg", "Rsqrt", "Sin", "Round", "Floor",
-           "Reduction", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Comparison", "Equal",
-           "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
-           "ArgMax", "ArgMin", "Select",
-           "StridedSlice", "Gather", "Tile", "DepthToSpace", "SpaceToDepth", "BatchToSpace", "SpaceToBatch",
-           "Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul", "Convolution3D"]
+__all__ = ["CLASSES", "FAMILIES", "function_class", *_exported]

@@ -238,10 +238,18 @@ def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
 
 
 def test_every_supported_operator_has_a_case():
-    """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones)."""
-    from .test_one_operator_logic import CASES as LOGIC_CASES
+    """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones), the
+    movement graphs, and the CASES of every family's own file beside this one
+    (test_one_operator_<family>.py, found by its name)."""
+    import importlib
+    import pkgutil
+    from pathlib import Path
 
-    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in LOGIC_CASES}
+    beside = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+                    if m.name.startswith("test_one_operator_"))
+    family_cases = [c for name in beside for c in importlib.import_module(f"{__package__}.{name}").CASES]
+    assert "test_one_operator_logic" in beside
+    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in family_cases}
                   | {g.opcode for g in MOVEMENT_GRAPHS}) == sorted(SUPPORTED)
 
 

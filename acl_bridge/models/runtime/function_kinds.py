@@ -2,20 +2,21 @@
 function class runs a step (:data:`ROLES`: its roles are the step's tensors and constants),
 the function's keyword arguments made from the step's parameters (:func:`options`), and
 whether the step places one tensor into another's memory (:func:`places`). A kind adds itself
-with ``@function_kind("kind", F.Class)`` on the function that makes its options; the runner
-looks kinds up here and names none.
+with ``@function_kind("kind", Class)`` on the function that makes its options, in its family's
+module ``function_kinds_<family>.py`` beside this one; every such module is imported here
+(found by its name: :data:`ROOMS`), and the runner looks kinds up here and names none.
 
 Options are pure: (top, bottom, left, right) windows become ACL's PaddingSize, pad widths lose
 the outer (0, 0) axes that ACL's CLPadLayer refuses."""
 
 from __future__ import annotations
 
+import importlib
+import os
+import pkgutil
 from dataclasses import dataclass
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
-from ... import functions as F
-from ...families import elementwise as E
-from ...families import reduction as R
 from ...mapping import PaddingSize
 
 Options = Callable[[Mapping[str, object]], Dict[str, object]]
@@ -33,6 +34,7 @@ class FunctionKind:
     places: Optional[Callable[[Mapping[str, object]], bool]] = None
 
 
+_HERE = [os.path.dirname(os.path.abspath(__file__))]
 KINDS: Dict[str, FunctionKind] = {}
 ROLES: Dict[str, type] = {}  # kind -> bridge function class (its ``roles`` order the step's tensors)
 
@@ -86,76 +88,22 @@ def _none(p: Mapping[str, object]) -> Dict[str, object]:
     return {}
 
 
-@function_kind("convolution", F.Convolution)
-def _convolution(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"stride": p["stride"], "padding": _window(p["padding"]), **_fused(p)}  # type: ignore[arg-type]
-
-
-@function_kind("depthwise", F.DepthwiseConvolution)
-def _depthwise(p: Mapping[str, object]) -> Dict[str, object]:
-    return dict(_convolution(p), depth_multiplier=p.get("depth_multiplier", 1))
-
-
-function_kind("add", F.Add)(_fused)
-function_kind("fully_connected", F.FullyConnected)(_fused)
-
-
-@function_kind("activation", F.Activation)
-def _activation(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"function": p["function"], "a": p["a"], "b": p["b"]}
-
-
-@function_kind("pad", F.Pad)
-def _pad(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"pad_width": _significant_pad_width(p["pad_width"]), "constant_value": p.get("constant_value", 0.0),
-            "mode": p.get("mode", "constant")}
-
-
-@function_kind("permute", F.Permute)
-def _permute(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"axes": p["axes"]}
-
-
-@function_kind("pooling", F.Pooling)
-def _pooling(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"pool_type": p["pool_type"], "kernel": p["kernel"], "stride": p["stride"],
-            "padding": _window(p["padding"]), "exclude_padding": True}  # type: ignore[arg-type]
-
-
-@function_kind("softmax", F.Softmax)
-def _softmax(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"beta": p["beta"]}
-
-
-@function_kind("resize", F.Resize)
-def _resize(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"interpolation": p.get("interpolation", "bilinear"), "align_corners": p["align_corners"],
-            "half_pixel_centers": p["half_pixel_centers"]}
-
-
-# a copy (into a concatenation's slice, or a reshape) always places; a requantizing quantize
-# places into a concatenation's slice (int8 inputs whose scales differ from the output's)
-function_kind("copy", F.Copy, places=lambda p: True)(_none)
-function_kind("quantize", F.Quantize, places=lambda p: "into" in p)(_none)
-function_kind("dequantize", F.Dequantize)(_none)
-function_kind("prelu", F.PRelu)(_none)
-# the elementwise family: no options (a fused activation is a step of its own: ACL's binary
-# functions take none)
-function_kind("sub", F.Sub)(_none)
-function_kind("mul", F.Mul)(_none)
-for _cls in E.CLASSES:
-    function_kind(_cls.kind, _cls)(_none)
-
-
 def _axis(p: Mapping[str, object]) -> Dict[str, object]:
     return {"axis": p["axis"]}
 
 
-# the reduction family: the numpy axis
-for _cls in R.CLASSES:
-    function_kind(_cls.kind, _cls)(_axis)
-
 __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places"]
 
-# the families of their own modules register their kinds
-from . import function_kinds_logic, function_kinds_movement, function_kinds_nn  # noqa: E402,F401
+
+
+def _register_rooms() -> Tuple[str, ...]:
+    """Import every ``function_kinds_<family>`` module beside this one, in name order (each
+    registers its kinds with :func:`function_kind`); their names."""
+    names = sorted(m.name for m in pkgutil.iter_modules(_HERE)
+                   if m.name.startswith("function_kinds_"))
+    for name in names:
+        importlib.import_module(f"{__package__}.{name}")
+    return tuple(names)
+
+
+ROOMS: Tuple[str, ...] = _register_rooms()

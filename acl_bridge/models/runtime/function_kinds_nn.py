@@ -1,12 +1,10 @@
-"""The step kinds of the neural-network layers (:mod:`acl_bridge.families.nn`) and LOG_SOFTMAX
-(:class:`acl_bridge.functions.Softmax` with ``log=True``), registered in
-:mod:`.function_kinds`' table by its one import line."""
+"""The step kinds of the neural-network layers (:mod:`acl_bridge.families.nn`), registered in
+:mod:`.function_kinds`' table (which finds this module by its name)."""
 
 from __future__ import annotations
 
 from typing import Dict, Mapping
 
-from ... import functions as F
 from ...families import nn as N
 from .function_kinds import _fused, _window, function_kind
 
@@ -34,11 +32,6 @@ def _matmul(p: Mapping[str, object]) -> Dict[str, object]:
 @function_kind("convolution_3d", N.Convolution3D)
 def _convolution_3d(p: Mapping[str, object]) -> Dict[str, object]:
     return {"stride": p["stride"], "padding": p["padding"], **_fused(p)}
-
-
-@function_kind("log_softmax", F.Softmax)
-def _log_softmax(p: Mapping[str, object]) -> Dict[str, object]:
-    return {"beta": p["beta"], "log": True}
 
 
 __all__: list = []

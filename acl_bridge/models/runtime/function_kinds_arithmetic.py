@@ -1,0 +1,13 @@
+"""The arithmetic room's step kinds (:mod:`acl_bridge.families.arithmetic`): add with its fused
+activation; sub and mul with none (a fused activation is a step of its own)."""
+
+from __future__ import annotations
+
+from ...families import arithmetic as A
+from .function_kinds import _fused, _none, function_kind
+
+function_kind("add", A.Add)(_fused)
+function_kind("sub", A.Sub)(_none)
+function_kind("mul", A.Mul)(_none)
+
+__all__: list = []
