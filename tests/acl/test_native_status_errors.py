@@ -72,3 +72,17 @@ def test_a_run_before_the_memory_is_imported_is_refused(monkeypatch):
     assert e.value.code == abi.STATUS["NOT_IMPORTED"]
     assert (dst == -7.0).all() and np.array_equal(src, before)  # nothing read or written
     f.close()
+
+
+def test_a_kind_no_family_room_registers_is_refused_naming_it():
+    """Every native family room registers itself (native/acl_shim_families.h) and answers only
+    its own kinds: a kind none of them has is asked of each and refused by build_on."""
+    from acl_bridge.errors import AclInvalidArgumentError
+    from acl_bridge.functions import default_params
+    from acl_bridge.native import check, require_native
+
+    ffi, lib = require_native()
+    descs = ffi.new("acl_shim_tensor_desc *[1]")  # one absent tensor: nothing to describe
+    out = ffi.new("acl_shim_padding[1]")
+    with pytest.raises(AclInvalidArgumentError, match=r"unknown function kind 999$"):
+        check(lib.acl_shim_required_padding(999, default_params(), descs, 1, out), "required_padding")
