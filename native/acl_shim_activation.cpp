@@ -26,20 +26,10 @@ namespace acl_shim_detail {
 namespace {
 
 #define ACL_SHIM_ACTIVATION_TYPES(P)             \
-    static constexpr const char *prefix = #P;    \
     using Activation = acl::P##ActivationLayer;  \
     using PRelu = acl::P##PReluLayer;
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    ACL_SHIM_ACTIVATION_TYPES(NE)
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    ACL_SHIM_ACTIVATION_TYPES(CL)
-};
-#endif
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_ACTIVATION_TYPES)
 #undef ACL_SHIM_ACTIVATION_TYPES
 
 template <typename E, typename T>

@@ -28,21 +28,11 @@ namespace acl_shim_detail {
 namespace {
 
 #define ACL_SHIM_ARITHMETIC_TYPES(P)               \
-    static constexpr const char *prefix = #P;      \
     using Add = acl::P##ArithmeticAddition;        \
     using Sub = acl::P##ArithmeticSubtraction;     \
     using Mul = acl::P##PixelWiseMultiplication;
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    ACL_SHIM_ARITHMETIC_TYPES(NE)
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    ACL_SHIM_ARITHMETIC_TYPES(CL)
-};
-#endif
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_ARITHMETIC_TYPES)
 #undef ACL_SHIM_ARITHMETIC_TYPES
 
 // add and sub: validate(a, b, dst, policy, act) / configure(the same) alike

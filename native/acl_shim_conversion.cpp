@@ -27,21 +27,11 @@ namespace acl_shim_detail {
 namespace {
 
 #define ACL_SHIM_CONVERSION_TYPES(P)                \
-    static constexpr const char *prefix = #P;       \
     using Cast = acl::P##DepthConvertLayer;         \
     using Quantize = acl::P##QuantizationLayer;     \
     using Dequantize = acl::P##DequantizationLayer;
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    ACL_SHIM_CONVERSION_TYPES(NE)
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    ACL_SHIM_CONVERSION_TYPES(CL)
-};
-#endif
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_CONVERSION_TYPES)
 #undef ACL_SHIM_CONVERSION_TYPES
 
 // quantize and dequantize: validate(src, dst) / configure(src, dst) alike

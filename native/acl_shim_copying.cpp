@@ -30,22 +30,12 @@ namespace acl_shim_detail {
 namespace {
 
 #define ACL_SHIM_COPYING_TYPES(P)              \
-    static constexpr const char *prefix = #P;  \
     using Permute = acl::P##Permute;           \
     using Copy = acl::P##Copy;                 \
     using Pad = acl::P##PadLayer;              \
     using Fill = acl::P##Fill;
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    ACL_SHIM_COPYING_TYPES(NE)
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    ACL_SHIM_COPYING_TYPES(CL)
-};
-#endif
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_COPYING_TYPES)
 #undef ACL_SHIM_COPYING_TYPES
 
 template <typename E, typename T>

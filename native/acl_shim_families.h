@@ -74,6 +74,29 @@ struct FamilyRegistration {
 
 }  // namespace acl_shim_detail
 
+// In a room, inside its anonymous namespace: its structs Neon and Cl (those this build has),
+// each with its prefix ("NE" / "CL", for messages) and the types TYPES(P) declares for it,
+// e.g. #define MY_TYPES(P) using Copy = acl::P##Copy;
+#if ACL_SHIM_WITH_NEON
+#define ACL_SHIM_NEON_STRUCT(TYPES)                \
+    struct Neon {                                  \
+        static constexpr const char *prefix = "NE"; \
+        TYPES(NE)                                  \
+    };
+#else
+#define ACL_SHIM_NEON_STRUCT(TYPES)
+#endif
+#if ACL_SHIM_WITH_CL
+#define ACL_SHIM_CL_STRUCT(TYPES)                  \
+    struct Cl {                                    \
+        static constexpr const char *prefix = "CL"; \
+        TYPES(CL)                                  \
+    };
+#else
+#define ACL_SHIM_CL_STRUCT(TYPES)
+#endif
+#define ACL_SHIM_BACKEND_STRUCTS(TYPES) ACL_SHIM_NEON_STRUCT(TYPES) ACL_SHIM_CL_STRUCT(TYPES)
+
 // In a room, inside namespace acl_shim_detail: its entry points NAME on its build<E> with
 // E = Neon and E = Cl, and its registration.
 #define ACL_SHIM_FAMILY_DEFINITIONS(NAME)                                                     \

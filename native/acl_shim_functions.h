@@ -1,5 +1,6 @@
-// acl_shim_functions.h -- the functions room: one builder per function kind, for NEON and CL
-// alike (acl_shim_functions.cpp), and the choice of backend from the tensors.
+// acl_shim_functions.h -- the functions room: a function kind built by the family room that
+// registered it (acl_shim_families.h), for NEON and CL alike, and the choice of backend from
+// the tensors.
 #ifndef ACL_SHIM_FUNCTIONS_H
 #define ACL_SHIM_FUNCTIONS_H
 

@@ -22,18 +22,9 @@ namespace acl_shim_detail {
 
 namespace {
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    static constexpr const char *prefix = "NE";
-    using Pooling = acl::NEPoolingLayer;
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    static constexpr const char *prefix = "CL";
-    using Pooling = acl::CLPoolingLayer;
-};
-#endif
+#define ACL_SHIM_POOLING_TYPES(P) using Pooling = acl::P##PoolingLayer;
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_POOLING_TYPES)
+#undef ACL_SHIM_POOLING_TYPES
 
 template <typename E, typename T>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, const std::vector<T *> &t,

@@ -22,18 +22,9 @@ namespace acl_shim_detail {
 
 namespace {
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    static constexpr const char *prefix = "NE";
-    using Scale = acl::NEScale;
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    static constexpr const char *prefix = "CL";
-    using Scale = acl::CLScale;
-};
-#endif
+#define ACL_SHIM_SCALE_TYPES(P) using Scale = acl::P##Scale;
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_SCALE_TYPES)
+#undef ACL_SHIM_SCALE_TYPES
 
 template <typename E, typename T>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, const std::vector<T *> &t,

@@ -21,20 +21,10 @@ namespace acl_shim_detail {
 namespace {
 
 #define ACL_SHIM_SOFTMAX_TYPES(P)              \
-    static constexpr const char *prefix = #P;  \
     using Softmax = acl::P##SoftmaxLayer;      \
     using LogSoftmax = acl::P##LogSoftmaxLayer;
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    ACL_SHIM_SOFTMAX_TYPES(NE)
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    ACL_SHIM_SOFTMAX_TYPES(CL)
-};
-#endif
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_SOFTMAX_TYPES)
 #undef ACL_SHIM_SOFTMAX_TYPES
 
 template <typename Function, typename E, typename T>

@@ -1,7 +1,8 @@
 """The numpy kernels of the plan's step kinds (float64 arithmetic; int8 / uint8 with TFLite's
 integer arithmetic, :mod:`.int8_reference`), registered by kind (design habit 20): a kernel
 adds itself to :data:`FLOAT` or :data:`QUANTIZED` with ``@step_kernel("kind")`` and
-:func:`run_step` looks it up, naming nothing. The plan's executor on numpy
+:func:`run_step` looks it up, naming nothing; a family's kernels may live in a module
+``step_kernels_<family>.py`` beside this one, imported here by its name (:data:`ROOMS`). The plan's executor on numpy
 (:mod:`..planning.numpy_executor`) and the fallback's lowered layers (:mod:`.nn`) run steps
 through it; running it against TFLite's interpreter checks the lowering (SAME padding, weight
 layouts, fused activations, views for RESHAPE and CONCATENATION) on any machine."""
@@ -358,4 +359,20 @@ def _select(s, x, p, c, *rest):
     return np.where(*_role_operands(s, c, rest[-1], ("condition", "a", "b")))
 
 
-from . import step_kernels_movement  # noqa: E402,F401  (the data-movement kinds register their kernels)
+
+
+def _register_rooms() -> tuple:
+    """Import every ``step_kernels_<family>`` module beside this one, in name order (each
+    registers its kinds' kernels with :func:`step_kernel`); their names."""
+    import importlib
+    import os
+    import pkgutil
+
+    here = [os.path.dirname(os.path.abspath(__file__))]
+    names = sorted(m.name for m in pkgutil.iter_modules(here) if m.name.startswith("step_kernels_"))
+    for name in names:
+        importlib.import_module(f"{__package__}.{name}")
+    return tuple(names)
+
+
+ROOMS = _register_rooms()  # the families' kernel modules (step_kernels_movement, ...)
