@@ -47,8 +47,6 @@ from .workspace import Workspace, check_workspace
 
 _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
 
-# Kinds whose kernels are element-wise, so an output identical to an input is safe.
-IN_PLACE_KINDS = frozenset({"activation", "add", "sub", "mul", "copy"})
 
 
 def default_params():
@@ -145,6 +143,8 @@ class AclFunction(NativeRun):
     roles: Tuple[str, ...] = ()
     outputs: Tuple[str, ...] = ()
     optional: Tuple[str, ...] = ()  # roles that may be left out (None)
+    # True where the kind's kernel is element-wise, so an output identical to an input is safe
+    in_place: bool = False
     # roles ACL's function takes as ``const ITensor *`` in ACL 20.08 and 24.11 alike (their
     # headers): it writes none of their bytes, so a dense one needs no probe (acl_bridge.plan)
     const_roles: Tuple[str, ...] = ()
@@ -378,13 +378,13 @@ class AclFunction(NativeRun):
             for role, b in self.arrays.items():
                 if role == out or b is None or b.descriptor.size == 0:
                     continue
-                in_place = (self.kind in IN_PLACE_KINDS and a.data_ptr == b.data_ptr
+                in_place = (type(self).in_place and a.data_ptr == b.data_ptr
                             and a.descriptor.shape == b.descriptor.shape
                             and a.descriptor.strides == b.descriptor.strides)
                 if not in_place and _shares_memory(a, b):
                     raise InvalidLayoutError(
                         f"{out} overlaps {role} in memory; {self.kind} does not support in-place operation "
-                        f"(only {sorted(IN_PLACE_KINDS)} accept an output identical to an input): {a!r}, {b!r}")
+                        f"(only {sorted(in_place_kinds())} accept an output identical to an input): {a!r}, {b!r}")
 
     def close(self) -> None:
         """Release the native function and tensors and the references to the buffers
@@ -442,15 +442,25 @@ MOVED_TO_FAMILIES = ("Activation", "Add", "Sub", "Mul", "Pooling", "Convolution"
                      "Dequantize", "Resize", "PRelu")
 
 
+def in_place_kinds() -> frozenset:
+    """The kinds whose class sets :attr:`AclFunction.in_place` (every family room's)."""
+    from . import families  # the rooms import this module: looked up late (pyproject.toml's layers say so)
+
+    return frozenset(kind for kind, cls in families.CLASSES.items() if cls.in_place)
+
+
 def __getattr__(name: str):
-    """A class of :data:`MOVED_TO_FAMILIES` from its family room (PEP 562: asked only for
-    names this module does not define); AttributeError for any other name."""
+    """A class of :data:`MOVED_TO_FAMILIES` from its family room, or ``IN_PLACE_KINDS``
+    (:func:`in_place_kinds`) (PEP 562: asked only for names this module does not define);
+    AttributeError for any other name."""
+    if name == "IN_PLACE_KINDS":
+        return in_place_kinds()
     if name not in MOVED_TO_FAMILIES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import families  # the rooms import this module: looked up late (pyproject.toml's layers say so)
+    from . import families
 
     return getattr(families, name)
 
 
 __all__ = ["AclFunction", "AclCopyFallbackWarning", "default_params", "required_padding", "total_copy_count",
-           "IN_PLACE_KINDS", "MOVED_TO_FAMILIES", *MOVED_TO_FAMILIES]
+           "in_place_kinds", "MOVED_TO_FAMILIES", *MOVED_TO_FAMILIES]

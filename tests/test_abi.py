@@ -35,6 +35,8 @@ def test_tables_come_from_the_header():
         {name: families.function_class(name) for name in functions.MOVED_TO_FAMILIES}
     assert {getattr(functions, name).kind for name in functions.MOVED_TO_FAMILIES} | {"log_softmax"} == \
         {k for k, v in abi.KINDS.items() if v <= 20}  # the kinds of ABI 1-7, numbers 1-20
+    # the element-wise kinds an output identical to an input may be given to (their classes' in_place)
+    assert functions.IN_PLACE_KINDS == functions.in_place_kinds() == {"activation", "add", "sub", "mul", "copy"}
     with pytest.raises(AttributeError, match="has no attribute 'Div'"):
         functions.Div  # a new kind's class is its room's name only
 

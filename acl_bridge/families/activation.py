@@ -18,6 +18,7 @@ class Activation(AclFunction):
     elu, abs, square, sqrt, linear (a*x+b), identity, hard_swish; swish, gelu (24.11)."""
 
     kind, roles, outputs = "activation", ("src", "dst"), ("dst",)
+    in_place = True  # element-wise: an output identical to an input is safe
 
     @classmethod
     def _params(cls, function: str = "relu", a: float = 0.0, b: float = 0.0):

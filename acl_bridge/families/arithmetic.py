@@ -10,8 +10,9 @@ from .. import abi, functions
 from ..functions import AclFunction
 
 
-class _Elementwise(AclFunction):
+class _AddOrSub(AclFunction):
     roles, outputs = ("a", "b", "dst"), ("dst",)
+    in_place = True  # element-wise: an output identical to an input is safe
 
     @classmethod
     def _params(cls, policy: str = "saturate", activation: Optional[str] = None, act_a: float = 0.0,
@@ -22,13 +23,13 @@ class _Elementwise(AclFunction):
         return p
 
 
-class Add(_Elementwise):
+class Add(_AddOrSub):
     """dst = a + b with numpy-style broadcasting over dimensions of size 1."""
 
     kind = "add"
 
 
-class Sub(_Elementwise):
+class Sub(_AddOrSub):
     """dst = a - b with numpy-style broadcasting over dimensions of size 1."""
 
     kind = "sub"
@@ -38,6 +39,7 @@ class Mul(AclFunction):
     """dst = a * b * scale (broadcasting). ACL accepts scale 1/2**n (0 <= n <= 15) or 1/255."""
 
     kind, roles, outputs = "mul", ("a", "b", "dst"), ("dst",)
+    in_place = True  # element-wise: an output identical to an input is safe
 
     @classmethod
     def _params(cls, scale: float = 1.0, policy: str = "saturate", rounding: str = "to_zero",

@@ -30,6 +30,7 @@ class Copy(AclFunction):
     """dst[...] = src."""
 
     kind, roles, outputs = "copy", ("src", "dst"), ("dst",)
+    in_place = True  # element-wise: an output identical to an input is safe
 
 
 class Pad(AclFunction):
