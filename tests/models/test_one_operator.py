@@ -239,10 +239,13 @@ def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
 
 def test_every_supported_operator_has_a_case():
     """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones)."""
+    from .test_gather_nd import CASES as GATHER_ND_CASES
     from .test_one_operator_logic import CASES as LOGIC_CASES
+    from .test_pool3d import CASES as POOL3D_CASES
 
     assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in LOGIC_CASES}
-                  | {g.opcode for g in MOVEMENT_GRAPHS}) == sorted(SUPPORTED)
+                  | {g.opcode for g in MOVEMENT_GRAPHS}
+                  | {c.opcode for c in POOL3D_CASES} | {c.opcode for c in GATHER_ND_CASES}) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():

@@ -9,6 +9,7 @@ from typing import Tuple
 
 from . import activations, convolution, elementwise, pooling, quantization, reduction, shape  # noqa: F401  (they register)
 from . import logic, movement, nn  # noqa: F401  (they register)
+from . import gather_nd, pooling3d  # noqa: F401  (they register)
 from .pooling import MEAN_AXES
 from .table import RULES, WHY_NOT, Rule, RuleFunction, refuse_operator, rule, rule_for
 
