@@ -1,6 +1,7 @@
 """The lowering table (:mod:`.table`) filled by the rules of every family, one module each:
 :mod:`.convolution`, :mod:`.elementwise`, :mod:`.activations`, :mod:`.quantization`,
-:mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`, :mod:`.logic`, :mod:`.movement`, :mod:`.nn`.
+:mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`, :mod:`.logic`, :mod:`.movement`, :mod:`.nn`,
+:mod:`.pooling3d` (TFLite's 3-D pooling custom operators), :mod:`.gather_nd`.
 Importing the package registers them all; ``SUPPORTED`` is the table's keys, sorted."""
 
 from __future__ import annotations
