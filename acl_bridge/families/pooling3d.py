@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple
 
+import numpy as np
+
 from ndarray.errors import InvalidLayoutError, UnsupportedOptionError
 
 from .. import abi, functions
@@ -18,7 +20,13 @@ from ..layout import check_int
 
 def _triple(value, field: str, minimum: int) -> Tuple[int, int, int]:
     """(d, h, w) from an int or a sequence of three ints, each >= ``minimum``."""
-    items = (value,) * 3 if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        items: tuple = (value,) * 3
+    else:
+        try:
+            items = tuple(value)
+        except TypeError:
+            items = ()
     if len(items) != 3:
         raise UnsupportedOptionError(f"Pooling3D: {field} is {value!r}, expected (d, h, w)")
     d, h, w = (check_int(v, field, minimum=minimum) for v in items)
@@ -46,7 +54,10 @@ class Pooling3D(AclFunction):
                 padding=((0, 0), (0, 0), (0, 0)), exclude_padding: bool = True):
         kd, kh, kw = _triple(kernel, "kernel", 1)
         sd, sh, sw = _triple(stride, "stride", 1)
-        pads = tuple(tuple(pw) for pw in padding)
+        try:
+            pads = tuple(tuple(pw) for pw in padding)
+        except TypeError:
+            pads = ()
         if len(pads) != 3 or any(len(pw) != 2 for pw in pads):
             raise UnsupportedOptionError(f"Pooling3D: padding is {padding!r}, expected ((front, back), (top, bottom), "
                                          f"(left, right))")
