@@ -28,13 +28,13 @@ POOL_ROWS = [c for c in POOL3D if c.id in ("avg_same_2x3x2_stride2", "avg_int8_s
 GATHER_ROWS = [c for c in GATHER_ND if c.id in ("rows_of_an_nhwc_image", "int8_pixels")]
 
 
-@pytest.mark.parametrize("case", POOL_ROWS, ids=[c.id for c in POOL_ROWS])
-def test_pool3d_on_acl_or_refused_by_acl_20_08(case):
+def check_pool3d(case, backend: str) -> None:
+    """On ``backend`` against the numpy plan; NEON on ACL 20.08: refused by ACL, on the fallback."""
     from acl_bridge import native
 
-    r = _runner(case.model(), "neon")
+    r = _runner(case.model(), backend)
     try:
-        if native.acl_version().startswith("20."):
+        if backend == "neon" and native.acl_version().startswith("20."):
             (fb,) = r.plan.fallbacks
             assert fb.kind == "refused by ACL" and NOT_ON_20_08 in fb.reason, fb
         else:
@@ -46,16 +46,16 @@ def test_pool3d_on_acl_or_refused_by_acl_20_08(case):
             assert np.abs(got - ref).max() <= 1e-5 * max(1.0, float(np.abs(ref).max()))
         else:
             d = np.abs(got.astype(np.int32) - ref)
-            print(f"{case.id} on ACL {native.acl_version()}: {int((d == 0).sum())}/{d.size} equal to TFLite's "
-                  f"rounding, max {int(d.max())} step")
+            print(f"{case.id} on ACL {native.acl_version()} {backend}: {int((d == 0).sum())}/{d.size} equal to "
+                  f"TFLite's rounding, max {int(d.max())} step")
             assert d.max() <= (0 if case.opcode.endswith("MaxPool3D") else 1)
     finally:
         r.close()
 
 
-@pytest.mark.parametrize("case", GATHER_ROWS, ids=[c.id for c in GATHER_ROWS])
-def test_gather_nd_on_acl_bit_for_bit(case):
-    r = _runner(case.model(), "neon")
+def check_gather_nd(case, backend: str) -> None:
+    """On ``backend``: one gather on ACL, bit for bit with the numpy plan."""
+    r = _runner(case.model(), backend)
     try:
         assert r.plan.fallbacks == () and [s.kind for s in r.plan.steps] == ["gather"]
         x = case.input()
@@ -63,3 +63,13 @@ def test_gather_nd_on_acl_bit_for_bit(case):
         assert got.shape == ref.shape == case.y and np.array_equal(got, ref)
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("case", POOL_ROWS, ids=[c.id for c in POOL_ROWS])
+def test_pool3d_on_acl_or_refused_by_acl_20_08(case):
+    check_pool3d(case, "neon")
+
+
+@pytest.mark.parametrize("case", GATHER_ROWS, ids=[c.id for c in GATHER_ROWS])
+def test_gather_nd_on_acl_bit_for_bit(case):
+    check_gather_nd(case, "neon")
