@@ -126,6 +126,12 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
                  lambda v: _nn()._normalization(None, v["src"].astype(np.float64),
                                                 dict(radius=2, bias=1.0, alpha=0.5, beta=0.75), {}, {})),
     ]
+    if _acl_24():  # 3-D pooling (acl_bridge.families.pooling3d): ACL 20.08 has no Pooling3dLayer
+        calls.append(KindCall(
+            "pooling_3d avg 2x2x2 s2 NDHWC", "Pooling3D", {"src": _values((1, 4, 4, 4, 4))},
+            {"dst": ((1, 2, 2, 2, 4), "float32")}, dict(pool_type="avg", kernel=2, stride=2, data_layout="NHWC"),
+            lambda v: _pool3d().pool3d(v["src"].astype(np.float64), "avg", (2, 2, 2), (2, 2, 2), ((0, 0),) * 3,
+                                       (1, 2, 2, 2, 4))))
     for layout in layouts:
         nhwc = layout == "NHWC"
         shape = (1, 8, 8, 4) if nhwc else (1, 4, 8, 8)
@@ -156,6 +162,19 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
             f"prelu per channel {layout}", "PRelu", {"src": x, "alpha": alpha}, {"dst": (shape, "float32")},
             dict(data_layout=layout), lambda v: np.where(v["src"] > 0, v["src"], v["alpha"] * v["src"])))
     return calls
+
+
+def _acl_24() -> bool:
+    """Whether the native layer runs ACL 24.x (the kinds 20.08 lacks are left out otherwise)."""
+    from acl_bridge import native
+
+    return native.native_available()[0] and not native.acl_version().startswith("20.")
+
+
+def _pool3d():
+    from acl_bridge.models.fallback import pooling3d  # the plan's numpy kernel, checked against TFLite's pooling3d.cc
+
+    return pooling3d
 
 
 def _nn():

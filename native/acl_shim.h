@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 15
+#define ACL_SHIM_ABI_VERSION 16
 #define ACL_SHIM_MAX_DIMS 6
 
 /* ---- status codes ------------------------------------------------------ */
@@ -130,6 +130,10 @@ extern "C" {
                                          numpy axes); ACL 24.11 (20.08 has none) */
 #define ACL_SHIM_FN_CONVOLUTION_3D 86 /* src, weights, bias (opt), dst: NDHWC (the shim marks the tensors so),
                                          weights DHWIO; stride_*, pad_* with pad_front / pad_back; ACL 24.11 */
+/* 3-D pooling (ABI 16, native/acl_shim_pooling3d.cpp) */
+#define ACL_SHIM_FN_POOLING_3D 90     /* src, dst: NDHWC (the shim marks the tensors so); pool_type max / avg,
+                                         kernel_w / _h / _d, stride_x / _y / _z, pad_* with pad_front /
+                                         pad_back, exclude_padding; ACL 24.11 (20.08 has none) */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -260,6 +264,7 @@ typedef struct acl_shim_params {
     uint32_t stride_z;           /* convolution_3d: the depth stride */
     uint32_t pad_front;          /* convolution_3d: depth padding */
     uint32_t pad_back;
+    uint32_t kernel_d;           /* pooling_3d (ABI 16): the window's depth */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

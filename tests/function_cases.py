@@ -883,3 +883,34 @@ def _int8_nn_rows():
 
 
 INT8_CASES: Tuple[Case, ...] = tuple(_int8_conv_rows() + _int8_other_rows() + _int8_nn_rows())
+
+
+def _pool3d_rows():
+    """The 3-D pooling family (NDHWC given as data_layout="NHWC"): references from the plan's
+    numpy step kernel (acl_bridge/models/fallback/pooling3d.py, checked against a loop-by-loop
+    reading of TFLite's pooling3d.cc on the host: tests/models/test_pool3d.py)."""
+    from acl_bridge.models.fallback.pooling3d import pool3d
+
+    rows = []
+    for pool, x, k, s, pad, out in (("avg", (1, 5, 6, 7, 2), (2, 3, 2), (2, 2, 2), ((0, 1), (1, 1), (0, 1)), (1, 3, 3, 4, 2)),
+                                    ("max", (2, 4, 5, 4, 3), (2, 2, 2), (1, 2, 2), ((0, 0),) * 3, (2, 3, 2, 2, 3))):
+        rows.append(_case(
+            f"pooling_3d-{pool}_{'x'.join(map(str, k))}s{'x'.join(map(str, s))}-NDHWC", "Pooling3D",
+            lambda x=x: {"src": arange_values(x, modulo=13, scale=0.25)},
+            dict(pool_type=pool, kernel=k, stride=s, padding=pad, data_layout="NHWC"),
+            lambda v, pool=pool, k=k, s=s, pad=pad, out=out: pool3d(_f64(v["src"]), pool, k, s, pad, out),
+            "f32" if pool == "avg" else "exact"))
+    # int8, one quantization in and out (TFLite's requirement): the average of the stored values
+    # rounded half away from zero (TFLite's kernel); ACL's rounding of ties may differ by one step
+    q = {"src": (0.05, 3), "dst": (0.05, 3)}
+    rows.append(_case(
+        "pooling_3d-avg_3x3x3s1-same-int8-NDHWC", "Pooling3D",
+        lambda: {"src": arange_values((1, 3, 4, 4, 2), dtype="int8", scale=1.0, modulo=37)},
+        dict(pool_type="avg", kernel=(3, 3, 3), stride=(1, 1, 1), padding=((1, 1),) * 3, data_layout="NHWC",
+             quantization=q),
+        lambda v: pool3d(v["src"], "avg", (3, 3, 3), (1, 1, 1), ((1, 1),) * 3, (1, 3, 4, 4, 2)), "one_step",
+        dst_dtype="int8"))
+    return rows
+
+
+CASES += tuple(_pool3d_rows())

@@ -658,6 +658,22 @@ def _():
     return lambda: _families().Convolution3D(src, w, None, dst, stride=(2, 2), data_layout="NHWC"), [src, w, dst]
 
 
+@case("pooling-3d-padding-not-below-kernel", UnsupportedOptionError,
+      r"Pooling3D: padding \(2, 0\) along an axis of kernel 2, expected each side < 2", native=True)
+def _():
+    src, dst = arange((1, 4, 4, 4, 2)), arange((1, 4, 2, 2, 2))
+    return lambda: _families().Pooling3D(src, dst, "max", kernel=2, stride=2, padding=((2, 0), (0, 0), (0, 0)),
+                                         data_layout="NHWC"), [src, dst]
+
+
+@case("pooling-3d-dst-shape-wrong", InvalidLayoutError,
+      r"Pooling3D: dst has shape \(1, 2, 2, 3, 2\), src \(1, 4, 4, 4, 2\) pooled with these options gives "
+      r"\(1, 2, 2, 2, 2\)", native=True)
+def _():
+    src, dst = arange((1, 4, 4, 4, 2)), arange((1, 2, 2, 3, 2))
+    return lambda: _families().Pooling3D(src, dst, "avg", kernel=2, stride=2, data_layout="NHWC"), [src, dst]
+
+
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():
     src, dst = arange((2, 8)), arange((2, 7))

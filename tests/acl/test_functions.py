@@ -32,6 +32,8 @@ REFUSED = {
     # ACL 20.08 has no MatMul and no Conv3D: the shim refuses as ACL would (native/acl_shim_nn.cpp)
     (r"^matmul-", "20.08"): r"NEMatMul::validate: ACL 2008 has no MatMul function",
     (r"^convolution_3d-", "20.08"): r"NEConv3D::validate: ACL 2008 has no Conv3D function",
+    # ACL 20.08 has no Pooling3dLayer (native/acl_shim_pooling3d.cpp)
+    (r"^pooling_3d-", "20.08"): r"NEPooling3dLayer::validate: ACL 2008 has no Pooling3dLayer function",
 }
 
 # (row name regex, ACL version) -> regex of the message where that version lacks the row's ACL

@@ -1,0 +1,27 @@
+"""GATHER_ND on numpy, as TFLite's kernel (gather_nd.cc): each index row of ``indices`` (its
+last axis ``nd`` long) picks the slice of params at the flat position sum_j index[j] *
+prod(params.shape[j + 1:nd]); a position outside params stops the run with the library's
+IndexOutOfRangeError before anything is written (TFLite's kernel fails there too). Any
+element type, the indices int32 or int64."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndarray.errors import IndexOutOfRangeError
+
+from ..lowering.rules.gather_nd import flat_positions
+from .registry import ANY, Call, kernel
+
+
+@kernel("GATHER_ND", dtypes=ANY)
+def gather_nd(c: Call) -> None:
+    x, idx = np.asarray(c.inputs[0]), np.asarray(c.inputs[1])
+    try:
+        flat, k, n = flat_positions(idx, x.shape)
+    except ValueError as e:
+        raise IndexOutOfRangeError(f"operator #{c.op.index} GATHER_ND: {e}") from None
+    c.write(x.reshape(k, n)[flat])
+
+
+__all__ = ["gather_nd"]
