@@ -39,6 +39,7 @@ import numpy as np
 from ndarray.errors import AclNdarrayError, MissingPackageError, UnsupportedOptionError
 
 from .files import read_bounded
+from .flatbuffer_tables import FlatBufferError, Tables
 from .sparsity import (DENSE, SPARSE_CSR, DimensionMetadata, SparseTooLargeError, SparsityFormatError,
                        SparsityParameters, densify, stored_count)
 
@@ -147,21 +148,20 @@ class ModelSpec:
 
 
 # ---------------------------------------------------------------------------- options
-def _options_reader(op: Any, table_name: str,
+def _options_reader(r: "_Reader", got: int, pos: Optional[int], table_name: str,
                     fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]) -> Dict[str, object]:
-    """Read an option table (class ``table_name`` of the tflite package): (our name, accessor,
-    enum map or None)."""
+    """Read an operator's option table (class ``table_name`` of the tflite package, at byte
+    ``pos``; None: absent) whose union type code is ``got``: (our name, accessor, enum map or
+    None)."""
     from .tflite_schema import SCHEMA as tflite
 
-    expected = getattr(tflite.BuiltinOptions, table_name)
-    got = op.BuiltinOptionsType()
-    table = op.BuiltinOptions()
-    if table is None:
+    if pos is None:
         return {}
+    expected = getattr(tflite.BuiltinOptions, table_name)
     if got != expected:
         raise ModelFormatError(f"builtin_options_type is {got}, expected {expected} ({table_name})")
     opts = getattr(tflite, table_name)()
-    opts.Init(table.Bytes, table.Pos)
+    opts.Init(r.buf, pos)
     out: Dict[str, object] = {}
     for name, accessor, enum in fields:
         value = getattr(opts, accessor)()
@@ -272,49 +272,60 @@ class _Reader:
             raise ModelFormatError(f"{what} is not UTF-8 ({e})") from None
 
 
-def _buffer_bytes(r: _Reader, model: Any, index: int, what: str) -> Optional[bytes]:
-    buffer = model.Buffers(index)
-    if buffer is None:
-        return None
-    offset = buffer.Offset() if hasattr(buffer, "Offset") else 0
+# field numbers in TensorFlow's schema.fbs of the tables read here (a field's number is its
+# place in its table, fixed once published: the schema only appends)
+MODEL_VERSION, MODEL_OPERATOR_CODES, MODEL_SUBGRAPHS, MODEL_DESCRIPTION, MODEL_BUFFERS = 0, 1, 2, 3, 4
+CODE_DEPRECATED_BUILTIN, CODE_CUSTOM, CODE_BUILTIN = 0, 1, 3
+SUBGRAPH_TENSORS, SUBGRAPH_INPUTS, SUBGRAPH_OUTPUTS, SUBGRAPH_OPERATORS = 0, 1, 2, 3
+TENSOR_SHAPE, TENSOR_TYPE, TENSOR_BUFFER, TENSOR_NAME, TENSOR_QUANTIZATION, TENSOR_SPARSITY = 0, 1, 2, 3, 4, 6
+QUANT_SCALE, QUANT_ZERO_POINT, QUANT_DIMENSION = 2, 3, 6
+OP_OPCODE_INDEX, OP_INPUTS, OP_OUTPUTS, OP_OPTIONS_TYPE, OP_OPTIONS, OP_CUSTOM_OPTIONS = 0, 1, 2, 3, 4, 5
+BUFFER_DATA, BUFFER_OFFSET, BUFFER_SIZE = 0, 1, 2
+PLACEHOLDER_FOR_GREATER_OP_CODES = 127  # builtin_code below this: the deprecated int8 field says it
+
+
+def _buffer_bytes(r: _Reader, tb: Tables, pos: int, what: str) -> Optional[bytes]:
+    """The bytes of the Buffer table at ``pos``; None when it holds none."""
+    f = tb.fields(pos)
+    offset = tb.scalar(pos, f, BUFFER_OFFSET, "Q")
     if offset > 1:  # large models keep data after the flatbuffer: (offset, size) into the file
-        size = buffer.Size()
+        size = tb.scalar(pos, f, BUFFER_SIZE, "Q")
         if offset + size > r.size:
             raise ModelFormatError(f"{what}: data at offset {offset} size {size} lies past the end of the "
                                    f"{r.size}-byte file")
         return r.buf[offset:offset + size]
-    n = r.count(buffer.DataLength(), f"{what} data", 1)
-    if n == 0:
-        return None
-    data: bytes = buffer.DataAsNumpy().tobytes()
-    return data
+    data = tb.bytes_of(pos, f, BUFFER_DATA)
+    return data or None
 
 
-def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> TensorSpec:
-    t = sub.Tensors(i)
+def _tensor(r: _Reader, tb: Tables, pos: int, i: int, buffers: Tuple[int, ...]) -> Tuple[TensorSpec, bool]:
+    """The tensor of the Tensor table at ``pos`` and whether it has sparsity parameters."""
+    f = tb.fields(pos)
     what = f"tensor #{i}"
-    name = r.string(t.Name(), f"{what} name")
+    name = r.string(tb.bytes_of(pos, f, TENSOR_NAME), f"{what} name")
     what = f"tensor #{i} {name!r}"
-    shape = r.ints(t, "Shape", f"{what} shape")
+    shape = tb.numbers(pos, f, TENSOR_SHAPE, "i")
     if len(shape) > MAX_RANK or any(d < 0 for d in shape):
         raise ModelFormatError(f"{what} has shape {list(shape)}, expected at most {MAX_RANK} sizes >= 0")
     elements = math.prod(shape)  # exact (1 for a scalar): no int64 to wrap
     if elements > MAX_ELEMENTS:
         raise ModelFormatError(f"{what} has shape {list(shape)}: {elements} elements, more than {MAX_ELEMENTS}")
-    type_code = t.Type()
+    type_code = tb.scalar(pos, f, TENSOR_TYPE, "b")
     dtype = TENSOR_TYPES.get(type_code)
     if dtype is None:
         names = {v: k for k, v in vars(r.tflite.TensorType).items() if isinstance(v, int) and not k.startswith("_")}
         raise UnsupportedModelError(f"{what} has TFLite type {names.get(type_code, 'unknown')} (code {type_code}), "
                                     f"expected one of {sorted(names.get(k, str(k)) for k in TENSOR_TYPES)}")
     data = None
-    b = r.index(t.Buffer(), num_buffers, f"{what} buffer index")
-    raw = _buffer_bytes(r, model, b, f"{what} buffer #{b}") if b else None
-    table = t.Sparsity()
-    if table is not None:
+    b = r.index(tb.scalar(pos, f, TENSOR_BUFFER, "I"), len(buffers), f"{what} buffer index")
+    raw = _buffer_bytes(r, tb, buffers[b], f"{what} buffer #{b}") if b else None
+    sparsity = tb.ref(pos, f, TENSOR_SPARSITY)
+    if sparsity is not None:
         if raw is None:
             raise UnsupportedModelError(f"{what} has sparsity parameters but no constant data, expected a sparse "
                                         f"constant (TFLite densifies only those)")
+        table = r.tflite.SparsityParameters()  # the package's class: sparse models are rare
+        table.Init(r.buf, sparsity)
         data = _sparse_constant(r, table, raw, what, shape, dtype)
     elif raw is not None:
         if len(raw) != elements * dtype.itemsize:
@@ -324,7 +335,8 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
         data = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
     if data is not None:
         data.flags.writeable = False
-    return TensorSpec(i, name, shape, dtype, data, _quantization(r, t, what, shape, dtype))
+    quant = _quantization(tb, tb.ref(pos, f, TENSOR_QUANTIZATION), what, shape, dtype)
+    return TensorSpec(i, name, shape, dtype, data, quant), sparsity is not None
 
 
 def _index_vector(r: _Reader, m: Any, kind: str, field: str) -> Optional[np.ndarray[Any, Any]]:
@@ -386,52 +398,64 @@ def _sparse_constant(r: _Reader, table: Any, raw: bytes, what: str, shape: Tuple
         raise UnsupportedModelError(f"{what}: {e}") from None
 
 
-def _quantization(r: _Reader, t: Any, what: str, shape: Tuple[int, ...], dtype: np.dtype[Any]) -> Optional[Quantization]:
-    """The tensor's scale(s), zero point(s) and axis; None without scales (TFLite's rule: no
-    scale, no quantization). Integer tensors' parameters are checked
-    (:func:`~.tflite_quantization.check_tensor_quantization`); float tensors' are kept as read."""
+def _quantization(tb: Tables, pos: Optional[int], what: str, shape: Tuple[int, ...],
+                  dtype: np.dtype[Any]) -> Optional[Quantization]:
+    """The scale(s), zero point(s) and axis of the QuantizationParameters table at ``pos``;
+    None without scales (TFLite's rule: no scale, no quantization). Integer tensors'
+    parameters are checked (:func:`~.tflite_quantization.check_tensor_quantization`); float
+    tensors' are kept as read."""
     from .tflite_quantization import check_tensor_quantization
 
-    q = t.Quantization()
-    if q is None or r.count(q.ScaleLength(), f"{what} quantization.scale") == 0:
+    if pos is None:
         return None
-    scale = tuple(q.ScaleAsNumpy().tolist())  # float32s as Python floats (exact), hundreds per tensor
-    zero_point = r.ints(q, "ZeroPoint", f"{what} quantization.zero_point", 8)  # [long]
-    quant = Quantization(scale, zero_point, int(q.QuantizedDimension()))
+    f = tb.fields(pos)
+    scale = tb.numbers(pos, f, QUANT_SCALE, "f")  # float32s as Python floats (exact)
+    if not scale:
+        return None
+    zero_point = tb.numbers(pos, f, QUANT_ZERO_POINT, "q")  # [long]
+    quant = Quantization(scale, zero_point, tb.scalar(pos, f, QUANT_DIMENSION, "i"))
     check_tensor_quantization(what, shape, dtype, quant)
     return quant
 
 
-def _operator(r: _Reader, model: Any, sub: Any, i: int, opcodes: Tuple[str, ...], num_tensors: int) -> OperatorSpec:
-    op = sub.Operators(i)
-    code = r.index(op.OpcodeIndex(), len(opcodes), f"operator #{i} opcode_index")
+def _operator(r: _Reader, tb: Tables, pos: int, f: Tuple[int, ...], i: int, code: int, opcodes: Tuple[str, ...],
+              num_tensors: int) -> OperatorSpec:
+    """The operator of the Operator table at ``pos`` (fields ``f``; ``code``: its opcode
+    index, checked)."""
     name = opcodes[code]
     what = f"operator #{i} {name}"
-    inputs = r.ints(op, "Inputs", f"{what} inputs")
-    outputs = r.ints(op, "Outputs", f"{what} outputs")
+    inputs = tb.numbers(pos, f, OP_INPUTS, "i")
+    outputs = tb.numbers(pos, f, OP_OUTPUTS, "i")
     for k, t in enumerate(inputs):
-        if t != -1:
+        if t != -1 and not 0 <= t < num_tensors:
             r.index(t, num_tensors, f"{what} input {k}")
     for k, t in enumerate(outputs):
-        r.index(t, num_tensors, f"{what} output {k}")
-    options = {}
+        if not 0 <= t < num_tensors:
+            r.index(t, num_tensors, f"{what} output {k}")
+    options: Dict[str, object] = {}
     if name in OPTION_TABLES:
         table, fields = OPTION_TABLES[name]
         try:
-            options = _options_reader(op, table, fields)
+            options = _options_reader(r, tb.scalar(pos, f, OP_OPTIONS_TYPE, "B"), tb.ref(pos, f, OP_OPTIONS),
+                                      table, fields)
         except ModelFormatError as e:
             raise ModelFormatError(f"{what}: {e}") from None
-    elif name.startswith("CUSTOM:") and r.count(op.CustomOptionsLength(), f"{what} custom_options", 1):
-        # opaque bytes only the operator's kernel reads; hex keeps the option a plain value
-        options = {"custom_options": bytes(op.CustomOptionsAsNumpy()).hex()}
+    elif name.startswith("CUSTOM:"):
+        custom = tb.bytes_of(pos, f, OP_CUSTOM_OPTIONS)
+        if custom:  # opaque bytes only the operator's kernel reads; hex keeps the option a plain value
+            options = {"custom_options": custom.hex()}
     return OperatorSpec(i, name, inputs, outputs, tuple(options.items()))
 
 
-def _opcode_name(r: _Reader, model: Any, j: int) -> str:
-    oc = model.OperatorCodes(j)
-    code = max(oc.BuiltinCode(), oc.DeprecatedBuiltinCode())
+def _opcode_name(r: _Reader, tb: Tables, pos: int, j: int) -> str:
+    """The name of the OperatorCode table at ``pos`` (as the package's ``BuiltinCode()``:
+    the int8 deprecated field below :data:`PLACEHOLDER_FOR_GREATER_OP_CODES`)."""
+    f = tb.fields(pos)
+    deprecated = tb.scalar(pos, f, CODE_DEPRECATED_BUILTIN, "b")
+    builtin = tb.scalar(pos, f, CODE_BUILTIN, "i")
+    code = max(deprecated if builtin < PLACEHOLDER_FOR_GREATER_OP_CODES else builtin, deprecated)
     if code == 32:  # CUSTOM
-        return "CUSTOM:" + r.string(oc.CustomCode(), f"operator code #{j} custom_code")
+        return "CUSTOM:" + r.string(tb.bytes_of(pos, f, CODE_CUSTOM), f"operator code #{j} custom_code")
     name: Optional[str] = r.tflite.BUILTIN_OPCODE2NAME.get(code)
     if name is None:
         raise ModelFormatError(f"operator code #{j} has builtin code {code}, unknown to TFLite schema "
@@ -439,13 +463,12 @@ def _opcode_name(r: _Reader, model: Any, j: int) -> str:
     return name
 
 
-def _refuse_state_and_control_flow(r: _Reader, sub: Any, opcodes: Tuple[str, ...], num_subgraphs: int) -> None:
-    """Refuse, naming every such operator of the first subgraph, a model that keeps resource
-    variables between invocations or calls other subgraphs (streaming models, loops): this
-    library runs one stateless subgraph."""
+def _refuse_state_and_control_flow(names: List[str], num_subgraphs: int) -> None:
+    """Refuse, naming every such operator of the first subgraph (``names``, in order), a model
+    that keeps resource variables between invocations or calls other subgraphs (streaming
+    models, loops): this library runs one stateless subgraph."""
     used: Dict[str, List[int]] = {}
-    for i in range(r.count(sub.OperatorsLength(), "operators")):
-        name = opcodes[r.index(sub.Operators(i).OpcodeIndex(), len(opcodes), f"operator #{i} opcode_index")]
+    for i, name in enumerate(names):
         if name in STATEFUL_OPCODES or name in CONTROL_FLOW_OPCODES:
             used.setdefault(name, []).append(i)
     if not used:
@@ -463,40 +486,58 @@ def _refuse_state_and_control_flow(r: _Reader, sub: Any, opcodes: Tuple[str, ...
                                 f"not supported: {'; '.join(missing)}")
 
 
+def _named(what: str, read, *args):
+    """``read(*args)``, a position outside the file refused as ModelFormatError naming ``what``."""
+    try:
+        return read(*args)
+    except FlatBufferError as e:
+        raise ModelFormatError(f"{what}: {e}") from None
+
+
 def _read(r: _Reader) -> ModelSpec:
     from .tflite_quantization import check_quantization
 
-    tflite = r.tflite
     if r.size < 8:
         raise ModelFormatError(f"a TFLite model has at least 8 bytes, this file has {r.size}")
-    if not tflite.Model.ModelBufferHasIdentifier(r.buf, 0):
+    if r.buf[4:8] != b"TFL3":
         raise ModelFormatError(f"file identifier is {bytes(r.buf[4:8])!r}, expected b'TFL3' (not a TFLite model)")
     root = int.from_bytes(r.buf[:4], "little")
     if root + 4 > r.size:
         raise ModelFormatError(f"root table offset {root} lies past the end of the {r.size}-byte file")
-    model = tflite.Model.GetRootAs(r.buf, 0)
-    version = model.Version()
+    tb = Tables(r.buf)
+    mf = _named("model table", tb.fields, root)
+    version = _named("model version", tb.scalar, root, mf, MODEL_VERSION, "I")
     if version != 3:
         raise ModelFormatError(f"schema version is {version}, expected 3")
-    nsub = r.count(model.SubgraphsLength(), "subgraphs")
-    if nsub < 1:
+    subgraphs = _named("subgraphs", tb.tables, root, mf, MODEL_SUBGRAPHS)
+    if not subgraphs:
         raise ModelFormatError("model has no subgraph")
-    nbuf = r.count(model.BuffersLength(), "buffers")
-    opcodes = tuple(_opcode_name(r, model, j) for j in range(r.count(model.OperatorCodesLength(), "operator_codes")))
-    sub = model.Subgraphs(0)
-    _refuse_state_and_control_flow(r, sub, opcodes, nsub)
-    nt = r.count(sub.TensorsLength(), "tensors")
-    tensors = tuple(_tensor(r, model, sub, i, nbuf) for i in range(nt))
-    ops = tuple(_operator(r, model, sub, i, opcodes, nt)
-                for i in range(r.count(sub.OperatorsLength(), "operators")))
-    inputs = tuple(r.index(t, nt, "subgraph input") for t in r.ints(sub, "Inputs", "subgraph inputs"))
-    outputs = tuple(r.index(t, nt, "subgraph output") for t in r.ints(sub, "Outputs", "subgraph outputs"))
+    buffers = _named("buffers", tb.tables, root, mf, MODEL_BUFFERS)
+    opcodes = tuple(_named(f"operator code #{j}", _opcode_name, r, tb, pos, j)
+                    for j, pos in enumerate(_named("operator_codes", tb.tables, root, mf, MODEL_OPERATOR_CODES)))
+    sub = subgraphs[0]
+    sf = _named("subgraph #0", tb.fields, sub)
+    op_tables = _named("operators", tb.tables, sub, sf, SUBGRAPH_OPERATORS)
+    op_fields = [_named(f"operator #{i}", tb.fields, pos) for i, pos in enumerate(op_tables)]
+    codes = [r.index(_named(f"operator #{i} opcode_index", tb.scalar, pos, f, OP_OPCODE_INDEX, "I"), len(opcodes),
+                     f"operator #{i} opcode_index") for i, (pos, f) in enumerate(zip(op_tables, op_fields))]
+    _refuse_state_and_control_flow([opcodes[c] for c in codes], len(subgraphs))
+    read_tensors = [_named(f"tensor #{i}", _tensor, r, tb, pos, i, buffers)
+                    for i, pos in enumerate(_named("tensors", tb.tables, sub, sf, SUBGRAPH_TENSORS))]
+    tensors = tuple(t for t, _ in read_tensors)
+    nt = len(tensors)
+    ops = tuple(_named(f"operator #{i} {opcodes[codes[i]]}", _operator, r, tb, pos, f, i, codes[i], opcodes, nt)
+                for i, (pos, f) in enumerate(zip(op_tables, op_fields)))
+    inputs = tuple(r.index(t, nt, "subgraph input") for t in _named("subgraph inputs", tb.numbers, sub, sf,
+                                                                      SUBGRAPH_INPUTS, "i"))
+    outputs = tuple(r.index(t, nt, "subgraph output") for t in _named("subgraph outputs", tb.numbers, sub, sf,
+                                                                       SUBGRAPH_OUTPUTS, "i"))
     if not inputs or not outputs:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
-    description = r.string(model.Description(), "description")
+    description = r.string(_named("description", tb.bytes_of, root, mf, MODEL_DESCRIPTION), "description")
     spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
     if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
-        spec = _fold_densify(spec, frozenset(i for i in range(nt) if sub.Tensors(i).Sparsity() is not None))
+        spec = _fold_densify(spec, frozenset(t.index for t, sparse in read_tensors if sparse))
     check_quantization(spec)
     return spec
 
