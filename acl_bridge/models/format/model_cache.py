@@ -60,7 +60,8 @@ FORMAT_VERSION = 3  # 2: CRC-32 seal, MD5 key; 3: tensors as columns
 SUFFIX = ".aclmodel"
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
-_READER_SOURCES = ("tflite_reader.py", "tflite_schema.py", "tflite_quantization.py", "sparsity.py")
+_READER_SOURCES = ("tflite_reader.py", "flatbuffer_tables.py", "tflite_schema.py", "tflite_quantization.py",
+                   "sparsity.py")
 
 
 class ModelCacheWarning(UserWarning):
