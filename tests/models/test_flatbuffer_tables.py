@@ -8,7 +8,7 @@ import pytest
 tflite = pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from acl_bridge.models.format.flatbuffer_tables import FlatBufferError, Tables  # noqa: E402
-from acl_bridge.models.format.tflite_reader import read_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import OPTION_FIELDS, read_model  # noqa: E402
 from ndarray.errors import AclNdarrayError  # noqa: E402
 
 from acl_bridge.models.apps.fetch import MODEL_FILES  # noqa: E402
@@ -95,3 +95,37 @@ def test_a_damaged_copy_is_refused_or_reads_as_the_package_reads_it(name):
 def test_a_position_outside_the_buffer_is_refused_naming_it(buf, call, match):
     with pytest.raises(FlatBufferError, match=match):
         call(Tables(buf))
+
+
+def _one_field_table(field: int, code: str, value) -> bytes:
+    """A FlatBuffer whose root table stores only field ``field`` (``code``: struct's letter),
+    or no field where ``value`` is None."""
+    import flatbuffers
+
+    prepend = {"b": "PrependInt8Slot", "B": "PrependUint8Slot", "i": "PrependInt32Slot", "f": "PrependFloat32Slot",
+               "?": "PrependBoolSlot"}[code]
+    b = flatbuffers.Builder(64)
+    b.StartObject(field + 1)
+    if value is not None:
+        getattr(b, prepend)(field, value, None)
+    b.Finish(b.EndObject())
+    return bytes(b.Output())
+
+
+@pytest.mark.parametrize("table", sorted(OPTION_FIELDS))
+def test_each_option_field_reads_as_the_package_class_reads_it(table):
+    """Every field of OPTION_FIELDS (its number, type and default) against the generated
+    class's accessor: a table without the field (the default) and one with only it, set to a
+    value unlike the default; the table's union code too."""
+    code, fields = OPTION_FIELDS[table]
+    assert code == getattr(tflite.BuiltinOptions, table)
+    for accessor, (field, letter, default) in fields.items():
+        for value in (None, {"b": -3, "B": 3, "i": 70000, "f": 0.375, "?": True}[letter]):
+            buf = _one_field_table(field, letter, value)
+            obj = getattr(tflite, table)()
+            obj.Init(buf, int.from_bytes(buf[:4], "little"))
+            tb = Tables(buf)
+            pos = tb.root()
+            mine = tb.scalar(pos, tb.fields(pos), field, letter, default)
+            assert (mine, type(mine)) == (getattr(obj, accessor)(), type(getattr(obj, accessor)())), (accessor, value)
+            assert mine == (default if value is None else value), (accessor, value)

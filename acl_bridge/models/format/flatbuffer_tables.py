@@ -21,7 +21,7 @@ _I32 = struct.Struct("<i").unpack_from
 _U16 = struct.Struct("<H").unpack_from
 
 # element type codes of the vectors read here (struct's letters) and their sizes in bytes
-SIZES = {"b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "f": 4, "d": 8}
+SIZES = {"?": 1, "b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "f": 4, "d": 8}
 
 
 class FlatBufferError(ValueError):

@@ -148,23 +148,30 @@ class ModelSpec:
 
 
 # ---------------------------------------------------------------------------- options
-def _options_reader(r: "_Reader", got: int, pos: Optional[int], table_name: str,
+def _options_reader(r: "_Reader", tb: Tables, got: int, pos: Optional[int], table_name: str,
                     fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]) -> Dict[str, object]:
-    """Read an operator's option table (class ``table_name`` of the tflite package, at byte
-    ``pos``; None: absent) whose union type code is ``got``: (our name, accessor, enum map or
-    None)."""
-    from .tflite_schema import SCHEMA as tflite
-
+    """Read an operator's option table (``table_name``, at byte ``pos``; None: absent) whose
+    union type code is ``got``: (our name, accessor, enum map or None). Each field of
+    :data:`OPTION_FIELDS` is read from the table directly, any other through the tflite
+    package's class."""
     if pos is None:
         return {}
-    expected = getattr(tflite.BuiltinOptions, table_name)
+    direct = OPTION_FIELDS.get(table_name)
+    expected = direct[0] if direct is not None else getattr(r.tflite.BuiltinOptions, table_name)
     if got != expected:
         raise ModelFormatError(f"builtin_options_type is {got}, expected {expected} ({table_name})")
-    opts = getattr(tflite, table_name)()
-    opts.Init(r.buf, pos)
+    offsets = tb.fields(pos)
+    opts = None
     out: Dict[str, object] = {}
     for name, accessor, enum in fields:
-        value = getattr(opts, accessor)()
+        field = direct[1].get(accessor) if direct is not None else None
+        if field is not None:
+            value = tb.scalar(pos, offsets, *field)
+        else:  # a field not described here: the package's generated accessor
+            if opts is None:
+                opts = getattr(r.tflite, table_name)()
+                opts.Init(r.buf, pos)
+            value = getattr(opts, accessor)()
         if enum is not None:
             if value not in enum:
                 raise ModelFormatError(f"{table_name}.{accessor} is {value}, expected one of {sorted(enum)}")
@@ -227,6 +234,52 @@ OPTION_TABLES = {
     "CONV_3D": ("Conv3DOptions", _WINDOW + _ACT + (("stride_d", "StrideD", None), ("dilation_d", "DilationDFactor", None),
                                                    ("dilation_h", "DilationHFactor", None),
                                                    ("dilation_w", "DilationWFactor", None))),
+}
+
+
+# The option tables' fields read straight from the file: per table, its code in schema.fbs's
+# BuiltinOptions union and per accessor of OPTION_TABLES (field number, struct letter, default
+# where the file leaves it out), as the tflite package's generated class reads it
+# (tests/models/test_flatbuffer_tables.py checks each against that class). A row of
+# OPTION_TABLES whose table or accessor is not here is read through the package's class.
+OPTION_FIELDS: Dict[str, Tuple[int, Dict[str, Tuple[int, str, object]]]] = {
+    "Conv2DOptions": (1, {"Padding": (0, "b", 0), "StrideW": (1, "i", 0), "StrideH": (2, "i", 0),
+        "FusedActivationFunction": (3, "b", 0), "DilationWFactor": (4, "i", 1), "DilationHFactor": (5, "i", 1)}),
+    "DepthwiseConv2DOptions": (2, {"Padding": (0, "b", 0), "StrideW": (1, "i", 0), "StrideH": (2, "i", 0),
+        "FusedActivationFunction": (4, "b", 0), "DepthMultiplier": (3, "i", 0), "DilationWFactor": (5, "i", 1),
+        "DilationHFactor": (6, "i", 1)}),
+    "Pool2DOptions": (5, {"Padding": (0, "b", 0), "StrideW": (1, "i", 0), "StrideH": (2, "i", 0),
+        "FusedActivationFunction": (5, "b", 0), "FilterWidth": (3, "i", 0), "FilterHeight": (4, "i", 0)}),
+    "AddOptions": (11, {"FusedActivationFunction": (0, "b", 0)}),
+    "MulOptions": (21, {"FusedActivationFunction": (0, "b", 0)}),
+    "SubOptions": (28, {"FusedActivationFunction": (0, "b", 0)}),
+    "ConcatenationOptions": (10, {"Axis": (0, "i", 0), "FusedActivationFunction": (1, "b", 0)}),
+    "SoftmaxOptions": (9, {"Beta": (0, "f", 0.0)}),
+    "ResizeBilinearOptions": (15, {"AlignCorners": (2, "?", False), "HalfPixelCenters": (3, "?", False)}),
+    "FullyConnectedOptions": (8, {"FusedActivationFunction": (0, "b", 0), "KeepNumDims": (2, "?", False)}),
+    "ReducerOptions": (27, {"KeepDims": (0, "?", False)}),
+    "DivOptions": (29, {"FusedActivationFunction": (0, "b", 0)}),
+    "StridedSliceOptions": (32, {"BeginMask": (0, "i", 0), "EndMask": (1, "i", 0), "EllipsisMask": (2, "i", 0),
+        "NewAxisMask": (3, "i", 0), "ShrinkAxisMask": (4, "i", 0), "Offset": (5, "?", False)}),
+    "PackOptions": (59, {"ValuesCount": (0, "i", 0), "Axis": (1, "i", 0)}),
+    "UnpackOptions": (64, {"Num": (0, "i", 0), "Axis": (1, "i", 0)}),
+    "GatherOptions": (23, {"Axis": (0, "i", 0), "BatchDims": (1, "i", 0)}),
+    "LeakyReluOptions": (75, {"Alpha": (0, "f", 0.0)}),
+    "GeluOptions": (116, {"Approximate": (0, "?", False)}),
+    "MirrorPadOptions": (77, {"Mode": (0, "b", 0)}),
+    "DepthToSpaceOptions": (94, {"BlockSize": (0, "i", 0)}),
+    "SpaceToDepthOptions": (19, {"BlockSize": (0, "i", 0)}),
+    "SplitOptions": (35, {"NumSplits": (0, "i", 0)}),
+    "TransposeConvOptions": (49, {"Padding": (0, "b", 0), "StrideW": (1, "i", 0), "StrideH": (2, "i", 0),
+        "FusedActivationFunction": (3, "b", 0)}),
+    "L2NormOptions": (12, {"FusedActivationFunction": (0, "b", 0)}),
+    "LocalResponseNormalizationOptions": (13, {"Radius": (0, "i", 0), "Bias": (1, "f", 0.0), "Alpha": (2, "f", 0.0),
+        "Beta": (3, "f", 0.0)}),
+    "ResizeNearestNeighborOptions": (74, {"AlignCorners": (0, "?", False), "HalfPixelCenters": (1, "?", False)}),
+    "BatchMatMulOptions": (101, {"AdjX": (0, "?", False), "AdjY": (1, "?", False)}),
+    "Conv3DOptions": (106, {"Padding": (0, "b", 0), "StrideW": (2, "i", 0), "StrideH": (3, "i", 0),
+        "FusedActivationFunction": (4, "b", 0), "StrideD": (1, "i", 0), "DilationDFactor": (5, "i", 1),
+        "DilationHFactor": (7, "i", 1), "DilationWFactor": (6, "i", 1)}),
 }
 
 
@@ -436,7 +489,7 @@ def _operator(r: _Reader, tb: Tables, pos: int, f: Tuple[int, ...], i: int, code
     if name in OPTION_TABLES:
         table, fields = OPTION_TABLES[name]
         try:
-            options = _options_reader(r, tb.scalar(pos, f, OP_OPTIONS_TYPE, "B"), tb.ref(pos, f, OP_OPTIONS),
+            options = _options_reader(r, tb, tb.scalar(pos, f, OP_OPTIONS_TYPE, "B"), tb.ref(pos, f, OP_OPTIONS),
                                       table, fields)
         except ModelFormatError as e:
             raise ModelFormatError(f"{what}: {e}") from None
