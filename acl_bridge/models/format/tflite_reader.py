@@ -32,7 +32,7 @@ import hashlib
 import math
 from os import PathLike
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -58,6 +58,8 @@ CONTROL_FLOW_OPCODES = frozenset({"CALL_ONCE", "WHILE", "IF", "CALL"})
 PADDINGS = {0: "SAME", 1: "VALID"}
 # what a missing optional package's error says to run: the extra that brings tflite and Pillow
 INSTALL_MODELS = 'pip install "acl-ndarray[models]"'
+
+_T = TypeVar("_T")
 
 ACTIVATIONS = {0: None, 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 
@@ -539,7 +541,7 @@ def _refuse_state_and_control_flow(names: List[str], num_subgraphs: int) -> None
                                 f"not supported: {'; '.join(missing)}")
 
 
-def _named(what: str, read, *args):
+def _named(what: str, read: Callable[..., _T], *args: Any) -> _T:
     """``read(*args)``, a position outside the file refused as ModelFormatError naming ``what``."""
     try:
         return read(*args)
