@@ -26,7 +26,10 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
 * ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so).
 
 Each child says what its caches did, and the parent checks it (a cold start that found a warm
-cache, or the reverse, is an error, not a number). Per contender the median over rounds; the
+cache, or the reverse, is an error, not a number). Each child also says where its configure
+went (:func:`phases_of`: the bridge's ``configure_profile()`` phases with ACL's calls apart from
+the Python around them, Arm NN's parse, optimize and load), printed after the table as medians.
+Per contender the median over rounds; the
 ratios bridge / Arm NN are medians of the rounds' own ratios (paired: the machine's drift
 between rounds cancels) with their min-max. One ACL thread by default (``--threads 0``: each
 runtime's default). Python byte code is compiled before the rounds (``compileall`` of the
@@ -121,7 +124,8 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     configure_s = time.perf_counter() - t1
     m.run(np.zeros(shape, dtype))
     first_s = time.perf_counter() - t1
-    out: Dict[str, object] = {"import_s": import_s, "configure_s": configure_s, "first_result_s": first_s}
+    out: Dict[str, object] = {"import_s": import_s, "configure_s": configure_s, "first_result_s": first_s,
+                              "phases": phases_of(m, contender)}
     if contender != "armnn":
         out["caches"] = [m.model_cache.state if m.model_cache is not None else "none",
                          m.facts_cache.state if m.facts_cache is not None else "none"]
@@ -149,6 +153,25 @@ def check_caches(contender: str, sample: Dict[str, object]) -> None:
     if expected is not None and tuple(sample["caches"]) != expected:  # type: ignore[arg-type]
         raise RuntimeError(f"{contender}: caches (parsed model, ACL's answers) {sample['caches']}, "
                            f"expected {list(expected)}: the timing would not be of that start")
+
+
+def phases_of(m, contender: str) -> Dict[str, float]:
+    """Where the start's configure went, in seconds: Arm NN's parse, optimize and load; the
+    bridge's phases (``TfliteRunner.configure_profile``), ACL's own calls in the negotiation
+    and the configure apart from the Python around them (the probe apart from the rest)."""
+    if contender == "armnn":
+        return dict(getattr(m, "seconds", {}))
+    out: Dict[str, float] = {}
+    for p in m.configure_profile().phases:
+        native = {n.category: n.seconds for n in p.native}
+        out[p.phase] = out.get(p.phase, 0.0) + p.seconds
+        if p.phase in ("negotiation", "configure"):
+            probe = native.pop("probe", 0.0)
+            out[f"{p.phase}: ACL"] = out.get(f"{p.phase}: ACL", 0.0) + sum(native.values())
+            if p.phase == "configure":
+                out["configure: probe"] = out.get("configure: probe", 0.0) + probe
+            out[f"{p.phase}: Python"] = out.get(f"{p.phase}: Python", 0.0) + p.seconds - sum(native.values()) - probe
+    return out
 
 
 # ---------------------------------------------------------------------------- rounds (parent)
@@ -188,6 +211,9 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
     for c in contenders:
         out[c] = {f: statistics.median(s[f] for s in samples[c])  # type: ignore[misc]
                   for f in ("import_s", "configure_s", "first_result_s")}
+        phases = [p for s in samples[c] for p in s["phases"]]  # type: ignore[attr-defined]
+        out[c]["phases"] = {p: statistics.median(s["phases"].get(p, 0.0) for s in samples[c])  # type: ignore
+                            for p in dict.fromkeys(phases)}
         out[c]["samples"] = samples[c]
     if {"bridge second", "bridge second unchecked"} <= set(contenders):  # what the trust checks cost
         for f in ("configure_s", "first_result_s"):
@@ -222,6 +248,18 @@ def report(results: List[Dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+def phase_report(results: List[Dict[str, object]]) -> str:
+    """Per model and contender, the medians of where its configure went (:func:`phases_of`)."""
+    lines = []
+    for r in results:
+        for c in r["order"]:  # type: ignore[union-attr]
+            phases = r[c].get("phases") or {}  # type: ignore[index, union-attr]
+            if phases:
+                lines.append(f"{r['model']} {c}: " + ", ".join(f"{p} {s:.3f}" for p, s in phases.items()
+                                                               if s >= 0.0005))
+    return "\n".join(lines)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=3, metavar=("CONTENDER", "PATH", "THREADS"), help=argparse.SUPPRESS)
@@ -252,6 +290,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         results.append(measure_model(name, args.rounds, args.threads, contenders))
         print("\n".join(report(results[-1:]).splitlines()[2:]), flush=True)
     print(report(results))
+    print("where each configure went (medians, seconds):")
+    print(phase_report(results))
     for r in results:
         checked = r.get("bridge second", {}).get("configure_ratio_unchecked")  # type: ignore[union-attr]
         if checked:

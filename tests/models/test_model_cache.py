@@ -16,6 +16,7 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 from acl_bridge.models.format import model_cache as mc  # noqa: E402
 from acl_bridge.models.format.model_cache import ModelCacheWarning, read_model_cached  # noqa: E402
 from acl_bridge.user_cache import SEAL, seal  # noqa: E402
+from ndarray.errors import ArgumentTypeError  # noqa: E402
 from acl_bridge.models.format.tflite_reader import read_model  # noqa: E402
 
 from .conftest import model_file  # noqa: E402
@@ -226,6 +227,32 @@ def test_a_directory_that_is_a_file_is_a_warning(tmp_path):
     assert_same_spec(read_model(_tiny()), spec)
 
 
+def test_keep_false_writes_nothing_and_still_reads_a_kept_file(tmp_path):
+    """What the runners ask on a first start that keeps the lowered plan (which holds the
+    parsed model): a miss is read and not written; a file kept earlier is still read."""
+    spec, r = read_model_cached(_tiny(), tmp_path, keep=False)
+    assert (r.state, r.path) == ("cold", None) and "not saved: the lowered plan keeps it" in r.reason
+    assert not any(tmp_path.iterdir())
+    assert_same_spec(read_model(_tiny()), spec)
+    read_model_cached(_tiny(), tmp_path)
+    again, r = read_model_cached(_tiny(), tmp_path, keep=False)
+    assert r.state == "warm"
+    assert_same_spec(spec, again)
+    with pytest.raises(ArgumentTypeError, match="keep is 1, expected True or False"):
+        read_model_cached(_tiny(), tmp_path, keep=1)
+
+
+def test_a_runner_s_first_start_keeps_the_plan_alone_and_its_second_reads_it(tmp_path):
+    from acl_bridge.models.runtime.numpy_backend import NumpyRunner
+
+    with NumpyRunner(_tiny(), model_cache=tmp_path) as first:
+        assert first.model_cache.state == "cold" and "plan kept" in first.model_cache.reason
+    assert [p.suffix for p in tmp_path.iterdir()] == [".aclplan"]
+    with NumpyRunner(_tiny(), model_cache=tmp_path) as second:
+        assert (second.model_cache.state, second.model_cache.reason) == ("warm", "lowered plan kept")
+        assert_same_spec(first.plan.model, second.plan.model)
+
+
 def test_model_errors_stay_the_reader_s(tmp_path):
     from acl_bridge.models.format.tflite_reader import ModelFormatError
 
@@ -294,8 +321,6 @@ def test_an_empty_directory_name_is_refused(tmp_path):
 def test_a_dequantized_model_is_a_file_of_its_own_with_the_folded_constants(tmp_path):
     """read_model_cached(..., dequantized=True): what fold_constant_dequantize gives, kept apart
     from the plain parse (another key), warm the second time, the same values."""
-    from ndarray.errors import ArgumentTypeError
-
     from acl_bridge.models.format.tflite_reader import fold_constant_dequantize
 
     data = open(model_file("face_detection_front"), "rb").read()  # float16 weights, DEQUANTIZEd

@@ -60,7 +60,8 @@ FORMAT_VERSION = 3  # 2: CRC-32 seal, MD5 key; 3: tensors as columns
 SUFFIX = ".aclmodel"
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
-_READER_SOURCES = ("tflite_reader.py", "tflite_schema.py", "tflite_quantization.py", "sparsity.py")
+_READER_SOURCES = ("tflite_reader.py", "flatbuffer_tables.py", "tflite_schema.py", "tflite_quantization.py",
+                   "sparsity.py")
 
 
 class ModelCacheWarning(UserWarning):
@@ -438,17 +439,21 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
 # ---------------------------------------------------------------------------- reading
 def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
                       cache: Union[bool, str, "os.PathLike[str]"] = True, *,
-                      dequantized: bool = False) -> Tuple[ModelSpec, ModelCacheReport]:
+                      dequantized: bool = False, keep: bool = True) -> Tuple[ModelSpec, ModelCacheReport]:
     """``read_model(source)`` and what the cache did: from the cache file when one holds this
     model (warm), else read from the model and saved (cold). ``cache``: True (the default
     directory), False (off: exactly read_model), or a directory. ``dequantized``: the model with
     its constant DEQUANTIZEs folded (:func:`.tflite_reader.fold_constant_dequantize`, as the
     runner lowers it), kept as a file of its own with the float32 values in it (a second start
-    converts no float16 weights: 5-15 ms of the face detectors' start under emulation). Errors of
-    the model itself are read_model's; the cache never raises (warnings)."""
+    converts no float16 weights: 5-15 ms of the face detectors' start under emulation).
+    ``keep``: False where the caller keeps the model in a file of its own (the runners' lowered
+    plan holds it: :mod:`..planning.plan_cache`), so a miss is read and not encoded and written
+    a second time; a kept file is still read. Errors of the model itself are read_model's; the
+    cache never raises (warnings)."""
     t0 = time.perf_counter()
-    if not isinstance(dequantized, bool):
-        raise ArgumentTypeError(f"dequantized is {dequantized!r}, expected True or False")
+    for name, flag in (("dequantized", dequantized), ("keep", keep)):
+        if not isinstance(flag, bool):
+            raise ArgumentTypeError(f"{name} is {flag!r}, expected True or False")
 
     def parse(data) -> ModelSpec:
         spec = read_model(data)
@@ -483,6 +488,9 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
         else:
             return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
     spec = parse(data)
+    if not keep:
+        return spec, ModelCacheReport("cold", None, f"{reason}; not saved: the lowered plan keeps it",
+                                      time.perf_counter() - t0)
     try:
         write_atomically(path, encode(spec, key))
         reason += "; saved"

@@ -13,8 +13,10 @@ package's ``__init__`` or adds to ``sys.modules``.
 
 The generated accessors read every field through ``flatbuffers.table.Table.Offset`` and
 ``Get`` (three and one checked reads through a new memoryview each); in these modules a table
-is :class:`_Table`, whose two methods read the same values with one ``struct`` read each and
-refuse the same offsets (outside 0..2**32-1: TypeError; past the buffer: struct.error).
+is the ``_Table`` of :func:`flatbuffers_namespace`, whose two methods read the same values with
+one ``struct`` read each and refuse the same offsets (outside 0..2**32-1: TypeError; past the
+buffer: struct.error). The reader uses these classes only for what it does not read itself
+(:mod:`.flatbuffer_tables`): the flatbuffers runtime is imported when one is first loaded.
 
 ImportError (the reader's message) when the ``tflite`` package is not installed.
 """
@@ -29,9 +31,6 @@ import sys
 import threading
 from types import ModuleType, SimpleNamespace
 from typing import Any, Dict
-
-import flatbuffers
-from flatbuffers import table as _flatbuffers_table
 
 _PACKAGE = "tflite"
 _LOCK = threading.RLock()
@@ -70,32 +69,41 @@ _BUILTINS = dict(vars(builtins), __import__=_import)
 _UOFFSET_MAX = 2 ** 32 - 1
 _SOFFSET = struct.Struct("<i")
 _VOFFSET = struct.Struct("<H")
+_NAMESPACE: list = []
 
 
-class _Table(_flatbuffers_table.Table):
-    """``flatbuffers.table.Table`` with ``Offset`` and ``Get`` reading straight from the
-    buffer (module docstring): the values and refusals of the runtime's own."""
+def flatbuffers_namespace() -> SimpleNamespace:
+    """What the loaded modules see as ``flatbuffers``: the runtime, with a ``table.Table``
+    whose ``Offset`` and ``Get`` read straight from the buffer (module docstring: the values
+    and refusals of the runtime's own). Made when a generated class is first loaded: the
+    reader's own tables need no flatbuffers runtime (:mod:`.flatbuffer_tables`)."""
+    with _LOCK:
+        if _NAMESPACE:
+            return _NAMESPACE[0]
+        import flatbuffers
+        from flatbuffers import table as _flatbuffers_table
 
-    __slots__ = ()
+        class _Table(_flatbuffers_table.Table):
+            __slots__ = ()
 
-    def Offset(self, vtableOffset):
-        b = self.Bytes
-        vtable = self.Pos - _SOFFSET.unpack_from(b, self.Pos)[0]
-        if not 0 <= vtable <= _UOFFSET_MAX:
-            raise TypeError(f"bad number {vtable} for type uoffset")
-        if vtableOffset < _VOFFSET.unpack_from(b, vtable)[0]:
-            return _VOFFSET.unpack_from(b, vtable + vtableOffset)[0]
-        return 0
+            def Offset(self, vtableOffset):
+                b = self.Bytes
+                vtable = self.Pos - _SOFFSET.unpack_from(b, self.Pos)[0]
+                if not 0 <= vtable <= _UOFFSET_MAX:
+                    raise TypeError(f"bad number {vtable} for type uoffset")
+                if vtableOffset < _VOFFSET.unpack_from(b, vtable)[0]:
+                    return _VOFFSET.unpack_from(b, vtable + vtableOffset)[0]
+                return 0
 
-    def Get(self, flags, off):
-        if not 0 <= off <= _UOFFSET_MAX:
-            raise TypeError(f"bad number {off} for type uoffset")
-        return flags.py_type(flags.packer_type.unpack_from(self.Bytes, off)[0])
+            def Get(self, flags, off):
+                if not 0 <= off <= _UOFFSET_MAX:
+                    raise TypeError(f"bad number {off} for type uoffset")
+                return flags.py_type(flags.packer_type.unpack_from(self.Bytes, off)[0])
 
-
-# what the loaded modules see as ``flatbuffers``: the runtime, with this table
-_FLATBUFFERS = SimpleNamespace(**{k: v for k, v in vars(flatbuffers).items() if not k.startswith("__")})
-_FLATBUFFERS.table = SimpleNamespace(Table=_Table)
+        namespace = SimpleNamespace(**{k: v for k, v in vars(flatbuffers).items() if not k.startswith("__")})
+        namespace.table = SimpleNamespace(Table=_Table)
+        _NAMESPACE.append(namespace)
+        return namespace
 
 
 def module(name: str) -> ModuleType:
@@ -118,7 +126,7 @@ def module(name: str) -> ModuleType:
         loaded.__dict__["__builtins__"] = _BUILTINS  # its imports of tflite.X come here
         spec.loader.exec_module(loaded)
         if isinstance(getattr(loaded, "flatbuffers", None), ModuleType):
-            loaded.flatbuffers = _FLATBUFFERS  # (read when its methods run)
+            loaded.flatbuffers = flatbuffers_namespace()  # (read when its methods run)
         _LOADED[name] = loaded
         return loaded
 
@@ -144,4 +152,4 @@ class _Schema:
 
 SCHEMA = _Schema()
 
-__all__ = ["SCHEMA", "module", "require_package"]
+__all__ = ["SCHEMA", "module", "require_package", "flatbuffers_namespace"]

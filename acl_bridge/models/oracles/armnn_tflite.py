@@ -9,6 +9,7 @@ exact message, so tests and the demo can record it instead of crashing.
 from __future__ import annotations
 
 import os
+import time
 from typing import Dict, Optional, Sequence
 
 import numpy as np
@@ -59,6 +60,7 @@ class ArmnnTfliteModel:
         if not hasattr(ann, "ITfLiteParser"):
             raise armnn.ArmnnUnavailableError(
                 f"pyarmnn {armnn.armnn_version()} has no ITfLiteParser (Arm NN built without its TfLite parser)")
+        t0 = time.perf_counter()  # the three steps of Arm NN's start, timed apart (self.seconds)
         try:
             self.parser = ann.ITfLiteParser()
             self.network = self.parser.CreateNetworkFromBinaryFile(str(path))
@@ -68,6 +70,7 @@ class ArmnnTfliteModel:
             self.outputs = [self.parser.GetNetworkOutputBindingInfo(0, n) for n in self.output_names]
         except Exception as e:  # pyarmnn raises RuntimeError / its own exception types
             raise armnn.ArmnnError(f"Arm NN's TfLite parser refused {path}: {_flat(e)}") from None
+        t1 = time.perf_counter()
         self.runtime = ann.IRuntime(ann.CreationOptions())
         try:
             options = ann.OptimizerOptions()
@@ -77,9 +80,12 @@ class ArmnnTfliteModel:
                 options.m_ModelOptions = [cpu_acc]
             opt, _ = ann.Optimize(self.network, [ann.BackendId(b) for b in backends], self.runtime.GetDeviceSpec(),
                                   options)
+            t2 = time.perf_counter()
             self.net_id, _ = self.runtime.LoadNetwork(opt)
         except Exception as e:
             raise armnn.ArmnnError(f"Arm NN could not load {path} on {list(backends)}: {_flat(e)}") from None
+        # seconds of the parse, of the runtime made and the network optimized, of its load
+        self.seconds = {"parse": t1 - t0, "optimize": t2 - t1, "load": time.perf_counter() - t2}
         self.backends = tuple(backends)
         self.model_name = os.path.basename(os.fspath(path))
         self.number_of_threads = number_of_threads

@@ -51,8 +51,8 @@ _HERE = Path(__file__).resolve().parent
 _MODELS = _HERE.parent
 # the code that turns a file into a Plan: reading (with the parsed-model cache's own key), the
 # constant-dequantize fold, the lowering rules and the plan
-_LOWERING_SOURCES = ((_MODELS / "format", ("tflite_reader.py", "tflite_schema.py", "sparsity.py",
-                                           "tflite_quantization.py")),
+_LOWERING_SOURCES = ((_MODELS / "format", ("tflite_reader.py", "flatbuffer_tables.py", "tflite_schema.py",
+                                           "sparsity.py", "tflite_quantization.py")),
                      (_HERE, ("tflite_plan.py", "constant_folding.py")),
                      (_MODELS / "lowering", tuple(sorted(p.name for p in (_MODELS / "lowering").glob("*.py")))),
                      # the rules, one module per family

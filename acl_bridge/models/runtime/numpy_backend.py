@@ -14,6 +14,7 @@ configure profiles, the memory report) is refused, naming the backend.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from typing import Callable, Dict, List, Optional, Tuple
@@ -87,10 +88,10 @@ def _plan_of(model, model_cache, fallback: bool):
     kept, plans, data, seconds = read_plan_cached(model, model_cache)
     if kept is not None:
         return kept, kept_report(plans, seconds)  # type: ignore[arg-type]
-    spec, report = read_model_cached(data, model_cache, dequantized=True)
+    spec, report = read_model_cached(data, model_cache, dequantized=True, keep=plans is None)
     plan = plan_model(spec, fallback=fallback)
-    if plans is not None:
-        plans.save(plan)
+    if plans is not None:  # what the runner's report says too
+        report = dataclasses.replace(report, reason=f"{report.reason}; {plans.save(plan)}")
     return plan, report
 
 

@@ -293,8 +293,9 @@ class TfliteRunner:
                 self._replan_from = data
                 if kept_plan is not None:
                     plan, self.model_cache = kept_plan, kept_report(plans, seconds)  # type: ignore[arg-type]
-                else:  # its constant DEQUANTIZEs folded, and kept so (the parsed-model cache's own file)
-                    spec, self.model_cache = read_model_cached(data, model_cache, dequantized=True)
+                else:  # its constant DEQUANTIZEs folded; kept in the plan's file (below) where plans are kept
+                    spec, self.model_cache = read_model_cached(data, model_cache, dequantized=True,
+                                                               keep=plans is None)
             if kept_plan is None:
                 with phase("lower"):  # and kept for the next start (encoded, read back, compared, written)
                     self._replan_from = spec

@@ -1,0 +1,128 @@
+"""A FlatBuffer's tables, vectors and strings read straight from its bytes, every position
+checked against the buffer.
+
+The generated classes of the ``tflite`` package read one field per method call (a new
+object per table, three reads per field, a numpy array per vector); this reads a table's
+field offsets once (:meth:`Tables.fields`) and a vector in one ``struct`` read, for the
+fields a model's graph needs (:mod:`.tflite_reader`, which names them by their field number in
+TensorFlow's ``schema.fbs``). It knows the FlatBuffer wire format only, not the schema.
+
+Every read refuses what lies outside the buffer: :class:`FlatBufferError` (a ValueError)
+with the byte position and what was read there; the caller names the field.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Dict, Optional, Tuple
+
+_U32 = struct.Struct("<I").unpack_from
+_I32 = struct.Struct("<i").unpack_from
+_U16 = struct.Struct("<H").unpack_from
+
+# element type codes of the vectors read here (struct's letters) and their sizes in bytes
+SIZES = {"?": 1, "b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "f": 4, "d": 8}
+
+
+class FlatBufferError(ValueError):
+    """A position in the buffer that a FlatBuffer cannot have (outside it, or a vtable that
+    does not fit)."""
+
+
+class Tables:
+    """Reading of one FlatBuffer (bytes): a table is its position and its field offsets
+    (:meth:`fields`, one tuple; field ``k`` at index ``k``, 0 where absent)."""
+
+    __slots__ = ("buf", "size", "_formats")
+
+    def __init__(self, buf: bytes):
+        self.buf = buf
+        self.size = len(buf)
+        self._formats: Dict[Tuple[str, int], struct.Struct] = {}
+
+    def _check(self, at: int, nbytes: int, what: str) -> None:
+        if at < 0:
+            raise FlatBufferError(f"{what} at byte {at} lies before the start of the buffer")
+        if at + nbytes > self.size:
+            raise FlatBufferError(f"{what} at byte {at} ({nbytes} bytes) lies past the end of the {self.size}-byte "
+                                  f"buffer")
+
+    def root(self) -> int:
+        """The root table's position."""
+        self._check(0, 4, "root offset")
+        pos: int = _U32(self.buf, 0)[0]
+        self._check(pos, 4, "root table")
+        return pos
+
+    def fields(self, pos: int) -> Tuple[int, ...]:
+        """The field offsets of the table at ``pos`` (relative to ``pos``; 0: absent)."""
+        self._check(pos, 4, "table")
+        vt = pos - _I32(self.buf, pos)[0]
+        self._check(vt, 4, "vtable")
+        vsize = _U16(self.buf, vt)[0]
+        if vsize < 4 or vsize % 2:
+            raise FlatBufferError(f"vtable at byte {vt} has size {vsize}, expected an even size of at least 4")
+        self._check(vt, vsize, "vtable")
+        return self._numbers("H", (vsize - 4) // 2, vt + 4)
+
+    def _numbers(self, code: str, n: int, at: int) -> Tuple:
+        fmt = self._formats.get((code, n))
+        if fmt is None:
+            fmt = self._formats[(code, n)] = struct.Struct(f"<{n}{code}")
+        return fmt.unpack_from(self.buf, at)
+
+    def scalar(self, pos: int, offsets: Tuple[int, ...], k: int, code: str, default=0):
+        """Field ``k`` of the table at ``pos``, a number of type ``code`` (struct's letter);
+        ``default`` where the table does not store it."""
+        off = offsets[k] if k < len(offsets) else 0
+        if not off:
+            return default
+        at = pos + off
+        self._check(at, SIZES[code], "field")
+        return self._numbers(code, 1, at)[0]
+
+    def ref(self, pos: int, offsets: Tuple[int, ...], k: int) -> Optional[int]:
+        """Where field ``k`` (a table, vector, string or union) points; None where absent."""
+        off = offsets[k] if k < len(offsets) else 0
+        if not off:
+            return None
+        at = pos + off
+        self._check(at, 4, "offset field")
+        return at + _U32(self.buf, at)[0]
+
+    def vector(self, pos: int, offsets: Tuple[int, ...], k: int, element_bytes: int) -> Tuple[int, int]:
+        """(start of its elements, length) of vector field ``k``; (0, 0) where absent. The
+        elements are checked to lie inside the buffer."""
+        at = self.ref(pos, offsets, k)
+        if at is None:
+            return 0, 0
+        self._check(at, 4, "vector length")
+        n: int = _U32(self.buf, at)[0]
+        self._check(at + 4, n * element_bytes, f"vector of {n} elements")
+        return at + 4, n
+
+    def numbers(self, pos: int, offsets: Tuple[int, ...], k: int, code: str) -> Tuple:
+        """Vector field ``k`` of numbers of type ``code`` as Python numbers (float32 as exact
+        floats); () where absent."""
+        start, n = self.vector(pos, offsets, k, SIZES[code])
+        return self._numbers(code, n, start) if n else ()
+
+    def bytes_of(self, pos: int, offsets: Tuple[int, ...], k: int) -> Optional[bytes]:
+        """Vector field ``k`` of bytes (or a string's bytes); None where absent."""
+        at = self.ref(pos, offsets, k)
+        if at is None:
+            return None
+        self._check(at, 4, "vector length")
+        n: int = _U32(self.buf, at)[0]
+        self._check(at + 4, n, f"vector of {n} bytes")
+        return self.buf[at + 4:at + 4 + n]
+
+    def tables(self, pos: int, offsets: Tuple[int, ...], k: int) -> Tuple[int, ...]:
+        """The positions of the tables of vector field ``k``; () where absent."""
+        start, n = self.vector(pos, offsets, k, 4)
+        if not n:
+            return ()
+        return tuple(start + 4 * j + rel for j, rel in enumerate(self._numbers("I", n, start)))
+
+
+__all__ = ["Tables", "FlatBufferError", "SIZES"]
