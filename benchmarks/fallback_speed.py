@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from acl_bridge.models.apps import fetch  # noqa: E402
-from acl_bridge.models.fallback import prepare  # noqa: E402
+from acl_bridge.models.fallback import KERNELS, prepare  # noqa: E402
 from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 from acl_bridge.models.planning.numpy_executor import run_plan_tensors  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
@@ -102,23 +102,33 @@ def bench_operator(name: str, data: bytes, model, values: Dict[int, np.ndarray],
     from acl_bridge.models.oracles.tflite_oracle import interpreter
 
     live = [i for i in op.inputs if i >= 0 and not model.tensors[i].is_constant]
-    arrays = {i: np.array(values[i]) for i in live}
+    # (a tensor the numpy executor left as a view of another has no value of its own: seeded noise)
+    arrays = {i: np.array(values[i]) if i in values else noise(model.tensors[i], i) for i in live}
     arrays.update({o: np.zeros(model.tensors[o].shape, model.tensors[o].dtype) for o in op.outputs})
     kernel = prepare(op, model, arrays)
-    cut = one_operator_file(data, op.index, sorted(live))
+    raw = read_model(data)  # inputs folded into constants at load (float16 weights) are inputs of the cut file
+    fed = sorted({i for i in op.inputs if i >= 0 and not raw.tensors[i].is_constant} | set(live))
+    cut = one_operator_file(data, op.index, fed)
     it, what = interpreter(cut, 1)
     plain = litert.Interpreter(model_content=cut, num_threads=1,
                                experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
     plain.allocate_tensors()
-    feed = {i: arrays[i] for i in live}
+    feed = {i: arrays[i] if i in arrays else np.asarray(values[i]) for i in fed}
     runs = {"fallback": kernel, "tflite": _invoker(it, feed), "tflite no delegate": _invoker(plain, feed)}
     for fn in runs.values():
         fn()
-    for interp in (it, plain):  # the same answer first
+    exact, _ = interpreter(cut, 1, reference=True)  # the same answer first: TFLite's reference kernels
+    _invoker(exact, feed)()
+    differs: Dict[str, float] = {}
+    for interp, label in ((exact, None), (it, "tflite"), (plain, "tflite no delegate")):
         for d, o in zip(interp.get_output_details(), op.outputs):
             got, ref = arrays[o], interp.get_tensor(d["index"]).reshape(arrays[o].shape)
-            if got.dtype.kind == "f":
-                np.testing.assert_allclose(got, ref, atol=1e-5, err_msg=f"{name} #{op.index} {op.opcode}")
+            if label is not None:  # TFLite's optimized kernels may round otherwise (int8: 1 LSB): recorded
+                diff = float(np.abs(got.astype(np.float64) - ref.astype(np.float64)).max(initial=0))
+                differs[label] = max(differs.get(label, 0.0), diff)
+            elif got.dtype.kind == "f":
+                np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4 + 1e-5 * float(np.abs(ref).max(initial=0)),
+                                           err_msg=f"{name} #{op.index} {op.opcode}")
             else:
                 np.testing.assert_array_equal(got, ref, err_msg=f"{name} #{op.index} {op.opcode}")
     if calls <= 0:  # about 2 ms of fallback per batch
@@ -129,7 +139,9 @@ def bench_operator(name: str, data: bytes, model, values: Dict[int, np.ndarray],
     times = interleaved({k: _batch(fn, calls) for k, fn in runs.items()}, rounds, "tflite")
     shapes = " ".join(f"{model.tensors[i].dtype}{list(model.tensors[i].shape)}" for i in live)
     row = {"model": name, "op_index": op.index, "opcode": op.opcode, "kind": kind, "inputs": shapes,
-           "calls": calls, "rounds": rounds, "tflite": what}
+           "calls": calls, "rounds": rounds, "tflite": what,
+           "max |fallback - tflite|": differs["tflite"],
+           "max |fallback - tflite no delegate|": differs["tflite no delegate"]}
     for k in runs:
         row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
     for k in ("fallback", "tflite no delegate"):
@@ -139,38 +151,66 @@ def bench_operator(name: str, data: bytes, model, values: Dict[int, np.ndarray],
     return row
 
 
+def _spread(ops: List[tuple], n: int) -> List[tuple]:
+    """``n`` of ``ops`` (sorted by input size) from the smallest to the largest, evenly."""
+    if n <= 0 or len(ops) <= n:
+        return ops
+    return [ops[round(k * (len(ops) - 1) / max(n - 1, 1))] for k in range(n)] if n > 1 else [ops[-1]]
+
+
+def _load(name: str):
+    """(file bytes, model, values of every tensor on seeded noise, fallback kinds by operator)."""
+    with open(fetch.model_path(name), "rb") as fh:  # fetched: python -m acl_bridge.models.apps.fetch
+        data = fh.read()
+    model = fold_constant_dequantize(read_model(data))
+    plan = plan_model(model, fallback=True)
+    x = noise(plan.model.tensors[plan.model.inputs[0]], 0)
+    values = run_plan_tensors(plan, x)
+    values.update((t.index, t.data) for t in plan.model.tensors if t.is_constant and t.index not in values)
+    return data, model, values, {f.op_index: f.kind for f in plan.fallbacks}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--models", default=",".join(MODELS), help="comma-separated, or 'all' (every model of the fetch cache)")
     p.add_argument("--rounds", type=int, default=31)
     p.add_argument("--calls", type=int, default=0, help="calls per batch (0: about 2 ms of fallback)")
     p.add_argument("--opcodes", default="SHAPE,STRIDED_SLICE,PACK,LOGISTIC,PAD",
-                   help="also every operator of these opcodes, on the fallback in the plan or not ('' for none)")
+                   help="also every operator of these opcodes, on the fallback in the plan or not ('' for none, "
+                        "'all' for every opcode the fallback has a kernel for)")
+    p.add_argument("--per-opcode", type=int, default=0,
+                   help="at most this many operators per opcode and output dtype over all models, from the "
+                        "smallest input to the largest (0: every one)")
     p.add_argument("--json")
     args = p.parse_args(argv)
-    rows = []
-    print("| model | operator | input | fallback us | tflite us | no delegate us | fallback / tflite (min-max) |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name in args.models.split(","):
-        with open(fetch.model_path(name), "rb") as fh:  # fetched: python -m acl_bridge.models.apps.fetch
-            data = fh.read()
-        model = fold_constant_dequantize(read_model(data))
-        plan = plan_model(model, fallback=True)
-        x = noise(plan.model.tensors[plan.model.inputs[0]], 0)
-        values = run_plan_tensors(plan, x)
-        values.update((t.index, t.data) for t in plan.model.tensors if t.is_constant and t.index not in values)
-        kinds = {f.op_index: f.kind for f in plan.fallbacks}
-        wanted = set(filter(None, args.opcodes.split(",")))
+    names = list(fetch.MODELS) if args.models == "all" else args.models.split(",")
+    wanted = set(KERNELS) if args.opcodes == "all" else set(filter(None, args.opcodes.split(",")))
+    loaded, groups = {}, {}
+    for name in names:
+        loaded[name] = _load(name)
+        _, model, _, kinds = loaded[name]
         for op in model.operators:
-            if op.index not in kinds and op.opcode not in wanted:
-                continue
-            r = bench_operator(name, data, model, values, op, kinds.get(op.index, "not on the fallback in the plan"),
-                               args.rounds, args.calls)
-            rows.append(r)
-            lo, hi = r["fallback / tflite range"]
-            print(f"| {name} | #{r['op_index']} {r['opcode']} | {r['inputs']} | {r['fallback us']:.2f} | "
-                  f"{r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
-                  f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
+            if op.index in kinds or op.opcode in wanted:
+                size = sum(model.tensors[i].data.size if model.tensors[i].is_constant else
+                           int(np.prod(model.tensors[i].shape)) for i in op.inputs[:1] if i >= 0)
+                key = (op.opcode, str(model.tensors[op.outputs[0]].dtype))
+                groups.setdefault(key, []).append((size, name, op.index))
+    chosen = sorted((name, index) for key in sorted(groups)
+                    for _, name, index in _spread(sorted(groups[key]), args.per_opcode))
+    rows = []
+    print("| model | operator | input | fallback us | tflite us | no delegate us | fallback / tflite (min-max) "
+          "| max diff tflite |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, index in chosen:
+        data, model, values, kinds = loaded[name]
+        op = next(o for o in model.operators if o.index == index)
+        r = bench_operator(name, data, model, values, op, kinds.get(op.index, "not on the fallback in the plan"),
+                           args.rounds, args.calls)
+        rows.append(r)
+        lo, hi = r["fallback / tflite range"]
+        print(f"| {name} | #{r['op_index']} {r['opcode']} | {r['inputs']} | {r['fallback us']:.2f} | "
+              f"{r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
+              f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | {r['max |fallback - tflite|']:g} |", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -17,6 +17,7 @@ import numpy as np
 from . import int8_reference as q8
 from ..lowering.helpers import FUSED
 from .registry import ANY, FLOAT, INT8, INTEGER, Call, kernel
+from .tables import bind_binary, binary_table
 
 _FLOAT_ACTIVATIONS: Dict[Optional[str], Callable[[np.ndarray], np.ndarray]] = {
     None: lambda y: y,
@@ -60,15 +61,32 @@ def _binary(c: Call) -> Callable[[], None]:
     f = _FLOAT_BINARY[op]
     if not _quantized(c):
         if c.tensor_out().dtype == np.float32:
-            act = _FLOAT_ACTIVATIONS[c.option("fused_activation_function")]
+            name = c.option("fused_activation_function")
+            if name is None and a.dtype == b.dtype == np.float32:
+                return _into(f, a, b, c)
+            act = _FLOAT_ACTIVATIONS[name]
             return lambda: c.write(act(f(a, b).astype(np.float32, copy=False)))
         return lambda: c.write(f(a, b))
     dtype, clamp = c.tensor_out().dtype, int8_clamp(c)
     qa, qb, qy = c.q_in(0), c.q_in(1), c.q_out()
     if op in _INT8_ARITHMETIC:
         g = _INT8_ARITHMETIC[op]
-        return lambda: c.write(g(a, qa, b, qb, qy, dtype, clamp))
-    return lambda: c.write(f(a, b))  # MAXIMUM, MINIMUM: the stored values
+        table = binary_table(lambda x, y: g(x, qa, y, qb, qy, dtype, clamp), a.dtype, b.dtype, dtype)
+        looked_up = bind_binary(table, a, b, c.outputs[0], c.constant(0), c.constant(1))
+        return looked_up or (lambda: c.write(g(a, qa, b, qb, qy, dtype, clamp)))
+    return _into(f, a, b, c)  # MAXIMUM, MINIMUM: the stored values
+
+
+def _into(f: Callable, a: np.ndarray, b: np.ndarray, c: Call) -> Callable[[], None]:
+    """``f(a, b)`` written straight into the output where it has the broadcast shape and dtype."""
+    out = c.outputs[0]
+    try:
+        fits = np.broadcast_shapes(a.shape, b.shape) == out.shape and np.result_type(a, b) == out.dtype
+    except ValueError:
+        fits = False
+    if fits and isinstance(f, np.ufunc):
+        return lambda: f(a, b, out=out)
+    return lambda: c.write(f(a, b))
 
 
 def _int8_binary_check(op, model) -> Optional[str]:

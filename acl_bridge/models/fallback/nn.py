@@ -6,7 +6,7 @@ kernels), so they need a rule that accepts them (a dilated convolution has none)
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from . import int8_reference as q8
 from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
-from .step_kernels import run_step
+from .bound_layers import bind_step
 
 
 @kernel("SOFTMAX", dtypes=FLOAT + INT8)
@@ -55,10 +55,17 @@ def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
 
 
 @kernel("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESIZE_BILINEAR",
-        check=_lowerable)
-def lowered_layer(c: Call) -> None:
-    """The rule's steps on numpy (they read the operator's input and write its output; an
-    in-place activation step writes the output again)."""
+        check=_lowerable, binds=True)
+def lowered_layer(c: Call) -> Callable[[], None]:
+    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_layers`; they read the
+    operator's input and write its output; an in-place activation step writes the output
+    again)."""
     arrays = {c.op.inputs[0]: np.asarray(c.inputs[0]), c.op.outputs[0]: c.outputs[0]}
-    for s in rule_for(c.op.opcode).lower(c.op, c.model):
-        run_step(s, arrays)
+    runs = [bind_step(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
+    if len(runs) == 1:
+        return runs[0]
+
+    def steps() -> None:
+        for run in runs:
+            run()
+    return steps
