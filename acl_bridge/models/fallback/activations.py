@@ -16,6 +16,7 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import int8_reference as q8
+from .inplace import relu_into
 from .registry import FLOAT, INT8, Call, kernel
 from .tables import bind_unary, unary_table
 
@@ -73,9 +74,11 @@ def _float_into(c: Call, x: np.ndarray, out: np.ndarray) -> Optional[Callable[[]
     if x.shape != out.shape:
         return None
     if op == "RELU":
-        return lambda: np.maximum(x, _F32(0), out=out)
+        return lambda: relu_into(x, out)
     if op in _CLAMPS:
         lo, hi = (_F32(v) for v in _CLAMPS[op])
+        if lo == 0:
+            return lambda: relu_into(x, out, hi)
 
         def clamped() -> None:
             np.maximum(x, lo, out=out)

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..lowering.step import Step
 from . import int8_reference as q8
+from .inplace import clamp_into, relu_into
 from .step_kernels import _clamp, run_step
 
 Run = Callable[[], None]
@@ -126,12 +127,6 @@ def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tu
     return run
 
 
-def clamp_into(a: np.ndarray, lo, hi) -> None:
-    """``a`` clamped to [lo, hi] in place (two ufunc calls: np.clip's wrapper costs more)."""
-    np.maximum(a, lo, out=a)
-    np.minimum(a, hi, out=a)
-
-
 def _weights_and_real(c: dict, q: dict, axis_first: bool):
     """(weights minus their zero point as int64, bias as int64 or zeros, the per-channel real
     multiplier) of a convolution-like step."""
@@ -217,14 +212,18 @@ def _im2col(x: np.ndarray, kernel, stride, padding, out_hw, fill_value, cols: np
         flat = x.reshape(n * oh * ow, cin)
         return lambda: np.copyto(cols, flat, casting="unsafe")
     buf, inner = _padded(x, padding, fill_value, cols.dtype)
-    views = _taps(buf, kernel, stride, out_hw)
-    if views is None:
+    if _taps(buf, kernel, stride, out_hw) is None:
         return None
     try:
-        grid = cols.reshape(n, oh, ow, kh * kw, cin, copy=False)  # a view, never a copy
+        grid = cols.reshape(n, oh, ow, kh, kw * cin, copy=False)  # a view, never a copy
     except ValueError:
         return None
-    pairs = [(grid[:, :, :, t], v) for t, v in enumerate(views)]
+    # per kernel row, the kw x C cells of each window lie side by side in the padded buffer: one
+    # strided view (and one copy) per kernel row, not per tap
+    s0, s1, s2, s3 = buf.strides
+    rows = [np.lib.stride_tricks.as_strided(buf[:, i:], (n, oh, ow, kw * cin), (s0, stride[0] * s1, stride[1] * s2, s3),
+                                            writeable=False) for i in range(kh)]
+    pairs = [(grid[:, :, :, i], v) for i, v in enumerate(rows)]
 
     def fill() -> None:
         np.copyto(inner, x, casting="unsafe")
@@ -417,6 +416,14 @@ def _then_clamp(work: Run, y: np.ndarray, bounds) -> Run:
     if lo is None and hi is None:
         return work
 
+    if lo == 0:
+        top = None if hi is None else np.float32(hi)
+
+        def relu() -> None:
+            work()
+            relu_into(y, y, top)
+        return relu
+
     def run() -> None:
         work()
         if hi is None:
@@ -528,4 +535,4 @@ def _pooling(p, c, q, x, y):
     return None if work is None else _then_clamp(work, y, bounds)
 
 
-__all__ = ["bind_step", "clamp_into", "requantizer", "requantizer_of"]
+__all__ = ["bind_step", "requantizer", "requantizer_of"]

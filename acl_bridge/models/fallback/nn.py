@@ -14,7 +14,8 @@ from . import int8_reference as q8
 from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
-from .bound_layers import bind_step, clamp_into
+from .bound_layers import bind_step
+from .inplace import clamp_into
 
 
 @kernel("SOFTMAX", dtypes=FLOAT + INT8, binds=True)

@@ -7,7 +7,7 @@ from typing import Callable, Optional, Tuple
 import numpy as np
 
 from . import int8_reference as q8
-from .bound_layers import clamp_into
+from .inplace import clamp_into
 from .registry import FLOAT, INT8, Call, kernel
 from .tables import bind_unary, unary_table
 
