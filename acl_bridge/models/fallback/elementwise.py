@@ -17,6 +17,7 @@ import numpy as np
 from . import int8_reference as q8
 from ..lowering.helpers import FUSED
 from .registry import ANY, FLOAT, INT8, INTEGER, Call, kernel
+from .inplace import clamp_into, relu_into
 from .tables import bind_binary, binary_table
 
 _FLOAT_ACTIVATIONS: Dict[Optional[str], Callable[[np.ndarray], np.ndarray]] = {
@@ -62,8 +63,8 @@ def _binary(c: Call) -> Callable[[], None]:
     if not _quantized(c):
         if c.tensor_out().dtype == np.float32:
             name = c.option("fused_activation_function")
-            if name is None and a.dtype == b.dtype == np.float32:
-                return _into(f, a, b, c)
+            if name in _CLAMPS and a.dtype == b.dtype == np.float32:
+                return _into(f, a, b, c, _CLAMPS[name])
             act = _FLOAT_ACTIVATIONS[name]
             return lambda: c.write(act(f(a, b).astype(np.float32, copy=False)))
         return lambda: c.write(f(a, b))
@@ -77,16 +78,33 @@ def _binary(c: Call) -> Callable[[], None]:
     return _into(f, a, b, c)  # MAXIMUM, MINIMUM: the stored values
 
 
-def _into(f: Callable, a: np.ndarray, b: np.ndarray, c: Call) -> Callable[[], None]:
-    """``f(a, b)`` written straight into the output where it has the broadcast shape and dtype."""
+# float32 fused activations as clamps in the output (low, high; None: open)
+_CLAMPS = {None: (None, None), "RELU": (0, None), "RELU6": (0, 6), "RELU_N1_TO_1": (-1, 1)}
+
+
+def _into(f: Callable, a: np.ndarray, b: np.ndarray, c: Call, clamp=(None, None)) -> Callable[[], None]:
+    """``f(a, b)`` written straight into the output where it has the broadcast shape and dtype
+    (then clamped in place: ``clamp``, float32 only)."""
     out = c.outputs[0]
     try:
         fits = np.broadcast_shapes(a.shape, b.shape) == out.shape and np.result_type(a, b) == out.dtype
     except ValueError:
         fits = False
-    if fits and isinstance(f, np.ufunc):
+    lo, hi = clamp
+    if not fits or not isinstance(f, np.ufunc):
+        act = _FLOAT_ACTIVATIONS[c.option("fused_activation_function")] if lo is not None else (lambda y: y)
+        return lambda: c.write(act(f(a, b)))
+    if lo is None:
         return lambda: f(a, b, out=out)
-    return lambda: c.write(f(a, b))
+    top = None if hi is None else np.float32(hi)
+
+    def clamped() -> None:
+        f(a, b, out=out)
+        if lo == 0:
+            relu_into(out, out, top)
+        else:
+            clamp_into(out, np.float32(lo), top)
+    return clamped
 
 
 def _int8_binary_check(op, model) -> Optional[str]:
