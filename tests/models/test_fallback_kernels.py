@@ -381,3 +381,27 @@ def test_the_lowering_s_one_operator_cases_on_the_fallback_match_tflite(case):
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=tolerance(ref))
     else:
         np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("single_rounding", [False, True], ids=["two-roundings", "single-rounding"])
+def test_the_one_shift_requantization_is_tflite_s_arithmetic(single_rounding):
+    """bound_layers.requantizer (one rounding right shift in int64) against int8_reference's
+    gemmlowp steps, per channel and per tensor, on random accumulators and on the ties: a
+    multiplier of exactly 0.5 * 2**-e makes every odd accumulator a tie of the first rounding
+    and many of the second."""
+    from acl_bridge.models.fallback import int8_reference as q8
+    from acl_bridge.models.fallback.bound_layers import requantizer
+
+    rng = np.random.default_rng(12)
+    channels = 37
+    real = np.concatenate([rng.uniform(1e-5, 0.999, channels - 5), 0.5 * 2.0 ** -np.arange(5)])
+    acc = np.concatenate([rng.integers(-2 ** 31, 2 ** 31, (400, channels)),
+                          rng.integers(-3000, 3000, (400, channels))]).astype(np.int32)
+    zero_point, clamp = -7, (-128, 127)
+    for multiplier in (real, real[:1]):  # per channel, per tensor
+        out = np.empty(acc.shape, np.int8)
+        requantizer(multiplier, zero_point, clamp, out, single_rounding)(acc)
+        q, shift = q8.quantize_multiplier(multiplier)
+        exact = (q8.multiply_single_rounding(acc, q, shift) if single_rounding
+                 else q8.multiply_by_quantized_multiplier(acc, q, shift))
+        np.testing.assert_array_equal(out, np.clip(exact + zero_point, *clamp))

@@ -103,12 +103,13 @@ def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tu
     else:
         nudge = (np.int64(1) << 30) + np.where(e > 0, np.int64(1) << (30 + np.maximum(e, 0)), 0)
         fix = np.where(e > 0, np.int64(1) << 31, 0)
+    corrects = bool(np.any(fix))
+    if corrects:  # the first 2**30 of the nudge, then the sign of the sum picks the fix
+        nudge = nudge - (1 << 30)
     one = qm.size == 1
     qm, nudge, fix, total = ((v[0] if one else v).astype(np.int64) for v in (qm, nudge, fix, total))
     lo, hi = clamp[0] - zero_point, clamp[1] - zero_point
-    v = np.empty(out.shape, np.int64)
-    negative = np.empty(out.shape, bool)
-    corrects = bool(np.any(fix))
+    v, sign = np.empty(out.shape, np.int64), np.empty(out.shape, np.int64)
 
     def run(acc: np.ndarray) -> None:
         if acc.dtype.kind == "f":
@@ -116,11 +117,12 @@ def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tu
             np.multiply(v, qm, out=v)
         else:
             np.multiply(acc, qm, out=v)
-        if corrects:
-            np.less(v, -(1 << 30), out=negative)
+        if corrects:  # v + 2**30 < 0 (the high half negative): its sign, all ones, masks the fix
+            np.add(v, 1 << 30, out=v)
+            np.right_shift(v, 63, out=sign)
+            np.bitwise_and(sign, fix, out=sign)
+            np.subtract(v, sign, out=v)
         np.add(v, nudge, out=v)
-        if corrects:
-            np.subtract(v, fix, out=v, where=negative)
         np.right_shift(v, total, out=v)
         clamp_into(v, lo, hi)
         np.add(v, zero_point, out=out, casting="unsafe")
@@ -162,6 +164,19 @@ def _taps(buf: np.ndarray, kernel, stride, out_hw):
     (kh, kw), (sh, sw), (oh, ow) = kernel, stride, out_hw
     views = [buf[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] for i in range(kh) for j in range(kw)]
     return views if views[-1].shape[1:3] == (oh, ow) else None
+
+
+def _window_rows(buf: np.ndarray, kernel, stride, out_hw):
+    """Per kernel row, the (N, OH, OW, kw x C) view of ``buf`` (C-contiguous) whose last axis
+    is each window's row: its kw x C cells lie side by side, so one view (and one copy) per
+    kernel row, not per tap; None where the output does not fit."""
+    if _taps(buf, kernel, stride, out_hw) is None:
+        return None
+    (kh, kw), (sh, sw), (oh, ow) = kernel, stride, out_hw
+    n, ch = buf.shape[0], buf.shape[3]
+    s0, s1, s2, s3 = buf.strides
+    return [np.lib.stride_tricks.as_strided(buf[:, i:], (n, oh, ow, kw * ch), (s0, sh * s1, sw * s2, s3),
+                                            writeable=False) for i in range(kh)]
 
 
 def _matmul_dtype(bound: float):
@@ -212,18 +227,13 @@ def _im2col(x: np.ndarray, kernel, stride, padding, out_hw, fill_value, cols: np
         flat = x.reshape(n * oh * ow, cin)
         return lambda: np.copyto(cols, flat, casting="unsafe")
     buf, inner = _padded(x, padding, fill_value, cols.dtype)
-    if _taps(buf, kernel, stride, out_hw) is None:
+    if _window_rows(buf, kernel, stride, out_hw) is None:
         return None
     try:
         grid = cols.reshape(n, oh, ow, kh, kw * cin, copy=False)  # a view, never a copy
     except ValueError:
         return None
-    # per kernel row, the kw x C cells of each window lie side by side in the padded buffer: one
-    # strided view (and one copy) per kernel row, not per tap
-    s0, s1, s2, s3 = buf.strides
-    rows = [np.lib.stride_tricks.as_strided(buf[:, i:], (n, oh, ow, kw * cin), (s0, stride[0] * s1, stride[1] * s2, s3),
-                                            writeable=False) for i in range(kh)]
-    pairs = [(grid[:, :, :, i], v) for i, v in enumerate(rows)]
+    pairs = [(grid[:, :, :, i], v) for i, v in enumerate(_window_rows(buf, kernel, stride, out_hw))]
 
     def fill() -> None:
         np.copyto(inner, x, casting="unsafe")
@@ -268,26 +278,39 @@ def _depthwise_q(p, c, q, x, y):
         return None
     xz = q["src"][1]
     buf, inner = _padded(np.empty((n, h, w, cm), np.int32), p["padding"], 0, np.int32)
-    views = _taps(buf, (kh, kw), p["stride"], y.shape[1:3])
-    if views is None:
-        return None
     target = _split_channels(inner, cin, m)
-    if target is None:
+    acc = np.empty(y.shape, np.int32)
+    total = None if target is None else _depthwise_sum(buf, (kh, kw), p["stride"], ws.astype(np.int32), acc)
+    if total is None:
         return None
     source = x if m == 1 else x[..., None]
-    pairs = [(v, ws[t // kw, t % kw].astype(np.int32)) for t, v in enumerate(views)]
-    acc, tmp = np.empty(y.shape, np.int32), np.empty(y.shape, np.int32)
     bias32 = bias.astype(np.int32)
 
     def run() -> None:
         np.subtract(source, xz, out=target, dtype=np.int32)
-        v0, w0 = pairs[0]
-        np.multiply(v0, w0, out=acc)
-        for v, wt in pairs[1:]:
-            np.multiply(v, wt, out=tmp)
-            np.add(acc, tmp, out=acc)
+        total()
         np.add(acc, bias32, out=acc)
         requant(acc)
+    return run
+
+
+def _depthwise_sum(buf: np.ndarray, kernel, stride, w: np.ndarray, acc: np.ndarray) -> Optional[Run]:
+    """The function writing ``acc`` := per channel, the sum over each window of ``buf`` (the
+    padded input, channels C) times ``w`` (kh, kw, C): the windows copied by kernel row into
+    columns (P, kh * kw, C), then one einsum (a loop per tap costs two passes each)."""
+    rows = _window_rows(buf, kernel, stride, acc.shape[1:3])
+    if rows is None or not acc.flags.c_contiguous:
+        return None
+    (kh, kw), (n, oh, ow, ch) = kernel, acc.shape
+    cols = np.empty((n, oh, ow, kh, kw * ch), acc.dtype)
+    flat, weights, sums = cols.reshape(n * oh * ow, kh * kw, ch), w.reshape(kh * kw, ch).astype(acc.dtype), \
+        acc.reshape(n * oh * ow, ch)
+    pairs = [(cols[:, :, :, i], r) for i, r in enumerate(rows)]
+
+    def run() -> None:
+        for dst, r in pairs:
+            np.copyto(dst, r)
+        np.einsum("pkc,kc->pc", flat, weights, out=sums)
     return run
 
 
@@ -497,26 +520,18 @@ def _depthwise(p, c, q, x, y):
     if bounds is None or not _float_ok(x, y) or cm != cin * m or y.shape[3] != cm:
         return None
     buf, inner = _padded(np.empty((n, h, wd, cm), np.float32), p["padding"], 0.0, np.float32)
-    views = _taps(buf, (kh, kw), p["stride"], y.shape[1:3])
-    if views is None:
-        return None
     target = _split_channels(inner, cin, m)
-    if target is None:
+    acc = y if y.flags.c_contiguous else np.empty(y.shape, np.float32)
+    total = None if target is None else _depthwise_sum(buf, (kh, kw), p["stride"], w, acc)
+    if total is None:
         return None
     source = x if m == 1 else x[..., None]
-    pairs = [(v, w[t // kw, t % kw]) for t, v in enumerate(views)]
-    tmp = np.empty(y.shape, np.float32)
-    bias = None if c.get("bias") is None else np.asarray(c["bias"], np.float32)
+    bias = np.zeros(cm, np.float32) if c.get("bias") is None else np.asarray(c["bias"], np.float32)
 
     def run() -> None:
         np.copyto(target, source)
-        v0, w0 = pairs[0]
-        np.multiply(v0, w0, out=y)
-        for v, wt in pairs[1:]:
-            np.multiply(v, wt, out=tmp)
-            np.add(y, tmp, out=y)
-        if bias is not None:
-            np.add(y, bias, out=y)
+        total()
+        np.add(acc, bias, out=y)
     return _then_clamp(run, y, bounds)
 
 
