@@ -354,14 +354,16 @@ def _runs_on_the_fallback(data: bytes) -> bool:
 
 
 def _plan_cases():
-    """The one-operator cases of the lowering's table (test_one_operator) whose operator the
-    fallback runs: the same models forced onto the fallback."""
+    """The one-operator cases of the lowering's table (test_one_operator, test_one_operator_logic)
+    whose operator the fallback runs: the same models forced onto the fallback."""
     from .test_one_operator import CASES, INT8_CASES, _int8_input
+    from .test_one_operator_logic import CASES as LOGIC_CASES
 
     floats = [(c.id, one_operator_model(c.opcode, c.x, c.y, c.inputs, c.options, c.version), c.x_range, None)
               for c in CASES]
     int8s = [(c.id, c.model(), None, _int8_input(c)) for c in INT8_CASES]
-    return [case for case in floats + int8s if _runs_on_the_fallback(case[1])]
+    logic = [(c.id, c.model(), None, c.input()) for c in LOGIC_CASES]
+    return [case for case in floats + int8s + logic if _runs_on_the_fallback(case[1])]
 
 
 PLAN_CASES = _plan_cases()
@@ -377,7 +379,7 @@ def test_the_lowering_s_one_operator_cases_on_the_fallback_match_tflite(case):
         x = np.random.default_rng(4).uniform(*x_range, read_model(data).tensors[0].shape).astype(np.float32)
     got = run_plan(_forced(data), x)["output"]
     ref = interpreter_outputs(data, x, reference=x.dtype != np.float32)["output"]
-    if ref.dtype.kind == "f" and x.dtype == np.float32:
+    if ref.dtype.kind == "f" and x.dtype == np.float32:  # (float in and out)
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=tolerance(ref))
     else:
         np.testing.assert_array_equal(got, ref)

@@ -94,6 +94,13 @@ def _float_into(c: Call, x: np.ndarray, out: np.ndarray) -> Optional[Callable[[]
             np.add(out, _F32(1), out=out)
             np.reciprocal(out, out=out)
         return logistic
+    if op == "LEAKY_RELU" and 0 <= float(c.option("alpha", 0.2)) <= 1:  # max(x, alpha x): two passes
+        alpha = _F32(c.option("alpha", 0.2))
+
+        def leaky() -> None:
+            np.multiply(x, alpha, out=out)
+            np.maximum(out, x, out=out)
+        return leaky
     if op == "SQUARE":
         return lambda: np.multiply(x, x, out=out)
     if op == "RSQRT":
@@ -191,6 +198,9 @@ def unary(c: Call) -> Callable[[], None]:
     return bind_unary(unary_table(relu, x.dtype, dtype), x, out) or (lambda: c.write(relu(x)))
 
 
-@kernel("LOGICAL_NOT", dtypes=("bool",))
-def logical_not(c: Call) -> None:
-    c.write(np.logical_not(c.inputs[0]))
+@kernel("LOGICAL_NOT", dtypes=("bool",), binds=True)
+def logical_not(c: Call) -> Callable[[], None]:
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if x.shape == out.shape:
+        return lambda: np.logical_not(x, out=out)
+    return lambda: c.write(np.logical_not(x))

@@ -53,9 +53,21 @@ def reshape(c: Call) -> Callable[[], None]:
     return lambda: c.write(x)
 
 
-@kernel("TRANSPOSE", dtypes=ANY)
-def transpose(c: Call) -> None:
-    c.write(np.transpose(c.inputs[0], [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
+def _assign(view: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """``out`` := ``view`` (a view of the input made once at load) per call."""
+    def assign() -> None:
+        out[...] = view
+    return assign
+
+
+@kernel("TRANSPOSE", dtypes=ANY, binds=True)
+def transpose(c: Call) -> Callable[[], None]:
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if c.constant(1):  # the permuted view made once
+        view = np.transpose(x, [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)])
+        if view.shape == out.shape:
+            return _assign(view, out)
+    return lambda: c.write(np.transpose(x, [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
 
 
 @kernel("STRIDED_SLICE", dtypes=ANY, binds=True)
@@ -101,24 +113,47 @@ def _strided_index(c: Call) -> Tuple[object, ...]:
     return tuple(index)
 
 
-@kernel("SLICE", dtypes=ANY)
-def slice_(c: Call) -> None:
-    x = c.inputs[0]
-    begin, size = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:3])
-    c.write(x[tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n)) for b, n in zip(begin, size))])
+@kernel("SLICE", dtypes=ANY, binds=True)
+def slice_(c: Call) -> Callable[[], None]:
+    x, out = c.inputs[0], c.outputs[0]
+
+    def index() -> Tuple[slice, ...]:
+        begin, size = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:3])
+        return tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n)) for b, n in zip(begin, size))
+    if c.constant(1, 2):  # the slice's view made once
+        view = x[index()]
+        if view.shape == out.shape:
+            return _assign(view, out)
+    return lambda: c.write(x[index()])
 
 
-@kernel("GATHER", dtypes=ANY)
-def gather(c: Call) -> None:
-    """TFLite's GATHER: ``params`` indexed along ``axis`` by ``indices``; with ``batch_dims``
-    the leading batch dimensions of both pair up (output: params' shape before ``axis``, then
-    indices' shape after the batch dimensions, then params' shape after ``axis``)."""
+def _gather(c: Call) -> None:
     x, idx = c.inputs[0], np.asarray(c.inputs[1]).astype(np.int64)
     axis, batch = int(c.option("axis", 0)), int(c.option("batch_dims", 0))
     axis, batch = axis + x.ndim if axis < 0 else axis, batch + idx.ndim if batch < 0 else batch
     if batch == 0:
         c.write(np.take(x, idx, axis=axis))
         return
+    _gather_batches(c, x, idx, axis, batch)
+
+
+@kernel("GATHER", dtypes=ANY, binds=True)
+def gather(c: Call) -> Callable[[], None]:
+    """TFLite's GATHER: ``params`` indexed along ``axis`` by ``indices``; with ``batch_dims``
+    the leading batch dimensions of both pair up (output: params' shape before ``axis``, then
+    indices' shape after the batch dimensions, then params' shape after ``axis``). Constant
+    indices without batch dimensions: one ``take`` into the output."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    axis, batch = int(c.option("axis", 0)), int(c.option("batch_dims", 0))
+    if c.constant(1) and batch == 0:
+        idx = np.asarray(c.inputs[1]).astype(np.intp)
+        axis = axis + x.ndim if axis < 0 else axis
+        if x.shape[:axis] + idx.shape + x.shape[axis + 1:] == out.shape and out.flags.c_contiguous:
+            return lambda: np.take(x, idx, axis=axis, out=out)
+    return lambda: _gather(c)
+
+
+def _gather_batches(c: Call, x: np.ndarray, idx: np.ndarray, axis: int, batch: int) -> None:
     lead = x.shape[:batch]
     xs, ids = x.reshape((-1,) + x.shape[batch:]), idx.reshape((-1,) + idx.shape[batch:])
     parts = [np.take(xs[k], ids[k], axis=axis - batch) for k in range(xs.shape[0])]
@@ -284,10 +319,13 @@ def mirror_pad(c: Call) -> None:
     c.write(np.pad(c.inputs[0], [tuple(p) for p in pads.tolist()], mode=mode))
 
 
-@kernel("CAST", dtypes=ANY)
-def cast(c: Call) -> None:
+@kernel("CAST", dtypes=ANY, binds=True)
+def cast(c: Call) -> Callable[[], None]:
     """numpy's conversion is C++'s static_cast: float -> integer truncates toward zero."""
-    c.write(np.asarray(c.inputs[0]).astype(c.tensor_out().dtype))
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if x.shape == out.shape:
+        return lambda: np.copyto(out, x, casting="unsafe")
+    return lambda: c.write(x.astype(c.tensor_out().dtype))
 
 
 @kernel("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", dtypes=ANY)

@@ -122,10 +122,18 @@ _COMPARISONS = {"EQUAL": np.equal, "NOT_EQUAL": np.not_equal, "LESS": np.less, "
                 "LOGICAL_OR": np.logical_or}
 
 
-@kernel(*_COMPARISONS, dtypes=ANY)
-def compare(c: Call) -> None:
-    """Comparisons of stored values (of int8 tensors with one quantization, the same order)."""
-    c.write(_COMPARISONS[c.op.opcode](np.asarray(c.inputs[0]), np.asarray(c.inputs[1])))
+@kernel(*_COMPARISONS, dtypes=ANY, binds=True)
+def compare(c: Call) -> Callable[[], None]:
+    """Comparisons of stored values (of int8 tensors with one quantization, the same order),
+    written into the output where it has the broadcast shape."""
+    f, a, b, out = _COMPARISONS[c.op.opcode], np.asarray(c.inputs[0]), np.asarray(c.inputs[1]), c.outputs[0]
+    try:
+        fits = np.broadcast_shapes(a.shape, b.shape) == out.shape and out.dtype == np.bool_
+    except ValueError:
+        fits = False
+    if fits:
+        return lambda: f(a, b, out=out)
+    return lambda: c.write(f(a, b))
 
 
 @kernel("SELECT", "SELECT_V2", dtypes=ANY)

@@ -37,9 +37,36 @@ def reduce(c: Call) -> Callable[[], None]:
         qx, qy = c.q_in(0), c.q_out()
         return _int8_mean(x, axes, qx, qy, c.outputs[0]) or (lambda: c.write(q8.mean(x, axes, qx, qy, out.dtype)))
     f = _FLOAT[c.op.opcode]
+    into = _reduce_into(c.op.opcode, x, axes, c.outputs[0])
+    if into is not None:
+        return into
     if out.dtype.name in INT8:
         return lambda: c.write(f(x, axis=axes, keepdims=True))
     return lambda: c.write(f(x, axis=axes, keepdims=True).astype(out.dtype))
+
+
+_UFUNCS = {"SUM": np.add, "MEAN": np.add, "REDUCE_MAX": np.maximum, "REDUCE_MIN": np.minimum, "REDUCE_PROD": np.multiply}
+
+
+def _reduce_into(opcode: str, x: np.ndarray, axes: Tuple[int, ...], out: np.ndarray) -> Optional[Callable[[], None]]:
+    """The reduction as one ufunc reduce written into the output (seen with the reduced axes
+    kept), in the input's dtype (MEAN: float32, then divided by the count); None where the
+    output is no such view or the dtypes differ."""
+    if x.dtype != out.dtype or (opcode == "MEAN" and x.dtype != np.float32) or not axes:
+        return None
+    try:
+        kept = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)), copy=False)
+    except ValueError:
+        return None
+    f = _UFUNCS[opcode].reduce
+    if opcode != "MEAN":
+        return lambda: f(x, axis=axes, keepdims=True, out=kept)
+    count = np.float32(int(np.prod([x.shape[a] for a in axes])))
+
+    def mean() -> None:
+        f(x, axis=axes, keepdims=True, out=kept)
+        np.divide(kept, count, out=kept)
+    return mean
 
 
 def _int8_mean(x: np.ndarray, axes: Tuple[int, ...], qx, qy, out: np.ndarray) -> Optional[Callable[[], None]]:
