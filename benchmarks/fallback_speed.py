@@ -183,18 +183,15 @@ def _synthetic() -> Dict[str, tuple]:
     """The fallback's one-operator test models (tests/models/test_fallback_kernels.py: its own
     rows, and the lowering table's cases the fallback runs; test_one_operator_logic.py's), as
     ``_load`` gives a model, by
-    ``case:<id>``; their input as the tests draw it."""
+    ``case:<list>:<id>``; their input as the tests draw it."""
     from tests.models import test_fallback_kernels as cases
     from tests.models.tiny_tflite import one_operator_model
 
     rng = np.random.default_rng(7)
-    made = [(f"case:{c[0]}", one_operator_model(*c[1:6], **c[6]), None) for c in cases.FLOAT_CASES]
-    made += [(f"case:{c[0]}", one_operator_model(*c[1:6], io_dtype="int8", quantization=c[6]), None)
+    made = [(f"case:float:{c[0]}", one_operator_model(*c[1:6], **c[6]), None) for c in cases.FLOAT_CASES]
+    made += [(f"case:int8:{c[0]}", one_operator_model(*c[1:6], io_dtype="int8", quantization=c[6]), None)
              for c in cases.INT8_CASES]
-    made += [(f"case:{c[0]}", c[1], c[3] if c[3] is not None else c[2]) for c in cases.PLAN_CASES]
-    from tests.models.test_one_operator_logic import CASES as LOGIC  # comparisons, logic, arg max, select
-
-    made += [(f"case:{c.id}", c.model(), c.input()) for c in LOGIC]
+    made += [(f"case:plan:{c[0]}", c[1], c[3] if c[3] is not None else c[2]) for c in cases.PLAN_CASES]
     loaded = {}
     for name, data, x in made:
         model = fold_constant_dequantize(read_model(data))

@@ -10,20 +10,20 @@ import numpy as np
 
 
 @functools.lru_cache(maxsize=64)
-def zeros(shape: Tuple[int, ...], dtype: str = "float32") -> np.ndarray:
-    """A read-only array of zeros (calloc'd pages, never written: they cost no memory), the
-    operand of np.maximum for a float ReLU: with an array numpy takes its vectorised loop,
-    with a scalar 0 (on numpy 2.4, x86-64) a loop two to three times slower."""
-    z = np.zeros(shape, dtype)
-    z.flags.writeable = False
-    return z
+def filled(shape: Tuple[int, ...], dtype: str = "float32", value: float = 0.0) -> np.ndarray:
+    """A read-only array of ``value`` (zeros: calloc'd pages, never written, that cost no
+    memory), the operand of np.maximum / np.minimum for a float ReLU: with an array numpy
+    takes its vectorised loop, with a scalar (numpy 2.4, x86-64) one two to five times slower."""
+    a = np.zeros(shape, dtype) if value == 0 else np.full(shape, value, dtype)
+    a.flags.writeable = False
+    return a
 
 
 def relu_into(x: np.ndarray, out: np.ndarray, hi=None) -> None:
     """``out`` := max(x, 0) (then min(., hi) where ``hi`` is given), float."""
-    np.maximum(x, zeros(out.shape, out.dtype.str), out=out)
+    np.maximum(x, filled(out.shape, out.dtype.str), out=out)
     if hi is not None:
-        np.minimum(out, hi, out=out)
+        np.minimum(out, filled(out.shape, out.dtype.str, float(hi)), out=out)
 
 
 def clamp_into(a: np.ndarray, lo, hi) -> None:
@@ -32,4 +32,4 @@ def clamp_into(a: np.ndarray, lo, hi) -> None:
     np.minimum(a, hi, out=a)
 
 
-__all__ = ["clamp_into", "relu_into", "zeros"]
+__all__ = ["clamp_into", "filled", "relu_into"]
