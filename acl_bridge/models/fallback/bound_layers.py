@@ -324,7 +324,7 @@ def _pooling_q(p, c, q, x, y):
         return _max_pool(x, y, kernel, stride, padding, np.iinfo(x.dtype).min, (lo, hi), np.iinfo(y.dtype))
     n, h, w, ch = x.shape
     acc = np.empty(y.shape, np.int32)
-    total = _window_sum(x, acc, kernel, stride, padding, np.int32)
+    total = _window_reduce(np.add, x, acc, kernel, stride, padding, 0)
     if total is None:
         return None
     count = _counts(x.shape, kernel, stride, padding, y.shape).astype(np.float64)
@@ -352,9 +352,12 @@ def _counts(shape, kernel, stride, padding, out_shape) -> np.ndarray:
     return win.sum(axis=(-2, -1))[:, :out_shape[1], :out_shape[2]]
 
 
-def _window_sum(x, acc, kernel, stride, padding, dtype) -> Optional[Run]:
-    """The function writing ``acc`` := the sum of ``x`` over each window (zero padding)."""
-    buf, inner = (x, x) if not any(padding) else _padded(x, padding, 0, dtype)
+def _window_reduce(ufunc: np.ufunc, x: np.ndarray, acc: np.ndarray, kernel, stride, padding, fill) -> Optional[Run]:
+    """The function writing ``acc`` := ``ufunc`` (np.add, np.maximum) over each window of ``x``
+    (padding cells ``fill``), in ``acc``'s dtype: tap by tap, or one reduction over a window
+    view where the window has many cells."""
+    dtype = acc.dtype
+    buf, inner = (x, x) if not any(padding) else _padded(x, padding, fill, dtype)
     copy = buf is not x
     if kernel[0] * kernel[1] > _MANY_TAPS:
         win = np.lib.stride_tricks.sliding_window_view(buf, kernel, axis=(1, 2))[:, ::stride[0], ::stride[1]]
@@ -362,11 +365,11 @@ def _window_sum(x, acc, kernel, stride, padding, dtype) -> Optional[Run]:
         if win.shape[:4] != acc.shape:
             return None
 
-        def summed() -> None:
+        def reduced() -> None:
             if copy:
                 np.copyto(inner, x)
-            np.add.reduce(win, axis=(4, 5), dtype=dtype, out=acc)
-        return summed
+            ufunc.reduce(win, axis=(4, 5), dtype=dtype, out=acc)
+        return reduced
     views = _taps(buf, kernel, stride, acc.shape[1:3])
     if views is None:
         return None
@@ -376,45 +379,20 @@ def _window_sum(x, acc, kernel, stride, padding, dtype) -> Optional[Run]:
             np.copyto(inner, x)
         np.copyto(acc, views[0])
         for v in views[1:]:
-            np.add(acc, v, out=acc, dtype=dtype)
+            ufunc(acc, v, out=acc, dtype=dtype)
     return looped
 
 
 def _max_pool(x, y, kernel, stride, padding, fill, clamp, info) -> Optional[Run]:
     """``y`` := the maximum of ``x`` over each window (padding cells ``fill``), clamped."""
-    buf, inner = (x, x) if not any(padding) else _padded(x, padding, fill, x.dtype)
-    copy = buf is not x
-    narrows = clamp[0] > info.min or clamp[1] < info.max
-    if kernel[0] * kernel[1] > _MANY_TAPS:
-        win = np.lib.stride_tricks.sliding_window_view(buf, kernel, axis=(1, 2))[:, ::stride[0], ::stride[1]]
-        win = win[:, :y.shape[1], :y.shape[2]]
-        if win.shape[:4] != y.shape:
-            return None
+    work = _window_reduce(np.maximum, x, y, kernel, stride, padding, fill)
+    if work is None or not (clamp[0] > info.min or clamp[1] < info.max):
+        return work
 
-        def reduced() -> None:
-            if copy:
-                np.copyto(inner, x)
-            np.maximum.reduce(win, axis=(4, 5), out=y)
-            if narrows:
-                clamp_into(y, clamp[0], clamp[1])
-        return reduced
-    views = _taps(buf, kernel, stride, y.shape[1:3])
-    if views is None:
-        return None
-    first, rest = views[0], views[1:]
-
-    def looped() -> None:
-        if copy:
-            np.copyto(inner, x)
-        if rest:
-            np.maximum(first, rest[0], out=y)
-        else:
-            np.copyto(y, first)
-        for v in rest[1:]:
-            np.maximum(y, v, out=y)
-        if narrows:
-            clamp_into(y, clamp[0], clamp[1])
-    return looped
+    def clamped() -> None:
+        work()
+        clamp_into(y, clamp[0], clamp[1])
+    return clamped
 
 
 # ---- float32
@@ -545,7 +523,7 @@ def _pooling(p, c, q, x, y):
         work = _max_pool(x, y, kernel, stride, padding, -np.inf, (-np.inf, np.inf), np.finfo(np.float32))
     else:
         count = _counts(x.shape, kernel, stride, padding, y.shape).astype(np.float32)
-        total = _window_sum(x, y, kernel, stride, padding, np.float32)
+        total = _window_reduce(np.add, x, y, kernel, stride, padding, 0.0)
         work = None if total is None else (lambda: (total(), np.divide(y, count, out=y)))
     return None if work is None else _then_clamp(work, y, bounds)
 
