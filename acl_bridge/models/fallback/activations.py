@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import int8_reference as q8
-from .inplace import relu_into
+from .inplace import relu_into, spread
 from .registry import FLOAT, INT8, Call, kernel
 from .tables import bind_unary, unary_table
 
@@ -127,6 +127,7 @@ def _prelu_into(alpha: np.ndarray, x: np.ndarray, out: np.ndarray, constant: boo
     pick = None
     if constant:
         pick = np.maximum if ((alpha >= 0) & (alpha <= 1)).all() else np.minimum if (alpha >= 1).all() else None
+        alpha = spread(alpha, out.shape)
     if pick is not None:
         def two_passes() -> None:
             np.multiply(x, alpha, out=out)

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..lowering.step import Step
 from . import int8_reference as q8
-from .inplace import clamp_into, relu_into
+from .inplace import clamp_into, relu_into, spread
 from .step_kernels import _clamp, run_step
 
 Run = Callable[[], None]
@@ -107,7 +107,8 @@ def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tu
     if corrects:  # the first 2**30 of the nudge, then the sign of the sum picks the fix
         nudge = nudge - (1 << 30)
     one = qm.size == 1
-    qm, nudge, fix, total = ((v[0] if one else v).astype(np.int64) for v in (qm, nudge, fix, total))
+    qm, nudge, fix, total = ((v[0] if one else spread(v, out.shape)).astype(np.int64, copy=False)
+                             for v in (qm, nudge, fix, total))
     lo, hi = clamp[0] - zero_point, clamp[1] - zero_point
     v, sign = np.empty(out.shape, np.int64), np.empty(out.shape, np.int64)
 
@@ -284,7 +285,7 @@ def _depthwise_q(p, c, q, x, y):
     if total is None:
         return None
     source = x if m == 1 else x[..., None]
-    bias32 = bias.astype(np.int32)
+    bias32 = spread(bias.astype(np.int32), acc.shape)
 
     def run() -> None:
         np.subtract(source, xz, out=target, dtype=np.int32)
@@ -327,7 +328,7 @@ def _pooling_q(p, c, q, x, y):
     total = _window_reduce(np.add, x, acc, kernel, stride, padding, 0)
     if total is None:
         return None
-    count = _counts(x.shape, kernel, stride, padding, y.shape).astype(np.float64)
+    count = spread(_counts(x.shape, kernel, stride, padding, y.shape).astype(np.float64), y.shape)
     half = np.floor(count / 2)
     f, g = np.empty(y.shape, np.float64), np.empty(y.shape, np.float64)
 
@@ -504,7 +505,7 @@ def _depthwise(p, c, q, x, y):
     if total is None:
         return None
     source = x if m == 1 else x[..., None]
-    bias = np.zeros(cm, np.float32) if c.get("bias") is None else np.asarray(c["bias"], np.float32)
+    bias = spread(np.zeros(cm, np.float32) if c.get("bias") is None else np.asarray(c["bias"], np.float32), y.shape)
 
     def run() -> None:
         np.copyto(target, source)
@@ -522,7 +523,7 @@ def _pooling(p, c, q, x, y):
     if p["pool_type"] == "max":
         work = _max_pool(x, y, kernel, stride, padding, -np.inf, (-np.inf, np.inf), np.finfo(np.float32))
     else:
-        count = _counts(x.shape, kernel, stride, padding, y.shape).astype(np.float32)
+        count = spread(_counts(x.shape, kernel, stride, padding, y.shape).astype(np.float32), y.shape)
         total = _window_reduce(np.add, x, y, kernel, stride, padding, 0.0)
         work = None if total is None else (lambda: (total(), np.divide(y, count, out=y)))
     return None if work is None else _then_clamp(work, y, bounds)

@@ -17,7 +17,7 @@ import numpy as np
 from . import int8_reference as q8
 from ..lowering.helpers import FUSED
 from .registry import ANY, FLOAT, INT8, INTEGER, Call, kernel
-from .inplace import clamp_into, relu_into
+from .inplace import clamp_into, relu_into, spread
 from .tables import bind_binary, binary_table
 
 _FLOAT_ACTIVATIONS: Dict[Optional[str], Callable[[np.ndarray], np.ndarray]] = {
@@ -64,6 +64,11 @@ def _binary(c: Call) -> Callable[[], None]:
         if c.tensor_out().dtype == np.float32:
             name = c.option("fused_activation_function")
             if name in _CLAMPS and a.dtype == b.dtype == np.float32:
+                try:  # a constant operand broadcast along the channels: spread once
+                    shape = np.broadcast_shapes(a.shape, b.shape)
+                    a, b = (spread(v, shape) if c.constant(k) else v for k, v in enumerate((a, b)))
+                except ValueError:
+                    pass
                 return _into(f, a, b, c, _CLAMPS[name])
             act = _FLOAT_ACTIVATIONS[name]
             return lambda: c.write(act(f(a, b).astype(np.float32, copy=False)))
