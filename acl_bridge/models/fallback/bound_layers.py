@@ -42,7 +42,9 @@ Run = Callable[[], None]
 # (params, constants, quantization by role or None, input, output) -> the per-call work, or None
 Binder = Callable[[dict, dict, Optional[dict], np.ndarray, np.ndarray], Optional[Run]]
 _BINDERS: Dict[Tuple[str, bool], Binder] = {}
-_MANY_TAPS = 16  # pooling windows with more cells reduce over a window view instead of looping
+# pooling windows with more cells, or outputs with fewer, reduce over a window view in one call
+# instead of looping over the taps
+_MANY_TAPS, _FEW_CELLS = 16, 1024
 
 
 def _binder(kind: str, quantized: bool) -> Callable[[Binder], Binder]:
@@ -328,7 +330,10 @@ def _pooling_q(p, c, q, x, y):
     total = _window_reduce(np.add, x, acc, kernel, stride, padding, 0)
     if total is None:
         return None
-    count = spread(_counts(x.shape, kernel, stride, padding, y.shape).astype(np.float64), y.shape)
+    counts = _counts(x.shape, kernel, stride, padding, y.shape)
+    if (counts == counts.flat[0]).all() and counts.flat[0] <= 1 << 14:  # one count: a table of every sum
+        return _average_by_table(total, acc, int(counts.flat[0]), (lo, hi), x.dtype, y)
+    count = spread(counts.astype(np.float64), y.shape)
     half = np.floor(count / 2)
     f, g = np.empty(y.shape, np.float64), np.empty(y.shape, np.float64)
 
@@ -341,6 +346,22 @@ def _pooling_q(p, c, q, x, y):
         np.trunc(f, out=f)
         clamp_into(f, lo, hi)
         np.copyto(y, f, casting="unsafe")
+    return run
+
+
+def _average_by_table(total: Run, acc: np.ndarray, n: int, clamp, x_dtype, y: np.ndarray) -> Run:
+    """TFLite's int8 average of ``n`` cells for every possible window sum (s - n * type min
+    indexes it), made once: a call is the sum, an offset and one ``take``."""
+    low = n * int(np.iinfo(x_dtype).min)
+    sums = np.arange(low, n * int(np.iinfo(x_dtype).max) + 1, dtype=np.int64)
+    rounded = np.where(sums > 0, sums + n // 2, sums - n // 2)
+    table = np.clip(np.sign(rounded) * (np.abs(rounded) // n), *clamp).astype(y.dtype)  # C++ division
+    index = np.empty(y.shape, np.intp)
+
+    def run() -> None:
+        total()
+        np.subtract(acc, low, out=index, dtype=np.intp)
+        table.take(index, out=y, mode="clip")
     return run
 
 
@@ -360,7 +381,7 @@ def _window_reduce(ufunc: np.ufunc, x: np.ndarray, acc: np.ndarray, kernel, stri
     dtype = acc.dtype
     buf, inner = (x, x) if not any(padding) else _padded(x, padding, fill, dtype)
     copy = buf is not x
-    if kernel[0] * kernel[1] > _MANY_TAPS:
+    if kernel[0] * kernel[1] > _MANY_TAPS or acc.size <= _FEW_CELLS:
         win = np.lib.stride_tricks.sliding_window_view(buf, kernel, axis=(1, 2))[:, ::stride[0], ::stride[1]]
         win = win[:, :acc.shape[1], :acc.shape[2]]
         if win.shape[:4] != acc.shape:
