@@ -18,7 +18,8 @@ one-operator test models (tests/models/test_fallback_kernels.py, their shapes):
 
 * ``fallback``: the fallback's kernel, bound once (:func:`acl_bridge.models.fallback.prepare`)
   on numpy arrays, as the runner calls it;
-* ``tflite``: TFLite's interpreter (ai-edge-litert, its default kernels, one thread:
+* ``tflite``: TFLite's interpreter (ai-edge-litert, its default kernels, one thread, as numpy's
+  BLAS gets here:
   :func:`acl_bridge.models.oracles.tflite_oracle.interpreter`) on a one-operator model cut
   from the model file (the operator, every tensor and buffer kept, the operator's inputs that
   are not constants made the graph's inputs; written with the schema's object API that
@@ -49,7 +50,12 @@ import sys
 import time
 from typing import Dict, List
 
-import numpy as np
+# one BLAS thread, as TFLite's interpreter gets one (and numpy's OpenBLAS threads, on cores other
+# jobs share, cost milliseconds of spinning where a product takes microseconds)
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
