@@ -45,6 +45,9 @@ _BINDERS: Dict[Tuple[str, bool], Binder] = {}
 # pooling windows with more cells, or outputs with fewer, reduce over a window view in one call
 # instead of looping over the taps
 _MANY_TAPS, _FEW_CELLS = 16, 1024
+# im2col columns kept per operator: at most this many elements (64 MiB of float32), else the
+# step runs unbound
+_MOST_COLUMNS = 1 << 24
 
 
 def _binder(kind: str, quantized: bool) -> Callable[[Binder], Binder]:
@@ -205,6 +208,8 @@ def _gemm(x: np.ndarray, cols_of: Callable[[np.ndarray], Optional[np.ndarray]], 
     dtype = _matmul_dtype(float(bound.max(initial=0)))
     if dtype is None:
         return None
+    if rows * (k + 1) > _MOST_COLUMNS:
+        return None
     cols = np.empty((rows, k + 1), dtype)
     cols[:, k] = 1
     fill = cols_of(cols[:, :k])
@@ -305,6 +310,8 @@ def _depthwise_sum(buf: np.ndarray, kernel, stride, w: np.ndarray, acc: np.ndarr
     if rows is None or not acc.flags.c_contiguous:
         return None
     (kh, kw), (n, oh, ow, ch) = kernel, acc.shape
+    if n * oh * ow * kh * kw * ch > _MOST_COLUMNS:
+        return None
     cols = np.empty((n, oh, ow, kh, kw * ch), acc.dtype)
     flat, weights, sums = cols.reshape(n * oh * ow, kh * kw, ch), w.reshape(kh * kw, ch).astype(acc.dtype), \
         acc.reshape(n * oh * ow, ch)
@@ -469,6 +476,8 @@ def _convolution(p, c, q, x, y):
     if bounds is None or not _float_ok(x, y) or cin != x.shape[3]:
         return None
     rows, k = n * oh * ow, kh * kw * cin
+    if rows * (k + 1) > _MOST_COLUMNS:
+        return None
     cols = np.empty((rows, k + 1), np.float32)
     cols[:, k] = 1
     fill = _im2col(x, (kh, kw), p["stride"], p["padding"], (oh, ow), 0.0, cols[:, :k])
