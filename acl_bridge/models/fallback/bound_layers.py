@@ -11,8 +11,9 @@ None where it has no fast path (then :func:`.step_kernels.run_step` runs the ste
 int8 / uint8 are bit-exact with TFLite's reference kernels, by other arithmetic than
 :mod:`.int8_reference`'s (which the numpy executor keeps as the oracle):
 
-* accumulators: depthwise in int32 per kernel tap over strided views of a zero-point-padded
-  input; convolution and fully connected as one matrix product in float32 where every
+* accumulators: depthwise in int32, the windows of a zero-point-padded input copied into
+  columns one kernel row at a time and summed by one einsum; convolution and fully connected
+  as one matrix product in float32 where every
   partial sum is an integer below 2**24 (bounded at load from the weights and bias), else
   float64 (exact below 2**53), the input zero point folded into the bias and the bias into
   the product (a column of ones);
@@ -23,8 +24,8 @@ int8 / uint8 are bit-exact with TFLite's reference kernels, by other arithmetic 
   rounding's tie for a negative high half); the fully connected layer's single rounding
   ``(acc * q + 2**(30 + e)) >> (31 + e)``;
 * average pooling: the int32 sum over the window's cells inside the input, divided by their
-  count rounding half away from zero (``trunc((s +- n // 2) / n)`` in float64, exact for
-  sums below 2**31).
+  count rounding half away from zero (one count: a table of every possible sum; else
+  ``trunc((s +- n // 2) / n)`` in float64, exact for sums below 2**31).
 """
 
 from __future__ import annotations
