@@ -13,10 +13,10 @@ int8 / uint8 are bit-exact with TFLite's reference kernels, by other arithmetic 
 
 * accumulators: depthwise in int32, the windows of a zero-point-padded input copied into
   columns one kernel row at a time and summed by one einsum; convolution and fully connected
-  as one matrix product in float32 where every
-  partial sum is an integer below 2**24 (bounded at load from the weights and bias), else
-  float64 (exact below 2**53), the input zero point folded into the bias and the bias into
-  the product (a column of ones);
+  as one matrix product in float32 where every partial sum is an integer below 2**24
+  (bounded at load from the weights and bias), else in float64 where it stays within int32
+  (TFLite's accumulator), the input zero point folded into the bias and the bias into the
+  product (a column of ones);
 * TFLite's MultiplyByQuantizedMultiplier (gemmlowp's two roundings: the high half of the
   doubled product rounded half up, then a rounding right shift by ``e`` bits, half away from
   zero) as one rounding right shift: ``(acc * q + 2**30 + 2**(30 + e) - 2**31 [acc * q <
