@@ -89,10 +89,97 @@ FLOAT_CASES = [
     ("pack", "PACK", (2, 3), (2, 2, 3), (X, _c(np.ones((2, 3)))), ("PackOptions", {"ValuesCount": 2, "Axis": 1}), {}),
     ("cast", "CAST", (1, 2, 3, 4), (1, 2, 3, 4), (X,), None, {"output_dtype": "int32"}),
     ("tile", "TILE", (1, 2, 3), (2, 2, 6), (X, _c([2, 1, 2], I32)), None, {}),
+    # the layers and operators bound at load (bound_layers, tables), at the models' shapes
+    ("conv-10x4-stride2-same-relu", "CONV_2D", (1, 49, 10, 1), (1, 25, 5, 16),
+     (X, _c(np.random.default_rng(21).standard_normal((16, 10, 4, 1)) * 0.3), _c(np.linspace(-1, 1, 16))),
+     ("Conv2DOptions", {"Padding": "SAME", "StrideH": 2, "StrideW": 2, ACT: "RELU"}), {}),
+    ("conv-1x1", "CONV_2D", (1, 13, 1, 40), (1, 13, 1, 24),
+     (X, _c(np.random.default_rng(22).standard_normal((24, 1, 1, 40)) * 0.2), _c(np.linspace(-1, 1, 24))),
+     ("Conv2DOptions", {"Padding": "VALID", "StrideH": 1, "StrideW": 1, ACT: "RELU6"}), {}),
+    ("depthwise-3x3-same-relu6", "DEPTHWISE_CONV_2D", (1, 25, 5, 16), (1, 25, 5, 16),
+     (X, _c(np.random.default_rng(23).standard_normal((1, 3, 3, 16))), _c(np.linspace(-1, 1, 16))),
+     ("DepthwiseConv2DOptions", {"Padding": "SAME", "StrideH": 1, "StrideW": 1, ACT: "RELU6", "DepthMultiplier": 1}), {}),
+    ("depthwise-9x1-multiplier2", "DEPTHWISE_CONV_2D", (1, 13, 1, 6), (1, 7, 1, 12),
+     (X, _c(np.random.default_rng(24).standard_normal((1, 9, 1, 12))), _c(np.linspace(-1, 1, 12))),
+     ("DepthwiseConv2DOptions", {"Padding": "SAME", "StrideH": 2, "StrideW": 1, "DepthMultiplier": 2}), {}),
+    ("fully-connected-400", "FULLY_CONNECTED", (1, 400), (1, 12),
+     (X, _c(np.random.default_rng(25).standard_normal((12, 400)) * 0.1), _c(np.linspace(-1, 1, 12))),
+     ("FullyConnectedOptions", {ACT: "RELU"}), {}),
+    ("max-pool-3x3-same-stride2", "MAX_POOL_2D", (1, 15, 13, 8), (1, 8, 7, 8), (X,),
+     ("Pool2DOptions", {"Padding": "SAME", "StrideH": 2, "StrideW": 2, "FilterHeight": 3, "FilterWidth": 3}), {}),
+    ("average-pool-3x3-same-counts", "AVERAGE_POOL_2D", (1, 7, 6, 8), (1, 7, 6, 8), (X,),
+     ("Pool2DOptions", {"Padding": "SAME", "StrideH": 1, "StrideW": 1, "FilterHeight": 3, "FilterWidth": 3}), {}),
+    ("average-pool-25x5-whole", "AVERAGE_POOL_2D", (1, 25, 5, 16), (1, 1, 1, 16), (X,),
+     ("Pool2DOptions", {"Padding": "VALID", "StrideH": 25, "StrideW": 5, "FilterHeight": 25, "FilterWidth": 5}), {}),
+    ("max-pool-25x5-whole", "MAX_POOL_2D", (1, 25, 5, 16), (1, 1, 1, 16), (X,),
+     ("Pool2DOptions", {"Padding": "VALID", "StrideH": 25, "StrideW": 5, "FilterHeight": 25, "FilterWidth": 5}), {}),
+    ("prelu-alpha-in-0-1", "PRELU", (1, 6, 6, 16), (1, 6, 6, 16), (X, _c(np.linspace(0, 1, 16).reshape(1, 1, 16))),
+     None, {}),
+    ("prelu-alpha-mixed", "PRELU", (1, 6, 6, 16), (1, 6, 6, 16), (X, _c(np.linspace(-2, 2, 16).reshape(1, 1, 16))),
+     None, {}),
+    ("concatenation-rows", "CONCATENATION", (1, 512, 16), (1, 896, 16), (X, _c(np.ones((1, 384, 16)))),
+     ("ConcatenationOptions", {"Axis": 1}), {}),
+    ("softmax-rows-beta", "SOFTMAX", (3, 12), (3, 12), (X,), ("SoftmaxOptions", {"Beta": 0.5}), {}),
+    ("relu6-large", "RELU6", (1, 16, 16, 24), (1, 16, 16, 24), (X,), None, {}),
+    ("add-same-shape", "ADD", (1, 16, 16, 24), (1, 16, 16, 24), (X, _c(np.linspace(-3, 3, 16 * 16 * 24).reshape(1, 16, 16, 24))),
+     None, {}),
 ]
 
 Q_IN, Q_OUT, Q_C = (0.05, 3), (0.07, -5), (0.03, -2)
 I8 = np.int8
+
+
+def _layer(id, opcode, xs, ys, wshape, options, per_channel_axis):
+    """An int8 conv / depthwise / FC row: random int8 weights, per channel along
+    ``per_channel_axis`` (None: per tensor), int32 bias of scale input x weight scale."""
+    rng = np.random.default_rng(len(id))
+    cout = wshape[3 if opcode == "DEPTHWISE_CONV_2D" else 0]
+    w = rng.integers(-127, 128, wshape).astype(I8)
+    if per_channel_axis is None:
+        wq, bq = (0.01, 0), (Q_IN[0] * 0.01, 0)
+    else:
+        scales = tuple(float(v) for v in rng.uniform(0.002, 0.02, cout))
+        wq, bq = (scales, (0,) * cout, per_channel_axis), (tuple(Q_IN[0] * v for v in scales), (0,) * cout, 0)
+    bias = rng.integers(-3000, 3000, cout).astype(I32)
+    return (id, opcode, xs, ys, (X, w, bias), options, {"input": Q_IN, "output": Q_OUT, "const0": wq, "const1": bq})
+
+
+def _window(padding, stride, act="NONE", **more):
+    return {"Padding": padding, "StrideH": stride[0], "StrideW": stride[1], ACT: act, **more}
+
+
+_LAYER_CASES = [
+    _layer("conv-10x4-stride2-same-relu", "CONV_2D", (1, 49, 10, 1), (1, 25, 5, 16), (16, 10, 4, 1),
+           ("Conv2DOptions", _window("SAME", (2, 2), "RELU")), 0),
+    _layer("conv-1x1-per-channel", "CONV_2D", (1, 13, 1, 40), (1, 13, 1, 24), (24, 1, 1, 40),
+           ("Conv2DOptions", _window("VALID", (1, 1), "RELU6")), 0),
+    _layer("conv-3x3-per-tensor", "CONV_2D", (1, 12, 12, 8), (1, 12, 12, 16), (16, 3, 3, 8),
+           ("Conv2DOptions", _window("SAME", (1, 1))), None),
+    _layer("depthwise-3x3-same-relu", "DEPTHWISE_CONV_2D", (1, 25, 5, 64), (1, 25, 5, 64), (1, 3, 3, 64),
+           ("DepthwiseConv2DOptions", _window("SAME", (1, 1), "RELU", DepthMultiplier=1)), 3),
+    _layer("depthwise-3x3-stride2-same", "DEPTHWISE_CONV_2D", (1, 31, 27, 48), (1, 16, 14, 48), (1, 3, 3, 48),
+           ("DepthwiseConv2DOptions", _window("SAME", (2, 2), DepthMultiplier=1)), 3),
+    _layer("depthwise-9x1-same-relu6", "DEPTHWISE_CONV_2D", (1, 25, 1, 120), (1, 25, 1, 120), (1, 9, 1, 120),
+           ("DepthwiseConv2DOptions", _window("SAME", (1, 1), "RELU6", DepthMultiplier=1)), 3),
+    _layer("depthwise-multiplier2-per-tensor", "DEPTHWISE_CONV_2D", (1, 8, 8, 4), (1, 8, 8, 8), (1, 3, 3, 8),
+           ("DepthwiseConv2DOptions", _window("SAME", (1, 1), DepthMultiplier=2)), None),
+    _layer("fully-connected-4000", "FULLY_CONNECTED", (1, 4000), (1, 4), (4, 4000),
+           ("FullyConnectedOptions", {ACT: "NONE"}), None),
+    _layer("fully-connected-640-relu", "FULLY_CONNECTED", (1, 640), (1, 128), (128, 640),
+           ("FullyConnectedOptions", {ACT: "RELU"}), None),
+    ("max-pool-2x2", "MAX_POOL_2D", (1, 82, 82, 16), (1, 41, 41, 16), (X,),
+     ("Pool2DOptions", _window("VALID", (2, 2), FilterHeight=2, FilterWidth=2)), {"input": Q_IN, "output": Q_IN}),
+    ("max-pool-3x3-same", "MAX_POOL_2D", (1, 15, 13, 8), (1, 8, 7, 8), (X,),
+     ("Pool2DOptions", _window("SAME", (2, 2), FilterHeight=3, FilterWidth=3)), {"input": Q_IN, "output": Q_IN}),
+    ("max-pool-25x5-whole", "MAX_POOL_2D", (1, 25, 5, 16), (1, 1, 1, 16), (X,),
+     ("Pool2DOptions", _window("VALID", (25, 5), FilterHeight=25, FilterWidth=5)), {"input": Q_IN, "output": Q_IN}),
+    ("average-pool-3x3-same-counts", "AVERAGE_POOL_2D", (1, 7, 6, 8), (1, 7, 6, 8), (X,),
+     ("Pool2DOptions", _window("SAME", (1, 1), FilterHeight=3, FilterWidth=3)), {"input": Q_IN, "output": Q_IN}),
+    ("average-pool-25x5-whole", "AVERAGE_POOL_2D", (1, 25, 5, 16), (1, 1, 1, 16), (X,),
+     ("Pool2DOptions", _window("VALID", (25, 5), FilterHeight=25, FilterWidth=5)), {"input": Q_IN, "output": Q_IN}),
+    ("average-pool-2x2", "AVERAGE_POOL_2D", (1, 88, 88, 8), (1, 44, 44, 8), (X,),
+     ("Pool2DOptions", _window("VALID", (2, 2), FilterHeight=2, FilterWidth=2)), {"input": Q_IN, "output": Q_IN}),
+]
 
 
 def _q(**names):
@@ -131,6 +218,22 @@ INT8_CASES = [
      (X, _c([2, 2], I32), _c([[1, 0], [0, 0]], I32)), None, {"input": Q_IN, "output": Q_IN}),
     ("mirror-pad-reflect", "MIRROR_PAD", (1, 4, 5, 2), (1, 7, 7, 2), (X, _c([[0, 0], [1, 2], [2, 0], [0, 0]], I32)),
      ("MirrorPadOptions", {"Mode": 0}), {"input": Q_IN, "output": Q_IN}),
+    # the layers and operators bound at load (bound_layers, tables), at the models' shapes
+    *_LAYER_CASES,
+    ("add-same-shape-relu6", "ADD", (1, 16, 16, 24), (1, 16, 16, 24),
+     (X, _c(np.arange(16 * 16 * 24).reshape(1, 16, 16, 24) % 255 - 127, I8)), ("AddOptions", {ACT: "RELU6"}),
+     _q(const0=Q_C)),
+    ("mul-scalar", "MUL", (1, 8, 8, 16), (1, 8, 8, 16), (X, _c([77], I8)), None, _q(const0=Q_C)),
+    ("sub-constant-first", "SUB", (1, 8, 8, 16), (1, 8, 8, 16), (_c(np.arange(16) * 9 - 70, I8), X), None,
+     _q(const0=Q_C)),
+    ("logistic-contiguous", "LOGISTIC", (1, 140), (1, 140), (X,), None, {"input": Q_IN, "output": (1 / 256, -128)}),
+    ("relu-large", "RELU", (1, 16, 16, 24), (1, 16, 16, 24), (X,), None, _q()),
+    ("mean-keep-dims-384", "MEAN", (1, 2, 2, 384), (1, 1, 1, 384), (X, _c([1, 2], I32)),
+     ("ReducerOptions", {"KeepDims": True}), {"input": Q_IN, "output": (0.02, -3)}),
+    ("mean-42x42", "MEAN", (1, 42, 42, 16), (1, 16), (X, _c([1, 2], I32)), ("ReducerOptions", {"KeepDims": False}),
+     _q()),
+    ("softmax-rows", "SOFTMAX", (3, 12), (3, 12), (X,), ("SoftmaxOptions", {"Beta": 1.0}),
+     {"input": Q_IN, "output": (1 / 256, -128)}),
 ]
 
 
@@ -213,3 +316,94 @@ def test_a_kernel_bound_once_reads_each_call_s_values_through_padded_views(case,
         inner = np.zeros(y_buf.shape, bool)
         inner[tuple(slice(1, 1 + s) for s in model.tensors[y_index].shape)] = True
         assert (y_buf[~inner] == 55).all()
+
+
+@pytest.mark.parametrize("opcode, io_dtype, output_dtype", [("QUANTIZE", "float32", "int8"),
+                                                            ("DEQUANTIZE", "int8", "float32"),
+                                                            ("QUANTIZE", "uint8", "int8")])
+def test_quantize_and_dequantize_bound_at_load_match_tflite_exactly(opcode, io_dtype, output_dtype):
+    """QUANTIZE float32 -> int8 (values beyond the type's range clamp), int8 -> int8
+    (a table of the stored values) and DEQUANTIZE (a table): bit for bit with TFLite's
+    reference kernels, on plain arrays and on padded views (padding untouched)."""
+    shape = (1, 5, 128, 1)
+    quant = {"input": (0.05, 131) if io_dtype == "uint8" else Q_IN, "output": Q_OUT}
+    if io_dtype == "float32":
+        del quant["input"]
+    if output_dtype == "float32":
+        del quant["output"]
+    data = one_operator_model(opcode, shape, shape, io_dtype=io_dtype, output_dtype=output_dtype, quantization=quant,
+                              version=2)
+    rng = np.random.default_rng(9)
+    x = (rng.uniform(-12, 12, shape).astype(np.float32) if io_dtype == "float32" else
+         rng.integers(np.iinfo(io_dtype).min, np.iinfo(io_dtype).max + 1, shape).astype(io_dtype))
+    plan = _forced(data)
+    ref = interpreter_outputs(data, x, reference=True)["output"]
+    np.testing.assert_array_equal(run_plan(plan, x)["output"], ref)
+    model, op = plan.model, plan.model.operators[0]
+    x_buf, x_view = _padded(shape, x.dtype, 7)
+    y_buf, y_view = _padded(shape, ref.dtype, 55)
+    x_view[...] = x
+    fallback.prepare(op, model, {op.inputs[0]: x_view, op.outputs[0]: y_view})()
+    np.testing.assert_array_equal(y_view, ref)
+    assert (y_buf[0] == 55).all() and (y_buf[:, -1] == 55).all() and (y_buf[..., 0] == 55).all()
+
+
+def _runs_on_the_fallback(data: bytes) -> bool:
+    spec = fold_constant_dequantize(read_model(data))
+    return fallback.unsupported(spec.operators[0], spec) is None
+
+
+def _plan_cases():
+    """The one-operator cases of the lowering's table (test_one_operator, test_one_operator_logic)
+    whose operator the fallback runs: the same models forced onto the fallback."""
+    from .test_one_operator import CASES, INT8_CASES, _int8_input
+    from .test_one_operator_logic import CASES as LOGIC_CASES
+
+    floats = [(c.id, one_operator_model(c.opcode, c.x, c.y, c.inputs, c.options, c.version), c.x_range, None)
+              for c in CASES]
+    int8s = [(c.id, c.model(), None, _int8_input(c)) for c in INT8_CASES]
+    logic = [(c.id, c.model(), None, c.input()) for c in LOGIC_CASES]
+    return [case for case in floats + int8s + logic if _runs_on_the_fallback(case[1])]
+
+
+PLAN_CASES = _plan_cases()
+
+
+@pytest.mark.parametrize("case", PLAN_CASES, ids=[c[0] for c in PLAN_CASES])
+def test_the_lowering_s_one_operator_cases_on_the_fallback_match_tflite(case):
+    """Every case of the lowering's one-operator table the fallback can run (per-channel and
+    per-tensor convolutions, fused activations, uint8 zero points, ...), on the fallback: int8
+    / uint8 bit for bit with TFLite's reference kernels, float32 within the tolerance."""
+    _, data, x_range, x = case
+    if x is None:
+        x = np.random.default_rng(4).uniform(*x_range, read_model(data).tensors[0].shape).astype(np.float32)
+    got = run_plan(_forced(data), x)["output"]
+    ref = interpreter_outputs(data, x, reference=x.dtype != np.float32)["output"]
+    if ref.dtype.kind == "f" and x.dtype == np.float32:  # (float in and out)
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=tolerance(ref))
+    else:
+        np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("single_rounding", [False, True], ids=["two-roundings", "single-rounding"])
+def test_the_one_shift_requantization_is_tflite_s_arithmetic(single_rounding):
+    """bound_layers.requantizer (one rounding right shift in int64) against int8_reference's
+    gemmlowp steps, per channel and per tensor, on random accumulators and on the ties: a
+    multiplier of exactly 0.5 * 2**-e makes every odd accumulator a tie of the first rounding
+    and many of the second."""
+    from acl_bridge.models.fallback import int8_reference as q8
+    from acl_bridge.models.fallback.bound_layers import requantizer
+
+    rng = np.random.default_rng(12)
+    channels = 37
+    real = np.concatenate([rng.uniform(1e-5, 0.999, channels - 5), 0.5 * 2.0 ** -np.arange(5)])
+    acc = np.concatenate([rng.integers(-2 ** 31, 2 ** 31, (400, channels)),
+                          rng.integers(-3000, 3000, (400, channels))]).astype(np.int32)
+    zero_point, clamp = -7, (-128, 127)
+    for multiplier in (real, real[:1]):  # per channel, per tensor
+        out = np.empty(acc.shape, np.int8)
+        requantizer(multiplier, zero_point, clamp, out, single_rounding)(acc)
+        q, shift = q8.quantize_multiplier(multiplier)
+        exact = (q8.multiply_single_rounding(acc, q, shift) if single_rounding
+                 else q8.multiply_by_quantized_multiplier(acc, q, shift))
+        np.testing.assert_array_equal(out, np.clip(exact + zero_point, *clamp))

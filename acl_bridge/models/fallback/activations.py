@@ -16,7 +16,9 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import int8_reference as q8
+from .inplace import relu_into, spread
 from .registry import FLOAT, INT8, Call, kernel
+from .tables import bind_unary, unary_table
 
 _F32 = np.float32
 
@@ -59,6 +61,88 @@ _FLOAT: Dict[str, Callable[[Call, np.ndarray], np.ndarray]] = {
     "ROUND": lambda c, x: np.round(x),  # TFLite rounds half to even here, as numpy does
     "GELU": lambda c, x: gelu(x, bool(c.option("approximate", False))),
 }
+# float32 written straight into the output (numpy's float32 ufuncs, no temporary): one ufunc,
+# a clamp, or a few in place
+_UFUNCS = {"TANH": np.tanh, "RELU": None, "EXP": np.exp, "LOG": np.log, "ABS": np.abs, "NEG": np.negative,
+           "SQRT": np.sqrt, "SIN": np.sin, "COS": np.cos, "FLOOR": np.floor, "CEIL": np.ceil, "ROUND": np.rint}
+_CLAMPS = {"RELU6": (0, 6), "RELU_N1_TO_1": (-1, 1), "RELU_0_TO_1": (0, 1)}
+
+
+def _float_into(c: Call, x: np.ndarray, out: np.ndarray) -> Optional[Callable[[], None]]:
+    """The per-call work of a float32 unary operator writing ``out`` in place (None: none)."""
+    op = c.op.opcode
+    if x.shape != out.shape:
+        return None
+    if op == "RELU":
+        return lambda: relu_into(x, out)
+    if op in _CLAMPS:
+        lo, hi = (_F32(v) for v in _CLAMPS[op])
+        if lo == 0:
+            return lambda: relu_into(x, out, hi)
+
+        def clamped() -> None:
+            np.maximum(x, lo, out=out)
+            np.minimum(out, hi, out=out)
+        return clamped
+    if op in _UFUNCS:
+        f = _UFUNCS[op]
+        return lambda: f(x, out=out)
+    if op == "LOGISTIC":  # 1 / (1 + exp(-x)), in place
+        def logistic() -> None:
+            np.negative(x, out=out)
+            np.exp(out, out=out)
+            np.add(out, _F32(1), out=out)
+            np.reciprocal(out, out=out)
+        return logistic
+    if op == "LEAKY_RELU" and 0 <= float(c.option("alpha", 0.2)) <= 1:  # max(x, alpha x): two passes
+        alpha = _F32(c.option("alpha", 0.2))
+
+        def leaky() -> None:
+            np.multiply(x, alpha, out=out)
+            np.maximum(out, x, out=out)
+        return leaky
+    if op == "SQUARE":
+        return lambda: np.multiply(x, x, out=out)
+    if op == "RSQRT":
+        def rsqrt() -> None:
+            np.sqrt(x, out=out)
+            np.reciprocal(out, out=out)
+        return rsqrt
+    if op == "PRELU":
+        alpha = c.inputs[1]
+        if not isinstance(alpha, np.ndarray) or alpha.dtype != np.float32:
+            return None
+        return _prelu_into(alpha, x, out, c.constant(1))
+    return None
+
+
+def _prelu_into(alpha: np.ndarray, x: np.ndarray, out: np.ndarray, constant: bool) -> Optional[Callable[[], None]]:
+    """PRELU as max(x, alpha x) (a constant alpha, every one in [0, 1]) or min(x, alpha x)
+    (every one >= 1): two passes; else the negative part scaled plus the positive part."""
+    try:
+        if np.broadcast_shapes(x.shape, alpha.shape) != out.shape:
+            return None
+    except ValueError:
+        return None
+    pick = None
+    if constant:
+        pick = np.maximum if ((alpha >= 0) & (alpha <= 1)).all() else np.minimum if (alpha >= 1).all() else None
+        alpha = spread(alpha, out.shape)
+    if pick is not None:
+        def two_passes() -> None:
+            np.multiply(x, alpha, out=out)
+            pick(out, x, out=out)
+        return two_passes
+    negative = np.empty(out.shape, np.float32)
+
+    def four_passes() -> None:
+        np.minimum(x, _F32(0), out=negative)
+        np.multiply(negative, alpha, out=negative)
+        np.maximum(x, _F32(0), out=out)
+        np.add(out, negative, out=out)
+    return four_passes
+
+
 # int8 / uint8: (bridge activation, a, b) clamps after a requantization
 _RELUS = {"RELU": ("relu", 0.0, 0.0), "RELU6": ("bounded_relu", 6.0, 0.0),
           "RELU_N1_TO_1": ("lu_bounded_relu", 1.0, -1.0), "RELU_0_TO_1": ("lu_bounded_relu", 1.0, 0.0)}
@@ -96,19 +180,28 @@ def unary(c: Call) -> Callable[[], None]:
     if dtype == np.float32:
         f = _FLOAT[c.op.opcode]
         if x.dtype == np.float32:
-            return lambda: c.write(f(c, x))
+            into = _float_into(c, x, out)
+            return into or (lambda: c.write(f(c, x)))
         return lambda: c.write(f(c, x.astype(np.float32)))
     if c.op.opcode in _TABLES:
         table = lookup_table(c.op.opcode, dtype.str, c.q_in(0), c.q_out())
         if x.dtype == dtype and x.shape == out.shape:  # indexed by the stored byte: no arithmetic per call
-            by_byte, stored = np.roll(table, np.iinfo(dtype).min), x.view(np.uint8)
-            return lambda: by_byte.take(stored, out=out, mode="clip")
+            looked_up = bind_unary(np.roll(table, np.iinfo(dtype).min), x, out)
+            if looked_up is not None:
+                return looked_up
         return lambda: np.take(table, x.astype(np.int16) - np.iinfo(dtype).min, out=out)
     xq, yq = c.q_in(0), c.q_out()
     clamp = q8.activation_range(*_RELUS[c.op.opcode], yq[0], yq[1], dtype)
-    return lambda: c.write(np.clip(q8.requantize(x, xq, yq, np.int64, float32_ratio=True), *clamp))
+
+    def relu(v: np.ndarray) -> np.ndarray:
+        return np.clip(q8.requantize(v, xq, yq, np.int64, float32_ratio=True), *clamp)
+    # the requantization and clamp as a table of the 256 stored values: one take a call
+    return bind_unary(unary_table(relu, x.dtype, dtype), x, out) or (lambda: c.write(relu(x)))
 
 
-@kernel("LOGICAL_NOT", dtypes=("bool",))
-def logical_not(c: Call) -> None:
-    c.write(np.logical_not(c.inputs[0]))
+@kernel("LOGICAL_NOT", dtypes=("bool",), binds=True)
+def logical_not(c: Call) -> Callable[[], None]:
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if x.shape == out.shape:
+        return lambda: np.logical_not(x, out=out)
+    return lambda: c.write(np.logical_not(x))

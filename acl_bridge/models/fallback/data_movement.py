@@ -11,12 +11,13 @@ CONCATENATION of inputs with other scales, requantized as TFLite's reference ker
 
 from __future__ import annotations
 
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
 from . import step_kernels_movement as moves
 from .elementwise import float_activation
+from ..format.tflite_reader import UnsupportedModelError
 from .registry import ANY, Call, kernel
 
 
@@ -28,17 +29,45 @@ def shape(c: Call) -> Callable[[], None]:
     return lambda: c.write(value)
 
 
+def byte_copy(x: np.ndarray, out: np.ndarray) -> Optional[Callable[[], None]]:
+    """``out`` := ``x``'s bytes as one memory copy (both C-contiguous, one dtype and size;
+    None otherwise): a tenth of an array assignment's fixed cost."""
+    if not (isinstance(x, np.ndarray) and x.dtype == out.dtype and x.size == out.size and x.size
+            and x.flags.c_contiguous and out.flags.c_contiguous):
+        return None
+    into, source = memoryview(out.reshape(-1)).cast("B"), memoryview(x.reshape(-1)).cast("B")
+
+    def copy() -> None:
+        into[:] = source
+    return copy
+
+
 @kernel("RESHAPE", "SQUEEZE", "EXPAND_DIMS", dtypes=ANY, binds=True)
 def reshape(c: Call) -> Callable[[], None]:
     x, out = c.inputs[0], c.outputs[0]
+    copy = byte_copy(x, out)
+    if copy is not None:
+        return copy
     if x.size == out.size:
         return lambda: c.write(x.reshape(out.shape))
     return lambda: c.write(x)
 
 
-@kernel("TRANSPOSE", dtypes=ANY)
-def transpose(c: Call) -> None:
-    c.write(np.transpose(c.inputs[0], [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
+def _assign(view: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """``out`` := ``view`` (a view of the input made once at load) per call."""
+    def assign() -> None:
+        out[...] = view
+    return assign
+
+
+@kernel("TRANSPOSE", dtypes=ANY, binds=True)
+def transpose(c: Call) -> Callable[[], None]:
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if c.constant(1):  # the permuted view made once
+        view = np.transpose(x, [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)])
+        if view.shape == out.shape:
+            return _assign(view, out)
+    return lambda: c.write(np.transpose(x, [int(p) for p in np.asarray(c.inputs[1]).reshape(-1)]))
 
 
 @kernel("STRIDED_SLICE", dtypes=ANY, binds=True)
@@ -84,24 +113,47 @@ def _strided_index(c: Call) -> Tuple[object, ...]:
     return tuple(index)
 
 
-@kernel("SLICE", dtypes=ANY)
-def slice_(c: Call) -> None:
-    x = c.inputs[0]
-    begin, size = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:3])
-    c.write(x[tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n)) for b, n in zip(begin, size))])
+@kernel("SLICE", dtypes=ANY, binds=True)
+def slice_(c: Call) -> Callable[[], None]:
+    x, out = c.inputs[0], c.outputs[0]
+
+    def index() -> Tuple[slice, ...]:
+        begin, size = (np.asarray(v).reshape(-1).tolist() for v in c.inputs[1:3])
+        return tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n)) for b, n in zip(begin, size))
+    if c.constant(1, 2):  # the slice's view made once
+        view = x[index()]
+        if view.shape == out.shape:
+            return _assign(view, out)
+    return lambda: c.write(x[index()])
 
 
-@kernel("GATHER", dtypes=ANY)
-def gather(c: Call) -> None:
-    """TFLite's GATHER: ``params`` indexed along ``axis`` by ``indices``; with ``batch_dims``
-    the leading batch dimensions of both pair up (output: params' shape before ``axis``, then
-    indices' shape after the batch dimensions, then params' shape after ``axis``)."""
+def _gather(c: Call) -> None:
     x, idx = c.inputs[0], np.asarray(c.inputs[1]).astype(np.int64)
     axis, batch = int(c.option("axis", 0)), int(c.option("batch_dims", 0))
     axis, batch = axis + x.ndim if axis < 0 else axis, batch + idx.ndim if batch < 0 else batch
     if batch == 0:
         c.write(np.take(x, idx, axis=axis))
         return
+    _gather_batches(c, x, idx, axis, batch)
+
+
+@kernel("GATHER", dtypes=ANY, binds=True)
+def gather(c: Call) -> Callable[[], None]:
+    """TFLite's GATHER: ``params`` indexed along ``axis`` by ``indices``; with ``batch_dims``
+    the leading batch dimensions of both pair up (output: params' shape before ``axis``, then
+    indices' shape after the batch dimensions, then params' shape after ``axis``). Constant
+    indices without batch dimensions: one ``take`` into the output."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    axis, batch = int(c.option("axis", 0)), int(c.option("batch_dims", 0))
+    if c.constant(1) and batch == 0:
+        idx = np.asarray(c.inputs[1]).astype(np.intp)
+        axis = axis + x.ndim if axis < 0 else axis
+        if x.shape[:axis] + idx.shape + x.shape[axis + 1:] == out.shape and out.flags.c_contiguous:
+            return lambda: np.take(x, idx, axis=axis, out=out)
+    return lambda: _gather(c)
+
+
+def _gather_batches(c: Call, x: np.ndarray, idx: np.ndarray, axis: int, batch: int) -> None:
     lead = x.shape[:batch]
     xs, ids = x.reshape((-1,) + x.shape[batch:]), idx.reshape((-1,) + idx.shape[batch:])
     parts = [np.take(xs[k], ids[k], axis=axis - batch) for k in range(xs.shape[0])]
@@ -137,6 +189,16 @@ def unpack(c: Call) -> None:
         c.write(np.take(x, k, axis=axis), k)
 
 
+def _stored_as_is(c: Call, k: int) -> bool:
+    """Whether input ``k`` goes into the output as stored (no quantization, or the output's)."""
+    if c.tensor_in(k).quantization is None and c.tensor_out().quantization is None:
+        return True
+    try:
+        return c.q_in(k) == c.q_out()
+    except UnsupportedModelError:
+        return False
+
+
 def _requantized(c: Call, k: int) -> np.ndarray:
     """Input ``k`` in the output's quantization (TFLite's ConcatenationWithScaling)."""
     x = np.asarray(c.inputs[k])
@@ -151,11 +213,34 @@ def _requantized(c: Call, k: int) -> np.ndarray:
     return np.clip(r.astype(np.int64) + zo, info.min, info.max)
 
 
-@kernel("CONCATENATION", dtypes=ANY)
-def concatenation(c: Call) -> None:
+@kernel("CONCATENATION", dtypes=ANY, binds=True)
+def concatenation(c: Call) -> Callable[[], None]:
     rank = len(c.tensor_out().shape)
     axis = int(c.option("axis", 0))
-    y = np.concatenate([_requantized(c, k) for k in range(len(c.inputs))], axis=axis + rank if axis < 0 else axis)
+    axis = axis + rank if axis < 0 else axis
+    inputs, out = [np.asarray(v) for v in c.inputs], c.outputs[0]
+    plain = c.option("fused_activation_function") is None if c.tensor_out().dtype == np.float32 else \
+        all(_stored_as_is(c, k) for k in range(len(inputs)))
+    if plain and sum(v.shape[axis] if v.ndim == rank else -1 for v in inputs) == out.shape[axis]:
+        # each input into its slice of the output, made once (the bytes alone where they lie whole)
+        starts = np.cumsum([0] + [v.shape[axis] for v in inputs])
+        parts = [out[(slice(None),) * axis + (slice(int(b), int(e)),)] for b, e in zip(starts[:-1], starts[1:])]
+        if all(p.shape == v.shape for p, v in zip(parts, inputs)):
+            copies = [byte_copy(v, p) for p, v in zip(parts, inputs)]
+            pairs = [(p, v) for p, v, copy in zip(parts, inputs, copies) if copy is None]
+            copies = [copy for copy in copies if copy is not None]
+
+            def placed() -> None:
+                for copy in copies:
+                    copy()
+                for part, v in pairs:
+                    part[...] = v
+            return placed
+    return lambda: _concatenated(c, axis)
+
+
+def _concatenated(c: Call, axis: int) -> None:
+    y = np.concatenate([_requantized(c, k) for k in range(len(c.inputs))], axis=axis)
     if c.tensor_out().dtype == np.float32:
         y = float_activation(y, c.option("fused_activation_function"))
     c.write(y)
@@ -234,10 +319,13 @@ def mirror_pad(c: Call) -> None:
     c.write(np.pad(c.inputs[0], [tuple(p) for p in pads.tolist()], mode=mode))
 
 
-@kernel("CAST", dtypes=ANY)
-def cast(c: Call) -> None:
+@kernel("CAST", dtypes=ANY, binds=True)
+def cast(c: Call) -> Callable[[], None]:
     """numpy's conversion is C++'s static_cast: float -> integer truncates toward zero."""
-    c.write(np.asarray(c.inputs[0]).astype(c.tensor_out().dtype))
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if x.shape == out.shape:
+        return lambda: np.copyto(out, x, casting="unsafe")
+    return lambda: c.write(x.astype(c.tensor_out().dtype))
 
 
 @kernel("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", dtypes=ANY)

@@ -17,6 +17,8 @@ import numpy as np
 from . import int8_reference as q8
 from ..lowering.helpers import FUSED
 from .registry import ANY, FLOAT, INT8, INTEGER, Call, kernel
+from .inplace import clamp_into, relu_into, spread
+from .tables import bind_binary, binary_table
 
 _FLOAT_ACTIVATIONS: Dict[Optional[str], Callable[[np.ndarray], np.ndarray]] = {
     None: lambda y: y,
@@ -60,15 +62,54 @@ def _binary(c: Call) -> Callable[[], None]:
     f = _FLOAT_BINARY[op]
     if not _quantized(c):
         if c.tensor_out().dtype == np.float32:
-            act = _FLOAT_ACTIVATIONS[c.option("fused_activation_function")]
+            name = c.option("fused_activation_function")
+            if name in _CLAMPS and a.dtype == b.dtype == np.float32:
+                try:  # a constant operand broadcast along the channels: spread once
+                    shape = np.broadcast_shapes(a.shape, b.shape)
+                    a, b = (spread(v, shape) if c.constant(k) else v for k, v in enumerate((a, b)))
+                except ValueError:
+                    pass
+                return _into(f, a, b, c, _CLAMPS[name])
+            act = _FLOAT_ACTIVATIONS[name]
             return lambda: c.write(act(f(a, b).astype(np.float32, copy=False)))
         return lambda: c.write(f(a, b))
     dtype, clamp = c.tensor_out().dtype, int8_clamp(c)
     qa, qb, qy = c.q_in(0), c.q_in(1), c.q_out()
     if op in _INT8_ARITHMETIC:
         g = _INT8_ARITHMETIC[op]
-        return lambda: c.write(g(a, qa, b, qb, qy, dtype, clamp))
-    return lambda: c.write(f(a, b))  # MAXIMUM, MINIMUM: the stored values
+        table = binary_table(lambda x, y: g(x, qa, y, qb, qy, dtype, clamp), a.dtype, b.dtype, dtype)
+        looked_up = bind_binary(table, a, b, c.outputs[0], c.constant(0), c.constant(1))
+        return looked_up or (lambda: c.write(g(a, qa, b, qb, qy, dtype, clamp)))
+    return _into(f, a, b, c)  # MAXIMUM, MINIMUM: the stored values
+
+
+# float32 fused activations as clamps in the output (low, high; None: open)
+_CLAMPS = {None: (None, None), "RELU": (0, None), "RELU6": (0, 6), "RELU_N1_TO_1": (-1, 1)}
+
+
+def _into(f: Callable, a: np.ndarray, b: np.ndarray, c: Call, clamp=(None, None)) -> Callable[[], None]:
+    """``f(a, b)`` written straight into the output where it has the broadcast shape and dtype
+    (then clamped in place: ``clamp``, float32 only)."""
+    out = c.outputs[0]
+    try:
+        fits = np.broadcast_shapes(a.shape, b.shape) == out.shape and np.result_type(a, b) == out.dtype
+    except ValueError:
+        fits = False
+    lo, hi = clamp
+    if not fits or not isinstance(f, np.ufunc):
+        act = _FLOAT_ACTIVATIONS[c.option("fused_activation_function")] if lo is not None else (lambda y: y)
+        return lambda: c.write(act(f(a, b)))
+    if lo is None:
+        return lambda: f(a, b, out=out)
+    top = None if hi is None else np.float32(hi)
+
+    def clamped() -> None:
+        f(a, b, out=out)
+        if lo == 0:
+            relu_into(out, out, top)
+        else:
+            clamp_into(out, np.float32(lo), top)
+    return clamped
 
 
 def _int8_binary_check(op, model) -> Optional[str]:
@@ -86,10 +127,18 @@ _COMPARISONS = {"EQUAL": np.equal, "NOT_EQUAL": np.not_equal, "LESS": np.less, "
                 "LOGICAL_OR": np.logical_or}
 
 
-@kernel(*_COMPARISONS, dtypes=ANY)
-def compare(c: Call) -> None:
-    """Comparisons of stored values (of int8 tensors with one quantization, the same order)."""
-    c.write(_COMPARISONS[c.op.opcode](np.asarray(c.inputs[0]), np.asarray(c.inputs[1])))
+@kernel(*_COMPARISONS, dtypes=ANY, binds=True)
+def compare(c: Call) -> Callable[[], None]:
+    """Comparisons of stored values (of int8 tensors with one quantization, the same order),
+    written into the output where it has the broadcast shape."""
+    f, a, b, out = _COMPARISONS[c.op.opcode], np.asarray(c.inputs[0]), np.asarray(c.inputs[1]), c.outputs[0]
+    try:
+        fits = np.broadcast_shapes(a.shape, b.shape) == out.shape and out.dtype == np.bool_
+    except ValueError:
+        fits = False
+    if fits:
+        return lambda: f(a, b, out=out)
+    return lambda: c.write(f(a, b))
 
 
 @kernel("SELECT", "SELECT_V2", dtypes=ANY)

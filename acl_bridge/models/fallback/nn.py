@@ -6,7 +6,7 @@ kernels), so they need a rule that accepts them (a dilated convolution has none)
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -14,18 +14,65 @@ from . import int8_reference as q8
 from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
-from .step_kernels import run_step
+from .bound_layers import bind_step
+from .inplace import clamp_into
 
 
-@kernel("SOFTMAX", dtypes=FLOAT + INT8)
-def softmax(c: Call) -> None:
+@kernel("SOFTMAX", dtypes=FLOAT + INT8, binds=True)
+def softmax(c: Call) -> Callable[[], None]:
     beta = float(c.option("beta", 1.0))
-    x = np.asarray(c.inputs[0])
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
     if c.tensor_out().dtype.name in INT8:
-        c.write(q8.softmax(x, c.q_in(0), beta, c.q_out(), c.tensor_out().dtype))
-        return
-    e = np.exp((x - x.max(axis=-1, keepdims=True)) * np.float32(beta))
-    c.write(e / e.sum(axis=-1, keepdims=True))
+        qx, qy, dtype = c.q_in(0), c.q_out(), c.tensor_out().dtype
+        return _int8_softmax(x, qx, beta, qy, out) or (lambda: c.write(q8.softmax(x, qx, beta, qy, dtype)))
+    if x.dtype != np.float32 or x.shape != out.shape or x.ndim == 0:
+        def softmax_f() -> None:
+            e = np.exp((x - x.max(axis=-1, keepdims=True)) * np.float32(beta))
+            c.write(e / e.sum(axis=-1, keepdims=True))
+        return softmax_f
+    row = np.empty(x.shape[:-1] + (1,), np.float32)
+    scale = np.float32(beta)
+
+    def softmax_into() -> None:  # exp((x - max) * beta) / sum, in the output
+        np.maximum.reduce(x, axis=-1, keepdims=True, out=row)
+        np.subtract(x, row, out=out)
+        if scale != 1:
+            np.multiply(out, scale, out=out)
+        np.exp(out, out=out)
+        np.add.reduce(out, axis=-1, keepdims=True, out=row)
+        np.divide(out, row, out=out)
+    return softmax_into
+
+
+def _int8_softmax(x: np.ndarray, qx, beta: float, qy, out: np.ndarray) -> Optional[Callable[[], None]]:
+    """:func:`.int8_reference.softmax`'s arithmetic into ``out``, its table made once: the
+    distance to the row's maximum, its table entry, the float32 sum in order, each entry over
+    ``sum * output scale`` rounded half away from zero, plus the zero point, clamped."""
+    if x.shape != out.shape or x.ndim == 0 or x.dtype != out.dtype:
+        return None
+    table = np.exp(np.float32(-np.float32(qx[0]) * np.float32(beta)) * np.arange(256, dtype=np.float32))
+    table = table.astype(np.float32)
+    lo, hi = (np.float32(v - qy[1]) for v in q8.limits(out.dtype))
+    top = np.empty(x.shape[:-1] + (1,), x.dtype)
+    d = np.empty(x.shape, np.intp)
+    e, sums, half = np.empty(x.shape, np.float32), np.empty(x.shape, np.float32), np.empty(x.shape, np.float32)
+    total = sums[..., -1:]
+    scale, zp = np.float32(qy[0]), np.float32(qy[1])
+
+    def run() -> None:
+        np.maximum.reduce(x, axis=-1, keepdims=True, out=top)
+        np.subtract(top, x, out=d, dtype=np.intp)
+        table.take(d, out=e, mode="clip")
+        np.add.accumulate(e, axis=-1, out=sums)  # float32, in order (as the kernel's loop)
+        np.multiply(total, scale, out=total)
+        np.divide(np.float32(1), total, out=total)
+        np.multiply(e, total, out=e)
+        clamp_into(e, lo, hi)
+        np.copysign(np.float32(0.5), e, out=half)
+        np.add(e, half, out=e)
+        np.trunc(e, out=e)
+        np.add(e, zp, out=out, casting="unsafe")
+    return run
 
 
 @kernel("LOG_SOFTMAX", dtypes=FLOAT)
@@ -55,10 +102,17 @@ def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
 
 
 @kernel("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESIZE_BILINEAR",
-        check=_lowerable)
-def lowered_layer(c: Call) -> None:
-    """The rule's steps on numpy (they read the operator's input and write its output; an
-    in-place activation step writes the output again)."""
+        check=_lowerable, binds=True)
+def lowered_layer(c: Call) -> Callable[[], None]:
+    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_layers`; they read the
+    operator's input and write its output; an in-place activation step writes the output
+    again)."""
     arrays = {c.op.inputs[0]: np.asarray(c.inputs[0]), c.op.outputs[0]: c.outputs[0]}
-    for s in rule_for(c.op.opcode).lower(c.op, c.model):
-        run_step(s, arrays)
+    runs = [bind_step(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
+    if len(runs) == 1:
+        return runs[0]
+
+    def steps() -> None:
+        for run in runs:
+            run()
+    return steps
