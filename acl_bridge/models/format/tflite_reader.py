@@ -227,6 +227,13 @@ OPTION_TABLES = {
     "CONV_3D": ("Conv3DOptions", _WINDOW + _ACT + (("stride_d", "StrideD", None), ("dilation_d", "DilationDFactor", None),
                                                    ("dilation_h", "DilationHFactor", None),
                                                    ("dilation_w", "DilationWFactor", None))),
+    # the LSTM family (lowering/rules/lstm.py, fallback/lstm.py)
+    "LSTM": ("LSTMOptions", _ACT + (("cell_clip", "CellClip", None), ("proj_clip", "ProjClip", None),
+                                    ("kernel_type", "KernelType", {0: "FULL", 1: "BASIC"}),
+                                    ("asymmetric_quantize_inputs", "AsymmetricQuantizeInputs", None))),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions", _ACT + (
+        ("cell_clip", "CellClip", None), ("proj_clip", "ProjClip", None), ("time_major", "TimeMajor", None),
+        ("asymmetric_quantize_inputs", "AsymmetricQuantizeInputs", None))),
 }
 
 
@@ -322,9 +329,14 @@ def _tensor(r: _Reader, model: Any, sub: Any, i: int, num_buffers: int) -> Tenso
                                    f"{dtype.itemsize} for shape {list(shape)} {dtype} (a dense tensor: it has no "
                                    f"sparsity parameters)")
         data = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    quant = _quantization(r, t, what, shape, dtype)
+    if t.IsVariable() and data is None:
+        # a variable tensor (an LSTM's state): TFLite's reset value, zero (its zero point); this
+        # library runs each invocation from it, as TFLite's interpreter after reset_all_variables()
+        data = np.full(shape, quant.zero_point[0] if quant is not None and quant.zero_point else 0, dtype)
     if data is not None:
         data.flags.writeable = False
-    return TensorSpec(i, name, shape, dtype, data, _quantization(r, t, what, shape, dtype))
+    return TensorSpec(i, name, shape, dtype, data, quant)
 
 
 def _index_vector(r: _Reader, m: Any, kind: str, field: str) -> Optional[np.ndarray[Any, Any]]:
