@@ -60,6 +60,7 @@ ACL_SHIM_FAMILY_DECLARATIONS(build_reduction)
 ACL_SHIM_FAMILY_DECLARATIONS(build_logic)
 ACL_SHIM_FAMILY_DECLARATIONS(build_movement)
 ACL_SHIM_FAMILY_DECLARATIONS(build_nn)
+ACL_SHIM_FAMILY_DECLARATIONS(build_lstm)  // acl_shim_lstm.cpp: one LSTM time step
 
 }  // namespace acl_shim_detail
 

@@ -2,18 +2,22 @@
 (``lstm_eval.cc``'s float path): gates i, f, c, o; the input and forget gates' peepholes
 read the old cell state, the output gate's the new one; layer normalization before the bias;
 cell clip after the update, projection clip after the projection. The state inputs start
-from zeros at every run (:mod:`..lowering.lstm_operands`)."""
+from zeros at every run (:mod:`..lowering.lstm_operands`). Also the numpy kernel of the
+lowering's ``lstm`` steps."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..lowering.lstm_operands import BIASES, INPUT_WEIGHTS, LAYER_NORM, PEEPHOLES, PROJECTION_BIAS, \
     PROJECTION_WEIGHTS, RECURRENT_WEIGHTS, LstmOperands, read_lstm
+from ..lowering.rules.lstm import ROLES
+from ..lowering.step import Step
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, Call, kernel
+from .step_kernels import step_kernel
 
 _F = np.float32
 ACTIVATION = {
@@ -100,3 +104,20 @@ def lstm(call: Call) -> Callable[[], None]:
 
 
 __all__ = ["lstm_step", "lstm_sequence", "ACTIVATION"]
+
+
+# the bridge's activations of the lowering's lstm steps, as TFLite names them
+_TFLITE_ACTIVATION = {None: "NONE", "tanh": "TANH", "relu": "RELU", "bounded_relu": "RELU6",
+                      "lu_bounded_relu": "RELU_N1_TO_1"}
+
+
+@step_kernel("lstm")
+def _lstm_step(s: Step, x: np.ndarray, p: dict, c: dict, arrays: Dict[int, np.ndarray]) -> None:
+    """One ``lstm`` step (:mod:`..lowering.rules.lstm`): it writes the output its ``absent``
+    parameter does not leave out (dst or cell_state_out); its ``activation`` is the cell's."""
+    live = iter(arrays[i] for i in s.inputs[1:])
+    state = [c[r] if r in c else next(live) for r in ("output_state_in", "cell_state_in")]
+    w = [c.get(r) for r in ROLES]
+    h, cell = lstm_step(np.asarray(arrays[s.inputs[0]], _F), np.asarray(state[0], _F), np.asarray(state[1], _F), w,
+                        _TFLITE_ACTIVATION[p.get("activation")], p["cell_clip"], p["projection_clip"])
+    arrays[s.output][...] = h if "dst" not in p["absent"] else cell
