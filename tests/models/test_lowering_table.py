@@ -24,11 +24,11 @@ from .tiny_tflite import X, one_operator_model  # noqa: E402
 def test_the_table_covers_supported_exactly():
     assert SUPPORTED == tuple(sorted(RULES)) and tflite_plan.SUPPORTED is SUPPORTED
     # every opcode a family module registers, and nothing else
-    from acl_bridge.models.lowering.rules import (activations, convolution, elementwise, logic, movement, nn,
+    from acl_bridge.models.lowering.rules import (activations, convolution, elementwise, logic, lstm, movement, nn,
                                                   pooling, quantization, reduction, shape)
 
     registered = {code for family in (activations, convolution, elementwise, pooling, quantization, reduction, shape,
-                                      logic, movement, nn)
+                                      logic, movement, nn, lstm)
                   for code, r in RULES.items() if r.lower.__module__ == family.__name__}
     assert registered == set(SUPPORTED) and len(SUPPORTED) == len(RULES)
     for code, r in RULES.items():

@@ -76,3 +76,11 @@ def test_batch_major_batches_are_refused_so_the_fallback_runs_them():
         plan_model(read_model(data))
     plan = plan_model(read_model(data), fallback=True)
     assert [f.opcode for f in plan.fallbacks] == [SEQ] and not plan.steps
+
+
+def test_the_rule_names_the_bridge_functions_roles():
+    """The lowering names no bridge module (import contracts): its copy of the roles is Lstm's."""
+    from acl_bridge.families.lstm import Lstm
+    from acl_bridge.models.lowering.rules import lstm as rule
+
+    assert rule.ROLES + rule.OUTPUTS == Lstm.roles and rule.OUTPUTS == Lstm.outputs
