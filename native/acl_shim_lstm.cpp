@@ -6,7 +6,10 @@
 //     CIFG). ACL's scratch buffer, and any of the three outputs left NULL, are tensors of the
 //     shim's own (allocated after configure), so a caller may take only the output it needs.
 //     params.activation / act_a / act_b: the cell activation; cell_clip, projection_clip: 0
-//     disables. ACL 20.08 and 24.11 have the same configure() and LSTMParams.
+//     disables. ACL 20.08 and 24.11 have the same configure() and LSTMParams. ACL's projection
+//     clip is LU_BOUNDED_RELU(-clip, clip), min(-clip, max(clip, x)): -clip everywhere (both
+//     backends, 20.08 and 24.11; measured on 24.11 NEON): the shim gives ACL none and clips the
+//     outputs the caller takes itself, in place, with (clip, -clip).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
@@ -18,6 +21,7 @@
 #include "arm_compute/runtime/common/LSTMParams.h"
 
 #if ACL_SHIM_WITH_NEON
+#include "arm_compute/runtime/NEON/functions/NEActivationLayer.h"
 #include "arm_compute/runtime/NEON/functions/NELSTMLayer.h"
 #include "arm_compute/runtime/Tensor.h"
 #endif
@@ -25,6 +29,7 @@
 #if ACL_SHIM_WITH_CL
 #include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/CLTensor.h"
+#include "arm_compute/runtime/CL/functions/CLActivationLayer.h"
 #include "arm_compute/runtime/CL/functions/CLLSTMLayer.h"
 #endif
 
@@ -41,6 +46,7 @@ struct Neon {
     using ITensor = acl::ITensor;
     using Tensor = acl::Tensor;
     using Lstm = acl::NELSTMLayer;
+    using Activation = acl::NEActivationLayer;
 };
 #endif
 #if ACL_SHIM_WITH_CL
@@ -49,6 +55,7 @@ struct Cl {
     using ITensor = acl::ICLTensor;
     using Tensor = acl::CLTensor;
     using Lstm = acl::CLLSTMLayer;
+    using Activation = acl::CLActivationLayer;
 };
 #endif
 
@@ -58,13 +65,18 @@ enum : size_t {
     STATE_IN, CELL_IN, LN_I, LN_F, LN_C, LN_O, STATE_OUT, CELL_OUT, OUTPUT, COUNT
 };
 
-// The layer and the tensors it writes that the caller did not give (ACL's scratch buffer
-// always): allocated after configure, freed with the function.
+// The layer, the projection clips of the outputs the caller gave, and the tensors the layer
+// writes that the caller did not give (ACL's scratch buffer always): allocated after
+// configure, freed with the function.
 template <typename E>
 struct LstmStep : acl::IFunction {
     std::array<typename E::Tensor, 4> own;  // scratch, output state, cell state, output
     std::unique_ptr<typename E::Lstm> layer;
-    void run() override { layer->run(); }
+    std::vector<std::unique_ptr<typename E::Activation>> clips;
+    void run() override {
+        layer->run();
+        for (auto &c : clips) c->run();
+    }
     void prepare() override { layer->prepare(); }
 };
 
@@ -111,12 +123,26 @@ std::unique_ptr<acl::IFunction> lstm(const acl_shim_params &p, const std::vector
     check_status(E::Lstm::validate(info(INPUT), info(I2F), info(I2C), info(I2O), info(R2F), info(R2C), info(R2O),
                                    info(BF), info(BC), info(BO), info(STATE_IN), info(CELL_IN), outs[0]->info(),
                                    outs[1]->info(), outs[2]->info(), outs[3]->info(),
-                                   info_params, act, p.cell_clip, p.projection_clip),
+                                   info_params, act, p.cell_clip, 0.f),
                  name<E>("LSTMLayer").c_str());
+    const bool clip = projection && p.projection_clip > 0;
+    const acl::ActivationLayerInfo bound(acl::ActivationLayerInfo::ActivationFunction::LU_BOUNDED_RELU,
+                                         p.projection_clip, -p.projection_clip);
+    for (size_t k : {size_t(1), size_t(3)}) {
+        if (clip && outs[k] == t[STATE_OUT + k - 1]) {
+            check_status(E::Activation::validate(outs[k]->info(), nullptr, bound), name<E>("ActivationLayer").c_str());
+        }
+    }
     f->layer = make<typename E::Lstm>(mm);
     f->layer->configure(t[INPUT], t[I2F], t[I2C], t[I2O], t[R2F], t[R2C], t[R2O], t[BF], t[BC], t[BO], t[STATE_IN],
                         t[CELL_IN], outs[0], outs[1], outs[2], outs[3],
-                        tensor_params, act, p.cell_clip, p.projection_clip);
+                        tensor_params, act, p.cell_clip, 0.f);
+    for (size_t k : {size_t(1), size_t(3)}) {
+        if (clip && outs[k] == t[STATE_OUT + k - 1]) {
+            f->clips.push_back(make<typename E::Activation>(mm));
+            f->clips.back()->configure(outs[k], nullptr, bound);
+        }
+    }
     for (size_t k = 0; k < 4; ++k) {
         if (outs[k] == &f->own[k]) f->own[k].allocator()->allocate();
     }
