@@ -9,7 +9,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from .tiny_tflite import _int_vector, _m, _offsets, finish_model
+from .tiny_tflite import _int_vector, _m, finish_one_operator
 
 STATE = "state"  # inputs 18 and 19: variable tensors
 
@@ -53,7 +53,7 @@ def lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], oper
     import flatbuffers
     import tflite
 
-    T, B, O, S = (_m(n) for n in ("Tensor", "Buffer", "Operator", "SubGraph"))
+    T, B = _m("Tensor"), _m("Buffer")
     b = flatbuffers.Builder(4096)
     buffers, specs, ids = [], [("input", tuple(x_shape), 0, False)], []
     B.BufferStart(b)
@@ -87,28 +87,7 @@ def lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], oper
         T.TensorAddIsVariable(b, variable)
         tensors.append(T.TensorEnd(b))
     table = "LSTMOptions" if opcode == "LSTM" else "UnidirectionalSequenceLSTMOptions"
-    module = _m(table)
-    getattr(module, f"{table}Start")(b)
-    for k, v in options.items():
-        if k == "FusedActivationFunction":
-            v = getattr(tflite.ActivationFunctionType, v)
-        getattr(module, f"{table}Add{k}")(b, v)
-    opts = getattr(module, f"{table}End")(b)
-    output = len(specs) - 1
-    op_in = _int_vector(b, O.OperatorStartInputsVector, ids)
-    op_out = _int_vector(b, O.OperatorStartOutputsVector, (output,))
-    O.OperatorStart(b)
-    O.OperatorAddOpcodeIndex(b, 0)
-    O.OperatorAddInputs(b, op_in)
-    O.OperatorAddOutputs(b, op_out)
-    O.OperatorAddBuiltinOptionsType(b, getattr(tflite.BuiltinOptions, table))
-    O.OperatorAddBuiltinOptions(b, opts)
-    op = O.OperatorEnd(b)
-    tvec = _offsets(b, S.SubGraphStartTensorsVector, tensors)
-    g_in = _int_vector(b, S.SubGraphStartInputsVector, (0,))
-    g_out = _int_vector(b, S.SubGraphStartOutputsVector, (output,))
-    ops = _offsets(b, S.SubGraphStartOperatorsVector, [op])
-    return finish_model(b, tvec, g_in, g_out, ops, [opcode], buffers)
+    return finish_one_operator(b, tensors, ids, len(specs) - 1, (table, options), opcode, buffers)
 
 
 def lstm_case_model(opcode: str, batch: int, n_input: int, n_cell: int, n_output: int, time: Optional[int] = None,
