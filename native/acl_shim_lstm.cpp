@@ -40,24 +40,23 @@ namespace acl_shim_detail {
 
 namespace {
 
+#define ACL_SHIM_LSTM_TYPES(P, I, T)          \
+    static constexpr const char *prefix = #P; \
+    using ITensor = acl::I;                   \
+    using Tensor = acl::T;                    \
+    using Lstm = acl::P##LSTMLayer;           \
+    using Activation = acl::P##ActivationLayer;
 #if ACL_SHIM_WITH_NEON
 struct Neon {
-    static constexpr const char *prefix = "NE";
-    using ITensor = acl::ITensor;
-    using Tensor = acl::Tensor;
-    using Lstm = acl::NELSTMLayer;
-    using Activation = acl::NEActivationLayer;
+    ACL_SHIM_LSTM_TYPES(NE, ITensor, Tensor)
 };
 #endif
 #if ACL_SHIM_WITH_CL
 struct Cl {
-    static constexpr const char *prefix = "CL";
-    using ITensor = acl::ICLTensor;
-    using Tensor = acl::CLTensor;
-    using Lstm = acl::CLLSTMLayer;
-    using Activation = acl::CLActivationLayer;
+    ACL_SHIM_LSTM_TYPES(CL, ICLTensor, CLTensor)
 };
 #endif
+#undef ACL_SHIM_LSTM_TYPES
 
 // TFLite's LSTM input indices (lstm_shared.h), then the outputs
 enum : size_t {
