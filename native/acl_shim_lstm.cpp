@@ -9,7 +9,11 @@
 //     disables. ACL 20.08 and 24.11 have the same configure() and LSTMParams. ACL's projection
 //     clip is LU_BOUNDED_RELU(-clip, clip), min(-clip, max(clip, x)): -clip everywhere (both
 //     backends, 20.08 and 24.11; measured on 24.11 NEON): the shim gives ACL none and clips the
-//     outputs the caller takes itself, in place, with (clip, -clip).
+//     outputs the caller takes itself, in place, with (clip, -clip). ACL 20.08: refused as ACL's
+//     own refusal (ACL_SHIM_ERR_ACL_STATUS naming NELSTMLayer::validate), so the runner falls back:
+//     its configure() did not return (a CIFG, peephole, projection, layer-norm step of batch 2
+//     spun over 7 minutes at full CPU under QEMU, measured in acl_shim_plan_create; the plain
+//     step was not tried).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
@@ -94,6 +98,11 @@ template <typename E>
 std::unique_ptr<acl::IFunction> lstm(const acl_shim_params &p, const std::vector<typename E::ITensor *> &t,
                                      const std::shared_ptr<acl::IMemoryManager> &mm) {
     need(t, COUNT, {INPUT, I2F, I2C, I2O, R2F, R2C, R2O, BF, BC, BO, STATE_IN, CELL_IN}, "lstm");
+#if ACL_SHIM_ACL_VERSION < 2411
+    (void)p, (void)mm;
+    fail(ACL_SHIM_ERR_ACL_STATUS, name<E>("LSTMLayer") + ": refused on ACL " + std::to_string(ACL_SHIM_ACL_VERSION) +
+                                      ": its LSTMLayer::configure() did not return (measured); 24.11 runs it");
+#else
     const bool cifg = t[I2I] == nullptr, peephole = t[C2F] != nullptr, projection = t[PROJ_W] != nullptr,
                layer_norm = t[LN_F] != nullptr;
     require(p.cell_clip >= 0 && p.projection_clip >= 0, "lstm: cell_clip and projection_clip must be >= 0");
@@ -146,6 +155,7 @@ std::unique_ptr<acl::IFunction> lstm(const acl_shim_params &p, const std::vector
         if (outs[k] == &f->own[k]) f->own[k].allocator()->allocate();
     }
     return f;
+#endif
 }
 
 template <typename E>

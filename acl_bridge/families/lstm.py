@@ -1,5 +1,7 @@
 """The LSTM family (native/acl_shim_lstm.cpp): Lstm, one float time step of ACL's LSTMLayer
-(NELSTMLayer / CLLSTMLayer, ACL 20.08 and 24.11 alike) on TFLite's LSTM tensors."""
+(NELSTMLayer / CLLSTMLayer, ACL 24.11) on TFLite's LSTM tensors. ACL 20.08's LSTMLayer did not
+return from configure (measured): there construction raises AclStatusError naming
+NELSTMLayer::validate, which the model runner's partition takes as ACL's refusal."""
 
 from __future__ import annotations
 

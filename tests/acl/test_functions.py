@@ -32,6 +32,8 @@ REFUSED = {
     # ACL 20.08 has no MatMul and no Conv3D: the shim refuses as ACL would (native/acl_shim_nn.cpp)
     (r"^matmul-", "20.08"): r"NEMatMul::validate: ACL 2008 has no MatMul function",
     (r"^convolution_3d-", "20.08"): r"NEConv3D::validate: ACL 2008 has no Conv3D function",
+    # ACL 20.08's NELSTMLayer::configure() did not return (native/acl_shim_lstm.cpp): refused
+    (r"^lstm-", "20.08"): r"NELSTMLayer::validate: refused on ACL 2008: its LSTMLayer::configure\(\) did not return",
 }
 
 # (row name regex, ACL version) -> regex of the message where that version lacks the row's ACL
