@@ -28,6 +28,7 @@ extern "C" {
 
 #define ACL_SHIM_ABI_VERSION 16
 #define ACL_SHIM_MAX_DIMS 6
+#define ACL_SHIM_MAX_FUNCTION_TENSORS 32 /* a function's tensors (ABI 16: 8 before; lstm takes 27) */
 
 /* ---- status codes ------------------------------------------------------ */
 #define ACL_SHIM_OK 0
@@ -134,6 +135,12 @@ extern "C" {
 #define ACL_SHIM_FN_POOLING_3D 90     /* src, dst: NDHWC (the shim marks the tensors so); pool_type max / avg,
                                          kernel_w / _h / _d, stride_x / _y / _z, pad_* with pad_front /
                                          pad_back, exclude_padding; ACL 24.11 (20.08 has none) */
+
+/* the LSTM family (ABI 16, native/acl_shim_lstm.cpp) */
+#define ACL_SHIM_FN_LSTM 100          /* TFLite's 24 LSTM inputs in its order (NULL where absent), output_state_out
+                                         (opt), cell_state_out (opt), output (opt): one float time step;
+                                         activation / act_a / act_b the cell activation, cell_clip,
+                                         projection_clip (0: none) */
 
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
@@ -265,6 +272,9 @@ typedef struct acl_shim_params {
     uint32_t pad_front;          /* convolution_3d: depth padding */
     uint32_t pad_back;
     uint32_t kernel_d;           /* pooling_3d (ABI 16): the window's depth */
+
+    float cell_clip;             /* lstm family: |cell state| bound, 0 for none (ABI 16) */
+    float projection_clip;       /* lstm family: |projected output| bound, 0 for none */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {
@@ -481,7 +491,7 @@ typedef struct acl_shim_planned_function {
     int32_t kind;                               /* ACL_SHIM_FN_* */
     const acl_shim_params *params;
     int32_t backend;                            /* ACL_SHIM_BACKEND_*: every desc must say the same */
-    int32_t num_tensors;                        /* 1..8, the kind's tensor order */
+    int32_t num_tensors;                        /* 1..ACL_SHIM_MAX_FUNCTION_TENSORS, the kind's tensor order */
     const acl_shim_tensor_desc *descs;          /* per tensor (ignored where bases[i] is NULL) */
     void *const *bases;                         /* per tensor: the memory imported after configure; NULL: absent */
     const uint64_t *available_in_bytes;         /* per tensor: bytes from base that are the caller's to give */

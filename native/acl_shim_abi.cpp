@@ -133,7 +133,7 @@ int32_t acl_shim_function_create_in(acl_shim_workspace *workspace, int32_t kind,
     return guarded([&] {
         require(params != nullptr && tensors != nullptr && out != nullptr,
                 "params, tensors and out must not be NULL");
-        require(n >= 1 && n <= 8, "n must be 1..8");
+        require(n >= 1 && n <= ACL_SHIM_MAX_FUNCTION_TENSORS, "n must be 1..32");
         *out = nullptr;
         std::vector<int32_t> backends(n, 0);
         std::vector<bool> present(n, false);

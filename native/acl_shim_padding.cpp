@@ -254,7 +254,7 @@ int32_t acl_shim_required_padding(int32_t kind, const acl_shim_params *params,
                                   const acl_shim_tensor_desc *const *descs, int32_t n, acl_shim_padding *out) {
     return guarded([&] {
         require(params != nullptr && descs != nullptr && out != nullptr, "params, descs and out must not be NULL");
-        require(n >= 1 && n <= 8, "n must be 1..8");
+        require(n >= 1 && n <= ACL_SHIM_MAX_FUNCTION_TENSORS, "n must be 1..32");
         const int32_t backend = common_backend(descs, n);
         std::vector<TensorState *> t;
         const Tensors owned = scratch_tensors(backend, descs, n, resizable_info, t);
@@ -275,7 +275,7 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
     return guarded([&] {
         require(params != nullptr && descs != nullptr && writes_outside != nullptr && same_result != nullptr,
                 "params, descs, writes_outside and same_result must not be NULL");
-        require(n >= 1 && n <= 8, "n must be 1..8");
+        require(n >= 1 && n <= ACL_SHIM_MAX_FUNCTION_TENSORS, "n must be 1..32");
         const int32_t backend = common_backend(descs, n);
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
@@ -349,7 +349,7 @@ int32_t acl_shim_check_layouts(int32_t kind, const acl_shim_params *params,
                                const acl_shim_tensor_desc *const *descs, int32_t n) {
     return guarded([&] {
         require(params != nullptr && descs != nullptr, "params and descs must not be NULL");
-        require(n >= 1 && n <= 8, "n must be 1..8");
+        require(n >= 1 && n <= ACL_SHIM_MAX_FUNCTION_TENSORS, "n must be 1..32");
         const int32_t backend = common_backend(descs, n);
         std::vector<TensorState *> t;
         const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);

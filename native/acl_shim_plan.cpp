@@ -80,7 +80,8 @@ void make_one(acl_shim_workspace *workspace, const acl_shim_planned_function &f,
                 f.element_sizes_in_bytes != nullptr,
             "function " + std::to_string(at) +
                 ": params, descs, bases, available_in_bytes and element_sizes_in_bytes must not be NULL");
-    require(f.num_tensors >= 1 && f.num_tensors <= 8, "function " + std::to_string(at) + ": num_tensors must be 1..8");
+    require(f.num_tensors >= 1 && f.num_tensors <= ACL_SHIM_MAX_FUNCTION_TENSORS,
+            "function " + std::to_string(at) + ": num_tensors must be 1..32");
     m.tensors.assign(static_cast<size_t>(f.num_tensors), nullptr);
     for (int32_t i = 0; i < f.num_tensors; ++i) {
         if (f.bases[i] == nullptr) continue;  // an absent optional tensor

@@ -619,6 +619,57 @@ CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elem
 CASES += tuple(_logic_rows() + _gelu_rows())
 
 
+def _lstm_inputs(seed, batch, n_input, n_cell, n_output, cifg=False, peephole=False, projection=False,
+                 layer_norm=False):
+    """Role -> values of one LSTM step (acl_bridge.families.lstm's roles), random state in."""
+    from acl_bridge.families.lstm import ROLES
+
+    rng = np.random.default_rng(seed)
+    shapes = {1: (n_cell, n_input), 5: (n_cell, n_output), 9: (n_cell,), 12: (n_cell,), 20: (n_cell,)}
+    present = {0, 18, 19} | {k + g for k in (1, 5, 12) for g in range(1 if cifg else 0, 4)}
+    present |= {10, 11} | (set() if cifg else {9}) if peephole else set()
+    present |= {16, 17} if projection else set()
+    present |= {k for k in range(21 if cifg else 20, 24)} if layer_norm else set()
+    v = {}
+    for k, role in enumerate(ROLES[:24]):
+        base = max(b for b in shapes if b <= k) if 0 < k < 16 or k >= 20 else None
+        shape = {0: (batch, n_input), 16: (n_output, n_cell), 17: (n_output,), 18: (batch, n_output),
+                 19: (batch, n_cell)}.get(k) or shapes[base]
+        v[role] = rng.uniform(-0.6, 0.6, shape).astype(np.float32) if k in present else None
+    for g in ("input", "forget", "cell", "output"):
+        if v[f"{g}_layer_norm_weights"] is not None:
+            v[f"{g}_layer_norm_weights"] += np.float32(1)
+    return v
+
+
+def _lstm_reference(v, cell_clip=0.0, projection_clip=0.0):
+    from acl_bridge.families.lstm import ROLES
+    from acl_bridge.models.fallback.lstm import lstm_step
+
+    h, c = lstm_step(v["src"], v["output_state_in"], v["cell_state_in"], [v[r] for r in ROLES[:24]], "TANH",
+                     cell_clip, projection_clip)
+    return {"dst": h, "output_state_out": h, "cell_state_out": c}
+
+
+def _lstm_rows():
+    """The LSTM family: one step of TFLite's float LSTM, plain and with every optional part
+    (CIFG, peepholes, projection, layer normalization, clips); references from the CPU
+    fallback's kernel (acl_bridge/models/fallback/lstm.py, checked against TFLite's
+    interpreter on the host)."""
+    outputs = {"output_state_out": "float32", "cell_state_out": "float32", "dst": "float32"}
+    everything = dict(cifg=True, peephole=True, projection=True, layer_norm=True)
+    return [
+        Case("lstm-b2-i3-c4", "Lstm", lambda: _lstm_inputs(31, 2, 3, 4, 4), outputs, {},
+             _lstm_reference, "f32_transcendental"),
+        Case("lstm-cifg-peephole-projection-layer_norm-clips", "Lstm", lambda: _lstm_inputs(32, 2, 3, 5, 3, **everything),
+             outputs, dict(cell_clip=0.4, projection_clip=0.3),
+             lambda v: _lstm_reference(v, 0.4, 0.3), "f32_transcendental"),
+    ]
+
+
+CASES += tuple(_lstm_rows())
+
+
 def params(backend: str):
     """pytest.param(case, variant) for every row and layout this backend runs, with ids."""
     import pytest

@@ -673,6 +673,30 @@ def _():
     src, dst = arange((1, 4, 4, 4, 2)), arange((1, 2, 2, 3, 2))
     return lambda: _families().Pooling3D(src, dst, "avg", kernel=2, stride=2, data_layout="NHWC"), [src, dst]
 
+def _lstm_tensors(dst_shape=(2, 4)):
+    """An LSTM step's tensors by role (batch 2, 3 inputs, 4 cells, no optional part)."""
+    gates = ("forget", "cell", "output", "input")
+    t = {"src": arange((2, 3)), "output_state_in": arange((2, 4)), "cell_state_in": arange((2, 4)),
+         "dst": arange(dst_shape)}
+    for g in gates:
+        t[f"input_to_{g}_weights"], t[f"recurrent_to_{g}_weights"] = arange((4, 3)), arange((4, 4))
+    t.update({"input_gate_bias": arange((4,)), "forget_gate_bias": arange((4,)), "cell_bias": arange((4,)),
+              "output_gate_bias": arange((4,))})
+    return t
+
+
+@case("lstm-negative-cell-clip", UnsupportedOptionError,
+      r"Lstm: cell_clip is -1\.0, expected a finite number >= 0 \(0: no clip\)", native=True)
+def _():
+    t = _lstm_tensors()
+    return lambda: _families().Lstm(**t, cell_clip=-1.0), list(t.values())
+
+
+@case("lstm-dst-shape-wrong", AclStatusError, r"NELSTMLayer::validate", native=True)
+def _():
+    t = _lstm_tensors(dst_shape=(2, 5))
+    return lambda: _families().Lstm(**t), list(t.values())
+
 
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)
 def _():

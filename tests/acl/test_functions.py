@@ -34,6 +34,9 @@ REFUSED = {
     (r"^convolution_3d-", "20.08"): r"NEConv3D::validate: ACL 2008 has no Conv3D function",
     # ACL 20.08 has no Pooling3dLayer (native/acl_shim_pooling3d.cpp)
     (r"^pooling_3d-", "20.08"): r"NEPooling3dLayer::validate: ACL 2008 has no Pooling3dLayer function",
+
+    # ACL 20.08's NELSTMLayer::configure() did not return (native/acl_shim_lstm.cpp): refused
+    (r"^lstm-", "20.08"): r"NELSTMLayer::validate: refused on ACL 2008: its LSTMLayer::configure\(\) did not return",
 }
 
 # (row name regex, ACL version) -> regex of the message where that version lacks the row's ACL

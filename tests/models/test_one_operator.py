@@ -250,11 +250,13 @@ def test_every_supported_operator_has_a_case():
     family_cases = [c for name in beside for c in importlib.import_module(f"{__package__}.{name}").CASES]
     assert "test_one_operator_logic" in beside
     from .test_gather_nd import CASES as GATHER_ND_CASES
+    from .test_lstm_lowering import CASES as LSTM_CASES
     from .test_pool3d import CASES as POOL3D_CASES
 
     assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in family_cases}
                   | {g.opcode for g in MOVEMENT_GRAPHS}
-                  | {c.opcode for c in POOL3D_CASES} | {c.opcode for c in GATHER_ND_CASES}) == sorted(SUPPORTED)
+                  | {c.opcode for c in POOL3D_CASES} | {c.opcode for c in GATHER_ND_CASES}
+                  | {c[1] for c in LSTM_CASES}) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():

@@ -173,7 +173,15 @@ def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[in
             ids.append(k)
         else:
             ids.append(0 if v == X else -1)
-    output = len(specs) - 1
+    return finish_one_operator(b, tensors, ids, len(specs) - 1, options, opcode, buffers, version)
+
+
+def finish_one_operator(b, tensors, ids, output: int, options: Optional[Options], opcode: str, buffers,
+                        version: int = 1) -> bytes:
+    """The model's bytes: the built ``tensors``, one ``opcode`` operator on tensor ``ids`` (-1:
+    absent) writing tensor ``output`` with ``options``; tensor 0 the graph input, ``output``
+    the graph output."""
+    O, S = _m("Operator"), _m("SubGraph")
     opts = _options(b, options)
     op_in = _int_vector(b, O.OperatorStartInputsVector, ids)
     op_out = _int_vector(b, O.OperatorStartOutputsVector, (output,))

@@ -237,6 +237,13 @@ OPTION_TABLES = {
     "CONV_3D": ("Conv3DOptions", _WINDOW + _ACT + (("stride_d", "StrideD", None), ("dilation_d", "DilationDFactor", None),
                                                    ("dilation_h", "DilationHFactor", None),
                                                    ("dilation_w", "DilationWFactor", None))),
+    # the LSTM family (lowering/rules/lstm.py, fallback/lstm.py)
+    "LSTM": ("LSTMOptions", _ACT + (("cell_clip", "CellClip", None), ("proj_clip", "ProjClip", None),
+                                    ("kernel_type", "KernelType", {0: "FULL", 1: "BASIC"}),
+                                    ("asymmetric_quantize_inputs", "AsymmetricQuantizeInputs", None))),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions", _ACT + (
+        ("cell_clip", "CellClip", None), ("proj_clip", "ProjClip", None), ("time_major", "TimeMajor", None),
+        ("asymmetric_quantize_inputs", "AsymmetricQuantizeInputs", None))),
 }
 
 
@@ -333,7 +340,8 @@ class _Reader:
 MODEL_VERSION, MODEL_OPERATOR_CODES, MODEL_SUBGRAPHS, MODEL_DESCRIPTION, MODEL_BUFFERS = 0, 1, 2, 3, 4
 CODE_DEPRECATED_BUILTIN, CODE_CUSTOM, CODE_BUILTIN = 0, 1, 3
 SUBGRAPH_TENSORS, SUBGRAPH_INPUTS, SUBGRAPH_OUTPUTS, SUBGRAPH_OPERATORS = 0, 1, 2, 3
-TENSOR_SHAPE, TENSOR_TYPE, TENSOR_BUFFER, TENSOR_NAME, TENSOR_QUANTIZATION, TENSOR_SPARSITY = 0, 1, 2, 3, 4, 6
+TENSOR_SHAPE, TENSOR_TYPE, TENSOR_BUFFER, TENSOR_NAME, TENSOR_QUANTIZATION, TENSOR_IS_VARIABLE, TENSOR_SPARSITY = (
+    0, 1, 2, 3, 4, 5, 6)
 QUANT_SCALE, QUANT_ZERO_POINT, QUANT_DIMENSION = 2, 3, 6
 OP_OPCODE_INDEX, OP_INPUTS, OP_OUTPUTS, OP_OPTIONS_TYPE, OP_OPTIONS, OP_CUSTOM_OPTIONS = 0, 1, 2, 3, 4, 5
 BUFFER_DATA, BUFFER_OFFSET, BUFFER_SIZE = 0, 1, 2
@@ -389,9 +397,13 @@ def _tensor(r: _Reader, tb: Tables, pos: int, i: int, buffers: Tuple[int, ...]) 
                                    f"{dtype.itemsize} for shape {list(shape)} {dtype} (a dense tensor: it has no "
                                    f"sparsity parameters)")
         data = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    quant = _quantization(tb, tb.ref(pos, f, TENSOR_QUANTIZATION), what, shape, dtype)
+    if tb.scalar(pos, f, TENSOR_IS_VARIABLE, "B") and data is None:
+        # a variable tensor (an LSTM's state): TFLite's reset value, zero (its zero point); this
+        # library runs each invocation from it, as TFLite's interpreter after reset_all_variables()
+        data = np.full(shape, quant.zero_point[0] if quant is not None and quant.zero_point else 0, dtype)
     if data is not None:
         data.flags.writeable = False
-    quant = _quantization(tb, tb.ref(pos, f, TENSOR_QUANTIZATION), what, shape, dtype)
     return TensorSpec(i, name, shape, dtype, data, quant), sparsity is not None
 
 

@@ -388,6 +388,9 @@ def _add_intermediates(model: ModelSpec, lowered: Sequence[Lowered], extra: List
         elif isinstance(x, Concatenate):
             out.append(dataclasses.replace(x, output=renumber(x.output),
                                            parts=tuple((renumber(i), k) for i, k in x.parts)))
+        elif isinstance(x, Slice):
+            step = dataclasses.replace(x.step, inputs=tuple(map(renumber, x.step.inputs)), output=renumber(x.step.output))
+            out.append(dataclasses.replace(x, source=renumber(x.source), output=renumber(x.output), step=step))
     return out
 
 

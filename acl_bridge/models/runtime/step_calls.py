@@ -53,17 +53,17 @@ def step_operands(step: Step, tensors: Dict[int, object], constants: Dict[str, o
             return [src, tensors[p["into"]][slice_index(len(src.shape), axis, start, src.shape[axis])]]
         return [src, tensors[step.output].reshape(src.shape)]
     roles = ROLES[step.kind].roles
-    return [constants[r] if i is None else tensors[i] for r, i in zip(roles, tensor_ids(step))]
+    return [constants.get(r) if i is None else tensors[i] for r, i in zip(roles, tensor_ids(step))]
 
 
 def tensor_ids(step: Step) -> List[Optional[int]]:
     """Model tensor id per role of the bridge function, in its role order (None: a constant
-    of the step, by role name): the function's output roles take the step's output, the
-    other roles its inputs in order."""
+    of the step, by role name, or a role the step's ``absent`` parameter leaves out): the
+    function's output roles take the step's output, the other roles its inputs in order."""
     if places(step):
         return [step.inputs[0], dict(step.params).get("into", step.output)]
     cls = ROLES[step.kind]
-    constant_roles = {role for role, _ in step.constants}
+    constant_roles = {role for role, _ in step.constants} | set(step.param("absent", ()))
     inputs = iter(step.inputs)
     return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
 

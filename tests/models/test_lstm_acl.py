@@ -1,0 +1,48 @@
+"""LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM on ACL (emulated arm64): tiny one-operator models of
+``test_lstm_lowering.py`` run by the runner, every step on ACL's LSTMLayer, compared with the
+numpy executor of the same plan (itself checked against TFLite's interpreter on the host).
+ACL 20.08 refuses the kind (its LSTMLayer's configure did not return: native/acl_shim_lstm.cpp):
+there the operator runs on the CPU fallback."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+
+from .conftest import tolerance  # noqa: E402
+from .lstm_tflite import lstm_case_model  # noqa: E402
+from .test_elementwise_acl import _runner  # noqa: E402
+from .test_lstm_lowering import CASES  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+ON_ACL = [c for c in CASES if c[0] in ("lstm-everything-relu", "seq-time-major", "seq-batch-major-batch1-projection")]
+
+
+@pytest.mark.parametrize("case", ON_ACL, ids=[c[0] for c in ON_ACL])
+def test_lstm_on_acl_matches_the_plan(case):
+    _, opcode, batch, n_input, n_cell, n_output, kw, steps = case
+    from acl_bridge import native
+
+    r = _runner(lstm_case_model(opcode, batch, n_input, n_cell, n_output, **kw), "neon")
+    try:
+        if native.acl_version().startswith("20."):
+            assert [(f.opcode, f.kind) for f in r.plan.fallbacks] == [(opcode, "refused by ACL")], r.plan.fallbacks
+            assert "NELSTMLayer::validate: refused on ACL 2008" in r.plan.fallbacks[0].reason and not r.plan.steps
+        else:
+            assert r.plan.fallbacks == () and [s.kind for s in r.plan.steps] == ["lstm"] * steps
+        shape = r.plan.model.tensors[r.plan.model.inputs[0]].shape
+        x = np.random.default_rng(9).uniform(-2, 2, shape).astype(np.float32)
+        got, ref = np.array(r.run(x)["output"]), run_plan(r.plan, x)["output"]
+        again = np.array(r.run(x)["output"])  # every run from the zero state
+        assert got.shape == ref.shape
+        print(f"{case[0]}: max |ACL - numpy| {np.abs(got - ref).max():.3g}")
+        # ACL's vectorised tanh / logistic approximations: 1e-5 of the largest output more
+        assert np.abs(got - ref).max() <= tolerance(ref) + 1e-5 * np.abs(ref).max()
+        assert np.array_equal(again, got)
+    finally:
+        r.close()

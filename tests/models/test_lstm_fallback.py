@@ -1,0 +1,101 @@
+"""LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM on the CPU fallback against TFLite's interpreter
+(host): one-operator models (lstm_tflite) with every optional part (CIFG, peephole,
+projection with and without bias, layer normalization), clips, activations and both time
+layouts, the operator forced onto the fallback and run by the numpy executor, compared
+element by element; the state starts from zeros at every run, as TFLite's after
+reset_all_variables()."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the tflite package is not installed")
+
+from acl_bridge.models.format.tflite_reader import ModelFormatError, UnsupportedModelError, read_model  # noqa: E402
+from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+
+from .conftest import host_only_under_emulation, interpreter_outputs, tolerance  # noqa: E402
+from .lstm_tflite import lstm_case_model, lstm_model, lstm_operands  # noqa: E402
+
+pytestmark = host_only_under_emulation
+
+SEQ = "UNIDIRECTIONAL_SEQUENCE_LSTM"
+# (id, opcode, batch, n_input, n_cell, n_output, keywords of lstm_case_model)
+CASES = [
+    ("lstm-plain", "LSTM", 2, 3, 4, 4, {}),
+    ("lstm-cifg-peephole", "LSTM", 1, 5, 3, 3, {"cifg": True, "peephole": True}),
+    ("lstm-projection-clips", "LSTM", 3, 4, 6, 2, {"projection": True, "projection_bias": True, "cell_clip": 0.3,
+                                                   "proj_clip": 0.2}),
+    ("lstm-layer-norm-peephole", "LSTM", 2, 3, 5, 5, {"layer_norm": True, "peephole": True}),
+    ("lstm-relu6", "LSTM", 2, 3, 4, 4, {"activation": "RELU6"}),
+    ("seq-batch-major", SEQ, 2, 3, 4, 4, {"time": 5}),
+    ("seq-time-major-projection", SEQ, 3, 2, 5, 3, {"time": 4, "time_major": True, "projection": True}),
+    ("seq-everything", SEQ, 2, 3, 4, 2, {"time": 3, "cifg": True, "peephole": True, "projection": True,
+                                         "layer_norm": True, "cell_clip": 0.5, "proj_clip": 0.3}),
+    ("seq-cifg-layer-norm-time-major", SEQ, 1, 4, 3, 3, {"time": 6, "time_major": True, "cifg": True,
+                                                         "layer_norm": True, "activation": "RELU"}),
+]
+
+
+def _x(data: bytes) -> np.ndarray:
+    shape = read_model(data).tensors[0].shape
+    return np.random.default_rng(7).uniform(-2, 2, shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_fallback_matches_the_interpreter(case):
+    _, opcode, batch, n_input, n_cell, n_output, kw = case
+    data = lstm_case_model(opcode, batch, n_input, n_cell, n_output, **kw)
+    plan = plan_model(read_model(data), fallback=True, acl_refused={0: "forced onto the fallback by the test"})
+    assert [f.opcode for f in plan.fallbacks] == [opcode]
+    x = _x(data)
+    ref = interpreter_outputs(data, x)["output"]
+    got = run_plan(plan, x)["output"]
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() <= tolerance(ref)
+    assert np.array_equal(run_plan(plan, x)["output"], got)  # every run from the zero state
+
+
+def test_the_state_tensors_are_read_as_zero_constants():
+    data = lstm_case_model("LSTM", 2, 3, 4, 4)
+    spec = read_model(data)
+    states = [spec.tensors[spec.operators[0].inputs[k]] for k in (18, 19)]
+    assert [(s.name, s.shape) for s in states] == [("output_state", (2, 4)), ("cell_state", (2, 4))]
+    assert all(s.is_constant and not s.data.any() and not s.data.flags.writeable for s in states)
+
+
+def _model_with(opcode: str, operands: list, options=None) -> bytes:
+    opts = {"FusedActivationFunction": "TANH", **(options or {})}
+    if opcode == SEQ:
+        return lstm_model(opcode, (2, 3, 3), (2, 3, 4), operands, 2, 4, 4, {"TimeMajor": False, **opts})
+    return lstm_model(opcode, (2, 3), (2, 4), operands, 2, 4, 4, opts)
+
+
+def test_the_basic_kernel_and_sign_bit_are_refused_by_name():
+    operands = lstm_operands(3, 4, 4)
+    with pytest.raises(UnsupportedModelError, match="BASIC"):
+        plan_model(read_model(_model_with("LSTM", operands, {"KernelType": 1})), fallback=True)
+    with pytest.raises(UnsupportedModelError, match="SIGN_BIT"):
+        plan_model(read_model(_model_with(SEQ, operands, {"FusedActivationFunction": "SIGN_BIT"})), fallback=True)
+
+
+@pytest.mark.parametrize("k, message", [(2, "input 2 is absent"), (9, "input 9 is present where"),
+                                        (7, "input 7 has shape")])
+def test_inconsistent_operands_name_the_input(k, message):
+    operands = lstm_operands(3, 4, 4)
+    operands[k] = None if k == 2 else np.zeros((4, 2) if k == 7 else (4,), np.float32)
+    with pytest.raises(ModelFormatError, match=message):
+        plan_model(read_model(_model_with("LSTM", operands)), fallback=True)
+
+
+def test_a_state_that_is_not_variable_is_refused():
+    spec = read_model(_model_with("LSTM", lstm_operands(3, 4, 4)))
+    live = spec.operators[0].inputs[19]
+    tensors = list(spec.tensors)
+    tensors[live] = dataclasses.replace(tensors[live], data=None)
+    with pytest.raises(UnsupportedModelError, match="input 19 'cell_state' that is not a constant"):
+        plan_model(dataclasses.replace(spec, tensors=tuple(tensors)), fallback=True)
