@@ -273,6 +273,11 @@ def _nested(itemsize: int, acl_shape: Sequence[int], acl_strides: Sequence[int])
     return True
 
 
+# Right padding (elements) of each row of a 1-D tensor that has bottom rows: more than any ACL
+# kernel's x steps ask for (auto_padding's 36 included).
+ROW_1D_RIGHT = 64
+
+
 def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides: Sequence[int]) -> PaddingSize:
     """Padding the buffer offers around the x-y plane, read from strides and offset the way
     ACL's layout rule (module docstring) writes them; 0 where the strides do not say, and 0
@@ -284,7 +289,11 @@ def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides
     offset, total = d.offset_in_bytes, d.alloc_size_in_bytes
     x = acl_shape[0]
     if len(acl_shape) == 1:
-        return PaddingSize(left=offset // es, right=max(0, (total - offset) // es - x))
+        # the tail is right padding, or past ROW_1D_RIGHT elements whole rows below (padded_descriptor)
+        left, tail = offset // es, max(0, (total - offset) // es - x)
+        if tail <= ROW_1D_RIGHT:
+            return PaddingSize(left=left, right=tail)
+        return PaddingSize(left=left, right=ROW_1D_RIGHT, bottom=(total // es) // (left + x + ROW_1D_RIGHT) - 1)
     sy = acl_strides[1]
     left = (offset % sy) // es
     right = max(0, sy // es - left - x)
@@ -470,8 +479,17 @@ def _padded_descriptor_uncached(shape: Tuple[int, ...], dtype: npt.DTypeLike, pa
         paddings[-1], offsets[-1] = padding.left + padding.right, padding.left
     if rank >= 2:
         paddings[-2], offsets[-2] = padding.top + padding.bottom, padding.top
-    elif padding.top or padding.bottom:
-        raise NotRepresentableError(f"a 1-D tensor has no y axis for top/bottom padding {padding!r}: shape={shape}")
+    elif padding.top:
+        raise NotRepresentableError(f"a 1-D tensor has no rows before it for top padding {padding!r}: shape={shape}")
+    elif padding.bottom:
+        # ACL's bottom rows of a 1-D tensor (extend_padding), each ROW_1D_RIGHT longer than the
+        # elements, so that _available_padding reads the same padding back from the buffer
+        if padding.right > ROW_1D_RIGHT:
+            raise NotRepresentableError(f"a 1-D tensor with bottom rows has at most {ROW_1D_RIGHT} elements of "
+                                        f"right padding, not {padding.right}: {padding!r}, shape={shape}")
+        row = padding.left + shape[0] + ROW_1D_RIGHT
+        return ShapeDescriptor.create(shape, dtype, "c", paddings=((1 + padding.bottom) * row - shape[0],),
+                                      padding_offsets=(padding.left,))
     return ShapeDescriptor.create(shape, dtype, "c", paddings=paddings, padding_offsets=offsets)
 
 

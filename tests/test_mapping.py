@@ -11,7 +11,7 @@ from acl_bridge import (
     padded_descriptor,
     tensor_info,
 )
-from acl_bridge.mapping import AclTensorInfo
+from acl_bridge.mapping import ROW_1D_RIGHT, AclTensorInfo
 from ndarray.errors import UnsupportedOptionError
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
@@ -103,8 +103,16 @@ def test_padded_descriptor_and_extend_padding():
     assert tensor_info(d).padding == PaddingSize(top=1, right=2, bottom=0, left=1)
     e = extend_padding(d, PaddingSize(top=0, right=4, bottom=2, left=0))
     assert tensor_info(e).padding == PaddingSize(top=1, right=4, bottom=2, left=1)
-    with pytest.raises(NotRepresentableError, match=r"a 1-D tensor has no y axis"):
+    # a 1-D tensor's bottom: whole rows after it, as ACL's 1-D TensorInfo counts them, read back
+    b = padded_descriptor((4,), "int32", PaddingSize(right=4, bottom=5, left=2))
+    row = 2 + 4 + ROW_1D_RIGHT
+    assert (b.shape, b.offset, b.alloc_size) == ((4,), 2, 6 * row)
+    assert tensor_info(b).padding == PaddingSize(right=ROW_1D_RIGHT, bottom=5, left=2)
+    assert tensor_info(padded_descriptor((4,), "int32", PaddingSize(right=36))).padding == PaddingSize(right=36)
+    with pytest.raises(NotRepresentableError, match=r"a 1-D tensor has no rows before it"):
         padded_descriptor((4,), "float32", PaddingSize(top=1))
+    with pytest.raises(NotRepresentableError, match=r"at most 64 elements of right padding, not 65"):
+        padded_descriptor((4,), "float32", PaddingSize(right=65, bottom=1))
 
 
 def test_auto_padding_counts_dimensions_like_acl():

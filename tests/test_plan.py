@@ -212,7 +212,7 @@ def test_absent_optional_tensor_and_1d_staging_padding():
     req = describe_request("bias", src, is_output=False, data_layout="NCHW", quantization=None)
     plan = plan_function("test", [None, req], AclFacts({"bias": P(1, 3, 1, 2)}), roles=("c", "bias"))
     assert plan["c"].action is Action.ABSENT
-    assert plan["bias"].padding == P(0, 3, 0, 2)  # a 1-D tensor has no y axis to pad
+    assert plan["bias"].padding == P(0, 3, 1, 2)  # a 1-D tensor: bottom rows after it, no top
     assert plan.copies_per_run == 1 and plan.staged == ("bias",)
     assert "bias: staged" in plan.describe()
 
