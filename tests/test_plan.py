@@ -217,6 +217,26 @@ def test_absent_optional_tensor_and_1d_staging_padding():
     assert "bias: staged" in plan.describe()
 
 
+def test_a_constant_asked_bottom_rows_is_a_copy_that_has_them():
+    """The runner's constants (models/runtime/buffers.constant_array): a 1-D bias asked for bottom
+    rows (ACL 20.08's per-channel depthwise) is a bridge copy with those rows, so ACL takes it
+    in place (nothing staged per run); asked none, the model's own memory."""
+    from acl_bridge import tensor_info
+    from acl_bridge.executor import origin_of
+    from acl_bridge.models.runtime.buffers import constant_array
+
+    class Depthwise:
+        const_roles = ("weights", "bias")
+
+    bias = np.arange(-3, 5, dtype=np.int32)
+    a = constant_array(Depthwise, "bias", bias, P(top=2, right=4, bottom=5), share_constants=True)
+    assert origin_of(a) is Origin.BRIDGE and np.array_equal(a.numpy(), bias)
+    got = tensor_info(a.descriptor).padding
+    assert (got.top, got.bottom, got.left) == (0, 5, 0) and got.right >= 4  # no top for a 1-D tensor
+    assert origin_of(constant_array(Depthwise, "bias", bias, P(top=2), share_constants=True)) is Origin.USER
+    assert origin_of(constant_array(Depthwise, "bias", bias, P(), share_constants=False)) is Origin.BRIDGE
+
+
 def test_plan_is_frozen():
     plan = plan_function("test", _requests({"src": dense((2, 2)), "dst": dense((2, 2))}),
                          AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True))
