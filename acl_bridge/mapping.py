@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -226,6 +226,23 @@ def check_quantization(quantization: Any, dtype: np.dtype[Any]) -> Tuple[float, 
     return scale, offset
 
 
+def size1_strides(d: ShapeDescriptor, shape: Sequence[int], strides: List[int]) -> List[int]:
+    """``strides`` (numpy order, bytes) with each dimension of size 1 given the stride a dense
+    layout would, so that harmless numpy quirks (negative or odd strides on size-1 axes) do not
+    block ACL; except in a C-order padded buffer (``explicit`` None: the bridge's own), whose
+    size-1 strides follow ACL's layout rule and say its padding: a (1, 2, 1, 40) int8 buffer with
+    8 elements of right padding has rows of 48 bytes even where a row is all of y (20.08's int8
+    pooling asks for them: issue 36)."""
+    if d.explicit is None and d.order == "c":
+        return strides
+    inner_extent = d.itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        if shape[i] == 1:
+            strides[i] = inner_extent
+        inner_extent = max(inner_extent, strides[i] * shape[i])
+    return strides
+
+
 def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """(tensor_shape, strides_in_bytes) in ACL order, or NotRepresentableError with the reason."""
     if d.rank > MAX_DIMS:
@@ -234,14 +251,7 @@ def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[in
         if n == 0:
             raise NotRepresentableError(f"shape[{i}] is 0, ACL cannot represent a dimension of size 0: {d!r}")
     shape = d.shape or (1,)
-    strides = list(d.strides_in_bytes or (d.itemsize,))
-    # A dimension of size 1 is never stepped along: give it the stride a dense layout would,
-    # so harmless numpy quirks (negative or odd strides on size-1 axes) do not block ACL.
-    inner_extent = d.itemsize
-    for i in range(len(shape) - 1, -1, -1):
-        if shape[i] == 1:
-            strides[i] = inner_extent
-        inner_extent = max(inner_extent, strides[i] * shape[i])
+    strides = size1_strides(d, shape, list(d.strides_in_bytes or (d.itemsize,)))
     for i, (n, s) in enumerate(zip(shape, strides)):
         if s < 0:
             raise NotRepresentableError(f"strides_in_bytes[{i}] is {s}, ACL strides are unsigned: {d!r}")

@@ -115,6 +115,27 @@ def test_padded_descriptor_and_extend_padding():
         padded_descriptor((4,), "float32", PaddingSize(right=65, bottom=1))
 
 
+@pytest.mark.parametrize("shape,padding,strides", [
+    # NHWC (1, 2, 1, 40) int8, right 8 (20.08's int8 pooling asks it): rows of 48 bytes though W is 1
+    ((1, 2, 1, 40), PaddingSize(right=8), (1, 48, 48, 96)),
+    ((1, 1, 1, 40), PaddingSize(right=8), (1, 48, 48, 48)),
+    ((1, 42, 1, 8), PaddingSize(right=8), (1, 16, 16, 672)),
+    ((1, 1, 1, 40), PaddingSize(top=1, right=8, bottom=1), (1, 48, 144, 144)),
+])
+def test_size1_rows_of_a_padded_buffer_keep_their_stride(shape, padding, strides):
+    """A dimension of size 1 in the bridge's own padded buffer keeps the stride ACL's layout
+    rule gives it, so the padding reads back (and ACL addresses the rows it asked for)."""
+    info = tensor_info(padded_descriptor(shape, "int8", padding), "NHWC")
+    assert info.strides_in_bytes == strides and info.padding == padding
+
+
+def test_size1_dimensions_of_an_explicit_view_get_dense_strides():
+    x = np.zeros((2, 5, 3), np.float32)[:, ::-4, :]  # shape (2, 2, 3); then a size-1 step slice
+    v = NdArray.from_numpy(x[:, :1, :])
+    assert v.descriptor.explicit is not None
+    assert tensor_info(v).strides_in_bytes == (4, 12, 60)  # the size-1 axis: dense over x, not -48
+
+
 def test_auto_padding_counts_dimensions_like_acl():
     # numpy (1, 5) is ACL TensorShape(5): one dimension, so no top/bottom padding
     assert auto_padding((1, 5)).paddings == (0, 40)

@@ -44,6 +44,13 @@ def misaligned():
 
 def gapped_batches():
     """Two images with a gap between them: ACL collapses z and up, so this is unsafe."""
+    x = np.zeros((2, 2, 9, 8), np.float32)
+    return NdArray.from_numpy(x[:, :1, :8, :])
+
+
+def bottom_row_per_batch():
+    """Two one-channel images with a row after each: a padded view whose size-1 channel keeps
+    its stride (mapping.size1_strides), so ACL reads it as one bottom row per image, in place."""
     x = np.zeros((2, 1, 9, 8), np.float32)
     return NdArray.from_numpy(x[:, :, :8, :])
 
@@ -146,6 +153,10 @@ CASES = {
         arrays={"src": gapped_batches, "dst": lambda: dense((2, 1, 8, 8))},
         facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
         expect={"src": ("staged", Reason.COLLAPSE_UNSAFE), "dst": ("in_place", None)}),
+    "a row after each batch's one channel: ACL's bottom padding": dict(
+        arrays={"src": bottom_row_per_batch, "dst": lambda: dense((2, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}),
     "20.08 NHWC depthwise: validate() wants more than negotiated": dict(
         arrays={"src": lambda: dense((1, 8, 8, 4)), "dst": lambda: dense((1, 8, 8, 8))},
         facts=AclFacts({"src": P(1, 6, 1, 1), "dst": P()}, None, None, renegotiate="Insufficient Padding!",
