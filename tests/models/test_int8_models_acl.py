@@ -68,9 +68,9 @@ STEPS_ON_2008 = {"visual_wake_words": 1}
 VWW_POOL_LSB = {"24.11": 1, "20.08": 1}
 # output steps (LSB) from TFLite's arithmetic on _fingerprint_inputs(): measured, see the
 # docstring. 20.08: its int8 2x2 average pooling is one step up on every output on ACL's own
-# input (15488 of 15488, measured), carried to 21, 24, 22, 25, 26 output steps on inputs 0-4
-# (measured on bookworm; its MEAN adds up to 1); TFLite's arithmetic with every pooled output
-# one step up gives 21, 23, 22, 24, 25, 23 on the six inputs (host)
+# input (15488 of 15488, measured), carried to 21, 24, 22, 25, 26, 23 output steps on the six
+# inputs (measured on bookworm; its MEAN adds up to 1); TFLite's arithmetic with every pooled
+# output one step up gives 21, 23, 22, 24, 25, 23 (host)
 FINGERPRINT_BOUND_LSB = {"24.11": 7, "20.08": 26}
 # output steps between the bridge and Arm NN 23.08's TfLite parser on CpuAcc (measured; else 0)
 ARMNN_STEPS = {"fingerprint_signature_generator": 2}

@@ -24,7 +24,8 @@ ACL 20.08 (measured): 1 step with different quantization, 2 with equal quantizat
 90 and 66 of 210 outputs equal); its pooling asks for padding on outputs of fewer than 16
 channels, which the bridge stages (3 to 12 bytes per inference here, counted); the two batch-2
 cases it refused at load ("Insufficient Padding!") until issue 36 (the pooled (2, 1, 1, C)
-tensor's size-1 rows hid the right padding 20.08 asks: mapping.size1_strides) now run."""
+tensor's size-1 rows hid the right padding 20.08 asks: mapping.size1_strides) now run
+(measured: the int8 one within 1 step, 24 of 240 outputs equal)."""
 
 from __future__ import annotations
 
