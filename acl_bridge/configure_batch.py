@@ -60,7 +60,7 @@ from .backend import backend_named
 from .decisions import Decision, KeptDecisions
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
-from .mapping import PerChannelQuantization, data_type_for, is_per_channel
+from .mapping import PerChannelQuantization, data_type_for, is_per_channel, size1_strides
 from .errors import AclError
 from .native import check, require_native
 from .tensor import desc_from_content
@@ -463,16 +463,12 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
 
 def _dimensions(d, fmt: struct.Struct) -> bytes:
     """The rank, shape and strides of descriptor ``d`` as a kept record starts with them (in
-    ACL's order, a scalar as one element, the stride of a dimension of size 1 made dense as
-    :func:`~acl_bridge.mapping.acl_shape_and_strides` makes it)."""
+    ACL's order, a scalar as one element, the stride of a dimension of size 1 as
+    :func:`~acl_bridge.mapping.size1_strides` gives it)."""
     shape, strides = d.shape, list(d.strides_in_bytes)
     if not shape:
         shape, strides = (1,), [d.itemsize]
-    inner = d.itemsize
-    for i in range(len(shape) - 1, -1, -1):  # mapping.acl_shape_and_strides' rule for size-1 dimensions
-        if shape[i] == 1:
-            strides[i] = inner
-        inner = max(inner, strides[i] * shape[i])
+    strides = size1_strides(d, shape, strides)  # mapping.acl_shape_and_strides' rule for size-1 dimensions
     pad = _ZEROS[:abi.MAX_DIMS - len(shape)]
     return fmt.pack(len(shape), *shape[::-1], *pad, *strides[::-1], *pad)
 

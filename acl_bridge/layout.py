@@ -96,9 +96,10 @@ class PaddingSize:
         return all(a >= b for a, b in zip(self.as_tuple(), needed.as_tuple()))
 
     def for_rank(self, rank: int) -> "PaddingSize":
-        """The part of this padding a tensor of ``rank`` dimensions can have: a 1-D tensor has
-        no y axis, so its top and bottom are dropped (left and right stay)."""
-        return self if rank >= 2 else PaddingSize(right=self.right, left=self.left)
+        """The part of this padding a tensor of ``rank`` dimensions can have: a 1-D tensor keeps
+        its bottom, whole rows after it that ACL's 1-D TensorInfo counts in its total size
+        (20.08's depthwise asks its bias for them), and drops its top (left and right stay)."""
+        return self if rank >= 2 else PaddingSize(right=self.right, bottom=self.bottom, left=self.left)
 
     def __bool__(self) -> bool:
         return any(self.as_tuple())

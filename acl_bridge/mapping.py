@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -226,6 +226,23 @@ def check_quantization(quantization: Any, dtype: np.dtype[Any]) -> Tuple[float, 
     return scale, offset
 
 
+def size1_strides(d: ShapeDescriptor, shape: Sequence[int], strides: List[int]) -> List[int]:
+    """``strides`` (numpy order, bytes) with each dimension of size 1 given the stride a dense
+    layout would, so that harmless numpy quirks (negative or odd strides on size-1 axes) do not
+    block ACL; except in a C-order padded buffer (``explicit`` None: the bridge's own), whose
+    size-1 strides follow ACL's layout rule and say its padding: a (1, 2, 1, 40) int8 buffer with
+    8 elements of right padding has rows of 48 bytes even where a row is all of y (20.08's int8
+    pooling asks for them: issue 36)."""
+    if d.explicit is None and d.order == "c":
+        return strides
+    inner_extent = d.itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        if shape[i] == 1:
+            strides[i] = inner_extent
+        inner_extent = max(inner_extent, strides[i] * shape[i])
+    return strides
+
+
 def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """(tensor_shape, strides_in_bytes) in ACL order, or NotRepresentableError with the reason."""
     if d.rank > MAX_DIMS:
@@ -234,14 +251,7 @@ def acl_shape_and_strides(d: ShapeDescriptor) -> Tuple[Tuple[int, ...], Tuple[in
         if n == 0:
             raise NotRepresentableError(f"shape[{i}] is 0, ACL cannot represent a dimension of size 0: {d!r}")
     shape = d.shape or (1,)
-    strides = list(d.strides_in_bytes or (d.itemsize,))
-    # A dimension of size 1 is never stepped along: give it the stride a dense layout would,
-    # so harmless numpy quirks (negative or odd strides on size-1 axes) do not block ACL.
-    inner_extent = d.itemsize
-    for i in range(len(shape) - 1, -1, -1):
-        if shape[i] == 1:
-            strides[i] = inner_extent
-        inner_extent = max(inner_extent, strides[i] * shape[i])
+    strides = size1_strides(d, shape, list(d.strides_in_bytes or (d.itemsize,)))
     for i, (n, s) in enumerate(zip(shape, strides)):
         if s < 0:
             raise NotRepresentableError(f"strides_in_bytes[{i}] is {s}, ACL strides are unsigned: {d!r}")
@@ -273,6 +283,11 @@ def _nested(itemsize: int, acl_shape: Sequence[int], acl_strides: Sequence[int])
     return True
 
 
+# Right padding (elements) of each row of a 1-D tensor that has bottom rows: more than any ACL
+# kernel's x steps ask for (auto_padding's 36 included).
+ROW_1D_RIGHT = 64
+
+
 def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides: Sequence[int]) -> PaddingSize:
     """Padding the buffer offers around the x-y plane, read from strides and offset the way
     ACL's layout rule (module docstring) writes them; 0 where the strides do not say, and 0
@@ -284,7 +299,11 @@ def _available_padding(d: ShapeDescriptor, acl_shape: Sequence[int], acl_strides
     offset, total = d.offset_in_bytes, d.alloc_size_in_bytes
     x = acl_shape[0]
     if len(acl_shape) == 1:
-        return PaddingSize(left=offset // es, right=max(0, (total - offset) // es - x))
+        # the tail is right padding, or past ROW_1D_RIGHT elements whole rows below (padded_descriptor)
+        left, tail = offset // es, max(0, (total - offset) // es - x)
+        if tail <= ROW_1D_RIGHT:
+            return PaddingSize(left=left, right=tail)
+        return PaddingSize(left=left, right=ROW_1D_RIGHT, bottom=(total // es) // (left + x + ROW_1D_RIGHT) - 1)
     sy = acl_strides[1]
     left = (offset % sy) // es
     right = max(0, sy // es - left - x)
@@ -470,8 +489,17 @@ def _padded_descriptor_uncached(shape: Tuple[int, ...], dtype: npt.DTypeLike, pa
         paddings[-1], offsets[-1] = padding.left + padding.right, padding.left
     if rank >= 2:
         paddings[-2], offsets[-2] = padding.top + padding.bottom, padding.top
-    elif padding.top or padding.bottom:
-        raise NotRepresentableError(f"a 1-D tensor has no y axis for top/bottom padding {padding!r}: shape={shape}")
+    elif padding.top:
+        raise NotRepresentableError(f"a 1-D tensor has no rows before it for top padding {padding!r}: shape={shape}")
+    elif padding.bottom:
+        # ACL's bottom rows of a 1-D tensor (extend_padding), each ROW_1D_RIGHT longer than the
+        # elements, so that _available_padding reads the same padding back from the buffer
+        if padding.right > ROW_1D_RIGHT:
+            raise NotRepresentableError(f"a 1-D tensor with bottom rows has at most {ROW_1D_RIGHT} elements of "
+                                        f"right padding, not {padding.right}: {padding!r}, shape={shape}")
+        row = padding.left + shape[0] + ROW_1D_RIGHT
+        return ShapeDescriptor.create(shape, dtype, "c", paddings=((1 + padding.bottom) * row - shape[0],),
+                                      padding_offsets=(padding.left,))
     return ShapeDescriptor.create(shape, dtype, "c", paddings=paddings, padding_offsets=offsets)
 
 

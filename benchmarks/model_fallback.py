@@ -2,7 +2,7 @@
 an inference, and the time per inference against TFLite's interpreter and Arm NN.
 
     python3 benchmarks/model_fallback.py [--models a,b] [--rounds 3] [--profile-rounds 3]
-                                         [--threads 1] [--markdown] [--json FILE]
+                                         [--threads 1] [--json FILE]
 
 Per model (default: every model in the fetch cache, :data:`acl_bridge.models.apps.fetch.MODELS`),
 in one process, with the contenders and rounds of benchmarks/model_speed.py (the bridge's

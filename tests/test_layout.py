@@ -28,7 +28,7 @@ def test_side_order_is_acls_padding_size_order():
     p = PaddingSize.from_tuple((1, 2, 3, 4))
     assert (p.top, p.right, p.bottom, p.left) == (1, 2, 3, 4) and p.as_tuple() == (1, 2, 3, 4)
     assert p.union(PaddingSize(5, 0, 0, 5)) == PaddingSize(5, 2, 3, 5)
-    assert p.for_rank(1) == PaddingSize(0, 2, 0, 4) and p.for_rank(2) == p
+    assert p.for_rank(1) == PaddingSize(0, 2, 3, 4) and p.for_rank(2) == p  # 1-D: bottom rows, no top
 
 
 @pytest.mark.parametrize("given,expected", [

@@ -11,7 +11,7 @@ from acl_bridge import (
     padded_descriptor,
     tensor_info,
 )
-from acl_bridge.mapping import AclTensorInfo
+from acl_bridge.mapping import ROW_1D_RIGHT, AclTensorInfo
 from ndarray.errors import UnsupportedOptionError
 from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDescriptor
 
@@ -103,8 +103,37 @@ def test_padded_descriptor_and_extend_padding():
     assert tensor_info(d).padding == PaddingSize(top=1, right=2, bottom=0, left=1)
     e = extend_padding(d, PaddingSize(top=0, right=4, bottom=2, left=0))
     assert tensor_info(e).padding == PaddingSize(top=1, right=4, bottom=2, left=1)
-    with pytest.raises(NotRepresentableError, match=r"a 1-D tensor has no y axis"):
+    # a 1-D tensor's bottom: whole rows after it, as ACL's 1-D TensorInfo counts them, read back
+    b = padded_descriptor((4,), "int32", PaddingSize(right=4, bottom=5, left=2))
+    row = 2 + 4 + ROW_1D_RIGHT
+    assert (b.shape, b.offset, b.alloc_size) == ((4,), 2, 6 * row)
+    assert tensor_info(b).padding == PaddingSize(right=ROW_1D_RIGHT, bottom=5, left=2)
+    assert tensor_info(padded_descriptor((4,), "int32", PaddingSize(right=36))).padding == PaddingSize(right=36)
+    with pytest.raises(NotRepresentableError, match=r"a 1-D tensor has no rows before it"):
         padded_descriptor((4,), "float32", PaddingSize(top=1))
+    with pytest.raises(NotRepresentableError, match=r"at most 64 elements of right padding, not 65"):
+        padded_descriptor((4,), "float32", PaddingSize(right=65, bottom=1))
+
+
+@pytest.mark.parametrize("shape,padding,strides", [
+    # NHWC (1, 2, 1, 40) int8, right 8 (20.08's int8 pooling asks it): rows of 48 bytes though W is 1
+    ((1, 2, 1, 40), PaddingSize(right=8), (1, 48, 48, 96)),
+    ((1, 1, 1, 40), PaddingSize(right=8), (1, 48, 48, 48)),
+    ((1, 42, 1, 8), PaddingSize(right=8), (1, 16, 16, 672)),
+    ((1, 1, 1, 40), PaddingSize(top=1, right=8, bottom=1), (1, 48, 144, 144)),
+])
+def test_size1_rows_of_a_padded_buffer_keep_their_stride(shape, padding, strides):
+    """A dimension of size 1 in the bridge's own padded buffer keeps the stride ACL's layout
+    rule gives it, so the padding reads back (and ACL addresses the rows it asked for)."""
+    info = tensor_info(padded_descriptor(shape, "int8", padding), "NHWC")
+    assert info.strides_in_bytes == strides and info.padding == padding
+
+
+def test_size1_dimensions_of_an_explicit_view_get_dense_strides():
+    x = np.zeros((2, 5, 3), np.float32)[:, ::-4, :]  # shape (2, 2, 3); then a size-1 step slice
+    v = NdArray.from_numpy(x[:, :1, :])
+    assert v.descriptor.explicit is not None
+    assert tensor_info(v).strides_in_bytes == (4, 12, 60)  # the size-1 axis: dense over x, not -48
 
 
 def test_auto_padding_counts_dimensions_like_acl():

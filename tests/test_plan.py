@@ -44,6 +44,13 @@ def misaligned():
 
 def gapped_batches():
     """Two images with a gap between them: ACL collapses z and up, so this is unsafe."""
+    x = np.zeros((2, 2, 9, 8), np.float32)
+    return NdArray.from_numpy(x[:, :1, :8, :])
+
+
+def bottom_row_per_batch():
+    """Two one-channel images with a row after each: a padded view whose size-1 channel keeps
+    its stride (mapping.size1_strides), so ACL reads it as one bottom row per image, in place."""
     x = np.zeros((2, 1, 9, 8), np.float32)
     return NdArray.from_numpy(x[:, :, :8, :])
 
@@ -146,6 +153,10 @@ CASES = {
         arrays={"src": gapped_batches, "dst": lambda: dense((2, 1, 8, 8))},
         facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
         expect={"src": ("staged", Reason.COLLAPSE_UNSAFE), "dst": ("in_place", None)}),
+    "a row after each batch's one channel: ACL's bottom padding": dict(
+        arrays={"src": bottom_row_per_batch, "dst": lambda: dense((2, 1, 8, 8))},
+        facts=AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True),
+        expect={"src": ("in_place", None), "dst": ("in_place", None)}),
     "20.08 NHWC depthwise: validate() wants more than negotiated": dict(
         arrays={"src": lambda: dense((1, 8, 8, 4)), "dst": lambda: dense((1, 8, 8, 8))},
         facts=AclFacts({"src": P(1, 6, 1, 1), "dst": P()}, None, None, renegotiate="Insufficient Padding!",
@@ -212,9 +223,29 @@ def test_absent_optional_tensor_and_1d_staging_padding():
     req = describe_request("bias", src, is_output=False, data_layout="NCHW", quantization=None)
     plan = plan_function("test", [None, req], AclFacts({"bias": P(1, 3, 1, 2)}), roles=("c", "bias"))
     assert plan["c"].action is Action.ABSENT
-    assert plan["bias"].padding == P(0, 3, 0, 2)  # a 1-D tensor has no y axis to pad
+    assert plan["bias"].padding == P(0, 3, 1, 2)  # a 1-D tensor: bottom rows after it, no top
     assert plan.copies_per_run == 1 and plan.staged == ("bias",)
     assert "bias: staged" in plan.describe()
+
+
+def test_a_constant_asked_bottom_rows_is_a_copy_that_has_them():
+    """The runner's constants (models/runtime/buffers.constant_array): a 1-D bias asked for bottom
+    rows (ACL 20.08's per-channel depthwise) is a bridge copy with those rows, so ACL takes it
+    in place (nothing staged per run); asked none, the model's own memory."""
+    from acl_bridge import tensor_info
+    from acl_bridge.executor import origin_of
+    from acl_bridge.models.runtime.buffers import constant_array
+
+    class Depthwise:
+        const_roles = ("weights", "bias")
+
+    bias = np.arange(-3, 5, dtype=np.int32)
+    a = constant_array(Depthwise, "bias", bias, P(top=2, right=4, bottom=5), share_constants=True)
+    assert origin_of(a) is Origin.BRIDGE and np.array_equal(a.numpy(), bias)
+    got = tensor_info(a.descriptor).padding
+    assert (got.top, got.bottom, got.left) == (0, 5, 0) and got.right >= 4  # no top for a 1-D tensor
+    assert origin_of(constant_array(Depthwise, "bias", bias, P(top=2), share_constants=True)) is Origin.USER
+    assert origin_of(constant_array(Depthwise, "bias", bias, P(), share_constants=False)) is Origin.BRIDGE
 
 
 def test_plan_is_frozen():

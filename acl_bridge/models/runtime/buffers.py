@@ -98,15 +98,17 @@ def constant_array(cls, role: str, value: np.ndarray, padding: PaddingSize, shar
     where ``share_constants`` and ACL takes the role as ``const ITensor *`` (it writes none of
     its bytes: the planner needs no probe for it), asked for no padding, and the value is dense
     and element-aligned; else a bridge-owned copy with the negotiated padding."""
-    # no padding it can have (PaddingSize.for_rank: a 1-D tensor has no top or bottom)
-    unpadded = not (padding.right or padding.left or value.ndim >= 2 and (padding.top or padding.bottom))
+    # no padding it can have (PaddingSize.for_rank: a 1-D tensor has no top, but keeps the bottom
+    # rows ACL 20.08's native depthwise asks its bias for: a copy with them, not the model's memory)
+    padding = padding.for_rank(value.ndim)
+    unpadded = not padding
     if (share_constants and role in cls.const_roles and unpadded and value.size
             and value.flags.c_contiguous and value.flags.aligned):
         # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
         # padded view of the whole file it lies in): a third of the cost, and a dense
         # constant ACL takes as const needs no probe
         return NdArray(value.reshape(-1).view(np.uint8), ShapeDescriptor.dense(value.shape, value.dtype))
-    a = F.AclFunction.padded_empty(value.shape, value.dtype, padding.for_rank(value.ndim))
+    a = F.AclFunction.padded_empty(value.shape, value.dtype, padding)
     a.numpy()[...] = value
     return a
 
