@@ -3,7 +3,7 @@
 // acl_shim_reduction.cpp (along one axis, kept), acl_shim_logic.cpp (comparisons, logical
 // operators, arg max / min, select), acl_shim_movement.cpp (data movement: strided slice,
 // gather, tile, depth/space and batch/space) and acl_shim_nn.cpp (deconvolution, L2
-// normalization, local response normalization, matmul, 3-D convolution). build<F> (acl_shim_functions.cpp) hands
+// normalization, local response normalization, matmul, 3-D convolution), acl_shim_detection.cpp (detection post-process). build<F> (acl_shim_functions.cpp) hands
 // every kind it does not build itself to each in turn. Each entry point has one overload per
 // backend's tensor type (NEON: ITensor, CL: ICLTensor); it validate()s then configure()s the
 // kind, or answers nullptr when the kind is not of its family. ACL's refusals:
@@ -60,6 +60,7 @@ ACL_SHIM_FAMILY_DECLARATIONS(build_reduction)
 ACL_SHIM_FAMILY_DECLARATIONS(build_logic)
 ACL_SHIM_FAMILY_DECLARATIONS(build_movement)
 ACL_SHIM_FAMILY_DECLARATIONS(build_nn)
+ACL_SHIM_FAMILY_DECLARATIONS(build_detection)
 
 }  // namespace acl_shim_detail
 

@@ -349,6 +349,7 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p,
             if (auto f = build_logic(kind, p, t, mm)) return f;
             if (auto f = build_movement(kind, p, t, mm)) return f;
             if (auto f = build_nn(kind, p, t, mm)) return f;
+            if (auto f = build_detection(kind, p, t, mm)) return f;
             fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown function kind " + std::to_string(kind));
         }
     }

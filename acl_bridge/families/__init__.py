@@ -5,7 +5,8 @@ power; unary: abs, exp, log, neg, rsqrt, sin, round, floor), :mod:`.reduction` (
 max, min, product along one axis), :mod:`.logic` (comparisons, logical and / or / not, arg
 max / min, select), :mod:`.movement` (strided slice, gather, tile, depth to space, space to
 depth, batch to space, space to batch), :mod:`.nn` (deconvolution, L2 normalization, local
-response normalization, matmul, 3-D convolution).
+response normalization, matmul, 3-D convolution), :mod:`.detection` (SSD detection
+post-processing).
 
 :data:`CLASSES` maps every family kind to its class; :func:`function_class` finds a class by
 name in the families or in :mod:`acl_bridge.functions`."""
@@ -15,7 +16,8 @@ from __future__ import annotations
 from typing import Dict
 
 from .. import functions
-from . import elementwise, logic, movement, nn, reduction
+from . import detection, elementwise, logic, movement, nn, reduction
+from .detection import DetectionPostProcess
 from .elementwise import (Abs, Div, ElementwiseBinary, ElementwiseUnary, Exp, Floor, Log, Maximum, Minimum, Neg,
                           Power, Round, Rsqrt, Sin, SquaredDifference)
 from .logic import (ArgMax, ArgMin, Comparison, Equal, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalNot,
@@ -24,7 +26,7 @@ from .movement import BatchToSpace, DepthToSpace, Gather, SpaceToBatch, SpaceToD
 from .nn import Convolution3D, Deconvolution, L2Normalize, LocalResponseNormalization, MatMul
 from .reduction import ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, Reduction
 
-FAMILIES = (elementwise, reduction, logic, movement, nn)
+FAMILIES = (elementwise, reduction, logic, movement, nn, detection)
 # kind -> class, every family's
 CLASSES: Dict[str, type] = {cls.kind: cls for family in FAMILIES for cls in family.CLASSES}
 
@@ -47,4 +49,5 @@ __all__ = ["CLASSES", "FAMILIES", "function_class", "ElementwiseBinary", "Elemen
            "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
            "ArgMax", "ArgMin", "Select",
            "StridedSlice", "Gather", "Tile", "DepthToSpace", "SpaceToDepth", "BatchToSpace", "SpaceToBatch",
-           "Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul", "Convolution3D"]
+           "Deconvolution", "L2Normalize", "LocalResponseNormalization", "MatMul", "Convolution3D",
+           "DetectionPostProcess"]

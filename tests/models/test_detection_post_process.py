@@ -15,7 +15,7 @@ pytest.importorskip("tflite", reason="the tflite package is not installed")
 pytest.importorskip("flatbuffers.flexbuffers", reason="the flatbuffers package is not installed")
 
 from acl_bridge.models.format.detection_options import detection_options  # noqa: E402
-from acl_bridge.models.format.tflite_reader import UnsupportedModelError, read_model  # noqa: E402
+from acl_bridge.models.format.tflite_reader import ModelFormatError, UnsupportedModelError, read_model  # noqa: E402
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
 
@@ -35,6 +35,9 @@ CASES = {  # id: (anchors, classes, options, background column, seed)
     "regular-2_per_class": (16, 3, dict(use_regular_nms=True, detections_per_class=2, max_detections=5), True, 7),
     "regular-no_background": (10, 2, dict(use_regular_nms=True, num_classes=2, max_detections=6), False, 8),
 }
+OPCODES = (D.OPCODE,)  # the opcodes whose one-operator cases are here (test_one_operator's coverage)
+# what the lowering rule leaves to the fallback (ACL's function differs there)
+ON_FALLBACK = {"fast-2classes", "fast-more_classes_than_there_are", "fast-no_background", "regular-no_background"}
 
 
 def tflite_run(data: bytes, values):
@@ -46,8 +49,19 @@ def tflite_run(data: bytes, values):
 
 
 def fallback_run(data: bytes, values):
-    plan = plan_model(read_model(data), fallback=True)
+    """The fallback kernel's outputs (the operator refused as ACL would refuse it)."""
+    plan = plan_model(read_model(data), fallback=True, acl_refused={0: "refused here to run the fallback"})
     assert [f.opcode for f in plan.fallbacks] == [D.OPCODE]
+    return list(run_plan(plan, list(values)).values())
+
+
+def lowered_run(data: bytes, values):
+    """The lowered plan's outputs (its ``detection_post_process`` step on numpy), or None where
+    the rule leaves the operator to the fallback."""
+    plan = plan_model(read_model(data), fallback=True)
+    if plan.fallbacks:
+        return None
+    assert [s.kind for s in plan.steps] == ["detection_post_process"]
     return list(run_plan(plan, list(values)).values())
 
 
@@ -66,23 +80,44 @@ def test_fallback_kernel_equals_tflite(name):
     m = kw.get("max_detections", 4) * per
     data = D.model(n, classes, D.options(**kw), m, background)
     values = D.inputs(n, classes, seed, background)
-    ref, got = tflite_run(data, values), fallback_run(data, values)
+    ref = tflite_run(data, values)
     assert ref[3][0] >= 1
-    for r, g in zip(written_rows(ref, per, kw["num_classes"]), written_rows(got, per, kw["num_classes"])):
-        np.testing.assert_array_equal(g, r)
-    written = {k * per + c for k in range(int(got[3][0])) for c in range(min(per, kw["num_classes"]))}
-    for g in got[:3]:  # every other row: zero
-        assert not g[:, [r for r in range(m) if r not in written]].any()
+    lowered = lowered_run(data, values)
+    assert (lowered is None) == (name in ON_FALLBACK)
+    for got in (fallback_run(data, values), lowered):
+        if got is None:
+            continue
+        for r, g in zip(written_rows(ref, per, kw["num_classes"]), written_rows(got, per, kw["num_classes"])):
+            np.testing.assert_array_equal(g, r)
+        written = {k * per + c for k in range(int(got[3][0])) for c in range(min(per, kw["num_classes"]))}
+        for g in got[:3]:  # every other row: zero
+            assert not g[:, [r for r in range(m) if r not in written]].any()
 
 
-def test_uint8_inputs_equal_tflite():
+def test_the_lowered_step_binds_to_the_bridge_function(monkeypatch):
+    """The step's four outputs and options reach DetectionPostProcess in its role order."""
+    from acl_bridge.models.runtime.step_calls import tensor_ids
+
+    from .test_plan import assert_steps_bind
+
+    data = D.model(12, 3, D.options(use_regular_nms=True, detections_per_class=3), 4)
+    plan = plan_model(read_model(data))
+    (step,) = plan.steps
+    assert tensor_ids(step) == [0, 1, None, 3, 4, 5, 6] and step.written == (3, 4, 5, 6)
+    assert dict(step.params)["scales"] == (10.0, 10.0, 5.0, 5.0) and dict(step.constants)["anchors"].shape == (12, 4)
+    assert_steps_bind(plan, monkeypatch)
+
+
+def test_uint8_inputs_equal_tflite_on_the_fallback():
     n, classes = 12, 3
     q = {"boxes": ([0.05], [128]), "scores": ([1 / 255], [0]), "anchors": ([1 / 128], [0])}
     data = D.model(n, classes, D.options(), 4, quantization=q, dtype="uint8")
     codes, scores = D.inputs(n, classes, 9)
     values = (np.clip(np.round(codes / 0.05) + 128, 0, 255).astype(np.uint8),
               np.clip(np.round(scores * 255), 0, 255).astype(np.uint8))
-    ref, got = tflite_run(data, values), fallback_run(data, values)
+    plan = plan_model(read_model(data), fallback=True)
+    assert [(f.opcode, f.kind) for f in plan.fallbacks] == [(D.OPCODE, "custom")]  # the rule takes float32 only
+    ref, got = tflite_run(data, values), list(run_plan(plan, list(values)).values())
     for r, g in zip(written_rows(ref, 1), written_rows(got, 1)):
         np.testing.assert_array_equal(g, r)
 
@@ -106,12 +141,16 @@ def test_options_are_read_from_the_flexbuffer_map():
     (dict(), 3, r"output shapes .*, expected \[\[1, 4, 4\], \[1, 4\], \[1, 4\], \[1\]\]"),
 ], ids=["iou", "max_detections", "h_scale", "num_classes", "output_shape"])
 def test_options_and_shapes_tflite_cannot_take_are_refused_at_load(kw, m, message):
+    """Malformed for the rule (ModelFormatError, never a fallback); the fallback kernel refuses
+    them too (UnsupportedModelError at load)."""
     data = D.model(6, 3, D.options(**kw), m)
-    with pytest.raises(UnsupportedModelError, match=message):
+    with pytest.raises(ModelFormatError, match=message):
         plan_model(read_model(data), fallback=True)
+    with pytest.raises(UnsupportedModelError, match=message):
+        plan_model(read_model(data), fallback=True, acl_refused={0: "refused here to run the fallback"})
 
 
 def test_custom_options_that_are_no_flexbuffer_map_are_refused():
     data = D.model(6, 3, b"\x01\x02\x03", 4)
-    with pytest.raises(UnsupportedModelError, match=r"custom_options \(3 bytes\) are not a flexbuffer map"):
+    with pytest.raises(ModelFormatError, match=r"custom_options \(3 bytes\) are not a flexbuffer map"):
         plan_model(read_model(data), fallback=True)

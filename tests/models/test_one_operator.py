@@ -239,10 +239,11 @@ def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
 
 def test_every_supported_operator_has_a_case():
     """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones)."""
+    from .test_detection_post_process import OPCODES as DETECTION_OPCODES
     from .test_one_operator_logic import CASES as LOGIC_CASES
 
     assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in LOGIC_CASES}
-                  | {g.opcode for g in MOVEMENT_GRAPHS}) == sorted(SUPPORTED)
+                  | {g.opcode for g in MOVEMENT_GRAPHS} | set(DETECTION_OPCODES)) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():

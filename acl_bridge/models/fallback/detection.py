@@ -23,33 +23,12 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..format.detection_options import OPCODE, DetectionOptions, detection_options
+from ..format.detection_options import OPCODE, DetectionOptions, check_shapes, detection_options
 from ..format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import Call, kernel
+from .step_kernels import step_kernel
 
 F32 = np.float32
-
-
-def check_shapes(op: OperatorSpec, model: ModelSpec, opts: DetectionOptions) -> Optional[str]:
-    """Why the operator's tensors do not fit TFLite's kernel (None: they do)."""
-    if len(op.inputs) != 3 or len(op.outputs) != 4 or min(op.inputs) < 0:
-        return (f"inputs {list(op.inputs)} and outputs {list(op.outputs)}, expected (box encodings, class scores, "
-                f"anchors) and (boxes, classes, scores, num_detections)")
-    box, score, anchor = (tuple(model.tensors[i].shape) for i in op.inputs)
-    if len(box) != 3 or box[0] != 1 or box[2] < 4:
-        return f"box encodings {list(box)}, expected [1, anchors, >= 4]"
-    n = box[1]
-    if len(score) != 3 or score[:2] != (1, n) or score[2] - opts.num_classes not in (0, 1):
-        return (f"class scores {list(score)}, expected [1, {n}, {opts.num_classes} or {opts.num_classes + 1}] "
-                f"(num_classes {opts.num_classes}, with or without a background column)")
-    if anchor != (n, 4):
-        return f"anchors {list(anchor)}, expected [{n}, 4]"
-    m = opts.detected_boxes
-    want = ((1, m, 4), (1, m), (1, m), (1,))
-    got = tuple(tuple(model.tensors[i].shape) for i in op.outputs)
-    if got != want:
-        return f"output shapes {[list(s) for s in got]}, expected {[list(s) for s in want]}"
-    return None
 
 
 def _check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
@@ -162,6 +141,21 @@ def post_process(codes: np.ndarray, scores: np.ndarray, anchors: np.ndarray, opt
     return out_boxes, out_classes, out_scores, np.array([count], F32)
 
 
+@step_kernel("detection_post_process")
+def _detection_step(s, x, p, c, arrays) -> None:
+    """The plan's ``detection_post_process`` step (what ACL's function computes under the
+    lowering rule's conditions): its four outputs written."""
+    live = iter(arrays[i] for i in s.inputs)
+    codes, scores, anchors = (np.asarray(c[r] if r in c else next(live), F32)
+                              for r in ("box_encodings", "class_scores", "anchors"))
+    y, xs, h, w = p["scales"]
+    opts = DetectionOptions(p["max_detections"], p["max_classes_per_detection"], p["detections_per_class"],
+                            p["use_regular_nms"], p["nms_score_threshold"], p["nms_iou_threshold"], p["num_classes"],
+                            y, xs, h, w)
+    for out, t in zip(post_process(codes, scores, anchors, opts), s.written):
+        arrays[t][...] = out
+
+
 @kernel(OPCODE, dtypes=("float32", "uint8"), check=_check, binds=True)
 def detection_post_process(c: Call):
     opts = detection_options(c.op)
@@ -174,4 +168,4 @@ def detection_post_process(c: Call):
     return run
 
 
-__all__ = ["decode", "nms", "post_process", "check_shapes", "detection_post_process"]
+__all__ = ["decode", "nms", "post_process", "detection_post_process"]

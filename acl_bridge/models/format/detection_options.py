@@ -5,15 +5,16 @@ detection post-processing): its ``custom_options`` are a flexbuffer map (read wi
 max_classes_per_detection, detections_per_class (100 where absent), use_regular_nms (false
 where absent), nms_score_threshold, nms_iou_threshold, num_classes, y_scale, x_scale, h_scale,
 w_scale. :func:`detection_options` answers them as one frozen value, or ModelFormatError
-naming the field, its value and what was expected."""
+naming the field, its value and what was expected; :func:`check_shapes` says why the
+operator's tensors do not fit TFLite's kernel."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict
+from typing import Dict, Optional
 
-from .tflite_reader import ModelFormatError, OperatorSpec
+from .tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
 
 OPCODE = "CUSTOM:TFLite_Detection_PostProcess"
 DETECTIONS_PER_CLASS = 100  # TFLite's kNumDetectionsPerClass, where the map has none
@@ -102,4 +103,26 @@ def detection_options(op: OperatorSpec) -> DetectionOptions:
     return opts
 
 
-__all__ = ["OPCODE", "DETECTIONS_PER_CLASS", "DetectionOptions", "custom_map", "detection_options"]
+def check_shapes(op: OperatorSpec, model: ModelSpec, opts: DetectionOptions) -> Optional[str]:
+    """Why the operator's tensors do not fit TFLite's kernel (None: they do)."""
+    if len(op.inputs) != 3 or len(op.outputs) != 4 or min(op.inputs) < 0:
+        return (f"inputs {list(op.inputs)} and outputs {list(op.outputs)}, expected (box encodings, class scores, "
+                f"anchors) and (boxes, classes, scores, num_detections)")
+    box, score, anchor = (tuple(model.tensors[i].shape) for i in op.inputs)
+    if len(box) != 3 or box[0] != 1 or box[2] < 4:
+        return f"box encodings {list(box)}, expected [1, anchors, >= 4]"
+    n = box[1]
+    if len(score) != 3 or score[:2] != (1, n) or score[2] - opts.num_classes not in (0, 1):
+        return (f"class scores {list(score)}, expected [1, {n}, {opts.num_classes} or {opts.num_classes + 1}] "
+                f"(num_classes {opts.num_classes}, with or without a background column)")
+    if anchor != (n, 4):
+        return f"anchors {list(anchor)}, expected [{n}, 4]"
+    m = opts.detected_boxes
+    want = ((1, m, 4), (1, m), (1, m), (1,))
+    got = tuple(tuple(model.tensors[i].shape) for i in op.outputs)
+    if got != want:
+        return f"output shapes {[list(s) for s in got]}, expected {[list(s) for s in want]}"
+    return None
+
+
+__all__ = ["OPCODE", "DETECTIONS_PER_CLASS", "DetectionOptions", "custom_map", "detection_options", "check_shapes"]

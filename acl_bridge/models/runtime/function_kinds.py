@@ -159,3 +159,4 @@ __all__ = ["FunctionKind", "KINDS", "ROLES", "function_kind", "options", "places
 
 # the families of their own modules register their kinds
 from . import function_kinds_logic, function_kinds_movement, function_kinds_nn  # noqa: E402,F401
+from . import function_kinds_detection  # noqa: E402,F401

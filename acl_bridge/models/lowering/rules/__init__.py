@@ -1,6 +1,6 @@
 """The lowering table (:mod:`.table`) filled by the rules of every family, one module each:
 :mod:`.convolution`, :mod:`.elementwise`, :mod:`.activations`, :mod:`.quantization`,
-:mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`, :mod:`.logic`, :mod:`.movement`, :mod:`.nn`.
+:mod:`.pooling`, :mod:`.reduction`, :mod:`.shape`, :mod:`.logic`, :mod:`.movement`, :mod:`.nn`, :mod:`.detection`.
 Importing the package registers them all; ``SUPPORTED`` is the table's keys, sorted."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Tuple
 
 from . import activations, convolution, elementwise, pooling, quantization, reduction, shape  # noqa: F401  (they register)
 from . import logic, movement, nn  # noqa: F401  (they register)
+from . import detection  # noqa: F401  (it registers)
 from .pooling import MEAN_AXES
 from .table import RULES, WHY_NOT, Rule, RuleFunction, refuse_operator, rule, rule_for
 
