@@ -23,17 +23,24 @@ pytestmark = pytest.mark.acl
 ROWS = ["fast-1class", "regular-2_per_class", "fast-2classes"]  # on ACL, on ACL, on the fallback (the rule's refusal)
 
 
-@pytest.mark.parametrize("name", ROWS)
-def test_detection_post_process_on_acl_matches_the_plan(name):
+# ACL has no CL detection post-process: on the CL backend the runner falls back
+CL_REFUSAL = "ACL has no CL detection post-process function"
+
+
+def check(name: str, backend: str) -> None:
+    """One case of test_detection_post_process.CASES on the runner (``backend``): on ACL where
+    the rule takes it (NEON), else on the fallback; every output against the numpy plan."""
     n, classes, kw, background, seed = CASES[name]
     kw = dict(dict(num_classes=classes), **kw)
     m = kw.get("max_detections", 4) * kw.get("max_classes_per_detection", 1)
     data = D.model(n, classes, D.options(**kw), m, background)
     values = list(D.inputs(n, classes, seed, background))
-    r = _runner(data, "neon")
+    r = _runner(data, backend)
     try:
         if name in ON_FALLBACK:
             assert [f.kind for f in r.plan.fallbacks] == ["custom"] and not r.plan.steps
+        elif backend == "cl":
+            assert [f.kind for f in r.plan.fallbacks] == ["refused by ACL"] and CL_REFUSAL in r.plan.fallbacks[0].reason
         else:
             assert r.plan.fallbacks == () and [s.kind for s in r.plan.steps] == ["detection_post_process"]
         got, ref = r.run(values), run_plan(r.plan, values)
@@ -44,3 +51,8 @@ def test_detection_post_process_on_acl_matches_the_plan(name):
             np.testing.assert_allclose(np.asarray(got[key]), ref[key], rtol=1e-6, atol=1e-6, err_msg=key)
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("name", ROWS)
+def test_detection_post_process_on_acl_matches_the_plan(name):
+    check(name, "neon")
