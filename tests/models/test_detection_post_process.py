@@ -106,6 +106,11 @@ def test_the_lowered_step_binds_to_the_bridge_function(monkeypatch):
     assert tensor_ids(step) == [0, 1, None, 3, 4, 5, 6] and step.written == (3, 4, 5, 6)
     assert dict(step.params)["scales"] == (10.0, 10.0, 5.0, 5.0) and dict(step.constants)["anchors"].shape == (12, 4)
     assert_steps_bind(plan, monkeypatch)
+    # the plan cache keeps the step's four outputs
+    from acl_bridge.models.planning import plan_cache
+
+    kept = plan_cache.decode(plan_cache.encode(plan, {"model": "detection"}), {"model": "detection"})
+    assert plan_cache.same_plan(plan, kept) and kept.steps[0].written == (3, 4, 5, 6)
 
 
 def test_uint8_inputs_equal_tflite_on_the_fallback():
