@@ -9,13 +9,21 @@ Inputs float32, or uint8 / int8 (quantized: ACL dequantizes them); outputs float
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Sequence, Tuple
+
+import numpy as np
 
 from ndarray.errors import InvalidLayoutError, UnsupportedOptionError
 
 from .. import functions
 from ..functions import AclFunction
 from ..layout import check_int
+
+
+def _real(v: object) -> bool:
+    """A real number (numpy's included), not a bool."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
 class DetectionPostProcess(AclFunction):
@@ -52,19 +60,19 @@ class DetectionPostProcess(AclFunction):
                 f"DetectionPostProcess: max_classes_per_detection is {max_classes_per_detection} with the fast NMS, "
                 f"expected 1 (ACL's fast NMS keeps one class per box; use_regular_nms=True takes more)")
         p.use_regular_nms = int(use_regular_nms)
-        if not (isinstance(nms_score_threshold, (int, float)) and 0.0 <= nms_score_threshold <= 1.0):
+        if not (_real(nms_score_threshold) and 0.0 <= nms_score_threshold <= 1.0):
             raise UnsupportedOptionError(f"DetectionPostProcess: nms_score_threshold is {nms_score_threshold!r}, "
                                          f"expected a number in [0, 1] (ACL's NMS takes no other)")
-        if not (isinstance(nms_iou_threshold, (int, float)) and 0.0 < nms_iou_threshold <= 1.0):
+        if not (_real(nms_iou_threshold) and 0.0 < nms_iou_threshold <= 1.0):
             raise UnsupportedOptionError(f"DetectionPostProcess: nms_iou_threshold is {nms_iou_threshold!r}, "
                                          f"expected a number in (0, 1]")
-        p.nms_score_threshold, p.nms_iou_threshold = nms_score_threshold, nms_iou_threshold
+        p.nms_score_threshold, p.nms_iou_threshold = float(nms_score_threshold), float(nms_iou_threshold)
         scales = tuple(scales)
-        if len(scales) != 4 or not all(isinstance(s, (int, float)) and math.isfinite(s) and s != 0 for s in scales):
+        if len(scales) != 4 or not all(_real(s) and math.isfinite(s) and s != 0 for s in scales):
             raise UnsupportedOptionError(f"DetectionPostProcess: scales is {scales!r}, expected four finite non-zero "
                                          f"numbers (y, x, h, w)")
         for k, s in enumerate(scales):
-            p.box_scales[k] = s
+            p.box_scales[k] = float(s)
         return p
 
     @classmethod
@@ -73,7 +81,10 @@ class DetectionPostProcess(AclFunction):
         decoding would read past them)."""
         arrays, kind, params, quant = super()._call(args, options, quantization)
         shapes = {role: tuple(functions._spec_of(a, role)[0]) for role, a in zip(cls.roles, arrays)}
-        n = shapes["box_encodings"][1] if len(shapes["box_encodings"]) == 3 else -1
+        if len(shapes["box_encodings"]) != 3:
+            raise InvalidLayoutError(f"DetectionPostProcess: box_encodings has shape {shapes['box_encodings']}, "
+                                     f"expected (1, N, 4) for N anchors")
+        n = shapes["box_encodings"][1]
         m = params.max_detections * params.max_classes_per_detection
         want = {"box_encodings": (1, n, 4), "class_scores": (1, n, params.num_classes + 1), "anchors": (n, 4),
                 "boxes": (1, m, 4), "classes": (1, m), "scores": (1, m), "num_detections": (1,)}
