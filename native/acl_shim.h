@@ -142,6 +142,12 @@ extern "C" {
                                          activation / act_a / act_b the cell activation, cell_clip,
                                          projection_clip (0: none) */
 
+/* detection post-process (ABI 16, native/acl_shim_detection.cpp): NEON only (ACL has no CL function) */
+#define ACL_SHIM_FN_DETECTION_POST_PROCESS 95 /* box encodings (4, N), class scores (num_classes + 1, N), anchors
+                                                 (4, N), boxes (4, M), classes (M), scores (M), num_detections (1),
+                                                 ACL order, M = max_detections * max_classes_per_detection:
+                                                 TFLite's TFLite_Detection_PostProcess (F32 outputs) */
+
 #define ACL_SHIM_ACT_NONE -1
 #define ACL_SHIM_ACT_RELU 0
 #define ACL_SHIM_ACT_BOUNDED_RELU 1    /* min(a, max(0, x)) */
@@ -275,6 +281,16 @@ typedef struct acl_shim_params {
 
     float cell_clip;             /* lstm family: |cell state| bound, 0 for none (ABI 16) */
     float projection_clip;       /* lstm family: |projected output| bound, 0 for none */
+
+    /* detection post-process (ABI 16, the detection family) */
+    uint32_t max_detections;            /* detection_post_process: boxes kept */
+    uint32_t max_classes_per_detection; /* ... classes per box (fast NMS: 1 on ACL) */
+    uint32_t detections_per_class;      /* ... boxes kept per class (regular NMS) */
+    int32_t use_regular_nms;            /* ... 1: NMS per class; 0: the fast NMS on each box's best class */
+    float nms_score_threshold;          /* ... scores below it are dropped */
+    float nms_iou_threshold;            /* ... a box overlapping a kept one by more is dropped */
+    uint32_t num_classes;               /* ... classes without the background column */
+    float box_scales[4];                /* ... y, x, h, w: the box codes' scales */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

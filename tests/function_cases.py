@@ -612,11 +612,50 @@ def _nn_rows():
     return rows
 
 
+def _detection_inputs(n: int, classes: int, seed: int) -> Inputs:
+    """Box codes (1, n, 4), distinct class scores (1, n, classes + 1) and grid anchors (n, 4)
+    (y, x, h, w), neighbours overlapping."""
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(np.sqrt(n)))
+    k = np.arange(n)
+    anchors = np.stack([(k // side + 0.5) / side, (k % side + 0.5) / side, np.full(n, 1.6 / side),
+                        np.full(n, 1.2 / side)], 1).astype(np.float32)
+    scores = (rng.permutation(n * (classes + 1)) + 0.5) / (n * (classes + 1))
+    return {"box_encodings": rng.normal(0.0, 1.0, (1, n, 4)).astype(np.float32),
+            "class_scores": scores.reshape(1, n, classes + 1).astype(np.float32), "anchors": anchors}
+
+
+CL_NO_DETECTION = BackendNote("ACL has no CL detection post-process function (NEON only, 20.08 and 24.11)",
+                              refuses=("AclUnsupportedError", "ACL has no CL detection post-process function"))
+
+
+def _detection_rows():
+    """The detection post-process family: fast and regular NMS against the numpy kernel of
+    the fallback (acl_bridge/models/fallback/detection.py, equal to TFLite's interpreter on
+    the host); every output (rows past the detections zero)."""
+    from acl_bridge.models.fallback import detection as Dt
+    from acl_bridge.models.format.detection_options import DetectionOptions
+
+    rows = []
+    for name, regular in (("fast", False), ("regular", True)):
+        kw = dict(max_detections=4, num_classes=3, use_regular_nms=regular, detections_per_class=3,
+                  nms_score_threshold=0.3, nms_iou_threshold=0.5, scales=(10.0, 10.0, 5.0, 5.0))
+        opts = DetectionOptions(4, 1, 3, regular, 0.3, 0.5, 3, 10.0, 10.0, 5.0, 5.0)
+        rows.append(Case(
+            f"detection_post_process-{name}-12anchors", "DetectionPostProcess",
+            lambda regular=regular: _detection_inputs(12, 3, 6 if regular else 0),
+            {"boxes": "float32", "classes": "float32", "scores": "float32", "num_detections": "float32"}, kw,
+            lambda v, opts=opts: dict(zip(("boxes", "classes", "scores", "num_detections"), Dt.post_process(
+                v["box_encodings"], v["class_scores"], v["anchors"], opts))), "f32", VARIANTS, {"cl": CL_NO_DETECTION}))
+    return rows
+
+
 CASES: Tuple[Case, ...] = tuple(_activation_rows() + _elementwise_rows() + _elementwise_family_rows()
                                 + _reduction_rows()
                                 + _window_rows() + _matrix_rows()
                                 + _movement_rows() + _resize_rows() + _movement_family_rows() + _nn_rows())
 CASES += tuple(_logic_rows() + _gelu_rows())
+CASES += tuple(_detection_rows())
 
 
 def _lstm_inputs(seed, batch, n_input, n_cell, n_output, cifg=False, peephole=False, projection=False,

@@ -673,6 +673,7 @@ def _():
     src, dst = arange((1, 4, 4, 4, 2)), arange((1, 2, 2, 3, 2))
     return lambda: _families().Pooling3D(src, dst, "avg", kernel=2, stride=2, data_layout="NHWC"), [src, dst]
 
+
 def _lstm_tensors(dst_shape=(2, 4)):
     """An LSTM step's tensors by role (batch 2, 3 inputs, 4 cells, no optional part)."""
     gates = ("forget", "cell", "output", "input")
@@ -696,6 +697,41 @@ def _():
 def _():
     t = _lstm_tensors(dst_shape=(2, 5))
     return lambda: _families().Lstm(**t), list(t.values())
+
+def _detection(n=6, classes=2, anchor_width=4, m=3):
+    """Detection post-process tensors: box codes (1, n, 4), scores (1, n, classes + 1), anchors
+    (n, anchor_width), outputs for m detections."""
+    ins = [arange((1, n, 4)), arange((1, n, classes + 1)), arange((n, anchor_width))]
+    return ins + [arange((1, m, 4)), arange((1, m)), arange((1, m)), arange((1,))]
+
+
+@case("detection-anchors-three-wide", InvalidLayoutError,
+      r"DetectionPostProcess: anchors has shape \(6, 3\), expected \(6, 4\)", native=True)
+def _():
+    t = _detection(anchor_width=3)
+    return lambda: _families().DetectionPostProcess(*t, max_detections=3, num_classes=2), t
+
+
+@case("detection-scores-without-background", InvalidLayoutError,
+      r"class_scores has shape \(1, 6, 2\), expected \(1, 6, 3\)", native=True)
+def _():
+    t = _detection(classes=1)
+    return lambda: _families().DetectionPostProcess(*t, max_detections=3, num_classes=2), t
+
+
+@case("detection-fast-nms-two-classes", UnsupportedOptionError,
+      r"max_classes_per_detection is 2 with the fast NMS, expected 1", native=True)
+def _():
+    t = _detection(m=6)
+    return lambda: _families().DetectionPostProcess(*t, max_detections=3, num_classes=2,
+                                                    max_classes_per_detection=2), t
+
+
+@case("detection-iou-threshold-zero", UnsupportedOptionError, r"nms_iou_threshold is 0\.0, expected a number in \(0, 1\]",
+      native=True)
+def _():
+    t = _detection()
+    return lambda: _families().DetectionPostProcess(*t, max_detections=3, num_classes=2, nms_iou_threshold=0.0), t
 
 
 @case("output-shape-wrong", AclStatusError, r"NEActivationLayer::validate", native=True)

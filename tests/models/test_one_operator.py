@@ -249,6 +249,7 @@ def test_every_supported_operator_has_a_case():
                     if m.name.startswith("test_one_operator_"))
     family_cases = [c for name in beside for c in importlib.import_module(f"{__package__}.{name}").CASES]
     assert "test_one_operator_logic" in beside
+    from .test_detection_post_process import OPCODES as DETECTION_OPCODES
     from .test_gather_nd import CASES as GATHER_ND_CASES
     from .test_lstm_lowering import CASES as LSTM_CASES
     from .test_pool3d import CASES as POOL3D_CASES
@@ -256,7 +257,7 @@ def test_every_supported_operator_has_a_case():
     assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in family_cases}
                   | {g.opcode for g in MOVEMENT_GRAPHS}
                   | {c.opcode for c in POOL3D_CASES} | {c.opcode for c in GATHER_ND_CASES}
-                  | {c[1] for c in LSTM_CASES}) == sorted(SUPPORTED)
+                  | {c[1] for c in LSTM_CASES} | set(DETECTION_OPCODES)) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():

@@ -151,6 +151,7 @@ class _Params:
     def __init__(self):
         self.pad_before, self.pad_after, self.perm = [0] * 6, [0] * 6, [0] * 6
         self.slice_begin, self.slice_end, self.slice_stride, self.multiples = [0] * 6, [0] * 6, [0] * 6, [0] * 6
+        self.box_scales = [0.0] * 4  # the detection post-process's y, x, h, w
 
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))

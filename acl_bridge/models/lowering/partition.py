@@ -4,7 +4,7 @@
 to these steps", or "fallback, because ...". The reasons, in the order they are checked:
 
 * ``custom``: a custom operator (``CUSTOM:name``) without a rule, or one its rule refused (the
-  lowering has rules for TFLite's 3-D pools only);
+  lowering has rules for TFLite's 3-D pools and ``TFLite_Detection_PostProcess``);
 * ``no rule``: a builtin operator the lowering table has no rule for;
 * ``refused by the rule``: the rule's type gate or the rule itself refused a dtype, option
   or shape (its UnsupportedModelError's message is the reason);

@@ -30,6 +30,14 @@ class Step:
     def param(self, name: str, default: object = None) -> object:
         return dict(self.params).get(name, default)
 
+    @property
+    def written(self) -> Tuple[int, ...]:
+        """The model tensors the step's function writes, in its output roles' order: ``output``,
+        or for a function of several outputs (the detection post-process) its ``outputs``
+        parameter, whose first is ``output``."""
+        more = self.param("outputs")
+        return tuple(more) if more else (self.output,) if self.output >= 0 else ()  # type: ignore[arg-type]
+
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.params)
         return f"Step(op #{self.op_index} {self.opcode} -> {self.kind}({list(self.inputs)} -> {self.output}) {params})"

@@ -114,7 +114,7 @@ class MemoryPlan:
 def step_tensors(step: Step) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """(tensors read, tensors written) by one step; a copy into a concatenation slice writes
     the concatenation's output (its ``into`` parameter)."""
-    writes = [step.output] if step.output >= 0 else []
+    writes = list(step.written)
     into = step.param("into")
     if isinstance(into, int):
         writes.append(into)

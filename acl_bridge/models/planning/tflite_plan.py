@@ -187,7 +187,7 @@ class Plan:
         used = set(self.model.inputs) | set(self.model.outputs)
         for s in self.steps:
             used.update(s.inputs)
-            used.add(s.output)
+            used.update(s.written)
         for f in self.fallbacks:
             reads, writes = f.tensors()
             used.update(reads)

@@ -59,13 +59,14 @@ def step_operands(step: Step, tensors: Dict[int, object], constants: Dict[str, o
 def tensor_ids(step: Step) -> List[Optional[int]]:
     """Model tensor id per role of the bridge function, in its role order (None: a constant
     of the step, by role name, or a role the step's ``absent`` parameter leaves out): the
-    function's output roles take the step's output, the other roles its inputs in order."""
+    function's output roles take the step's outputs (:attr:`Step.written`), the other roles its
+    inputs, in order."""
     if places(step):
         return [step.inputs[0], dict(step.params).get("into", step.output)]
     cls = ROLES[step.kind]
     constant_roles = {role for role, _ in step.constants} | set(step.param("absent", ()))
-    inputs = iter(step.inputs)
-    return [None if r in constant_roles else step.output if r in cls.outputs else next(inputs) for r in cls.roles]
+    inputs, outputs = iter(step.inputs), iter(step.written)
+    return [None if r in constant_roles else next(outputs) if r in cls.outputs else next(inputs) for r in cls.roles]
 
 
 class DenseShapes(dict):
