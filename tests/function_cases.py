@@ -176,7 +176,8 @@ def resize_ref(x, out_hw, grid, nhwc):
 # Rows whose dtypes include float16 run on CL only where the device has FP16 (cl_khr_fp16):
 # elsewhere ACL refuses them or fails to build the kernel, and the runner skips them, saying so.
 POCL_CANNOT_BUILD = BackendNote(
-    "PoCL 6.0 (trixie) fails to build ACL 24.11's activation kernel for tanh, abs and sqrt (rusticl builds it)",
+    "PoCL 6.0 (trixie) fails to build ACL 24.11's activation kernel for tanh, abs and sqrt, and so its LSTM "
+    "(rusticl builds them)",
     refuses=("AclExceptionError", "clCreateKernel"), devices=("Portable Computing Language",))
 CL_PAD_3D = BackendNote(
     "CLPadLayer pads at most 3 dimensions in reflect and symmetric modes (NEPadLayer: 4)",
@@ -699,10 +700,10 @@ def _lstm_rows():
     everything = dict(cifg=True, peephole=True, projection=True, layer_norm=True)
     return [
         Case("lstm-b2-i3-c4", "Lstm", lambda: _lstm_inputs(31, 2, 3, 4, 4), outputs, {},
-             _lstm_reference, "f32_transcendental"),
+             _lstm_reference, "f32_transcendental", notes={"cl": POCL_CANNOT_BUILD}),
         Case("lstm-cifg-peephole-projection-layer_norm-clips", "Lstm", lambda: _lstm_inputs(32, 2, 3, 5, 3, **everything),
              outputs, dict(cell_clip=0.4, projection_clip=0.3),
-             lambda v: _lstm_reference(v, 0.4, 0.3), "f32_transcendental"),
+             lambda v: _lstm_reference(v, 0.4, 0.3), "f32_transcendental", notes={"cl": POCL_CANNOT_BUILD}),
     ]
 
 

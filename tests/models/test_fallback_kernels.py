@@ -359,10 +359,10 @@ def _plan_cases():
     from .test_one_operator import CASES, INT8_CASES, _int8_input
     from .test_one_operator_logic import CASES as LOGIC_CASES
 
-    floats = [(c.id, one_operator_model(c.opcode, c.x, c.y, c.inputs, c.options, c.version), c.x_range, None)
+    floats = [(f"float32-{c.id}", one_operator_model(c.opcode, c.x, c.y, c.inputs, c.options, c.version), c.x_range, None)
               for c in CASES]
-    int8s = [(c.id, c.model(), None, _int8_input(c)) for c in INT8_CASES]
-    logic = [(c.id, c.model(), None, c.input()) for c in LOGIC_CASES]
+    int8s = [(f"int8-{c.id}", c.model(), None, _int8_input(c)) for c in INT8_CASES]  # (ids as float32's)
+    logic = [(f"logic-{c.id}", c.model(), None, c.input()) for c in LOGIC_CASES]
     return [case for case in floats + int8s + logic if _runs_on_the_fallback(case[1])]
 
 
