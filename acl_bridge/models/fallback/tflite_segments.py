@@ -1,0 +1,297 @@
+"""Fallback segments on TFLite's own interpreter, where it is installed and faster.
+
+A fallback segment (consecutive operators the partition gives the fallback) is cut from the
+source file into a small model of its own (:func:`cut_segment`: exactly those operators, their
+options, quantization and constants, the tensors they read from outside made its inputs and
+those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
+(ai-edge-litert, its default kernels, one thread). A run copies the inputs from the bridge's
+buffers (numpy views: the elements only) into the interpreter, invokes it, and copies the
+outputs back into the bridge's buffers; :attr:`FallbackSegment.copied_bytes_per_run` counts
+both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
+kernels (:func:`.registry.prepare`) and :attr:`FallbackSegment.reason` says why.
+
+``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
+``"auto"`` (the interpreter for segments holding an operator of :data:`HEAVY`, where numpy's
+fixed cost per call and its passes over memory make the kernels slower than TFLite's: measured
+by ``benchmarks/fallback_speed.py --engines``, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+import numpy as np
+
+from ndarray.errors import UnsupportedOptionError
+
+from ..format.tflite_reader import ModelSpec, OperatorSpec
+from .registry import prepare
+
+ENGINES = ("auto", "numpy", "tflite")
+
+# operators whose numpy kernels cost more than the sub-interpreter's fixed ~3-5 us a call
+# (invoke and the boundary copies) on the shapes models give them (docs/performance.md)
+HEAVY = frozenset({
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "CONV_3D", "BATCH_MATMUL",
+    "AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D", "SOFTMAX", "LOG_SOFTMAX", "LSTM",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "MEAN", "SUM",
+    "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "ADD", "SUB", "MUL", "TANH", "LOGISTIC",
+    "HARD_SWISH", "EXP", "LOG", "GELU",
+})
+
+# operators a cut segment cannot hold (other subgraphs, resource variables)
+_NOT_CUT = frozenset({"WHILE", "IF", "CALL_ONCE", "CALL", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE",
+                      "STABLEHLO_COMPOSITE"})
+
+
+def check_engine(engine: object) -> str:
+    """``engine`` if it is one of :data:`ENGINES`; refused naming the choices."""
+    if engine not in ENGINES:
+        raise UnsupportedOptionError(f"fallback_engine is {engine!r}, expected one of {list(ENGINES)}")
+    return engine  # type: ignore[return-value]
+
+
+class SegmentRefused(Exception):
+    """The sub-interpreter cannot run this segment (the message says why)."""
+
+
+def _litert():
+    """ai-edge-litert's interpreter module and schema, or SegmentRefused saying why not."""
+    try:
+        import ai_edge_litert
+        from ai_edge_litert import interpreter as litert
+        from ai_edge_litert import schema_py_generated as schema
+    except ImportError as e:
+        raise SegmentRefused(f"ai-edge-litert is not installed ({e})") from None
+    version = getattr(ai_edge_litert, "__version__", "?")
+    if not version.startswith(("0.", "1.")):
+        from ...demo import emulated
+
+        if emulated():  # its 2.x builds crash loading models under qemu-user (oracles.tflite_oracle)
+            raise SegmentRefused(f"ai-edge-litert {version} crashes loading models under QEMU emulation")
+    return litert, schema
+
+
+@dataclass(frozen=True)
+class CutSegment:
+    """A segment as a model of its own: the file's bytes, and the source model's tensor
+    indices of its inputs and outputs in the cut model's order."""
+
+    data: bytes
+    inputs: Tuple[int, ...]
+    outputs: Tuple[int, ...]
+
+
+def _dtype(schema, code: int):
+    names = {v: k for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
+    try:
+        return np.dtype(names[code].lower())
+    except (KeyError, TypeError):
+        return None
+
+
+def cut_segment(source, model: ModelSpec, operators: Sequence[OperatorSpec], read_after: Set[int]) -> CutSegment:
+    """The ``operators`` (the plan's) of ``source`` (the file's schema object, ``ModelT``) as a
+    model of their own (:class:`CutSegment`); ``read_after``: tensors read outside the
+    segment (its outputs among them are the cut model's). Refused (SegmentRefused) where the
+    file's operators are not the plan's (indices, tensors), a stateful or control-flow
+    operator, or a constant the plan folded of another type than the file's tensor."""
+    _, schema = _litert()
+    import copy
+
+    sub = source.subgraphs[0]
+    ops = []
+    for spec in operators:
+        i = spec.index
+        if spec.opcode in _NOT_CUT:
+            raise SegmentRefused(f"#{i} {spec.opcode} uses another subgraph or a resource variable")
+        if i >= len(sub.operators) or tuple(sub.operators[i].inputs) != spec.inputs \
+                or tuple(sub.operators[i].outputs) != spec.outputs:
+            raise SegmentRefused(f"the file's operator #{i} is not the plan's {spec.opcode}")
+        ops.append((sub.operators[i], spec))
+    written = [o for _, spec in ops for o in spec.outputs]
+    inside = set(written)
+    used: List[int] = []
+    for op, spec in ops:
+        for t in list(spec.inputs) + list(op.intermediates or []) + list(spec.outputs):
+            if t >= 0 and t not in used:
+                used.append(t)
+    new = {t: k for k, t in enumerate(used)}
+    buffers = [schema.BufferT()]  # buffer 0: the empty one every non-constant tensor names
+    tensors = []
+    for t in used:
+        ft = copy.copy(sub.tensors[t])
+        if ft.isVariable:
+            raise SegmentRefused(f"tensor #{t} {model.tensors[t].name!r} is a variable")
+        spec_t = model.tensors[t]
+        ft.buffer = 0
+        if spec_t.is_constant and t not in inside:
+            if _dtype(schema, ft.type) != spec_t.data.dtype:
+                raise SegmentRefused(f"tensor #{t}'s constant is {spec_t.data.dtype}, the file's tensor "
+                                     f"{_dtype(schema, ft.type)}")
+            b = schema.BufferT()  # the plan's value: the file's, densified or folded where the plan did
+            b.data = np.ascontiguousarray(spec_t.data).reshape(-1).view(np.uint8)
+            ft.sparsity = None
+            ft.buffer = len(buffers)
+            buffers.append(b)
+        tensors.append(ft)
+    inputs = tuple(t for t in used if t not in inside and not model.tensors[t].is_constant)
+    outputs = tuple(t for t in dict.fromkeys(written) if t in read_after)
+    if not outputs:
+        raise SegmentRefused("nothing it writes is read after it")
+    cut_ops = []
+    for op, _ in ops:
+        c = copy.copy(op)
+        c.inputs = [new[t] if t >= 0 else -1 for t in op.inputs]
+        c.outputs = [new[t] for t in op.outputs]
+        c.intermediates = [new[t] for t in op.intermediates] if op.intermediates is not None else None
+        c.mutatingVariableInputs = None
+        cut_ops.append(c)
+    g = schema.SubGraphT()
+    g.tensors, g.operators = tensors, cut_ops
+    g.inputs, g.outputs = [new[t] for t in inputs], [new[t] for t in outputs]
+    g.name = "fallback segment"
+    m = schema.ModelT()
+    m.version, m.description = 3, "acl_bridge fallback segment"
+    m.operatorCodes, m.buffers, m.subgraphs = source.operatorCodes, buffers, [g]
+    import flatbuffers
+
+    b = flatbuffers.Builder(1024 + sum(x.data.size for x in buffers[1:]))
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return CutSegment(bytes(b.Output()), inputs, outputs)
+
+
+def read_after(model: ModelSpec, op_indices: Sequence[int]) -> Set[int]:
+    """Tensors read by an operator not in ``op_indices`` or that are graph outputs."""
+    mine = set(op_indices)
+    out = set(model.outputs)
+    for op in model.operators:
+        if op.index not in mine:
+            out.update(t for t in op.inputs if t >= 0)
+    return out
+
+
+def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[Callable[[], None], int]:
+    """(the function running ``cut`` in TFLite's interpreter between the views, bytes copied
+    per run); SegmentRefused where the interpreter refuses the model or a tensor differs."""
+    litert, _ = _litert()
+    try:
+        it = litert.Interpreter(model_content=cut.data, num_threads=1)
+        it.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
+    pairs = []
+    for details, tensors in ((it.get_input_details(), cut.inputs), (it.get_output_details(), cut.outputs)):
+        side = []
+        for d, t in zip(details, tensors):
+            view = views.get(t)
+            if view is None or np.dtype(d["dtype"]) != view.dtype or int(np.prod(d["shape"])) != view.size:
+                raise SegmentRefused(f"tensor #{t}: the interpreter's {np.dtype(d['dtype'])}{list(d['shape'])} is "
+                                     f"not the bridge's buffer {None if view is None else (view.dtype, view.shape)}")
+            side.append((it.tensor(d["index"]), view, tuple(view.shape)))
+        pairs.append(tuple(side))
+    ins, outs = pairs
+    invoke = it.invoke
+    copyto = np.copyto
+
+    def run() -> None:
+        for raw, view, shape in ins:
+            copyto(raw().reshape(shape), view)
+        invoke()
+        for raw, view, shape in outs:
+            copyto(view, raw().reshape(shape))
+
+    return run, sum(v.nbytes for _, v, _ in ins + outs)
+
+
+@dataclass(frozen=True)
+class SegmentEngine:
+    """Which engine runs a fallback segment and why (``reason``: where the engine asked for is
+    not the one running it, or the rule that chose)."""
+
+    operators: Tuple[int, ...]
+    engine: str
+    reason: str
+
+
+class FallbackSegment:
+    """A fallback segment bound once to the bridge's buffers: calling it runs the segment."""
+
+    def __init__(self, run: Callable[[], None], report: SegmentEngine, copied_bytes_per_run: int):
+        self.run = run
+        self.report = report
+        self.copied_bytes_per_run = copied_bytes_per_run
+
+    def __call__(self) -> None:
+        self.run()
+
+
+class SegmentBinder:
+    """Binds a plan's fallback segments with ``engine`` (:data:`ENGINES`); ``source``: the
+    model file's bytes or a function reading them, called once when a segment first asks (None:
+    a plan or spec was given, so the numpy kernels run)."""
+
+    def __init__(self, engine: str, source: Union[None, bytes, Callable[[], bytes]]):
+        self.engine = check_engine(engine)
+        self._source = source
+        self._parsed = None
+        self._why_not: Optional[str] = None
+
+    def _file(self):
+        if self._parsed is None and self._why_not is None:
+            if self._source is None:
+                self._why_not = "no model file (a plan or spec was given)"
+            else:
+                try:
+                    _, schema = _litert()
+                    data = self._source() if callable(self._source) else self._source
+                    self._parsed = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+                except SegmentRefused as e:
+                    self._why_not = str(e)
+                except Exception as e:  # unreadable here: the plan came from it, so the numpy kernels run it
+                    self._why_not = f"the model file does not parse as a schema object ({type(e).__name__}: {e})"
+        if self._why_not is not None:
+            raise SegmentRefused(self._why_not)
+        return self._parsed
+
+    def bind(self, model: ModelSpec, op_indices: Sequence[int], views: Mapping[int, np.ndarray]) -> FallbackSegment:
+        """``op_indices`` (consecutive fallback operators) bound to ``views``."""
+        ops = tuple(op_indices)
+        by = {op.index: op for op in model.operators}
+        want = self.engine
+        if want == "auto":
+            heavy = sorted({by[i].opcode for i in ops} & HEAVY)
+            want, rule = ("tflite", f"auto: holds {', '.join(heavy)}") if heavy else \
+                ("numpy", "auto: no operator of the heavy set")
+        else:
+            rule = f"fallback_engine={self.engine!r}"
+        if want == "tflite":
+            try:
+                cut = cut_segment(self._file(), model, [by[i] for i in ops], read_after(model, ops))
+                run, copied = _interpreter_run(cut, views)
+                return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied)
+            except SegmentRefused as e:
+                rule = f"{rule}, but {e}"
+        calls = tuple(prepare(by[i], model, views) for i in ops)
+
+        def run_numpy() -> None:
+            for f in calls:
+                f()
+
+        return FallbackSegment(run_numpy, SegmentEngine(ops, "numpy", rule), 0)
+
+
+def describe(reports: Sequence[SegmentEngine]) -> str:
+    """One line: how many fallback segments run on each engine, and why any asked-for engine
+    is not the one running (for the runners' summary())."""
+    if not reports:
+        return ""
+    on = {e: sum(1 for r in reports if r.engine == e) for e in ("tflite", "numpy")}
+    why = sorted({r.reason for r in reports if ", but " in r.reason})
+    return (f"; fallback segments: {on['tflite']} on TFLite's interpreter, {on['numpy']} on numpy kernels"
+            + (f" ({'; '.join(why)})" if why else ""))
+
+
+__all__ = ["ENGINES", "HEAVY", "CutSegment", "FallbackSegment", "SegmentBinder", "SegmentEngine", "check_engine",
+           "cut_segment", "describe", "read_after"]
