@@ -4,7 +4,7 @@ A fallback segment (consecutive operators the partition gives the fallback) is c
 source file into a small model of its own (:func:`cut_segment`: exactly those operators, their
 options, quantization and constants, the tensors they read from outside made its inputs and
 those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
-(ai-edge-litert, its default kernels, one thread). A run copies the inputs from the bridge's
+(ai-edge-litert, its optimized builtin kernels without the XNNPACK delegate, one thread). A run copies the inputs from the bridge's
 buffers (numpy views: the elements only) into the interpreter, invokes it, and copies the
 outputs back into the bridge's buffers; :attr:`FallbackSegment.copied_bytes_per_run` counts
 both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
@@ -39,6 +39,10 @@ HEAVY = frozenset({
     "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "ADD", "SUB", "MUL", "TANH", "LOGISTIC",
     "HARD_SWISH", "EXP", "LOG", "GELU",
 })
+
+# TFLite's optimized builtin kernels without the default XNNPACK delegate: bit for bit with its
+# reference kernels (and the numpy kernels) on int8 convolutions, where XNNPACK's round 1 LSB apart
+RESOLVER = "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
 
 # operators a cut segment cannot hold (other subgraphs, resource variables)
 _NOT_CUT = frozenset({"WHILE", "IF", "CALL_ONCE", "CALL", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE",
@@ -177,7 +181,8 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
     per run); SegmentRefused where the interpreter refuses the model or a tensor differs."""
     litert, _ = _litert()
     try:
-        it = litert.Interpreter(model_content=cut.data, num_threads=1)
+        it = litert.Interpreter(model_content=cut.data, num_threads=1,
+                                experimental_op_resolver_type=getattr(litert.OpResolverType, RESOLVER))
         it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
@@ -268,7 +273,11 @@ class SegmentBinder:
             rule = f"fallback_engine={self.engine!r}"
         if want == "tflite":
             try:
-                cut = cut_segment(self._file(), model, [by[i] for i in ops], read_after(model, ops))
+                # the operators between the segment's first and last that run nowhere else (those the
+                # plan made views of their input: a RESHAPE between two fallback operators) are cut
+                # with it, so that the interpreter computes what they would show
+                span = [op for op in model.operators if min(ops) <= op.index <= max(ops)]
+                cut = cut_segment(self._file(), model, span, read_after(model, [op.index for op in span]))
                 run, copied = _interpreter_run(cut, views)
                 return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied)
             except SegmentRefused as e:
