@@ -14,7 +14,8 @@ pytest.importorskip("tflite", reason="the tflite package is not installed")
 pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
 
 from acl_bridge.mapping import PaddingSize  # noqa: E402
-from acl_bridge.models.fallback.tflite_segments import HEAVY, SegmentBinder, cut_segment  # noqa: E402
+from acl_bridge.models.fallback.tflite_segments import (HEAVY, CutSegment, SegmentBinder, SegmentRefused,  # noqa: E402
+                                                       _interpreter_run, cut_segment)
 from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.runtime.numpy_backend import NumpyRunner, NumpySchedule  # noqa: E402
@@ -169,16 +170,22 @@ def test_without_ai_edge_litert_the_numpy_kernels_run_and_the_summary_says_why(m
     np.testing.assert_allclose(runner.outputs()["y"], np.maximum(np.cos(x), 0), atol=1e-6)
 
 
-def test_a_segment_the_interpreter_refuses_runs_on_numpy_saying_why():
-    """MediaPipe's MaxPoolingWithArgmax2D: the fallback has a kernel, TFLite's builtin
-    resolver does not: that segment runs on numpy, the summary names the refusal."""
+def test_a_segment_with_a_custom_operator_runs_on_numpy_saying_why():
+    """MediaPipe's MaxPoolingWithArgmax2D: TFLite's interpreter runs it through XNNPACK, whose
+    indices are not the operator's definition (the fallback's kernel): that segment runs on
+    numpy, the summary says why."""
     t = [("x", (1, 4, 4, 2), "float32", None, None), ("y", (1, 2, 2, 2), "float32", None, None),
          ("i", (1, 2, 2, 2), "float32", None, None)]
     data = graph_model(t, [(POOL, ["x"], ["y", "i"], ("custom", pool_params(2, 2, 2, 2, 2)))], ["x"], ["y", "i"])
     runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
     assert _engines(runner) == ["numpy"]
-    assert "TFLite's interpreter refused the segment" in runner.summary()
+    assert "#0 CUSTOM:MaxPoolingWithArgmax2D is a custom operator" in runner.summary()
     assert runner.schedule.copied_bytes_per_run == 0
+
+
+def test_a_model_the_interpreter_refuses_is_a_refusal_not_an_error():
+    with pytest.raises(SegmentRefused, match="TFLite's interpreter refused the segment"):
+        _interpreter_run(CutSegment(b"\x00" * 64, (), ()), {})
 
 
 def test_a_plan_given_without_its_file_runs_on_numpy():

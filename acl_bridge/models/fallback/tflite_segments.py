@@ -4,7 +4,8 @@ A fallback segment (consecutive operators the partition gives the fallback) is c
 source file into a small model of its own (:func:`cut_segment`: exactly those operators, their
 options, quantization and constants, the tensors they read from outside made its inputs and
 those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
-(ai-edge-litert, its optimized builtin kernels without the XNNPACK delegate, one thread). A run copies the inputs from the bridge's
+(ai-edge-litert, one thread; int8 segments on its optimized builtin kernels without the
+XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). A run copies the inputs from the bridge's
 buffers (numpy views: the elements only) into the interpreter, invokes it, and copies the
 outputs back into the bridge's buffers; :attr:`FallbackSegment.copied_bytes_per_run` counts
 both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
@@ -40,9 +41,12 @@ HEAVY = frozenset({
     "HARD_SWISH", "EXP", "LOG", "GELU",
 })
 
-# TFLite's optimized builtin kernels without the default XNNPACK delegate: bit for bit with its
-# reference kernels (and the numpy kernels) on int8 convolutions, where XNNPACK's round 1 LSB apart
-RESOLVER = "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
+# The kernels a cut segment runs on: with a quantized tensor (int8, uint8, int16), TFLite's
+# optimized builtin kernels without the default XNNPACK delegate, bit for bit with its reference
+# kernels (and the numpy kernels; XNNPACK's int8 convolutions round some outputs 1 step apart, 3-6x
+# faster); float32 segments with the default delegate, as TFLite runs the whole model
+EXACT, DEFAULT = "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "AUTO"
+_QUANTIZED = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16))
 
 # operators a cut segment cannot hold (other subgraphs, resource variables)
 _NOT_CUT = frozenset({"WHILE", "IF", "CALL_ONCE", "CALL", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE",
@@ -79,12 +83,14 @@ def _litert():
 
 @dataclass(frozen=True)
 class CutSegment:
-    """A segment as a model of its own: the file's bytes, and the source model's tensor
-    indices of its inputs and outputs in the cut model's order."""
+    """A segment as a model of its own: the file's bytes, the source model's tensor indices
+    of its inputs and outputs in the cut model's order, and the interpreter's op resolver for it
+    (:data:`EXACT` where a tensor is quantized, else :data:`DEFAULT`)."""
 
     data: bytes
     inputs: Tuple[int, ...]
     outputs: Tuple[int, ...]
+    resolver: str = EXACT
 
 
 def _dtype(schema, code: int):
@@ -110,6 +116,8 @@ def cut_segment(source, model: ModelSpec, operators: Sequence[OperatorSpec], rea
         i = spec.index
         if spec.opcode in _NOT_CUT:
             raise SegmentRefused(f"#{i} {spec.opcode} uses another subgraph or a resource variable")
+        if spec.opcode.startswith("CUSTOM:"):  # XNNPACK's MediaPipe operators: MaxPoolingWithArgmax2D's indices differ
+            raise SegmentRefused(f"#{i} {spec.opcode} is a custom operator (the fallback's kernel is its definition)")
         if i >= len(sub.operators) or tuple(sub.operators[i].inputs) != spec.inputs \
                 or tuple(sub.operators[i].outputs) != spec.outputs:
             raise SegmentRefused(f"the file's operator #{i} is not the plan's {spec.opcode}")
@@ -163,7 +171,8 @@ def cut_segment(source, model: ModelSpec, operators: Sequence[OperatorSpec], rea
 
     b = flatbuffers.Builder(1024 + sum(x.data.size for x in buffers[1:]))
     b.Finish(m.Pack(b), file_identifier=b"TFL3")
-    return CutSegment(bytes(b.Output()), inputs, outputs)
+    quantized = any(model.tensors[t].dtype in _QUANTIZED for t in used)
+    return CutSegment(bytes(b.Output()), inputs, outputs, EXACT if quantized else DEFAULT)
 
 
 def read_after(model: ModelSpec, op_indices: Sequence[int]) -> Set[int]:
@@ -176,13 +185,15 @@ def read_after(model: ModelSpec, op_indices: Sequence[int]) -> Set[int]:
     return out
 
 
-def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[Callable[[], None], int]:
+def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[Callable[[], None], int,
+                                                                                  Callable[[], None]]:
     """(the function running ``cut`` in TFLite's interpreter between the views, bytes copied
-    per run); SegmentRefused where the interpreter refuses the model or a tensor differs."""
+    per run, the interpreter's invoke alone); SegmentRefused where the interpreter refuses the
+    model or a tensor differs."""
     litert, _ = _litert()
     try:
         it = litert.Interpreter(model_content=cut.data, num_threads=1,
-                                experimental_op_resolver_type=getattr(litert.OpResolverType, RESOLVER))
+                                experimental_op_resolver_type=getattr(litert.OpResolverType, cut.resolver))
         it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
@@ -207,7 +218,7 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
         for raw, view, shape in outs:
             copyto(view, raw().reshape(shape))
 
-    return run, sum(v.nbytes for _, v, _ in ins + outs)
+    return run, sum(v.nbytes for _, v, _ in ins + outs), invoke
 
 
 @dataclass(frozen=True)
@@ -221,12 +232,15 @@ class SegmentEngine:
 
 
 class FallbackSegment:
-    """A fallback segment bound once to the bridge's buffers: calling it runs the segment."""
+    """A fallback segment bound once to the bridge's buffers: calling it runs the segment.
+    ``invoke``: on the interpreter, its invoke alone (no boundary copies; for profiling)."""
 
-    def __init__(self, run: Callable[[], None], report: SegmentEngine, copied_bytes_per_run: int):
+    def __init__(self, run: Callable[[], None], report: SegmentEngine, copied_bytes_per_run: int,
+                 invoke: Optional[Callable[[], None]] = None):
         self.run = run
         self.report = report
         self.copied_bytes_per_run = copied_bytes_per_run
+        self.invoke = invoke
 
     def __call__(self) -> None:
         self.run()
@@ -260,8 +274,10 @@ class SegmentBinder:
             raise SegmentRefused(self._why_not)
         return self._parsed
 
-    def bind(self, model: ModelSpec, op_indices: Sequence[int], views: Mapping[int, np.ndarray]) -> FallbackSegment:
-        """``op_indices`` (consecutive fallback operators) bound to ``views``."""
+    def bind(self, model: ModelSpec, op_indices: Sequence[int], views: Mapping[int, np.ndarray],
+             outputs: Optional[Set[int]] = None) -> FallbackSegment:
+        """``op_indices`` (consecutive fallback operators) bound to ``views``; ``outputs``: the
+        tensors the interpreter's run writes back (None: those read after the segment)."""
         ops = tuple(op_indices)
         by = {op.index: op for op in model.operators}
         want = self.engine
@@ -277,9 +293,9 @@ class SegmentBinder:
                 # plan made views of their input: a RESHAPE between two fallback operators) are cut
                 # with it, so that the interpreter computes what they would show
                 span = [op for op in model.operators if min(ops) <= op.index <= max(ops)]
-                cut = cut_segment(self._file(), model, span, read_after(model, [op.index for op in span]))
-                run, copied = _interpreter_run(cut, views)
-                return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied)
+                after = read_after(model, [op.index for op in span]) if outputs is None else outputs
+                run, copied, invoke = _interpreter_run(cut_segment(self._file(), model, span, after), views)
+                return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied, invoke)
             except SegmentRefused as e:
                 rule = f"{rule}, but {e}"
         calls = tuple(prepare(by[i], model, views) for i in ops)
