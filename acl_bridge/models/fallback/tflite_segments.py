@@ -197,7 +197,8 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
         it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
-    pairs = []
+    pairs: List[tuple] = []
+    copied = 0
     for details, tensors in ((it.get_input_details(), cut.inputs), (it.get_output_details(), cut.outputs)):
         side = []
         for d, t in zip(details, tensors):
@@ -205,20 +206,35 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
             if view is None or np.dtype(d["dtype"]) != view.dtype or int(np.prod(d["shape"])) != view.size:
                 raise SegmentRefused(f"tensor #{t}: the interpreter's {np.dtype(d['dtype'])}{list(d['shape'])} is "
                                      f"not the bridge's buffer {None if view is None else (view.dtype, view.shape)}")
-            side.append((it.tensor(d["index"]), view, tuple(view.shape)))
+            copied += view.nbytes
+            side.append(_copier(it, d, view, into_interpreter=not pairs))
         pairs.append(tuple(side))
     ins, outs = pairs
     invoke = it.invoke
-    copyto = np.copyto
 
     def run() -> None:
-        for raw, view, shape in ins:
-            copyto(raw().reshape(shape), view)
+        for copy_in in ins:
+            copy_in()
         invoke()
-        for raw, view, shape in outs:
-            copyto(view, raw().reshape(shape))
+        for copy_out in outs:
+            copy_out()
 
-    return run, sum(v.nbytes for _, v, _ in ins + outs), invoke
+    return run, copied, invoke
+
+
+def _copier(it, details, view: np.ndarray, into_interpreter: bool) -> Callable[[], None]:
+    """One copy between the interpreter's tensor and the bridge's view (its elements only):
+    through a view of the interpreter's memory made per call (it must not outlive invoke()),
+    through set_tensor / get_tensor for a 0-d tensor (whose view numpy gives as a scalar)."""
+    index, shape, copyto = details["index"], tuple(view.shape), np.copyto
+    if len(details["shape"]) == 0:
+        if into_interpreter:
+            return lambda: it.set_tensor(index, np.array(view).reshape(()))
+        return lambda: copyto(view, it.get_tensor(index).reshape(shape))
+    raw = it.tensor(index)
+    if into_interpreter:
+        return lambda: copyto(raw().reshape(shape), view)
+    return lambda: copyto(view, raw().reshape(shape))
 
 
 @dataclass(frozen=True)
