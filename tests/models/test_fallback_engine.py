@@ -213,3 +213,27 @@ def test_the_cut_model_holds_the_segment_alone():
     assert [d["name"] for d in it.get_input_details()] == [model.tensors[1].name]
     assert [d["name"] for d in it.get_output_details()] == [model.tensors[3].name]
     assert len(it.get_tensor_details()) == 3
+
+
+@pytest.mark.parametrize("engine", ["tflite", "numpy"])
+def test_run_tflite_fallback_engine_says_which_engine_ran(engine, tmp_path, capsys):
+    """``run-tflite --fallback-engine``: stderr counts the segments per engine, ``--json``
+    lists each segment's engine and why; the outputs TFLite's."""
+    import json
+
+    from acl_bridge.cli import main
+
+    model = tmp_path / "chain.tflite"
+    model.write_bytes(chain(["COS", "RELU", "CEIL"], SHAPE))
+    x = np.random.default_rng(6).standard_normal(SHAPE).astype(np.float32)
+    np.save(tmp_path / "in.npy", x)
+    code = main(["run-tflite", str(model), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
+                 "--backend", "numpy", "--json", "--fallback-engine", engine])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    tflite = 2 if engine == "tflite" else 0
+    assert f"fallback segments: {tflite} on TFLite's interpreter, {2 - tflite} on numpy kernels" in err
+    report = json.loads(out)["fallback"]["engines"]
+    assert report == [{"operators": [i], "engine": engine, "reason": f"fallback_engine={engine!r}"} for i in (0, 2)]
+    ref = _whole(model.read_bytes(), {"x": x})["y"]
+    np.testing.assert_allclose(np.load(tmp_path / "o.npz")["y"], ref, atol=tolerance(ref))
