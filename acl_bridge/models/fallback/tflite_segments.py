@@ -224,17 +224,19 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
 
 def _copier(it, details, view: np.ndarray, into_interpreter: bool) -> Callable[[], None]:
     """One copy between the interpreter's tensor and the bridge's view (its elements only):
-    through a view of the interpreter's memory made per call (it must not outlive invoke()),
-    through set_tensor / get_tensor for a 0-d tensor (whose view numpy gives as a scalar)."""
-    index, shape, copyto = details["index"], tuple(view.shape), np.copyto
-    if len(details["shape"]) == 0:
-        if into_interpreter:
-            return lambda: it.set_tensor(index, np.array(view).reshape(()))
-        return lambda: copyto(view, it.get_tensor(index).reshape(shape))
-    raw = it.tensor(index)
+    in, ``set_tensor`` (one call; a padded view is first gathered by numpy); out, a view of the
+    interpreter's memory made per call (it must not outlive invoke()), or ``get_tensor`` for a
+    0-d tensor (whose view numpy gives as a scalar)."""
+    index, shape, copyto = details["index"], tuple(int(n) for n in details["shape"]), np.copyto
     if into_interpreter:
-        return lambda: copyto(raw().reshape(shape), view)
-    return lambda: copyto(view, raw().reshape(shape))
+        set_tensor = it.set_tensor
+        if tuple(view.shape) == shape:
+            return lambda: set_tensor(index, view)
+        return lambda: set_tensor(index, view.reshape(shape))
+    if not shape:
+        return lambda: copyto(view, it.get_tensor(index).reshape(view.shape))
+    raw, mine = it.tensor(index), tuple(view.shape)
+    return lambda: copyto(view, raw().reshape(mine))
 
 
 @dataclass(frozen=True)
