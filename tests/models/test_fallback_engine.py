@@ -140,17 +140,18 @@ def test_the_boundary_copies_leave_padding_and_guard_bytes_untouched():
 
 
 def test_auto_takes_the_interpreter_for_heavy_operators_only():
-    """auto: a segment holding an operator of HEAVY on the interpreter, COS / CEIL on numpy."""
-    assert "DEPTHWISE_CONV_2D" in HEAVY and "COS" not in HEAVY
+    """auto: a segment holding an operator of HEAVY (its opcode with its input's dtype) on the
+    interpreter (the whole segment), COS / CEIL alone on numpy."""
+    assert "int8" in HEAVY["DEPTHWISE_CONV_2D"] and "COS" not in HEAVY and "float32" not in HEAVY["CONV_2D"]
     runner = TfliteRunner(chain(["COS", "RELU", "CEIL"], SHAPE), backend="numpy")
     assert runner.fallback_engine == "auto" and _engines(runner) == ["numpy", "numpy"]
     assert [r.reason for r in runner.schedule.fallback_engines] == ["auto: no operator of the heavy set"] * 2
-    data = chain(["RELU", "LOGISTIC", "COS"], SHAPE)
+    data = chain(["RELU", "HARD_SWISH", "COS"], SHAPE)
     plan = plan_model(read_model(data), fallback=True, acl_refused={1: "refused for the test"})
     runner = NumpyRunner(plan)
     runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder("auto", data))
-    assert _engines(runner) == ["tflite"]
-    assert runner.schedule.fallback_engines[0].reason == "auto: holds LOGISTIC"
+    assert _engines(runner) == ["tflite"]  # HARD_SWISH and COS: one segment
+    assert runner.schedule.fallback_engines[0].reason == "auto: holds HARD_SWISH"
     x = {"x": np.random.default_rng(9).standard_normal(SHAPE).astype(np.float32)}
     ref = _whole(data, x)["y"]
     np.testing.assert_allclose(_run(runner, x)["y"], ref, atol=tolerance(ref))

@@ -13,14 +13,14 @@ kernels (:func:`.registry.prepare`) and :attr:`FallbackSegment.reason` says why.
 
 ``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
 ``"auto"`` (the interpreter for segments holding an operator of :data:`HEAVY`, where numpy's
-fixed cost per call and its passes over memory make the kernels slower than TFLite's: measured
-by ``benchmarks/fallback_speed.py --engines``, docs/performance.md).
+passes over memory cost more than the interpreter's fixed cost a call: measured by
+``benchmarks/fallback_speed.py``, docs/performance.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
@@ -31,15 +31,27 @@ from .registry import prepare
 
 ENGINES = ("auto", "numpy", "tflite")
 
-# operators whose numpy kernels cost more than the sub-interpreter's fixed ~3-5 us a call
-# (invoke and the boundary copies) on the shapes models give them (docs/performance.md)
-HEAVY = frozenset({
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "CONV_3D", "BATCH_MATMUL",
-    "AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D", "SOFTMAX", "LOG_SOFTMAX", "LSTM",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "MEAN", "SUM",
-    "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "ADD", "SUB", "MUL", "TANH", "LOGISTIC",
-    "HARD_SWISH", "EXP", "LOG", "GELU",
-})
+# (opcode, dtype of its first input) where the segment on the interpreter (its fixed ~2-3 us a
+# call included) took less time than the numpy kernel, on every shape measured (host, paired
+# rounds: ``benchmarks/fallback_speed.py --opcodes all --synthetic``, docs/performance.md); not
+# where they tied or numpy won: float32 CONV_2D and FULLY_CONNECTED (BLAS), int8 ADD, MEAN and
+# the int8 pools (TFLite's builtin int8 kernels without XNNPACK are as slow or slower), and the
+# elementwise and data-movement operators (numpy: well under the interpreter's fixed cost)
+_F, _Q = ("float32",), ("int8", "uint8")
+HEAVY: Dict[str, Tuple[str, ...]] = {
+    "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
+    "BATCH_MATMUL": _F, "SOFTMAX": _F + _Q, "LOG_SOFTMAX": _F, "AVERAGE_POOL_2D": _F, "MAX_POOL_2D": _F,
+    "L2_POOL_2D": _F, "L2_NORMALIZATION": _F, "LOCAL_RESPONSE_NORMALIZATION": _F, "RESIZE_BILINEAR": _F,
+    "RESIZE_NEAREST_NEIGHBOR": _F + _Q, "MIRROR_PAD": _F + _Q, "SPACE_TO_BATCH_ND": _F + _Q, "BATCH_TO_SPACE_ND": _F,
+    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F,
+}
+
+
+def heavy(op: OperatorSpec, model: ModelSpec) -> bool:
+    """Whether ``op`` is one of :data:`HEAVY` (its opcode with its first input's dtype)."""
+    dtypes = HEAVY.get(op.opcode, ())
+    return bool(dtypes) and op.inputs[0] >= 0 and str(model.tensors[op.inputs[0]].dtype) in dtypes
+
 
 # The kernels a cut segment runs on: with a quantized tensor (int8, uint8, int16), TFLite's
 # optimized builtin kernels without the default XNNPACK delegate, bit for bit with its reference
@@ -300,8 +312,8 @@ class SegmentBinder:
         by = {op.index: op for op in model.operators}
         want = self.engine
         if want == "auto":
-            heavy = sorted({by[i].opcode for i in ops} & HEAVY)
-            want, rule = ("tflite", f"auto: holds {', '.join(heavy)}") if heavy else \
+            holds = sorted({by[i].opcode for i in ops if heavy(by[i], model)})
+            want, rule = ("tflite", f"auto: holds {', '.join(holds)}") if holds else \
                 ("numpy", "auto: no operator of the heavy set")
         else:
             rule = f"fallback_engine={self.engine!r}"
@@ -336,5 +348,5 @@ def describe(reports: Sequence[SegmentEngine]) -> str:
             + (f" ({'; '.join(why)})" if why else ""))
 
 
-__all__ = ["ENGINES", "HEAVY", "CutSegment", "FallbackSegment", "SegmentBinder", "SegmentEngine", "check_engine",
+__all__ = ["ENGINES", "HEAVY", "heavy", "CutSegment", "FallbackSegment", "SegmentBinder", "SegmentEngine", "check_engine",
            "cut_segment", "describe", "read_after"]
