@@ -385,11 +385,16 @@ def _whole(args) -> int:
 def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:
     """Per fallback segment of ``name``'s plan with every operator of ``refuse`` refused by
     ACL: the numpy kernels, the segment on TFLite's interpreter (copies at the boundary
-    included) and that interpreter's ``invoke()`` alone (TFLite's own time for the same
-    operators), on the values the segment meets in the model (a numpy-executor run on seeded
+    included), that interpreter's ``invoke()`` alone (TFLite's own time for the same
+    operators on the same kernels: without XNNPACK where a tensor is int8) and the cut model's
+    ``invoke()`` on TFLite's default kernels (with XNNPACK: TFLite's time), on the values the segment meets in the model (a numpy-executor run on seeded
     noise), the two engines' outputs compared first (int8 bit for bit)."""
-    from acl_bridge.models.fallback.tflite_segments import SegmentBinder
+    from ai_edge_litert import interpreter as litert
+    from ai_edge_litert import schema_py_generated as schema
 
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder, cut_segment, read_after
+
+    source = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
     spec = fold_constant_dequantize(read_model(data))
     plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
                                                         if op.opcode in refuse})
@@ -416,17 +421,24 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
         for o in after:
             np.testing.assert_allclose(arrays["tflite"][o], arrays["numpy"][o], rtol=1e-5,
                                        atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
+        span = [op for op in plan.model.operators if min(ops) <= op.index <= max(ops)]
+        cut = cut_segment(source, plan.model, span, read_after(plan.model, [op.index for op in span]))
+        default = litert.Interpreter(model_content=cut.data, num_threads=1)
+        default.allocate_tensors()
+        for d, i in zip(default.get_input_details(), cut.inputs):
+            default.set_tensor(d["index"], np.ascontiguousarray(arrays["numpy"][i]).reshape(d["shape"]))
         start = time.perf_counter()
         bound["numpy"]()
         calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
         with np.errstate(all="ignore"):
             times = interleaved({"numpy": _batch(bound["numpy"], calls), "segment": _batch(bound["tflite"], calls),
-                                 "tflite": _batch(bound["tflite"].invoke, calls)}, rounds, "tflite")
+                                 "tflite": _batch(bound["tflite"].invoke, calls),
+                                 "tflite default": _batch(default.invoke, calls)}, rounds, "tflite")
         row = {"model": name, "operators": ops, "opcodes": sorted({o.opcode for o in plan.model.operators if o.index in ops}),
                "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds}
-        for k in ("numpy", "segment", "tflite"):
+        for k in ("numpy", "segment", "tflite", "tflite default"):
             row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
-        for k in ("numpy", "segment"):
+        for k in ("numpy", "segment", "tflite default"):
             row[f"{k} / tflite"] = times.ratio(k)
             row[f"{k} / tflite range"] = list(times.ratio_range(k))
         rows.append(row)
@@ -437,8 +449,8 @@ def _segments(args) -> int:
     refuse = args.segments.split(",")
     rows = []
     print("| model | segment (operators) | copied bytes | numpy us | segment us | tflite invoke us | "
-          "numpy / tflite (min-max) | segment / tflite (min-max) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "tflite default us | numpy / tflite (min-max) | segment / tflite (min-max) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in _names(args.models):
         with open(fetch.model_path(name), "rb") as fh:
             data = fh.read()
@@ -450,7 +462,8 @@ def _segments(args) -> int:
             (lo, hi), (slo, shi) = r["numpy / tflite range"], r["segment / tflite range"]
             ops = ", ".join(r["opcodes"])  # type: ignore[arg-type]
             print(f"| {name} | {len(r['operators'])} ({ops}) | {r['copied bytes']} | {r['numpy us']:.1f} | "
-                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['numpy / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | "
+                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['tflite default us']:.1f} | "
+                  f"{r['numpy / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | "
                   f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) |", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
