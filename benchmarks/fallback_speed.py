@@ -355,8 +355,13 @@ def main(argv=None) -> int:
               f"{r['segment us']:.2f} | {r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
               f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | {r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
               f"{r['max |fallback - tflite|']:g} |", flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
+    return _dump(args.json, rows)
+
+
+def _dump(path, rows) -> int:
+    """The rows as JSON into ``path`` (None: nowhere); the exit status."""
+    if path:
+        with open(path, "w") as fh:
             json.dump(rows, fh, indent=1)
     return 0
 
@@ -376,10 +381,7 @@ def _whole(args) -> int:
         lo, hi = r["fallback / tflite range"]
         print(f"| {name} | {r['fallback operators']} / {r['operators']} | {r['fallback ms']:.3f} | {r['tflite ms']:.3f} | "
               f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
-    return 0
+    return _dump(args.json, rows)
 
 
 def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:
@@ -465,10 +467,7 @@ def _segments(args) -> int:
                   f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['tflite default us']:.1f} | "
                   f"{r['numpy / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | "
                   f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) |", flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
-    return 0
+    return _dump(args.json, rows)
 
 
 if __name__ == "__main__":
