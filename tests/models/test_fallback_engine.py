@@ -172,9 +172,9 @@ def test_without_ai_edge_litert_the_numpy_kernels_run_and_the_summary_says_why(m
 
 
 def test_a_segment_with_a_custom_operator_runs_on_numpy_saying_why():
-    """MediaPipe's MaxPoolingWithArgmax2D: TFLite's interpreter runs it through XNNPACK, whose
-    indices are not the operator's definition (the fallback's kernel): that segment runs on
-    numpy, the summary says why."""
+    """MediaPipe's MaxPoolingWithArgmax2D: TFLite's interpreter runs it through XNNPACK, which
+    writes the indices as int32 bits into the float32 index tensor (the fallback's kernel writes
+    the operator's float indices): that segment runs on numpy, the summary says why."""
     t = [("x", (1, 4, 4, 2), "float32", None, None), ("y", (1, 2, 2, 2), "float32", None, None),
          ("i", (1, 2, 2, 2), "float32", None, None)]
     data = graph_model(t, [(POOL, ["x"], ["y", "i"], ("custom", pool_params(2, 2, 2, 2, 2)))], ["x"], ["y", "i"])

@@ -128,7 +128,9 @@ def cut_segment(source, model: ModelSpec, operators: Sequence[OperatorSpec], rea
         i = spec.index
         if spec.opcode in _NOT_CUT:
             raise SegmentRefused(f"#{i} {spec.opcode} uses another subgraph or a resource variable")
-        if spec.opcode.startswith("CUSTOM:"):  # XNNPACK's MediaPipe operators: MaxPoolingWithArgmax2D's indices differ
+        # MediaPipe's operators run in the interpreter only through XNNPACK, whose MaxPoolingWithArgmax2D
+        # writes its indices as int32 bits into the float32 index tensor the fallback's kernel fills
+        if spec.opcode.startswith("CUSTOM:"):
             raise SegmentRefused(f"#{i} {spec.opcode} is a custom operator (the fallback's kernel is its definition)")
         if i >= len(sub.operators) or tuple(sub.operators[i].inputs) != spec.inputs \
                 or tuple(sub.operators[i].outputs) != spec.outputs:
