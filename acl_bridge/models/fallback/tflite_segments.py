@@ -5,11 +5,11 @@ source file into a small model of its own (:func:`cut_segment`: exactly those op
 options, quantization and constants, the tensors they read from outside made its inputs and
 those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
 (ai-edge-litert, one thread; int8 segments on its optimized builtin kernels without the
-XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). A run copies the inputs from the bridge's
-buffers (numpy views: the elements only) into the interpreter, invokes it, and copies the
-outputs back into the bridge's buffers; :attr:`FallbackSegment.copied_bytes_per_run` counts
-both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
-kernels (:func:`.registry.prepare`) and :attr:`FallbackSegment.reason` says why.
+XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). A run copies
+the inputs from the bridge's buffers (numpy views: the elements only) into the interpreter,
+invokes it, and copies the outputs back into the bridge's buffers;
+:attr:`FallbackSegment.copied_bytes_per_run` counts both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
+kernels (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
 
 ``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
 ``"auto"`` (the interpreter for segments holding an operator of :data:`HEAVY`, where numpy's
@@ -132,8 +132,9 @@ def cut_segment(source, model: ModelSpec, operators: Sequence[OperatorSpec], rea
         # writes its indices as int32 bits into the float32 index tensor the fallback's kernel fills
         if spec.opcode.startswith("CUSTOM:"):
             raise SegmentRefused(f"#{i} {spec.opcode} is a custom operator (the fallback's kernel is its definition)")
-        if i >= len(sub.operators) or tuple(sub.operators[i].inputs) != spec.inputs \
-                or tuple(sub.operators[i].outputs) != spec.outputs:
+        if i >= len(sub.operators) or tuple(sub.operators[i].inputs if sub.operators[i].inputs is not None else ()) \
+                != spec.inputs or tuple(sub.operators[i].outputs if sub.operators[i].outputs is not None else ()) \
+                != spec.outputs:
             raise SegmentRefused(f"the file's operator #{i} is not the plan's {spec.opcode}")
         ops.append((sub.operators[i], spec))
     written = [o for _, spec in ops for o in spec.outputs]
@@ -330,6 +331,8 @@ class SegmentBinder:
                 return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied, invoke)
             except SegmentRefused as e:
                 rule = f"{rule}, but {e}"
+            except Exception as e:  # the schema classes or the interpreter on an unforeseen file: never the model's end
+                rule = f"{rule}, but cutting or loading the segment failed ({type(e).__name__}: {e})"
         calls = tuple(prepare(by[i], model, views) for i in ops)
 
         def run_numpy() -> None:
