@@ -238,3 +238,17 @@ def test_run_tflite_fallback_engine_says_which_engine_ran(engine, tmp_path, caps
     assert report == [{"operators": [i], "engine": engine, "reason": f"fallback_engine={engine!r}"} for i in (0, 2)]
     ref = _whole(model.read_bytes(), {"x": x})["y"]
     np.testing.assert_allclose(np.load(tmp_path / "o.npz")["y"], ref, atol=tolerance(ref))
+
+
+def test_a_failure_cutting_the_segment_leaves_it_on_numpy(monkeypatch):
+    """Whatever goes wrong in the schema classes or the interpreter, the model loads: that
+    segment on numpy, the failure named."""
+    from acl_bridge.models.fallback import tflite_segments
+
+    def broken(*args, **kwargs):
+        raise ValueError("an unforeseen file")
+
+    monkeypatch.setattr(tflite_segments, "cut_segment", broken)
+    runner = TfliteRunner(chain(["COS"], SHAPE), backend="numpy", fallback_engine="tflite")
+    assert _engines(runner) == ["numpy"]
+    assert "cutting or loading the segment failed (ValueError: an unforeseen file)" in runner.summary()
