@@ -25,11 +25,18 @@ one-operator test models (tests/models/test_fallback_kernels.py, their shapes):
   are not constants made the graph's inputs; written with the schema's object API that
   ai-edge-litert ships), inputs set once, ``invoke()`` timed;
 * ``tflite no delegate``: the same without the default delegate
-  (``BUILTIN_WITHOUT_DEFAULT_DELEGATES``: TFLite's own optimized kernels only).
+  (``BUILTIN_WITHOUT_DEFAULT_DELEGATES``: TFLite's own optimized kernels only);
+* ``segment``: the fallback's other engine, the operator as a segment on TFLite's interpreter
+  (:class:`acl_bridge.models.fallback.tflite_segments.SegmentBinder`, ``fallback_engine="tflite"``:
+  cut from the file, no delegate), bound on the same arrays: its inputs copied in, ``invoke()``,
+  its outputs copied out, as the runner calls it.
 
 ``--whole`` measures instead each model whole with every operator on the fallback (as where ACL
 refuses them all), per inference, against TFLite's interpreter on the model file
-(:func:`bench_whole`).
+(:func:`bench_whole`). ``--segments OPCODES`` measures instead, per model, the fallback
+segments of the plan where ACL refuses every operator of those opcodes (as ACL 20.08 refuses the
+per-channel int8 depthwise convolutions), each segment on the two engines against the cut
+segment's ``invoke()`` alone: TFLite's own time for the same operators (:func:`bench_segments`).
 
 The fallback's outputs are compared first: int8 and integer exactly with TFLite's reference
 kernels, float32 within 1e-4 + 1e-5 x max with its default kernels (as the tests check);
@@ -131,9 +138,21 @@ def bench_operator(name: str, data: bytes, model, values: Dict[int, np.ndarray],
                                experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
     plain.allocate_tensors()
     feed = {i: arrays[i] if i in arrays else np.asarray(values[i]) for i in fed}
-    runs = {"fallback": kernel, "tflite": _invoker(it, feed), "tflite no delegate": _invoker(plain, feed)}
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder
+
+    seg_arrays = dict(arrays)
+    seg_arrays.update({o: np.zeros_like(arrays[o]) for o in op.outputs})
+    segment = SegmentBinder("tflite", data).bind(model, [op.index], seg_arrays, outputs=set(op.outputs))
+    if segment.report.engine != "tflite":
+        raise RuntimeError(segment.report.reason)
+    runs = {"fallback": kernel, "tflite": _invoker(it, feed), "tflite no delegate": _invoker(plain, feed),
+            "segment": segment}
     for fn in runs.values():
         fn()
+    for o in op.outputs:  # the segment on TFLite's builtin kernels: the numpy kernels' answer
+        np.testing.assert_allclose(seg_arrays[o], arrays[o], rtol=1e-5, atol=0 if arrays[o].dtype.kind != "f" else
+                                   1e-4 + 1e-5 * float(np.abs(arrays[o]).max(initial=0)),
+                                   err_msg=f"{name} #{op.index} {op.opcode} segment")
     exact = it  # the same answer first: int8 and integer with TFLite's reference kernels
     if any(arrays[o].dtype.kind != "f" for o in op.outputs):
         exact, _ = interpreter(cut, 1, reference=True)
@@ -163,7 +182,7 @@ def bench_operator(name: str, data: bytes, model, values: Dict[int, np.ndarray],
            "max |fallback - tflite no delegate|": differs["tflite no delegate"]}
     for k in runs:
         row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
-    for k in ("fallback", "tflite no delegate"):
+    for k in ("fallback", "tflite no delegate", "segment"):
         lo, hi = times.ratio_range(k)
         row[f"{k} / tflite"] = times.ratio(k)
         row[f"{k} / tflite range"] = [lo, hi]
@@ -283,10 +302,15 @@ def main(argv=None) -> int:
                    help="also the fallback's one-operator test models, for the opcodes and dtypes no model has")
     p.add_argument("--whole", action="store_true",
                    help="instead: each model whole with every operator on the fallback, per inference")
+    p.add_argument("--segments", default="",
+                   help="instead: per model, the fallback segments where ACL refuses these opcodes, on both "
+                        "engines against the cut segment's invoke() alone")
     p.add_argument("--json")
     args = p.parse_args(argv)
     if args.whole:
         return _whole(args)
+    if args.segments:
+        return _segments(args)
     names = _names(args.models)
     wanted = set(KERNELS) if args.opcodes == "all" else set(filter(None, args.opcodes.split(",")))
     loaded, groups = {}, {}
@@ -312,9 +336,9 @@ def main(argv=None) -> int:
     chosen = sorted((name, index) for key in sorted(groups)
                     for _, name, index in _spread(sorted(groups[key]), args.per_opcode))
     rows = []
-    print("| model | operator | input | fallback us | tflite us | no delegate us | fallback / tflite (min-max) "
-          "| max diff tflite |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| model | operator | input | fallback us | segment us | tflite us | no delegate us | "
+          "fallback / tflite (min-max) | segment / tflite (min-max) | max diff tflite |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, index in chosen:
         data, model, values, kinds = loaded[name]
         op = next(o for o in model.operators if o.index == index)
@@ -326,11 +350,18 @@ def main(argv=None) -> int:
             continue
         rows.append(r)
         lo, hi = r["fallback / tflite range"]
+        slo, shi = r["segment / tflite range"]
         print(f"| {name} | #{r['op_index']} {r['opcode']} | {r['inputs']} | {r['fallback us']:.2f} | "
-              f"{r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
-              f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | {r['max |fallback - tflite|']:g} |", flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
+              f"{r['segment us']:.2f} | {r['tflite us']:.2f} | {r['tflite no delegate us']:.2f} | "
+              f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | {r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
+              f"{r['max |fallback - tflite|']:g} |", flush=True)
+    return _dump(args.json, rows)
+
+
+def _dump(path, rows) -> int:
+    """The rows as JSON into ``path`` (None: nowhere); the exit status."""
+    if path:
+        with open(path, "w") as fh:
             json.dump(rows, fh, indent=1)
     return 0
 
@@ -350,10 +381,93 @@ def _whole(args) -> int:
         lo, hi = r["fallback / tflite range"]
         print(f"| {name} | {r['fallback operators']} / {r['operators']} | {r['fallback ms']:.3f} | {r['tflite ms']:.3f} | "
               f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
-    return 0
+    return _dump(args.json, rows)
+
+
+def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:
+    """Per fallback segment of ``name``'s plan with every operator of ``refuse`` refused by
+    ACL: the numpy kernels, the segment on TFLite's interpreter (copies at the boundary
+    included), that interpreter's ``invoke()`` alone (TFLite's own time for the same
+    operators on the same kernels: without XNNPACK where a tensor is int8) and the cut model's
+    ``invoke()`` on TFLite's default kernels (with XNNPACK: TFLite's time), on the values the segment meets in the model (a numpy-executor run on seeded
+    noise), the two engines' outputs compared first (int8 bit for bit)."""
+    from ai_edge_litert import interpreter as litert
+    from ai_edge_litert import schema_py_generated as schema
+
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder, cut_segment, read_after
+
+    source = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    spec = fold_constant_dequantize(read_model(data))
+    plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
+                                                        if op.opcode in refuse})
+    t = plan.model.tensors
+    values = run_plan_tensors(plan, noise(t[plan.model.inputs[0]], 0))
+    rows = []
+    for side, ks in plan.segments():
+        if side != "fallback":
+            continue
+        ops = [plan.fallbacks[k].op_index for k in ks]
+        bound, arrays = {}, {}
+        for engine in ("numpy", "tflite"):
+            arrays[engine] = {i: (np.array(values[i]) if i in values else np.zeros(t[i].shape, t[i].dtype))
+                              for i in plan.buffers()}
+            arrays[engine] = plan.bind(arrays[engine])
+            bound[engine] = SegmentBinder(engine, data).bind(plan.model, ops, arrays[engine])
+        if bound["tflite"].report.engine != "tflite":
+            rows.append({"model": name, "operators": ops, "refused": bound["tflite"].report.reason})
+            continue
+        with np.errstate(all="ignore"):
+            for b in bound.values():
+                b()
+        after = [o for op in plan.model.operators if op.index in ops for o in op.outputs if o in values]
+        for o in after:
+            np.testing.assert_allclose(arrays["tflite"][o], arrays["numpy"][o], rtol=1e-5,
+                                       atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
+        span = [op for op in plan.model.operators if min(ops) <= op.index <= max(ops)]
+        cut = cut_segment(source, plan.model, span, read_after(plan.model, [op.index for op in span]))
+        default = litert.Interpreter(model_content=cut.data, num_threads=1)
+        default.allocate_tensors()
+        for d, i in zip(default.get_input_details(), cut.inputs):
+            default.set_tensor(d["index"], np.ascontiguousarray(arrays["numpy"][i]).reshape(d["shape"]))
+        start = time.perf_counter()
+        bound["numpy"]()
+        calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
+        with np.errstate(all="ignore"):
+            times = interleaved({"numpy": _batch(bound["numpy"], calls), "segment": _batch(bound["tflite"], calls),
+                                 "tflite": _batch(bound["tflite"].invoke, calls),
+                                 "tflite default": _batch(default.invoke, calls)}, rounds, "tflite")
+        row = {"model": name, "operators": ops, "opcodes": sorted({o.opcode for o in plan.model.operators if o.index in ops}),
+               "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds}
+        for k in ("numpy", "segment", "tflite", "tflite default"):
+            row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
+        for k in ("numpy", "segment", "tflite default"):
+            row[f"{k} / tflite"] = times.ratio(k)
+            row[f"{k} / tflite range"] = list(times.ratio_range(k))
+        rows.append(row)
+    return rows
+
+
+def _segments(args) -> int:
+    refuse = args.segments.split(",")
+    rows = []
+    print("| model | segment (operators) | copied bytes | numpy us | segment us | tflite invoke us | "
+          "tflite default us | numpy / tflite (min-max) | segment / tflite (min-max) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name in _names(args.models):
+        with open(fetch.model_path(name), "rb") as fh:
+            data = fh.read()
+        for r in bench_segments(name, data, refuse, args.rounds):
+            rows.append(r)
+            if "refused" in r:
+                print(f"| {name} | {r['operators']} | refused: {r['refused']} |", flush=True)
+                continue
+            (lo, hi), (slo, shi) = r["numpy / tflite range"], r["segment / tflite range"]
+            ops = ", ".join(r["opcodes"])  # type: ignore[arg-type]
+            print(f"| {name} | {len(r['operators'])} ({ops}) | {r['copied bytes']} | {r['numpy us']:.1f} | "
+                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['tflite default us']:.1f} | "
+                  f"{r['numpy / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | "
+                  f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) |", flush=True)
+    return _dump(args.json, rows)
 
 
 if __name__ == "__main__":

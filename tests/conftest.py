@@ -85,6 +85,7 @@ PURE_MODULES = frozenset({
     "models.test_resize_oracle", "models.test_tflite_schema",
     "models.test_one_operator_logic",
     "models.test_pool3d", "models.test_gather_nd",
+    "models.test_fallback_engine",
 })
 
 

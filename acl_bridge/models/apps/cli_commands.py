@@ -14,6 +14,7 @@ import numpy as np
 
 from ndarray.errors import UnsupportedOptionError
 
+from ..fallback.tflite_segments import ENGINES, describe
 from ..format.files import check_out
 from .input_files import load_inputs
 
@@ -74,6 +75,9 @@ def register(subparsers) -> None:
     r.add_argument("--no-fallback", action="store_true", help="refuse a model with an operator the lowering or ACL "
                    "does not take, naming it, instead of running that operator on the CPU fallback (numpy) between "
                    "ACL segments (the default says on stderr how many operators run there and why)")
+    r.add_argument("--fallback-engine", choices=ENGINES, default="auto", help="what runs each fallback segment: "
+                   "numpy kernels, TFLite's interpreter (ai-edge-litert, where installed) on the segment cut from "
+                   "the file, or auto: the interpreter for segments with a compute-heavy operator (default)")
     r.add_argument("--memory", action="store_true", help="after the run, report the model's memory: activations "
                    "(the arena, its lower bound, one buffer each), inputs/outputs, constants, resident memory "
                    "(ACL backends only)")
@@ -125,14 +129,16 @@ def choose_backend(name: str, err) -> str:
     return "numpy"
 
 
-def make_executor(model_file, backend: str, fallback: bool = True):
+def make_executor(model_file, backend: str, fallback: bool = True, fallback_engine: str = "auto"):
     """A callable x -> outputs by name, for ``backend`` (``acl``, ``cl`` or ``numpy``), and the
-    plan; ``fallback``: operators the lowering or ACL does not take run on the CPU fallback."""
+    plan; ``fallback``: operators the lowering or ACL does not take run on the CPU fallback,
+    each segment on ``fallback_engine`` (:mod:`..fallback.tflite_segments`)."""
     if backend not in ("acl", "cl", "numpy"):
         raise UnsupportedOptionError(f"backend is {backend!r}, expected one of {list(BACKENDS)}")
     from ..runtime.tflite_runner import TfliteRunner
 
-    runner = TfliteRunner(model_file, backend="neon" if backend == "acl" else backend, fallback=fallback)
+    runner = TfliteRunner(model_file, backend="neon" if backend == "acl" else backend, fallback=fallback,
+                          fallback_engine=fallback_engine)
     return runner.run, runner.plan
 
 
@@ -271,8 +277,12 @@ def cmd_run_tflite(args, out, err) -> int:
         raise UnsupportedOptionError("--armnn-profile sets Arm NN's CpuAcc profile beside the bridge's: it needs "
                                      f"--profile and --backend acl, not {'--backend ' + backend if getattr(args, 'profile', False) else 'no --profile'}")
     check_out(args.out, (".npz",))
-    run, plan = make_executor(args.model, backend, fallback=not getattr(args, "no_fallback", False))
+    run, plan = make_executor(args.model, backend, fallback=not getattr(args, "no_fallback", False),
+                              fallback_engine=getattr(args, "fallback_engine", "auto"))
     fallback = fallback_report(plan) if plan.fallbacks else None
+    engines = run.__self__.schedule.fallback_engines if fallback is not None else []  # run is TfliteRunner.run here
+    if fallback is not None:
+        fallback["engines"] = [{"operators": list(e.operators), "engine": e.engine, "reason": e.reason} for e in engines]
     if fallback is not None and backend == "cl":  # the maps that hand tensors between CL and the CPU
         fallback["cl_maps_per_inference"] = run.__self__.cl_maps_per_inference  # run is TfliteRunner.run here
     if fallback is not None:
@@ -283,7 +293,8 @@ def cmd_run_tflite(args, out, err) -> int:
               f"({', '.join(f'{n} {k}' for k, n in kinds.items())}; {fallback['acl_segments']} ACL segment(s)): "
               + ", ".join(f"#{f.op_index} {f.opcode}" for f in plan.fallbacks)
               + ("; CL buffers mapped per inference: {total} ({fallback_boundaries} at fallback boundaries)".format(
-                  **fallback["cl_maps_per_inference"]) if "cl_maps_per_inference" in fallback else ""), file=err)
+                  **fallback["cl_maps_per_inference"]) if "cl_maps_per_inference" in fallback else "")
+              + describe(engines), file=err)
     inputs = [plan.model.tensors[i] for i in plan.model.inputs]
     given = load_inputs(args.input, [(t.name, tuple(t.shape), np.dtype(t.dtype)) for t in inputs])
     x = given[inputs[0].name] if len(inputs) == 1 else given

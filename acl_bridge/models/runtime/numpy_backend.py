@@ -26,12 +26,12 @@ from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
 from ...backend import Backend
 from ...mapping import PaddingSize
-from ..fallback import prepare
+from ..fallback.tflite_segments import SegmentBinder, SegmentEngine, check_engine, describe
 from ..fallback.step_kernels import run_step
 from ..format.model_cache import read_model_cached
-from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize
+from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
 from ..planning.plan_cache import kept_report, read_plan_cached
-from ..planning.tflite_plan import Fallback, Plan, plan_model
+from ..planning.tflite_plan import Plan, plan_model
 from .buffers import BufferPlan
 from .tflite_runner import TfliteRunner
 
@@ -55,6 +55,14 @@ def resolve_backend(name) -> str:
     raise UnsupportedOptionError(f"backend is {name!r}, expected one of {list(BACKENDS)}")
 
 
+def source_of(model):
+    """The function reading ``model``'s file bytes (a path or the bytes), or None for a plan or
+    spec (the sub-interpreter of :mod:`..fallback.tflite_segments` cuts segments from the file)."""
+    if isinstance(model, (Plan, ModelSpec)):
+        return None
+    return lambda: model_bytes(model)
+
+
 class NumpySchedule:
     """The plan's steps and fallback operators bound once to numpy views of the runner's
     buffers; :meth:`run` runs them in order (the ACL runner's ``Schedule`` in its place)."""
@@ -62,13 +70,24 @@ class NumpySchedule:
     native_calls_per_run = 0
     copied_bytes_per_run = 0
 
-    def __init__(self, plan: Plan, arrays: Dict[int, NdArray]):
+    def __init__(self, plan: Plan, arrays: Dict[int, NdArray], binder: Optional[SegmentBinder] = None):
         views: Dict[int, np.ndarray] = {t: a.numpy() for t, a in arrays.items()}
         views.update((c.index, c.data) for c in plan.model.tensors if c.is_constant)  # operands of copies
-        ops = {op.index: op for op in plan.model.operators}
-        self._calls: Tuple[Callable[[], None], ...] = tuple(
-            prepare(ops[s.op_index], plan.model, views) if isinstance(s, Fallback) else functools.partial(run_step, s, views)
-            for s in plan.order())
+        binder = binder if binder is not None else SegmentBinder("numpy", None)
+        order = plan.order()
+        calls: List[Callable[[], None]] = []
+        self.fallback_engines: List[SegmentEngine] = []
+        k = 0
+        for side, ks in plan.segments():  # a fallback segment bound whole (numpy kernels or TFLite's interpreter)
+            if side == "acl":
+                calls += [functools.partial(run_step, s, views) for s in order[k:k + len(ks)]]
+            else:
+                bound = binder.bind(plan.model, [f.op_index for f in order[k:k + len(ks)]], views)  # type: ignore[union-attr]
+                self.fallback_engines.append(bound.report)
+                self.copied_bytes_per_run += bound.copied_bytes_per_run
+                calls.append(bound)
+            k += len(ks)
+        self._calls: Tuple[Callable[[], None], ...] = tuple(calls)
         sides = [side for side, _ in plan.segments()]
         self.segment_count = (sides.count("acl"), sides.count("fallback"))
 
@@ -103,7 +122,8 @@ class NumpyRunner(TfliteRunner):
     def __new__(cls, *args, **kwargs):
         return object.__new__(cls)
 
-    def __init__(self, model, *, backend="numpy", fallback: bool = True, model_cache=True, **acl_options):
+    def __init__(self, model, *, backend="numpy", fallback: bool = True, model_cache=True,
+                 fallback_engine: str = "auto", **acl_options):
         if resolve_backend(backend) != "numpy":
             raise UnsupportedOptionError(f"backend is {backend!r}: NumpyRunner runs backend='numpy' only")
         unknown = sorted(set(acl_options) - _ACL_OPTIONS)
@@ -113,6 +133,7 @@ class NumpyRunner(TfliteRunner):
             raise ArgumentTypeError(f"fallback is {fallback!r}, expected True or False")
         self.backend = NUMPY
         self.fallback = fallback
+        self.fallback_engine = check_engine(fallback_engine)
         self.acl_refused: Dict[int, str] = {}
         self.functions: List[object] = []
         self.workspaces: List[object] = []
@@ -131,7 +152,7 @@ class NumpyRunner(TfliteRunner):
             b: BufferPlan(b, t[b].name, tuple(t[b].shape), PaddingSize(), (), False) for b in plan.buffers()}
         owned = {b: NdArray.zeros(t[b].shape, t[b].dtype) for b in plan.buffers()}
         self.arrays: Dict[int, NdArray] = plan.bind(owned)
-        self.schedule = NumpySchedule(plan, self.arrays)
+        self.schedule = NumpySchedule(plan, self.arrays, SegmentBinder(fallback_engine, source_of(model)))
         self.configure_seconds = time.perf_counter() - t0
         self.model_name = type(model).__name__ if isinstance(model, (Plan, ModelSpec, bytes, bytearray, memoryview)) \
             else str(model).rsplit("/", 1)[-1]
@@ -163,11 +184,11 @@ class NumpyRunner(TfliteRunner):
         return (f"{len(self.plan.model.operators)} operators -> {len(self.plan.steps)} steps on numpy kernels "
                 f"({len(self.plan.fused)} activations fused, {len(self.plan.folded_pads)} PADs folded, "
                 f"{len(self.plan.views)} views); {len(self.buffer_plans)} buffers, none padded; "
-                f"planned in {self.configure_seconds:.2f} s{fallback}")
+                f"planned in {self.configure_seconds:.2f} s{fallback}{describe(self.schedule.fallback_engines)}")
 
 
 # the ACL runner's keyword arguments that concern ACL alone (accepted, unused on numpy)
 _ACL_OPTIONS = frozenset({"allow_copy", "program_cache", "arena", "reuse_facts", "share_workspaces",
                           "share_constants", "facts_cache"})
 
-__all__ = ["NumpyRunner", "NumpySchedule", "resolve_backend", "BACKENDS", "NUMPY"]
+__all__ = ["NumpyRunner", "NumpySchedule", "resolve_backend", "source_of", "BACKENDS", "NUMPY"]

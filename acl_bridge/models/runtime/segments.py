@@ -2,23 +2,24 @@
 
 Consecutive ACL steps are one :class:`~acl_bridge.Schedule` each (one native call per
 segment, nothing copied inside it, the runner's buffers, arena and workspace shared by all);
-the fallback operators between them run on :mod:`.fallback`'s numpy kernels over numpy
-views of the same buffers (:meth:`NdArray.numpy`: the elements only, the padding around them
-neither read nor written), so nothing is copied at a boundary: a fallback kernel reads its
-inputs where ACL wrote them and writes its outputs where ACL reads them.
-:attr:`SegmentedRun.copied_bytes_per_run` counts what the boundaries copy (zero: numpy can
-view every layout the bridge allocates)."""
+the fallback segments between them run over numpy views of the same buffers
+(:meth:`NdArray.numpy`: the elements only, the padding around them neither read nor written),
+on :mod:`.fallback`'s numpy kernels (nothing copied at a boundary: a kernel reads its inputs
+where ACL wrote them and writes its outputs where ACL reads them) or, per ``fallback_engine``,
+in TFLite's interpreter on the segment cut from the file (:mod:`..fallback.tflite_segments`:
+its inputs and outputs copied at the boundary). :attr:`SegmentedRun.copied_bytes_per_run`
+counts what the boundaries copy."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ...schedule import Schedule
-from ..fallback import prepare
+from ..fallback.tflite_segments import SegmentBinder, SegmentEngine
 from ..planning.tflite_plan import Plan
 
 
@@ -43,9 +44,11 @@ class SegmentedRun:
     segment in order; it offers :class:`~acl_bridge.Schedule`'s ``run``, ``profile`` and
     ``native_calls_per_run``, so the runner uses it in the schedule's place."""
 
-    def __init__(self, plan: Plan, functions: Sequence, arrays: Dict[int, object]):
+    def __init__(self, plan: Plan, functions: Sequence, arrays: Dict[int, object],
+                 binder: Optional[SegmentBinder] = None):
         functions = list(functions)  # (a batch of recalled functions makes its objects here)
-        ops = {op.index: op for op in plan.model.operators}
+        binder = binder if binder is not None else SegmentBinder("numpy", None)
+        self.fallback_engines: List[SegmentEngine] = []
         views = {t: a.numpy() for t, a in arrays.items()}  # type: ignore[attr-defined]
         self._parts: List[Tuple[str, Union[Schedule, Tuple[Callable[[], None], ...]], Tuple[Tuple[int, str], ...],
                                 Tuple[int, ...]]] = []
@@ -55,9 +58,11 @@ class SegmentedRun:
                 self._parts.append((side, Schedule([functions[k] for k in ks]), names, ks))
             else:
                 fbs = [plan.fallbacks[k] for k in ks]
-                self._parts.append((side, tuple(prepare(ops[f.op_index], plan.model, views) for f in fbs),
-                                    tuple((f.op_index, f.opcode) for f in fbs), ks))
-        self.copied_bytes_per_run = 0
+                bound = binder.bind(plan.model, [f.op_index for f in fbs], views)
+                self.fallback_engines.append(bound.report)
+                self._parts.append((side, (bound,), tuple((f.op_index, f.opcode) for f in fbs), ks))
+        self.copied_bytes_per_run = sum(part[0].copied_bytes_per_run  # type: ignore[index,union-attr]
+                                        for side, part, _, _ in self._parts if side == "fallback")
 
     @property
     def native_calls_per_run(self) -> int:

@@ -116,6 +116,7 @@ from ..planning.plan_cache import kept_report, read_plan_cached
 from ..planning.replanned_cache import ReplannedPlanCache, refused_by_acl
 from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
+from ..fallback.tflite_segments import SegmentBinder, check_engine, describe
 from ..planning.tflite_plan import Plan, graph_inputs, plan_model
 from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
 from .cl_maps import cl_maps_per_inference
@@ -146,7 +147,8 @@ class TfliteRunner:
 
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
-                 model_cache=True, share_constants: bool = True, facts_cache=True, fallback: bool = True):
+                 model_cache=True, share_constants: bool = True, facts_cache=True, fallback: bool = True,
+                 fallback_engine: str = "auto"):
         if backend == "auto":
             from .numpy_backend import resolve_backend
 
@@ -163,6 +165,11 @@ class TfliteRunner:
         # operators the lowering or ACL does not take run on the CPU fallback (:mod:`.fallback`,
         # :mod:`.segments`); False: such a model is refused naming the operator
         self.fallback = fallback
+        # what runs each fallback segment: numpy kernels, TFLite's interpreter on the segment cut
+        # from the file, or "auto" (:mod:`..fallback.tflite_segments`)
+        self.fallback_engine = check_engine(fallback_engine)
+        self._fallback_source = None if isinstance(model, (Plan, ModelSpec)) else (
+            lambda: self._model_read[0] if self._model_read is not None else model_bytes(model))
         self.acl_refused: Dict[int, str] = {}  # operators ACL's validate() refused, re-planned onto the fallback
         self._replan_from = None
         self._model_read: Optional[Tuple[bytes, str]] = None  # the file's bytes and MD5, read once per load
@@ -347,8 +354,9 @@ class TfliteRunner:
         with phase("schedule"):
             self.workspace_bytes = sum(w.allocate() for w in self.workspaces)
             # a plan with fallback operators: one schedule per ACL segment, the fallback between
-            self.schedule = SegmentedRun(plan, self.functions, self.arrays) if plan.fallbacks \
-                else Schedule(self.functions)
+            self.schedule = SegmentedRun(plan, self.functions, self.arrays,
+                                         SegmentBinder(self.fallback_engine, self._fallback_source)) \
+                if plan.fallbacks else Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
         if cache is not None:
             cache.save()
@@ -702,7 +710,8 @@ class TfliteRunner:
         if self.plan.fallbacks:
             acl_segments, _ = self.schedule.segment_count
             fallback = (f"; {len(self.plan.fallbacks)} operator(s) on the CPU fallback, {acl_segments} ACL segment(s): "
-                        + ", ".join(f"#{f.op_index} {f.opcode} ({f.kind})" for f in self.plan.fallbacks))
+                        + ", ".join(f"#{f.op_index} {f.opcode} ({f.kind})" for f in self.plan.fallbacks)
+                        + describe(self.schedule.fallback_engines))
             if self.backend.name == "cl":
                 maps = self.cl_maps_per_inference
                 fallback += (f"; CL buffers mapped per inference: {maps['total']} ({maps['fallback_boundaries']} "

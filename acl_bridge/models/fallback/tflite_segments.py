@@ -1,0 +1,357 @@
+"""Fallback segments on TFLite's own interpreter, where it is installed and faster.
+
+A fallback segment (consecutive operators the partition gives the fallback) is cut from the
+source file into a small model of its own (:func:`cut_segment`: exactly those operators, their
+options, quantization and constants, the tensors they read from outside made its inputs and
+those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
+(ai-edge-litert, one thread; int8 segments on its optimized builtin kernels without the
+XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). A run copies
+the inputs from the bridge's buffers (numpy views: the elements only) into the interpreter,
+invokes it, and copies the outputs back into the bridge's buffers;
+:attr:`FallbackSegment.copied_bytes_per_run` counts both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
+kernels (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
+
+``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
+``"auto"`` (the interpreter for segments holding an operator of :data:`HEAVY`, where numpy's
+passes over memory cost more than the interpreter's fixed cost a call: measured by
+``benchmarks/fallback_speed.py``, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+import numpy as np
+
+from ndarray.errors import UnsupportedOptionError
+
+from ..format.tflite_reader import ModelSpec, OperatorSpec
+from .registry import prepare
+
+ENGINES = ("auto", "numpy", "tflite")
+
+# (opcode, dtype of its first input) where the segment on the interpreter (its fixed ~2-3 us a
+# call included) took less time than the numpy kernel, on every shape measured (host, paired
+# rounds: ``benchmarks/fallback_speed.py --opcodes all --synthetic``, docs/performance.md); not
+# where they tied or numpy won: float32 CONV_2D and FULLY_CONNECTED (BLAS), int8 ADD, MEAN and
+# the int8 pools (TFLite's builtin int8 kernels without XNNPACK are as slow or slower), and the
+# elementwise and data-movement operators (numpy: well under the interpreter's fixed cost)
+_F, _Q = ("float32",), ("int8", "uint8")
+HEAVY: Dict[str, Tuple[str, ...]] = {
+    "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
+    "BATCH_MATMUL": _F, "SOFTMAX": _F + _Q, "LOG_SOFTMAX": _F, "AVERAGE_POOL_2D": _F, "MAX_POOL_2D": _F,
+    "L2_POOL_2D": _F, "L2_NORMALIZATION": _F, "LOCAL_RESPONSE_NORMALIZATION": _F, "RESIZE_BILINEAR": _F,
+    "RESIZE_NEAREST_NEIGHBOR": _F + _Q, "MIRROR_PAD": _F + _Q, "SPACE_TO_BATCH_ND": _F + _Q, "BATCH_TO_SPACE_ND": _F,
+    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F,
+}
+
+
+def heavy(op: OperatorSpec, model: ModelSpec) -> bool:
+    """Whether ``op`` is one of :data:`HEAVY` (its opcode with its first input's dtype)."""
+    dtypes = HEAVY.get(op.opcode, ())
+    return bool(dtypes) and op.inputs[0] >= 0 and str(model.tensors[op.inputs[0]].dtype) in dtypes
+
+
+# The kernels a cut segment runs on: with a quantized tensor (int8, uint8, int16), TFLite's
+# optimized builtin kernels without the default XNNPACK delegate, bit for bit with its reference
+# kernels (and the numpy kernels; XNNPACK's int8 convolutions round some outputs 1 step apart, 3-6x
+# faster); float32 segments with the default delegate, as TFLite runs the whole model
+EXACT, DEFAULT = "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "AUTO"
+_QUANTIZED = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16))
+
+# operators a cut segment cannot hold (other subgraphs, resource variables)
+_NOT_CUT = frozenset({"WHILE", "IF", "CALL_ONCE", "CALL", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE",
+                      "STABLEHLO_COMPOSITE"})
+
+
+def check_engine(engine: object) -> str:
+    """``engine`` if it is one of :data:`ENGINES`; refused naming the choices."""
+    if engine not in ENGINES:
+        raise UnsupportedOptionError(f"fallback_engine is {engine!r}, expected one of {list(ENGINES)}")
+    return engine  # type: ignore[return-value]
+
+
+class SegmentRefused(Exception):
+    """The sub-interpreter cannot run this segment (the message says why)."""
+
+
+def _litert():
+    """ai-edge-litert's interpreter module and schema, or SegmentRefused saying why not."""
+    try:
+        import ai_edge_litert
+        from ai_edge_litert import interpreter as litert
+        from ai_edge_litert import schema_py_generated as schema
+    except ImportError as e:
+        raise SegmentRefused(f"ai-edge-litert is not installed ({e})") from None
+    version = getattr(ai_edge_litert, "__version__", "?")
+    if not version.startswith(("0.", "1.")):
+        from ...demo import emulated
+
+        if emulated():  # its 2.x builds crash loading models under qemu-user (oracles.tflite_oracle)
+            raise SegmentRefused(f"ai-edge-litert {version} crashes loading models under QEMU emulation")
+    return litert, schema
+
+
+@dataclass(frozen=True)
+class CutSegment:
+    """A segment as a model of its own: the file's bytes, the source model's tensor indices
+    of its inputs and outputs in the cut model's order, and the interpreter's op resolver for it
+    (:data:`EXACT` where a tensor is quantized, else :data:`DEFAULT`)."""
+
+    data: bytes
+    inputs: Tuple[int, ...]
+    outputs: Tuple[int, ...]
+    resolver: str = EXACT
+
+
+def _dtype(schema, code: int):
+    names = {v: k for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
+    try:
+        return np.dtype(names[code].lower())
+    except (KeyError, TypeError):
+        return None
+
+
+def cut_segment(source, model: ModelSpec, operators: Sequence[OperatorSpec], read_after: Set[int]) -> CutSegment:
+    """The ``operators`` (the plan's) of ``source`` (the file's schema object, ``ModelT``) as a
+    model of their own (:class:`CutSegment`); ``read_after``: tensors read outside the
+    segment (its outputs among them are the cut model's). Refused (SegmentRefused) where the
+    file's operators are not the plan's (indices, tensors), a stateful or control-flow
+    operator, or a constant the plan folded of another type than the file's tensor."""
+    _, schema = _litert()
+    import copy
+
+    sub = source.subgraphs[0]
+    ops = []
+    for spec in operators:
+        i = spec.index
+        if spec.opcode in _NOT_CUT:
+            raise SegmentRefused(f"#{i} {spec.opcode} uses another subgraph or a resource variable")
+        # MediaPipe's operators run in the interpreter only through XNNPACK, whose MaxPoolingWithArgmax2D
+        # writes its indices as int32 bits into the float32 index tensor the fallback's kernel fills
+        if spec.opcode.startswith("CUSTOM:"):
+            raise SegmentRefused(f"#{i} {spec.opcode} is a custom operator (the fallback's kernel is its definition)")
+        if i >= len(sub.operators) or tuple(sub.operators[i].inputs if sub.operators[i].inputs is not None else ()) \
+                != spec.inputs or tuple(sub.operators[i].outputs if sub.operators[i].outputs is not None else ()) \
+                != spec.outputs:
+            raise SegmentRefused(f"the file's operator #{i} is not the plan's {spec.opcode}")
+        ops.append((sub.operators[i], spec))
+    written = [o for _, spec in ops for o in spec.outputs]
+    inside = set(written)
+    used: List[int] = []
+    for op, spec in ops:
+        for t in list(spec.inputs) + list(op.intermediates or []) + list(spec.outputs):
+            if t >= 0 and t not in used:
+                used.append(t)
+    new = {t: k for k, t in enumerate(used)}
+    buffers = [schema.BufferT()]  # buffer 0: the empty one every non-constant tensor names
+    tensors = []
+    for t in used:
+        ft = copy.copy(sub.tensors[t])
+        if ft.isVariable:
+            raise SegmentRefused(f"tensor #{t} {model.tensors[t].name!r} is a variable")
+        spec_t = model.tensors[t]
+        ft.buffer = 0
+        if spec_t.is_constant and t not in inside:
+            if _dtype(schema, ft.type) != spec_t.data.dtype:
+                raise SegmentRefused(f"tensor #{t}'s constant is {spec_t.data.dtype}, the file's tensor "
+                                     f"{_dtype(schema, ft.type)}")
+            b = schema.BufferT()  # the plan's value: the file's, densified or folded where the plan did
+            b.data = np.ascontiguousarray(spec_t.data).reshape(-1).view(np.uint8)
+            ft.sparsity = None
+            ft.buffer = len(buffers)
+            buffers.append(b)
+        tensors.append(ft)
+    inputs = tuple(t for t in used if t not in inside and not model.tensors[t].is_constant)
+    outputs = tuple(t for t in dict.fromkeys(written) if t in read_after)
+    if not outputs:
+        raise SegmentRefused("nothing it writes is read after it")
+    cut_ops = []
+    for op, _ in ops:
+        c = copy.copy(op)
+        c.inputs = [new[t] if t >= 0 else -1 for t in op.inputs]
+        c.outputs = [new[t] for t in op.outputs]
+        c.intermediates = [new[t] for t in op.intermediates] if op.intermediates is not None else None
+        c.mutatingVariableInputs = None
+        cut_ops.append(c)
+    g = schema.SubGraphT()
+    g.tensors, g.operators = tensors, cut_ops
+    g.inputs, g.outputs = [new[t] for t in inputs], [new[t] for t in outputs]
+    g.name = "fallback segment"
+    m = schema.ModelT()
+    m.version, m.description = 3, "acl_bridge fallback segment"
+    m.operatorCodes, m.buffers, m.subgraphs = source.operatorCodes, buffers, [g]
+    import flatbuffers
+
+    b = flatbuffers.Builder(1024 + sum(x.data.size for x in buffers[1:]))
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    quantized = any(model.tensors[t].dtype in _QUANTIZED for t in used)
+    return CutSegment(bytes(b.Output()), inputs, outputs, EXACT if quantized else DEFAULT)
+
+
+def read_after(model: ModelSpec, op_indices: Sequence[int]) -> Set[int]:
+    """Tensors read by an operator not in ``op_indices`` or that are graph outputs."""
+    mine = set(op_indices)
+    out = set(model.outputs)
+    for op in model.operators:
+        if op.index not in mine:
+            out.update(t for t in op.inputs if t >= 0)
+    return out
+
+
+def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[Callable[[], None], int,
+                                                                                  Callable[[], None]]:
+    """(the function running ``cut`` in TFLite's interpreter between the views, bytes copied
+    per run, the interpreter's invoke alone); SegmentRefused where the interpreter refuses the
+    model or a tensor differs."""
+    litert, _ = _litert()
+    try:
+        it = litert.Interpreter(model_content=cut.data, num_threads=1,
+                                experimental_op_resolver_type=getattr(litert.OpResolverType, cut.resolver))
+        it.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
+    pairs: List[tuple] = []
+    copied = 0
+    for details, tensors in ((it.get_input_details(), cut.inputs), (it.get_output_details(), cut.outputs)):
+        side = []
+        for d, t in zip(details, tensors):
+            view = views.get(t)
+            if view is None or np.dtype(d["dtype"]) != view.dtype or int(np.prod(d["shape"])) != view.size:
+                raise SegmentRefused(f"tensor #{t}: the interpreter's {np.dtype(d['dtype'])}{list(d['shape'])} is "
+                                     f"not the bridge's buffer {None if view is None else (view.dtype, view.shape)}")
+            copied += view.nbytes
+            side.append(_copier(it, d, view, into_interpreter=not pairs))
+        pairs.append(tuple(side))
+    ins, outs = pairs
+    invoke = it.invoke
+
+    def run() -> None:
+        for copy_in in ins:
+            copy_in()
+        invoke()
+        for copy_out in outs:
+            copy_out()
+
+    return run, copied, invoke
+
+
+def _copier(it, details, view: np.ndarray, into_interpreter: bool) -> Callable[[], None]:
+    """One copy between the interpreter's tensor and the bridge's view (its elements only):
+    in, ``set_tensor`` (one call; a padded view is first gathered by numpy); out, a view of the
+    interpreter's memory made per call (it must not outlive invoke()), or ``get_tensor`` for a
+    0-d tensor (whose view numpy gives as a scalar)."""
+    index, shape, copyto = details["index"], tuple(int(n) for n in details["shape"]), np.copyto
+    if into_interpreter:
+        set_tensor = it.set_tensor
+        if tuple(view.shape) == shape:
+            return lambda: set_tensor(index, view)
+        return lambda: set_tensor(index, view.reshape(shape))
+    if not shape:
+        return lambda: copyto(view, it.get_tensor(index).reshape(view.shape))
+    raw, mine = it.tensor(index), tuple(view.shape)
+    return lambda: copyto(view, raw().reshape(mine))
+
+
+@dataclass(frozen=True)
+class SegmentEngine:
+    """Which engine runs a fallback segment and why (``reason``: where the engine asked for is
+    not the one running it, or the rule that chose)."""
+
+    operators: Tuple[int, ...]
+    engine: str
+    reason: str
+
+
+class FallbackSegment:
+    """A fallback segment bound once to the bridge's buffers: calling it runs the segment.
+    ``invoke``: on the interpreter, its invoke alone (no boundary copies; for profiling)."""
+
+    def __init__(self, run: Callable[[], None], report: SegmentEngine, copied_bytes_per_run: int,
+                 invoke: Optional[Callable[[], None]] = None):
+        self.run = run
+        self.report = report
+        self.copied_bytes_per_run = copied_bytes_per_run
+        self.invoke = invoke
+
+    def __call__(self) -> None:
+        self.run()
+
+
+class SegmentBinder:
+    """Binds a plan's fallback segments with ``engine`` (:data:`ENGINES`); ``source``: the
+    model file's bytes or a function reading them, called once when a segment first asks (None:
+    a plan or spec was given, so the numpy kernels run)."""
+
+    def __init__(self, engine: str, source: Union[None, bytes, Callable[[], bytes]]):
+        self.engine = check_engine(engine)
+        self._source = source
+        self._parsed = None
+        self._why_not: Optional[str] = None
+
+    def _file(self):
+        if self._parsed is None and self._why_not is None:
+            if self._source is None:
+                self._why_not = "no model file (a plan or spec was given)"
+            else:
+                try:
+                    _, schema = _litert()
+                    data = self._source() if callable(self._source) else self._source
+                    self._parsed = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+                except SegmentRefused as e:
+                    self._why_not = str(e)
+                except Exception as e:  # unreadable here: the plan came from it, so the numpy kernels run it
+                    self._why_not = f"the model file does not parse as a schema object ({type(e).__name__}: {e})"
+        if self._why_not is not None:
+            raise SegmentRefused(self._why_not)
+        return self._parsed
+
+    def bind(self, model: ModelSpec, op_indices: Sequence[int], views: Mapping[int, np.ndarray],
+             outputs: Optional[Set[int]] = None) -> FallbackSegment:
+        """``op_indices`` (consecutive fallback operators) bound to ``views``; ``outputs``: the
+        tensors the interpreter's run writes back (None: those read after the segment)."""
+        ops = tuple(op_indices)
+        by = {op.index: op for op in model.operators}
+        want = self.engine
+        if want == "auto":
+            holds = sorted({by[i].opcode for i in ops if heavy(by[i], model)})
+            want, rule = ("tflite", f"auto: holds {', '.join(holds)}") if holds else \
+                ("numpy", "auto: no operator of the heavy set")
+        else:
+            rule = f"fallback_engine={self.engine!r}"
+        if want == "tflite":
+            try:
+                # the operators between the segment's first and last that run nowhere else (those the
+                # plan made views of their input: a RESHAPE between two fallback operators) are cut
+                # with it, so that the interpreter computes what they would show
+                span = [op for op in model.operators if min(ops) <= op.index <= max(ops)]
+                after = read_after(model, [op.index for op in span]) if outputs is None else outputs
+                run, copied, invoke = _interpreter_run(cut_segment(self._file(), model, span, after), views)
+                return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied, invoke)
+            except SegmentRefused as e:
+                rule = f"{rule}, but {e}"
+            except Exception as e:  # the schema classes or the interpreter on an unforeseen file: never the model's end
+                rule = f"{rule}, but cutting or loading the segment failed ({type(e).__name__}: {e})"
+        calls = tuple(prepare(by[i], model, views) for i in ops)
+
+        def run_numpy() -> None:
+            for f in calls:
+                f()
+
+        return FallbackSegment(run_numpy, SegmentEngine(ops, "numpy", rule), 0)
+
+
+def describe(reports: Sequence[SegmentEngine]) -> str:
+    """One line: how many fallback segments run on each engine, and why any asked-for engine
+    is not the one running (for the runners' summary())."""
+    if not reports:
+        return ""
+    on = {e: sum(1 for r in reports if r.engine == e) for e in ("tflite", "numpy")}
+    why = sorted({r.reason for r in reports if ", but " in r.reason})
+    return (f"; fallback segments: {on['tflite']} on TFLite's interpreter, {on['numpy']} on numpy kernels"
+            + (f" ({'; '.join(why)})" if why else ""))
+
+
+__all__ = ["ENGINES", "HEAVY", "heavy", "CutSegment", "FallbackSegment", "SegmentBinder", "SegmentEngine", "check_engine",
+           "cut_segment", "describe", "read_after"]

@@ -1,0 +1,254 @@
+"""Fallback segments on TFLite's interpreter (acl_bridge.models.fallback.tflite_segments), host:
+partitioned plans on the numpy runner whose fallback segments run on the segment cut from the
+file, against TFLite's interpreter on the whole model (int8 bit for bit, float32 within the
+stated tolerance); the boundary copies into padded buffers leave padding and guard bytes as
+they were; without ai-edge-litert, or where it refuses the cut model, the numpy kernels run and
+the summary says why."""
+
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the tflite package is not installed")
+pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
+
+from acl_bridge.mapping import PaddingSize  # noqa: E402
+from acl_bridge.models.fallback.tflite_segments import (HEAVY, CutSegment, SegmentBinder, SegmentRefused,  # noqa: E402
+                                                       _interpreter_run, cut_segment)
+from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
+from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
+from acl_bridge.models.runtime.numpy_backend import NumpyRunner, NumpySchedule  # noqa: E402
+from acl_bridge.models.runtime.tflite_runner import TfliteRunner  # noqa: E402
+from ndarray.errors import UnsupportedOptionError  # noqa: E402
+
+from .conftest import host_only_under_emulation, interpreter, model_file, tolerance  # noqa: E402
+from .graph_tflite import chain, graph_model  # noqa: E402
+from .test_custom_operators import POOL, pool_params  # noqa: E402
+from .test_partition import CHAINS, SHAPE, _fan_out, _padded, _two_inputs  # noqa: E402
+
+pytestmark = host_only_under_emulation
+
+
+def _whole(data: bytes, inputs, reference: bool = False):
+    """TFLite's interpreter on the whole model: outputs by tensor name."""
+    if reference:
+        from acl_bridge.models.oracles.tflite_oracle import interpreter as make
+
+        it, _ = make(data, 1, reference=True)
+    else:
+        it = interpreter(data)
+    for d in it.get_input_details():
+        it.set_tensor(d["index"], inputs[d["name"]])
+    it.invoke()
+    return {d["name"]: it.get_tensor(d["index"]).copy() for d in it.get_output_details()}
+
+
+def _run(runner, inputs):
+    for i, a in runner.input_arrays.items():
+        a.numpy()[...] = inputs[runner.plan.model.tensors[i].name]
+    runner.run()
+    return {k: v.copy() for k, v in runner.outputs().items()}
+
+
+def _engines(runner):
+    return [r.engine for r in runner.schedule.fallback_engines]
+
+
+@pytest.mark.parametrize("case", CHAINS, ids=[c[0] for c in CHAINS])
+def test_chains_run_their_fallback_segments_on_the_interpreter(case):
+    """An operator without a rule first, last, in the middle, alternating, alone: every
+    fallback segment on the interpreter, the result TFLite's on the whole model, the inputs and
+    the outputs read after it copied (4 bytes an element each way)."""
+    _, opcodes, sides = case
+    data = chain(opcodes, SHAPE)
+    runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
+    segments = sum(1 for side, _ in sides if side == "fallback")
+    assert _engines(runner) == ["tflite"] * segments
+    assert runner.schedule.copied_bytes_per_run == segments * 2 * 4 * int(np.prod(SHAPE))
+    assert f"fallback segments: {segments} on TFLite's interpreter, 0 on numpy kernels" in runner.summary()
+    x = {"x": np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)}
+    ref = _whole(data, x)["y"]
+    for _ in range(2):  # bound once, run twice
+        np.testing.assert_allclose(_run(runner, x)["y"], ref, atol=tolerance(ref))
+
+
+@pytest.mark.parametrize("make", [_fan_out, _two_inputs], ids=["fan-out", "graph-outputs-by-the-fallback"])
+def test_fan_out_and_graph_outputs_made_by_the_fallback(make):
+    data = make()
+    runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
+    assert set(_engines(runner)) == {"tflite"}
+    names = [t.name for t in (runner.plan.model.tensors[i] for i in runner.plan.model.inputs)]
+    rng = np.random.default_rng(3)
+    x = {n: rng.standard_normal(SHAPE).astype(np.float32) for n in names}
+    ref, got = _whole(data, x), _run(runner, x)
+    assert set(got) == set(ref)
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], atol=tolerance(ref[name]))
+
+
+@pytest.mark.parametrize("parity", [0, 1], ids=["even-operators", "odd-operators"])
+def test_int8_model_with_every_other_operator_on_the_interpreter_bit_for_bit(parity):
+    """keyword_spotting (int8) with every other operator refused by "ACL" (so convolutions,
+    depthwise convolutions, the pooling, FULLY_CONNECTED across a RESHAPE made a view, SOFTMAX,
+    QUANTIZE and DEQUANTIZE run on the fallback): the interpreter's segments give TFLite's
+    whole-model answer bit for bit, default and reference kernels alike, as the numpy kernels do."""
+    path = model_file("keyword_spotting")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    spec = fold_constant_dequantize(read_model(data))
+    refused = {op.index: "refused for the test" for op in spec.operators if op.index % 2 == parity}
+    plan = plan_model(spec, fallback=True, acl_refused=refused)
+    t = spec.tensors[spec.inputs[0]]
+    x = {t.name: np.random.default_rng(parity).standard_normal(t.shape).astype(np.float32)}
+    got = {}
+    for engine in ("tflite", "numpy"):
+        runner = NumpyRunner(plan)
+        runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder(engine, data))
+        assert set(_engines(runner)) == {engine}
+        got[engine] = _run(runner, x)
+    for reference in (False, True):
+        for name, want in _whole(data, x, reference).items():
+            for engine in got:
+                np.testing.assert_array_equal(got[engine][name], want, err_msg=f"{engine} reference={reference}")
+
+
+def test_the_boundary_copies_leave_padding_and_guard_bytes_untouched():
+    """A segment bound to padded buffers (as ACL's negotiation gives them): the input read from
+    the elements, the output written into them, every padding cell and guard byte as it was."""
+    data = chain(["COS", "CEIL"], SHAPE)
+    model = read_model(data)
+    x, x_raw = _padded(SHAPE, PaddingSize(top=1, right=2, bottom=1, left=3), 0x5A)
+    y, y_raw = _padded(SHAPE, PaddingSize(top=2, right=1, bottom=0, left=1), 0xA5)
+    value = np.random.default_rng(5).standard_normal(SHAPE).astype(np.float32)
+    x.numpy()[...] = value
+    before_x, before_y = x_raw.copy(), y_raw.copy()
+    first, last = model.operators
+    views = {first.inputs[0]: x.numpy(), last.outputs[0]: y.numpy(),
+             first.outputs[0]: np.full(SHAPE, np.nan, np.float32)}
+    segment = SegmentBinder("tflite", data).bind(model, [first.index, last.index], views)
+    assert segment.report.engine == "tflite"
+    assert segment.copied_bytes_per_run == 2 * value.nbytes  # the intermediate stays in the interpreter
+    segment()
+    np.testing.assert_allclose(y.numpy(), np.ceil(np.cos(value)), atol=1e-6)
+    assert np.isnan(views[first.outputs[0]]).all()
+    pad_y = y.padding_mask()
+    assert pad_y.any()
+    assert (y.buffer().view(np.uint8).reshape(-1, 4)[pad_y] == before_y[:y.allocation.nbytes].reshape(-1, 4)[pad_y]).all()
+    assert (y_raw[y.allocation.nbytes:] == 0xA5).all()  # the guard
+    np.testing.assert_array_equal(x_raw, before_x)  # the input: not a byte changed
+
+
+def test_auto_takes_the_interpreter_for_heavy_operators_only():
+    """auto: a segment holding an operator of HEAVY (its opcode with its input's dtype) on the
+    interpreter (the whole segment), COS / CEIL alone on numpy."""
+    assert "int8" in HEAVY["DEPTHWISE_CONV_2D"] and "COS" not in HEAVY and "float32" not in HEAVY["CONV_2D"]
+    runner = TfliteRunner(chain(["COS", "RELU", "CEIL"], SHAPE), backend="numpy")
+    assert runner.fallback_engine == "auto" and _engines(runner) == ["numpy", "numpy"]
+    assert [r.reason for r in runner.schedule.fallback_engines] == ["auto: no operator of the heavy set"] * 2
+    data = chain(["RELU", "HARD_SWISH", "COS"], SHAPE)
+    plan = plan_model(read_model(data), fallback=True, acl_refused={1: "refused for the test"})
+    runner = NumpyRunner(plan)
+    runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder("auto", data))
+    assert _engines(runner) == ["tflite"]  # HARD_SWISH and COS: one segment
+    assert runner.schedule.fallback_engines[0].reason == "auto: holds HARD_SWISH"
+    x = {"x": np.random.default_rng(9).standard_normal(SHAPE).astype(np.float32)}
+    ref = _whole(data, x)["y"]
+    np.testing.assert_allclose(_run(runner, x)["y"], ref, atol=tolerance(ref))
+
+
+def test_without_ai_edge_litert_the_numpy_kernels_run_and_the_summary_says_why(monkeypatch):
+    for name in [m for m in sys.modules if m == "ai_edge_litert" or m.startswith("ai_edge_litert.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "ai_edge_litert", None)  # import ai_edge_litert: ImportError
+    data = chain(["COS", "RELU"], SHAPE)
+    runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
+    assert _engines(runner) == ["numpy"]
+    assert "ai-edge-litert is not installed" in runner.summary()
+    x = np.random.default_rng(4).standard_normal(SHAPE).astype(np.float32)
+    runner.input_array.numpy()[...] = x
+    runner.run()
+    np.testing.assert_allclose(runner.outputs()["y"], np.maximum(np.cos(x), 0), atol=1e-6)
+
+
+def test_a_segment_with_a_custom_operator_runs_on_numpy_saying_why():
+    """MediaPipe's MaxPoolingWithArgmax2D: TFLite's interpreter runs it through XNNPACK, which
+    writes the indices as int32 bits into the float32 index tensor (the fallback's kernel writes
+    the operator's float indices): that segment runs on numpy, the summary says why."""
+    t = [("x", (1, 4, 4, 2), "float32", None, None), ("y", (1, 2, 2, 2), "float32", None, None),
+         ("i", (1, 2, 2, 2), "float32", None, None)]
+    data = graph_model(t, [(POOL, ["x"], ["y", "i"], ("custom", pool_params(2, 2, 2, 2, 2)))], ["x"], ["y", "i"])
+    runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
+    assert _engines(runner) == ["numpy"]
+    assert "#0 CUSTOM:MaxPoolingWithArgmax2D is a custom operator" in runner.summary()
+    assert runner.schedule.copied_bytes_per_run == 0
+
+
+def test_a_model_the_interpreter_refuses_is_a_refusal_not_an_error():
+    with pytest.raises(SegmentRefused, match="TFLite's interpreter refused the segment"):
+        _interpreter_run(CutSegment(b"\x00" * 64, (), ()), {})
+
+
+def test_a_plan_given_without_its_file_runs_on_numpy():
+    plan = plan_model(read_model(chain(["COS"], SHAPE)), fallback=True)
+    runner = TfliteRunner(plan, backend="numpy", fallback_engine="tflite")
+    assert _engines(runner) == ["numpy"] and "no model file" in runner.summary()
+
+
+def test_an_unknown_engine_is_refused_naming_the_choices():
+    with pytest.raises(UnsupportedOptionError, match=r"fallback_engine is 'fast', expected one of "
+                                                     r"\['auto', 'numpy', 'tflite'\]"):
+        TfliteRunner(chain(["COS"], SHAPE), backend="numpy", fallback_engine="fast")
+
+
+def test_the_cut_model_holds_the_segment_alone():
+    """The cut: the segment's operators, their tensors, the inputs read from outside and the
+    outputs read after it (the intermediate between two operators is neither)."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    data = chain(["RELU", "COS", "CEIL", "RELU"], SHAPE)
+    model = read_model(data)
+    cut = cut_segment(schema.ModelT.InitFromPackedBuf(bytearray(data), 0), model, model.operators[1:3], {3})
+    assert (cut.inputs, cut.outputs) == ((1,), (3,))
+    it = interpreter(cut.data)
+    assert [d["name"] for d in it.get_input_details()] == [model.tensors[1].name]
+    assert [d["name"] for d in it.get_output_details()] == [model.tensors[3].name]
+    assert len(it.get_tensor_details()) == 3
+
+
+@pytest.mark.parametrize("engine", ["tflite", "numpy"])
+def test_run_tflite_fallback_engine_says_which_engine_ran(engine, tmp_path, capsys):
+    """``run-tflite --fallback-engine``: stderr counts the segments per engine, ``--json``
+    lists each segment's engine and why; the outputs TFLite's."""
+    import json
+
+    from acl_bridge.cli import main
+
+    model = tmp_path / "chain.tflite"
+    model.write_bytes(chain(["COS", "RELU", "CEIL"], SHAPE))
+    x = np.random.default_rng(6).standard_normal(SHAPE).astype(np.float32)
+    np.save(tmp_path / "in.npy", x)
+    code = main(["run-tflite", str(model), str(tmp_path / "in.npy"), "--out", str(tmp_path / "o.npz"),
+                 "--backend", "numpy", "--json", "--fallback-engine", engine])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    tflite = 2 if engine == "tflite" else 0
+    assert f"fallback segments: {tflite} on TFLite's interpreter, {2 - tflite} on numpy kernels" in err
+    report = json.loads(out)["fallback"]["engines"]
+    assert report == [{"operators": [i], "engine": engine, "reason": f"fallback_engine={engine!r}"} for i in (0, 2)]
+    ref = _whole(model.read_bytes(), {"x": x})["y"]
+    np.testing.assert_allclose(np.load(tmp_path / "o.npz")["y"], ref, atol=tolerance(ref))
+
+
+def test_a_failure_cutting_the_segment_leaves_it_on_numpy(monkeypatch):
+    """Whatever goes wrong in the schema classes or the interpreter, the model loads: that
+    segment on numpy, the failure named."""
+    from acl_bridge.models.fallback import tflite_segments
+
+    def broken(*args, **kwargs):
+        raise ValueError("an unforeseen file")
+
+    monkeypatch.setattr(tflite_segments, "cut_segment", broken)
+    runner = TfliteRunner(chain(["COS"], SHAPE), backend="numpy", fallback_engine="tflite")
+    assert _engines(runner) == ["numpy"]
+    assert "cutting or loading the segment failed (ValueError: an unforeseen file)" in runner.summary()

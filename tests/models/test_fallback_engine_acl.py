@@ -1,0 +1,52 @@
+"""Fallback segments on TFLite's interpreter between ACL segments (emulated arm64): the
+runner's own padded buffers copied into and out of the interpreter at each boundary, counted,
+padding cells and guard bytes as they were, outputs the numpy executor's (itself checked
+against TFLite's interpreter on the host: test_fallback_engine.py). Where ai-edge-litert cannot
+be used here (2.x under QEMU) the numpy kernels run and the summary says why."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
+
+from acl_bridge.models.fallback.tflite_segments import SegmentRefused, _litert  # noqa: E402
+
+from .graph_tflite import chain  # noqa: E402
+from .test_partition_acl import SHAPE, _acl_24, _check, _runner  # noqa: E402
+
+pytestmark = pytest.mark.acl
+
+
+def _interpreter_here() -> bool:
+    try:
+        _litert()
+        return True
+    except SegmentRefused:
+        return False
+
+
+@pytest.mark.parametrize("opcodes", [["RELU", "COS", "RELU"], ["COS", "RELU", "COS", "CEIL", "RELU"]],
+                         ids=["middle", "alternating"])
+def test_fallback_segments_on_the_interpreter_between_acl_segments(opcodes):
+    r = _runner(chain(opcodes, SHAPE), arena=False, fallback_engine="tflite")  # a buffer each
+    try:
+        engines = [e.engine for e in r.schedule.fallback_engines]
+        segments = len(engines)
+        if _interpreter_here():
+            assert engines == ["tflite"] * segments, r.summary()
+            assert r.copied_bytes_per_inference["fallback_boundaries"] == segments * 2 * 4 * int(np.prod(SHAPE))
+        else:
+            assert engines == ["numpy"] * segments and "crashes loading models under QEMU" in r.summary()
+        written = {o for f in r.plan.fallbacks for o in f.outputs}
+        for t in written:  # a sentinel in every padding cell of the buffers the fallback writes
+            r.arrays[t].buffer().view(np.uint8)[...] = 0xA5
+        before = {t: (r.arrays[t].buffer().copy(), r.arrays[t].padding_mask()) for t in written}
+        x = np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)
+        _check(r, x)
+        _check(r, -x)  # a second run on other values: nothing left over from the first
+        for t, (buf, mask) in before.items():
+            if not _acl_24():  # (20.08 fills the borders of some of its inputs itself)
+                break
+            assert np.array_equal(r.arrays[t].buffer()[mask], buf[mask]), t
+    finally:
+        r.close()
