@@ -12,7 +12,7 @@ from ndarray import ShapeDescriptor
 
 from ...configure_session import NEGOTIATED_PLAN, ConfigureSession, question_id
 from ...errors import AclStatusError, AclUnsupportedError
-from ...mapping import PaddingSize, _cacheable, _types
+from ...mapping import PaddingSize
 from ...plan import FunctionPlan, Reason
 from ..planning.plan_cache import lowering_code_identity
 from ..planning.tflite_plan import Plan
@@ -29,32 +29,24 @@ def negotiate(plan: Plan, session: ConfigureSession, backend,
               fallback: bool) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
     """Padding each step's function asks for, per buffer (shapes only, no memory). A step ACL
     refuses: AclRefusedError naming it (without the fallback at once; with it, every refusal of
-    the pass together, for the runner to plan them onto the CPU fallback). A step whose content
-    (:func:`_step_content`) an earlier step of the pass had takes that step's answer: its
-    function is not bound, described or asked again."""
+    the pass together, for the runner to plan them onto the CPU fallback)."""
     shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
     asked: Asked = {}
     const_pad: List[Dict[str, PaddingSize]] = []
     refused: Dict[int, str] = {}
-    answered: Dict[tuple, Dict[str, PaddingSize]] = {}
     for k, s in enumerate(plan.steps):
         session.step = k
         cls = ROLES[s.kind]
         consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
         operands = step_operands(s, shapes, consts)
-        content = _step_content(s, operands)
-        need = None if content is None else answered.get(content)
-        if need is None:
-            try:
-                need = cls.required_padding(*operands, **call_kwargs(s), data_layout="NHWC", backend=backend)
-            except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
-                if not fallback:
-                    raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
-                refused[s.op_index] = refusal(s, operands, e)
-                const_pad.append({})
-                continue
-            if content is not None:
-                answered[content] = need
+        try:
+            need = cls.required_padding(*operands, **call_kwargs(s), data_layout="NHWC", backend=backend)
+        except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
+            if not fallback:
+                raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
+            refused[s.op_index] = refusal(s, operands, e)
+            const_pad.append({})
+            continue
         const_pad.append({role: need[role] for role, _ in s.constants})
         for role, tid in zip(cls.roles, tensor_ids(s)):
             if tid is not None:
@@ -62,15 +54,6 @@ def negotiate(plan: Plan, session: ConfigureSession, backend,
     session.step = None
     raise_refused(refused)
     return asked, const_pad
-
-
-def _step_content(step, operands: Sequence[object]) -> Optional[tuple]:
-    """What a step's negotiated padding is computed from: its kind, its parameters (with their
-    types: 2.0 never takes the answer of 2) and its operands' dense descriptors (shape and
-    dtype); None where a parameter may not key it (a list, an object)."""
-    if not _cacheable(step.params):
-        return None
-    return step.kind, step.params, _types(step.params), tuple(operands)
 
 
 def negotiation_key(plan: Plan, backend_name: str, lowered_here: bool) -> Optional[str]:
