@@ -648,6 +648,23 @@ def _detection_rows():
             {"boxes": "float32", "classes": "float32", "scores": "float32", "num_detections": "float32"}, kw,
             lambda v, opts=opts: dict(zip(("boxes", "classes", "scores", "num_detections"), Dt.post_process(
                 v["box_encodings"], v["class_scores"], v["anchors"], opts))), "f32", VARIANTS, {"cl": CL_NO_DETECTION}))
+    # uint8 (QASYMM8) inputs, float32 outputs: ACL dequantizes every input as (q - zero point) x
+    # scale (the fallback's step kernel likewise)
+    quant = {"box_encodings": (0.05, 128), "class_scores": (1 / 250, 2), "anchors": (1 / 128, 0)}
+
+    def quantized(seed=0):
+        v = _detection_inputs(12, 3, seed)
+        return {r: np.clip(np.round(x / np.float32(quant[r][0])) + quant[r][1], 0, 255).astype(np.uint8)
+                for r, x in v.items()}
+
+    opts = DetectionOptions(4, 1, 3, False, 0.3, 0.5, 3, 10.0, 10.0, 5.0, 5.0)
+    rows.append(Case(
+        "detection_post_process-fast-uint8-12anchors", "DetectionPostProcess", quantized,
+        {"boxes": "float32", "classes": "float32", "scores": "float32", "num_detections": "float32"},
+        dict(max_detections=4, num_classes=3, nms_score_threshold=0.3, nms_iou_threshold=0.5, quantization=quant),
+        lambda v, opts=opts: dict(zip(("boxes", "classes", "scores", "num_detections"), Dt.post_process(
+            *(Dt.dequantized(v[r], quant[r]) for r in ("box_encodings", "class_scores", "anchors")), opts))),
+        "f32", VARIANTS, {"cl": CL_NO_DETECTION}))
     return rows
 
 

@@ -14,5 +14,6 @@ from models.test_detection_acl import check  # noqa: E402
 pytestmark = pytest.mark.cl
 
 
-def test_cl_detection_post_process_falls_back_to_the_cpu():
-    check("fast-1class", "cl")
+@pytest.mark.parametrize("name", ["fast-1class", "uint8-regular"])
+def test_cl_detection_post_process_falls_back_to_the_cpu(name):
+    check(name, "cl")

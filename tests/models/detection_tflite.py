@@ -57,13 +57,14 @@ def inputs(n: int, classes: int, seed: int = 0, background: bool = True) -> Tupl
 def model(n: int, classes: int, opts: bytes, m: int, background: bool = True,
           quantization: Optional[Dict[str, tuple]] = None, dtype: str = "float32") -> bytes:
     """A model: live inputs ``boxes`` (1, n, 4) and ``scores``, the anchors a constant, the four
-    outputs (1, m, 4), (1, m), (1, m), (1,) float32; ``dtype`` uint8 with ``quantization``
+    outputs (1, m, 4), (1, m), (1, m), (1,) float32; ``dtype`` uint8 (or int8) with ``quantization``
     {name: (scales, zero points)} for the inputs."""
     q = quantization or {}
     a = anchors(n)
-    if dtype == "uint8":
+    if dtype in ("uint8", "int8"):
         scale, zero = q["anchors"]
-        a = np.clip(np.round(a / scale[0]) + zero[0], 0, 255).astype(np.uint8)
+        info = np.iinfo(dtype)
+        a = np.clip(np.round(a / scale[0]) + zero[0], info.min, info.max).astype(dtype)
     cols = classes + int(background)
     t = [("boxes", (1, n, 4), dtype, None, q.get("boxes")), ("scores", (1, n, cols), dtype, None, q.get("scores")),
          ("anchors", (n, 4), dtype, a, q.get("anchors")),

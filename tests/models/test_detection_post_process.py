@@ -8,6 +8,8 @@ suppression, fewer boxes than max_detections above the threshold. The rows TFLit
 compared (its fast NMS leaves the rest unwritten; ours are zero); options TFLite's kernel
 cannot take are refused at load naming the field."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -113,18 +115,73 @@ def test_the_lowered_step_binds_to_the_bridge_function(monkeypatch):
     assert plan_cache.same_plan(plan, kept) and kept.steps[0].written == (3, 4, 5, 6)
 
 
-def test_uint8_inputs_equal_tflite_on_the_fallback():
-    n, classes = 12, 3
-    q = {"boxes": ([0.05], [128]), "scores": ([1 / 255], [0]), "anchors": ([1 / 128], [0])}
-    data = D.model(n, classes, D.options(), 4, quantization=q, dtype="uint8")
-    codes, scores = D.inputs(n, classes, 9)
-    values = (np.clip(np.round(codes / 0.05) + 128, 0, 255).astype(np.uint8),
-              np.clip(np.round(scores * 255), 0, 255).astype(np.uint8))
+# uint8 models (quantized SSDs: box encodings, class scores and anchors uint8, outputs float32):
+# id: (anchors, classes, options, seed); the quantization of every row: Q
+UINT8_CASES = {
+    "uint8-fast": (12, 3, dict(), 9),
+    "uint8-regular": (16, 3, dict(use_regular_nms=True, detections_per_class=2, max_detections=5), 10),
+}
+Q = {"boxes": ([0.05], [128]), "scores": ([1 / 250], [2]), "anchors": ([1 / 128], [0])}
+# measured: the lowered step's output scores one float32 step from TFLite's (its dequantization)
+UINT8_SCORES_ONE_STEP_APART = {"uint8-fast": 1, "uint8-regular": 3}
+
+
+def uint8_case(name: str):
+    """(model, uint8 inputs, options) of a UINT8_CASES row: the float inputs of
+    detection_tflite.inputs quantized by Q (distinct scores stay distinct: 250 / (n x (classes
+    + 1)) > 1 step apart)."""
+    n, classes, kw, seed = UINT8_CASES[name]
+    kw = dict(dict(num_classes=classes), **kw)
+    data = D.model(n, classes, D.options(**kw), kw.get("max_detections", 4), quantization=Q, dtype="uint8")
+    codes, scores = D.inputs(n, classes, seed)
+    quantized = [np.clip(np.round(v / Q[k][0][0]) + Q[k][1][0], 0, 255).astype(np.uint8)
+                 for k, v in (("boxes", codes), ("scores", scores))]
+    assert len(np.unique(quantized[1])) == quantized[1].size
+    return data, quantized, kw
+
+
+@pytest.mark.parametrize("name", sorted(UINT8_CASES))
+def test_uint8_inputs_lowered_and_on_the_fallback_equal_tflite(name):
+    """The rule lowers uint8 models (ACL's QASYMM8 detection post-process). The fallback kernel
+    equals TFLite's interpreter on the rows it writes; the lowered step (ACL's dequantization
+    of the scores, (q - zero point) x scale, where TFLite computes q x scale - zero point x
+    scale) too, its scores within one float32 step: the same detections, classes and boxes."""
+    data, values, kw = uint8_case(name)
     plan = plan_model(read_model(data), fallback=True)
-    assert [(f.opcode, f.kind) for f in plan.fallbacks] == [(D.OPCODE, "custom")]  # the rule takes float32 only
-    ref, got = tflite_run(data, values), list(run_plan(plan, list(values)).values())
-    for r, g in zip(written_rows(ref, 1), written_rows(got, 1)):
+    assert plan.fallbacks == () and [s.kind for s in plan.steps] == ["detection_post_process"]
+    (step,) = plan.steps
+    assert dict(dict(step.params)["quantization"]) == {
+        "box_encodings": (float(np.float32(0.05)), 128), "class_scores": (float(np.float32(1 / 250)), 2),
+        "anchors": (float(np.float32(1 / 128)), 0)}
+    assert dict(step.constants)["anchors"].dtype == np.uint8  # as stored: ACL dequantizes it
+    ref = tflite_run(data, values)
+    assert ref[3][0] >= 2
+    lowered, fallback = list(run_plan(plan, list(values)).values()), fallback_run(data, values)
+    for r, g in zip(written_rows(ref, 1), written_rows(fallback, 1)):
         np.testing.assert_array_equal(g, r)
+    want, got = written_rows(ref, 1), written_rows(lowered, 1)
+    for k in (0, 1, 3):
+        np.testing.assert_array_equal(got[k], want[k])
+    np.testing.assert_array_max_ulp(got[2], want[2], maxulp=1)
+    assert (got[2] != want[2]).sum() == UINT8_SCORES_ONE_STEP_APART[name]
+    for out in (lowered, fallback):
+        assert not out[0][:, int(out[3][0]):].any() and not out[2][:, int(out[3][0]):].any()
+
+
+def test_int8_and_mixed_inputs_are_refused_naming_the_types():
+    from acl_bridge.models.lowering.rules.table import rule_for
+
+    q = {"boxes": ([0.05], [0]), "scores": ([1 / 250], [-128]), "anchors": ([1 / 128], [-128])}
+    gate = rule_for(D.OPCODE).tensors
+    model = read_model(D.model(6, 3, D.options(), 4, quantization=q, dtype="int8"))
+    with pytest.raises(UnsupportedModelError, match=r"int8 inputs \(float32 or uint8 only"):
+        gate(model.operators[0], model)
+    # uint8 codes with float32 scores: mixed types
+    model = read_model(D.model(6, 3, D.options(), 4, quantization=Q, dtype="uint8"))
+    scores = dataclasses.replace(model.tensors[1], dtype=np.dtype(np.float32), quantization=None)
+    model = dataclasses.replace(model, tensors=(model.tensors[0], scores) + tuple(model.tensors[2:]))
+    with pytest.raises(UnsupportedModelError, match=r"tensor types #0 uint8, #1 float32, #2 uint8"):
+        gate(model.operators[0], model)
 
 
 def test_options_are_read_from_the_flexbuffer_map():

@@ -99,3 +99,32 @@ def test_a_state_that_is_not_variable_is_refused():
     tensors[live] = dataclasses.replace(tensors[live], data=None)
     with pytest.raises(UnsupportedModelError, match="input 19 'cell_state' that is not a constant"):
         plan_model(dataclasses.replace(spec, tensors=tuple(tensors)), fallback=True)
+
+
+@pytest.mark.parametrize("opcode", ["LSTM", SEQ])
+def test_an_integer_lstm_is_refused_naming_the_operator_and_its_types(opcode):
+    """TFLite's integer LSTM (int8 input and output, int8 weights, int32 biases, int16 cell
+    state) runs neither on ACL (the rule is float32 only: ACL's QLSTMLayer is not lowered,
+    docs/models.md says what it would take) nor on the fallback (its kernel is float32): the
+    model is refused at load naming the operator. Written as the float model's tensors retyped
+    (the tflite builders here write float32 LSTMs; the refusal reads the types only)."""
+    from acl_bridge.models.format.tflite_reader import Quantization
+
+    spec = read_model(_model_with(opcode, lstm_operands(3, 4, 4)))
+    op = spec.operators[0]
+    tensors = list(spec.tensors)
+
+    def retyped(i: int, dtype, scale: float) -> None:
+        t = tensors[i]
+        data = None if t.data is None else np.zeros(t.shape, dtype)
+        tensors[i] = dataclasses.replace(t, dtype=np.dtype(dtype), data=data, quantization=Quantization((scale,), (0,)))
+
+    for k, i in enumerate(op.inputs):
+        if i >= 0:
+            retyped(i, np.int32 if 12 <= k <= 15 else np.int16 if k == 19 else np.int8,
+                    2.0 ** -11 if k == 19 else 0.01)
+    retyped(op.outputs[0], np.int8, 0.01)
+    with pytest.raises(UnsupportedModelError,
+                       match=rf"operator #0 {opcode} \(tensor types #0 int8, #\d+ int8 \(the fallback kernel runs "
+                             rf"float32\); not on ACL: refused by the rule\)"):
+        plan_model(dataclasses.replace(spec, tensors=tuple(tensors)), fallback=True)

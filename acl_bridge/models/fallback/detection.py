@@ -3,7 +3,9 @@ on numpy, as TFLite's kernel computes it (tensorflow/lite/kernels/detection_post
 
 Inputs: box encodings (1, N, >= 4) as (y, x, h, w) centre-size codes, class scores (1, N,
 num_classes [+ 1 background column first]), anchors (N, 4) as (y, x, h, w); float32, or uint8
-dequantized first. Outputs (float32): boxes (1, M, 4) as (ymin, xmin, ymax, xmax), classes
+dequantized first (TFLite: codes and anchors (q - zero point) x scale, class scores q x scale -
+zero point x scale; the plan's step, as ACL's function: all three (q - zero point) x scale, so
+its scores may sit one float32 step from TFLite's where the zero point is not 0). Outputs (float32): boxes (1, M, 4) as (ymin, xmin, ymax, xmax), classes
 (1, M), scores (1, M), num_detections (1,), M = max_detections x max_classes_per_detection.
 
 Decoding (in double, as TFLite): y = y_code / y_scale * anchor_h + anchor_y, likewise x;
@@ -29,6 +31,7 @@ from .registry import Call, kernel
 from .step_kernels import step_kernel
 
 F32 = np.float32
+ROLES = ("box_encodings", "class_scores", "anchors")
 
 
 def _check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
@@ -39,12 +42,16 @@ def _check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
     return check_shapes(op, model, opts)
 
 
-def _dequantized(c: Call, k: int) -> np.ndarray:
-    """Input ``k`` as float32 (uint8: (q - zero point) * scale, in float32 as TFLite)."""
-    v = np.asarray(c.inputs[k])
+def dequantized(v: np.ndarray, q: Optional[Tuple[float, int]], distributed: bool = False) -> np.ndarray:
+    """``v`` as float32: uint8 with ``q`` (scale, zero point) as (v - zero point) * scale in
+    float32 (ACL's dequantization of every input, TFLite's of box codes and anchors), or with
+    ``distributed`` as v * scale - zero point * scale, each product rounded to float32 (TFLite's
+    of the class scores, its vectorised Dequantize: up to one float32 step apart where the
+    zero point is not 0); float32 as it is."""
+    v = np.asarray(v)
     if v.dtype == np.uint8:
-        scale, zero = c.q_in(k)
-        return (v.astype(F32) - F32(zero)) * F32(scale)
+        scale, zero = F32(q[0]), F32(q[1])
+        return v.astype(F32) * scale - zero * scale if distributed else (v.astype(F32) - zero) * scale
     return v.astype(F32, copy=False)
 
 
@@ -141,13 +148,13 @@ def post_process(codes: np.ndarray, scores: np.ndarray, anchors: np.ndarray, opt
     return out_boxes, out_classes, out_scores, np.array([count], F32)
 
 
-@step_kernel("detection_post_process")
-def _detection_step(s, x, p, c, arrays) -> None:
+def _step(s, p, c, arrays, q) -> None:
     """The plan's ``detection_post_process`` step (what ACL's function computes under the
-    lowering rule's conditions): its four outputs written."""
+    lowering rule's conditions): its four outputs written; uint8 inputs dequantized by ``q``
+    (role -> (scale, zero point)) first, as TFLite and ACL do."""
     live = iter(arrays[i] for i in s.inputs)
-    codes, scores, anchors = (np.asarray(c[r] if r in c else next(live), F32)
-                              for r in ("box_encodings", "class_scores", "anchors"))
+    values = [np.asarray(c[r] if r in c else next(live)) for r in ROLES]
+    codes, scores, anchors = (dequantized(v, q.get(r)) for r, v in zip(ROLES, values))
     y, xs, h, w = p["scales"]
     opts = DetectionOptions(p["max_detections"], p["max_classes_per_detection"], p["detections_per_class"],
                             p["use_regular_nms"], p["nms_score_threshold"], p["nms_iou_threshold"], p["num_classes"],
@@ -156,16 +163,28 @@ def _detection_step(s, x, p, c, arrays) -> None:
         arrays[t][...] = out
 
 
+@step_kernel("detection_post_process")
+def _detection_step(s, x, p, c, arrays) -> None:
+    _step(s, p, c, arrays, {})
+
+
+@step_kernel("detection_post_process", quantized=True)
+def _detection_step_q(s, x, p, c, q, dst, arrays) -> None:
+    _step(s, p, c, arrays, q)
+
+
 @kernel(OPCODE, dtypes=("float32", "uint8"), check=_check, binds=True)
 def detection_post_process(c: Call):
     opts = detection_options(c.op)
 
     def run() -> None:
-        outs = post_process(_dequantized(c, 0), _dequantized(c, 1), _dequantized(c, 2), opts)
+        ins = [np.asarray(c.inputs[k]) for k in range(3)]
+        qs = [c.q_in(k) if v.dtype == np.uint8 else None for k, v in enumerate(ins)]
+        outs = post_process(*map(dequantized, ins, qs, (False, True, False)), opts)
         for k, y in enumerate(outs):
             c.write(y, k)
 
     return run
 
 
-__all__ = ["decode", "nms", "post_process", "detection_post_process"]
+__all__ = ["dequantized", "decode", "nms", "post_process", "detection_post_process"]

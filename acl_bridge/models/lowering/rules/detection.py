@@ -1,10 +1,11 @@
 """SSD models' detection post-processing: the custom operator ``TFLite_Detection_PostProcess``
 (-> ``detection_post_process``, :mod:`acl_bridge.families.detection`), its options read from
-its flexbuffer custom_options (:mod:`...format.detection_options`). float32 only (uint8
-models run it on the fallback). Refused where ACL's function differs from TFLite's kernel, so
-the fallback runs it: class scores without a background column (ACL's function takes
-num_classes + 1 columns), the fast NMS with more than one class per detection, score
-thresholds outside [0, 1] (ACL's NMS refuses them), box codes longer than 4 (keypoints).
+its flexbuffer custom_options (:mod:`...format.detection_options`). float32, or uint8 inputs
+(ACL's QASYMM8: it dequantizes them as TFLite does) with float32 outputs. Refused where ACL's
+function differs from TFLite's kernel, so the fallback runs it: class scores without a
+background column (ACL's function takes num_classes + 1 columns), the fast NMS with more than
+one class per detection, score thresholds outside [0, 1] (ACL's NMS refuses them), box codes
+longer than 4 (keypoints). int8 inputs are refused (the fallback kernel takes none either).
 ACL has no CL function: on the CL backend the runner falls back."""
 
 from __future__ import annotations
@@ -16,21 +17,31 @@ import numpy as np
 from ...format.detection_options import OPCODE, check_shapes, detection_options
 from ...format.tflite_reader import ModelSpec, OperatorSpec
 from ..helpers import malformed, refuse
+from ..quantized import all_float32, quantization, tensor_q
 from ..step import Lowered, Params, Step
 from .table import rule
 
+ROLES = ("box_encodings", "class_scores", "anchors")
 
-def _float32(op: OperatorSpec, model: ModelSpec) -> None:
-    """The type gate: every tensor float32 (the four outputs included)."""
-    for i in tuple(op.inputs) + tuple(op.outputs):
+
+def _types(op: OperatorSpec, model: ModelSpec) -> None:
+    """The type gate: the four outputs float32; the three inputs float32, or uint8 with one
+    scale and zero point each (ACL's QASYMM8; int8 and mixed types are refused)."""
+    for i in op.outputs:
         if i >= 0 and model.tensors[i].dtype != np.float32:
-            raise refuse(op, f"tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} (float32 only)")
+            raise refuse(op, f"output tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} "
+                             f"(float32 only)")
+    ins = [model.tensors[i] for i in op.inputs if i >= 0]
+    if not all_float32(op, ins) and ins[0].dtype != np.uint8:
+        raise refuse(op, f"{ins[0].dtype} inputs (float32 or uint8 only: ACL's QASYMM8_SIGNED decoding "
+                         f"is not checked against TFLite here)")
 
 
-@rule(OPCODE, tensors=_float32)
+@rule(OPCODE, tensors=_types)
 def detection_post_process(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """-> ``detection_post_process`` writing the operator's four outputs (its ``outputs``
-    parameter); constant anchors a step constant."""
+    parameter); constant anchors a step constant (as stored: uint8 stays uint8); uint8 inputs
+    carry their (scale, zero point) per role in the ``quantization`` parameter."""
     opts = detection_options(op)
     why = check_shapes(op, model, opts)
     if why is not None:
@@ -55,9 +66,12 @@ def detection_post_process(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered,
         ("nms_score_threshold", f32(opts.nms_score_threshold)), ("nms_iou_threshold", f32(opts.nms_iou_threshold)),
         ("scales", tuple(f32(v) for v in (opts.y_scale, opts.x_scale, opts.h_scale, opts.w_scale))),
         ("outputs", tuple(op.outputs)))
+    stored = t[box].dtype
+    if stored == np.uint8:
+        params += quantization(*((role, tensor_q(op, model, i)) for role, i in zip(ROLES, op.inputs)))
     if t[anchors].data is not None:
         return (Step(op.index, op.opcode, "detection_post_process", (box, scores), op.outputs[0], params,
-                     (("anchors", np.ascontiguousarray(t[anchors].data, np.float32).reshape(t[anchors].shape)),)),)
+                     (("anchors", np.ascontiguousarray(t[anchors].data, stored).reshape(t[anchors].shape)),)),)
     return (Step(op.index, op.opcode, "detection_post_process", (box, scores, anchors), op.outputs[0], params),)
 
 
