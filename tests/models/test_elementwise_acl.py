@@ -45,13 +45,13 @@ ACL_2008_REFUSALS = ("Insufficient Padding!", "crops are unsupported on this ACL
                      "padding of QASYMM8_SIGNED is unsupported on this ACL")
 
 
-def _runner(data: bytes, backend: str):
+def _runner(data: bytes, backend: str, **kw):
     from acl_bridge import native
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     if backend == "neon":
         native.set_num_threads(1)
-    return TfliteRunner(data, backend=backend, model_cache=False, facts_cache=False)
+    return TfliteRunner(data, backend=backend, model_cache=False, facts_cache=False, **kw)
 
 
 def _on_acl(r, case) -> None:

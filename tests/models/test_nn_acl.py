@@ -45,11 +45,7 @@ def _refused_by_20_08(case, reason: str, data: bytes, x) -> None:
     """On ACL 20.08: the operator refused by ACL (``reason`` in its refusal), the CPU fallback's
     numpy kernels run it (pinned: TFLite's interpreter, the other engine, rounds its float
     kernels its own way), the output the numpy plan's."""
-    from acl_bridge import native
-    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
-
-    native.set_num_threads(1)
-    r = TfliteRunner(data, backend="neon", model_cache=False, facts_cache=False, fallback_engine="numpy")
+    r = _runner(data, "neon", fallback_engine="numpy")
     try:
         refused = [f for f in r.plan.fallbacks if f.kind == "refused by ACL"]
         assert len(refused) == 1 and reason in refused[0].reason, refused
