@@ -17,7 +17,8 @@ class KindCall(NamedTuple):
     inputs: Dict[str, Optional[np.ndarray]]  # role -> values (None: absent optional tensor)
     outputs: Dict[str, Tuple[Tuple[int, ...], str]]  # role -> (shape, dtype)
     kwargs: dict
-    reference: Callable[[Dict[str, np.ndarray]], np.ndarray]  # inputs -> expected dst
+    reference: Callable[[Dict[str, np.ndarray]], np.ndarray]  # inputs -> expected output `checked`
+    checked: str = "dst"  # the output role the reference gives
 
 
 def _values(shape, salt=0, dtype=np.float32):
@@ -126,6 +127,9 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
                  lambda v: _nn()._normalization(None, v["src"].astype(np.float64),
                                                 dict(radius=2, bias=1.0, alpha=0.5, beta=0.75), {}, {})),
     ]
+    calls.append(_detection_call())
+    if _acl_24():  # LSTM (acl_bridge.families.lstm): ACL 20.08's LSTMLayer is refused
+        calls.append(_lstm_call())
     if _acl_24():  # 3-D pooling (acl_bridge.families.pooling3d): ACL 20.08 has no Pooling3dLayer
         calls.append(KindCall(
             "pooling_3d avg 2x2x2 s2 NDHWC", "Pooling3D", {"src": _values((1, 4, 4, 4, 4))},
@@ -162,6 +166,46 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
             f"prelu per channel {layout}", "PRelu", {"src": x, "alpha": alpha}, {"dst": (shape, "float32")},
             dict(data_layout=layout), lambda v: np.where(v["src"] > 0, v["src"], v["alpha"] * v["src"])))
     return calls
+
+
+def _detection_call() -> KindCall:
+    """DetectionPostProcess (acl_bridge.families.detection): 16 anchors on a grid, 3 classes and
+    a background column, the regular NMS; checked on the boxes."""
+    from acl_bridge.models.fallback import detection as Dt  # TFLite's kernel, checked against its interpreter
+    from acl_bridge.models.format.detection_options import DetectionOptions
+
+    n, side = 16, 4
+    k = np.arange(n)
+    anchors = np.stack([(k // side + 0.5) / side, (k % side + 0.5) / side, np.full(n, 0.4), np.full(n, 0.3)], 1)
+    scores = ((np.arange(n * 4) * 29) % (n * 4) + 0.5) / (n * 4)  # distinct
+    opts = DetectionOptions(4, 1, 2, True, 0.3, 0.5, 3, 10.0, 10.0, 5.0, 5.0)
+    return KindCall(
+        "detection_post_process", "DetectionPostProcess",
+        {"box_encodings": _values((1, n, 4)) / 4, "class_scores": scores.reshape(1, n, 4).astype(np.float32),
+         "anchors": anchors.astype(np.float32)},
+        {"boxes": ((1, 4, 4), "float32"), "classes": ((1, 4), "float32"), "scores": ((1, 4), "float32"),
+         "num_detections": ((1,), "float32")},
+        dict(max_detections=4, num_classes=3, use_regular_nms=True, detections_per_class=2, nms_score_threshold=0.3,
+             nms_iou_threshold=0.5),
+        lambda v: Dt.post_process(v["box_encodings"], v["class_scores"], v["anchors"], opts)[0], "boxes")
+
+
+def _lstm_call() -> KindCall:
+    """Lstm (acl_bridge.families.lstm): one step, batch 2, 8 inputs, 8 cells, no optional parts."""
+    from acl_bridge.families.lstm import ROLES
+    from acl_bridge.models.fallback.lstm import lstm_step  # TFLite's kernel, checked against its interpreter
+
+    batch, n_in, n_cell = 2, 8, 8
+    shapes = {"src": (batch, n_in), "output_state_in": (batch, n_cell), "cell_state_in": (batch, n_cell)}
+    shapes.update({f"input_to_{g}_weights": (n_cell, n_in) for g in ("input", "forget", "cell", "output")})
+    shapes.update({f"recurrent_to_{g}_weights": (n_cell, n_cell) for g in ("input", "forget", "cell", "output")})
+    shapes.update({f"{g}_gate_bias": (n_cell,) for g in ("input", "forget", "output")}, cell_bias=(n_cell,))
+    inputs = {r: _values(shapes[r], k) / 4 if r in shapes else None for k, r in enumerate(ROLES[:24])}
+    out = ((batch, n_cell), "float32")
+    return KindCall(
+        "lstm b2 i8 c8", "Lstm", inputs, {"output_state_out": out, "cell_state_out": out, "dst": out}, {},
+        lambda v: lstm_step(v["src"], v["output_state_in"], v["cell_state_in"], [v.get(r) for r in ROLES[:24]],
+                            "TANH", 0.0, 0.0)[0])
 
 
 def _acl_24() -> bool:

@@ -1,6 +1,6 @@
 // acl_shim_detection.cpp -- the detection post-process room (SSD models' TFLite_Detection_PostProcess):
-//   detection_post_process (box encodings, class scores, anchors: float32 or uint8 QASYMM8, which
-//     ACL dequantizes as (q - offset) x scale; boxes, classes, scores,
+//   detection_post_process (box encodings, class scores, anchors: float32, or uint8 QASYMM8 or
+//     int8 QASYMM8_SIGNED, which ACL dequantizes as (q - offset) x scale; boxes, classes, scores,
 //     num_detections): NEDetectionPostProcessLayer (ACL 20.08 and 24.11 alike) with a
 //     DetectionPostProcessLayerInfo of params.max_detections, max_classes_per_detection,
 //     nms_score_threshold, nms_iou_threshold, num_classes, box_scales (y, x, h, w),

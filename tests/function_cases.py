@@ -665,6 +665,23 @@ def _detection_rows():
         lambda v, opts=opts: dict(zip(("boxes", "classes", "scores", "num_detections"), Dt.post_process(
             *(Dt.dequantized(v[r], quant[r]) for r in ("box_encodings", "class_scores", "anchors")), opts))),
         "f32", VARIANTS, {"cl": CL_NO_DETECTION}))
+    # int8 (QASYMM8_SIGNED) inputs, every zero point nonzero: the same dequantization
+    quant8 = {"box_encodings": (0.05, -3), "class_scores": (1 / 250, -126), "anchors": (1 / 128, -128)}
+
+    def signed(seed=1):
+        v = _detection_inputs(12, 3, seed)
+        return {r: np.clip(np.round(x / np.float32(quant8[r][0])) + quant8[r][1], -128, 127).astype(np.int8)
+                for r, x in v.items()}
+
+    regular = DetectionOptions(4, 1, 3, True, 0.3, 0.5, 3, 10.0, 10.0, 5.0, 5.0)
+    rows.append(Case(
+        "detection_post_process-regular-int8-12anchors", "DetectionPostProcess", signed,
+        {"boxes": "float32", "classes": "float32", "scores": "float32", "num_detections": "float32"},
+        dict(max_detections=4, num_classes=3, use_regular_nms=True, detections_per_class=3, nms_score_threshold=0.3,
+             nms_iou_threshold=0.5, quantization=quant8),
+        lambda v, opts=regular: dict(zip(("boxes", "classes", "scores", "num_detections"), Dt.post_process(
+            *(Dt.dequantized(v[r], quant8[r]) for r in ("box_encodings", "class_scores", "anchors")), opts))),
+        "f32", VARIANTS, {"cl": CL_NO_DETECTION}))
     return rows
 
 

@@ -56,7 +56,7 @@ def test_negotiated_bridge_buffers_copy_nothing(call):
         if t is not None:
             assert t.data_ptr == arrays[role].data_ptr  # ACL computed in the NdArray's own memory
     want = call.reference({r: v for r, v in call.inputs.items() if v is not None})
-    got = arrays["dst"].numpy()
+    got = arrays[call.checked].numpy()
     if got.dtype.kind == "f":
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
     else:

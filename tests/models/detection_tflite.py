@@ -55,10 +55,13 @@ def inputs(n: int, classes: int, seed: int = 0, background: bool = True) -> Tupl
 
 
 def model(n: int, classes: int, opts: bytes, m: int, background: bool = True,
-          quantization: Optional[Dict[str, tuple]] = None, dtype: str = "float32") -> bytes:
+          quantization: Optional[Dict[str, tuple]] = None, dtype: str = "float32",
+          dequantize_first: bool = False) -> bytes:
     """A model: live inputs ``boxes`` (1, n, 4) and ``scores``, the anchors a constant, the four
     outputs (1, m, 4), (1, m), (1, m), (1,) float32; ``dtype`` uint8 (or int8) with ``quantization``
-    {name: (scales, zero points)} for the inputs."""
+    {name: (scales, zero points)} for the inputs. ``dequantize_first``: the three quantized
+    tensors go through DEQUANTIZE operators into a float32 detection operator (the converter's
+    form of a quantized SSD, which TFLite's interpreter runs where its kernel refuses int8)."""
     q = quantization or {}
     a = anchors(n)
     if dtype in ("uint8", "int8"):
@@ -70,5 +73,10 @@ def model(n: int, classes: int, opts: bytes, m: int, background: bool = True,
          ("anchors", (n, 4), dtype, a, q.get("anchors")),
          ("det_boxes", (1, m, 4), "float32", None, None), ("det_classes", (1, m), "float32", None, None),
          ("det_scores", (1, m), "float32", None, None), ("num", (1,), "float32", None, None)]
-    return graph_model(t, [(OPCODE, ["boxes", "scores", "anchors"], ["det_boxes", "det_classes", "det_scores", "num"],
-                            ("custom", opts))], ["boxes", "scores"], ["det_boxes", "det_classes", "det_scores", "num"])
+    ins, ops = ["boxes", "scores", "anchors"], []
+    if dequantize_first:
+        t += [(f"{k}_float", shape, "float32", None, None) for k, shape, *_ in t[:3]]
+        ops = [("DEQUANTIZE", [k], [f"{k}_float"], None) for k in ins]
+        ins = [f"{k}_float" for k in ins]
+    ops.append((OPCODE, ins, ["det_boxes", "det_classes", "det_scores", "num"], ("custom", opts)))
+    return graph_model(t, ops, ["boxes", "scores"], ["det_boxes", "det_classes", "det_scores", "num"])

@@ -1,5 +1,5 @@
 """TFLite_Detection_PostProcess on ACL (emulated arm64): the one-operator models of
-``test_detection_post_process.py`` (float32 and uint8) run by the runner, the operator on ACL's
+``test_detection_post_process.py`` (float32, uint8 and int8) run by the runner, the operator on ACL's
 NEDetectionPostProcessLayer (20.08 and 24.11 both have it) where the lowering rule takes it,
 else on the CPU fallback, every output compared with the numpy executor of the same plan
 (itself equal to TFLite's interpreter on the host)."""
@@ -15,13 +15,14 @@ pytest.importorskip("flatbuffers.flexbuffers", reason="the flatbuffers package i
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from . import detection_tflite as D  # noqa: E402
-from .test_detection_post_process import CASES, ON_FALLBACK, UINT8_CASES, uint8_case  # noqa: E402
+from .test_detection_post_process import CASES, INT8_CASES, ON_FALLBACK, UINT8_CASES, quantized_case  # noqa: E402
 from .test_elementwise_acl import _runner  # noqa: E402
 
 pytestmark = pytest.mark.acl
 
-# on ACL, on ACL, on the fallback (the rule's refusal), on ACL (uint8 inputs: QASYMM8)
-ROWS = ["fast-1class", "regular-2_per_class", "fast-2classes", "uint8-regular"]
+# on ACL, on ACL, on the fallback (the rule's refusal), on ACL (uint8 inputs: QASYMM8), on ACL
+# (int8 inputs: QASYMM8_SIGNED, 20.08 and 24.11 alike)
+ROWS = ["fast-1class", "regular-2_per_class", "fast-2classes", "uint8-regular", "int8-regular"]
 
 
 # ACL has no CL detection post-process: on the CL backend the runner falls back
@@ -29,11 +30,11 @@ CL_REFUSAL = "ACL has no CL detection post-process function"
 
 
 def check(name: str, backend: str) -> None:
-    """One case of test_detection_post_process.CASES or UINT8_CASES on the runner
+    """One case of test_detection_post_process.CASES, UINT8_CASES or INT8_CASES on the runner
     (``backend``): on ACL where the rule takes it (NEON), else on the fallback; every output
-    against the numpy plan (uint8: its step dequantizes as ACL does)."""
-    if name in UINT8_CASES:
-        data, values, _ = uint8_case(name)
+    against the numpy plan (quantized: its step dequantizes as ACL does)."""
+    if name in UINT8_CASES or name in INT8_CASES:
+        data, values, _ = quantized_case(name)
     else:
         n, classes, kw, background, seed = CASES[name]
         kw = dict(dict(num_classes=classes), **kw)

@@ -3,7 +3,7 @@ one-operator models written with the ``tflite`` builders (tests/models/detection
 their flexbuffer options read by acl_bridge.models.format.detection_options, run by the
 numpy kernel (acl_bridge/models/fallback/detection.py) and compared element by element with
 TFLite's interpreter (ai-edge-litert registers the operator): fast NMS with one and several
-classes per detection, regular NMS, without a background column, uint8 inputs, heavy
+classes per detection, regular NMS, without a background column, uint8 and int8 inputs, heavy
 suppression, fewer boxes than max_detections above the threshold. The rows TFLite writes are
 compared (its fast NMS leaves the rest unwritten; ours are zero); options TFLite's kernel
 cannot take are refused at load naming the field."""
@@ -116,25 +116,38 @@ def test_the_lowered_step_binds_to_the_bridge_function(monkeypatch):
 
 
 # uint8 models (quantized SSDs: box encodings, class scores and anchors uint8, outputs float32):
-# id: (anchors, classes, options, seed); the quantization of every row: Q
+# id: (anchors, classes, options, seed); the quantization of every row: Q. "uint8-tail": 13 x 4
+# class scores, 52 = 6 x 8 + 4: TFLite's vectorised Dequantize rounds the last 4 (the last
+# anchor's) as (q - zero point) x scale, the blocks of 8 as q x scale - zero point x scale
 UINT8_CASES = {
     "uint8-fast": (12, 3, dict(), 9),
     "uint8-regular": (16, 3, dict(use_regular_nms=True, detections_per_class=2, max_detections=5), 10),
+    "uint8-tail": (13, 3, dict(max_detections=13, nms_iou_threshold=1.0, nms_score_threshold=0.0), 9),
 }
 Q = {"boxes": ([0.05], [128]), "scores": ([1 / 250], [2]), "anchors": ([1 / 128], [0])}
 # measured: the lowered step's output scores one float32 step from TFLite's (its dequantization)
-UINT8_SCORES_ONE_STEP_APART = {"uint8-fast": 1, "uint8-regular": 3}
+UINT8_SCORES_ONE_STEP_APART = {"uint8-fast": 1, "uint8-regular": 3, "uint8-tail": 5}
+# int8 models (QASYMM8_SIGNED), every zero point nonzero; "int8-regular" has 13 x 4 scores too
+INT8_CASES = {
+    "int8-fast": (12, 3, dict(), 0),
+    "int8-regular": (13, 3, dict(use_regular_nms=True, detections_per_class=2, max_detections=5), 1),
+}
+QI = {"boxes": ([0.05], [-3]), "scores": ([1 / 250], [-126]), "anchors": ([1 / 128], [-128])}
 
 
-def uint8_case(name: str):
-    """(model, uint8 inputs, options) of a UINT8_CASES row: the float inputs of
-    detection_tflite.inputs quantized by Q (distinct scores stay distinct: 250 / (n x (classes
-    + 1)) > 1 step apart)."""
-    n, classes, kw, seed = UINT8_CASES[name]
+def quantized_case(name: str, dequantize_first: bool = False):
+    """(model, quantized inputs, options) of a UINT8_CASES (quantized by Q) or INT8_CASES (by
+    QI) row: the float inputs of detection_tflite.inputs quantized (distinct scores stay
+    distinct: 250 / (n x (classes + 1)) > 1 step apart); ``dequantize_first``: the model with
+    DEQUANTIZE operators before a float32 detection operator."""
+    dtype, q, (n, classes, kw, seed) = (("uint8", Q, UINT8_CASES[name]) if name in UINT8_CASES
+                                        else ("int8", QI, INT8_CASES[name]))
     kw = dict(dict(num_classes=classes), **kw)
-    data = D.model(n, classes, D.options(**kw), kw.get("max_detections", 4), quantization=Q, dtype="uint8")
+    data = D.model(n, classes, D.options(**kw), kw.get("max_detections", 4), quantization=q, dtype=dtype,
+                   dequantize_first=dequantize_first)
     codes, scores = D.inputs(n, classes, seed)
-    quantized = [np.clip(np.round(v / Q[k][0][0]) + Q[k][1][0], 0, 255).astype(np.uint8)
+    info = np.iinfo(dtype)
+    quantized = [np.clip(np.round(v / q[k][0][0]) + q[k][1][0], info.min, info.max).astype(dtype)
                  for k, v in (("boxes", codes), ("scores", scores))]
     assert len(np.unique(quantized[1])) == quantized[1].size
     return data, quantized, kw
@@ -145,8 +158,9 @@ def test_uint8_inputs_lowered_and_on_the_fallback_equal_tflite(name):
     """The rule lowers uint8 models (ACL's QASYMM8 detection post-process). The fallback kernel
     equals TFLite's interpreter on the rows it writes; the lowered step (ACL's dequantization
     of the scores, (q - zero point) x scale, where TFLite computes q x scale - zero point x
-    scale) too, its scores within one float32 step: the same detections, classes and boxes."""
-    data, values, kw = uint8_case(name)
+    scale in blocks of 8) too, its scores within one float32 step: the same detections,
+    classes and boxes."""
+    data, values, kw = quantized_case(name)
     plan = plan_model(read_model(data), fallback=True)
     assert plan.fallbacks == () and [s.kind for s in plan.steps] == ["detection_post_process"]
     (step,) = plan.steps
@@ -168,19 +182,65 @@ def test_uint8_inputs_lowered_and_on_the_fallback_equal_tflite(name):
         assert not out[0][:, int(out[3][0]):].any() and not out[2][:, int(out[3][0]):].any()
 
 
-def test_int8_and_mixed_inputs_are_refused_naming_the_types():
+def test_the_uint8_tail_of_the_class_scores_is_dequantized_as_tflite_does():
+    """Where the flattened scores' size is no multiple of 8, TFLite dequantizes their last
+    size % 8 values as (q - zero point) x scale, the rest as q x scale - zero point x scale:
+    the fallback's dequantization of the 13 x 4 scores of "uint8-tail" equals neither formula
+    alone, and the case above shows the detection's scores equal TFLite's."""
+    from acl_bridge.models.fallback.detection import dequantized
+
+    _, (_, scores), _ = quantized_case("uint8-tail")
+    q = (Q["scores"][0][0], Q["scores"][1][0])
+    got = dequantized(scores, q, vectorised=True).reshape(-1)
+    s, z = np.float32(q[0]), np.float32(q[1])
+    flat = scores.reshape(-1).astype(np.float32)
+    np.testing.assert_array_equal(got[:48], flat[:48] * s - z * s)
+    np.testing.assert_array_equal(got[48:], (flat[48:] - z) * s)
+    assert (got != flat * s - z * s).any() and (got != (flat - z) * s).any()
+
+
+@pytest.mark.parametrize("name", sorted(INT8_CASES))
+def test_int8_inputs_lowered_and_on_the_fallback_equal_tflite_dequantizing_first(name):
+    """int8 inputs (ACL's QASYMM8_SIGNED): TFLite's detection kernel refuses them at invoke, so
+    the reference is the converter's form of the same model, DEQUANTIZE (int8 -> float32,
+    (q - zero point) x scale on TFLite's default and reference kernels) into the float32
+    operator. The fallback kernel and the lowered step (ACL's dequantization, the same formula)
+    equal it bit for bit on the rows TFLite writes; every other row zero."""
+    data, values, kw = quantized_case(name)
+    with pytest.raises(RuntimeError, match=r"TFLite_Detection_PostProcess\) failed to invoke"):
+        tflite_run(data, values)
+    ref = tflite_run(quantized_case(name, dequantize_first=True)[0], values)
+    assert ref[3][0] >= 2
+    plan = plan_model(read_model(data), fallback=True)
+    assert plan.fallbacks == () and [s.kind for s in plan.steps] == ["detection_post_process"]
+    (step,) = plan.steps
+    assert dict(dict(step.params)["quantization"]) == {
+        r: (float(np.float32(QI[k][0][0])), QI[k][1][0])
+        for r, k in (("box_encodings", "boxes"), ("class_scores", "scores"), ("anchors", "anchors"))}
+    assert dict(step.constants)["anchors"].dtype == np.int8  # as stored: ACL dequantizes it
+    m = kw.get("max_detections", 4)
+    for got in (list(run_plan(plan, list(values)).values()), fallback_run(data, values)):
+        for r, g in zip(written_rows(ref, 1), written_rows(got, 1)):
+            np.testing.assert_array_equal(g, r)
+        count = int(got[3][0])
+        assert not got[0][:, count:m].any() and not got[1][:, count:m].any() and not got[2][:, count:m].any()
+
+
+def test_mixed_input_types_are_refused_naming_them():
     from acl_bridge.models.lowering.rules.table import rule_for
 
-    q = {"boxes": ([0.05], [0]), "scores": ([1 / 250], [-128]), "anchors": ([1 / 128], [-128])}
     gate = rule_for(D.OPCODE).tensors
-    model = read_model(D.model(6, 3, D.options(), 4, quantization=q, dtype="int8"))
-    with pytest.raises(UnsupportedModelError, match=r"int8 inputs \(float32 or uint8 only"):
-        gate(model.operators[0], model)
     # uint8 codes with float32 scores: mixed types
     model = read_model(D.model(6, 3, D.options(), 4, quantization=Q, dtype="uint8"))
     scores = dataclasses.replace(model.tensors[1], dtype=np.dtype(np.float32), quantization=None)
     model = dataclasses.replace(model, tensors=(model.tensors[0], scores) + tuple(model.tensors[2:]))
     with pytest.raises(UnsupportedModelError, match=r"tensor types #0 uint8, #1 float32, #2 uint8"):
+        gate(model.operators[0], model)
+    # int8 codes and scores with uint8 anchors
+    model = read_model(D.model(6, 3, D.options(), 4, quantization=QI, dtype="int8"))
+    anchors = dataclasses.replace(model.tensors[2], dtype=np.dtype(np.uint8))
+    model = dataclasses.replace(model, tensors=tuple(model.tensors[:2]) + (anchors,) + tuple(model.tensors[3:]))
+    with pytest.raises(UnsupportedModelError, match=r"tensor types #0 int8, #1 int8, #2 uint8"):
         gate(model.operators[0], model)
 
 

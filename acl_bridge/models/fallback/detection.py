@@ -3,10 +3,11 @@ on numpy, as TFLite's kernel computes it (tensorflow/lite/kernels/detection_post
 
 Inputs: box encodings (1, N, >= 4) as (y, x, h, w) centre-size codes, class scores (1, N,
 num_classes [+ 1 background column first]), anchors (N, 4) as (y, x, h, w); float32, or uint8
-dequantized first (TFLite: codes and anchors (q - zero point) x scale, class scores q x scale -
-zero point x scale; the plan's step, as ACL's function: all three (q - zero point) x scale, so
-its scores may sit one float32 step from TFLite's where the zero point is not 0). Outputs (float32): boxes (1, M, 4) as (ymin, xmin, ymax, xmax), classes
-(1, M), scores (1, M), num_detections (1,), M = max_detections x max_classes_per_detection.
+or int8 dequantized first (:func:`dequantized`: uint8 as TFLite's kernel, whose class scores
+may sit one float32 step from ACL's where the zero point is not 0; int8, which TFLite's
+kernel refuses at invoke, as TFLite's DEQUANTIZE operator and ACL do). Outputs (float32):
+boxes (1, M, 4) as (ymin, xmin, ymax, xmax), classes (1, M), scores (1, M), num_detections
+(1,), M = max_detections x max_classes_per_detection.
 
 Decoding (in double, as TFLite): y = y_code / y_scale * anchor_h + anchor_y, likewise x;
 half_h = 0.5 * exp(h_code / h_scale) * anchor_h, likewise w. Non-maximum suppression on one
@@ -42,16 +43,22 @@ def _check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
     return check_shapes(op, model, opts)
 
 
-def dequantized(v: np.ndarray, q: Optional[Tuple[float, int]], distributed: bool = False) -> np.ndarray:
-    """``v`` as float32: uint8 with ``q`` (scale, zero point) as (v - zero point) * scale in
-    float32 (ACL's dequantization of every input, TFLite's of box codes and anchors), or with
-    ``distributed`` as v * scale - zero point * scale, each product rounded to float32 (TFLite's
-    of the class scores, its vectorised Dequantize: up to one float32 step apart where the
-    zero point is not 0); float32 as it is."""
+def dequantized(v: np.ndarray, q: Optional[Tuple[float, int]], vectorised: bool = False) -> np.ndarray:
+    """``v`` as float32: uint8 or int8 with ``q`` (scale, zero point) as (v - zero point) *
+    scale in float32 (ACL's dequantization of every input; TFLite's of uint8 box codes and
+    anchors, and its DEQUANTIZE operator's of int8: TFLite's detection kernel itself refuses
+    int8), or with ``vectorised`` as TFLite dequantizes uint8 class scores (its optimized
+    Dequantize over the flattened tensor; int8 as without: v * scale - zero point * scale, each product rounded
+    to float32, in blocks of 8; the last size % 8 values (v - zero point) * scale); float32 as
+    it is."""
     v = np.asarray(v)
-    if v.dtype == np.uint8:
+    if v.dtype in (np.uint8, np.int8):
         scale, zero = F32(q[0]), F32(q[1])
-        return v.astype(F32) * scale - zero * scale if distributed else (v.astype(F32) - zero) * scale
+        out = (v.astype(F32) - zero) * scale
+        if vectorised and v.dtype == np.uint8:
+            flat, blocks = out.reshape(-1), v.size - v.size % 8
+            flat[:blocks] = v.reshape(-1)[:blocks].astype(F32) * scale - zero * scale
+        return out
     return v.astype(F32, copy=False)
 
 
@@ -150,8 +157,8 @@ def post_process(codes: np.ndarray, scores: np.ndarray, anchors: np.ndarray, opt
 
 def _step(s, p, c, arrays, q) -> None:
     """The plan's ``detection_post_process`` step (what ACL's function computes under the
-    lowering rule's conditions): its four outputs written; uint8 inputs dequantized by ``q``
-    (role -> (scale, zero point)) first, as TFLite and ACL do."""
+    lowering rule's conditions): its four outputs written; quantized inputs dequantized by ``q``
+    (role -> (scale, zero point)) first, as ACL does: (q - zero point) x scale."""
     live = iter(arrays[i] for i in s.inputs)
     values = [np.asarray(c[r] if r in c else next(live)) for r in ROLES]
     codes, scores, anchors = (dequantized(v, q.get(r)) for r, v in zip(ROLES, values))
@@ -173,13 +180,13 @@ def _detection_step_q(s, x, p, c, q, dst, arrays) -> None:
     _step(s, p, c, arrays, q)
 
 
-@kernel(OPCODE, dtypes=("float32", "uint8"), check=_check, binds=True)
+@kernel(OPCODE, dtypes=("float32", "uint8", "int8"), check=_check, binds=True)
 def detection_post_process(c: Call):
     opts = detection_options(c.op)
 
     def run() -> None:
         ins = [np.asarray(c.inputs[k]) for k in range(3)]
-        qs = [c.q_in(k) if v.dtype == np.uint8 else None for k, v in enumerate(ins)]
+        qs = [c.q_in(k) if v.dtype in (np.uint8, np.int8) else None for k, v in enumerate(ins)]
         outs = post_process(*map(dequantized, ins, qs, (False, True, False)), opts)
         for k, y in enumerate(outs):
             c.write(y, k)

@@ -1,12 +1,14 @@
 """SSD models' detection post-processing: the custom operator ``TFLite_Detection_PostProcess``
 (-> ``detection_post_process``, :mod:`acl_bridge.families.detection`), its options read from
-its flexbuffer custom_options (:mod:`...format.detection_options`). float32, or uint8 inputs
-(ACL's QASYMM8: it dequantizes them as TFLite does) with float32 outputs. Refused where ACL's
-function differs from TFLite's kernel, so the fallback runs it: class scores without a
-background column (ACL's function takes num_classes + 1 columns), the fast NMS with more than
-one class per detection, score thresholds outside [0, 1] (ACL's NMS refuses them), box codes
-longer than 4 (keypoints). int8 inputs are refused (the fallback kernel takes none either).
-ACL has no CL function: on the CL backend the runner falls back."""
+its flexbuffer custom_options (:mod:`...format.detection_options`). float32, or uint8 / int8
+inputs (ACL's QASYMM8 / QASYMM8_SIGNED: it dequantizes them as (q - zero point) x scale, as
+TFLite's DEQUANTIZE does int8; TFLite's own kernel refuses int8) with float32 outputs. Refused
+where ACL's function differs from TFLite's kernel, so the fallback runs it: class scores
+without a background column (ACL's function takes num_classes + 1 columns), the fast NMS with
+more than one class per detection, score thresholds outside [0, 1] (ACL's NMS refuses them),
+box codes longer than 4 (keypoints); mixed input types. Where ACL's validate() refuses a type
+the runner falls back naming its message. ACL has no CL function: on the CL backend the
+runner falls back."""
 
 from __future__ import annotations
 
@@ -25,23 +27,21 @@ ROLES = ("box_encodings", "class_scores", "anchors")
 
 
 def _types(op: OperatorSpec, model: ModelSpec) -> None:
-    """The type gate: the four outputs float32; the three inputs float32, or uint8 with one
-    scale and zero point each (ACL's QASYMM8; int8 and mixed types are refused)."""
+    """The type gate: the four outputs float32; the three inputs float32, or all uint8 or all
+    int8 with one scale and zero point each (ACL's QASYMM8 / QASYMM8_SIGNED); mixed types are
+    refused naming them."""
     for i in op.outputs:
         if i >= 0 and model.tensors[i].dtype != np.float32:
             raise refuse(op, f"output tensor #{i} {model.tensors[i].name!r} of type {model.tensors[i].dtype} "
                              f"(float32 only)")
-    ins = [model.tensors[i] for i in op.inputs if i >= 0]
-    if not all_float32(op, ins) and ins[0].dtype != np.uint8:
-        raise refuse(op, f"{ins[0].dtype} inputs (float32 or uint8 only: ACL's QASYMM8_SIGNED decoding "
-                         f"is not checked against TFLite here)")
+    all_float32(op, [model.tensors[i] for i in op.inputs if i >= 0])
 
 
 @rule(OPCODE, tensors=_types)
 def detection_post_process(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """-> ``detection_post_process`` writing the operator's four outputs (its ``outputs``
-    parameter); constant anchors a step constant (as stored: uint8 stays uint8); uint8 inputs
-    carry their (scale, zero point) per role in the ``quantization`` parameter."""
+    parameter); constant anchors a step constant (as stored: uint8 / int8 stay so); quantized
+    inputs carry their (scale, zero point) per role in the ``quantization`` parameter."""
     opts = detection_options(op)
     why = check_shapes(op, model, opts)
     if why is not None:
@@ -67,7 +67,7 @@ def detection_post_process(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered,
         ("scales", tuple(f32(v) for v in (opts.y_scale, opts.x_scale, opts.h_scale, opts.w_scale))),
         ("outputs", tuple(op.outputs)))
     stored = t[box].dtype
-    if stored == np.uint8:
+    if stored != np.float32:
         params += quantization(*((role, tensor_q(op, model, i)) for role, i in zip(ROLES, op.inputs)))
     if t[anchors].data is not None:
         return (Step(op.index, op.opcode, "detection_post_process", (box, scores), op.outputs[0], params,
