@@ -1,9 +1,10 @@
 """GATHER_ND on one-operator models against TFLite's interpreter, element by element: constant
 indices lowered onto ACL's ``gather`` (params viewed as (K, C), flat positions computed at
-load, the output viewed as (N, C)), the plan carried out by numpy; runtime indices on the
-fallback (the rule refuses them), TFLite's check of an index out of params made by both
-sides. float32 and int8 (moved as stored: bit for bit). ACL's run of the same models:
-tests/models/test_pool3d_acl.py."""
+load, the output viewed as (N, C)); runtime int32 / int64 indices onto the ``gather_nd`` kind
+(the index rows checked and flattened at every run), both plans carried out by numpy;
+TFLite's checks (no negative component, the flat position inside params) made by both sides.
+float32, int8 and uint8 (moved as stored: bit for bit). ACL's run of the same models:
+tests/models/test_pool3d_acl.py (constant), tests/models/test_gather_nd_runtime_acl.py (runtime)."""
 
 from __future__ import annotations
 
@@ -219,3 +220,36 @@ def test_what_stays_on_the_fallback():
         plan = plan_model(read_model(runtime_indices_model(i=i, index_dtype=index_dtype)), fallback=True)
         (fb,) = plan.fallbacks
         assert not plan.steps and fb.kind == RULE_REFUSED and why in fb.reason, fb
+
+
+def test_a_negative_constant_index_is_a_format_error():
+    case = Case("", "GATHER_ND", (3, 4), (1,), (), (X, _idx([[1, -1]])))
+    with pytest.raises(ModelFormatError, match=r"operator #0 GATHER_ND: index \[1, -1\] \(row 0\) has a negative "
+                                               r"component"):
+        plan_model(read_model(case.model()))
+
+
+@host_only_under_emulation
+@pytest.mark.parametrize("seed", range(12))
+def test_random_runtime_indices_as_the_interpreter(seed):
+    """Random params (rank 1-4), index depth, rows and values (some past an axis, some negative,
+    some past the end): the plan gathers what TFLite gathers and refuses what it refuses."""
+    rng = np.random.default_rng(seed)
+    x_shape = tuple(int(v) for v in rng.integers(1, 5, rng.integers(1, 5)))
+    nd = int(rng.integers(1, len(x_shape) + 1))
+    i_shape = tuple(int(v) for v in rng.integers(1, 4, rng.integers(1, 3))) + (nd,)
+    index_dtype = ("int32", "int64")[seed % 2]
+    data = runtime_indices_model(x_shape, i_shape, index_dtype=index_dtype)
+    plan = plan_model(read_model(data))
+    assert [s.kind for s in plan.steps] == ["gather_nd"]
+    x = rng.uniform(-3, 3, x_shape).astype(np.float32)
+    for trial in range(4):
+        high = [d + (trial > 1) for d in x_shape[:nd]]
+        i = np.stack([rng.integers(-(trial == 3), h, i_shape[:-1]) for h in high], axis=-1).astype(index_dtype)
+        try:
+            ref = interpreter_run(data, x, i)
+        except RuntimeError:
+            with pytest.raises(IndexOutOfRangeError):
+                run_plan(plan, {"x": x, "i": i})
+            continue
+        assert np.array_equal(run_plan(plan, {"x": x, "i": i})["y"], ref)
