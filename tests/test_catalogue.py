@@ -604,6 +604,39 @@ def _():
     return lambda: _families().Gather(src, idx, dst, axis=1), [src, idx, dst]
 
 
+def _gather_nd_run(rows, dtype="int64"):
+    """GatherNd of src (12, 3) = params (3, 4, 3) by ``rows`` read at run: (call, buffers)."""
+    src, idx, dst = arange((12, 3)), np.array(rows, dtype), arange((len(rows), 3))
+    f = _families().GatherNd(src, idx, dst, dims=(3, 4))
+    return f.run, [src, idx, dst]
+
+
+@case("gather-nd-runtime-index-past-the-end", IndexOutOfRangeError,
+      r"gather_nd: index \[3, 0\] \(row 1\) is outside src's 12 rows \(flat position 12, expected 0\.\.11\)", native=True)
+def _():
+    return _gather_nd_run([[0, 0], [3, 0]])
+
+
+@case("gather-nd-runtime-negative-component", IndexOutOfRangeError,
+      r"gather_nd: index \[1, -1\] \(row 0\) has a negative component", native=True)
+def _():
+    return _gather_nd_run([[1, -1]], "int32")
+
+
+@case("gather-nd-dims-not-src-rows", InvalidLayoutError, r"GatherNd: src has 12 rows, dims \(3, 5\) give 15",
+      native=True)
+def _():
+    src, idx, dst = arange((12, 3)), np.array([[0, 0]], np.int32), arange((1, 3))
+    return lambda: _families().GatherNd(src, idx, dst, dims=(3, 5)), [src, idx, dst]
+
+
+@case("gather-nd-int16-indices", ArgumentTypeError, r"GatherNd: indices is int16\[1, 2\], expected an int32 or int64 "
+      r"\(N, 2\) array", native=True)
+def _():
+    src, idx, dst = arange((12, 3)), np.array([[0, 0]], np.int16), arange((1, 3))
+    return lambda: _families().GatherNd(src, idx, dst, dims=(3, 4)), [src, idx, dst]
+
+
 @case("tile-multiples-not-one-per-axis", UnsupportedOptionError,
       r"Tile: multiples has 1 entries, expected 2 \(one per axis of src \(2, 4\)\)", native=True)
 def _():

@@ -47,8 +47,7 @@ class GatherNd(AclFunction):
             raise UnsupportedOptionError(f"{cls.__name__}: dims has {len(given)} axes, expected 1..{MAX_INDEX_DEPTH}")
         p = functions.default_params()
         for j, s in enumerate(slice_strides(tuple(check_int(d, f"dims[{j}]", minimum=1) for j, d in enumerate(given)))):
-            p.gather_nd_strides[j] = s
-        p.slice_len = len(given)  # D, kept for _call's checks (the shim reads it from indices)
+            p.gather_nd_strides[j] = s  # the rest stay 0
         return p
 
     @classmethod
@@ -56,7 +55,7 @@ class GatherNd(AclFunction):
         dims = options.get("dims", args[len(cls.roles)] if len(args) > len(cls.roles) else (1,))
         arrays, kind, params, quant = super()._call(args, options, quantization)
         (src, _), (idx, idx_dtype), (dst, _) = (functions._spec_of(a, r) for a, r in zip(arrays, cls.roles))
-        d = params.slice_len
+        d = sum(1 for j in range(MAX_INDEX_DEPTH) if params.gather_nd_strides[j])  # the index depth D
         if idx_dtype not in (np.int32, np.int64) or len(idx) != 2 or idx[1] != d:
             raise ArgumentTypeError(f"{cls.__name__}: indices is {idx_dtype}{list(idx)}, expected an int32 or int64 "
                                     f"(N, {d}) array")
