@@ -5,9 +5,9 @@
 //     gather_nd_strides[j] into an S32 tensor of its own and makes TFLite's two checks (no
 //     negative component, every position in 0..K-1; else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE naming
 //     the first row, before anything is written: ACL's Gather leaves such an index undefined),
-//     then NEGather moves the rows
-//     (along ACL dimension 1 of src). NEON only: CL answers ACL_SHIM_ERR_UNSUPPORTED (the
-//     runner's fallback runs it), since the indices would have to be mapped to the host.
+//     then ACL's Gather (NEGather / CLGather) moves the rows (along ACL dimension 1 of src). On
+//     CL the indices and the shim's S32 tensor are mapped for the CPU's part (a blocking map, so
+//     the kernels that wrote the indices have finished) and unmapped before the gather.
 #include "acl_shim_families.h"
 
 #include "acl_shim_builders.h"
@@ -18,6 +18,13 @@
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEGather.h"
 #include "arm_compute/runtime/Tensor.h"
+#endif
+
+#if ACL_SHIM_WITH_CL
+#include "arm_compute/core/CL/ICLTensor.h"
+#include "arm_compute/runtime/CL/CLScheduler.h"
+#include "arm_compute/runtime/CL/CLTensor.h"
+#include "arm_compute/runtime/CL/functions/CLGather.h"
 #endif
 
 #include <cstdint>
@@ -61,33 +68,61 @@ void flatten(const acl::ITensor &indices, const int64_t *strides, int64_t k, int
     }
 }
 
+// The backends: NEON's tensors are host memory; CL's are mapped for the CPU's part (a blocking
+// map on the in-order queue also waits for the kernels that wrote the indices).
 #if ACL_SHIM_WITH_NEON
+struct Neon {
+    using ITensor = acl::ITensor;
+    using Tensor = acl::Tensor;
+    using Gather = acl::NEGather;
+    static constexpr const char *prefix = "NE";
+    static void map(acl::ITensor &) {}
+    static void unmap(acl::ITensor &) {}
+};
+#endif
+#if ACL_SHIM_WITH_CL
+struct Cl {
+    using ITensor = acl::ICLTensor;
+    using Tensor = acl::CLTensor;
+    using Gather = acl::CLGather;
+    static constexpr const char *prefix = "CL";
+    static void map(acl::ICLTensor &t) { t.map(acl::CLScheduler::get().queue(), true); }
+    static void unmap(acl::ICLTensor &t) { t.unmap(acl::CLScheduler::get().queue()); }
+};
+#endif
+
 // The composition: the index rows flattened and checked, then ACL's gather of src's rows.
+template <typename E>
 struct GatherNd : acl::IFunction {
-    acl::ITensor *indices = nullptr;
-    acl::Tensor flat;  // S32 (N): the rows' flat positions, the shim's own memory
-    std::unique_ptr<acl::NEGather> gather;
+    typename E::ITensor *indices = nullptr;
+    typename E::Tensor flat;  // S32 (N): the rows' flat positions, the shim's own memory
+    std::unique_ptr<typename E::Gather> gather;
     int64_t strides[ACL_SHIM_MAX_DIMS] = {};
     int64_t k = 0;
     void run() override {
-        int32_t *out = reinterpret_cast<int32_t *>(flat.buffer() + flat.info()->offset_first_element_in_bytes());
-        if (indices->info()->data_type() == acl::DataType::S64) {
-            flatten<int64_t>(*indices, strides, k, out);
-        } else {
-            flatten<int32_t>(*indices, strides, k, out);
+        E::map(*indices);
+        E::map(flat);
+        try {
+            int32_t *out = reinterpret_cast<int32_t *>(flat.buffer() + flat.info()->offset_first_element_in_bytes());
+            if (indices->info()->data_type() == acl::DataType::S64) {
+                flatten<int64_t>(*indices, strides, k, out);
+            } else {
+                flatten<int32_t>(*indices, strides, k, out);
+            }
+        } catch (...) {
+            E::unmap(flat);
+            E::unmap(*indices);
+            throw;
         }
+        E::unmap(flat);
+        E::unmap(*indices);
         gather->run();
     }
     void prepare() override { gather->prepare(); }
 };
-#endif
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    using ITensor = acl::ITensor;
-};
-
-std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &p, const std::vector<acl::ITensor *> &t) {
+template <typename E>
+std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &p, const std::vector<typename E::ITensor *> &t) {
     need(t, 3, {0, 1, 2}, "gather_nd");
     const acl::ITensorInfo &src = *t[0]->info(), &idx = *t[1]->info(), &dst = *t[2]->info();
     const acl::DataType it = idx.data_type();
@@ -95,7 +130,7 @@ std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &p, const std::v
     require(idx.num_dimensions() <= 2, "gather_nd: indices must be (N, D)");
     const size_t d = idx.dimension(0), n = idx.dimension(1);
     require(d >= 1 && d <= ACL_SHIM_MAX_DIMS, "gather_nd: an index row has 1..6 components");
-    auto f = std::make_unique<GatherNd>();
+    auto f = std::make_unique<GatherNd<E>>();
     for (size_t j = 0; j < d; ++j) {
         require(p.gather_nd_strides[j] >= 1, "gather_nd: gather_nd_strides[" + std::to_string(j) + "] must be >= 1");
         f->strides[j] = p.gather_nd_strides[j];
@@ -103,31 +138,18 @@ std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &p, const std::v
     f->k = static_cast<int64_t>(src.dimension(1));
     require(f->k <= INT32_MAX, "gather_nd: src has more rows than an S32 index reaches");
     f->flat.allocator()->init(acl::TensorInfo(acl::TensorShape(n), 1, acl::DataType::S32));
-    check_status(acl::NEGather::validate(&src, f->flat.info(), &dst, 1), "NEGather::validate");
-    f->gather = std::make_unique<acl::NEGather>();
+    check_status(E::Gather::validate(&src, f->flat.info(), &dst, 1), name<E>("Gather").c_str());
+    f->gather = std::make_unique<typename E::Gather>();
     f->gather->configure(t[0], &f->flat, t[2], 1);
     f->flat.allocator()->allocate();
     f->indices = t[1];
     return f;
 }
-#endif
-
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    using ITensor = acl::ICLTensor;
-};
-
-std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &, const std::vector<acl::ICLTensor *> &t) {
-    need(t, 3, {0, 1, 2}, "gather_nd");
-    fail(ACL_SHIM_ERR_UNSUPPORTED, "gather_nd: not on CL (the shim reads and checks the indices on the CPU; "
-                                   "NEON only)");
-}
-#endif
 
 template <typename E>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, const std::vector<typename E::ITensor *> &t,
                                       const std::shared_ptr<acl::IMemoryManager> &) {
-    return kind == ACL_SHIM_FN_GATHER_ND ? gather_nd(p, t) : nullptr;  // one row
+    return kind == ACL_SHIM_FN_GATHER_ND ? gather_nd<E>(p, t) : nullptr;  // one row
 }
 
 }  // namespace

@@ -25,9 +25,9 @@ pytestmark = pytest.mark.acl
 ROWS = [c for c in RUNTIME if c.id in ("pairs_into_3x4x2", "int8_pixels", "uint8_int64_scalars")]
 
 
-@pytest.mark.parametrize("case", ROWS, ids=[c.id for c in ROWS])
-def test_runtime_gather_nd_on_acl_bit_for_bit(case):
-    r = _runner(case.model(), "neon")
+def check_runtime(case, backend: str) -> None:
+    """One ``gather_nd`` step on ``backend``, bit for bit with the numpy plan."""
+    r = _runner(case.model(), backend)
     try:
         assert r.plan.fallbacks == () and [s.kind for s in r.plan.steps] == ["gather_nd"]
         x, i = case.input(), case.indices
@@ -37,8 +37,10 @@ def test_runtime_gather_nd_on_acl_bit_for_bit(case):
         r.close()
 
 
-def test_an_index_outside_params_stops_the_runner_with_its_output_unchanged():
-    r = _runner(runtime_indices_model(index_dtype="int64"), "neon")
+def check_bad_rows(backend: str) -> None:
+    """A row past params' end, then one with a negative component: the library's error, the
+    runner's output as the last good run left it."""
+    r = _runner(runtime_indices_model(index_dtype="int64"), backend)
     try:
         x = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
         good = np.array([[2, 3], [0, 0], [1, 2], [2, 0], [0, 3]], np.int64)
@@ -51,6 +53,15 @@ def test_an_index_outside_params_stops_the_runner_with_its_output_unchanged():
             assert np.array_equal(np.array(y), before)
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("case", ROWS, ids=[c.id for c in ROWS])
+def test_runtime_gather_nd_on_acl_bit_for_bit(case):
+    check_runtime(case, "neon")
+
+
+def test_an_index_outside_params_stops_the_runner_with_its_output_unchanged():
+    check_bad_rows("neon")
 
 
 def test_the_function_writes_nothing_outside_dst_and_nothing_at_all_on_a_bad_index():
