@@ -148,7 +148,7 @@ extern "C" {
                                          row sum_j indices[n, j] * params.gather_nd_strides[j] of src; the
                                          shim flattens and checks the indices on the CPU (every flat position in
                                          0..K-1, else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE before anything is
-                                         written), then ACL's Gather moves the rows; NEON only */
+                                         written), then ACL's Gather moves the rows; NEON and CL */
 #define ACL_SHIM_FN_DETECTION_POST_PROCESS 95 /* box encodings (4, N), class scores (num_classes + 1, N), anchors
                                                  (4, N), boxes (4, M), classes (M), scores (M), num_detections (1),
                                                  ACL order, M = max_detections * max_classes_per_detection:

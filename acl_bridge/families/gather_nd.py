@@ -1,11 +1,12 @@
 """The gather_nd family (native/acl_shim_gather_nd.cpp): GatherNd, TFLite's GATHER_ND with
 indices known only at run. ACL has no GatherNd function; the shim composes one: on every run
 it reads the index rows on the CPU, flattens each into a row of src (params viewed as (K, C))
-and checks it, as TFLite's kernel does, then ACL's gather (NEGather) moves the rows. An index
-row outside src stops the run with :class:`~acl_bridge.errors.AclIndexOutOfRangeError` (an
-IndexOutOfRangeError) before anything is written. NEON only (CL: AclUnsupportedError, so the
-model runner's fallback runs it); ACL 20.08 and 24.11 alike. Any data type ACL's gather moves
-(float32, int8 / uint8 as stored with one quantization in and out); indices int32 or int64."""
+and checks it, as TFLite's kernel does, then ACL's gather (NEGather / CLGather) moves the
+rows. An index row outside src stops the run with
+:class:`~acl_bridge.errors.AclIndexOutOfRangeError` (an IndexOutOfRangeError) before anything
+is written. NEON on ACL 20.08 and 24.11; CL (24.11): the shim maps the indices and its own
+int32 tensor for the CPU's part. Any data type ACL's gather moves (float32, int8 / uint8 as
+stored with one quantization in and out); indices int32 or int64."""
 
 from __future__ import annotations
 
