@@ -18,6 +18,7 @@ from .errors import (  # noqa: F401  (re-exported: the native layer's errors)
     STATUS_ERRORS,
     AclError,
     AclExceptionError,
+    AclIndexOutOfRangeError,
     AclInvalidArgumentError,
     AclNoDeviceError,
     AclNotImportedError,
