@@ -45,7 +45,8 @@ from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDes
 from ndarray.errors import AclNdarrayError, ArgumentTypeError, IndexOutOfRangeError, ReadOnlyError, UnsupportedOptionError  # noqa: E402
 from ndarray.formats import directml, torch, xla  # noqa: E402
 from acl_bridge import AclTensorInfo, PaddingSize, descriptor_from_tensor_info, tensor_info  # noqa: E402
-from acl_bridge.native import AclError, AclInvalidArgumentError, AclStatusError, AclUnavailableError  # noqa: E402  (importable without ACL)
+from acl_bridge.native import (  # noqa: E402  (importable without ACL)
+    AclError, AclIndexOutOfRangeError, AclInvalidArgumentError, AclStatusError, AclUnavailableError)
 
 F32 = np.float32
 
@@ -605,19 +606,20 @@ def _():
 
 
 def _gather_nd_run(rows, dtype="int64"):
-    """GatherNd of src (12, 3) = params (3, 4, 3) by ``rows`` read at run: (call, buffers)."""
+    """GatherNd of src (12, 3) = params (3, 4, 3) by ``rows`` read at run: (call, buffers); a
+    bad row is the native layer's AclIndexOutOfRangeError (an IndexOutOfRangeError)."""
     src, idx, dst = arange((12, 3)), np.array(rows, dtype), arange((len(rows), 3))
     f = _families().GatherNd(src, idx, dst, dims=(3, 4))
     return f.run, [src, idx, dst]
 
 
-@case("gather-nd-runtime-index-past-the-end", IndexOutOfRangeError,
+@case("gather-nd-runtime-index-past-the-end", AclIndexOutOfRangeError,
       r"gather_nd: index \[3, 0\] \(row 1\) is outside src's 12 rows \(flat position 12, expected 0\.\.11\)", native=True)
 def _():
     return _gather_nd_run([[0, 0], [3, 0]])
 
 
-@case("gather-nd-runtime-negative-component", IndexOutOfRangeError,
+@case("gather-nd-runtime-negative-component", AclIndexOutOfRangeError,
       r"gather_nd: index \[1, -1\] \(row 0\) has a negative component", native=True)
 def _():
     return _gather_nd_run([[1, -1]], "int32")
