@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ndarray.errors import AclNdarrayError
+from ndarray.errors import AclNdarrayError, IndexOutOfRangeError
 
 from . import abi
 
@@ -55,6 +55,11 @@ class AclNoDeviceError(AclError):
     says what is missing and how to enable acl-ndarray's OpenCL layer)."""
 
 
+class AclIndexOutOfRangeError(AclError, IndexOutOfRangeError):
+    """A run met an index value outside its tensor (gather_nd's runtime indices) and wrote
+    nothing: the library's IndexOutOfRangeError, from the native layer."""
+
+
 # Status name (the header's ACL_SHIM_ERR_*) -> exception class; codes come from the header.
 _BY_NAME = {
     "INVALID_ARGUMENT": AclInvalidArgumentError,
@@ -64,6 +69,7 @@ _BY_NAME = {
     "NOT_IMPORTED": AclNotImportedError,
     "UNSUPPORTED": AclUnsupportedError,
     "NO_DEVICE": AclNoDeviceError,
+    "INDEX_OUT_OF_RANGE": AclIndexOutOfRangeError,
 }
 STATUS_ERRORS = {abi.STATUS[name]: cls for name, cls in _BY_NAME.items() if name in abi.STATUS}
 

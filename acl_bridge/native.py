@@ -18,6 +18,7 @@ from .errors import (  # noqa: F401  (re-exported: the native layer's errors)
     STATUS_ERRORS,
     AclError,
     AclExceptionError,
+    AclIndexOutOfRangeError,
     AclInvalidArgumentError,
     AclNoDeviceError,
     AclNotImportedError,
@@ -71,7 +72,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 16
+EXPECTED_ABI_VERSION = 17
 
 
 def check(status: int, what: str) -> None:

@@ -113,6 +113,10 @@ def kind_calls(layouts=("NCHW", "NHWC")) -> List[KindCall]:
                  dict(begin=(0, 1), end=(2, 21), strides=(1, 2)), lambda v: v["src"][:, 1:21:2]),
         KindCall("gather", "Gather", {"src": x2, "indices": np.array([5, 0, 23, 7], np.int32)},
                  {"dst": ((2, 4), "float32")}, dict(axis=1), lambda v: np.take(v["src"], v["indices"], axis=1)),
+        # GATHER_ND's runtime indices (acl_bridge.families.gather_nd): the shim's CPU check, then the gather
+        KindCall("gather_nd runtime", "GatherNd", {"src": _values((24, 2)), "indices": np.array([[1, 5], [0, 0], [3, 2]],
+                                                                                               np.int32)},
+                 {"dst": ((3, 2), "float32")}, dict(dims=(4, 6)), lambda v: v["src"][v["indices"] @ np.array([6, 1])]),
         # the neural-network layers (acl_bridge.families.nn), NHWC (MatMul left out: ACL 20.08 has none)
         KindCall("deconvolution 3x3 s2 NHWC", "Deconvolution",
                  {"src": _values((1, 4, 4, 4)), "weights": _values((3, 3, 3, 4), 5) / 8, "bias": _values((3,), 1)},

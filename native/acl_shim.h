@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 16
+#define ACL_SHIM_ABI_VERSION 17
 #define ACL_SHIM_MAX_DIMS 6
 #define ACL_SHIM_MAX_FUNCTION_TENSORS 32 /* a function's tensors (ABI 16: 8 before; lstm takes 27) */
 
@@ -38,6 +38,7 @@ extern "C" {
 #define ACL_SHIM_ERR_OUT_OF_MEMORY 4    /* std::bad_alloc */
 #define ACL_SHIM_ERR_NOT_IMPORTED 5     /* run() before every tensor had memory imported */
 #define ACL_SHIM_ERR_UNSUPPORTED 6      /* not available in the ACL version this was built against */
+#define ACL_SHIM_ERR_INDEX_OUT_OF_RANGE 8 /* run: an index value outside its tensor (ABI 17, gather_nd); nothing written */
 
 /* ---- enums (values are the ABI; the C++ maps them onto ACL's) --------- */
 #define ACL_SHIM_DT_F32 0
@@ -143,6 +144,11 @@ extern "C" {
                                          projection_clip (0: none) */
 
 /* detection post-process (ABI 16, native/acl_shim_detection.cpp): NEON only (ACL has no CL function) */
+#define ACL_SHIM_FN_GATHER_ND 115     /* src (K, C), indices (N, D) S32 or S64, dst (N, C) (ABI 17): row n of dst =
+                                         row sum_j indices[n, j] * params.gather_nd_strides[j] of src; the
+                                         shim flattens and checks the indices on the CPU (every flat position in
+                                         0..K-1, else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE before anything is
+                                         written), then ACL's Gather moves the rows; NEON and CL */
 #define ACL_SHIM_FN_DETECTION_POST_PROCESS 95 /* box encodings (4, N), class scores (num_classes + 1, N), anchors
                                                  (4, N), boxes (4, M), classes (M), scores (M), num_detections (1),
                                                  ACL order, M = max_detections * max_classes_per_detection:
@@ -291,6 +297,9 @@ typedef struct acl_shim_params {
     float nms_iou_threshold;            /* ... a box overlapping a kept one by more is dropped */
     uint32_t num_classes;               /* ... classes without the background column */
     float box_scales[4];                /* ... y, x, h, w: the box codes' scales */
+
+    /* gather_nd runtime indices (ABI 17, the gather_nd family) */
+    int64_t gather_nd_strides[ACL_SHIM_MAX_DIMS]; /* gather_nd: src rows per step of index component j (numpy order) */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

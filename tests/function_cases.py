@@ -693,6 +693,18 @@ CASES += tuple(_logic_rows() + _gelu_rows())
 CASES += tuple(_detection_rows())
 
 
+def _gather_nd_rows():
+    """GATHER_ND with runtime indices (acl_bridge.families.gather_nd): params (3, 4, 3) viewed
+    as (12, 3), int64 index rows (i, j) -> row 4 i + j (on CL the shim maps the indices)."""
+    idx = np.array([[2, 3], [0, 0], [1, 2], [0, 3], [2, 0]], np.int64)
+    return [_case("gather_nd-runtime-int64", "GatherNd",
+                  lambda: {"src": arange_values((12, 3), scale=1.0), "indices": idx}, dict(dims=(3, 4)),
+                  lambda v: v["src"][v["indices"] @ np.array([4, 1])], "exact")]
+
+
+CASES += tuple(_gather_nd_rows())
+
+
 def _lstm_inputs(seed, batch, n_input, n_cell, n_output, cifg=False, peephole=False, projection=False,
                  layer_norm=False):
     """Role -> values of one LSTM step (acl_bridge.families.lstm's roles), random state in."""

@@ -45,7 +45,8 @@ from ndarray import InvalidLayoutError, NdArray, NotRepresentableError, ShapeDes
 from ndarray.errors import AclNdarrayError, ArgumentTypeError, IndexOutOfRangeError, ReadOnlyError, UnsupportedOptionError  # noqa: E402
 from ndarray.formats import directml, torch, xla  # noqa: E402
 from acl_bridge import AclTensorInfo, PaddingSize, descriptor_from_tensor_info, tensor_info  # noqa: E402
-from acl_bridge.native import AclError, AclInvalidArgumentError, AclStatusError, AclUnavailableError  # noqa: E402  (importable without ACL)
+from acl_bridge.native import (  # noqa: E402  (importable without ACL)
+    AclError, AclIndexOutOfRangeError, AclInvalidArgumentError, AclStatusError, AclUnavailableError)
 
 F32 = np.float32
 
@@ -602,6 +603,40 @@ def _():
 def _():
     src, idx, dst = arange((2, 4)), np.array([0, 1], np.int64), arange((2, 2))
     return lambda: _families().Gather(src, idx, dst, axis=1), [src, idx, dst]
+
+
+def _gather_nd_run(rows, dtype="int64"):
+    """GatherNd of src (12, 3) = params (3, 4, 3) by ``rows`` read at run: (call, buffers); a
+    bad row is the native layer's AclIndexOutOfRangeError (an IndexOutOfRangeError)."""
+    src, idx, dst = arange((12, 3)), np.array(rows, dtype), arange((len(rows), 3))
+    f = _families().GatherNd(src, idx, dst, dims=(3, 4))
+    return f.run, [src, idx, dst]
+
+
+@case("gather-nd-runtime-index-past-the-end", AclIndexOutOfRangeError,
+      r"gather_nd: index \[3, 0\] \(row 1\) is outside src's 12 rows \(flat position 12, expected 0\.\.11\)", native=True)
+def _():
+    return _gather_nd_run([[0, 0], [3, 0]])
+
+
+@case("gather-nd-runtime-negative-component", AclIndexOutOfRangeError,
+      r"gather_nd: index \[1, -1\] \(row 0\) has a negative component", native=True)
+def _():
+    return _gather_nd_run([[1, -1]], "int32")
+
+
+@case("gather-nd-dims-not-src-rows", InvalidLayoutError, r"GatherNd: src has 12 rows, dims \(3, 5\) give 15",
+      native=True)
+def _():
+    src, idx, dst = arange((12, 3)), np.array([[0, 0]], np.int32), arange((1, 3))
+    return lambda: _families().GatherNd(src, idx, dst, dims=(3, 5)), [src, idx, dst]
+
+
+@case("gather-nd-int16-indices", ArgumentTypeError, r"GatherNd: indices is int16\[1, 2\], expected an int32 or int64 "
+      r"\(N, 2\) array", native=True)
+def _():
+    src, idx, dst = arange((12, 3)), np.array([[0, 0]], np.int16), arange((1, 3))
+    return lambda: _families().GatherNd(src, idx, dst, dims=(3, 4)), [src, idx, dst]
 
 
 @case("tile-multiples-not-one-per-axis", UnsupportedOptionError,

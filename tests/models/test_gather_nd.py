@@ -1,9 +1,10 @@
 """GATHER_ND on one-operator models against TFLite's interpreter, element by element: constant
 indices lowered onto ACL's ``gather`` (params viewed as (K, C), flat positions computed at
-load, the output viewed as (N, C)), the plan carried out by numpy; runtime indices on the
-fallback (the rule refuses them), TFLite's check of an index out of params made by both
-sides. float32 and int8 (moved as stored: bit for bit). ACL's run of the same models:
-tests/models/test_pool3d_acl.py."""
+load, the output viewed as (N, C)); runtime int32 / int64 indices onto the ``gather_nd`` kind
+(the index rows checked and flattened at every run), both plans carried out by numpy;
+TFLite's checks (no negative component, the flat position inside params) made by both sides.
+float32, int8 and uint8 (moved as stored: bit for bit). ACL's run of the same models:
+tests/models/test_pool3d_acl.py (constant), tests/models/test_gather_nd_runtime_acl.py (runtime)."""
 
 from __future__ import annotations
 
@@ -102,44 +103,153 @@ def test_an_index_outside_params_is_a_format_error():
         plan_model(read_model(case.model()))
 
 
-def runtime_indices_model() -> bytes:
-    """x (3, 4, 2) and int32 indices (5, 2), both graph inputs -> GATHER_ND -> y (5, 2)."""
-    return graph_model([("x", (3, 4, 2), "float32", None, None), ("i", (5, 2), "int32", None, None),
-                        ("y", (5, 2), "float32", None, None)], [("GATHER_ND", ["x", "i"], ["y"], None)],
-                       ["x", "i"], ["y"])
+def runtime_indices_model(x=(3, 4, 2), i=(5, 2), dtype="float32", index_dtype="int32", q=None) -> bytes:
+    """x and indices, both graph inputs -> GATHER_ND -> y (int8 / uint8: quantization ``q``
+    on x and y)."""
+    y = tuple(i[:-1]) + tuple(x[i[-1]:])
+    return graph_model([("x", x, dtype, None, q), ("i", i, index_dtype, None, None), ("y", y, dtype, None, q)],
+                       [("GATHER_ND", ["x", "i"], ["y"], None)], ["x", "i"], ["y"])
 
 
-@host_only_under_emulation
-def test_runtime_indices_run_on_the_fallback_as_the_interpreter():
-    data = runtime_indices_model()
-    plan = plan_model(read_model(data), fallback=True)
-    (fb,) = plan.fallbacks
-    assert not plan.steps and fb.kind == RULE_REFUSED and "non-constant indices" in fb.reason
-    x = np.random.default_rng(1).uniform(-3, 3, (3, 4, 2)).astype(np.float32)
-    i = np.array([[2, 3], [0, 0], [1, 2], [2, 0], [0, 3]], np.int32)
+def interpreter_run(data: bytes, x: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """TFLite's interpreter on (x, i); RuntimeError where its kernel refuses an index."""
     it = interpreter(data)
     inputs = {d["name"]: d["index"] for d in it.get_input_details()}
     it.set_tensor(inputs["x"], x)
     it.set_tensor(inputs["i"], i)
     it.invoke()
-    ref = it.get_tensor(it.get_output_details()[0]["index"])
+    return it.get_tensor(it.get_output_details()[0]["index"])
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """GATHER_ND of params ``x`` by runtime indices ``rows`` (int32 or int64)."""
+
+    id: str
+    x: tuple
+    rows: tuple
+    index_dtype: str = "int32"
+    dtype: str = "float32"
+
+    @property
+    def indices(self) -> np.ndarray:
+        return np.array(self.rows, self.index_dtype)
+
+    def model(self) -> bytes:
+        return runtime_indices_model(self.x, self.indices.shape, self.dtype, self.index_dtype,
+                                     None if self.dtype == "float32" else XQ)
+
+    def input(self) -> np.ndarray:
+        rng = np.random.default_rng(3)
+        if self.dtype == "float32":
+            return rng.uniform(-3, 3, self.x).astype(np.float32)
+        info = np.iinfo(self.dtype)
+        return rng.integers(info.min, info.max + 1, self.x).astype(self.dtype)
+
+
+RUNTIME = [
+    Runtime("pairs_into_3x4x2", (3, 4, 2), ([2, 3], [0, 0], [1, 2], [2, 0], [0, 3])),
+    Runtime("int64_first_axis", (3, 4, 5), ([2], [0], [2]), "int64"),
+    Runtime("scalars_d_equals_rank", (2, 3, 4), ([1, 2, 3], [0, 0, 0], [1, 0, 2]), "int64"),
+    Runtime("nested_rows_nhwc", (1, 4, 5, 3), ([[0, 1, 4], [0, 3, 0]], [[0, 0, 0], [0, 2, 2]])),
+    Runtime("int8_pixels", (2, 3, 4), ([1, 2], [0, 0], [1, 0], [0, 2]), dtype="int8"),
+    Runtime("uint8_int64_scalars", (2, 3, 4), ([1, 2, 3], [0, 1, 0]), "int64", dtype="uint8"),
+    Runtime("one_row", (4, 6), ([3, 5],)),
+]
+
+
+@host_only_under_emulation  # numpy against TFLite; the ACL run: test_gather_nd_runtime_acl.py
+@pytest.mark.parametrize("case", RUNTIME, ids=[c.id for c in RUNTIME])
+def test_runtime_indices_are_one_gather_nd_step_matching_the_interpreter(case):
+    data = case.model()
+    plan = plan_model(read_model(data), fallback=True)
+    assert plan.fallbacks == () and [s.kind for s in plan.steps] == ["gather_nd"]
+    assert plan.steps[0].param("dims") == case.x[:case.indices.shape[-1]]
+    x, i = case.input(), case.indices
+    ref = interpreter_run(data, x, i)
+    got = run_plan(plan, {"x": x, "i": i})["y"]
+    assert got.shape == ref.shape and got.dtype == ref.dtype and np.array_equal(got, ref)
+
+
+def test_runtime_steps_bind_to_the_bridge_function(monkeypatch):
+    assert_steps_bind(plan_model(read_model(RUNTIME[0].model())), monkeypatch)
+
+
+def test_a_row_is_checked_on_its_flat_position_as_tflite_does():
+    """[0, 5] of params (3, 4, 2) is flat row 5, inside params although 5 >= 4: TFLite gathers it,
+    so does the plan; [1, -1] (flat row 3) has a negative component: TFLite refuses it, the plan too."""
+    data = runtime_indices_model(i=(2, 2))
+    x = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
+    i = np.array([[0, 5], [2, 3]], np.int32)
+    ref = interpreter_run(data, x, i)
+    assert np.array_equal(ref, x.reshape(12, 2)[[5, 11]])
+    plan = plan_model(read_model(data))
     assert np.array_equal(run_plan(plan, {"x": x, "i": i})["y"], ref)
+    i = np.array([[0, 0], [1, -1]], np.int32)
+    with pytest.raises(RuntimeError, match="indices_has_only_positive_elements"):
+        interpreter_run(data, x, i)
+    with pytest.raises(IndexOutOfRangeError, match=r"index \[1, -1\] \(row 1\) has a negative component"):
+        run_plan(plan, {"x": x, "i": i})
+
+
+BAD_ROWS = [("past_the_end", "int32", [[2, 3], [0, 0], [3, 0], [2, 0], [0, 3]], r"index \[3, 0\] \(row 2\)", 12),
+            ("past_the_end_int64", "int64", [[0, 0], [2, 4], [0, 0], [0, 0], [0, 0]], r"index \[2, 4\] \(row 1\)", 12),
+            ("int64_beyond_int32", "int64", [[0, 0], [0, 0], [0, 0], [0, 0], [2 ** 33, 0]],
+             r"index \[8589934592, 0\] \(row 4\)", 2 ** 35)]
 
 
 @host_only_under_emulation
-def test_a_runtime_index_outside_params_stops_the_run_as_tflite_does():
-    """TFLite's interpreter fails the invoke; the fallback raises the library's
-    IndexOutOfRangeError naming the row, before writing the output."""
-    data = runtime_indices_model()
+@pytest.mark.parametrize("name,index_dtype,rows,row,flat", BAD_ROWS, ids=[r[0] for r in BAD_ROWS])
+def test_a_runtime_index_outside_params_stops_the_run_as_tflite_does(name, index_dtype, rows, row, flat):
+    """TFLite's interpreter fails the invoke; the plan's step raises the library's
+    IndexOutOfRangeError naming the row, before writing the output (its bytes unchanged)."""
+    data = runtime_indices_model(index_dtype=index_dtype)
     x = np.ones((3, 4, 2), np.float32)
-    i = np.array([[2, 3], [0, 0], [3, 0], [2, 0], [0, 3]], np.int32)
-    it = interpreter(data)
-    inputs = {d["name"]: d["index"] for d in it.get_input_details()}
-    it.set_tensor(inputs["x"], x)
-    it.set_tensor(inputs["i"], i)
+    i = np.array(rows, index_dtype)
     with pytest.raises(RuntimeError):
-        it.invoke()
-    plan = plan_model(read_model(data), fallback=True)
-    with pytest.raises(IndexOutOfRangeError, match=r"operator #0 GATHER_ND: index \[3, 0\] \(row 2\) is outside "
-                                                   r"params \[3, 4\] \(flat position 12, expected 0..11\)"):
+        interpreter_run(data, x, i)
+    plan = plan_model(read_model(data))
+    with pytest.raises(IndexOutOfRangeError, match=rf"operator #0 GATHER_ND: {row} is outside params \[3, 4\] "
+                                                   rf"\(flat position {flat}, expected 0..11\)"):
         run_plan(plan, {"x": x, "i": i})
+
+
+def test_what_stays_on_the_fallback():
+    """int16 indices, and no index rows (an empty output), are refused with the reason."""
+    for i, index_dtype, why in (((5, 2), "int16", "int16 indices"), ((0, 2), "int32", "an empty output")):
+        plan = plan_model(read_model(runtime_indices_model(i=i, index_dtype=index_dtype)), fallback=True)
+        (fb,) = plan.fallbacks
+        assert not plan.steps and fb.kind == RULE_REFUSED and why in fb.reason, fb
+
+
+def test_a_negative_constant_index_is_a_format_error():
+    case = Case("", "GATHER_ND", (3, 4), (1,), (), (X, _idx([[1, -1]])))
+    with pytest.raises(ModelFormatError, match=r"operator #0 GATHER_ND: index \[1, -1\] \(row 0\) has a negative "
+                                               r"component"):
+        plan_model(read_model(case.model()))
+
+
+@host_only_under_emulation
+@pytest.mark.parametrize("seed", range(12))
+def test_random_runtime_indices_as_the_interpreter(seed):
+    """Random params (rank 1-4), index depth, rows and values (some past an axis, some negative,
+    some past the end): the plan gathers what TFLite gathers and refuses what it refuses."""
+    rng = np.random.default_rng(seed)
+    x_shape = tuple(int(v) for v in rng.integers(1, 5, rng.integers(1, 5)))
+    nd = int(rng.integers(1, len(x_shape) + 1))
+    i_shape = tuple(int(v) for v in rng.integers(1, 4, rng.integers(1, 3))) + (nd,)
+    index_dtype = ("int32", "int64")[seed % 2]
+    data = runtime_indices_model(x_shape, i_shape, index_dtype=index_dtype)
+    plan = plan_model(read_model(data))
+    assert [s.kind for s in plan.steps] == ["gather_nd"]
+    x = rng.uniform(-3, 3, x_shape).astype(np.float32)
+    for trial in range(4):
+        high = [d + (trial > 1) for d in x_shape[:nd]]
+        i = np.stack([rng.integers(-(trial == 3), h, i_shape[:-1]) for h in high], axis=-1).astype(index_dtype)
+        try:
+            ref = interpreter_run(data, x, i)
+        except RuntimeError:
+            with pytest.raises(IndexOutOfRangeError):
+                run_plan(plan, {"x": x, "i": i})
+            continue
+        assert np.array_equal(run_plan(plan, {"x": x, "i": i})["y"], ref)

@@ -152,6 +152,7 @@ class _Params:
         self.pad_before, self.pad_after, self.perm = [0] * 6, [0] * 6, [0] * 6
         self.slice_begin, self.slice_end, self.slice_stride, self.multiples = [0] * 6, [0] * 6, [0] * 6, [0] * 6
         self.box_scales = [0.0] * 4  # the detection post-process's y, x, h, w
+        self.gather_nd_strides = [0] * 6  # gather_nd: rows per step of each index component
 
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
@@ -168,7 +169,9 @@ def assert_steps_bind(plan, monkeypatch):
     from ndarray import ShapeDescriptor
 
     monkeypatch.setattr(F, "default_params", _Params)
-    shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), "float32") for t in plan.model.tensors}
+    shapes = {t.index: ShapeDescriptor.create(tuple(t.shape), t.dtype if np.dtype(t.dtype).kind == "i" and
+                                              np.dtype(t.dtype).itemsize >= 4 else "float32")
+              for t in plan.model.tensors}  # index tensors as they are (int32 / int64), the rest float32
     for s in plan.steps:
         consts = {role: ShapeDescriptor.create(v.shape, v.dtype) for role, v in s.constants}
         cls = R.ROLES[s.kind]

@@ -5,9 +5,11 @@ product of its first ``nd`` axes, C of the rest), one ``gather`` along axis 0 wi
 positions into an (N, C) view of the output. float32, or int8 / uint8 moved as stored with
 one quantization in and out.
 
-Runtime indices are refused (the fallback runs them): ACL's gather leaves an index out of
-range undefined (its headers: "the result will become unpredictable"), where TFLite's kernel
-stops with an error; Arm NN's MUL + REDUCE_SUM + GATHER composition has no check either."""
+Runtime indices (int32 or int64) go to the ``gather_nd`` kind (:mod:`.gather_nd_runtime`):
+ACL's gather leaves an index out of range undefined (its headers: "the result will become
+unpredictable") and Arm NN's MUL + REDUCE_SUM + GATHER composition has no check, where
+TFLite's kernel stops with an error, so the shim flattens and checks the rows on the CPU at
+every run and ACL's gather moves the slices."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from ..helpers import first_input, malformed, refuse
 from ..quantized import is_quantized, one_quantization
 from ..step import Intermediate, Lowered, Params, Reshape, Step
 from .movement import moved
+from .gather_nd_runtime import runtime_gather_nd
 from .table import rule
 
 INT32_MAX = np.iinfo(np.int32).max
@@ -30,8 +33,9 @@ def flat_positions(indices: np.ndarray, params_shape: Sequence[int]) -> Tuple[np
     """(flat slice positions (N,), K, C) of GATHER_ND's ``indices`` (..., nd) into params of
     ``params_shape``: row i's position sum_j indices[i, j] * prod(params_shape[j + 1:nd]), the
     params seen as K = prod(params_shape[:nd]) slices of C = prod(params_shape[nd:])
-    elements. ValueError naming the first index row whose position is outside 0..K-1 (the
-    check TFLite's kernel makes: on the flat position, not per component)."""
+    elements. ValueError naming the first index row with a negative component, else the first
+    whose position is outside 0..K-1 (TFLite's kernel makes both checks: a component may pass
+    its axis's extent where the flat position stays inside params)."""
     idx = np.asarray(indices).astype(np.int64)
     if idx.ndim < 1 or not 1 <= idx.shape[-1] <= len(params_shape):
         raise ValueError(f"indices of shape {list(idx.shape)} for params {list(params_shape)} (the last axis "
@@ -40,6 +44,11 @@ def flat_positions(indices: np.ndarray, params_shape: Sequence[int]) -> Tuple[np
     k, c = math.prod(params_shape[:nd]), math.prod(params_shape[nd:])
     strides = np.array([math.prod(params_shape[j + 1:nd]) for j in range(nd)], np.int64)
     rows = idx.reshape(-1, nd)
+    negative = np.flatnonzero((rows < 0).any(axis=1))
+    if negative.size:
+        r = int(negative[0])
+        raise ValueError(f"index {rows[r].tolist()} (row {r}) has a negative component (TFLite's kernel refuses "
+                         f"every negative index)")
     flat = rows @ strides
     bad = np.flatnonzero((flat < 0) | (flat >= k))
     if bad.size:
@@ -59,8 +68,7 @@ def gather_nd(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
         raise malformed(op, f"{len(op.inputs)} inputs, expected params and indices")
     data = model.tensors[op.inputs[1]].data
     if data is None:
-        raise refuse(op, "non-constant indices (ACL's gather does not check a runtime index; TFLite's kernel "
-                         "refuses one out of range)")
+        return runtime_gather_nd(op, model)
     x, y = tuple(model.tensors[src].shape), tuple(model.tensors[out].shape)
     indices = np.asarray(data)
     try:
