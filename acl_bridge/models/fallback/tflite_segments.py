@@ -86,7 +86,7 @@ def _litert():
         raise SegmentRefused(f"ai-edge-litert is not installed ({e})") from None
     version = getattr(ai_edge_litert, "__version__", "?")
     if not version.startswith(("0.", "1.")):
-        from ...demo import emulated
+        from ...emulation import emulated
 
         if emulated():  # its 2.x builds crash loading models under qemu-user (oracles.tflite_oracle)
             raise SegmentRefused(f"ai-edge-litert {version} crashes loading models under QEMU emulation")
