@@ -386,17 +386,15 @@ def _whole(args) -> int:
 
 def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:
     """Per fallback segment of ``name``'s plan with every operator of ``refuse`` refused by
-    ACL: the numpy kernels, the segment on TFLite's interpreter (copies at the boundary
-    included), that interpreter's ``invoke()`` alone (TFLite's own time for the same
-    operators on the same kernels: without XNNPACK where a tensor is int8) and the cut model's
-    ``invoke()`` on TFLite's default kernels (with XNNPACK: TFLite's time), on the values the segment meets in the model (a numpy-executor run on seeded
-    noise), the two engines' outputs compared first (int8 bit for bit)."""
-    from ai_edge_litert import interpreter as litert
-    from ai_edge_litert import schema_py_generated as schema
+    ACL: the numpy kernels, the segment on TFLite's interpreter (``fallback_engine="tflite"``,
+    copies at the boundary included), that interpreter's native invoke alone (TFLite's own time
+    for the same operators on the same kernels: without XNNPACK where a tensor is int8), the
+    segment with ``fallback_engine="tflite-default"`` (XNNPACK on int8 too) and its native
+    invoke alone (TFLite's default kernels), on the values the segment meets in the model (a
+    numpy-executor run on seeded noise), the outputs compared first (``tflite`` with numpy bit
+    for bit on int8; ``tflite-default``'s largest difference recorded)."""
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder
 
-    from acl_bridge.models.fallback.tflite_segments import SegmentBinder, cut_segment, read_after
-
-    source = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
     spec = fold_constant_dequantize(read_model(data))
     plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
                                                         if op.opcode in refuse})
@@ -408,52 +406,86 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
             continue
         ops = [plan.fallbacks[k].op_index for k in ks]
         bound, arrays = {}, {}
-        for engine in ("numpy", "tflite"):
+        for engine in ("numpy", "tflite", "tflite-default"):
             arrays[engine] = {i: (np.array(values[i]) if i in values else np.zeros(t[i].shape, t[i].dtype))
                               for i in plan.buffers()}
             arrays[engine] = plan.bind(arrays[engine])
             bound[engine] = SegmentBinder(engine, data).bind(plan.model, ops, arrays[engine])
-        if bound["tflite"].report.engine != "tflite":
+        if bound["tflite"].report.engine != "tflite" or bound["tflite-default"].report.engine != "tflite":
             rows.append({"model": name, "operators": ops, "refused": bound["tflite"].report.reason})
             continue
         with np.errstate(all="ignore"):
             for b in bound.values():
                 b()
         after = [o for op in plan.model.operators if op.index in ops for o in op.outputs if o in values]
+        default_diff = 0.0
         for o in after:
             np.testing.assert_allclose(arrays["tflite"][o], arrays["numpy"][o], rtol=1e-5,
                                        atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
-        span = [op for op in plan.model.operators if min(ops) <= op.index <= max(ops)]
-        cut = cut_segment(source, plan.model, span, read_after(plan.model, [op.index for op in span]))
-        default = litert.Interpreter(model_content=cut.data, num_threads=1)
-        default.allocate_tensors()
-        for d, i in zip(default.get_input_details(), cut.inputs):
-            default.set_tensor(d["index"], np.ascontiguousarray(arrays["numpy"][i]).reshape(d["shape"]))
+            default_diff = max(default_diff, float(np.abs(arrays["tflite-default"][o].astype(np.float64)
+                                                          - arrays["numpy"][o]).max()))
         start = time.perf_counter()
         bound["numpy"]()
         calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
         with np.errstate(all="ignore"):
             times = interleaved({"numpy": _batch(bound["numpy"], calls), "segment": _batch(bound["tflite"], calls),
                                  "tflite": _batch(bound["tflite"].invoke, calls),
-                                 "tflite default": _batch(default.invoke, calls)}, rounds, "tflite")
+                                 "segment default": _batch(bound["tflite-default"], calls),
+                                 "tflite default": _batch(bound["tflite-default"].invoke, calls)}, rounds, "tflite")
         row = {"model": name, "operators": ops, "opcodes": sorted({o.opcode for o in plan.model.operators if o.index in ops}),
-               "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds}
-        for k in ("numpy", "segment", "tflite", "tflite default"):
+               "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds,
+               "default max diff": default_diff}
+        for k in ("numpy", "segment", "tflite", "segment default", "tflite default"):
             row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
-        for k in ("numpy", "segment", "tflite default"):
+        for k in ("numpy", "segment", "segment default", "tflite default"):
             row[f"{k} / tflite"] = times.ratio(k)
             row[f"{k} / tflite range"] = list(times.ratio_range(k))
+        row["segment default / tflite default"] = times.ratio("segment default") / times.ratio("tflite default")
         rows.append(row)
     return rows
+
+
+def whole_model_steps(name: str, data: bytes, refuse: List[str]) -> Dict[str, object]:
+    """The plan with ``refuse`` on the fallback, run whole (numpy runner) with each fallback
+    engine on seeded noise, against TFLite's whole model on its reference and on its default
+    kernels: the largest output difference per engine and kernels (in output steps where the
+    output is quantized)."""
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+    from acl_bridge.models.runtime.numpy_backend import NumpyRunner, NumpySchedule
+
+    spec = fold_constant_dequantize(read_model(data))
+    plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
+                                                        if op.opcode in refuse})
+    x = noise(spec.tensors[spec.inputs[0]], 1)
+    wants = {}
+    for kernels, reference in (("reference", True), ("default", False)):
+        it, _ = interpreter(data, 1, reference=reference)
+        it.set_tensor(it.get_input_details()[0]["index"], x)
+        it.invoke()
+        wants[kernels] = {d["name"]: it.get_tensor(d["index"]).copy() for d in it.get_output_details()}
+    row: Dict[str, object] = {"model": name}
+    for engine in ("numpy", "tflite", "tflite-default"):
+        runner = NumpyRunner(plan)
+        runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder(engine, data))
+        next(iter(runner.input_arrays.values())).numpy()[...] = x
+        with np.errstate(all="ignore"):
+            runner.run()
+        got = runner.outputs()
+        for kernels, want in wants.items():
+            row[f"{engine} / {kernels}"] = max(float(np.abs(got[k].astype(np.float64) - want[k]).max()) for k in want)
+    return row
 
 
 def _segments(args) -> int:
     refuse = args.segments.split(",")
     rows = []
     print("| model | segment (operators) | copied bytes | numpy us | segment us | tflite invoke us | "
-          "tflite default us | numpy / tflite (min-max) | segment / tflite (min-max) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name in _names(args.models):
+          "segment default us | tflite default us | segment / tflite (min-max) | "
+          "segment default / tflite default | default max diff |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    names = _names(args.models)
+    for name in names:
         with open(fetch.model_path(name), "rb") as fh:
             data = fh.read()
         for r in bench_segments(name, data, refuse, args.rounds):
@@ -461,12 +493,19 @@ def _segments(args) -> int:
             if "refused" in r:
                 print(f"| {name} | {r['operators']} | refused: {r['refused']} |", flush=True)
                 continue
-            (lo, hi), (slo, shi) = r["numpy / tflite range"], r["segment / tflite range"]
+            slo, shi = r["segment / tflite range"]
             ops = ", ".join(r["opcodes"])  # type: ignore[arg-type]
             print(f"| {name} | {len(r['operators'])} ({ops}) | {r['copied bytes']} | {r['numpy us']:.1f} | "
-                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['tflite default us']:.1f} | "
-                  f"{r['numpy / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | "
-                  f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) |", flush=True)
+                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['segment default us']:.1f} | "
+                  f"{r['tflite default us']:.1f} | {r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
+                  f"{r['segment default / tflite default']:.2f} | {r['default max diff']:g} |", flush=True)
+    engines = [f"{e} / {k}" for e in ("numpy", "tflite", "tflite-default") for k in ("reference", "default")]
+    print("\n| model | " + " | ".join(f"{e}: max diff" for e in engines) + " |\n|" + " --- |" * (1 + len(engines)))
+    for name in names:
+        with open(fetch.model_path(name), "rb") as fh:
+            w = whole_model_steps(name, fh.read(), refuse)
+        rows.append(w)
+        print(f"| {name} | " + " | ".join(f"{w[e]:g}" for e in engines) + " |", flush=True)
     return _dump(args.json, rows)
 
 
