@@ -390,9 +390,12 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
     copies at the boundary included), that interpreter's native invoke alone (TFLite's own time
     for the same operators on the same kernels: without XNNPACK where a tensor is int8), the
     segment with ``fallback_engine="tflite-default"`` (XNNPACK on int8 too) and its native
-    invoke alone (TFLite's default kernels), on the values the segment meets in the model (a
+    invoke alone (TFLite's default kernels), and, for the record, the segment copied through
+    the interpreter's Python API per call (``set_tensor``, ``invoke()``, a ``tensor()`` view per
+    output: as stop 47 bound it) and that ``invoke()`` alone, on the values the segment meets in the model (a
     numpy-executor run on seeded noise), the outputs compared first (``tflite`` with numpy bit
     for bit on int8; ``tflite-default``'s largest difference recorded)."""
+    from acl_bridge.models.fallback import tflite_segments
     from acl_bridge.models.fallback.tflite_segments import SegmentBinder
 
     spec = fold_constant_dequantize(read_model(data))
@@ -401,17 +404,23 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
     t = plan.model.tensors
     values = run_plan_tensors(plan, noise(t[plan.model.inputs[0]], 0))
     rows = []
+    bind_views = tflite_segments._bound_views
     for side, ks in plan.segments():
         if side != "fallback":
             continue
         ops = [plan.fallbacks[k].op_index for k in ks]
         bound, arrays = {}, {}
-        for engine in ("numpy", "tflite", "tflite-default"):
+        for engine in ("numpy", "tflite", "tflite-default", "api"):
             arrays[engine] = {i: (np.array(values[i]) if i in values else np.zeros(t[i].shape, t[i].dtype))
                               for i in plan.buffers()}
             arrays[engine] = plan.bind(arrays[engine])
-            bound[engine] = SegmentBinder(engine, data).bind(plan.model, ops, arrays[engine])
-        if bound["tflite"].report.engine != "tflite" or bound["tflite-default"].report.engine != "tflite":
+            tflite_segments._bound_views = (lambda *a: None) if engine == "api" else bind_views
+            try:
+                bound[engine] = SegmentBinder("tflite" if engine == "api" else engine, data).bind(
+                    plan.model, ops, arrays[engine])
+            finally:
+                tflite_segments._bound_views = bind_views
+        if any(bound[e].report.engine != "tflite" for e in ("tflite", "tflite-default", "api")):
             rows.append({"model": name, "operators": ops, "refused": bound["tflite"].report.reason})
             continue
         with np.errstate(all="ignore"):
@@ -420,8 +429,9 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
         after = [o for op in plan.model.operators if op.index in ops for o in op.outputs if o in values]
         default_diff = 0.0
         for o in after:
-            np.testing.assert_allclose(arrays["tflite"][o], arrays["numpy"][o], rtol=1e-5,
-                                       atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
+            for e in ("tflite", "api"):
+                np.testing.assert_allclose(arrays[e][o], arrays["numpy"][o], rtol=1e-5,
+                                           atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
             default_diff = max(default_diff, float(np.abs(arrays["tflite-default"][o].astype(np.float64)
                                                           - arrays["numpy"][o]).max()))
         start = time.perf_counter()
@@ -431,16 +441,20 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
             times = interleaved({"numpy": _batch(bound["numpy"], calls), "segment": _batch(bound["tflite"], calls),
                                  "tflite": _batch(bound["tflite"].invoke, calls),
                                  "segment default": _batch(bound["tflite-default"], calls),
-                                 "tflite default": _batch(bound["tflite-default"].invoke, calls)}, rounds, "tflite")
+                                 "tflite default": _batch(bound["tflite-default"].invoke, calls),
+                                 "segment via API": _batch(bound["api"], calls),
+                                 "tflite invoke()": _batch(bound["api"].invoke, calls)}, rounds, "tflite")
         row = {"model": name, "operators": ops, "opcodes": sorted({o.opcode for o in plan.model.operators if o.index in ops}),
                "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds,
                "default max diff": default_diff}
-        for k in ("numpy", "segment", "tflite", "segment default", "tflite default"):
+        for k in ("numpy", "segment", "tflite", "segment default", "tflite default", "segment via API", "tflite invoke()"):
             row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
-        for k in ("numpy", "segment", "segment default", "tflite default"):
+        for k in ("numpy", "segment", "segment default", "tflite default", "segment via API", "tflite invoke()"):
             row[f"{k} / tflite"] = times.ratio(k)
             row[f"{k} / tflite range"] = list(times.ratio_range(k))
         row["segment default / tflite default"] = times.ratio("segment default") / times.ratio("tflite default")
+        row["segment via API / tflite invoke()"] = times.ratio("segment via API") / times.ratio("tflite invoke()")
+        row["segment / tflite invoke()"] = times.ratio("segment") / times.ratio("tflite invoke()")
         rows.append(row)
     return rows
 
@@ -481,9 +495,10 @@ def _segments(args) -> int:
     refuse = args.segments.split(",")
     rows = []
     print("| model | segment (operators) | copied bytes | numpy us | segment us | tflite invoke us | "
-          "segment default us | tflite default us | segment / tflite (min-max) | "
-          "segment default / tflite default | default max diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "segment default us | tflite default us | segment via API us | tflite invoke() us | "
+          "segment / tflite (min-max) | segment default / tflite default | segment via API / tflite invoke() | "
+          "default max diff |")
+    print("|" + " --- |" * 14)
     names = _names(args.models)
     for name in names:
         with open(fetch.model_path(name), "rb") as fh:
@@ -497,8 +512,10 @@ def _segments(args) -> int:
             ops = ", ".join(r["opcodes"])  # type: ignore[arg-type]
             print(f"| {name} | {len(r['operators'])} ({ops}) | {r['copied bytes']} | {r['numpy us']:.1f} | "
                   f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['segment default us']:.1f} | "
-                  f"{r['tflite default us']:.1f} | {r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
-                  f"{r['segment default / tflite default']:.2f} | {r['default max diff']:g} |", flush=True)
+                  f"{r['tflite default us']:.1f} | {r['segment via API us']:.1f} | {r['tflite invoke() us']:.1f} | "
+                  f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
+                  f"{r['segment default / tflite default']:.2f} | {r['segment via API / tflite invoke()']:.2f} | "
+                  f"{r['default max diff']:g} |", flush=True)
     engines = [f"{e} / {k}" for e in ("numpy", "tflite", "tflite-default") for k in ("reference", "default")]
     print("\n| model | " + " | ".join(f"{e}: max diff" for e in engines) + " |\n|" + " --- |" * (1 + len(engines)))
     for name in names:

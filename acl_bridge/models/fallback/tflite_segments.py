@@ -5,16 +5,18 @@ source file into a small model of its own (:func:`cut_segment`: exactly those op
 options, quantization and constants, the tensors they read from outside made its inputs and
 those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
 (ai-edge-litert, one thread; int8 segments on its optimized builtin kernels without the
-XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). A run copies
-the inputs from the bridge's buffers (numpy views: the elements only) into the interpreter,
-invokes it, and copies the outputs back into the bridge's buffers;
-:attr:`FallbackSegment.copied_bytes_per_run` counts both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
-kernels (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
+XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). The
+interpreter's input and output tensors are bound once as numpy views; a run copies the inputs
+from the bridge's buffers (the elements only) into them, calls the native invoke, and copies
+the outputs back; :attr:`FallbackSegment.copied_bytes_per_run` counts both. Without
+ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy kernels
+(:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
 
 ``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
-``"auto"`` (the interpreter for segments holding an operator of :data:`HEAVY`, where numpy's
-passes over memory cost more than the interpreter's fixed cost a call: measured by
-``benchmarks/fallback_speed.py``, docs/performance.md).
+``"tflite-default"`` (the same with XNNPACK on quantized segments too: 2-6x faster there, not
+bit for bit with the reference kernels), ``"auto"`` (``"tflite"`` for segments holding an
+operator of :data:`HEAVY`, where numpy's passes over memory cost more than the interpreter's
+fixed cost a call: measured by ``benchmarks/fallback_speed.py``, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -31,19 +33,22 @@ from .registry import prepare
 
 ENGINES = ("auto", "numpy", "tflite", "tflite-default")
 
-# (opcode, dtype of its first input) where the segment on the interpreter (its fixed ~2-3 us a
-# call included) took less time than the numpy kernel, on every shape measured (host, paired
-# rounds: ``benchmarks/fallback_speed.py --opcodes all --synthetic``, docs/performance.md); not
-# where they tied or numpy won: float32 CONV_2D and FULLY_CONNECTED (BLAS), int8 ADD, MEAN and
-# the int8 pools (TFLite's builtin int8 kernels without XNNPACK are as slow or slower), and the
-# elementwise and data-movement operators (numpy: well under the interpreter's fixed cost)
+# (opcode, dtype of its first input) where the segment on the interpreter (its fixed cost a
+# call included: 2-3 us until the tensors were bound as views, 0.2-0.5 us since) took less time
+# than the numpy kernel, on every shape measured (host, paired rounds: ``benchmarks/fallback_speed.py
+# --opcodes all --synthetic``, docs/performance.md); not where they tied or numpy won: float32
+# CONV_2D (BLAS: 1.1x on the large one), int8 ADD, MEAN and the int8 pools (TFLite's builtin
+# int8 kernels without XNNPACK are as slow or slower), and the elementwise and data-movement
+# operators (numpy makes one pass where the segment makes three: its copies in and out; they
+# won only on the small shapes measured). float32 FULLY_CONNECTED, LOGISTIC, ELU and MEAN joined
+# when the fixed cost fell (1.7-10x, 9x, 4.8x, 2.7-3.6x)
 _F, _Q = ("float32",), ("int8", "uint8")
 HEAVY: Dict[str, Tuple[str, ...]] = {
-    "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
+    "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _F + _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
     "BATCH_MATMUL": _F, "SOFTMAX": _F + _Q, "LOG_SOFTMAX": _F, "AVERAGE_POOL_2D": _F, "MAX_POOL_2D": _F,
     "L2_POOL_2D": _F, "L2_NORMALIZATION": _F, "LOCAL_RESPONSE_NORMALIZATION": _F, "RESIZE_BILINEAR": _F,
     "RESIZE_NEAREST_NEIGHBOR": _F + _Q, "MIRROR_PAD": _F + _Q, "SPACE_TO_BATCH_ND": _F + _Q, "BATCH_TO_SPACE_ND": _F,
-    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F,
+    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F, "LOGISTIC": _F, "ELU": _F, "MEAN": _F,
 }
 
 
