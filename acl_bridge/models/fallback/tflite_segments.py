@@ -13,7 +13,7 @@ ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
 (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
 
 ``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
-``"tflite-default"`` (the same with XNNPACK on quantized segments too: 2-6x faster there, not
+``"tflite-default"`` (the same with XNNPACK on quantized segments too: 2-7x faster there, not
 bit for bit with the reference kernels), ``"auto"`` (``"tflite"`` for segments holding an
 operator of :data:`HEAVY`, where numpy's passes over memory cost more than the interpreter's
 fixed cost a call: measured by ``benchmarks/fallback_speed.py``, docs/performance.md).
