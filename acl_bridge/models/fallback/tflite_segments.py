@@ -216,10 +216,10 @@ class _Run(NamedTuple):
 def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> _Run:
     """(the function running ``cut`` in TFLite's interpreter between the views, bytes copied
     per run, the interpreter's invoke alone, the interpreter, whether its tensors are bound as
-    views); SegmentRefused where the interpreter refuses the
-    model or a tensor differs. The interpreter's input and output tensors are bound once as
-    numpy views where :func:`_bound_views` finds their memory fixed (a run: one copy per tensor
-    each way, :func:`_pair`, and the native invoke), else copied through per call."""
+    views); SegmentRefused where the interpreter refuses the model or a tensor differs. The
+    interpreter's input and output tensors are bound once as numpy views where
+    :func:`_bound_views` finds their memory fixed (a run: one copy per tensor each way,
+    :func:`_pair`, and the native invoke), else copied through its Python API per call."""
     litert, _ = _litert()
     try:
         it = litert.Interpreter(model_content=cut.data, num_threads=1,
