@@ -35,8 +35,11 @@ one-operator test models (tests/models/test_fallback_kernels.py, their shapes):
 refuses them all), per inference, against TFLite's interpreter on the model file
 (:func:`bench_whole`). ``--segments OPCODES`` measures instead, per model, the fallback
 segments of the plan where ACL refuses every operator of those opcodes (as ACL 20.08 refuses the
-per-channel int8 depthwise convolutions), each segment on the two engines against the cut
-segment's ``invoke()`` alone: TFLite's own time for the same operators (:func:`bench_segments`).
+per-channel int8 depthwise convolutions), each segment on the numpy kernels and on the
+interpreter (``tflite``, ``tflite-default``, and copied through its Python API as stop 47 bound
+it) against the cut segment's invoke alone: TFLite's own time for the same operators
+(:func:`bench_segments`); then each such model whole with each engine against TFLite's whole
+model, the largest output difference (:func:`whole_model_steps`).
 
 The fallback's outputs are compared first: int8 and integer exactly with TFLite's reference
 kernels, float32 within 1e-4 + 1e-5 x max with its default kernels (as the tests check);
