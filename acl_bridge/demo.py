@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import platform
 import statistics
 import sys
@@ -42,6 +41,8 @@ import numpy as np
 
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import AclNdarrayError, UnsupportedOptionError
+
+from .emulation import emulated
 
 # ---------------------------------------------------------------------------- the network
 INPUT_SHAPE = (1, 3, 16, 16)
@@ -189,21 +190,6 @@ def max_diff(got, ref: np.ndarray) -> float:
 # ---------------------------------------------------------------------------- helpers
 class DemoError(AclNdarrayError, RuntimeError):
     """A failure worth one line (what failed and why): exit 1."""
-
-
-def emulated() -> Optional[str]:
-    """A description of the emulation when this arm64 process runs under QEMU user mode
-    (detected from /proc/cpuinfo, which QEMU passes through from the x86 host), else None."""
-    if platform.machine() not in ("aarch64", "arm64"):
-        return None
-    try:
-        cpuinfo = open("/proc/cpuinfo").read()
-    except OSError:
-        cpuinfo = ""
-    if "GenuineIntel" in cpuinfo or "AuthenticAMD" in cpuinfo or "x86" in cpuinfo:
-        cpu = os.environ.get("QEMU_CPU") or "max"
-        return f"QEMU user-mode emulation (cpu {cpu}) on an x86_64 host"
-    return None
 
 
 class Progress:

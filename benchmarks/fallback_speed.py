@@ -35,8 +35,11 @@ one-operator test models (tests/models/test_fallback_kernels.py, their shapes):
 refuses them all), per inference, against TFLite's interpreter on the model file
 (:func:`bench_whole`). ``--segments OPCODES`` measures instead, per model, the fallback
 segments of the plan where ACL refuses every operator of those opcodes (as ACL 20.08 refuses the
-per-channel int8 depthwise convolutions), each segment on the two engines against the cut
-segment's ``invoke()`` alone: TFLite's own time for the same operators (:func:`bench_segments`).
+per-channel int8 depthwise convolutions), each segment on the numpy kernels and on the
+interpreter (``tflite``, ``tflite-default``, and copied through its Python API as stop 47 bound
+it) against the cut segment's invoke alone: TFLite's own time for the same operators
+(:func:`bench_segments`); then each such model whole with each engine against TFLite's whole
+model, the largest output difference (:func:`whole_model_steps`).
 
 The fallback's outputs are compared first: int8 and integer exactly with TFLite's reference
 kernels, float32 within 1e-4 + 1e-5 x max with its default kernels (as the tests check);
@@ -386,74 +389,121 @@ def _whole(args) -> int:
 
 def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:
     """Per fallback segment of ``name``'s plan with every operator of ``refuse`` refused by
-    ACL: the numpy kernels, the segment on TFLite's interpreter (copies at the boundary
-    included), that interpreter's ``invoke()`` alone (TFLite's own time for the same
-    operators on the same kernels: without XNNPACK where a tensor is int8) and the cut model's
-    ``invoke()`` on TFLite's default kernels (with XNNPACK: TFLite's time), on the values the segment meets in the model (a numpy-executor run on seeded
-    noise), the two engines' outputs compared first (int8 bit for bit)."""
-    from ai_edge_litert import interpreter as litert
-    from ai_edge_litert import schema_py_generated as schema
+    ACL: the numpy kernels, the segment on TFLite's interpreter (``fallback_engine="tflite"``,
+    copies at the boundary included), that interpreter's native invoke alone (TFLite's own time
+    for the same operators on the same kernels: without XNNPACK where a tensor is int8), the
+    segment with ``fallback_engine="tflite-default"`` (XNNPACK on int8 too) and its native
+    invoke alone (TFLite's default kernels), and, for the record, the segment copied through
+    the interpreter's Python API per call (``set_tensor``, ``invoke()``, a ``tensor()`` view per
+    output: as stop 47 bound it) and that ``invoke()`` alone, on the values the segment meets in the model (a
+    numpy-executor run on seeded noise), the outputs compared first (``tflite`` with numpy bit
+    for bit on int8; ``tflite-default``'s largest difference recorded)."""
+    from acl_bridge.models.fallback import tflite_segments
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder
 
-    from acl_bridge.models.fallback.tflite_segments import SegmentBinder, cut_segment, read_after
-
-    source = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
     spec = fold_constant_dequantize(read_model(data))
     plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
                                                         if op.opcode in refuse})
     t = plan.model.tensors
     values = run_plan_tensors(plan, noise(t[plan.model.inputs[0]], 0))
     rows = []
+    bind_views = tflite_segments._bound_views
     for side, ks in plan.segments():
         if side != "fallback":
             continue
         ops = [plan.fallbacks[k].op_index for k in ks]
         bound, arrays = {}, {}
-        for engine in ("numpy", "tflite"):
+        for engine in ("numpy", "tflite", "tflite-default", "api"):
             arrays[engine] = {i: (np.array(values[i]) if i in values else np.zeros(t[i].shape, t[i].dtype))
                               for i in plan.buffers()}
             arrays[engine] = plan.bind(arrays[engine])
-            bound[engine] = SegmentBinder(engine, data).bind(plan.model, ops, arrays[engine])
-        if bound["tflite"].report.engine != "tflite":
+            tflite_segments._bound_views = (lambda *a: None) if engine == "api" else bind_views
+            try:
+                bound[engine] = SegmentBinder("tflite" if engine == "api" else engine, data).bind(
+                    plan.model, ops, arrays[engine])
+            finally:
+                tflite_segments._bound_views = bind_views
+        if any(bound[e].report.engine != "tflite" for e in ("tflite", "tflite-default", "api")):
             rows.append({"model": name, "operators": ops, "refused": bound["tflite"].report.reason})
             continue
         with np.errstate(all="ignore"):
             for b in bound.values():
                 b()
         after = [o for op in plan.model.operators if op.index in ops for o in op.outputs if o in values]
+        default_diff = 0.0
         for o in after:
-            np.testing.assert_allclose(arrays["tflite"][o], arrays["numpy"][o], rtol=1e-5,
-                                       atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
-        span = [op for op in plan.model.operators if min(ops) <= op.index <= max(ops)]
-        cut = cut_segment(source, plan.model, span, read_after(plan.model, [op.index for op in span]))
-        default = litert.Interpreter(model_content=cut.data, num_threads=1)
-        default.allocate_tensors()
-        for d, i in zip(default.get_input_details(), cut.inputs):
-            default.set_tensor(d["index"], np.ascontiguousarray(arrays["numpy"][i]).reshape(d["shape"]))
+            for e in ("tflite", "api"):
+                np.testing.assert_allclose(arrays[e][o], arrays["numpy"][o], rtol=1e-5,
+                                           atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
+            default_diff = max(default_diff, float(np.abs(arrays["tflite-default"][o].astype(np.float64)
+                                                          - arrays["numpy"][o]).max()))
         start = time.perf_counter()
         bound["numpy"]()
         calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
         with np.errstate(all="ignore"):
             times = interleaved({"numpy": _batch(bound["numpy"], calls), "segment": _batch(bound["tflite"], calls),
                                  "tflite": _batch(bound["tflite"].invoke, calls),
-                                 "tflite default": _batch(default.invoke, calls)}, rounds, "tflite")
+                                 "segment default": _batch(bound["tflite-default"], calls),
+                                 "tflite default": _batch(bound["tflite-default"].invoke, calls),
+                                 "segment via API": _batch(bound["api"], calls),
+                                 "tflite invoke()": _batch(bound["api"].invoke, calls)}, rounds, "tflite")
         row = {"model": name, "operators": ops, "opcodes": sorted({o.opcode for o in plan.model.operators if o.index in ops}),
-               "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds}
-        for k in ("numpy", "segment", "tflite", "tflite default"):
+               "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds,
+               "default max diff": default_diff}
+        for k in ("numpy", "segment", "tflite", "segment default", "tflite default", "segment via API", "tflite invoke()"):
             row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
-        for k in ("numpy", "segment", "tflite default"):
+        for k in ("numpy", "segment", "segment default", "tflite default", "segment via API", "tflite invoke()"):
             row[f"{k} / tflite"] = times.ratio(k)
             row[f"{k} / tflite range"] = list(times.ratio_range(k))
+        row["segment default / tflite default"] = times.ratio("segment default") / times.ratio("tflite default")
+        row["segment via API / tflite invoke()"] = times.ratio("segment via API") / times.ratio("tflite invoke()")
+        row["segment / tflite invoke()"] = times.ratio("segment") / times.ratio("tflite invoke()")
         rows.append(row)
     return rows
+
+
+def whole_model_steps(name: str, data: bytes, refuse: List[str]) -> Dict[str, object]:
+    """The plan with ``refuse`` on the fallback, run whole (numpy runner) with each fallback
+    engine on seeded noise, against TFLite's whole model on its reference and on its default
+    kernels: the largest output difference per engine and kernels (in output steps where the
+    output is quantized)."""
+    from acl_bridge.models.fallback.tflite_segments import SegmentBinder
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+    from acl_bridge.models.runtime.numpy_backend import NumpyRunner, NumpySchedule
+
+    spec = fold_constant_dequantize(read_model(data))
+    plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
+                                                        if op.opcode in refuse})
+    x = noise(spec.tensors[spec.inputs[0]], 1)
+    wants = {}
+    for kernels, reference in (("reference", True), ("default", False)):
+        it, _ = interpreter(data, 1, reference=reference)
+        it.set_tensor(it.get_input_details()[0]["index"], x)
+        it.invoke()
+        wants[kernels] = {d["name"]: it.get_tensor(d["index"]).copy() for d in it.get_output_details()}
+    row: Dict[str, object] = {"model": name}
+    for engine in ("numpy", "tflite", "tflite-default"):
+        runner = NumpyRunner(plan)
+        runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder(engine, data))
+        next(iter(runner.input_arrays.values())).numpy()[...] = x
+        with np.errstate(all="ignore"):
+            runner.run()
+        got = runner.outputs()
+        for kernels, want in wants.items():
+            row[f"{engine} / {kernels}"] = max(float(np.abs(got[k].astype(np.float64) - want[k]).max()) for k in want)
+    return row
 
 
 def _segments(args) -> int:
     refuse = args.segments.split(",")
     rows = []
     print("| model | segment (operators) | copied bytes | numpy us | segment us | tflite invoke us | "
-          "tflite default us | numpy / tflite (min-max) | segment / tflite (min-max) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name in _names(args.models):
+          "segment default us | tflite default us | segment via API us | tflite invoke() us | "
+          "segment / tflite (min-max) | segment default / tflite default | segment via API / tflite invoke() | "
+          "default max diff |")
+    print("|" + " --- |" * 14)
+    names = _names(args.models)
+    for name in names:
         with open(fetch.model_path(name), "rb") as fh:
             data = fh.read()
         for r in bench_segments(name, data, refuse, args.rounds):
@@ -461,12 +511,21 @@ def _segments(args) -> int:
             if "refused" in r:
                 print(f"| {name} | {r['operators']} | refused: {r['refused']} |", flush=True)
                 continue
-            (lo, hi), (slo, shi) = r["numpy / tflite range"], r["segment / tflite range"]
+            slo, shi = r["segment / tflite range"]
             ops = ", ".join(r["opcodes"])  # type: ignore[arg-type]
             print(f"| {name} | {len(r['operators'])} ({ops}) | {r['copied bytes']} | {r['numpy us']:.1f} | "
-                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['tflite default us']:.1f} | "
-                  f"{r['numpy / tflite']:.2f} ({lo:.2f}-{hi:.2f}) | "
-                  f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) |", flush=True)
+                  f"{r['segment us']:.1f} | {r['tflite us']:.1f} | {r['segment default us']:.1f} | "
+                  f"{r['tflite default us']:.1f} | {r['segment via API us']:.1f} | {r['tflite invoke() us']:.1f} | "
+                  f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
+                  f"{r['segment default / tflite default']:.2f} | {r['segment via API / tflite invoke()']:.2f} | "
+                  f"{r['default max diff']:g} |", flush=True)
+    engines = [f"{e} / {k}" for e in ("numpy", "tflite", "tflite-default") for k in ("reference", "default")]
+    print("\n| model | " + " | ".join(f"{e}: max diff" for e in engines) + " |\n|" + " --- |" * (1 + len(engines)))
+    for name in names:
+        with open(fetch.model_path(name), "rb") as fh:
+            w = whole_model_steps(name, fh.read(), refuse)
+        rows.append(w)
+        print(f"| {name} | " + " | ".join(f"{w[e]:g}" for e in engines) + " |", flush=True)
     return _dump(args.json, rows)
 
 

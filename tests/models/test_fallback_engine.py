@@ -5,7 +5,9 @@ stated tolerance); the boundary copies into padded buffers leave padding and gua
 they were; without ai-edge-litert, or where it refuses the cut model, the numpy kernels run and
 the summary says why."""
 
+import gc
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -14,8 +16,8 @@ pytest.importorskip("tflite", reason="the tflite package is not installed")
 pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (ai-edge-litert) is not installed")
 
 from acl_bridge.mapping import PaddingSize  # noqa: E402
-from acl_bridge.models.fallback.tflite_segments import (HEAVY, CutSegment, SegmentBinder, SegmentRefused,  # noqa: E402
-                                                       _interpreter_run, cut_segment)
+from acl_bridge.models.fallback.tflite_segments import (DEFAULT, HEAVY, CutSegment, SegmentBinder,  # noqa: E402
+                                                       SegmentRefused, _interpreter_run, cut_segment, read_after)
 from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.runtime.numpy_backend import NumpyRunner, NumpySchedule  # noqa: E402
@@ -197,7 +199,7 @@ def test_a_plan_given_without_its_file_runs_on_numpy():
 
 def test_an_unknown_engine_is_refused_naming_the_choices():
     with pytest.raises(UnsupportedOptionError, match=r"fallback_engine is 'fast', expected one of "
-                                                     r"\['auto', 'numpy', 'tflite'\]"):
+                                                     r"\['auto', 'numpy', 'tflite', 'tflite-default'\]"):
         TfliteRunner(chain(["COS"], SHAPE), backend="numpy", fallback_engine="fast")
 
 
@@ -252,3 +254,180 @@ def test_a_failure_cutting_the_segment_leaves_it_on_numpy(monkeypatch):
     runner = TfliteRunner(chain(["COS"], SHAPE), backend="numpy", fallback_engine="tflite")
     assert _engines(runner) == ["numpy"]
     assert "cutting or loading the segment failed (ValueError: an unforeseen file)" in runner.summary()
+
+
+def _padding_and_guard_kept(array, raw, before) -> None:
+    pad = array.padding_mask()
+    assert pad.any()
+    cells = array.buffer().view(np.uint8).reshape(-1, array.dtype.itemsize)
+    assert (cells[pad] == before[:array.allocation.nbytes].reshape(-1, array.dtype.itemsize)[pad]).all()
+    np.testing.assert_array_equal(raw[array.allocation.nbytes:], before[array.allocation.nbytes:])  # the guard
+
+
+BIG = (1, 32, 32, 8)  # 32 KiB a tensor: any copy of it made per run shows in tracemalloc's peak
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["dense-buffers", "padded-buffers"])
+def test_views_bound_once_no_allocation_per_run_padding_and_guards_kept(padded):
+    """The interpreter's input and output bound once as views (no set_tensor / tensor() per
+    call): runs after a garbage collection (the segment holds the interpreter and the model
+    bytes its constants live in) give TFLite's whole-model answer, numpy allocates nothing per
+    run (tracemalloc's peak stays under one tensor's bytes), padding cells and guard bytes as
+    they were."""
+    data = chain(["COS", "CEIL"], BIG)
+    model = read_model(data)
+    first, last = model.operators
+    if padded:
+        x, x_raw = _padded(BIG, PaddingSize(top=1, right=2, bottom=1, left=3), 0x5A)
+        y, y_raw = _padded(BIG, PaddingSize(top=2, right=1, bottom=0, left=1), 0xA5)
+        xv, yv = x.numpy(), y.numpy()
+    else:
+        xv, yv = np.zeros(BIG, np.float32), np.zeros(BIG, np.float32)
+    segment = SegmentBinder("tflite", data).bind(model, [first.index, last.index],
+                                                 {first.inputs[0]: xv, last.outputs[0]: yv})
+    assert segment.report.engine == "tflite" and segment.views_bound
+    gc.collect()
+    rng = np.random.default_rng(11)
+    for _ in range(2):
+        value = rng.standard_normal(BIG).astype(np.float32)
+        xv[...] = value
+        if padded:
+            before_x, before_y = x_raw.copy(), y_raw.copy()
+        segment()
+        ref = _whole(data, {"x": value})["y"]
+        np.testing.assert_allclose(yv, ref, atol=tolerance(ref))
+        if padded:
+            _padding_and_guard_kept(y, y_raw, before_y)
+            np.testing.assert_array_equal(x_raw, before_x)  # the input: not a byte changed
+    tracemalloc.start()
+    try:
+        segment()
+        tracemalloc.reset_peak()
+        current = tracemalloc.get_traced_memory()[0]
+        for _ in range(5):
+            segment()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak - current < xv.nbytes // 8
+
+
+def _floor_mod_cos():
+    """x, z -> s = FLOOR_MOD(x, z) -> y = COS(s); s and y both graph outputs."""
+    t = [(n, SHAPE, "float32", None, None) for n in ("x", "z", "s", "y")]
+    ops = [("FLOOR_MOD", ["x", "z"], ["s"], None), ("COS", ["s"], ["y"], None)]
+    return graph_model(t, ops, ["x", "z"], ["s", "y"])
+
+
+def test_two_inputs_and_two_outputs_on_padded_buffers():
+    """A segment with two inputs and two outputs (the run's loop over its tensors) bound to
+    padded buffers: TFLite's whole-model answer in each output's elements, padding cells and
+    guard bytes as they were."""
+    data = _floor_mod_cos()
+    model = read_model(data)
+    pads = [PaddingSize(top=1, right=2, bottom=1, left=3), PaddingSize(top=0, right=1, bottom=2, left=0),
+            PaddingSize(top=2, right=1, bottom=0, left=1), PaddingSize(top=1, right=0, bottom=1, left=2)]
+    arrays = [_padded(SHAPE, p, 0x5A + k) for k, p in enumerate(pads)]
+    views = {k: a.numpy() for k, (a, _) in enumerate(arrays)}  # tensors 0..3: x, z, s, y
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(SHAPE).astype(np.float32)
+    z = (rng.uniform(0.5, 2, SHAPE) * rng.choice([-1, 1], SHAPE)).astype(np.float32)
+    views[0][...], views[1][...] = x, z
+    segment = SegmentBinder("tflite", data).bind(model, [0, 1], views)
+    assert segment.views_bound and segment.copied_bytes_per_run == 4 * x.nbytes
+    before = [raw.copy() for _, raw in arrays]
+    segment()
+    ref = _whole(data, {"x": x, "z": z})
+    for k, name in ((2, "s"), (3, "y")):
+        np.testing.assert_allclose(views[k], ref[name], atol=tolerance(ref[name]))
+        _padding_and_guard_kept(arrays[k][0], arrays[k][1], before[k])
+    for k in (0, 1):
+        np.testing.assert_array_equal(arrays[k][1], before[k])
+
+
+def test_a_0d_tensor_is_copied_through_the_interpreter_api():
+    """A 0-d input (numpy gives the interpreter's 0-d tensor as a scalar, not a view): the
+    segment is not bound, it copies through set_tensor / tensor() per call, TFLite's answer."""
+    t = [("x", SHAPE, "float32", None, None), ("k", (), "float32", None, None), ("y", SHAPE, "float32", None, None)]
+    data = graph_model(t, [("MUL", ["x", "k"], ["y"], None)], ["x", "k"], ["y"])
+    model = read_model(data)
+    x, k, y = np.random.default_rng(13).standard_normal(SHAPE).astype(np.float32), np.array(-2.5, np.float32), \
+        np.zeros(SHAPE, np.float32)
+    segment = SegmentBinder("tflite", data).bind(model, [0], {0: x, 1: k, 2: y})
+    assert segment.report.engine == "tflite" and not segment.views_bound
+    for _ in range(2):
+        segment()
+        np.testing.assert_allclose(y, _whole(data, {"x": x, "k": k})["y"], atol=1e-6)
+        k[...] = 3.0
+
+
+def test_memory_that_moves_between_invokes_is_not_bound(monkeypatch):
+    """Where a trial invoke finds a tensor's memory moved (an operator with a dynamic output:
+    TFLite plans its arena anew during invoke), views are not held: copies through the API."""
+    from acl_bridge.models.fallback import tflite_segments
+
+    moves = iter(range(1 << 20))
+    monkeypatch.setattr(tflite_segments, "_address", lambda a: next(moves))
+    data = chain(["COS"], SHAPE)
+    model = read_model(data)
+    x, y = np.random.default_rng(14).standard_normal(SHAPE).astype(np.float32), np.zeros(SHAPE, np.float32)
+    segment = SegmentBinder("tflite", data).bind(model, [0], {0: x, 1: y})
+    assert not segment.views_bound
+    segment()
+    np.testing.assert_allclose(y, np.cos(x), atol=1e-6)
+
+
+def test_float32_segments_run_on_xnnpack_within_the_tolerance_of_the_whole_model():
+    """keyword_spotting_pacman_v3_float32 with every DEPTHWISE_CONV_2D on the fallback (20
+    segments): each cut on TFLite's default kernels (XNNPACK), the model's outputs within the
+    stated float32 tolerance of TFLite's whole model."""
+    with open(model_file("keyword_spotting_pacman_v3_float32"), "rb") as fh:
+        data = fh.read()
+    spec = fold_constant_dequantize(read_model(data))
+    plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the test" for op in spec.operators
+                                                        if op.opcode == "DEPTHWISE_CONV_2D"})
+    from ai_edge_litert import schema_py_generated as schema
+
+    source = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    for side, ks in plan.segments():
+        if side == "fallback":
+            op = plan.model.operators[plan.fallbacks[ks[0]].op_index]
+            assert cut_segment(source, plan.model, [op], read_after(plan.model, [op.index])).resolver == DEFAULT
+    runner = NumpyRunner(plan)
+    runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder("tflite", data))
+    assert _engines(runner) == ["tflite"] * 20
+    t = spec.tensors[spec.inputs[0]]
+    x = {t.name: np.random.default_rng(15).standard_normal(t.shape).astype(np.float32)}
+    got, ref = _run(runner, x), _whole(data, x)
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], atol=tolerance(ref[name]))
+
+
+def test_tflite_default_runs_int8_segments_on_xnnpack_by_request_only():
+    """fallback_engine="tflite-default": int8 segments on XNNPACK too (faster, not bit for bit
+    with the reference kernels); "tflite" keeps them exact. keyword_spotting_with_transfer_learning
+    (int8 output) with every DEPTHWISE_CONV_2D on the fallback: "tflite" bit for bit with TFLite's
+    whole model on its reference kernels; "tflite-default" within 16 output steps of it and of
+    the whole model on TFLite's default kernels (measured over 6 noise inputs: 1-10 and 4-16
+    steps; TFLite's own default kernels are 4-15 steps from its reference on them,
+    docs/performance.md)."""
+    with open(model_file("keyword_spotting_with_transfer_learning"), "rb") as fh:
+        data = fh.read()
+    spec = fold_constant_dequantize(read_model(data))
+    plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the test" for op in spec.operators
+                                                        if op.opcode == "DEPTHWISE_CONV_2D"})
+    t = spec.tensors[spec.inputs[0]]
+    x = {t.name: np.random.default_rng(1).integers(-128, 128, t.shape).astype(np.int8)}  # an int8 input
+    reference, default = _whole(data, x, reference=True), _whole(data, x)
+    for engine in ("tflite", "tflite-default"):
+        runner = NumpyRunner(plan)
+        runner.schedule = NumpySchedule(plan, runner.arrays, SegmentBinder(engine, data))
+        assert set(_engines(runner)) == {"tflite"}
+        assert {r.reason for r in runner.schedule.fallback_engines} == {f"fallback_engine={engine!r}"}
+        got = _run(runner, x)
+        for name in reference:
+            assert got[name].dtype == np.int8
+            if engine == "tflite":
+                np.testing.assert_array_equal(got[name], reference[name])
+            for want in (reference[name], default[name]):
+                assert np.abs(got[name].astype(np.int32) - want).max() <= 16, engine

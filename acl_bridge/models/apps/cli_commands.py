@@ -77,7 +77,9 @@ def register(subparsers) -> None:
                    "ACL segments (the default says on stderr how many operators run there and why)")
     r.add_argument("--fallback-engine", choices=ENGINES, default="auto", help="what runs each fallback segment: "
                    "numpy kernels, TFLite's interpreter (ai-edge-litert, where installed) on the segment cut from "
-                   "the file, or auto: the interpreter for segments with a compute-heavy operator (default)")
+                   "the file (int8 on its reference-exact kernels), tflite-default: the same with XNNPACK on int8 too "
+                   "(faster, not bit for bit), or auto: the interpreter for segments with a compute-heavy operator "
+                   "(default)")
     r.add_argument("--memory", action="store_true", help="after the run, report the model's memory: activations "
                    "(the arena, its lower bound, one buffer each), inputs/outputs, constants, resident memory "
                    "(ACL backends only)")

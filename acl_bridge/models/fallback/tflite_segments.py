@@ -5,22 +5,24 @@ source file into a small model of its own (:func:`cut_segment`: exactly those op
 options, quantization and constants, the tensors they read from outside made its inputs and
 those read after it or by the graph its outputs) and loaded once in TFLite's interpreter
 (ai-edge-litert, one thread; int8 segments on its optimized builtin kernels without the
-XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). A run copies
-the inputs from the bridge's buffers (numpy views: the elements only) into the interpreter,
-invokes it, and copies the outputs back into the bridge's buffers;
-:attr:`FallbackSegment.copied_bytes_per_run` counts both. Without ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy
-kernels (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
+XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). The
+interpreter's input and output tensors are bound once as numpy views; a run copies the inputs
+from the bridge's buffers (the elements only) into them, calls the native invoke, and copies
+the outputs back; :attr:`FallbackSegment.copied_bytes_per_run` counts both. Without
+ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy kernels
+(:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
 
 ``engine``: ``"numpy"`` (the kernels), ``"tflite"`` (the interpreter wherever it loads),
-``"auto"`` (the interpreter for segments holding an operator of :data:`HEAVY`, where numpy's
-passes over memory cost more than the interpreter's fixed cost a call: measured by
-``benchmarks/fallback_speed.py``, docs/performance.md).
+``"tflite-default"`` (the same with XNNPACK on quantized segments too: 2-7x faster there, not
+bit for bit with the reference kernels), ``"auto"`` (``"tflite"`` for segments holding an
+operator of :data:`HEAVY`, where numpy's passes over memory cost more than the interpreter's
+fixed cost a call: measured by ``benchmarks/fallback_speed.py``, docs/performance.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
@@ -29,21 +31,24 @@ from ndarray.errors import UnsupportedOptionError
 from ..format.tflite_reader import ModelSpec, OperatorSpec
 from .registry import prepare
 
-ENGINES = ("auto", "numpy", "tflite")
+ENGINES = ("auto", "numpy", "tflite", "tflite-default")
 
-# (opcode, dtype of its first input) where the segment on the interpreter (its fixed ~2-3 us a
-# call included) took less time than the numpy kernel, on every shape measured (host, paired
-# rounds: ``benchmarks/fallback_speed.py --opcodes all --synthetic``, docs/performance.md); not
-# where they tied or numpy won: float32 CONV_2D and FULLY_CONNECTED (BLAS), int8 ADD, MEAN and
-# the int8 pools (TFLite's builtin int8 kernels without XNNPACK are as slow or slower), and the
-# elementwise and data-movement operators (numpy: well under the interpreter's fixed cost)
+# (opcode, dtype of its first input) where the segment on the interpreter (its fixed cost a
+# call included: 2-3 us until the tensors were bound as views, 0.2-0.5 us since) took less time
+# than the numpy kernel, on every shape measured (host, paired rounds: ``benchmarks/fallback_speed.py
+# --opcodes all --synthetic``, docs/performance.md); not where they tied or numpy won: float32
+# CONV_2D (BLAS: 1.1x on the large one), int8 ADD, MEAN and the int8 pools (TFLite's builtin
+# int8 kernels without XNNPACK are as slow or slower), and the elementwise and data-movement
+# operators (numpy makes one pass where the segment makes three: its copies in and out; they
+# won only on the small shapes measured). float32 FULLY_CONNECTED, LOGISTIC, ELU and MEAN joined
+# when the fixed cost fell (1.7-10x, 9x, 4.8x, 2.7-3.6x)
 _F, _Q = ("float32",), ("int8", "uint8")
 HEAVY: Dict[str, Tuple[str, ...]] = {
-    "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
+    "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _F + _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
     "BATCH_MATMUL": _F, "SOFTMAX": _F + _Q, "LOG_SOFTMAX": _F, "AVERAGE_POOL_2D": _F, "MAX_POOL_2D": _F,
     "L2_POOL_2D": _F, "L2_NORMALIZATION": _F, "LOCAL_RESPONSE_NORMALIZATION": _F, "RESIZE_BILINEAR": _F,
     "RESIZE_NEAREST_NEIGHBOR": _F + _Q, "MIRROR_PAD": _F + _Q, "SPACE_TO_BATCH_ND": _F + _Q, "BATCH_TO_SPACE_ND": _F,
-    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F,
+    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F, "LOGISTIC": _F, "ELU": _F, "MEAN": _F,
 }
 
 
@@ -86,7 +91,7 @@ def _litert():
         raise SegmentRefused(f"ai-edge-litert is not installed ({e})") from None
     version = getattr(ai_edge_litert, "__version__", "?")
     if not version.startswith(("0.", "1.")):
-        from ...demo import emulated
+        from ...emulation import emulated
 
         if emulated():  # its 2.x builds crash loading models under qemu-user (oracles.tflite_oracle)
             raise SegmentRefused(f"ai-edge-litert {version} crashes loading models under QEMU emulation")
@@ -200,11 +205,21 @@ def read_after(model: ModelSpec, op_indices: Sequence[int]) -> Set[int]:
     return out
 
 
-def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[Callable[[], None], int,
-                                                                                  Callable[[], None]]:
+class _Run(NamedTuple):
+    run: Callable[[], None]
+    copied: int
+    invoke: Callable[[], None]
+    interpreter: object  # whoever runs must hold it: its constants live in the model bytes it keeps
+    views_bound: bool
+
+
+def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> _Run:
     """(the function running ``cut`` in TFLite's interpreter between the views, bytes copied
-    per run, the interpreter's invoke alone); SegmentRefused where the interpreter refuses the
-    model or a tensor differs."""
+    per run, the interpreter's invoke alone, the interpreter, whether its tensors are bound as
+    views); SegmentRefused where the interpreter refuses the model or a tensor differs. The
+    interpreter's input and output tensors are bound once as numpy views where
+    :func:`_bound_views` finds their memory fixed (a run: one copy per tensor each way,
+    :func:`_pair`, and the native invoke), else copied through its Python API per call."""
     litert, _ = _litert()
     try:
         it = litert.Interpreter(model_content=cut.data, num_threads=1,
@@ -212,7 +227,7 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
         it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
-    pairs: List[tuple] = []
+    sides: List[List[tuple]] = []
     copied = 0
     for details, tensors in ((it.get_input_details(), cut.inputs), (it.get_output_details(), cut.outputs)):
         side = []
@@ -222,19 +237,96 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> Tuple[
                 raise SegmentRefused(f"tensor #{t}: the interpreter's {np.dtype(d['dtype'])}{list(d['shape'])} is "
                                      f"not the bridge's buffer {None if view is None else (view.dtype, view.shape)}")
             copied += view.nbytes
-            side.append(_copier(it, d, view, into_interpreter=not pairs))
-        pairs.append(tuple(side))
-    ins, outs = pairs
+            side.append((d, view))
+        sides.append(side)
+    ins, outs = sides
+    bound = _bound_views(it, [d for d, _ in ins], [d for d, _ in outs])
+    if bound is None:
+        return _Run(_copying_run(it, ins, outs), copied, it.invoke, it, False)
+    inner_in, inner_out, invoke = bound
+    pairs_in = tuple(_pair(inner.reshape(view.shape), view) for inner, (_, view) in zip(inner_in, ins))
+    pairs_out = tuple(_pair(view, inner.reshape(view.shape)) for inner, (_, view) in zip(inner_out, outs))
+    if len(pairs_in) == 1 and len(pairs_out) == 1:  # the common case without a loop
+        (a, b), (c, e) = pairs_in[0], pairs_out[0]
+
+        def run_one() -> None:
+            a[:] = b
+            invoke()
+            c[:] = e
+
+        return _Run(run_one, copied, invoke, it, True)
+
+    def run() -> None:
+        for dst, src in pairs_in:
+            dst[:] = src
+        invoke()
+        for dst, src in pairs_out:
+            dst[:] = src
+
+    return _Run(run, copied, invoke, it, True)
+
+
+def _pair(dst: np.ndarray, src: np.ndarray) -> tuple:
+    """(dst, src) for ``dst[:] = src``: as byte memoryviews where both are C-contiguous (a memcpy,
+    about half numpy's fixed cost on small tensors), else the arrays (numpy's strided copy: a
+    padded buffer's elements only)."""
+    if dst.flags.c_contiguous and src.flags.c_contiguous and dst.ndim:
+        return memoryview(dst.reshape(-1).view(np.uint8)), memoryview(src.reshape(-1).view(np.uint8))
+    return dst, src
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _bound_views(it, ins: Sequence[dict], outs: Sequence[dict]):
+    """(views of the interpreter's input tensors, of its output tensors, its native invoke),
+    held for the interpreter's life; None where that is not safe or possible: a 0-d tensor
+    (numpy gives a scalar, not a view), no native invoke in this ai-edge-litert, a trial invoke
+    failing, or a tensor whose memory is not where it was after two trial invokes on ones (ones,
+    not zeros: no integer division by zero; an operator with a dynamic output, whose sizes
+    TFLite plans anew during invoke, may move its arena: a view held across that would write
+    into freed memory). The interpreter's Python ``invoke()`` refuses while views are held (it
+    cannot tell a fixed arena from a moving one), so the run calls the native one its wrapper
+    holds."""
+    native = getattr(it, "_interpreter", None)
+    invoke = getattr(native, "Invoke", None)
+    if invoke is None or not hasattr(native, "tensor"):
+        return None
+    details = list(ins) + list(outs)
+    if any(len(d["shape"]) == 0 for d in details):
+        return None
+    try:
+        views = [it.tensor(d["index"])() for d in details]
+        if not all(isinstance(v, np.ndarray) and v.size == int(np.prod(d["shape"])) for v, d in zip(views, details)):
+            return None
+        where = [_address(v) for v in views]
+        for v in views[:len(ins)]:
+            v.fill(1)
+        for _ in range(2):
+            invoke()
+            if [_address(it.tensor(d["index"])()) for d in details] != where:
+                return None
+    except (ValueError, RuntimeError, TypeError):
+        return None
+    return views[:len(ins)], views[len(ins):], invoke
+
+
+def _copying_run(it, ins: Sequence[tuple], outs: Sequence[tuple]) -> Callable[[], None]:
+    """The run through the interpreter's Python API, for an interpreter whose tensors are not
+    bound: ``set_tensor`` per input, ``invoke()``, a copy per output (:func:`_copier`)."""
+    copy_in = tuple(_copier(it, d, view, into_interpreter=True) for d, view in ins)
+    copy_out = tuple(_copier(it, d, view, into_interpreter=False) for d, view in outs)
     invoke = it.invoke
 
     def run() -> None:
-        for copy_in in ins:
-            copy_in()
+        for c in copy_in:
+            c()
         invoke()
-        for copy_out in outs:
-            copy_out()
+        for c in copy_out:
+            c()
 
-    return run, copied, invoke
+    return run
 
 
 def _copier(it, details, view: np.ndarray, into_interpreter: bool) -> Callable[[], None]:
@@ -266,11 +358,16 @@ class SegmentEngine:
 
 class FallbackSegment:
     """A fallback segment bound once to the bridge's buffers: calling it runs the segment.
-    ``invoke``: on the interpreter, its invoke alone (no boundary copies; for profiling)."""
+    ``invoke``: on the interpreter, its invoke alone (no boundary copies; for profiling);
+    ``interpreter``: the interpreter it runs on, held for the segment's life; ``views_bound``:
+    its tensors bound once as numpy views (else copied through its Python API per call)."""
 
     def __init__(self, run: Callable[[], None], report: SegmentEngine, copied_bytes_per_run: int,
-                 invoke: Optional[Callable[[], None]] = None):
+                 invoke: Optional[Callable[[], None]] = None, interpreter: object = None,
+                 views_bound: bool = False):
         self.run = run
+        self.interpreter = interpreter
+        self.views_bound = views_bound
         self.report = report
         self.copied_bytes_per_run = copied_bytes_per_run
         self.invoke = invoke
@@ -320,15 +417,19 @@ class SegmentBinder:
                 ("numpy", "auto: no operator of the heavy set")
         else:
             rule = f"fallback_engine={self.engine!r}"
-        if want == "tflite":
+        if want in ("tflite", "tflite-default"):
             try:
                 # the operators between the segment's first and last that run nowhere else (those the
                 # plan made views of their input: a RESHAPE between two fallback operators) are cut
                 # with it, so that the interpreter computes what they would show
                 span = [op for op in model.operators if min(ops) <= op.index <= max(ops)]
                 after = read_after(model, [op.index for op in span]) if outputs is None else outputs
-                run, copied, invoke = _interpreter_run(cut_segment(self._file(), model, span, after), views)
-                return FallbackSegment(run, SegmentEngine(ops, "tflite", rule), copied, invoke)
+                cut = cut_segment(self._file(), model, span, after)
+                if want == "tflite-default":  # XNNPACK on quantized segments too: faster, not bit for bit
+                    cut = replace(cut, resolver=DEFAULT)
+                r = _interpreter_run(cut, views)
+                return FallbackSegment(r.run, SegmentEngine(ops, "tflite", rule), r.copied, r.invoke, r.interpreter,
+                                       r.views_bound)
             except SegmentRefused as e:
                 rule = f"{rule}, but {e}"
             except Exception as e:  # the schema classes or the interpreter on an unforeseen file: never the model's end

@@ -65,7 +65,7 @@ def interpreter(model, num_threads: int = 1, reference: bool = False):
     version = getattr(ai_edge_litert, "__version__", "?")
     source = {"model_content": bytes(model)} if isinstance(model, (bytes, bytearray)) else {"model_path": str(model)}
     if not version.startswith(("0.", "1.")):
-        from ...demo import emulated
+        from ...emulation import emulated
 
         if emulated():
             if "model_path" in source:
