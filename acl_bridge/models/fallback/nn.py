@@ -14,7 +14,7 @@ from . import int8_reference as q8
 from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
-from .bound_layers import bind_step
+from .bound_steps import bind
 from .inplace import clamp_into
 
 
@@ -104,11 +104,11 @@ def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
 @kernel("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESIZE_BILINEAR",
         check=_lowerable, binds=True)
 def lowered_layer(c: Call) -> Callable[[], None]:
-    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_layers`; they read the
+    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_steps`, :mod:`.bound_layers`; they read the
     operator's input and write its output; an in-place activation step writes the output
     again)."""
     arrays = {c.op.inputs[0]: np.asarray(c.inputs[0]), c.op.outputs[0]: c.outputs[0]}
-    runs = [bind_step(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
+    runs = [bind(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
     if len(runs) == 1:
         return runs[0]
 

@@ -1,0 +1,294 @@
+"""The other layers' rule steps bound once per operator at load, for the fallback: transposed
+convolution (float32 and int8 / uint8), 3-D convolution, L2 pooling, local response
+normalization, batch matrix product, nearest and bilinear resizes, and the in-place clamp
+activation step after them (float32). What :mod:`.nn_layers`' and :mod:`.nn`'s kernels run
+where ACL refused the operator.
+
+A window, a zero-inserted input or a resize's source cells are an index map
+(:mod:`.index_maps`) made once from the operator's geometry: a call gathers the input into
+im2col columns (or the output) with one ``take`` and does the arithmetic in one matrix
+product. int8 / uint8 transposed convolution is :mod:`.bound_layers`' exact product and
+requantization (bit for bit with TFLite's reference kernel); float32 is float32 arithmetic
+as TFLite's kernels do it. A binder answers None where it has no fast path: then
+:func:`.bound_layers.bind_step` binds the step (its own binders, else the step run each call).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Tuple
+
+import numpy as np
+
+from ..lowering.step import Step
+from .bound_layers import _clamp, _float_activation, _gemm, _then_clamp, _weights_and_real, bind_step, requantizer
+from .index_maps import PAD, bind_map, positions
+from .inplace import spread
+from .step_kernels import _resize_grid
+
+Run = Callable[[], None]
+# (params, constants, quantization or None, the step's arrays by role) -> the per-call work, or None
+Binder = Callable[[dict, dict, Optional[dict], Dict[str, np.ndarray]], Optional[Run]]
+_BINDERS: Dict[Tuple[str, bool], Binder] = {}
+_MOST_COLUMNS = 1 << 24  # im2col elements kept per operator (64 MiB of float32), else unbound
+
+
+def _binder(kind: str, quantized: bool) -> Callable[[Binder], Binder]:
+    def add(f: Binder) -> Binder:
+        _BINDERS[(kind, quantized)] = f
+        return f
+    return add
+
+
+def bind(s: Step, arrays: Dict[int, np.ndarray]) -> Run:
+    """The per-call work of step ``s`` on ``arrays`` (its inputs and output), bound once."""
+    p, c = dict(s.params), dict(s.constants)
+    q = dict(p["quantization"]) if p.get("quantization") else None
+    binder = _BINDERS.get((s.kind, q is not None))
+    if binder is not None and "into" not in p and s.output in arrays and all(i in arrays for i in s.inputs):
+        io = {"x": np.asarray(arrays[s.inputs[0]]) if s.inputs else None, "y": arrays[s.output],
+              "live": [np.asarray(arrays[i]) for i in s.inputs], "in_place": s.inputs[:1] == (s.output,)}
+        run = binder(p, c, q, io)
+        if run is not None:
+            return run
+    return bind_step(s, arrays)
+
+
+def _float32(io: dict, rank: int) -> bool:
+    x, y = io["x"], io["y"]
+    return x is not None and x.dtype == y.dtype == np.float32 and x.ndim == y.ndim == rank
+
+
+def _rows(y: np.ndarray) -> Optional[np.ndarray]:
+    """``y`` as a (cells, channels) view, or None."""
+    try:
+        return y.reshape(-1, y.shape[-1], copy=False)
+    except ValueError:
+        return None
+
+
+def _columns_product(x: np.ndarray, y: np.ndarray, index_map: np.ndarray, wmat: np.ndarray, bias, p: dict
+                     ) -> Optional[Run]:
+    """float32 ``y`` := im2col(``x`` by ``index_map``, PAD: 0) @ ``wmat`` + ``bias``, then the
+    fused activation: a ``take``, a matrix product and the bias."""
+    bounds, out = _float_activation(p), _rows(y)
+    rows, k = int(np.prod(index_map.shape[:y.ndim - 1])), int(np.prod(index_map.shape[y.ndim - 1:]))
+    if bounds is None or out is None or rows * k > _MOST_COLUMNS or wmat.shape != (k, y.shape[-1]):
+        return None
+    cols = np.empty((rows, k), np.float32)
+    fill = bind_map(x, cols.reshape(index_map.shape), index_map, 0)
+    if fill is None:
+        return None
+    w = np.ascontiguousarray(wmat, np.float32)
+    b = None if bias is None or not np.any(bias) else spread(np.asarray(bias, np.float32).reshape(-1), out.shape)
+
+    def run() -> None:
+        fill()
+        np.matmul(cols, w, out=out)
+        if b is not None:
+            np.add(out, b, out=out)
+    return _then_clamp(run, y, bounds)
+
+
+def _deconvolution_map(x_shape, kernel, stride, padding, out_hw) -> np.ndarray:
+    """Per output cell (n, Y, X) and tap (fy, fx, channel), the input element it multiplies
+    (TFLite's TRANSPOSE_CONV: input (i, j) adds into the full output's (i * stride + fy,
+    j * stride + fx), cropped by (top, bottom, left, right)); PAD where none does."""
+    n, h, w, cin = x_shape
+    (kh, kw), (sh, sw), (top, _, left, _), (oh, ow) = kernel, stride, padding, out_hw
+
+    def axis(size, taps, step, lead, out):
+        full = np.arange(out)[:, None] + lead - np.arange(taps)[None, :]  # (out, taps)
+        i = full // step
+        return np.clip(i, 0, size - 1), (full % step == 0) & (i >= 0) & (i < size)
+    iy, vy = axis(h, kh, sh, top, oh)
+    ix, vx = axis(w, kw, sw, left, ow)
+    index = positions(x_shape)[:, iy[:, None, :, None], ix[None, :, None, :], :]  # (n, OH, OW, kh, kw, C)
+    valid = (vy[:, None, :, None] & vx[None, :, None, :])[None, ..., None]
+    return np.where(valid, index, PAD)
+
+
+def _deconvolution_geometry(p, c, io):
+    x, y = io["x"], io["y"]
+    w = np.asarray(c["weights"])  # OHWI
+    if x.ndim != 4 or y.ndim != 4 or w.ndim != 4 or w.shape[3] != x.shape[3] or w.shape[0] != y.shape[3]:
+        return None
+    return w, _deconvolution_map(x.shape, w.shape[1:3], p["stride"], p["padding"], y.shape[1:3])
+
+
+@_binder("deconvolution", False)
+def _deconvolution(p, c, q, io):
+    made = _deconvolution_geometry(p, c, io) if _float32(io, 4) else None
+    if made is None:
+        return None
+    w, index_map = made
+    return _columns_product(io["x"], io["y"], index_map, w.transpose(1, 2, 3, 0).reshape(-1, w.shape[0]),
+                            c.get("bias"), p)
+
+
+@_binder("deconvolution", True)
+def _deconvolution_q(p, c, q, io):
+    made = _deconvolution_geometry(p, c, io)
+    x, y = io["x"], io["y"]
+    if made is None or x.dtype.kind not in "iu":
+        return None
+    _, index_map = made
+    ws, bias, real = _weights_and_real(c, q, axis_first=True)  # OHWI, minus their zero point
+    n, oh, ow, cout = y.shape
+    k, xz = int(np.prod(index_map.shape[3:])), q["src"][1]
+    requant = requantizer(real, q["dst"][1], _clamp(p, q, y), y)
+    flat_map = index_map.reshape(n * oh * ow, k)
+    # zero-inserted and cropped cells hold the input's zero point: the product folds it out
+    return _gemm(x, lambda cols: bind_map(x, cols, flat_map, xz), k, ws.transpose(1, 2, 3, 0).reshape(k, cout),
+                 bias, xz, requant, n * oh * ow, y.shape)
+
+
+@_binder("convolution_3d", False)
+def _convolution_3d(p, c, q, io):
+    x, y, w = io["x"], io["y"], np.asarray(c["weights"])  # (KD, KH, KW, C, OFM)
+    if not _float32(io, 5) or w.ndim != 5 or w.shape[3] != x.shape[4] or w.shape[4] != y.shape[4]:
+        return None
+    padded = np.pad(positions(x.shape), ((0, 0),) + tuple(tuple(e) for e in p["padding"]) + ((0, 0),),
+                    constant_values=PAD)
+    (sd, sh, sw), kernel = p["stride"], w.shape[:3]
+    win = np.lib.stride_tricks.sliding_window_view(padded, kernel, axis=(1, 2, 3))[:, ::sd, ::sh, ::sw]
+    if win.shape[1:4] != y.shape[1:4]:
+        return None
+    index_map = win.transpose(0, 1, 2, 3, 5, 6, 7, 4)  # (N, OD, OH, OW, kd, kh, kw, C)
+    return _columns_product(x, y, index_map, w.reshape(-1, w.shape[4]), c.get("bias"), p)
+
+
+@_binder("pooling", False)
+def _l2_pooling(p, c, q, io):
+    """sqrt(sum of squares / cells inside the input) per window (TFLite's L2_POOL_2D)."""
+    x, y = io["x"], io["y"]
+    bounds = _float_activation(p)
+    if p.get("pool_type") != "l2" or not _float32(io, 4) or bounds is None:
+        return None
+    top, bottom, left, right = p["padding"]
+    padded = np.pad(positions(x.shape), ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=PAD)
+    win = np.lib.stride_tricks.sliding_window_view(padded, p["kernel"], axis=(1, 2))[:, ::p["stride"][0], ::p["stride"][1]]
+    if win.shape[:4] != y.shape:
+        return None
+    index_map = win.transpose(0, 1, 2, 4, 5, 3).reshape(y.shape[:3] + (-1, y.shape[3]))  # (N, OH, OW, taps, C)
+    if index_map.size > _MOST_COLUMNS:
+        return None
+    cols = np.empty(index_map.shape, np.float32)
+    fill = bind_map(x, cols, index_map, 0)
+    counts = spread((index_map != PAD).sum(axis=3).astype(np.float32), y.shape)
+    if fill is None:
+        return None
+
+    def run() -> None:
+        fill()
+        np.multiply(cols, cols, out=cols)
+        np.add.reduce(cols, axis=3, out=y)
+        np.divide(y, counts, out=y)
+        np.sqrt(y, out=y)
+    return _then_clamp(run, y, bounds)
+
+
+@_binder("normalization", False)
+def _local_response_normalization(p, c, q, io):
+    """x * (bias + alpha * sum of squares over the channels within ``radius``) ** -beta: the
+    window sum as one product with a band matrix."""
+    x, y = io["x"], io["y"]
+    bounds = _float_activation(p)
+    if x.dtype != np.float32 or y.dtype != np.float32 or x.shape != y.shape or x.ndim < 1 or bounds is None:
+        return None
+    ch, r = x.shape[-1], int(p["radius"])
+    band = (np.abs(np.arange(ch)[:, None] - np.arange(ch)[None, :]) <= r).astype(np.float32)
+    sq, acc = np.empty(x.shape, np.float32), np.empty(x.shape, np.float32)
+    sq2, acc2 = sq.reshape(-1, ch), acc.reshape(-1, ch)
+    alpha, bias, beta = np.float32(p["alpha"]), np.float32(p["bias"]), np.float32(-p["beta"])
+
+    def run() -> None:
+        np.multiply(x, x, out=sq)
+        np.matmul(sq2, band, out=acc2)
+        np.multiply(acc, alpha, out=acc)
+        np.add(acc, bias, out=acc)
+        np.power(acc, beta, out=acc)
+        np.multiply(x, acc, out=y)
+    return _then_clamp(run, y, bounds)
+
+
+@_binder("matmul", False)
+def _matmul(p, c, q, io):
+    """``y`` := a @ b (adjoints as transposed views, constants float32 once), one product."""
+    y, live = io["y"], iter(io["live"])
+    bounds = _float_activation(p)
+    a, b = (np.asarray(c[r]) if r in c else next(live, None) for r in ("a", "b"))
+    if a is None or b is None or bounds is None or y.dtype != np.float32 or a.ndim < 2 or b.ndim < 2:
+        return None
+    a, b = (np.swapaxes(v, -1, -2) if p[adj] else v for v, adj in ((a, "adj_a"), (b, "adj_b")))
+    a, b = (np.ascontiguousarray(v, np.float32) if r in c else v for v, r in ((a, "a"), (b, "b")))
+    if a.dtype != np.float32 or b.dtype != np.float32:
+        return None
+    try:
+        if np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]) != y.shape:
+            return None
+    except ValueError:
+        return None
+    return _then_clamp(lambda: np.matmul(a, b, out=y), y, bounds)
+
+
+@_binder("activation", False)
+def _clamp_in_place(p, c, q, io):
+    """The fused activation step after a layer (in place): a clamp."""
+    bounds = _float_activation({"activation": p.get("function"), "act_a": p.get("a", 0.0), "act_b": p.get("b", 0.0)})
+    if not io["in_place"] or io["y"].dtype != np.float32 or bounds is None:
+        return None
+    return _then_clamp(lambda: None, io["y"], bounds)
+
+
+def _resize(p, io) -> Optional[Run]:
+    x, y = io["x"], io["y"]
+    if x.ndim != 4 or y.ndim != 4 or x.shape[::3] != y.shape[::3] or p.get("activation"):
+        return None
+    ac, hpc = bool(p.get("align_corners")), bool(p.get("half_pixel_centers"))
+    if p.get("interpolation") == "nearest":  # a copy of one source cell each: an index map
+        from .nn_layers import resize_nearest
+
+        return bind_map(x, y, resize_nearest(positions(x.shape), y.shape[1:3], ac, hpc))
+    if x.dtype != np.float32 or y.dtype != np.float32:
+        return None
+    return _bilinear(x, y, ac, hpc)
+
+
+def _bilinear(x: np.ndarray, y: np.ndarray, align_corners: bool, half_pixel_centers: bool) -> Run:
+    """TFLite's RESIZE_BILINEAR in float32, separably: the two source rows gathered and
+    blended by dy, then their two source columns by dx (lerp: a + (b - a) d)."""
+    sy, y0, y1 = _resize_grid(x.shape[1], y.shape[1], align_corners, half_pixel_centers)
+    sx, x0, x1 = _resize_grid(x.shape[2], y.shape[2], align_corners, half_pixel_centers)
+    n, _, w, ch = x.shape
+    rows, other, cols = (np.empty((n, y.shape[1], w, ch), np.float32), np.empty((n, y.shape[1], w, ch), np.float32),
+                         np.empty(y.shape, np.float32))
+    dy = spread((sy - y0).astype(np.float32)[None, :, None, None], rows.shape)
+    dx = spread((sx - x0).astype(np.float32)[None, None, :, None], y.shape)
+    y0, y1, x0, x1 = (v.astype(np.intp) for v in (y0, y1, x0, x1))
+    take_x, take_rows = x.take, rows.take
+
+    def run() -> None:
+        take_x(y0, axis=1, out=rows, mode="clip")
+        take_x(y1, axis=1, out=other, mode="clip")
+        np.subtract(other, rows, out=other)
+        np.multiply(other, dy, out=other)
+        np.add(rows, other, out=rows)
+        take_rows(x0, axis=2, out=y, mode="clip")
+        take_rows(x1, axis=2, out=cols, mode="clip")
+        np.subtract(cols, y, out=cols)
+        np.multiply(cols, dx, out=cols)
+        np.add(y, cols, out=y)
+    return run
+
+
+@_binder("resize", False)
+def _resize_float(p, c, q, io):
+    return _resize(p, io)
+
+
+@_binder("resize", True)
+def _resize_stored(p, c, q, io):
+    return _resize(p, io) if p.get("interpolation") == "nearest" else None
+
+
+__all__ = ["bind"]
