@@ -407,3 +407,44 @@ def test_the_one_shift_requantization_is_tflite_s_arithmetic(single_rounding):
         exact = (q8.multiply_single_rounding(acc, q, shift) if single_rounding
                  else q8.multiply_by_quantized_multiplier(acc, q, shift))
         np.testing.assert_array_equal(out, np.clip(exact + zero_point, *clamp))
+
+
+_BOUND_AT_LOAD = {"SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "MIRROR_PAD", "TILE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
+                  "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "TRANSPOSE_CONV", "CONV_3D", "BATCH_MATMUL",
+                  "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "LOG_SOFTMAX", "GELU", "HARD_SWISH", "ELU",
+                  "ARG_MAX", "ARG_MIN", "SELECT", "SELECT_V2", "L2_POOL_2D"}
+_BOUND_CASES = [c for c in PLAN_CASES if read_model(c[1]).operators[0].opcode in _BOUND_AT_LOAD]
+
+
+@pytest.mark.parametrize("case", _BOUND_CASES, ids=[c[0] for c in _BOUND_CASES])
+def test_the_kernels_bound_at_load_match_tflite_through_padded_views(case):
+    """The index maps, im2col products and in-place kernels made at load (fallback.prepare)
+    on padded views of the input and output, called twice: int8 / uint8 and every integer or
+    bool output bit for bit with TFLite's reference kernels, float32 within the tolerance;
+    the padding cells untouched."""
+    name, data, x_range, x = case
+    plan = _forced(data)
+    model, op = plan.model, plan.model.operators[0]
+    (x_index,), y_index = [i for i in op.inputs if i >= 0 and not model.tensors[i].is_constant], op.outputs[0]
+    xs, ys = model.tensors[x_index].shape, model.tensors[y_index].shape
+    x_buf, x_view = _padded(xs, model.tensors[x_index].dtype, 77)
+    y_buf, y_view = _padded(ys, model.tensors[y_index].dtype, 55)
+    run = fallback.prepare(op, model, {x_index: x_view, y_index: y_view})
+    rng = np.random.default_rng(5)
+    for k in range(2):
+        if k or x is None:
+            x = (rng.uniform(*x_range, xs).astype(np.float32) if x_range is not None else
+                 rng.integers(0, 2, xs).astype(bool) if x_view.dtype == np.bool_ else
+                 rng.standard_normal(xs).astype(np.float32) * 3 if x_view.dtype == np.float32 else
+                 rng.integers(np.iinfo(x_view.dtype).min, np.iinfo(x_view.dtype).max + 1, xs).astype(x_view.dtype))
+        x_view[...] = x
+        run()
+        ref = interpreter_outputs(data, x, reference=x.dtype != np.float32)["output"].reshape(ys)
+        if ref.dtype.kind == "f" and x.dtype == np.float32:
+            np.testing.assert_allclose(y_view, ref, rtol=1e-5, atol=tolerance(ref), err_msg=name)
+        else:
+            np.testing.assert_array_equal(y_view, ref, err_msg=name)
+        inner = np.zeros(y_buf.shape, bool)
+        inner[tuple(slice(1, 1 + s) for s in ys)] = True
+        assert (y_buf[~inner] == 55).all()
+        assert (x_buf[tuple(slice(1, 1 + s) for s in xs)] == x).all()

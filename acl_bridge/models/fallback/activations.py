@@ -108,12 +108,83 @@ def _float_into(c: Call, x: np.ndarray, out: np.ndarray) -> Optional[Callable[[]
             np.sqrt(x, out=out)
             np.reciprocal(out, out=out)
         return rsqrt
+    if op in _BOUND:
+        return _BOUND[op](c, x, out)
     if op == "PRELU":
         alpha = c.inputs[1]
         if not isinstance(alpha, np.ndarray) or alpha.dtype != np.float32:
             return None
         return _prelu_into(alpha, x, out, c.constant(1))
     return None
+
+
+def _hard_swish_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """x * min(max(x + 3, 0), 6) / 6, TFLite's order, in the output."""
+    def hard_swish() -> None:
+        np.add(x, _F32(3), out=out)
+        relu_into(out, out, 6)
+        np.multiply(out, x, out=out)
+        np.divide(out, _F32(6), out=out)
+    return hard_swish
+
+
+def _elu_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """expm1(x) where x <= 0, else x."""
+    positive = np.empty(out.shape, bool)
+
+    def elu() -> None:
+        np.expm1(x, out=out)
+        np.greater(x, _F32(0), out=positive)
+        np.copyto(out, x, where=positive)
+    return elu
+
+
+# Abramowitz and Stegun 7.1.26: erf(z) = 1 - t (a1 + t (a2 + ... a5)) exp(-z^2), t = 1 / (1 + p z),
+# z >= 0 (odd in z), |error| <= 1.5e-7: GELU's x / 2 (1 + erf) within float32 tolerance of std::erf's
+_ERF_P, _ERF_A = 0.3275911, (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
+def _gelu_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """TFLite's GELU in float64 buffers, one ufunc at a time: x / 2 (1 + erf(x / sqrt 2)) (the
+    erf as :data:`_ERF_A`'s polynomial), or with ``approximate`` x / 2 (1 + tanh(sqrt(2 / pi)
+    (x + 0.044715 x^3)))."""
+    z, t, e, poly = (np.empty(out.shape, np.float64) for _ in range(4))
+    if bool(c.option("approximate", False)):
+        def gelu_tanh() -> None:
+            np.multiply(x, x, out=z, dtype=np.float64)
+            np.multiply(z, 0.044715, out=z)
+            np.add(z, 1.0, out=z)
+            np.multiply(z, x, out=z)
+            np.multiply(z, math.sqrt(2 / math.pi), out=z)
+            np.tanh(z, out=z)
+            np.add(z, 1.0, out=z)
+            np.multiply(z, x, out=z)
+            np.multiply(z, 0.5, out=out, casting="unsafe")
+        return gelu_tanh
+
+    def gelu_erf() -> None:
+        np.multiply(x, 1 / math.sqrt(2), out=z, dtype=np.float64)
+        np.abs(z, out=t)
+        np.multiply(t, t, out=e)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        np.multiply(t, _ERF_P, out=t)
+        np.add(t, 1.0, out=t)
+        np.reciprocal(t, out=t)
+        np.multiply(t, _ERF_A[0], out=poly)
+        for a in _ERF_A[1:]:
+            np.add(poly, a, out=poly)
+            np.multiply(poly, t, out=poly)
+        np.multiply(poly, e, out=poly)
+        np.subtract(1.0, poly, out=poly)
+        np.copysign(poly, z, out=poly)  # erf(x / sqrt 2)
+        np.add(poly, 1.0, out=poly)
+        np.multiply(poly, x, out=poly)
+        np.multiply(poly, 0.5, out=out, casting="unsafe")
+    return gelu_erf
+
+
+_BOUND = {"HARD_SWISH": _hard_swish_into, "ELU": _elu_into, "GELU": _gelu_into}
 
 
 def _prelu_into(alpha: np.ndarray, x: np.ndarray, out: np.ndarray, constant: bool) -> Optional[Callable[[], None]]:

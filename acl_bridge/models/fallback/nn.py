@@ -75,17 +75,46 @@ def _int8_softmax(x: np.ndarray, qx, beta: float, qy, out: np.ndarray) -> Option
     return run
 
 
-@kernel("LOG_SOFTMAX", dtypes=FLOAT)
-def log_softmax(c: Call) -> None:
-    x = np.asarray(c.inputs[0], np.float32)
-    z = x - x.max(axis=-1, keepdims=True)
-    c.write(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))
+@kernel("LOG_SOFTMAX", dtypes=FLOAT, binds=True)
+def log_softmax(c: Call) -> Callable[[], None]:
+    """x - max - log(sum(exp(x - max))) over the last axis, in the output."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if x.dtype != np.float32 or x.shape != out.shape or x.ndim == 0:
+        def log_softmax_f() -> None:
+            z = np.asarray(x, np.float32) - np.asarray(x, np.float32).max(axis=-1, keepdims=True)
+            c.write(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))
+        return log_softmax_f
+    row, e = np.empty(x.shape[:-1] + (1,), np.float32), np.empty(x.shape, np.float32)
+
+    def log_softmax_into() -> None:
+        np.maximum.reduce(x, axis=-1, keepdims=True, out=row)
+        np.subtract(x, row, out=out)
+        np.exp(out, out=e)
+        np.add.reduce(e, axis=-1, keepdims=True, out=row)
+        np.log(row, out=row)
+        np.subtract(out, row, out=out)
+    return log_softmax_into
 
 
-@kernel("L2_NORMALIZATION", dtypes=FLOAT)
-def l2_normalization(c: Call) -> None:
-    x = np.asarray(c.inputs[0], np.float32)
-    c.write(x / np.sqrt(np.maximum((x * x).sum(axis=-1, keepdims=True), np.float32(1e-6))))
+@kernel("L2_NORMALIZATION", dtypes=FLOAT, binds=True)
+def l2_normalization(c: Call) -> Callable[[], None]:
+    """x / sqrt(max(sum of squares over the last axis, 1e-6)), in the output."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    eps = np.float32(1e-6)
+    if x.dtype != np.float32 or x.shape != out.shape or x.ndim == 0:
+        def l2_f() -> None:
+            v = np.asarray(x, np.float32)
+            c.write(v / np.sqrt(np.maximum((v * v).sum(axis=-1, keepdims=True), eps)))
+        return l2_f
+    row, sq = np.empty(x.shape[:-1] + (1,), np.float32), np.empty(x.shape, np.float32)
+
+    def l2_into() -> None:
+        np.multiply(x, x, out=sq)
+        np.add.reduce(sq, axis=-1, keepdims=True, out=row)
+        np.maximum(row, eps, out=row)
+        np.sqrt(row, out=row)
+        np.divide(x, row, out=out)
+    return l2_into
 
 
 def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:

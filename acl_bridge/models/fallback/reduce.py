@@ -113,9 +113,26 @@ def _int8_mean(x: np.ndarray, axes: Tuple[int, ...], qx, qy, out: np.ndarray) ->
     return run
 
 
-@kernel("ARG_MAX", "ARG_MIN", dtypes=FLOAT + INT8 + INTEGER)
-def arg(c: Call) -> None:
-    x = np.asarray(c.inputs[0])
-    axis = int(np.asarray(c.inputs[1]).reshape(-1)[0])
+@kernel("ARG_MAX", "ARG_MIN", dtypes=FLOAT + INT8 + INTEGER, binds=True)
+def arg(c: Call) -> Callable[[], None]:
+    """The index of the first largest (smallest) element along the axis: the array method
+    into the output (int32: into an index buffer, then converted)."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
     f = np.argmax if c.op.opcode == "ARG_MAX" else np.argmin
-    c.write(f(x, axis=axis + x.ndim if axis < 0 else axis))
+
+    def axis() -> int:
+        a = int(np.asarray(c.inputs[1]).reshape(-1)[0])
+        return a + x.ndim if a < 0 else a
+    if c.constant(1) and x.ndim:
+        a = axis()
+        if x.shape[:a] + x.shape[a + 1:] == out.shape:
+            method = x.argmax if c.op.opcode == "ARG_MAX" else x.argmin
+            if out.dtype == np.intp:
+                return lambda: method(a, out=out)
+            index = np.empty(out.shape, np.intp)
+
+            def converted() -> None:
+                method(a, out=index)
+                np.copyto(out, index, casting="unsafe")
+            return converted
+    return lambda: c.write(f(x, axis=axis()))
