@@ -448,3 +448,13 @@ def test_the_kernels_bound_at_load_match_tflite_through_padded_views(case):
         inner[tuple(slice(1, 1 + s) for s in ys)] = True
         assert (y_buf[~inner] == 55).all()
         assert (x_buf[tuple(slice(1, 1 + s) for s in xs)] == x).all()
+
+
+def test_the_kernel_families_are_found_by_being_modules_of_the_package():
+    """No list names the fallback's families: every module of the package is imported (in
+    name order), and each opcode's kernel lives in one of them."""
+    import pkgutil
+
+    names = [m.__name__.rsplit(".", 1)[1] for m in fallback.FAMILIES]
+    assert names == sorted(m.name for m in pkgutil.iter_modules(fallback.__path__) if not m.name.startswith("_"))
+    assert {k.run.__module__ for k in fallback.KERNELS.values()} <= {m.__name__ for m in fallback.FAMILIES}
