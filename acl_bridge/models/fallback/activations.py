@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import int8_reference as q8
-from .inplace import relu_into, spread
+from .inplace import const, relu_into, spread
 from .registry import FLOAT, INT8, Call, kernel
 from .tables import bind_unary, unary_table
 
@@ -120,21 +120,24 @@ def _float_into(c: Call, x: np.ndarray, out: np.ndarray) -> Optional[Callable[[]
 
 def _hard_swish_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
     """x * min(max(x + 3, 0), 6) / 6, TFLite's order, in the output."""
+    zero, three, six = const(0), const(3), const(6)
+
     def hard_swish() -> None:
-        np.add(x, _F32(3), out=out)
-        relu_into(out, out, 6)
+        np.add(x, three, out=out)
+        np.maximum(out, zero, out=out)
+        np.minimum(out, six, out=out)
         np.multiply(out, x, out=out)
-        np.divide(out, _F32(6), out=out)
+        np.divide(out, six, out=out)
     return hard_swish
 
 
 def _elu_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
     """expm1(x) where x <= 0, else x."""
-    positive = np.empty(out.shape, bool)
+    positive, zero = np.empty(out.shape, bool), const(0)
 
     def elu() -> None:
         np.expm1(x, out=out)
-        np.greater(x, _F32(0), out=positive)
+        np.greater(x, zero, out=positive)
         np.copyto(out, x, where=positive)
     return elu
 
@@ -149,38 +152,43 @@ def _gelu_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
     erf as :data:`_ERF_A`'s polynomial), or with ``approximate`` x / 2 (1 + tanh(sqrt(2 / pi)
     (x + 0.044715 x^3)))."""
     z, t, e, poly = (np.empty(out.shape, np.float64) for _ in range(4))
+    one, half = const(1.0, np.float64), const(0.5, np.float64)
     if bool(c.option("approximate", False)):
+        cube, scale = const(0.044715, np.float64), const(math.sqrt(2 / math.pi), np.float64)
+
         def gelu_tanh() -> None:
             np.multiply(x, x, out=z, dtype=np.float64)
-            np.multiply(z, 0.044715, out=z)
-            np.add(z, 1.0, out=z)
+            np.multiply(z, cube, out=z)
+            np.add(z, one, out=z)
             np.multiply(z, x, out=z)
-            np.multiply(z, math.sqrt(2 / math.pi), out=z)
+            np.multiply(z, scale, out=z)
             np.tanh(z, out=z)
-            np.add(z, 1.0, out=z)
+            np.add(z, one, out=z)
             np.multiply(z, x, out=z)
-            np.multiply(z, 0.5, out=out, casting="unsafe")
+            np.multiply(z, half, out=out, casting="unsafe")
         return gelu_tanh
+    root, p = const(1 / math.sqrt(2), np.float64), const(_ERF_P, np.float64)
+    a5, *rest = (const(a, np.float64) for a in _ERF_A)
 
     def gelu_erf() -> None:
-        np.multiply(x, 1 / math.sqrt(2), out=z, dtype=np.float64)
+        np.multiply(x, root, out=z, dtype=np.float64)
         np.abs(z, out=t)
         np.multiply(t, t, out=e)
         np.negative(e, out=e)
         np.exp(e, out=e)
-        np.multiply(t, _ERF_P, out=t)
-        np.add(t, 1.0, out=t)
+        np.multiply(t, p, out=t)
+        np.add(t, one, out=t)
         np.reciprocal(t, out=t)
-        np.multiply(t, _ERF_A[0], out=poly)
-        for a in _ERF_A[1:]:
+        np.multiply(t, a5, out=poly)
+        for a in rest:
             np.add(poly, a, out=poly)
             np.multiply(poly, t, out=poly)
         np.multiply(poly, e, out=poly)
-        np.subtract(1.0, poly, out=poly)
+        np.subtract(one, poly, out=poly)
         np.copysign(poly, z, out=poly)  # erf(x / sqrt 2)
-        np.add(poly, 1.0, out=poly)
+        np.add(poly, one, out=poly)
         np.multiply(poly, x, out=poly)
-        np.multiply(poly, 0.5, out=out, casting="unsafe")
+        np.multiply(poly, half, out=out, casting="unsafe")
     return gelu_erf
 
 

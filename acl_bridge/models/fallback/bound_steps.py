@@ -22,7 +22,7 @@ import numpy as np
 from ..lowering.step import Step
 from .bound_layers import _clamp, _float_activation, _gemm, _then_clamp, _weights_and_real, bind_step, requantizer
 from .index_maps import PAD, bind_map, positions
-from .inplace import spread
+from .inplace import const, spread
 from .step_kernels import _resize_grid
 
 Run = Callable[[], None]
@@ -199,7 +199,7 @@ def _local_response_normalization(p, c, q, io):
     band = (np.abs(np.arange(ch)[:, None] - np.arange(ch)[None, :]) <= r).astype(np.float32)
     sq, acc = np.empty(x.shape, np.float32), np.empty(x.shape, np.float32)
     sq2, acc2 = sq.reshape(-1, ch), acc.reshape(-1, ch)
-    alpha, bias, beta = np.float32(p["alpha"]), np.float32(p["bias"]), np.float32(-p["beta"])
+    alpha, bias, beta = const(p["alpha"]), const(p["bias"]), const(-p["beta"])
 
     def run() -> None:
         np.multiply(x, x, out=sq)

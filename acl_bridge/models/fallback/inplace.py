@@ -19,6 +19,15 @@ def filled(shape: Tuple[int, ...], dtype: str = "float32", value: float = 0.0) -
     return a
 
 
+def const(value, dtype="float32") -> np.ndarray:
+    """``value`` as a read-only 0-d array of ``dtype``: a ufunc's constant operand made once at
+    load. numpy 2.4 (x86-64) converts a scalar operand on every call: 0.6-1.0 us against 0.35
+    us for a 0-d array on a small tensor, as fast as a scalar on a large one."""
+    a = np.array(value, dtype)
+    a.flags.writeable = False
+    return a
+
+
 def relu_into(x: np.ndarray, out: np.ndarray, hi=None) -> None:
     """``out`` := max(x, 0) (then min(., hi) where ``hi`` is given), float."""
     np.maximum(x, filled(out.shape, out.dtype.str), out=out)
@@ -49,4 +58,4 @@ def clamp_into(a: np.ndarray, lo, hi) -> None:
     np.minimum(a, hi, out=a)
 
 
-__all__ = ["SPREAD_LIMIT", "clamp_into", "filled", "relu_into", "spread"]
+__all__ = ["SPREAD_LIMIT", "clamp_into", "const", "filled", "relu_into", "spread"]

@@ -15,7 +15,7 @@ from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
 from .bound_steps import bind
-from .inplace import clamp_into
+from .inplace import clamp_into, const
 
 
 @kernel("SOFTMAX", dtypes=FLOAT + INT8, binds=True)
@@ -84,14 +84,15 @@ def log_softmax(c: Call) -> Callable[[], None]:
             z = np.asarray(x, np.float32) - np.asarray(x, np.float32).max(axis=-1, keepdims=True)
             c.write(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))
         return log_softmax_f
-    row, e = np.empty(x.shape[:-1] + (1,), np.float32), np.empty(x.shape, np.float32)
+    rows, e, ones = np.empty(x.shape[:-1], np.float32), np.empty(x.shape, np.float32), np.ones(x.shape[-1], np.float32)
+    row = rows[..., None]  # (numpy's reductions with keepdims cost more; the sum is a dot product with ones)
 
     def log_softmax_into() -> None:
-        np.maximum.reduce(x, axis=-1, keepdims=True, out=row)
+        np.maximum.reduce(x, axis=-1, out=rows)
         np.subtract(x, row, out=out)
         np.exp(out, out=e)
-        np.add.reduce(e, axis=-1, keepdims=True, out=row)
-        np.log(row, out=row)
+        np.vecdot(e, ones, out=rows)
+        np.log(rows, out=rows)
         np.subtract(out, row, out=out)
     return log_softmax_into
 
@@ -100,19 +101,19 @@ def log_softmax(c: Call) -> Callable[[], None]:
 def l2_normalization(c: Call) -> Callable[[], None]:
     """x / sqrt(max(sum of squares over the last axis, 1e-6)), in the output."""
     x, out = np.asarray(c.inputs[0]), c.outputs[0]
-    eps = np.float32(1e-6)
+    eps = const(1e-6)
     if x.dtype != np.float32 or x.shape != out.shape or x.ndim == 0:
         def l2_f() -> None:
             v = np.asarray(x, np.float32)
             c.write(v / np.sqrt(np.maximum((v * v).sum(axis=-1, keepdims=True), eps)))
         return l2_f
-    row, sq = np.empty(x.shape[:-1] + (1,), np.float32), np.empty(x.shape, np.float32)
+    rows = np.empty(x.shape[:-1], np.float32)
+    row = rows[..., None]
 
     def l2_into() -> None:
-        np.multiply(x, x, out=sq)
-        np.add.reduce(sq, axis=-1, keepdims=True, out=row)
-        np.maximum(row, eps, out=row)
-        np.sqrt(row, out=row)
+        np.vecdot(x, x, out=rows)  # the sum of squares, one call
+        np.maximum(rows, eps, out=rows)
+        np.sqrt(rows, out=rows)
         np.divide(x, row, out=out)
     return l2_into
 
