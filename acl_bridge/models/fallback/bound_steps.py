@@ -20,7 +20,8 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from ..lowering.step import Step
-from .bound_layers import _clamp, _float_activation, _gemm, _then_clamp, _weights_and_real, bind_step, requantizer
+from .bound_layers import (_clamp, _float_activation, _matmul_dtype, _then_clamp, _weights_and_real, bind_step,
+                           requantizer)
 from .index_maps import PAD, bind_map, positions
 from .inplace import const, spread
 from .step_kernels import _resize_grid
@@ -89,57 +90,124 @@ def _columns_product(x: np.ndarray, y: np.ndarray, index_map: np.ndarray, wmat: 
     return _then_clamp(run, y, bounds)
 
 
-def _deconvolution_map(x_shape, kernel, stride, padding, out_hw) -> np.ndarray:
-    """Per output cell (n, Y, X) and tap (fy, fx, channel), the input element it multiplies
-    (TFLite's TRANSPOSE_CONV: input (i, j) adds into the full output's (i * stride + fy,
-    j * stride + fx), cropped by (top, bottom, left, right)); PAD where none does."""
-    n, h, w, cin = x_shape
-    (kh, kw), (sh, sw), (top, _, left, _), (oh, ow) = kernel, stride, padding, out_hw
+def _taps(size, taps, step, lead, out):
+    """Per output index along one axis, the input index and kernel tap of each contribution
+    (TFLite's TRANSPOSE_CONV: input i adds into the full output's i * step + tap, cropped by
+    ``lead``), at most ceil(taps / step) of them, and whether each is one (the rest pad)."""
+    full = np.arange(out)[:, None] + lead - np.arange(taps)[None, :]  # (out, taps)
+    i = full // step
+    valid = (full % step == 0) & (i >= 0) & (i < size)
+    order = np.argsort(~valid, axis=1, kind="stable")[:, :-(-taps // step)]  # the valid taps first
+    tap = np.take_along_axis(np.broadcast_to(np.arange(taps), full.shape), order, axis=1)
+    return (np.clip(np.take_along_axis(i, order, axis=1), 0, size - 1), tap,
+            np.take_along_axis(valid, order, axis=1))
 
-    def axis(size, taps, step, lead, out):
-        full = np.arange(out)[:, None] + lead - np.arange(taps)[None, :]  # (out, taps)
-        i = full // step
-        return np.clip(i, 0, size - 1), (full % step == 0) & (i >= 0) & (i < size)
-    iy, vy = axis(h, kh, sh, top, oh)
-    ix, vx = axis(w, kw, sw, left, ow)
-    index = positions(x_shape)[:, iy[:, None, :, None], ix[None, :, None, :], :]  # (n, OH, OW, kh, kw, C)
+
+def _deconvolution_sum(x: np.ndarray, wmat: np.ndarray, kernel, stride, padding, acc: np.ndarray, dtype
+                       ) -> Optional[Tuple[Run, np.ndarray]]:
+    """(the function writing ``acc`` (N, OH, OW, O) := TFLite's transposed convolution sum of
+    ``x`` by ``wmat`` ((C, kh x kw x O): each input cell's contribution to every tap of every
+    output channel) in ``dtype``, that sum for an input of ones): one product making every
+    contribution, one ``take`` gathering each output cell's (at most ceil(kh / sh) x
+    ceil(kw / sw), taps first), one sum over them."""
+    n, h, w, cin = x.shape
+    (kh, kw), (sh, sw), (top, _, left, _) = kernel, stride, padding
+    _, oh, ow, cout = acc.shape
+    k = kh * kw * cout
+    if n * h * w * k > _MOST_COLUMNS or wmat.shape != (cin, k):
+        return None
+    iy, fy, vy = _taps(h, kh, sh, top, oh)
+    ix, fx, vx = _taps(w, kw, sw, left, ow)
+    ty, tx = iy.shape[1], ix.shape[1]
+    cell = (np.arange(n)[:, None, None, None, None] * h + iy[None, :, None, :, None]) * w + ix[None, None, :, None, :]
+    tap = fy[None, :, None, :, None] * kw + fx[None, None, :, None, :]  # (N, OH, OW, ty, tx)
+    index = (cell * k + tap * cout)[..., None] + np.arange(cout)  # (N, OH, OW, ty, tx, O)
     valid = (vy[:, None, :, None] & vx[None, :, None, :])[None, ..., None]
-    return np.where(valid, index, PAD)
+    index = np.where(valid, index, n * h * w * k).reshape(n, oh, ow, ty * tx, cout)
+    index = np.ascontiguousarray(np.moveaxis(index, 3, 0), np.intp)  # taps first: the sum adds whole arrays
+    flat = np.zeros(n * h * w * k + 1, dtype)  # every contribution, then a zero for the pads
+    contributions = flat[:-1].reshape(n * h * w, k)
+    xs = np.empty((n * h * w, cin), dtype)
+    x_cells, weights = xs.reshape(x.shape), np.ascontiguousarray(wmat, dtype)
+    ones = np.concatenate([np.ones((n * h * w, cin)) @ np.asarray(wmat, np.float64), np.zeros((1, k))])
+    ones_sum = ones.reshape(-1)[index].sum(axis=0)
+    gathered = np.empty(index.shape, dtype) if ty * tx > 1 else None
+    take = flat.take
+
+    def run() -> None:
+        np.copyto(x_cells, x, casting="unsafe")
+        np.matmul(xs, weights, out=contributions)
+        if gathered is None:
+            take(index[0], out=acc, mode="clip")
+        else:
+            take(index, out=gathered, mode="clip")
+            np.add.reduce(gathered, axis=0, out=acc)
+    return run, ones_sum
 
 
-def _deconvolution_geometry(p, c, io):
+def _deconvolution_weights(p, c, io):
+    """(weights OHWI, as (C, kh x kw x O)) where the shapes agree, else None."""
     x, y = io["x"], io["y"]
-    w = np.asarray(c["weights"])  # OHWI
+    w = np.asarray(c["weights"])
     if x.ndim != 4 or y.ndim != 4 or w.ndim != 4 or w.shape[3] != x.shape[3] or w.shape[0] != y.shape[3]:
         return None
-    return w, _deconvolution_map(x.shape, w.shape[1:3], p["stride"], p["padding"], y.shape[1:3])
+    return w, w.transpose(3, 1, 2, 0).reshape(w.shape[3], -1)
 
 
 @_binder("deconvolution", False)
 def _deconvolution(p, c, q, io):
-    made = _deconvolution_geometry(p, c, io) if _float32(io, 4) else None
+    made = _deconvolution_weights(p, c, io) if _float32(io, 4) else None
+    bounds = _float_activation(p)
+    if made is None or bounds is None:
+        return None
+    x, y = io["x"], io["y"]
+    w, wmat = made
+    made = _deconvolution_sum(x, wmat, w.shape[1:3], p["stride"], p["padding"], y, np.float32)
     if made is None:
         return None
-    w, index_map = made
-    return _columns_product(io["x"], io["y"], index_map, w.transpose(1, 2, 3, 0).reshape(-1, w.shape[0]),
-                            c.get("bias"), p)
+    summed, _ = made
+    bias = c.get("bias")
+    if bias is None or not np.any(bias):
+        return _then_clamp(summed, y, bounds)
+    b = spread(np.asarray(bias, np.float32).reshape(-1), y.shape)
+
+    def run() -> None:
+        summed()
+        np.add(y, b, out=y)
+    return _then_clamp(run, y, bounds)
 
 
 @_binder("deconvolution", True)
 def _deconvolution_q(p, c, q, io):
-    made = _deconvolution_geometry(p, c, io)
+    """Exact integers: the input as stored (its zero point folded, per output cell, into the
+    bias: minus zero point x the weights its taps reach), every partial sum bounded at load
+    below 2**24 (float32) or 2**31 (float64), TFLite's requantization
+    (:func:`.bound_layers.requantizer`)."""
+    made = _deconvolution_weights(p, c, io)
     x, y = io["x"], io["y"]
     if made is None or x.dtype.kind not in "iu":
         return None
-    _, index_map = made
     ws, bias, real = _weights_and_real(c, q, axis_first=True)  # OHWI, minus their zero point
-    n, oh, ow, cout = y.shape
-    k, xz = int(np.prod(index_map.shape[3:])), q["src"][1]
+    wmat = ws.transpose(3, 1, 2, 0).reshape(ws.shape[3], -1)
     requant = requantizer(real, q["dst"][1], _clamp(p, q, y), y)
-    flat_map = index_map.reshape(n * oh * ow, k)
-    # zero-inserted and cropped cells hold the input's zero point: the product folds it out
-    return _gemm(x, lambda cols: bind_map(x, cols, flat_map, xz), k, ws.transpose(1, 2, 3, 0).reshape(k, cout),
-                 bias, xz, requant, n * oh * ow, y.shape)
+    probe = _deconvolution_sum(x, wmat, ws.shape[1:3], p["stride"], p["padding"], np.empty(y.shape), np.float64)
+    if requant is None or probe is None:
+        return None
+    folded = bias - int(q["src"][1]) * probe[1]  # exact: integers below 2**53
+    info = np.iinfo(x.dtype)
+    reach = max(abs(int(info.min)), abs(int(info.max)))
+    dtype = _matmul_dtype(float((reach * np.abs(ws).sum(axis=(1, 2, 3)) + np.abs(folded)).max(initial=0)))
+    if dtype is None:
+        return None
+    acc = np.empty(y.shape, dtype)
+    summed, _ = _deconvolution_sum(x, wmat, ws.shape[1:3], p["stride"], p["padding"], acc, dtype)
+    b = spread(folded.astype(dtype), y.shape)
+
+    def run() -> None:
+        summed()
+        np.add(acc, b, out=acc)
+        requant(acc)
+    return run
 
 
 @_binder("convolution_3d", False)
@@ -169,19 +237,19 @@ def _l2_pooling(p, c, q, io):
     win = np.lib.stride_tricks.sliding_window_view(padded, p["kernel"], axis=(1, 2))[:, ::p["stride"][0], ::p["stride"][1]]
     if win.shape[:4] != y.shape:
         return None
-    index_map = win.transpose(0, 1, 2, 4, 5, 3).reshape(y.shape[:3] + (-1, y.shape[3]))  # (N, OH, OW, taps, C)
+    index_map = win.transpose(4, 5, 0, 1, 2, 3).reshape((-1,) + y.shape)  # (taps, N, OH, OW, C): taps first
     if index_map.size > _MOST_COLUMNS:
         return None
     cols = np.empty(index_map.shape, np.float32)
     fill = bind_map(x, cols, index_map, 0)
-    counts = spread((index_map != PAD).sum(axis=3).astype(np.float32), y.shape)
+    counts = spread((index_map != PAD).sum(axis=0).astype(np.float32), y.shape)
     if fill is None:
         return None
 
     def run() -> None:
         fill()
         np.multiply(cols, cols, out=cols)
-        np.add.reduce(cols, axis=3, out=y)
+        np.add.reduce(cols, axis=0, out=y)
         np.divide(y, counts, out=y)
         np.sqrt(y, out=y)
     return _then_clamp(run, y, bounds)
