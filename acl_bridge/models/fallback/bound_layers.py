@@ -36,7 +36,7 @@ import numpy as np
 
 from ..lowering.step import Step
 from . import int8_reference as q8
-from .inplace import clamp_into, relu_into, spread
+from .inplace import clamp_into, product_into, relu_into, spread
 from .step_kernels import _clamp, run_step
 
 Run = Callable[[], None]
@@ -219,10 +219,11 @@ def _gemm(x: np.ndarray, cols_of: Callable[[np.ndarray], Optional[np.ndarray]], 
     w = np.concatenate([wmat, folded[None, :]]).astype(dtype)
     acc = np.empty((rows, w.shape[1]), dtype)
     shaped = acc.reshape(out_shape)
+    product = product_into(cols, w, acc)
 
     def run() -> None:
         fill()
-        np.matmul(cols, w, out=acc)
+        product()
         requant(shaped)
     return run
 
@@ -487,18 +488,18 @@ def _convolution(p, c, q, x, y):
     bias = np.zeros(o, np.float32) if c.get("bias") is None else np.asarray(c["bias"], np.float32)
     wmat = np.concatenate([w.reshape(o, k).T, bias[None, :]])
     if y.flags.c_contiguous:
-        out = y.reshape(rows, o)
+        product = product_into(cols, wmat, y.reshape(rows, o))
 
         def run() -> None:
             fill()
-            np.matmul(cols, wmat, out=out)
+            product()
     else:  # a padded view: the product, then copied in
         out = np.empty((rows, o), np.float32)
-        shaped = out.reshape(y.shape)
+        shaped, product = out.reshape(y.shape), product_into(cols, wmat, out)
 
         def run() -> None:
             fill()
-            np.matmul(cols, wmat, out=out)
+            product()
             np.copyto(y, shaped)
     return _then_clamp(run, y, bounds)
 
@@ -512,9 +513,10 @@ def _fully_connected(p, c, q, x, y):
         return None
     wt = np.ascontiguousarray(w.T)
     bias = None if c.get("bias") is None else np.asarray(c["bias"], np.float32)
+    product = product_into(x, wt, y)
 
     def run() -> None:
-        np.matmul(x, wt, out=y)
+        product()
         if bias is not None:
             np.add(y, bias, out=y)
     return _then_clamp(run, y, bounds)

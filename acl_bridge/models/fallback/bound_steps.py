@@ -23,7 +23,7 @@ from ..lowering.step import Step
 from .bound_layers import (_clamp, _float_activation, _matmul_dtype, _then_clamp, _weights_and_real, bind_step,
                            requantizer)
 from .index_maps import PAD, bind_map, positions
-from .inplace import const, spread
+from .inplace import const, product_into, spread
 from .step_kernels import _resize_grid
 
 Run = Callable[[], None]
@@ -79,12 +79,12 @@ def _columns_product(x: np.ndarray, y: np.ndarray, index_map: np.ndarray, wmat: 
     fill = bind_map(x, cols.reshape(index_map.shape), index_map, 0)
     if fill is None:
         return None
-    w = np.ascontiguousarray(wmat, np.float32)
     b = None if bias is None or not np.any(bias) else spread(np.asarray(bias, np.float32).reshape(-1), out.shape)
+    product = product_into(cols, np.ascontiguousarray(wmat, np.float32), out)
 
     def run() -> None:
         fill()
-        np.matmul(cols, w, out=out)
+        product()
         if b is not None:
             np.add(out, b, out=out)
     return _then_clamp(run, y, bounds)
@@ -132,11 +132,11 @@ def _deconvolution_sum(x: np.ndarray, wmat: np.ndarray, kernel, stride, padding,
     ones = np.concatenate([np.ones((n * h * w, cin)) @ np.asarray(wmat, np.float64), np.zeros((1, k))])
     ones_sum = ones.reshape(-1)[index].sum(axis=0)
     gathered = np.empty(index.shape, dtype) if ty * tx > 1 else None
-    take = flat.take
+    take, product = flat.take, product_into(xs, weights, contributions)
 
     def run() -> None:
         np.copyto(x_cells, x, casting="unsafe")
-        np.matmul(xs, weights, out=contributions)
+        product()
         if gathered is None:
             take(index[0], out=acc, mode="clip")
         else:
@@ -268,10 +268,11 @@ def _local_response_normalization(p, c, q, io):
     sq, acc = np.empty(x.shape, np.float32), np.empty(x.shape, np.float32)
     sq2, acc2 = sq.reshape(-1, ch), acc.reshape(-1, ch)
     alpha, bias, beta = const(p["alpha"]), const(p["bias"]), const(-p["beta"])
+    product = product_into(sq2, band, acc2)
 
     def run() -> None:
         np.multiply(x, x, out=sq)
-        np.matmul(sq2, band, out=acc2)
+        product()
         np.multiply(acc, alpha, out=acc)
         np.add(acc, bias, out=acc)
         np.power(acc, beta, out=acc)
@@ -296,7 +297,9 @@ def _matmul(p, c, q, io):
             return None
     except ValueError:
         return None
-    return _then_clamp(lambda: np.matmul(a, b, out=y), y, bounds)
+    if b.ndim == 2 and a.ndim > 2 and a.flags.c_contiguous and y.flags.c_contiguous:  # one matrix product
+        return _then_clamp(product_into(a.reshape(-1, a.shape[-1]), b, y.reshape(-1, y.shape[-1])), y, bounds)
+    return _then_clamp(product_into(a, b, y), y, bounds)
 
 
 @_binder("activation", False)

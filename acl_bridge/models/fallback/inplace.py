@@ -4,7 +4,7 @@ the ReLU's zeros operand. A leaf module (numpy only), so every kernel family can
 from __future__ import annotations
 
 import functools
-from typing import Tuple
+from typing import Callable, Tuple
 
 import numpy as np
 
@@ -26,6 +26,17 @@ def const(value, dtype="float32") -> np.ndarray:
     a = np.array(value, dtype)
     a.flags.writeable = False
     return a
+
+
+def product_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """The function writing ``out`` := a @ b: ``np.dot`` where both are matrices of ``out``'s
+    dtype and ``out`` is C-contiguous (numpy 2.4: a third of ``np.matmul``'s fixed cost, 0.5
+    against 1.5 us on small matrices, the same BLAS product), else ``np.matmul``."""
+    if a.ndim == b.ndim == out.ndim == 2 and a.dtype == b.dtype == out.dtype and out.flags.c_contiguous:
+        dot = np.dot
+        return lambda: dot(a, b, out=out)
+    matmul = np.matmul
+    return lambda: matmul(a, b, out=out)
 
 
 def relu_into(x: np.ndarray, out: np.ndarray, hi=None) -> None:
@@ -58,4 +69,4 @@ def clamp_into(a: np.ndarray, lo, hi) -> None:
     np.minimum(a, hi, out=a)
 
 
-__all__ = ["SPREAD_LIMIT", "clamp_into", "const", "filled", "relu_into", "spread"]
+__all__ = ["SPREAD_LIMIT", "clamp_into", "const", "product_into", "filled", "relu_into", "spread"]
