@@ -51,11 +51,17 @@ _MANY_TAPS, _FEW_CELLS = 16, 1024
 _MOST_COLUMNS = 1 << 24
 
 
-def _binder(kind: str, quantized: bool) -> Callable[[Binder], Binder]:
-    def add(f: Binder) -> Binder:
-        _BINDERS[(kind, quantized)] = f
-        return f
-    return add
+def registrar(table: dict) -> Callable[[str, bool], Callable[[Callable], Callable]]:
+    """The decorator factory filling ``table`` by (step kind, quantized)."""
+    def binder(kind: str, quantized: bool) -> Callable[[Callable], Callable]:
+        def add(f: Callable) -> Callable:
+            table[(kind, quantized)] = f
+            return f
+        return add
+    return binder
+
+
+_binder = registrar(_BINDERS)
 
 
 def bind_step(s: Step, arrays: Dict[int, np.ndarray]) -> Run:

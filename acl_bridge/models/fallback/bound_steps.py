@@ -21,7 +21,7 @@ import numpy as np
 
 from ..lowering.step import Step
 from .bound_layers import (_clamp, _float_activation, _matmul_dtype, _then_clamp, _weights_and_real, bind_step,
-                           requantizer)
+                           registrar, requantizer)
 from .index_maps import PAD, bind_map, positions
 from .inplace import const, product_into, spread
 from .step_kernels import _resize_grid
@@ -30,14 +30,8 @@ Run = Callable[[], None]
 # (params, constants, quantization or None, the step's arrays by role) -> the per-call work, or None
 Binder = Callable[[dict, dict, Optional[dict], Dict[str, np.ndarray]], Optional[Run]]
 _BINDERS: Dict[Tuple[str, bool], Binder] = {}
+_binder = registrar(_BINDERS)
 _MOST_COLUMNS = 1 << 24  # im2col elements kept per operator (64 MiB of float32), else unbound
-
-
-def _binder(kind: str, quantized: bool) -> Callable[[Binder], Binder]:
-    def add(f: Binder) -> Binder:
-        _BINDERS[(kind, quantized)] = f
-        return f
-    return add
 
 
 def bind(s: Step, arrays: Dict[int, np.ndarray]) -> Run:

@@ -18,6 +18,7 @@ import numpy as np
 from . import step_kernels_movement as moves
 from .elementwise import float_activation
 from .index_maps import PAD, bind_map, positions
+from .inplace import byte_copy
 from ..format.tflite_reader import UnsupportedModelError
 from .registry import ANY, Call, kernel
 
@@ -28,19 +29,6 @@ def shape(c: Call) -> Callable[[], None]:
     if value.size == c.outputs[0].size:
         value = value.reshape(c.outputs[0].shape).astype(c.outputs[0].dtype)
     return lambda: c.write(value)
-
-
-def byte_copy(x: np.ndarray, out: np.ndarray) -> Optional[Callable[[], None]]:
-    """``out`` := ``x``'s bytes as one memory copy (both C-contiguous, one dtype and size;
-    None otherwise): a tenth of an array assignment's fixed cost."""
-    if not (isinstance(x, np.ndarray) and x.dtype == out.dtype and x.size == out.size and x.size
-            and x.flags.c_contiguous and out.flags.c_contiguous):
-        return None
-    into, source = memoryview(out.reshape(-1)).cast("B"), memoryview(x.reshape(-1)).cast("B")
-
-    def copy() -> None:
-        into[:] = source
-    return copy
 
 
 @kernel("RESHAPE", "SQUEEZE", "EXPAND_DIMS", dtypes=ANY, binds=True)

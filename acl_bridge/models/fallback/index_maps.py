@@ -4,13 +4,15 @@ padding cell -1) gives, per output element, the input element it copies, so a ca
 gather whatever reshapes, transposes, crops, tilings or reflections the operator makes (and
 exact by construction: nothing but copies). A map with padding cells, or an output of
 another dtype (im2col columns of a matrix product), reads from a staging copy of the input
-with the fill value after it (two calls). A leaf module: numpy only."""
+with the fill value after it (two calls)."""
 
 from __future__ import annotations
 
 from typing import Callable, Optional
 
 import numpy as np
+
+from .inplace import byte_copy
 
 Run = Callable[[], None]
 PAD = -1  # a map's cell that takes the fill value
@@ -52,9 +54,10 @@ def bind_map(x: np.ndarray, out: np.ndarray, index_map: np.ndarray, fill=0) -> O
         inner = stage[:-1].reshape(x.shape)
         indices = np.where(index_map == PAD, x.size, index_map).astype(np.intp)
         take = stage.take
+        copy = byte_copy(x, inner) or (lambda: np.copyto(inner, x, casting="unsafe"))
 
         def staged() -> None:
-            np.copyto(inner, x, casting="unsafe")
+            copy()
             take(indices, out=out, mode="clip")
         return staged
     flat, offsets = source

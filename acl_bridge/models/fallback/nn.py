@@ -134,10 +134,11 @@ def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
 @kernel("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESIZE_BILINEAR",
         check=_lowerable, binds=True)
 def lowered_layer(c: Call) -> Callable[[], None]:
-    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_steps`, :mod:`.bound_layers`; they read the
-    operator's input and write its output; an in-place activation step writes the output
-    again)."""
-    arrays = {c.op.inputs[0]: np.asarray(c.inputs[0]), c.op.outputs[0]: c.outputs[0]}
+    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_steps`,
+    :mod:`.bound_layers`; they read the operator's inputs and write its output; an in-place
+    activation step writes the output again)."""
+    arrays = {i: np.asarray(v) for i, v in zip(c.op.inputs, c.inputs) if i >= 0 and v is not None}
+    arrays[c.op.outputs[0]] = c.outputs[0]
     runs = [bind(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
     if len(runs) == 1:
         return runs[0]

@@ -7,15 +7,13 @@ validate() refused them (ACL 20.08's missing MatMul and Conv3D)."""
 
 from __future__ import annotations
 
-from typing import Callable, Tuple
+from typing import Tuple
 
 import numpy as np
 
 from . import int8_reference as q8
-from ..lowering import rule_for
-from .bound_steps import bind
-from .nn import _lowerable
-from .registry import FLOAT, INT8, Call, kernel
+from .nn import _lowerable, lowered_layer
+from .registry import FLOAT, INT8, kernel
 from .step_kernels import _clamp, _windows, step_kernel
 
 
@@ -118,18 +116,6 @@ def l2_pool(x, kernel, stride, padding) -> np.ndarray:
                    / _windows(ones, kernel, stride, padding, 0.0).sum(axis=(-2, -1)))
 
 
-@kernel("TRANSPOSE_CONV", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL", "CONV_3D",
-        dtypes=FLOAT + INT8, check=_lowerable, binds=True)
-def rule_steps(c: Call) -> Callable[[], None]:
-    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_steps`; their live
-    inputs are the operator's, they write its output)."""
-    arrays = {i: np.asarray(v) for i, v in zip(c.op.inputs, c.inputs) if i >= 0 and v is not None}
-    arrays[c.op.outputs[0]] = c.outputs[0]
-    runs = [bind(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
-    if len(runs) == 1:
-        return runs[0]
-
-    def steps() -> None:
-        for run in runs:
-            run()
-    return steps
+# the rule's steps lowered and bound once, as the layers of :mod:`.nn`
+kernel("TRANSPOSE_CONV", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL", "CONV_3D",
+       dtypes=FLOAT + INT8, check=_lowerable, binds=True)(lowered_layer)

@@ -116,7 +116,7 @@ def _int8_mean(x: np.ndarray, axes: Tuple[int, ...], qx, qy, out: np.ndarray) ->
 @kernel("ARG_MAX", "ARG_MIN", dtypes=FLOAT + INT8 + INTEGER, binds=True)
 def arg(c: Call) -> Callable[[], None]:
     """The index of the first largest (smallest) element along the axis: the array method
-    into the output (int32: into an index buffer, then converted)."""
+    into the output (another index type: into an index buffer, then converted)."""
     x, out = np.asarray(c.inputs[0]), c.outputs[0]
     f = np.argmax if c.op.opcode == "ARG_MAX" else np.argmin
 
@@ -127,7 +127,7 @@ def arg(c: Call) -> Callable[[], None]:
         a = axis()
         if x.shape[:a] + x.shape[a + 1:] == out.shape:
             method = x.argmax if c.op.opcode == "ARG_MAX" else x.argmin
-            if out.dtype == np.intp:
+            if out.dtype in (np.int32, np.int64):  # (numpy 2.4 writes either index type)
                 return lambda: method(a, out=out)
             index = np.empty(out.shape, np.intp)
 
