@@ -458,3 +458,35 @@ def test_the_kernel_families_are_found_by_being_modules_of_the_package():
     names = [m.__name__.rsplit(".", 1)[1] for m in fallback.FAMILIES]
     assert names == sorted(m.name for m in pkgutil.iter_modules(fallback.__path__) if not m.name.startswith("_"))
     assert {k.run.__module__ for k in fallback.KERNELS.values()} <= {m.__name__ for m in fallback.FAMILIES}
+
+
+@pytest.mark.parametrize("single_rounding", [False, True], ids=["two-roundings", "single-rounding"])
+@pytest.mark.parametrize("acc_dtype", ["int32", "float32"])
+def test_the_requantization_table_is_tflite_s_arithmetic(single_rounding, acc_dtype):
+    """requant_tables (a table of the unsaturated accumulators, the rest clipped to its ends)
+    where the multipliers make it small enough to be taken: bit for bit with int8_reference's
+    gemmlowp steps, per channel and per tensor, on accumulators across the whole range, every
+    value of the unsaturated range, and the ties of a multiplier of exactly 0.5 * 2**-e; on a
+    padded view of the output (its padding untouched)."""
+    from acl_bridge.models.fallback import int8_reference as q8
+    from acl_bridge.models.fallback.bound_layers import requantizer
+    from acl_bridge.models.fallback.requant_tables import table_requantizer
+
+    rng = np.random.default_rng(13)
+    channels = 6
+    real = np.concatenate([rng.uniform(0.02, 0.9, channels - 2), [0.25, 0.5]])
+    dense = np.arange(-20000, 20000)[:, None] + np.zeros(channels, np.int64)
+    acc = np.concatenate([rng.integers(-2 ** 24, 2 ** 24, (300, channels)), dense]).astype(acc_dtype)
+    zero_point, clamp = 5, (-128, 127)
+    for multiplier in (real, real[:1]):  # per channel, per tensor
+        buf = np.full((acc.shape[0] + 2, channels + 2), 55, np.int8)
+        out = buf[1:-1, 1:-1]
+        q, shift = q8.quantize_multiplier(multiplier)
+        run = requantizer(multiplier, zero_point, clamp, out, single_rounding)
+        assert run.__module__ == table_requantizer.__module__  # the table, not the arithmetic
+        run(acc)
+        wide = acc.astype(np.int64)
+        exact = (q8.multiply_single_rounding(wide, q, shift) if single_rounding
+                 else q8.multiply_by_quantized_multiplier(wide, q, shift))
+        np.testing.assert_array_equal(out, np.clip(exact + zero_point, *clamp))
+        assert (buf[0] == 55).all() and (buf[-1] == 55).all() and (buf[:, 0] == 55).all() and (buf[:, -1] == 55).all()

@@ -37,6 +37,7 @@ import numpy as np
 from ..lowering.step import Step
 from . import int8_reference as q8
 from .inplace import clamp_into, product_into, relu_into, spread
+from .requant_tables import table_requantizer
 from .step_kernels import _clamp, run_step
 
 Run = Callable[[], None]
@@ -101,9 +102,16 @@ def requantizer(real, zero_point: int, clamp: Tuple[int, int], out: np.ndarray,
 
 
 def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tuple[int, int], out: np.ndarray,
-                   single_rounding: bool = False) -> Optional[Callable[[np.ndarray], None]]:
-    """:func:`requantizer` of a multiplier given as TFLite's (Q31 integers, shifts), arrays."""
+                   single_rounding: bool = False, by_table: bool = True) -> Optional[Callable[[np.ndarray], None]]:
+    """:func:`requantizer` of a multiplier given as TFLite's (Q31 integers, shifts), arrays;
+    ``by_table``: as a table of this arithmetic's outputs where the unsaturated range is small
+    (:mod:`.requant_tables`)."""
     qm, shift = np.atleast_1d(np.asarray(qm, np.int64)), np.atleast_1d(np.asarray(shift, np.int64))
+    if by_table:
+        table = table_requantizer(lambda probe: requantizer_of(qm, shift, zero_point, clamp, probe, single_rounding,
+                                                               by_table=False), qm, shift, zero_point, clamp, out)
+        if table is not None:
+            return table
     if not single_rounding and (shift > 0).any():
         return None
     e = -shift
