@@ -4,13 +4,15 @@ normalization, batch matrix product, nearest and bilinear resizes, and the in-pl
 activation step after them (float32). What :mod:`.nn_layers`' and :mod:`.nn`'s kernels run
 where ACL refused the operator.
 
-A window, a zero-inserted input or a resize's source cells are an index map
-(:mod:`.index_maps`) made once from the operator's geometry: a call gathers the input into
-im2col columns (or the output) with one ``take`` and does the arithmetic in one matrix
-product. int8 / uint8 transposed convolution is :mod:`.bound_layers`' exact product and
-requantization (bit for bit with TFLite's reference kernel); float32 is float32 arithmetic
-as TFLite's kernels do it. A binder answers None where it has no fast path: then
-:func:`.bound_layers.bind_step` binds the step (its own binders, else the step run each call).
+A window or a resize's source cells are an index map (:mod:`.index_maps`) made once from the
+operator's geometry: a call gathers the input into im2col columns (or the output) with one
+``take`` and does the arithmetic in one matrix product. A transposed convolution makes every
+input cell's contribution to every tap in one product and gathers each output cell's; int8 /
+uint8 as exact integers in float (bounded at load), the input zero point folded into a
+per-cell bias, then :mod:`.bound_layers`' requantization: bit for bit with TFLite's reference
+kernel. float32 is float32 arithmetic as TFLite's kernels do it. A binder answers None where
+it has no fast path: then :func:`.bound_layers.bind_step` binds the step (its own binders,
+else the step run each call).
 """
 
 from __future__ import annotations
