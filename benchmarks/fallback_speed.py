@@ -416,32 +416,35 @@ def _names(models: str) -> List[str]:
     return list(fetch.MODELS) if models == "all" else list(fetch.MLTK_MODELS) if models == "mltk" else models.split(",")
 
 
-def _whole(args) -> int:
+def _per_model(args, bench, columns: List[str], cells) -> int:
+    """``bench(name, file bytes, rounds)`` per model of ``args``, a table row each (``cells(row)``)."""
     rows = []
-    print("| model | operators on the fallback | fallback ms | tflite ms | fallback / tflite (min-max) |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| " + " | ".join(columns) + " |")
+    print("| " + " | ".join("---" for _ in columns) + " |")
     for name in _names(args.models):
         with open(fetch.model_path(name), "rb") as fh:
-            r = bench_whole(name, fh.read(), args.rounds)
+            r = bench(name, fh.read(), args.rounds)
         rows.append(r)
-        lo, hi = r["fallback / tflite range"]
-        print(f"| {name} | {r['fallback operators']} / {r['operators']} | {r['fallback ms']:.3f} | {r['tflite ms']:.3f} | "
-              f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
+        print("| " + " | ".join(cells(r)) + " |", flush=True)
     return _dump(args.json, rows)
+
+
+def _ratio(r, key: str) -> str:
+    lo, hi = r[f"{key} range"]
+    return f"{r[key]:.2f} ({lo:.2f}-{hi:.2f})"
+
+
+def _whole(args) -> int:
+    return _per_model(args, bench_whole, ["model", "operators on the fallback", "fallback ms", "tflite ms",
+                                          "fallback / tflite (min-max)"],
+                      lambda r: [r["model"], f"{r['fallback operators']} / {r['operators']}", f"{r['fallback ms']:.3f}",
+                                 f"{r['tflite ms']:.3f}", _ratio(r, "fallback / tflite")])
 
 
 def _requant_table(args) -> int:
-    rows = []
-    print("| model | arithmetic ms | table ms | table / arithmetic (min-max) |")
-    print("| --- | --- | --- | --- |")
-    for name in _names(args.models):
-        with open(fetch.model_path(name), "rb") as fh:
-            r = bench_requant_table(name, fh.read(), args.rounds)
-        rows.append(r)
-        lo, hi = r["table / arithmetic range"]
-        print(f"| {name} | {r['arithmetic ms']:.3f} | {r['table ms']:.3f} | {r['table / arithmetic']:.2f} "
-              f"({lo:.2f}-{hi:.2f}) |", flush=True)
-    return _dump(args.json, rows)
+    return _per_model(args, bench_requant_table, ["model", "arithmetic ms", "table ms", "table / arithmetic (min-max)"],
+                      lambda r: [r["model"], f"{r['arithmetic ms']:.3f}", f"{r['table ms']:.3f}",
+                                 _ratio(r, "table / arithmetic")])
 
 
 def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:

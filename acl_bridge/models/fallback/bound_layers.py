@@ -36,7 +36,7 @@ import numpy as np
 
 from ..lowering.step import Step
 from . import int8_reference as q8
-from .inplace import clamp_into, product_into, relu_into, spread
+from .inplace import clamp_into, product_into, relu_into, reshaped, spread
 from .requant_tables import table_requantizer
 from .step_kernels import _clamp, run_step
 
@@ -83,10 +83,7 @@ def bind_step(s: Step, arrays: Dict[int, np.ndarray]) -> Run:
 
 def _matrix(a: np.ndarray, weights_shape) -> Optional[np.ndarray]:
     """``a`` as a (rows, weights_shape[-1]) view, or None."""
-    try:
-        return a.reshape(-1, weights_shape[-1], copy=False)
-    except (ValueError, IndexError):
-        return None
+    return reshaped(a, (-1, weights_shape[-1])) if len(weights_shape) else None
 
 
 # ---- int8 / uint8: the requantization
@@ -137,7 +134,7 @@ def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tu
             np.copyto(v, acc, casting="unsafe")
             np.multiply(v, qm, out=v)
         else:
-            np.multiply(acc, qm, out=v)
+            np.multiply(acc, qm, out=v, dtype=np.int64)  # (numpy 1.24: an int64 scalar would multiply int32 in int32)
         if corrects:  # v + 2**30 < 0 (the high half negative): its sign, all ones, masks the fix
             np.add(v, 1 << 30, out=v)
             np.right_shift(v, 63, out=sign)
@@ -173,10 +170,7 @@ def _split_channels(inner: np.ndarray, cin: int, m: int) -> Optional[np.ndarray]
     """``inner`` (channels C * M) as a (..., C, M) view (M > 1: the depth multiplier), or None."""
     if m == 1:
         return inner
-    try:
-        return inner.reshape(inner.shape[:3] + (cin, m), copy=False)
-    except ValueError:
-        return None
+    return reshaped(inner, inner.shape[:3] + (cin, m))
 
 
 def _taps(buf: np.ndarray, kernel, stride, out_hw):
@@ -253,9 +247,8 @@ def _im2col(x: np.ndarray, kernel, stride, padding, out_hw, fill_value, cols: np
     buf, inner = _padded(x, padding, fill_value, cols.dtype)
     if _window_rows(buf, kernel, stride, out_hw) is None:
         return None
-    try:
-        grid = cols.reshape(n, oh, ow, kh, kw * cin, copy=False)  # a view, never a copy
-    except ValueError:
+    grid = reshaped(cols, (n, oh, ow, kh, kw * cin))  # a view, never a copy
+    if grid is None:
         return None
     pairs = [(grid[:, :, :, i], v) for i, v in enumerate(_window_rows(buf, kernel, stride, out_hw))]
 

@@ -25,7 +25,7 @@ from ..lowering.step import Step
 from .bound_layers import (_clamp, _float_activation, _matmul_dtype, _then_clamp, _weights_and_real, bind_step,
                            registrar, requantizer)
 from .index_maps import PAD, bind_map, positions
-from .inplace import const, product_into, spread
+from .inplace import const, product_into, reshaped, spread
 from .step_kernels import _resize_grid
 
 Run = Callable[[], None]
@@ -57,10 +57,7 @@ def _float32(io: dict, rank: int) -> bool:
 
 def _rows(y: np.ndarray) -> Optional[np.ndarray]:
     """``y`` as a (cells, channels) view, or None."""
-    try:
-        return y.reshape(-1, y.shape[-1], copy=False)
-    except ValueError:
-        return None
+    return reshaped(y, (-1, y.shape[-1])) if y.ndim else None
 
 
 def _columns_product(x: np.ndarray, y: np.ndarray, index_map: np.ndarray, wmat: np.ndarray, bias, p: dict

@@ -41,6 +41,25 @@ def byte_copy(x: np.ndarray, out: np.ndarray) -> Optional[Callable[[], None]]:
     return copy
 
 
+def reshaped(a: np.ndarray, shape) -> Optional[np.ndarray]:
+    """``a`` seen in ``shape`` without a copy, or None where that needs one (numpy before 2.1
+    has no ``reshape(copy=False)``: the images' numpy 1.24 and 2.2)."""
+    try:
+        view = a.reshape(shape)
+    except ValueError:
+        return None
+    return view if view.size == 0 or np.may_share_memory(view, a) else None
+
+
+def dot_last_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """The function writing ``out`` := the dot products of ``a``'s and ``b``'s last axes
+    (``np.vecdot``, one gufunc call; before numpy 2.0 ``np.einsum``)."""
+    vecdot = getattr(np, "vecdot", None)
+    if vecdot is not None:
+        return lambda: vecdot(a, b, out=out)
+    return lambda: np.einsum("...i,...i->...", a, b, out=out)
+
+
 def product_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> Callable[[], None]:
     """The function writing ``out`` := a @ b: ``np.dot`` where both are matrices of ``out``'s
     dtype and ``out`` is C-contiguous (numpy 2.4: a third of ``np.matmul``'s fixed cost, 0.5
@@ -82,4 +101,4 @@ def clamp_into(a: np.ndarray, lo, hi) -> None:
     np.minimum(a, hi, out=a)
 
 
-__all__ = ["SPREAD_LIMIT", "byte_copy", "clamp_into", "const", "product_into", "filled", "relu_into", "spread"]
+__all__ = ["SPREAD_LIMIT", "byte_copy", "clamp_into", "const", "dot_last_into", "reshaped", "product_into", "filled", "relu_into", "spread"]

@@ -15,7 +15,7 @@ from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
 from .bound_steps import bind
-from .inplace import clamp_into, const
+from .inplace import clamp_into, const, dot_last_into
 
 
 @kernel("SOFTMAX", dtypes=FLOAT + INT8, binds=True)
@@ -86,12 +86,13 @@ def log_softmax(c: Call) -> Callable[[], None]:
         return log_softmax_f
     rows, e, ones = np.empty(x.shape[:-1], np.float32), np.empty(x.shape, np.float32), np.ones(x.shape[-1], np.float32)
     row = rows[..., None]  # (numpy's reductions with keepdims cost more; the sum is a dot product with ones)
+    total = dot_last_into(e, ones, rows)
 
     def log_softmax_into() -> None:
         np.maximum.reduce(x, axis=-1, out=rows)
         np.subtract(x, row, out=out)
         np.exp(out, out=e)
-        np.vecdot(e, ones, out=rows)
+        total()
         np.log(rows, out=rows)
         np.subtract(out, row, out=out)
     return log_softmax_into
@@ -109,9 +110,10 @@ def l2_normalization(c: Call) -> Callable[[], None]:
         return l2_f
     rows = np.empty(x.shape[:-1], np.float32)
     row = rows[..., None]
+    squares = dot_last_into(x, x, rows)
 
     def l2_into() -> None:
-        np.vecdot(x, x, out=rows)  # the sum of squares, one call
+        squares()  # the sum of squares, one call
         np.maximum(rows, eps, out=rows)
         np.sqrt(rows, out=rows)
         np.divide(x, row, out=out)
