@@ -43,7 +43,7 @@ def byte_copy(x: np.ndarray, out: np.ndarray) -> Optional[Callable[[], None]]:
 
 def reshaped(a: np.ndarray, shape) -> Optional[np.ndarray]:
     """``a`` seen in ``shape`` without a copy, or None where that needs one (numpy before 2.1
-    has no ``reshape(copy=False)``: the images' numpy 1.24 and 2.2)."""
+    has no ``reshape(copy=False)``: bookworm's numpy 1.24)."""
     try:
         view = a.reshape(shape)
     except ValueError:
