@@ -7,7 +7,10 @@ Shapes are static in the models this library reads, so the operators whose outpu
 says everything (RESHAPE, SQUEEZE, EXPAND_DIMS) take it from the output tensor. int8 / uint8
 tensors move as stored (TFLite requires the output's quantization to be the input's), except
 CONCATENATION of inputs with other scales, requantized as TFLite's reference kernel does
-(``round(x * s_in / s_out - z_in * s_in / s_out) + z_out`` in float32)."""
+(``round(x * s_in / s_out - z_in * s_in / s_out) + z_out`` in float32). TILE, MIRROR_PAD,
+DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND with constant
+parameters are one ``take`` through an index map made at load (:func:`mapped`,
+:mod:`.index_maps`)."""
 
 from __future__ import annotations
 
