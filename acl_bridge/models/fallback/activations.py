@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import int8_reference as q8
-from .inplace import relu_into, spread
+from .inplace import const, relu_into, spread
 from .registry import FLOAT, INT8, Call, kernel
 from .tables import bind_unary, unary_table
 
@@ -108,12 +108,91 @@ def _float_into(c: Call, x: np.ndarray, out: np.ndarray) -> Optional[Callable[[]
             np.sqrt(x, out=out)
             np.reciprocal(out, out=out)
         return rsqrt
+    if op in _BOUND:
+        return _BOUND[op](c, x, out)
     if op == "PRELU":
         alpha = c.inputs[1]
         if not isinstance(alpha, np.ndarray) or alpha.dtype != np.float32:
             return None
         return _prelu_into(alpha, x, out, c.constant(1))
     return None
+
+
+def _hard_swish_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """x * min(max(x + 3, 0), 6) / 6, TFLite's order, in the output."""
+    zero, three, six = const(0), const(3), const(6)
+
+    def hard_swish() -> None:
+        np.add(x, three, out=out)
+        np.maximum(out, zero, out=out)
+        np.minimum(out, six, out=out)
+        np.multiply(out, x, out=out)
+        np.divide(out, six, out=out)
+    return hard_swish
+
+
+def _elu_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """expm1(x) where x <= 0, else x."""
+    positive, zero = np.empty(out.shape, bool), const(0)
+
+    def elu() -> None:
+        np.expm1(x, out=out)
+        np.greater(x, zero, out=positive)
+        np.copyto(out, x, where=positive)
+    return elu
+
+
+# Abramowitz and Stegun 7.1.26: erf(z) = 1 - t (a1 + t (a2 + ... a5)) exp(-z^2), t = 1 / (1 + p z),
+# z >= 0 (odd in z), |error| <= 1.5e-7: GELU's x / 2 (1 + erf) within float32 tolerance of std::erf's
+_ERF_P, _ERF_A = 0.3275911, (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
+def _gelu_into(c: Call, x: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+    """TFLite's GELU in float64 buffers, one ufunc at a time: x / 2 (1 + erf(x / sqrt 2)) (the
+    erf as :data:`_ERF_A`'s polynomial), or with ``approximate`` x / 2 (1 + tanh(sqrt(2 / pi)
+    (x + 0.044715 x^3)))."""
+    z, t, e, poly = (np.empty(out.shape, np.float64) for _ in range(4))
+    one, half = const(1.0, np.float64), const(0.5, np.float64)
+    if bool(c.option("approximate", False)):
+        cube, scale = const(0.044715, np.float64), const(math.sqrt(2 / math.pi), np.float64)
+
+        def gelu_tanh() -> None:
+            np.multiply(x, x, out=z, dtype=np.float64)
+            np.multiply(z, cube, out=z)
+            np.add(z, one, out=z)
+            np.multiply(z, x, out=z)
+            np.multiply(z, scale, out=z)
+            np.tanh(z, out=z)
+            np.add(z, one, out=z)
+            np.multiply(z, x, out=z)
+            np.multiply(z, half, out=out, casting="unsafe")
+        return gelu_tanh
+    root, p = const(1 / math.sqrt(2), np.float64), const(_ERF_P, np.float64)
+    a5, *rest = (const(a, np.float64) for a in _ERF_A)
+
+    def gelu_erf() -> None:
+        np.multiply(x, root, out=z, dtype=np.float64)
+        np.abs(z, out=t)
+        np.multiply(t, t, out=e)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        np.multiply(t, p, out=t)
+        np.add(t, one, out=t)
+        np.reciprocal(t, out=t)
+        np.multiply(t, a5, out=poly)
+        for a in rest:
+            np.add(poly, a, out=poly)
+            np.multiply(poly, t, out=poly)
+        np.multiply(poly, e, out=poly)
+        np.subtract(one, poly, out=poly)
+        np.copysign(poly, z, out=poly)  # erf(x / sqrt 2)
+        np.add(poly, one, out=poly)
+        np.multiply(poly, x, out=poly)
+        np.multiply(poly, half, out=out, casting="unsafe")
+    return gelu_erf
+
+
+_BOUND = {"HARD_SWISH": _hard_swish_into, "ELU": _elu_into, "GELU": _gelu_into}
 
 
 def _prelu_into(alpha: np.ndarray, x: np.ndarray, out: np.ndarray, constant: bool) -> Optional[Callable[[], None]]:

@@ -36,7 +36,8 @@ import numpy as np
 
 from ..lowering.step import Step
 from . import int8_reference as q8
-from .inplace import clamp_into, relu_into, spread
+from .inplace import clamp_into, product_into, relu_into, reshaped, spread
+from .requant_tables import table_requantizer
 from .step_kernels import _clamp, run_step
 
 Run = Callable[[], None]
@@ -51,11 +52,17 @@ _MANY_TAPS, _FEW_CELLS = 16, 1024
 _MOST_COLUMNS = 1 << 24
 
 
-def _binder(kind: str, quantized: bool) -> Callable[[Binder], Binder]:
-    def add(f: Binder) -> Binder:
-        _BINDERS[(kind, quantized)] = f
-        return f
-    return add
+def registrar(table: dict) -> Callable[[str, bool], Callable[[Callable], Callable]]:
+    """The decorator factory filling ``table`` by (step kind, quantized)."""
+    def binder(kind: str, quantized: bool) -> Callable[[Callable], Callable]:
+        def add(f: Callable) -> Callable:
+            table[(kind, quantized)] = f
+            return f
+        return add
+    return binder
+
+
+_binder = registrar(_BINDERS)
 
 
 def bind_step(s: Step, arrays: Dict[int, np.ndarray]) -> Run:
@@ -76,10 +83,7 @@ def bind_step(s: Step, arrays: Dict[int, np.ndarray]) -> Run:
 
 def _matrix(a: np.ndarray, weights_shape) -> Optional[np.ndarray]:
     """``a`` as a (rows, weights_shape[-1]) view, or None."""
-    try:
-        return a.reshape(-1, weights_shape[-1], copy=False)
-    except (ValueError, IndexError):
-        return None
+    return reshaped(a, (-1, weights_shape[-1])) if len(weights_shape) else None
 
 
 # ---- int8 / uint8: the requantization
@@ -95,9 +99,16 @@ def requantizer(real, zero_point: int, clamp: Tuple[int, int], out: np.ndarray,
 
 
 def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tuple[int, int], out: np.ndarray,
-                   single_rounding: bool = False) -> Optional[Callable[[np.ndarray], None]]:
-    """:func:`requantizer` of a multiplier given as TFLite's (Q31 integers, shifts), arrays."""
+                   single_rounding: bool = False, by_table: bool = True) -> Optional[Callable[[np.ndarray], None]]:
+    """:func:`requantizer` of a multiplier given as TFLite's (Q31 integers, shifts), arrays;
+    ``by_table``: as a table of this arithmetic's outputs where the unsaturated range is small
+    (:mod:`.requant_tables`)."""
     qm, shift = np.atleast_1d(np.asarray(qm, np.int64)), np.atleast_1d(np.asarray(shift, np.int64))
+    if by_table:
+        table = table_requantizer(lambda probe: requantizer_of(qm, shift, zero_point, clamp, probe, single_rounding,
+                                                               by_table=False), qm, shift, zero_point, clamp, out)
+        if table is not None:
+            return table
     if not single_rounding and (shift > 0).any():
         return None
     e = -shift
@@ -123,7 +134,7 @@ def requantizer_of(qm: np.ndarray, shift: np.ndarray, zero_point: int, clamp: Tu
             np.copyto(v, acc, casting="unsafe")
             np.multiply(v, qm, out=v)
         else:
-            np.multiply(acc, qm, out=v)
+            np.multiply(acc, qm, out=v, dtype=np.int64)  # (numpy 1.24: an int64 scalar would multiply int32 in int32)
         if corrects:  # v + 2**30 < 0 (the high half negative): its sign, all ones, masks the fix
             np.add(v, 1 << 30, out=v)
             np.right_shift(v, 63, out=sign)
@@ -159,10 +170,7 @@ def _split_channels(inner: np.ndarray, cin: int, m: int) -> Optional[np.ndarray]
     """``inner`` (channels C * M) as a (..., C, M) view (M > 1: the depth multiplier), or None."""
     if m == 1:
         return inner
-    try:
-        return inner.reshape(inner.shape[:3] + (cin, m), copy=False)
-    except ValueError:
-        return None
+    return reshaped(inner, inner.shape[:3] + (cin, m))
 
 
 def _taps(buf: np.ndarray, kernel, stride, out_hw):
@@ -219,10 +227,11 @@ def _gemm(x: np.ndarray, cols_of: Callable[[np.ndarray], Optional[np.ndarray]], 
     w = np.concatenate([wmat, folded[None, :]]).astype(dtype)
     acc = np.empty((rows, w.shape[1]), dtype)
     shaped = acc.reshape(out_shape)
+    product = product_into(cols, w, acc)
 
     def run() -> None:
         fill()
-        np.matmul(cols, w, out=acc)
+        product()
         requant(shaped)
     return run
 
@@ -238,9 +247,8 @@ def _im2col(x: np.ndarray, kernel, stride, padding, out_hw, fill_value, cols: np
     buf, inner = _padded(x, padding, fill_value, cols.dtype)
     if _window_rows(buf, kernel, stride, out_hw) is None:
         return None
-    try:
-        grid = cols.reshape(n, oh, ow, kh, kw * cin, copy=False)  # a view, never a copy
-    except ValueError:
+    grid = reshaped(cols, (n, oh, ow, kh, kw * cin))  # a view, never a copy
+    if grid is None:
         return None
     pairs = [(grid[:, :, :, i], v) for i, v in enumerate(_window_rows(buf, kernel, stride, out_hw))]
 
@@ -487,18 +495,18 @@ def _convolution(p, c, q, x, y):
     bias = np.zeros(o, np.float32) if c.get("bias") is None else np.asarray(c["bias"], np.float32)
     wmat = np.concatenate([w.reshape(o, k).T, bias[None, :]])
     if y.flags.c_contiguous:
-        out = y.reshape(rows, o)
+        product = product_into(cols, wmat, y.reshape(rows, o))
 
         def run() -> None:
             fill()
-            np.matmul(cols, wmat, out=out)
+            product()
     else:  # a padded view: the product, then copied in
         out = np.empty((rows, o), np.float32)
-        shaped = out.reshape(y.shape)
+        shaped, product = out.reshape(y.shape), product_into(cols, wmat, out)
 
         def run() -> None:
             fill()
-            np.matmul(cols, wmat, out=out)
+            product()
             np.copyto(y, shaped)
     return _then_clamp(run, y, bounds)
 
@@ -512,9 +520,10 @@ def _fully_connected(p, c, q, x, y):
         return None
     wt = np.ascontiguousarray(w.T)
     bias = None if c.get("bias") is None else np.asarray(c["bias"], np.float32)
+    product = product_into(x, wt, y)
 
     def run() -> None:
-        np.matmul(x, wt, out=y)
+        product()
         if bias is not None:
             np.add(y, bias, out=y)
     return _then_clamp(run, y, bounds)

@@ -7,7 +7,10 @@ Shapes are static in the models this library reads, so the operators whose outpu
 says everything (RESHAPE, SQUEEZE, EXPAND_DIMS) take it from the output tensor. int8 / uint8
 tensors move as stored (TFLite requires the output's quantization to be the input's), except
 CONCATENATION of inputs with other scales, requantized as TFLite's reference kernel does
-(``round(x * s_in / s_out - z_in * s_in / s_out) + z_out`` in float32)."""
+(``round(x * s_in / s_out - z_in * s_in / s_out) + z_out`` in float32). TILE, MIRROR_PAD,
+DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND with constant
+parameters are one ``take`` through an index map made at load (:func:`mapped`,
+:mod:`.index_maps`)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ import numpy as np
 
 from . import step_kernels_movement as moves
 from .elementwise import float_activation
+from .index_maps import PAD, bind_map, positions
+from .inplace import byte_copy
 from ..format.tflite_reader import UnsupportedModelError
 from .registry import ANY, Call, kernel
 
@@ -27,19 +32,6 @@ def shape(c: Call) -> Callable[[], None]:
     if value.size == c.outputs[0].size:
         value = value.reshape(c.outputs[0].shape).astype(c.outputs[0].dtype)
     return lambda: c.write(value)
-
-
-def byte_copy(x: np.ndarray, out: np.ndarray) -> Optional[Callable[[], None]]:
-    """``out`` := ``x``'s bytes as one memory copy (both C-contiguous, one dtype and size;
-    None otherwise): a tenth of an array assignment's fixed cost."""
-    if not (isinstance(x, np.ndarray) and x.dtype == out.dtype and x.size == out.size and x.size
-            and x.flags.c_contiguous and out.flags.c_contiguous):
-        return None
-    into, source = memoryview(out.reshape(-1)).cast("B"), memoryview(x.reshape(-1)).cast("B")
-
-    def copy() -> None:
-        into[:] = source
-    return copy
 
 
 @kernel("RESHAPE", "SQUEEZE", "EXPAND_DIMS", dtypes=ANY, binds=True)
@@ -264,9 +256,22 @@ def split_v(c: Call) -> None:
         c.write(part, k)
 
 
-@kernel("TILE", dtypes=ANY)
-def tile(c: Call) -> None:
-    c.write(np.tile(c.inputs[0], [int(m) for m in np.asarray(c.inputs[1]).reshape(-1)]))
+def mapped(c: Call, constants: Tuple[int, ...], move: Callable[[np.ndarray], np.ndarray], fill=0,
+           otherwise: Optional[Callable[[], None]] = None) -> Callable[[], None]:
+    """The operator as one ``take`` through ``move`` run once on the input's element numbers
+    (:mod:`.index_maps`) where inputs ``constants`` are constants, else ``otherwise`` (by
+    default ``move`` on the input each call)."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if c.constant(*constants):
+        run = bind_map(x, out, move(positions(x.shape)), fill)
+        if run is not None:
+            return run
+    return otherwise or (lambda: c.write(move(x)))
+
+
+@kernel("TILE", dtypes=ANY, binds=True)
+def tile(c: Call) -> Callable[[], None]:
+    return mapped(c, (1,), lambda x: np.tile(x, [int(m) for m in np.asarray(c.inputs[1]).reshape(-1)]))
 
 
 @kernel("BROADCAST_TO", dtypes=ANY)
@@ -312,11 +317,14 @@ def _pad_layout(c: Call) -> Tuple[object, Tuple[slice, ...]]:
     return value, tuple(slice(b, b + n) for (b, _), n in zip(pads, c.inputs[0].shape))
 
 
-@kernel("MIRROR_PAD", dtypes=ANY)
-def mirror_pad(c: Call) -> None:
-    pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64)
+@kernel("MIRROR_PAD", dtypes=ANY, binds=True)
+def mirror_pad(c: Call) -> Callable[[], None]:
     mode = "reflect" if c.option("mode", "REFLECT") == "REFLECT" else "symmetric"
-    c.write(np.pad(c.inputs[0], [tuple(p) for p in pads.tolist()], mode=mode))
+
+    def padded(x: np.ndarray) -> np.ndarray:
+        pads = np.asarray(c.inputs[1]).reshape(-1, 2).astype(np.int64)
+        return np.pad(x, [tuple(p) for p in pads.tolist()], mode=mode)
+    return mapped(c, (1,), padded)
 
 
 @kernel("CAST", dtypes=ANY, binds=True)
@@ -328,11 +336,11 @@ def cast(c: Call) -> Callable[[], None]:
     return lambda: c.write(x.astype(c.tensor_out().dtype))
 
 
-@kernel("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", dtypes=ANY)
-def depth_space(c: Call) -> None:
+@kernel("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", dtypes=ANY, binds=True)
+def depth_space(c: Call) -> Callable[[], None]:
     """NHWC, TFLite's DCR order (the step kernels': ``step_kernels_movement``)."""
-    move = moves.KERNELS[c.op.opcode.lower()]
-    c.write(move(None, c.inputs[0], {"block_size": int(c.option("block_size"))}, {}, {}))
+    move, params = moves.KERNELS[c.op.opcode.lower()], {"block_size": int(c.option("block_size"))}
+    return mapped(c, (), lambda x: move(None, x, params, {}, {}))
 
 
 def _block_edges(c: Call):
@@ -341,24 +349,28 @@ def _block_edges(c: Call):
     return tuple(block), tuple(tuple(e) for e in edges)
 
 
-@kernel("BATCH_TO_SPACE_ND", dtypes=ANY)
-def batch_to_space(c: Call) -> None:
+@kernel("BATCH_TO_SPACE_ND", dtypes=ANY, binds=True)
+def batch_to_space(c: Call) -> Callable[[], None]:
     """Rank 4 (NHWC): batches to blocks of the image, then the crops cut."""
-    block, crops = _block_edges(c)
-    c.write(moves.KERNELS["batch_to_space"](None, c.inputs[0], {"block_shape": block, "crops": crops}, {}, {}))
+    def moved(x: np.ndarray) -> np.ndarray:
+        block, crops = _block_edges(c)
+        return moves.KERNELS["batch_to_space"](None, x, {"block_shape": block, "crops": crops}, {}, {})
+    return mapped(c, (1, 2), moved)
 
 
-@kernel("SPACE_TO_BATCH_ND", dtypes=ANY)
-def space_to_batch(c: Call) -> None:
+@kernel("SPACE_TO_BATCH_ND", dtypes=ANY, binds=True)
+def space_to_batch(c: Call) -> Callable[[], None]:
     """Rank 4 (NHWC): padded (int8 / uint8: with the output's zero point, as TFLite), then blocks
     of the image to batches."""
-    block, pads = _block_edges(c)
-    x = np.asarray(c.inputs[0])
     quantized = c.tensor_out().dtype.kind in "iu" and c.tensor_out().quantization is not None
     fill = c.q_out()[1] if quantized else 0
-    padded = np.pad(x, ((0, 0),) + pads + ((0, 0),), constant_values=fill)
-    c.write(moves.KERNELS["space_to_batch"](None, padded, {"block_shape": block, "paddings": ((0, 0), (0, 0))},
-                                            {}, {}))
+
+    def moved(x: np.ndarray, value=fill) -> np.ndarray:
+        block, pads = _block_edges(c)
+        padded = np.pad(x, ((0, 0),) + pads + ((0, 0),), constant_values=value)
+        return moves.KERNELS["space_to_batch"](None, padded, {"block_shape": block, "paddings": ((0, 0), (0, 0))},
+                                               {}, {})
+    return mapped(c, (1, 2), lambda x: moved(x, PAD), fill, otherwise=lambda: c.write(moved(np.asarray(c.inputs[0]))))
 
 
 @kernel("FILL", dtypes=ANY)

@@ -141,6 +141,19 @@ def compare(c: Call) -> Callable[[], None]:
     return lambda: c.write(f(a, b))
 
 
-@kernel("SELECT", "SELECT_V2", dtypes=ANY)
-def select(c: Call) -> None:
-    c.write(np.where(np.asarray(c.inputs[0]), c.inputs[1], c.inputs[2]))
+@kernel("SELECT", "SELECT_V2", dtypes=ANY, binds=True)
+def select(c: Call) -> Callable[[], None]:
+    """``out`` := b, then a where the condition holds (two copies into the output,
+    broadcasting as SELECT_V2 does)."""
+    cond, a, b = (np.asarray(v) for v in c.inputs[:3])
+    out = c.outputs[0]
+    try:
+        fits = np.broadcast_shapes(cond.shape, a.shape, b.shape) == out.shape
+    except ValueError:
+        fits = False
+    if fits and cond.dtype == np.bool_ and a.dtype == b.dtype == out.dtype:
+        def selected() -> None:
+            np.copyto(out, b)
+            np.copyto(out, a, where=cond)
+        return selected
+    return lambda: c.write(np.where(cond, a, b))

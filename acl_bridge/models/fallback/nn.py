@@ -14,8 +14,8 @@ from . import int8_reference as q8
 from ..lowering import Step, rule_for
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
 from .registry import FLOAT, INT8, Call, kernel
-from .bound_layers import bind_step
-from .inplace import clamp_into
+from .bound_steps import bind
+from .inplace import clamp_into, const, dot_last_into
 
 
 @kernel("SOFTMAX", dtypes=FLOAT + INT8, binds=True)
@@ -75,17 +75,49 @@ def _int8_softmax(x: np.ndarray, qx, beta: float, qy, out: np.ndarray) -> Option
     return run
 
 
-@kernel("LOG_SOFTMAX", dtypes=FLOAT)
-def log_softmax(c: Call) -> None:
-    x = np.asarray(c.inputs[0], np.float32)
-    z = x - x.max(axis=-1, keepdims=True)
-    c.write(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))
+@kernel("LOG_SOFTMAX", dtypes=FLOAT, binds=True)
+def log_softmax(c: Call) -> Callable[[], None]:
+    """x - max - log(sum(exp(x - max))) over the last axis, in the output."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    if x.dtype != np.float32 or x.shape != out.shape or x.ndim == 0:
+        def log_softmax_f() -> None:
+            z = np.asarray(x, np.float32) - np.asarray(x, np.float32).max(axis=-1, keepdims=True)
+            c.write(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))
+        return log_softmax_f
+    rows, e, ones = np.empty(x.shape[:-1], np.float32), np.empty(x.shape, np.float32), np.ones(x.shape[-1], np.float32)
+    row = rows[..., None]  # (numpy's reductions with keepdims cost more; the sum is a dot product with ones)
+    total = dot_last_into(e, ones, rows)
+
+    def log_softmax_into() -> None:
+        np.maximum.reduce(x, axis=-1, out=rows)
+        np.subtract(x, row, out=out)
+        np.exp(out, out=e)
+        total()
+        np.log(rows, out=rows)
+        np.subtract(out, row, out=out)
+    return log_softmax_into
 
 
-@kernel("L2_NORMALIZATION", dtypes=FLOAT)
-def l2_normalization(c: Call) -> None:
-    x = np.asarray(c.inputs[0], np.float32)
-    c.write(x / np.sqrt(np.maximum((x * x).sum(axis=-1, keepdims=True), np.float32(1e-6))))
+@kernel("L2_NORMALIZATION", dtypes=FLOAT, binds=True)
+def l2_normalization(c: Call) -> Callable[[], None]:
+    """x / sqrt(max(sum of squares over the last axis, 1e-6)), in the output."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
+    eps = const(1e-6)
+    if x.dtype != np.float32 or x.shape != out.shape or x.ndim == 0:
+        def l2_f() -> None:
+            v = np.asarray(x, np.float32)
+            c.write(v / np.sqrt(np.maximum((v * v).sum(axis=-1, keepdims=True), eps)))
+        return l2_f
+    rows = np.empty(x.shape[:-1], np.float32)
+    row = rows[..., None]
+    squares = dot_last_into(x, x, rows)
+
+    def l2_into() -> None:
+        squares()  # the sum of squares, one call
+        np.maximum(rows, eps, out=rows)
+        np.sqrt(rows, out=rows)
+        np.divide(x, row, out=out)
+    return l2_into
 
 
 def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
@@ -104,11 +136,12 @@ def _lowerable(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
 @kernel("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESIZE_BILINEAR",
         check=_lowerable, binds=True)
 def lowered_layer(c: Call) -> Callable[[], None]:
-    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_layers`; they read the
-    operator's input and write its output; an in-place activation step writes the output
-    again)."""
-    arrays = {c.op.inputs[0]: np.asarray(c.inputs[0]), c.op.outputs[0]: c.outputs[0]}
-    runs = [bind_step(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
+    """The rule's steps on numpy, lowered and bound once (:mod:`.bound_steps`,
+    :mod:`.bound_layers`; they read the operator's inputs and write its output; an in-place
+    activation step writes the output again)."""
+    arrays = {i: np.asarray(v) for i, v in zip(c.op.inputs, c.inputs) if i >= 0 and v is not None}
+    arrays[c.op.outputs[0]] = c.outputs[0]
+    runs = [bind(s, arrays) for s in rule_for(c.op.opcode).lower(c.op, c.model)]
     if len(runs) == 1:
         return runs[0]
 

@@ -12,10 +12,9 @@ from typing import Tuple
 import numpy as np
 
 from . import int8_reference as q8
-from ..lowering import rule_for
-from .nn import _lowerable
-from .registry import FLOAT, INT8, Call, kernel
-from .step_kernels import _clamp, _windows, run_step, step_kernel
+from .nn import _lowerable, lowered_layer
+from .registry import FLOAT, INT8, kernel
+from .step_kernels import _clamp, _windows, step_kernel
 
 
 def transposed_convolution_sum(x: np.ndarray, w: np.ndarray, stride: Tuple[int, int],
@@ -117,11 +116,6 @@ def l2_pool(x, kernel, stride, padding) -> np.ndarray:
                    / _windows(ones, kernel, stride, padding, 0.0).sum(axis=(-2, -1)))
 
 
-@kernel("TRANSPOSE_CONV", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL", "CONV_3D",
-        dtypes=FLOAT + INT8, check=_lowerable)
-def rule_steps(c: Call) -> None:
-    """The rule's steps on numpy (their live inputs are the operator's, they write its output)."""
-    arrays = {i: np.asarray(v) for i, v in zip(c.op.inputs, c.inputs) if i >= 0 and v is not None}
-    arrays[c.op.outputs[0]] = c.outputs[0]
-    for s in rule_for(c.op.opcode).lower(c.op, c.model):
-        run_step(s, arrays)
+# the rule's steps lowered and bound once, as the layers of :mod:`.nn`
+kernel("TRANSPOSE_CONV", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_NEAREST_NEIGHBOR", "BATCH_MATMUL", "CONV_3D",
+       dtypes=FLOAT + INT8, check=_lowerable, binds=True)(lowered_layer)

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import int8_reference as q8
 from .bound_layers import requantizer_of
+from .inplace import reshaped
 from .registry import FLOAT, INT8, INTEGER, Call, kernel
 
 _FLOAT = {"MEAN": np.mean, "SUM": np.sum, "REDUCE_MAX": np.max, "REDUCE_MIN": np.min, "REDUCE_PROD": np.prod}
@@ -54,9 +55,8 @@ def _reduce_into(opcode: str, x: np.ndarray, axes: Tuple[int, ...], out: np.ndar
     output is no such view or the dtypes differ."""
     if x.dtype != out.dtype or (opcode == "MEAN" and x.dtype != np.float32) or not axes:
         return None
-    try:
-        kept = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)), copy=False)
-    except ValueError:
+    kept = reshaped(out, tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+    if kept is None:
         return None
     f = _UFUNCS[opcode].reduce
     if opcode != "MEAN":
@@ -74,9 +74,8 @@ def _int8_mean(x: np.ndarray, axes: Tuple[int, ...], qx, qy, out: np.ndarray) ->
     multiplier made once: the int64 sum, less n x the input zero point, requantized
     (:func:`.bound_layers.requantizer_of`) into the output."""
     kept = tuple(1 if d in axes else s for d, s in enumerate(x.shape))
-    try:
-        into = out.reshape(kept, copy=False)
-    except ValueError:
+    into = reshaped(out, kept)
+    if into is None:
         return None
     n = int(np.prod([x.shape[a] for a in axes]))
     q, e = q8.quantize_multiplier(np.float64(qx[0]) / np.float64(qy[0]))
@@ -113,9 +112,26 @@ def _int8_mean(x: np.ndarray, axes: Tuple[int, ...], qx, qy, out: np.ndarray) ->
     return run
 
 
-@kernel("ARG_MAX", "ARG_MIN", dtypes=FLOAT + INT8 + INTEGER)
-def arg(c: Call) -> None:
-    x = np.asarray(c.inputs[0])
-    axis = int(np.asarray(c.inputs[1]).reshape(-1)[0])
+@kernel("ARG_MAX", "ARG_MIN", dtypes=FLOAT + INT8 + INTEGER, binds=True)
+def arg(c: Call) -> Callable[[], None]:
+    """The index of the first largest (smallest) element along the axis: the array method
+    into the output (another index type: into an index buffer, then converted)."""
+    x, out = np.asarray(c.inputs[0]), c.outputs[0]
     f = np.argmax if c.op.opcode == "ARG_MAX" else np.argmin
-    c.write(f(x, axis=axis + x.ndim if axis < 0 else axis))
+
+    def axis() -> int:
+        a = int(np.asarray(c.inputs[1]).reshape(-1)[0])
+        return a + x.ndim if a < 0 else a
+    if c.constant(1) and x.ndim:
+        a = axis()
+        if x.shape[:a] + x.shape[a + 1:] == out.shape:
+            method = x.argmax if c.op.opcode == "ARG_MAX" else x.argmin
+            if out.dtype in (np.int32, np.int64):  # (numpy 2.4 writes either index type)
+                return lambda: method(a, out=out)
+            index = np.empty(out.shape, np.intp)
+
+            def converted() -> None:
+                method(a, out=index)
+                np.copyto(out, index, casting="unsafe")
+            return converted
+    return lambda: c.write(f(x, axis=axis()))

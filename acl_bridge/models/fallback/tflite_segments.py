@@ -38,17 +38,18 @@ ENGINES = ("auto", "numpy", "tflite", "tflite-default")
 # than the numpy kernel, on every shape measured (host, paired rounds: ``benchmarks/fallback_speed.py
 # --opcodes all --synthetic``, docs/performance.md); not where they tied or numpy won: float32
 # CONV_2D (BLAS: 1.1x on the large one), int8 ADD, MEAN and the int8 pools (TFLite's builtin
-# int8 kernels without XNNPACK are as slow or slower), and the elementwise and data-movement
-# operators (numpy makes one pass where the segment makes three: its copies in and out; they
-# won only on the small shapes measured). float32 FULLY_CONNECTED, LOGISTIC, ELU and MEAN joined
-# when the fixed cost fell (1.7-10x, 9x, 4.8x, 2.7-3.6x)
+# int8 kernels without XNNPACK are as slow or slower), the elementwise and data-movement
+# operators (numpy makes one pass where the segment makes three: its copies in and out), and
+# since stop 48 the index maps of MIRROR_PAD, TILE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and
+# RESIZE_NEAREST_NEIGHBOR, BATCH_MATMUL's one product and LRN's band product (0.15-0.9x TFLite's
+# own time). float32 FULLY_CONNECTED, LOGISTIC, ELU and MEAN joined when the fixed cost fell
+# (1.7-10x, 9x, 4.8x, 2.7-3.6x)
 _F, _Q = ("float32",), ("int8", "uint8")
 HEAVY: Dict[str, Tuple[str, ...]] = {
     "CONV_2D": _Q, "DEPTHWISE_CONV_2D": _F + _Q, "FULLY_CONNECTED": _F + _Q, "TRANSPOSE_CONV": _F + _Q, "CONV_3D": _F,
-    "BATCH_MATMUL": _F, "SOFTMAX": _F + _Q, "LOG_SOFTMAX": _F, "AVERAGE_POOL_2D": _F, "MAX_POOL_2D": _F,
-    "L2_POOL_2D": _F, "L2_NORMALIZATION": _F, "LOCAL_RESPONSE_NORMALIZATION": _F, "RESIZE_BILINEAR": _F,
-    "RESIZE_NEAREST_NEIGHBOR": _F + _Q, "MIRROR_PAD": _F + _Q, "SPACE_TO_BATCH_ND": _F + _Q, "BATCH_TO_SPACE_ND": _F,
-    "TILE": _F + _Q, "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F, "LOGISTIC": _F, "ELU": _F, "MEAN": _F,
+    "SOFTMAX": _F + _Q, "LOG_SOFTMAX": _F, "AVERAGE_POOL_2D": _F, "MAX_POOL_2D": _F,
+    "L2_POOL_2D": _F, "L2_NORMALIZATION": _F, "RESIZE_BILINEAR": _F,
+    "GELU": _F, "HARD_SWISH": _F, "PRELU": _F, "QUANTIZE": _F, "LOGISTIC": _F, "ELU": _F, "MEAN": _F,
 }
 
 
