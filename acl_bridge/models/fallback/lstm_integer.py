@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -272,46 +272,59 @@ def read_integer_lstm(op: OperatorSpec, model: ModelSpec) -> IntegerLstm:
                              f"per tensor)")
     tensor = {k: t[i] for k, i in enumerate(op.inputs) if i >= 0}
     mid = [t[i] for i in op.intermediates]
-    cell_log2 = math.log2(_scale(tensor[CELL_STATE]))
-    cell_shift = round(cell_log2)
-    if abs(cell_log2 - cell_shift) >= 1e-3 or cell_shift > -9:
-        raise refuse(op, f"a cell state of scale {_scale(tensor[CELL_STATE])} (TFLite's integer LSTM takes 2^n, "
-                         f"n <= -9)")
+    cell_scale = _scale(tensor[CELL_STATE])
+    cell_log2 = math.log2(cell_scale)
+    if abs(cell_log2 - round(cell_log2)) >= 1e-3 or round(cell_log2) > -9:
+        raise refuse(op, f"a cell state of scale {cell_scale} (TFLite's integer LSTM takes 2^n, n <= -9)")
+    scales = {k: _scale(v) for k, v in tensor.items()}
+    zero_points = {k: _zero_point(v) for k, v in tensor.items()}
+    return prepare_integer_lstm(lstm, scales, zero_points, [_scale(m) for m in mid[:4]], _scale(mid[4]),
+                                _zero_point(mid[4]), _scale(t[op.outputs[0]]))
+
+
+def prepare_integer_lstm(lstm: LstmOperands, scales: Dict[int, float], zero_points: Dict[int, int],
+                         gate_scales: Sequence[float], hidden_scale: float, hidden_zero_point: int,
+                         output_scale: float) -> IntegerLstm:
+    """TFLite's Prepare of an integer LSTM (PopulateQuantizedLstmParams8x8_16 and the
+    precomputed zero-point biases) from its operands (``lstm``, integer values), each input's
+    scale and zero point by TFLite input index, the intermediates' scales (``gate_scales``:
+    0-3, read only with layer normalization; ``hidden_scale``, ``hidden_zero_point``: 4)
+    and the output's scale."""
     w = tuple(None if v is None else np.asarray(v, np.int64) for v in lstm.operands)
-    x_scale, h_scale = _F32(_scale(t[op.inputs[INPUT]])), _F32(_scale(tensor[OUTPUT_STATE]))
-    gate_scales = [_F32(_scale(mid[g])) if lstm.layer_norm else _F32(2.0 ** -12) for g in range(4)]
-    hidden = _F32(_scale(mid[4]))
+    cell_shift = round(math.log2(scales[CELL_STATE]))
+    x_scale, h_scale = _F32(scales[INPUT]), _F32(scales[OUTPUT_STATE])
+    gates = [_F32(gate_scales[g]) if lstm.layer_norm else _F32(2.0 ** -12) for g in range(4)]
+    hidden = _F32(hidden_scale)
 
     def present(k: int) -> bool:
         return w[k] is not None
 
-    input_scales = tuple(_multiplier(_F32(_scale(tensor[k])) * x_scale / gate_scales[g]) if present(k) else None
+    input_scales = tuple(_multiplier(_F32(scales[k]) * x_scale / gates[g]) if present(k) else None
                          for g, k in enumerate(INPUT_WEIGHTS))
-    recurrent_scales = tuple(_multiplier(_F32(_scale(tensor[k])) * h_scale / gate_scales[g]) if present(k) else None
+    recurrent_scales = tuple(_multiplier(_F32(scales[k]) * h_scale / gates[g]) if present(k) else None
                              for g, k in enumerate(RECURRENT_WEIGHTS))
-    peephole_scales = tuple(_multiplier(_F32(2.0 ** cell_shift * _scale(tensor[k]) / float(gate_scales[g])))
+    peephole_scales = tuple(_multiplier(_F32(2.0 ** cell_shift * _F32(scales[k]) / float(gates[g])))
                             if present(k) else None for g, k in zip((0, 1, 3), PEEPHOLES))
-    layer_norm_scales = tuple(_multiplier(_F32(_scale(tensor[k]))) if present(k) else None for k in LAYER_NORM)
-    guards = tuple(max(1, int(_F32(10000) * _F32(_scale(tensor[k])))) if present(k) else 1 for k in LAYER_NORM)
-    x_zp, h_zp = _zero_point(t[op.inputs[INPUT]]), _zero_point(tensor[OUTPUT_STATE])
+    layer_norm_scales = tuple(_multiplier(_F32(scales[k])) if present(k) else None for k in LAYER_NORM)
+    guards = tuple(max(1, int(_F32(10000) * _F32(scales[k]))) if present(k) else 1 for k in LAYER_NORM)
+    x_zp, h_zp = zero_points.get(INPUT, 0), zero_points.get(OUTPUT_STATE, 0)
     input_biases = tuple(None if not present(k) else -x_zp * w[k].sum(axis=1)
                          + (0 if lstm.layer_norm else w[BIASES[g]]) for g, k in enumerate(INPUT_WEIGHTS))
     recurrent_biases = tuple(None if not present(k) else -h_zp * w[k].sum(axis=1) for k in RECURRENT_WEIGHTS)
-    hidden_zp = _zero_point(mid[4])
     projection_bias = None
     if present(PROJECTION_WEIGHTS):
-        projection_bias = hidden_zp * w[PROJECTION_WEIGHTS].sum(axis=1) \
+        projection_bias = hidden_zero_point * w[PROJECTION_WEIGHTS].sum(axis=1) \
             + (w[PROJECTION_BIAS] if present(PROJECTION_BIAS) else 0)
-    y_scale = _F32(_scale(t[op.outputs[0]]))
-    cell_clip = int(np.clip(_F32(lstm.cell_clip) / _F32(_scale(tensor[CELL_STATE])), -32768, 32767)) \
+    y_scale = _F32(output_scale)
+    cell_clip = int(np.clip(_F32(lstm.cell_clip) / _F32(scales[CELL_STATE]), -32768, 32767)) \
         if lstm.cell_clip > 0 else 0
     proj_clip = int(np.clip(_F32(lstm.proj_clip) / y_scale, -128, 127)) if lstm.proj_clip > 0 else 0
-    proj_w_scale = _F32(_scale(tensor[PROJECTION_WEIGHTS])) if present(PROJECTION_WEIGHTS) else _F32(1)
+    proj_w_scale = _F32(scales[PROJECTION_WEIGHTS]) if present(PROJECTION_WEIGHTS) else _F32(1)
     return IntegerLstm(lstm, w, input_scales, recurrent_scales, peephole_scales, layer_norm_scales, guards,
                        input_biases, recurrent_biases, projection_bias,
                        _multiplier(_F32(2.0 ** -15 / float(hidden) * 2.0 ** -15)),
-                       _multiplier(proj_w_scale * hidden / h_scale), hidden_zp, h_zp, cell_shift, cell_clip, proj_clip,
-                       w[OUTPUT_STATE], w[CELL_STATE])
+                       _multiplier(proj_w_scale * hidden / h_scale), int(hidden_zero_point), h_zp, cell_shift,
+                       cell_clip, proj_clip, w[OUTPUT_STATE], w[CELL_STATE])
 
 
 def integer_lstm_step(x: np.ndarray, h: np.ndarray, c: np.ndarray, p: IntegerLstm) -> Tuple[np.ndarray, np.ndarray]:
@@ -394,5 +407,5 @@ def check_integer_lstm(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
     return None
 
 
-__all__ = ["IntegerLstm", "read_integer_lstm", "integer_lstm_step", "integer_lstm_sequence", "check_integer_lstm",
+__all__ = ["IntegerLstm", "read_integer_lstm", "prepare_integer_lstm", "integer_lstm_step", "integer_lstm_sequence", "check_integer_lstm",
            "sigmoid_table", "tanh_table"]
