@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .lstm_tflite import STATE, lstm_operands
+from .lstm_tflite import STATE, add_buffer, lstm_operands
 from .tiny_tflite import _int_vector, _m, _quantization, finish_one_operator
 
 # (scale, zero point) of the graph input and output (the output state's too)
@@ -79,12 +79,8 @@ def int8_lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int],
         if k == 0:
             ids.append(0)
         elif isinstance(v, np.ndarray):
-            data = b.CreateByteVector(np.ascontiguousarray(v, v.dtype.newbyteorder("<")).tobytes())
-            B.BufferStart(b)
-            B.BufferAddData(b, data)
-            buffers.append(B.BufferEnd(b))
             ids.append(len(specs))
-            specs.append((f"const{k}", v.shape, len(buffers) - 1, False, INT_TYPES[v.dtype], quant[k]))
+            specs.append((f"const{k}", v.shape, add_buffer(b, v, buffers), False, INT_TYPES[v.dtype], quant[k]))
         elif isinstance(v, str) and v == STATE:
             ids.append(len(specs))
             specs.append(("output_state", (batch, n_output), 0, True, "INT8", Y_Q) if k == 18 else
