@@ -59,12 +59,13 @@ def quantized_operands(operands: Sequence, layer_norm_scales: Dict[int, float], 
 def int8_lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], operands: Sequence, batch: int,
                     n_cell: int, n_output: int, options: Dict[str, object], gate_scale: float = 1e-4,
                     hidden_q: Tuple[float, int] = (2.0 ** -7, 0), intermediates: int = 5,
-                    intermediate_ids: Optional[Sequence[int]] = None) -> bytes:
+                    intermediate_ids: Optional[Sequence[int]] = None, cell_scale: float = CELL_SCALE) -> bytes:
     """Model bytes: int8 graph input ``input`` -> the integer ``opcode`` on the float
     ``operands`` (:func:`.lstm_tflite.lstm_operands`) quantized -> int8 graph output ``output``;
     ``gate_scale`` the intermediates 0-3 (used with layer normalization), ``hidden_q`` the
     hidden state's (intermediate 4), ``intermediates`` how many the operator lists
-    (``intermediate_ids``: the indices written instead, malformed ones included)."""
+    (``intermediate_ids``: the indices written instead, malformed ones included), ``cell_scale``
+    the cell state's scale."""
     import flatbuffers
 
     T, B = _m("Tensor"), _m("Buffer")
@@ -84,7 +85,7 @@ def int8_lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int],
         elif isinstance(v, str) and v == STATE:
             ids.append(len(specs))
             specs.append(("output_state", (batch, n_output), 0, True, "INT8", Y_Q) if k == 18 else
-                         ("cell_state", (batch, n_cell), 0, True, "INT16", (CELL_SCALE, 0)))
+                         ("cell_state", (batch, n_cell), 0, True, "INT16", (cell_scale, 0)))
         else:
             ids.append(-1)
     specs.append(("output", tuple(y_shape), 0, False, "INT8", Y_Q))

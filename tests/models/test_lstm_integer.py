@@ -123,6 +123,17 @@ def test_other_than_five_intermediates_is_refused_at_load(count, message):
         plan_model(read_model(data), fallback=True)
 
 
+@pytest.mark.parametrize("scale", [2.0 ** -8, 3e-4])
+def test_a_cell_state_scale_tflite_does_not_take_is_refused_at_load(scale):
+    """TFLite's integer LSTM takes a cell state of scale 2^n, n <= -9 (lstm.cc's CheckedLog2)."""
+    data = int8_lstm_model("LSTM", (2, 3), (2, 4), lstm_operands(3, 4, 4), 2, 4, 4,
+                           {"FusedActivationFunction": "TANH"}, cell_scale=scale)
+    stored = float(np.float32(scale))  # the file's float32
+    with pytest.raises(UnsupportedModelError, match=rf"a cell state of scale {stored} \(TFLite's integer LSTM takes "
+                                                    rf"2\^n, n <= -9\)"):
+        plan_model(read_model(data), fallback=True)
+
+
 def test_the_fixed_point_activations_follow_the_functions():
     """gemmlowp's int16 sigmoid (Q3.12 in) and tanh (Q0-Q6 in) tables over every input against
     float64, in LSB of Q0.15 (measured: sigmoid 6.4, tanh at most 12.05); the model cases
