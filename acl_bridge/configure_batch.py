@@ -60,7 +60,7 @@ from .backend import backend_named
 from .decisions import Decision, KeptDecisions
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
-from .mapping import PerChannelQuantization, data_type_for, is_per_channel, size1_strides
+from .mapping import PerChannelQuantization, SymmetricQuantization, data_type_for, is_per_channel, size1_strides
 from .errors import AclError
 from .native import check, require_native
 from .tensor import desc_from_content
@@ -444,6 +444,8 @@ def _expected_desc(a: NdArray, layout_code: int, q: object, types: Dict[tuple, i
         kind, scale, offset = 0, 0.0, 0
     elif is_per_channel(q):
         kind, scale, offset = 1, 0.0, 0
+    elif isinstance(q, SymmetricQuantization):  # QSYMM8 / QSYMM16 (the qlstm family)
+        kind, scale, offset = 3, float(q.scale), 0
     else:
         kind, scale, offset = 2, float(q[0]), int(q[1])  # type: ignore[index]
     key = (id(d), layout_code, kind, scale, offset)

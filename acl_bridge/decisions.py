@@ -63,7 +63,7 @@ class Decision:
 
 def quantization_text(q: object) -> str:
     """A role's quantization as text with every value in it: None, ``(scale, offset)``, or
-    per-channel scales and their axis (floats by float.hex: exact). TypeError for another
+    per-channel scales and their axis, or a symmetric scale (floats by float.hex: exact). TypeError for another
     value (no decision is kept or reused for it)."""
     if q is None:
         return "none"
@@ -72,6 +72,9 @@ def quantization_text(q: object) -> str:
         return "pc(" + ",".join(map(float.hex, map(float, scales))) + f";{int(getattr(q, 'axis'))})"
     if isinstance(q, (tuple, list)) and len(q) == 2:
         return f"({float.hex(float(q[0]))},{int(q[1])})"  # type: ignore[arg-type]
+    symmetric = getattr(q, "scale", None)
+    if symmetric is not None:  # SymmetricQuantization (QSYMM8 / QSYMM16)
+        return f"sym({float.hex(float(symmetric))})"
     raise TypeError(f"quantization is {q!r}, expected None, (scale, offset) or per-channel scales")
 
 

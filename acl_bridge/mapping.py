@@ -58,10 +58,14 @@ _QUANTIZED_TYPES: Dict[np.dtype[Any], str] = {np.dtype("uint8"): "QASYMM8", np.d
 # int32 bias beside them, whose scales (input scale x weight scale) ACL ignores (S32).
 PER_CHANNEL_TYPE = "QSYMM8_PER_CHANNEL"
 _BIAS_TYPE = "S32"
+# Symmetric quantization with one scale (SymmetricQuantization): int8 is QSYMM8, int16 QSYMM16
+# (the quantized LSTM's weights, cell state, peepholes and layer-norm weights)
+SYMMETRIC_TYPES: Dict[np.dtype[Any], str] = {np.dtype("int8"): "QSYMM8", np.dtype("int16"): "QSYMM16"}
 # bytes of one element of each ACL data type above (its numpy storage type's itemsize)
 ELEMENT_BYTES: Dict[str, int] = {name: dt.itemsize for table in (_DATA_TYPES, _QUANTIZED_TYPES)
                                  for dt, name in table.items()}
 ELEMENT_BYTES[PER_CHANNEL_TYPE] = 1  # int8 weights
+ELEMENT_BYTES.update({name: dt.itemsize for dt, name in SYMMETRIC_TYPES.items()})
 
 # ACL's auto_padding (TensorInfo::auto_padding): some kernels process 32 elements at a time
 # and may read 32 values past the last element, hence the extra 32 on the right.
@@ -86,7 +90,8 @@ class AclTensorInfo:
     quantization_scales: Tuple[float, ...] = ()  # QSYMM8_PER_CHANNEL: one per output channel
 
     def __repr__(self) -> str:
-        q = f" q=({self.quantization_scale},{self.quantization_offset})" if self.data_type.startswith("QASYMM") else ""
+        q = f" q=({self.quantization_scale},{self.quantization_offset})" \
+            if self.data_type.startswith("QASYMM") or self.data_type in ("QSYMM8", "QSYMM16") else ""
         if self.quantization_scales:
             q = (f" q=({len(self.quantization_scales)} scales {min(self.quantization_scales):.6g}.."
                  f"{max(self.quantization_scales):.6g},0)")
@@ -111,7 +116,16 @@ class PerChannelQuantization:
                 f"axis={self.axis})")
 
 
-Quantization = Union[None, Tuple[float, int], PerChannelQuantization]
+@dataclass(frozen=True)
+class SymmetricQuantization:
+    """Symmetric quantization with one scale, zero point 0: int8 is ACL's QSYMM8, int16 its
+    QSYMM16 (where ``(scale, 0)`` would be QASYMM8_SIGNED, or no type for int16). Checked
+    (finite and > 0) when the tensor is described."""
+
+    scale: float
+
+
+Quantization = Union[None, Tuple[float, int], PerChannelQuantization, SymmetricQuantization]
 
 
 def is_per_channel(quantization: Any) -> bool:
@@ -194,6 +208,11 @@ def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
     require_native_byte_order(dt, "ACL's DataType")
     if quantization is not None and dt == np.dtype("int32"):
         return _BIAS_TYPE
+    if isinstance(quantization, SymmetricQuantization):
+        if dt not in SYMMETRIC_TYPES:
+            raise NotRepresentableError(f"dtype {dt} with symmetric quantization, expected int8 (QSYMM8) or int16 "
+                                        f"(QSYMM16)")
+        return SYMMETRIC_TYPES[dt]
     if is_per_channel(quantization):
         if dt != np.dtype("int8"):
             raise NotRepresentableError(
@@ -407,6 +426,11 @@ def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Qu
                 f"role that has one (weights, bias) or as PerChannelQuantization(scales, axis): {d!r}")
         _check_per_channel_shape(quantization, d.shape, d.dtype)
         scale, qoffset, scales = 0.0, 0, quantization.scales
+    elif isinstance(quantization, SymmetricQuantization):
+        scale, qoffset = quantization.scale, 0
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
+            raise InvalidLayoutError(f"symmetric quantization scale is {scale!r}, expected a finite number > 0: {d!r}")
+        scale = float(scale)
     elif data_type == _BIAS_TYPE:
         scale, qoffset = check_quantization(quantization, np.dtype("int8"))
         if qoffset != 0:
@@ -434,6 +458,7 @@ def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Qu
 _NUMPY_TYPES: Dict[str, np.dtype[Any]] = {name: dt for dt, name in _DATA_TYPES.items()}
 _NUMPY_TYPES.update({name: dt for dt, name in _QUANTIZED_TYPES.items()})
 _NUMPY_TYPES[PER_CHANNEL_TYPE] = np.dtype("int8")
+_NUMPY_TYPES.update({name: dt for dt, name in SYMMETRIC_TYPES.items()})
 
 
 def descriptor_from_tensor_info(info: AclTensorInfo) -> ShapeDescriptor:

@@ -72,7 +72,7 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 17
+EXPECTED_ABI_VERSION = 18  # 17: gather_nd runtime indices; 18: the qlstm family (QSYMM8, QSYMM16, its params fields)
 
 
 def check(status: int, what: str) -> None:

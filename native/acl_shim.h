@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 17
+#define ACL_SHIM_ABI_VERSION 18
 #define ACL_SHIM_MAX_DIMS 6
 #define ACL_SHIM_MAX_FUNCTION_TENSORS 32 /* a function's tensors (ABI 16: 8 before; lstm takes 27) */
 
@@ -52,6 +52,9 @@ extern "C" {
 #define ACL_SHIM_DT_U16 8
 #define ACL_SHIM_DT_QSYMM8_PER_CHANNEL 9 /* int8 weights, symmetric, one scale per output channel (ABI 9) */
 #define ACL_SHIM_DT_S64 10               /* int64 (ABI 13): an arg max / min's indices, ACL 24.x */
+#define ACL_SHIM_DT_QSYMM8 11            /* int8, symmetric, one scale (ABI 18, qlstm: its weights) */
+#define ACL_SHIM_DT_QSYMM16 12           /* int16, symmetric, one scale (ABI 18, qlstm: cell state, peepholes,
+                                            layer-norm weights) */
 
 #define ACL_SHIM_LAYOUT_NCHW 0
 #define ACL_SHIM_LAYOUT_NHWC 1
@@ -142,6 +145,12 @@ extern "C" {
                                          (opt), cell_state_out (opt), output (opt): one float time step;
                                          activation / act_a / act_b the cell activation, cell_clip,
                                          projection_clip (0: none) */
+
+/* the quantized LSTM (ABI 18, native/acl_shim_qlstm.cpp): NEON, ACL 24.11 */
+#define ACL_SHIM_FN_QLSTM 110         /* as lstm, TFLite's integer LSTM (8x8_16): src, output_state_in, output
+                                         QASYMM8_SIGNED; weights QSYMM8; biases S32; cell_state_in / _out,
+                                         peepholes, layer-norm weights QSYMM16; cell_clip, projection_clip,
+                                         qlstm_matmul_scales, qlstm_hidden_scale, qlstm_hidden_zero_point */
 
 /* detection post-process (ABI 16, native/acl_shim_detection.cpp): NEON only (ACL has no CL function) */
 #define ACL_SHIM_FN_GATHER_ND 115     /* src (K, C), indices (N, D) S32 or S64, dst (N, C) (ABI 17): row n of dst =
@@ -300,6 +309,11 @@ typedef struct acl_shim_params {
 
     /* gather_nd runtime indices (ABI 17, the gather_nd family) */
     int64_t gather_nd_strides[ACL_SHIM_MAX_DIMS]; /* gather_nd: src rows per step of index component j (numpy order) */
+
+    /* the quantized LSTM (ABI 18, the qlstm family) */
+    float qlstm_matmul_scales[4];       /* qlstm: the gates' (i, f, c, o) matmul output scales */
+    float qlstm_hidden_scale;           /* ... the hidden state's scale (before the projection) */
+    int32_t qlstm_hidden_zero_point;    /* ... and its zero point */
 } acl_shim_params;
 
 typedef struct acl_shim_cpu_report {

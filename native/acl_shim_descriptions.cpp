@@ -25,6 +25,8 @@ acl::DataType to_data_type(int32_t dt) {
         case ACL_SHIM_DT_U16: return acl::DataType::U16;
         case ACL_SHIM_DT_QSYMM8_PER_CHANNEL: return acl::DataType::QSYMM8_PER_CHANNEL;
         case ACL_SHIM_DT_S64: return acl::DataType::S64;
+        case ACL_SHIM_DT_QSYMM8: return acl::DataType::QSYMM8;
+        case ACL_SHIM_DT_QSYMM16: return acl::DataType::QSYMM16;
         default: fail(ACL_SHIM_ERR_INVALID_ARGUMENT, "unknown data_type " + std::to_string(dt));
     }
 }
@@ -54,6 +56,13 @@ void set_common(acl::TensorInfo &info, const acl_shim_tensor_desc &d) {
         require(std::isfinite(d.quantization_scale) && d.quantization_scale > 0.0f,
                 "quantized tensor needs a finite quantization_scale > 0, got " + std::to_string(d.quantization_scale));
         info.set_quantization_info(acl::QuantizationInfo(d.quantization_scale, d.quantization_offset));
+    } else if (d.data_type == ACL_SHIM_DT_QSYMM8 || d.data_type == ACL_SHIM_DT_QSYMM16) {
+        require(std::isfinite(d.quantization_scale) && d.quantization_scale > 0.0f,
+                "symmetric quantized tensor needs a finite quantization_scale > 0, got " +
+                    std::to_string(d.quantization_scale));
+        require(d.quantization_offset == 0, "QSYMM8 / QSYMM16 are symmetric: quantization_offset must be 0, got " +
+                                                std::to_string(d.quantization_offset));
+        info.set_quantization_info(acl::QuantizationInfo(d.quantization_scale));
     } else if (d.data_type == ACL_SHIM_DT_QSYMM8_PER_CHANNEL) {
         // the scales are borrowed for this call: QuantizationInfo keeps its own copy
         require(d.quantization_scales != nullptr && d.quantization_scales_count >= 1,

@@ -132,6 +132,7 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
     switch (dt) {
         case acl::DataType::QASYMM8: *p = static_cast<uint8_t>(wide); return;
         case acl::DataType::QSYMM8_PER_CHANNEL:
+        case acl::DataType::QSYMM8:  // the qlstm family's weights (ABI 18)
         case acl::DataType::QASYMM8_SIGNED: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(wide - 125); return;
         default: break;
     }
@@ -139,7 +140,8 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
         case acl::DataType::F32: { float f = (v - 6) * 0.125f; std::memcpy(p, &f, 4); break; }
         case acl::DataType::F16: { uint16_t h = to_half_bits((v - 6) * 0.125f); std::memcpy(p, &h, 2); break; }
         case acl::DataType::S32: { int32_t i = v - 6; std::memcpy(p, &i, 4); break; }
-        case acl::DataType::S16: { int16_t i = static_cast<int16_t>(v - 6); std::memcpy(p, &i, 2); break; }
+        case acl::DataType::S16:
+        case acl::DataType::QSYMM16: { int16_t i = static_cast<int16_t>(v - 6); std::memcpy(p, &i, 2); break; }
         case acl::DataType::U16: { uint16_t i = static_cast<uint16_t>(v); std::memcpy(p, &i, 2); break; }
         case acl::DataType::S8: *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v - 6); break;
         default: *p = static_cast<uint8_t>(v); break;
@@ -173,6 +175,7 @@ uint64_t value_period(acl::DataType dt) {
     switch (dt) {
         case acl::DataType::QASYMM8:
         case acl::DataType::QSYMM8_PER_CHANNEL:
+        case acl::DataType::QSYMM8:
         case acl::DataType::QASYMM8_SIGNED: return 251;
         default: return 13;
     }
@@ -220,10 +223,12 @@ bool same_value(acl::DataType dt, const uint8_t *a, const uint8_t *b) {
                                    return same_float(from_half_bits(x), from_half_bits(y)); }
         case acl::DataType::S32: { int32_t x, y; std::memcpy(&x, a, 4); std::memcpy(&y, b, 4);
                                    return std::llabs(static_cast<long long>(x) - y) <= 1; }
-        case acl::DataType::S16: { int16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
+        case acl::DataType::S16:
+        case acl::DataType::QSYMM16: { int16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
         case acl::DataType::U16: { uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); return std::abs(x - y) <= 1; }
         case acl::DataType::S8:
         case acl::DataType::QSYMM8_PER_CHANNEL:
+        case acl::DataType::QSYMM8:
         case acl::DataType::QASYMM8_SIGNED:
             return std::abs(*reinterpret_cast<const int8_t *>(a) - *reinterpret_cast<const int8_t *>(b)) <= 1;
         default: return std::abs(static_cast<int>(*a) - static_cast<int>(*b)) <= 1;

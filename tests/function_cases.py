@@ -43,6 +43,10 @@ TOLERANCES = {
     "f32_interpolation": Tolerance(0.0, 1e-4, atol_scaled=False),  # bilinear weights of values below 30
     "one_step": Tolerance(0.0, 1.0, atol_scaled=False),  # quantization: rounding of ties differs by version
     "f16": Tolerance(1e-3, 1e-3),
+    # ACL's QLSTMLayer against TFLite's integer LSTM (the fallback's kernel): its gate activations
+    # in float, not gemmlowp's fixed point (measured on ACL 24.11 NEON under QEMU: at most 3 steps
+    # of the int8 output, 4 of 8 equal, in every layout: tests/acl/test_qlstm.py)
+    "qlstm": Tolerance(0.0, 3.0, atol_scaled=False),
 }
 
 
@@ -1055,3 +1059,91 @@ def _pool3d_rows():
 
 
 CASES += tuple(_pool3d_rows())
+
+
+# ---------------------------------------------------------------------------- the quantized LSTM
+QLSTM_X, QLSTM_H, QLSTM_CELL = (4.0 / 255, 3), (2.0 / 255, -2), 2.0 ** -11
+CL_NO_QLSTM = BackendNote("the qlstm room wires NEQLSTMLayer only (native/acl_shim_qlstm.cpp)",
+                          refuses=("AclUnsupportedError", "qlstm: NEON only"))
+
+
+def qlstm_inputs(seed, batch, n_input, n_cell, n_output, cifg=False, peephole=False, layer_norm=False):
+    """(role -> values, role -> quantization) of one integer LSTM step (acl_bridge.families.lstm's
+    roles; TFLite's 8x8_16 types), a random state in; no projection (ACL's QLSTMLayer adds the
+    output state in to the projection, TFLite does not)."""
+    from acl_bridge.families.lstm import ROLES
+
+    rng = np.random.default_rng(seed)
+    v: Dict[str, Optional[np.ndarray]] = {r: None for r in ROLES[:24]}
+    q: Dict[str, Tuple[float, int]] = {}
+    v["src"] = rng.integers(-128, 128, (batch, n_input)).astype(np.int8)
+    v["output_state_in"] = rng.integers(-128, 128, (batch, n_output)).astype(np.int8)
+    # |cell| < 1 (2048 steps of 2^-11): ACL's QLSTMLayer writes forget gate x cell state into a Q0.15
+    # tensor (its forget gate's), which saturates at 1 (measured: 2980 where TFLite's kernel gives 8589)
+    v["cell_state_in"] = rng.integers(-1500, 1500, (batch, n_cell)).astype(np.int16)
+    q.update(src=QLSTM_X, output_state_in=QLSTM_H, output_state_out=QLSTM_H, dst=QLSTM_H,
+             cell_state_in=(QLSTM_CELL, 0), cell_state_out=(QLSTM_CELL, 0))
+    for g in ("input", "forget", "cell", "output"):
+        if g == "input" and cifg:
+            continue
+        for kind, n in (("input", n_input), ("recurrent", n_output)):
+            v[f"{kind}_to_{g}_weights"] = rng.integers(-127, 128, (n_cell, n)).astype(np.int8)
+            q[f"{kind}_to_{g}_weights"] = (0.6 / 127, 0)
+        v[{"input": "input_gate_bias", "cell": "cell_bias"}.get(g, f"{g}_gate_bias")] = \
+            rng.integers(-1000, 1000, n_cell).astype(np.int32)
+        if layer_norm:
+            v[f"{g}_layer_norm_weights"] = rng.integers(10000, 32767, n_cell).astype(np.int16)
+            q[f"{g}_layer_norm_weights"] = (1.6 / 32767, 0)
+        if peephole and g != "cell":
+            v[f"cell_to_{g}_weights"] = rng.integers(-16000, 16000, n_cell).astype(np.int16)
+            q[f"cell_to_{g}_weights"] = (0.6 / 32767, 0)
+    return v, q
+
+
+def qlstm_reference(v, q, matmul_scales, hidden_q, cell_clip=0.0):
+    """TFLite's integer LSTM step on the row's values (acl_bridge.models.fallback.lstm_integer,
+    bit for bit with TFLite's interpreter on the host)."""
+    from acl_bridge.families.lstm import ROLES
+    from acl_bridge.models.fallback.lstm_integer import integer_lstm_step, prepare_integer_lstm
+    from acl_bridge.models.lowering.lstm_operands import LstmOperands
+
+    x, h, c = v["src"], v["output_state_in"], v["cell_state_in"]
+    operands = tuple(None if k == 0 else v[r] for k, r in enumerate(ROLES[:24]))
+    batch, n_input = x.shape
+    n_cell, n_output = c.shape[1], h.shape[1]
+    cifg = v["input_to_input_weights"] is None
+    lstm = LstmOperands(False, True, batch, 1, n_input, n_cell, n_output, cifg, v["cell_to_forget_weights"] is not None,
+                        False, v["forget_layer_norm_weights"] is not None, "TANH", cell_clip, 0.0, operands)
+    scales = {k: q[r][0] for k, r in enumerate(ROLES[:24]) if r in q}
+    zero_points = {k: q[r][1] for k, r in enumerate(ROLES[:24]) if r in q}
+    p = prepare_integer_lstm(lstm, scales, zero_points, matmul_scales, hidden_q[0], hidden_q[1], QLSTM_H[0])
+    h2, c2 = integer_lstm_step(x.astype(np.int64), h.astype(np.int64), c.astype(np.int64), p)
+    return {"dst": h2.astype(np.int8), "output_state_out": h2.astype(np.int8), "cell_state_out": c2.astype(np.int16)}
+
+
+def _qlstm_rows():
+    """The quantized LSTM: one step of TFLite's integer LSTM on ACL's QLSTMLayer against the
+    fallback's integer kernel, within the measured "qlstm" tolerance (not bit-exact:
+    docs/models.md). With CIFG, peepholes, layer normalization and a cell clip together ACL's
+    output differed from TFLite's by up to 143 steps (measured twice on 24.11, whatever the
+    cell state in: a difference of behaviour, not of rounding, not explained here): no row."""
+    outputs = {"output_state_out": "int8", "dst": "int8"}  # the cell state: tests/acl/test_qlstm.py
+    rows = []
+    for name, shape, variant, scales, clip in (
+            ("qlstm-b2-i3-c4", (2, 3, 4, 4), {}, (2.0 ** -12,) * 4, 0.0),):
+        def inputs(shape=shape, variant=variant):
+            return qlstm_inputs(41, *shape, **variant)[0]
+
+        def reference(v, shape=shape, variant=variant, scales=scales, clip=clip):
+            want = qlstm_reference(v, qlstm_inputs(41, *shape, **variant)[1], scales, QLSTM_H, clip)
+            return {r: want[r] for r in ("dst", "output_state_out")}
+
+        quant = qlstm_inputs(41, *shape, **variant)[1]
+        rows.append(Case(name, "QLstm", inputs, outputs,
+                         dict(quantization=quant, matmul_scales=scales, hidden_scale=QLSTM_H[0],
+                              hidden_zero_point=QLSTM_H[1], cell_clip=clip),
+                         reference, "qlstm", INT8_VARIANTS, {"cl": CL_NO_QLSTM}))
+    return rows
+
+
+INT8_CASES += tuple(_qlstm_rows())

@@ -304,3 +304,30 @@ def test_a_per_channel_description_is_kept_only_for_float_scales():
         with pytest.raises(InvalidLayoutError, match=r"has 4 scales, expected 3"):
             tensor_info(ShapeDescriptor.create((3, 3, 3, 2), "int8"), "NHWC", q)
     clear_description_caches()
+
+
+@pytest.mark.parametrize("dtype, name", [("int8", "QSYMM8"), ("int16", "QSYMM16")])
+def test_symmetric_quantization_is_qsymm8_or_qsymm16(dtype, name):
+    """The quantized LSTM's symmetric tensors (acl_bridge.families.qlstm): one scale, zero point
+    0, where (scale, 0) on int8 is QASYMM8_SIGNED."""
+    from acl_bridge.decisions import quantization_text
+    from acl_bridge.mapping import SymmetricQuantization, tensor_info
+
+    d = ShapeDescriptor.create((4, 3), dtype)
+    info = tensor_info(d, quantization=SymmetricQuantization(0.25))
+    assert (info.data_type, info.quantization_scale, info.quantization_offset) == (name, 0.25, 0)
+    assert f"{name}[3,4]" in repr(info) and "q=(0.25,0)" in repr(info)
+    assert tensor_info(ShapeDescriptor.create((4, 3), "int8"), quantization=(0.25, 0)).data_type == "QASYMM8_SIGNED"
+    assert quantization_text(SymmetricQuantization(0.25)) == "sym(0x1.0000000000000p-2)"
+
+
+@pytest.mark.parametrize("dtype, scale, error, message", [
+    ("float32", 0.25, NotRepresentableError, r"dtype float32 with symmetric quantization, expected int8 \(QSYMM8\)"),
+    ("int8", 0.0, InvalidLayoutError, r"symmetric quantization scale is 0.0, expected a finite number > 0"),
+    ("int16", float("nan"), InvalidLayoutError, r"symmetric quantization scale is nan"),
+])
+def test_a_bad_symmetric_quantization_is_refused(dtype, scale, error, message):
+    from acl_bridge.mapping import SymmetricQuantization, tensor_info
+
+    with pytest.raises(error, match=message):
+        tensor_info(ShapeDescriptor.create((4, 3), dtype), quantization=SymmetricQuantization(scale))

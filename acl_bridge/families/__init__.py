@@ -5,7 +5,8 @@ mul), :mod:`.convolution` (convolution, depthwise, fully connected, GEMM), :mod:
 (division, maximum, ... with broadcasting; abs, exp, log, ...), :mod:`.logic` (comparisons,
 logical operators, arg max / min, select), :mod:`.movement` (strided slice, gather, tile,
 depth / space, batch / space), :mod:`.gather_nd` (GATHER_ND's runtime indices), :mod:`.nn`
-(deconvolution, normalizations, matmul, 3-D convolution), :mod:`.pooling`, :mod:`.reduction`, :mod:`.resize`, :mod:`.softmax`.
+(deconvolution, normalizations, matmul, 3-D convolution), :mod:`.pooling`, :mod:`.reduction`,
+:mod:`.resize`, :mod:`.softmax`, :mod:`.lstm` (float LSTM), :mod:`.qlstm` (TFLite's integer LSTM).
 
 A room is found here by being a module of this package (no list names the rooms): each
 says its kinds' classes in ``CLASSES`` and its public names in ``__all__``. :data:`FAMILIES`

@@ -48,11 +48,17 @@ class Lstm(functions.AclFunction):
                 cell_clip: float = 0.0, projection_clip: float = 0.0):
         p = functions.default_params()
         functions._activation_params(p, activation, act_a, act_b)
-        for name, v in (("cell_clip", cell_clip), ("projection_clip", projection_clip)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-                raise UnsupportedOptionError(f"Lstm: {name} is {v!r}, expected a finite number >= 0 (0: no clip)")
-            setattr(p, name, float(v))
+        set_clips(p, "Lstm", cell_clip, projection_clip)
         return p
+
+
+def set_clips(p, kind: str, cell_clip: float, projection_clip: float) -> None:
+    """``p.cell_clip`` and ``p.projection_clip`` (the lstm family's), each checked: a finite
+    number >= 0, 0 for none (UnsupportedOptionError naming ``kind`` and the option)."""
+    for name, v in (("cell_clip", cell_clip), ("projection_clip", projection_clip)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise UnsupportedOptionError(f"{kind}: {name} is {v!r}, expected a finite number >= 0 (0: no clip)")
+        setattr(p, name, float(v))
 
 
 CLASSES: Tuple[type, ...] = (Lstm,)

@@ -44,6 +44,16 @@ def lstm_operands(n_input: int, n_cell: int, n_output: int, *, cifg: bool = Fals
     return ops
 
 
+def add_buffer(b, v: np.ndarray, buffers: list) -> int:
+    """The index of a new Buffer holding ``v``'s little-endian bytes, appended to ``buffers``."""
+    B = _m("Buffer")
+    data = b.CreateByteVector(np.ascontiguousarray(v, v.dtype.newbyteorder("<")).tobytes())
+    B.BufferStart(b)
+    B.BufferAddData(b, data)
+    buffers.append(B.BufferEnd(b))
+    return len(buffers) - 1
+
+
 def lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], operands: Sequence, batch: int,
                n_cell: int, n_output: int, options: Dict[str, object]) -> bytes:
     """Model bytes: float32 graph input ``input`` of ``x_shape`` -> ``opcode`` (LSTM or
@@ -62,12 +72,8 @@ def lstm_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[int], oper
         if k == 0:
             ids.append(0)
         elif isinstance(v, np.ndarray):
-            data = b.CreateByteVector(np.ascontiguousarray(v, "<f4").tobytes())
-            B.BufferStart(b)
-            B.BufferAddData(b, data)
-            buffers.append(B.BufferEnd(b))
             ids.append(len(specs))
-            specs.append((f"const{k}", v.shape, len(buffers) - 1, False))
+            specs.append((f"const{k}", v.shape, add_buffer(b, np.asarray(v, "<f4"), buffers), False))
         elif v == STATE:
             ids.append(len(specs))
             specs.append(("output_state" if k == 18 else "cell_state", (batch, n_output if k == 18 else n_cell), 0,

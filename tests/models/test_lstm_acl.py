@@ -46,3 +46,23 @@ def test_lstm_on_acl_matches_the_plan(case):
         assert np.array_equal(again, got)
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("opcode", ["LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM"])
+def test_an_int8_lstm_model_runs_on_the_partitioned_runner(opcode):
+    """TFLite's integer LSTM: the CPU fallback's integer kernel (bit for bit with TFLite's
+    interpreter on the host, test_lstm_integer.py) in the runner on ACL, its int8 output
+    equal to the numpy executor's."""
+    from .lstm_int8_tflite import int8_lstm_case_model
+
+    data = int8_lstm_case_model(opcode, 2, 3, 4, 4, peephole=True, layer_norm=True,
+                                **({"time": 2} if opcode != "LSTM" else {}))
+    r = _runner(data, "neon")
+    try:
+        assert [f.opcode for f in r.plan.fallbacks] == [opcode] and not r.plan.steps
+        shape = r.plan.model.tensors[r.plan.model.inputs[0]].shape
+        x = np.random.default_rng(9).integers(-128, 128, shape).astype(np.int8)
+        got = np.array(r.run(x)["output"])
+        assert got.dtype == np.int8 and np.array_equal(got, run_plan(r.plan, x)["output"])
+    finally:
+        r.close()

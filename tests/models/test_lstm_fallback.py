@@ -102,12 +102,26 @@ def test_a_state_that_is_not_variable_is_refused():
 
 
 @pytest.mark.parametrize("opcode", ["LSTM", SEQ])
-def test_an_integer_lstm_is_refused_naming_the_operator_and_its_types(opcode):
+def test_an_integer_lstm_runs_on_the_fallback(opcode):
     """TFLite's integer LSTM (int8 input and output, int8 weights, int32 biases, int16 cell
-    state) runs neither on ACL (the rule is float32 only: ACL's QLSTMLayer is not lowered,
-    docs/models.md says what it would take) nor on the fallback (its kernel is float32): the
-    model is refused at load naming the operator. Written as the float model's tensors retyped
-    (the tflite builders here write float32 LSTMs; the refusal reads the types only)."""
+    state) runs on the fallback's integer kernel, equal to TFLite's interpreter bit for bit
+    (every option: test_lstm_integer.py); not on ACL (the rule is float32 only: ACL's
+    QLSTMLayer is not lowered, docs/models.md says what it would take)."""
+    from .lstm_int8_tflite import int8_lstm_case_model
+
+    data = int8_lstm_case_model(opcode, 2, 3, 4, 4, peephole=True, layer_norm=True,
+                                **({"time": 3} if opcode == SEQ else {}))
+    plan = plan_model(read_model(data), fallback=True)
+    assert [(f.opcode, f.kind) for f in plan.fallbacks] == [(opcode, "refused by the rule")]
+    x = np.random.default_rng(7).integers(-128, 128, read_model(data).tensors[0].shape).astype(np.int8)
+    assert np.array_equal(run_plan(plan, x)["output"], interpreter_outputs(data, x)["output"])
+
+
+@pytest.mark.parametrize("opcode", ["LSTM", SEQ])
+def test_an_integer_lstm_without_intermediates_is_refused_naming_them(opcode):
+    """An integer LSTM whose operator lists no intermediates (TFLite's kernel reads its gate and
+    hidden scales there) is refused at load naming the operator: written as the float model's
+    tensors retyped (the refusal reads the types and the intermediates only)."""
     from acl_bridge.models.format.tflite_reader import Quantization
 
     spec = read_model(_model_with(opcode, lstm_operands(3, 4, 4)))
@@ -125,6 +139,6 @@ def test_an_integer_lstm_is_refused_naming_the_operator_and_its_types(opcode):
                     2.0 ** -11 if k == 19 else 0.01)
     retyped(op.outputs[0], np.int8, 0.01)
     with pytest.raises(UnsupportedModelError,
-                       match=rf"operator #0 {opcode} \(tensor types #0 int8, #\d+ int8 \(the fallback kernel runs "
-                             rf"float32\); not on ACL: refused by the rule\)"):
+                       match=rf"operator #0 {opcode} \(operator #0 {opcode}: an integer LSTM with 0 intermediates "
+                             rf"\(TFLite's 8x8_16 kernel reads 5: .*; not on ACL: refused by the rule\)"):
         plan_model(dataclasses.replace(spec, tensors=tuple(tensors)), fallback=True)

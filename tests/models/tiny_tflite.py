@@ -177,18 +177,21 @@ def one_operator_model(opcode: str, x_shape: Sequence[int], y_shape: Sequence[in
 
 
 def finish_one_operator(b, tensors, ids, output: int, options: Optional[Options], opcode: str, buffers,
-                        version: int = 1) -> bytes:
+                        version: int = 1, intermediates: Sequence[int] = ()) -> bytes:
     """The model's bytes: the built ``tensors``, one ``opcode`` operator on tensor ``ids`` (-1:
-    absent) writing tensor ``output`` with ``options``; tensor 0 the graph input, ``output``
-    the graph output."""
+    absent) writing tensor ``output`` with ``options`` (and the operator's ``intermediates``
+    vector where given); tensor 0 the graph input, ``output`` the graph output."""
     O, S = _m("Operator"), _m("SubGraph")
     opts = _options(b, options)
     op_in = _int_vector(b, O.OperatorStartInputsVector, ids)
     op_out = _int_vector(b, O.OperatorStartOutputsVector, (output,))
+    op_mid = _int_vector(b, O.OperatorStartIntermediatesVector, intermediates) if intermediates else None
     O.OperatorStart(b)
     O.OperatorAddOpcodeIndex(b, 0)
     O.OperatorAddInputs(b, op_in)
     O.OperatorAddOutputs(b, op_out)
+    if op_mid is not None:
+        O.OperatorAddIntermediates(b, op_mid)
     if opts is not None:
         O.OperatorAddBuiltinOptionsType(b, opts[0])
         O.OperatorAddBuiltinOptions(b, opts[1])

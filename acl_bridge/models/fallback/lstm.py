@@ -16,6 +16,7 @@ from ..lowering.lstm_operands import BIASES, INPUT_WEIGHTS, LAYER_NORM, PEEPHOLE
 from ..lowering.rules.lstm import ROLES
 from ..lowering.step import Step
 from ..format.tflite_reader import ModelSpec, OperatorSpec, UnsupportedModelError
+from .lstm_integer import check_integer_lstm, integer_lstm_sequence, read_integer_lstm
 from .registry import FLOAT, Call, kernel
 from .step_kernels import step_kernel
 
@@ -88,7 +89,14 @@ def lstm_sequence(x: np.ndarray, lstm: LstmOperands, h: Optional[np.ndarray] = N
     return y if lstm.time_major else np.swapaxes(y, 0, 1)
 
 
+def _integer(op: OperatorSpec, model: ModelSpec) -> bool:
+    """Whether the operator is TFLite's integer LSTM (int8 input): :mod:`.lstm_integer`."""
+    return bool(op.inputs) and op.inputs[0] >= 0 and model.tensors[op.inputs[0]].dtype == np.int8
+
+
 def _check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
+    if _integer(op, model):
+        return check_integer_lstm(op, model)
     try:
         read_lstm(op, model)
     except UnsupportedModelError as e:
@@ -96,9 +104,13 @@ def _check(op: OperatorSpec, model: ModelSpec) -> Optional[str]:
     return None
 
 
-@kernel("LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", dtypes=FLOAT, check=_check, binds=True)
+@kernel("LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", dtypes=FLOAT + ("int8",), check=_check, binds=True)
 def lstm(call: Call) -> Callable[[], None]:
-    """Binds the operator's weights once; each call runs every step from the zero state."""
+    """Binds the operator's weights once (float32, or the integer LSTM's prepared parameters);
+    each call runs every step from the zero state."""
+    if _integer(call.op, call.model):
+        prepared = read_integer_lstm(call.op, call.model)
+        return lambda: call.write(integer_lstm_sequence(call.inputs[0], prepared))
     operands = read_lstm(call.op, call.model)
     return lambda: call.write(lstm_sequence(call.inputs[0], operands))
 

@@ -381,8 +381,9 @@ def encode_spec(spec: ModelSpec, data: _Data) -> Dict[str, object]:
     """A ModelSpec as plain values, its constants' bytes added to ``data``."""
     return {
         "version": spec.version, "description": spec.description, "tensors": encode_tensors(spec.tensors, data),
+        # an operator's intermediates (the integer LSTM's) only where it has some: other files unchanged
         "operators": [[op.index, op.opcode, list(op.inputs), list(op.outputs), [list(kv) for kv in op.options]]
-                      for op in spec.operators],
+                      + ([list(op.intermediates)] if op.intermediates else []) for op in spec.operators],
         "inputs": list(spec.inputs), "outputs": list(spec.outputs), "sha256": spec.sha256,
     }
 
@@ -395,15 +396,17 @@ def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
     (:func:`~.tflite_quantization.check_quantization`). ``memo``: :func:`numbers`'."""
     arrays: Dict[int, np.ndarray] = {}  # numpy views of the quantization runs, for check_quantization
     tensors = decode_tensors(graph["tensors"], data, memo, arrays)
-    operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts))
-                      for i, code, ins, outs, opts in graph["operators"])
+    operators = tuple(OperatorSpec(int(i), str(code), tuple(ins), tuple(outs), tuple((str(k), v) for k, v in opts),
+                                   tuple(kept[0]) if kept else ())
+                      for i, code, ins, outs, opts, *kept in graph["operators"])
     spec = ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
                      tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
     n = len(tensors)
     lists = [("inputs", spec.inputs, 0), ("outputs", spec.outputs, 0)]
     for k, op in enumerate(operators):  # an operator's absent optional input is -1
         lists += [(f"operator #{k} {op.opcode} inputs", op.inputs, -1),
-                  (f"operator #{k} {op.opcode} outputs", op.outputs, 0)]
+                  (f"operator #{k} {op.opcode} outputs", op.outputs, 0),
+                  (f"operator #{k} {op.opcode} intermediates", op.intermediates, 0)]
     for where, indices, lowest in lists:
         bad = [i for i in indices if type(i) is not int or not lowest <= i < n]
         if bad:

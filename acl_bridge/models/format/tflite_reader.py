@@ -112,20 +112,25 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class OperatorSpec:
-    """One operator: builtin name, tensor indices (-1: optional input absent), options."""
+    """One operator: builtin name, tensor indices (-1: optional input absent), options, and
+    the ``intermediates`` of the operators in :data:`INTERMEDIATE_OPCODES` (tensors whose
+    quantization parameters the kernel reads: the integer LSTM's gate and hidden scales)."""
 
     index: int
     opcode: str
     inputs: Tuple[int, ...]
     outputs: Tuple[int, ...]
     options: Tuple[Tuple[str, object], ...] = ()
+    intermediates: Tuple[int, ...] = ()
 
     def option(self, name: str, default: Any = None) -> Any:
         return dict(self.options).get(name, default)
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options)
-        return f"OperatorSpec(#{self.index} {self.opcode} {list(self.inputs)}->{list(self.outputs)}{' ' + opts if opts else ''})"
+        kept = f" intermediates={list(self.intermediates)}" if self.intermediates else ""
+        return f"OperatorSpec(#{self.index} {self.opcode} {list(self.inputs)}->{list(self.outputs)}{' ' + opts if opts else ''}" \
+               f"{kept})"
 
 
 @dataclass(frozen=True)
@@ -344,6 +349,10 @@ TENSOR_SHAPE, TENSOR_TYPE, TENSOR_BUFFER, TENSOR_NAME, TENSOR_QUANTIZATION, TENS
     0, 1, 2, 3, 4, 5, 6)
 QUANT_SCALE, QUANT_ZERO_POINT, QUANT_DIMENSION = 2, 3, 6
 OP_OPCODE_INDEX, OP_INPUTS, OP_OUTPUTS, OP_OPTIONS_TYPE, OP_OPTIONS, OP_CUSTOM_OPTIONS = 0, 1, 2, 3, 4, 5
+OP_INTERMEDIATES = 8
+# the operators whose Operator.intermediates are kept: TFLite's integer LSTM reads its gate
+# and hidden-state scales from them (lstm.cc); no other builtin kernel reads them
+INTERMEDIATE_OPCODES = frozenset({"LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM"})
 BUFFER_DATA, BUFFER_OFFSET, BUFFER_SIZE = 0, 1, 2
 PLACEHOLDER_FOR_GREATER_OP_CODES = 127  # builtin_code below this: the deprecated int8 field says it
 
@@ -500,6 +509,12 @@ def _operator(r: _Reader, tb: Tables, pos: int, f: Tuple[int, ...], i: int, code
     for k, t in enumerate(outputs):
         if not 0 <= t < num_tensors:
             r.index(t, num_tensors, f"{what} output {k}")
+    intermediates: Tuple[int, ...] = ()
+    if name in INTERMEDIATE_OPCODES:
+        intermediates = tb.numbers(pos, f, OP_INTERMEDIATES, "i")
+        for k, t in enumerate(intermediates):
+            if not 0 <= t < num_tensors:
+                r.index(t, num_tensors, f"{what} intermediate {k}")
     options: Dict[str, object] = {}
     if name in OPTION_TABLES:
         table, fields = OPTION_TABLES[name]
@@ -512,7 +527,7 @@ def _operator(r: _Reader, tb: Tables, pos: int, f: Tuple[int, ...], i: int, code
         custom = tb.bytes_of(pos, f, OP_CUSTOM_OPTIONS)
         if custom:  # opaque bytes only the operator's kernel reads; hex keeps the option a plain value
             options = {"custom_options": custom.hex()}
-    return OperatorSpec(i, name, inputs, outputs, tuple(options.items()))
+    return OperatorSpec(i, name, inputs, outputs, tuple(options.items()), intermediates)
 
 
 def _opcode_name(r: _Reader, tb: Tables, pos: int, j: int) -> str:

@@ -24,13 +24,18 @@ INPUT_WEIGHTS, RECURRENT_WEIGHTS, PEEPHOLES, BIASES, LAYER_NORM = (1, 2, 3, 4), 
     (12, 13, 14, 15), (20, 21, 22, 23)
 PROJECTION_WEIGHTS, PROJECTION_BIAS = 16, 17
 ACTIVATIONS = ("NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH")
+# TFLite's integer LSTM (8x8_16, lstm.cc): each input's type where the input is int8
+INTEGER_TYPES = {**{k: np.dtype(np.int8) for k in INPUT_WEIGHTS + RECURRENT_WEIGHTS + (PROJECTION_WEIGHTS,
+                                                                                      OUTPUT_STATE)},
+                 **{k: np.dtype(np.int16) for k in PEEPHOLES + LAYER_NORM + (CELL_STATE,)},
+                 **{k: np.dtype(np.int32) for k in BIASES + (PROJECTION_BIAS,)}}
 
 
 @dataclass(frozen=True)
 class LstmOperands:
     """What one LSTM operator computes: sizes, options, and which optional parts it has.
-    ``operands[k]`` is TFLite input ``k``'s constant value (float32) or None (absent or the
-    live input 0)."""
+    ``operands[k]`` is TFLite input ``k``'s constant value (float32; for the integer LSTM,
+    :data:`INTEGER_TYPES`) or None (absent or the live input 0)."""
 
     sequence: bool
     time_major: bool
@@ -53,31 +58,38 @@ def _present(op: OperatorSpec, k: int) -> bool:
     return k < len(op.inputs) and op.inputs[k] >= 0
 
 
-def read_lstm(op: OperatorSpec, model: ModelSpec) -> LstmOperands:
+def read_lstm(op: OperatorSpec, model: ModelSpec, integer: bool = False) -> LstmOperands:
     """The operator's :class:`LstmOperands`; refuses (UnsupportedModelError naming the input or
     option) the BASIC kernel, hybrid (non-float32) weights, weights or states that are not
-    constants, SIGN_BIT; ModelFormatError for inputs that contradict each other."""
+    constants, SIGN_BIT; ModelFormatError for inputs that contradict each other. With
+    ``integer``, an int8 input is TFLite's integer LSTM: its inputs' types are then
+    :data:`INTEGER_TYPES` (the rest refused naming the input)."""
     sequence = op.opcode == "UNIDIRECTIONAL_SEQUENCE_LSTM"
+    t = model.tensors
+    quantized = integer and op.inputs and op.inputs[0] >= 0 and t[op.inputs[0]].dtype == np.int8
     if option(op, "kernel_type", "FULL") != "FULL":
         raise refuse(op, "the BASIC LSTM kernel (kernel_type BASIC)")
     if len(op.inputs) not in (20, 24) or len(op.outputs) != 1:
         raise malformed(op, f"has {len(op.inputs)} inputs and {len(op.outputs)} outputs, expected 20 or 24 inputs "
                             f"and one output (the full LSTM kernel)")
-    t = model.tensors
     values = []
     for k, i in enumerate(op.inputs):
         if k == INPUT or i < 0:
             values.append(None)
             continue
-        if t[i].dtype != np.float32:
+        if quantized and t[i].dtype != INTEGER_TYPES[k]:
+            raise refuse(op, f"input {k} of type {t[i].dtype} in an integer LSTM (TFLite's 8x8_16 kernel takes "
+                             f"{INTEGER_TYPES[k]} there)")
+        if not quantized and t[i].dtype != np.float32:
             raise refuse(op, f"input {k} of type {t[i].dtype} (hybrid or quantized LSTM; float32 only)")
         if t[i].data is None:
             raise refuse(op, f"input {k} {t[i].name!r} that is not a constant or a variable tensor (weights, biases "
                              f"and the state must be)")
         values.append(t[i].data)
     x, y = t[op.inputs[INPUT]], t[op.outputs[0]]
-    if x.dtype != np.float32 or y.dtype != np.float32:
-        raise refuse(op, f"input type {x.dtype} / output type {y.dtype} (float32 only)")
+    io = np.int8 if quantized else np.float32
+    if x.dtype != io or y.dtype != io:
+        raise refuse(op, f"input type {x.dtype} / output type {y.dtype} ({'int8 both' if quantized else 'float32 only'})")
     time_major = bool(option(op, "time_major", True)) if sequence else True
     if len(x.shape) != (3 if sequence else 2):
         raise malformed(op, f"input has shape {list(x.shape)}, expected rank {3 if sequence else 2}")
@@ -133,5 +145,5 @@ def read_lstm(op: OperatorSpec, model: ModelSpec) -> LstmOperands:
                         layer_norm, str(activation), clips[0], clips[1], tuple(values) + (None,) * (24 - len(values)))
 
 
-__all__ = ["LstmOperands", "read_lstm", "INPUT", "OUTPUT_STATE", "CELL_STATE", "INPUT_WEIGHTS", "RECURRENT_WEIGHTS",
+__all__ = ["LstmOperands", "read_lstm", "INTEGER_TYPES", "INPUT", "OUTPUT_STATE", "CELL_STATE", "INPUT_WEIGHTS", "RECURRENT_WEIGHTS",
            "PEEPHOLES", "BIASES", "LAYER_NORM", "PROJECTION_WEIGHTS", "PROJECTION_BIAS", "ACTIVATIONS"]
