@@ -224,18 +224,14 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
         out[c]["phases"] = {p: statistics.median(s["phases"].get(p, 0.0) for s in samples[c])  # type: ignore
                             for p in dict.fromkeys(phases)}
         out[c]["samples"] = samples[c]
-    if {"bridge second", "bridge second unchecked"} <= set(contenders):  # what the trust checks cost
-        for f in ("configure_s", "first_result_s"):
-            ratios = sorted(a[f] / b[f] for a, b in zip(samples["bridge second"],  # type: ignore[operator]
-                                                         samples["bridge second unchecked"]))
-            out["bridge second"][f"{f[:-2]}_ratio_unchecked"] = {  # type: ignore[index]
-                "median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
-    if {"bridge first", "base first"} <= set(contenders):  # this checkout's first start / the base's
-        for f in ("configure_s", "first_result_s"):
-            ratios = sorted(a[f] / b[f] for a, b in zip(samples["bridge first"],  # type: ignore[operator]
-                                                         samples["base first"]))
-            out["bridge first"][f"{f[:-2]}_ratio_base"] = {  # type: ignore[index]
-                "median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
+    # paired ratios: what the trust checks cost; this checkout's first start / the base's
+    for c, other, suffix in (("bridge second", "bridge second unchecked", "unchecked"),
+                             ("bridge first", "base first", "base")):
+        if {c, other} <= set(contenders):
+            for f in ("configure_s", "first_result_s"):
+                ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples[other]))  # type: ignore[operator]
+                out[c][f"{f[:-2]}_ratio_{suffix}"] = {  # type: ignore[index]
+                    "median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
     if "armnn" in contenders:
         for c in [c for c in contenders if c != "armnn"]:
             for f in ("configure_s", "first_result_s"):
@@ -315,18 +311,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("where each configure went (medians, seconds):")
     print(phase_report(results))
     for r in results:
-        checked = r.get("bridge second", {}).get("configure_ratio_unchecked")  # type: ignore[union-attr]
-        if checked:
-            first = r["bridge second"]["first_result_ratio_unchecked"]  # type: ignore[index]
-            print(f"{r['model']}: second start with the trust checks / without: configure {checked['median']:.3f} "
-                  f"({checked['min']:.3f}-{checked['max']:.3f}), first result {first['median']:.3f} "
-                  f"({first['min']:.3f}-{first['max']:.3f})")
-        based = r.get("bridge first", {}).get("configure_ratio_base")  # type: ignore[union-attr]
-        if based:
-            first = r["bridge first"]["first_result_ratio_base"]  # type: ignore[index]
-            print(f"{r['model']}: first start, this checkout / the base: configure {based['median']:.3f} "
-                  f"({based['min']:.3f}-{based['max']:.3f}), first result {first['median']:.3f} "
-                  f"({first['min']:.3f}-{first['max']:.3f})")
+        for c, suffix, what in (("bridge second", "unchecked", "second start with the trust checks / without"),
+                                ("bridge first", "base", "first start, this checkout / the base")):
+            conf = r.get(c, {}).get(f"configure_ratio_{suffix}")  # type: ignore[union-attr]
+            if conf:
+                first = r[c][f"first_result_ratio_{suffix}"]  # type: ignore[index]
+                print(f"{r['model']}: {what}: configure {conf['median']:.3f} ({conf['min']:.3f}-{conf['max']:.3f}), "
+                      f"first result {first['median']:.3f} ({first['min']:.3f}-{first['max']:.3f})")
     return _write_json(args, results)
 
 
