@@ -63,13 +63,16 @@ def question_id(category: str, key: Hashable) -> str:
 
 
 def _canonical(v: object) -> str:
-    """Text that names every value inside ``v`` (tuples, lists, bytes, strings, numbers, None,
-    numpy dtypes by their byte-order-explicit code, frozen dataclasses field by field): not
+    """Text that names every value inside ``v`` (tuples, lists, bytes by length and sha256,
+    strings, numbers, None, numpy dtypes by their byte-order-explicit code, frozen dataclasses
+    field by field): not
     ``repr``, which a dataclass may shorten (PerChannelQuantization lists no scales) and
     numpy spells differently for equal dtypes (``int32`` / ``<i4``)."""
     t = type(v)
-    if t is int or t is str or t is bool or t is bytes or v is None:  # the common cases first
+    if t is int or t is str or t is bool or v is None:  # the common cases first
         return repr(v)
+    if t is bytes:  # native parameters and descriptions: hundreds of bytes, by their digest
+        return _bytes_text(v)
     if t is float:  # per-channel scales: hundreds per question
         return float.hex(v)
     if t is tuple or t is list:
@@ -82,10 +85,18 @@ def _canonical(v: object) -> str:
     return text(v)
 
 
+def _bytes_text(v: bytes) -> str:
+    """Bytes as their length and sha256 (what :func:`question_id` hashes anyway; their repr
+    spells a zero byte in four characters, and a question holds a few kilobytes of them)."""
+    return f"bytes:{len(v)}:{hashlib.sha256(v).hexdigest()}"
+
+
 def _text_of_type(t: type, v: object) -> Callable[[object], str]:
     """How :func:`_canonical` spells a value of type ``t`` (``v``, one of them) that is none of
     its exact common types: by the first of these it is."""
-    if issubclass(t, (bool, int, str, bytes)):
+    if issubclass(t, bytes):
+        return lambda x: _bytes_text(bytes(x))  # type: ignore[arg-type]
+    if issubclass(t, (bool, int, str)):
         return repr
     if issubclass(t, float):
         return float.hex  # type: ignore[return-value]

@@ -159,6 +159,11 @@ def _per_channel_of(quantization: Tuple[Any, ...], axis: int) -> PerChannelQuant
 
 
 def _per_channel_checked(quantization: Any, axis: int) -> PerChannelQuantization:
+    if type(quantization) is tuple and len(quantization) == 2 and type(quantization[1]) is int \
+            and quantization[1] == 0 and type(quantization[0]) is tuple and quantization[0] \
+            and all(type(s) is float and 0.0 < s < math.inf for s in quantization[0]):
+        # a reader's (floats, 0): what the checks below accept and make, without numpy's calls
+        return PerChannelQuantization(quantization[0], int(axis))
     try:
         scales, offset = quantization
         values = np.asarray(scales, dtype=np.float64).reshape(-1)

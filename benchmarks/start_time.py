@@ -2,7 +2,7 @@
 caches warm) and Arm NN's, taking turns.
 
     python3 benchmarks/start_time.py [--models face_detection_front,face_landmark] [--rounds 3]
-                                     [--threads 1] [--json FILE]
+                                     [--threads 1] [--base DIR] [--json FILE]
 
 A start is what a program pays once per process: ``import`` (the runtime's Python modules and
 its native libraries: ``acl_bridge.models.runtime.tflite_runner`` and the shim with libarm_compute;
@@ -23,7 +23,11 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
   this benchmark (:func:`without_trust_checks`: owner and mode checks, the decoders' reader
   limits, the batch's comparison of each decision with its call): what those checks cost,
   reported as the paired ratio second / unchecked;
-* ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so).
+* ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so);
+* ``base first``: with ``--base DIR``, the bridge's first start with the Python packages of
+  another checkout (``acl_bridge`` and ``ndarray`` in DIR, over this install's native module:
+  ``PYTHONPATH``), taking turns with the others: a change's before and after paired round by
+  round in one run, reported as the ratio bridge first / base first.
 
 Each child says what its caches did, and the parent checks it (a cold start that found a warm
 cache, or the reverse, is an error, not a number). Each child also says where its configure
@@ -54,9 +58,9 @@ from typing import Dict, List, Optional
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
-CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only", "armnn")
+CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only", "armnn", "base first")
 #: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
-EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "bridge second": ("warm", "warm"),
+EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "base first": ("cold", "cold"), "bridge second": ("warm", "warm"),
                    "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off")}
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
 
@@ -133,9 +137,14 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     return out
 
 
+BASE: List[str] = []  # --base DIR: the other checkout's packages ("base first")
+
+
 def _run_child(contender: str, path: str, threads: int, cache_dir: str) -> Dict[str, object]:
     env = dict(os.environ, ACL_NDARRAY_MODEL_CACHE=os.path.join(cache_dir, "models"),
                ACL_NDARRAY_FACTS_CACHE=os.path.join(cache_dir, "facts"))
+    if contender == "base first":
+        env["PYTHONPATH"] = os.pathsep.join(BASE + [p for p in [os.environ.get("PYTHONPATH")] if p])
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", contender, path, str(threads)],
                        capture_output=True, text=True, env=env, timeout=900)
     if r.returncode != 0:
@@ -204,7 +213,7 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
     for k in range(rounds):
         order = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
         for c in order:
-            cache = tempfile.mkdtemp(prefix="start-time-cold-") if c == "bridge first" else warm
+            cache = tempfile.mkdtemp(prefix="start-time-cold-") if c in ("bridge first", "base first") else warm
             samples[c].append(_run_child(c, path, threads, cache))
             check_caches(c, samples[c][-1])
     out: Dict[str, object] = {"model": name, "rounds": rounds, "threads": threads, "order": contenders}
@@ -215,12 +224,14 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
         out[c]["phases"] = {p: statistics.median(s["phases"].get(p, 0.0) for s in samples[c])  # type: ignore
                             for p in dict.fromkeys(phases)}
         out[c]["samples"] = samples[c]
-    if {"bridge second", "bridge second unchecked"} <= set(contenders):  # what the trust checks cost
-        for f in ("configure_s", "first_result_s"):
-            ratios = sorted(a[f] / b[f] for a, b in zip(samples["bridge second"],  # type: ignore[operator]
-                                                         samples["bridge second unchecked"]))
-            out["bridge second"][f"{f[:-2]}_ratio_unchecked"] = {  # type: ignore[index]
-                "median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
+    # paired ratios: what the trust checks cost; this checkout's first start / the base's
+    for c, other, suffix in (("bridge second", "bridge second unchecked", "unchecked"),
+                             ("bridge first", "base first", "base")):
+        if {c, other} <= set(contenders):
+            for f in ("configure_s", "first_result_s"):
+                ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples[other]))  # type: ignore[operator]
+                out[c][f"{f[:-2]}_ratio_{suffix}"] = {  # type: ignore[index]
+                    "median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
     if "armnn" in contenders:
         for c in [c for c in contenders if c != "armnn"]:
             for f in ("configure_s", "first_result_s"):
@@ -268,6 +279,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--contenders", default=",".join(CONTENDERS),
                     help="which to run, comma-separated (default: all)")
+    ap.add_argument("--base", help="a directory holding another checkout's acl_bridge and ndarray "
+                                   "(contender 'base first')")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     if args.child:
@@ -275,6 +288,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(json.dumps(child(contender, path, int(threads))))
         return 0
     contenders = [c for c in args.contenders.split(",") if c]
+    if ("base first" in contenders) != bool(args.base):
+        ap.error("contender 'base first' and --base DIR go together")
+    if args.base:
+        BASE.append(os.path.abspath(args.base))
+        compileall.compile_dir(BASE[0], quiet=2, workers=1)
     unknown = sorted(set(contenders) - set(CONTENDERS))
     if unknown:
         ap.error(f"--contenders names {unknown}, expected some of {list(CONTENDERS)}")
@@ -293,12 +311,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("where each configure went (medians, seconds):")
     print(phase_report(results))
     for r in results:
-        checked = r.get("bridge second", {}).get("configure_ratio_unchecked")  # type: ignore[union-attr]
-        if checked:
-            first = r["bridge second"]["first_result_ratio_unchecked"]  # type: ignore[index]
-            print(f"{r['model']}: second start with the trust checks / without: configure {checked['median']:.3f} "
-                  f"({checked['min']:.3f}-{checked['max']:.3f}), first result {first['median']:.3f} "
-                  f"({first['min']:.3f}-{first['max']:.3f})")
+        for c, suffix, what in (("bridge second", "unchecked", "second start with the trust checks / without"),
+                                ("bridge first", "base", "first start, this checkout / the base")):
+            conf = r.get(c, {}).get(f"configure_ratio_{suffix}")  # type: ignore[union-attr]
+            if conf:
+                first = r[c][f"first_result_ratio_{suffix}"]  # type: ignore[index]
+                print(f"{r['model']}: {what}: configure {conf['median']:.3f} ({conf['min']:.3f}-{conf['max']:.3f}), "
+                      f"first result {first['median']:.3f} ({first['min']:.3f}-{first['max']:.3f})")
     return _write_json(args, results)
 
 

@@ -351,7 +351,7 @@ class NdArray(NumpyProtocol):
         d = self._descriptor
         if self._root is None or self._readonly or d.explicit is not None or d.overlaps:
             return False
-        if d == self._root:
+        if d is self._root or d == self._root:
             return True
         # Views are taken from this array's elements, so they are a subset of the root's;
         # without overlap they are all of them exactly when the counts agree.
@@ -382,7 +382,7 @@ class NdArray(NumpyProtocol):
         d = self._descriptor
         if self._root is None:  # memory brought in: only when there is no such cell at all
             return d.size == d.alloc_size and not d.overlaps
-        if d == self._root:
+        if d is self._root or d == self._root:
             return True
         return not (self.padding_mask() & ~self.free_padding_mask()).any()
 

@@ -258,7 +258,7 @@ class ShapeDescriptor:
         dense = dense_strides(self.shape, order)
         return all(s == d for n, s, d in zip(self.shape, self.strides, dense) if n > 1)
 
-    @property
+    @cached_property
     def overlaps(self) -> bool:
         """True when two logical elements may share an address (stride-0 broadcasts,
         overlapping strides). Exact up to 2**20 elements, conservative above."""

@@ -121,6 +121,9 @@ def as_int_tuple(values: Any, field: str, context: Context = "") -> Tuple[int, .
 
     A single integer is NOT a sequence here (say ``(5,)``); strings and bytes are refused.
     """
+    t = type(values)
+    if (t is tuple or t is list) and all(type(v) is int for v in values):  # the common case: as checked below
+        return values if t is tuple else tuple(values)
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise ArgumentTypeError(f"{field} is {values!r}, expected a sequence of integers{_where(context)}")
     items = tuple(values)

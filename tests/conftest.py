@@ -86,6 +86,7 @@ PURE_MODULES = frozenset({
     "models.test_one_operator_logic",
     "models.test_pool3d", "models.test_gather_nd",
     "models.test_fallback_engine",
+    "test_collector_paused",
 })
 
 

@@ -217,3 +217,16 @@ def test_a_kept_arena_round_trips_and_damage_is_refused():
     for bad in ({"4": 0}, [[4]], [[4, -64]], [[4, 1.5]], [[4, True]], [["4", 0]], [4, 0]):
         with pytest.raises(KeptValueError, match="a kept arena is .*, expected \\[\\[tensor, offset\\], ...\\] of ints >= 0"):
             decode(MEMORY_PLAN, bad)
+
+
+def test_question_ids_name_bytes_by_their_content():
+    """Bytes (native parameters, descriptions) are spelled by length and sha256: equal bytes
+    give one id, any other bytes (one bit, one more zero) or a string of the same text another."""
+    from acl_bridge.configure_session import _canonical
+
+    base = bytes(400) + b"\x01"
+    assert question_id("check_layouts", ("conv", base)) == question_id("check_layouts", ("conv", bytes(base)))
+    others = [bytes(400) + b"\x02", bytes(401) + b"\x01", bytes(400), b"\x01" + bytes(400), repr(base)]
+    ids = {question_id("check_layouts", ("conv", o)) for o in others}
+    assert question_id("check_layouts", ("conv", base)) not in ids and len(ids) == len(others)
+    assert _canonical(b"") != _canonical("") and _canonical(b"ab") != _canonical((97, 98))

@@ -331,3 +331,25 @@ def test_a_bad_symmetric_quantization_is_refused(dtype, scale, error, message):
 
     with pytest.raises(error, match=message):
         tensor_info(ShapeDescriptor.create((4, 3), dtype), quantization=SymmetricQuantization(scale))
+
+@pytest.mark.parametrize("scales", [
+    (0.5, 0.25, 0.125), (5e-324, 1.7976931348623157e308), (0.1,), (0.5, -0.0, 0.1), (0.5, 0.0),
+    (0.5, float("inf")), (float("nan"), 0.5), (-0.25, 0.5),
+])
+@pytest.mark.parametrize("offset", [0, 1])
+def test_per_channel_of_a_readers_floats_is_the_checked_numpy_path(scales, offset):
+    """A tuple of floats with zero point 0 (what the reader makes) takes a path without numpy:
+    the same PerChannelQuantization as the numpy checks make of the same scales as a list, or
+    the same refusal."""
+    from acl_bridge.mapping import _per_channel_checked
+
+    def outcome(q):
+        try:
+            return _per_channel_checked(q, 2)
+        except InvalidLayoutError as e:
+            return str(e)
+
+    fast, slow = outcome((scales, offset)), outcome((list(scales), offset))
+    assert fast == slow
+    if not isinstance(fast, str):
+        assert type(fast.scales) is tuple and all(type(s) is float for s in fast.scales) and fast.axis == 2

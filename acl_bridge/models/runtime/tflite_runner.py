@@ -82,11 +82,13 @@ the input, plus whatever the bridge had to stage (``staged``), plus explicit cop
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -125,6 +127,21 @@ from .function_kinds import ROLES
 from .kept_answers import answers_to_keep, layout_code_identity, open_facts, restore_programs
 from .negotiation import MAX_RENEGOTIATIONS, negotiate, negotiation_key, padding_still_missing
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a load runs, then as it was: a load makes
+    tens of thousands of objects, none of them garbage cycles to collect early, and the
+    collections the allocations would trigger walk them again and again (a first start's
+    generation-1 collection alone took 5-7 ms of ~100 ms natively, more under emulation)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class TfliteRunner:
@@ -205,7 +222,7 @@ class TfliteRunner:
         self.model_name = (os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike))
                            else type(model).__name__)
         try:
-            with self._session.active():
+            with self._session.active(), collector_paused():
                 self._load_or_cold(model, program_cache, allow_copy, model_cache, facts_cache)
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
