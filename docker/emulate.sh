@@ -42,6 +42,10 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 TARGETS_ALL=(trixie bookworm)
 HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 flatbuffers pillow ai-edge-litert==1.4.0 mypy==2.4.1 ml_dtypes==0.6.0 pdoc==16.0.0 jax==0.10.2 jaxlib==0.10.2"
+# the oldest numpy pyproject.toml allows (bookworm's), for the host tests of the CPU fallback's
+# kernels against TFLite's interpreter (HOST_OLDEST_NUMPY_TESTS; the rest runs on it emulated)
+HOST_OLDEST_NUMPY_REQUIREMENTS="numpy==1.24.4 cffi pytest hypothesis tflite==2.18.0 flatbuffers ai-edge-litert==1.4.0"
+HOST_OLDEST_NUMPY_TESTS="tests/models/test_fallback_kernels.py tests/models/test_fallback_engine.py tests/models/test_one_operator.py tests/models/test_one_operator_logic.py tests/models/test_lstm_integer.py tests/models/test_lstm_fallback.py tests/models/test_gather_nd.py tests/models/test_detection_post_process.py tests/models/test_partition.py tests/models/test_numpy_runner.py"
 
 # ---------------------------------------------------------------- output and timing
 T0=$(date +%s)
@@ -676,21 +680,25 @@ prepare() {  # everything the emulated commands need, up to the image of each ta
 
 # ---------------------------------------------------------------- host tests
 HOST_VENV=""
-ensure_host_venv() {  # sets HOST_VENV: a venv with HOST_REQUIREMENTS, cached by their list
+ensure_venv() {  # NAME REQUIREMENTS: prints a venv's path with REQUIREMENTS, cached by their list
     local py key venv
-    [ -z "$HOST_VENV" ] || return 0
     py=$(command -v python3) || die "python3 missing"
-    key=$(printf '%s\n' "$HOST_REQUIREMENTS" "$("$py" -c 'import sys; print(sys.version)')" | hash_of)
+    key=$(printf '%s\n' "$2" "$("$py" -c 'import sys; print(sys.version)')" | hash_of)
     venv=$CACHE/host-venv/$key
     if [ "$REBUILD" = 1 ] || [ ! -x "$venv/bin/python" ] || [ ! -e "$venv/.complete" ]; then
         rm -rf "$venv"
-        run_long "host venv ($HOST_REQUIREMENTS)" "$LOGS/host-venv.log" \
-            sh -c "'$py' -m venv '$venv' && '$venv/bin/python' -m pip install --disable-pip-version-check $HOST_REQUIREMENTS && touch '$venv/.complete'" \
+        run_long "$1 ($2)" "$LOGS/$1.log" >&2 \
+            sh -c "'$py' -m venv '$venv' && '$venv/bin/python' -m pip install --disable-pip-version-check $2 && touch '$venv/.complete'" \
             || return 1
     else
-        log "host venv: $venv (cached)"
+        log "$1: $venv (cached)"
     fi
-    HOST_VENV=$venv
+    printf '%s\n' "$venv"
+}
+
+ensure_host_venv() {  # sets HOST_VENV: a venv with HOST_REQUIREMENTS
+    [ -z "$HOST_VENV" ] || return 0
+    HOST_VENV=$(ensure_venv host-venv "$HOST_REQUIREMENTS") || return 1
 }
 
 host_tests() {
@@ -702,7 +710,14 @@ host_tests() {
     # each test's outcome into the run's outcomes folder (skip_check), when `test` made one
     [ -z "$OUTCOMES_DIR" ] || outcomes=(ACL_NDARRAY_OUTCOMES="$OUTCOMES_DIR/host.tsv")
     HYPOTHESIS_PROFILE=default env "${outcomes[@]}" "$venv/bin/python" -m pytest -q -rfE -p no:cacheprovider tests || rc=$?
-    pytest_rc host "$rc"
+    pytest_rc host "$rc" || return
+    # the fallback's kernels again on the oldest numpy allowed (bookworm's arm64 images have it,
+    # and no TFLite interpreter to check them against)
+    venv=$(ensure_venv host-venv-oldest-numpy "$HOST_OLDEST_NUMPY_REQUIREMENTS") || return 1
+    log "host, oldest numpy: $("$venv/bin/python" -c 'import sys, numpy; print("Python", sys.version.split()[0], "numpy", numpy.__version__)')"
+    # shellcheck disable=SC2086  # a list of paths
+    HYPOTHESIS_PROFILE=default "$venv/bin/python" -m pytest -q -rfE -p no:cacheprovider -W ignore::DeprecationWarning $HOST_OLDEST_NUMPY_TESTS || rc=$?
+    pytest_rc "host, oldest numpy" "$rc"
 }
 
 # pytest exit codes: 5 = nothing collected. Reported loudly as its own result (75), so the

@@ -185,8 +185,14 @@ def test_docker_readme_lists_what_the_scripts_install():
     it installs on the host, and the package files, word for word."""
     readme = (ROOT / "docker" / "README.md").read_text()
     emulate = (ROOT / "docker" / "emulate.sh").read_text()
-    host_venv = re.search(r'^HOST_REQUIREMENTS="([^"]+)"', emulate, re.M).group(1)
-    assert f"`{host_venv}`" in readme
+    for variable in ("HOST_REQUIREMENTS", "HOST_OLDEST_NUMPY_REQUIREMENTS"):
+        host_venv = re.search(rf'^{variable}="([^"]+)"', emulate, re.M).group(1)
+        assert f"`{host_venv}`" in readme, variable
+    oldest = re.search(r'^HOST_OLDEST_NUMPY_REQUIREMENTS=".*numpy==([\d.]+)', emulate, re.M).group(1)
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'"numpy>={oldest.rsplit(".", 1)[0]},' in pyproject, "the oldest numpy tested is pyproject's lower bound"
+    tests = re.search(r'^HOST_OLDEST_NUMPY_TESTS="([^"]+)"', emulate, re.M).group(1).split()
+    assert tests and all((ROOT / t).is_file() for t in tests), tests
     apt = set(re.findall(r"need\+=\(([\w.-]+)\)", emulate)) | set(re.search(r"apt_install (nodejs npm)", emulate)
                                                                       .group(1).split())
     section = readme[readme.index("## Packages"):readme.index("## Base images")]
