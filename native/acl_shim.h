@@ -155,8 +155,8 @@ extern "C" {
 /* detection post-process (ABI 16, native/acl_shim_detection.cpp): NEON only (ACL has no CL function) */
 #define ACL_SHIM_FN_GATHER_ND 115     /* src (K, C), indices (N, D) S32 or S64, dst (N, C) (ABI 17): row n of dst =
                                          row sum_j indices[n, j] * params.gather_nd_strides[j] of src; the
-                                         shim flattens and checks the indices on the CPU (every flat position in
-                                         0..K-1, else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE before anything is
+                                         shim flattens and checks the indices on the CPU (every component inside
+                                         its axis, else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE before anything is
                                          written), then ACL's Gather moves the rows; NEON and CL */
 #define ACL_SHIM_FN_DETECTION_POST_PROCESS 95 /* box encodings (4, N), class scores (num_classes + 1, N), anchors
                                                  (4, N), boxes (4, M), classes (M), scores (M), num_detections (1),

@@ -1,10 +1,10 @@
 // acl_shim_gather_nd.cpp -- the gather_nd room (ABI 17): TFLite's GATHER_ND with runtime indices.
 //   gather_nd (src (K, C), indices (N, D) S32 / S64, dst (N, C)): ACL has no GatherNd function,
-//     so the shim composes one as Arm NN's workload does, with the check TFLite's kernel makes:
+//     so the shim composes one as Arm NN's workload does, with TensorFlow's check (as TFLite 2.x's kernel):
 //     each run reads the index rows on the CPU, flattens row n to sum_j indices[n, j] *
-//     gather_nd_strides[j] into an S32 tensor of its own and makes TFLite's two checks (no
-//     negative component, every position in 0..K-1; else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE naming
-//     the first row, before anything is written: ACL's Gather leaves such an index undefined),
+//     gather_nd_strides[j] into an S32 tensor of its own and checks every component against
+//     its axis (0..extent-1, the extents from K and the strides; else ACL_SHIM_ERR_INDEX_OUT_OF_RANGE
+//     naming the first row, before anything is written: ACL's Gather leaves such an index undefined),
 //     then ACL's Gather (NEGather / CLGather) moves the rows (along ACL dimension 1 of src). On
 //     CL the indices and the shim's S32 tensor are mapped for the CPU's part (a blocking map, so
 //     the kernels that wrote the indices have finished) and unmapped before the gather.
@@ -35,34 +35,42 @@ namespace acl_shim_detail {
 
 namespace {
 
-// Row n's flat position, or throws naming the row where one is outside 0..k-1.
+// Row n's flat position, or throws naming the first row with a component outside 0..extent-1
+// of its axis (negative ones said apart: TFLite's kernel refuses every negative index).
 template <typename I>
-void flatten(const acl::ITensor &indices, const int64_t *strides, int64_t k, int32_t *flat) {
+void flatten(const acl::ITensor &indices, const int64_t *strides, const int64_t *extents, int32_t *flat) {
     const acl::ITensorInfo &info = *indices.info();
     const size_t d = info.dimension(0), n = info.tensor_shape().total_size_upper(1);
     const size_t step = info.strides_in_bytes()[0], row = info.strides_in_bytes()[1];
     const uint8_t *base = indices.buffer() + info.offset_first_element_in_bytes();
     for (size_t r = 0; r < n; ++r) {
         int64_t pos = 0;
-        bool negative = false;
-        for (size_t j = 0; j < d; ++j) {
+        size_t bad = d;
+        int64_t bad_value = 0;
+        for (size_t j = 0; j < d && bad == d; ++j) {
             I v;
             std::memcpy(&v, base + r * row + j * step, sizeof v);
-            negative = negative || v < 0;
-            pos += static_cast<int64_t>(v) * strides[j];
+            if (v < 0 || static_cast<int64_t>(v) >= extents[j]) {
+                bad = j;
+                bad_value = static_cast<int64_t>(v);
+            } else {
+                pos += static_cast<int64_t>(v) * strides[j];
+            }
         }
-        if (negative || pos < 0 || pos >= k) {
-            std::string values;
+        if (bad < d) {
+            std::string values, space;
             for (size_t j = 0; j < d; ++j) {
                 I v;
                 std::memcpy(&v, base + r * row + j * step, sizeof v);
                 values += (j ? ", " : "") + std::to_string(static_cast<int64_t>(v));
+                space += (j ? ", " : "") + std::to_string(extents[j]);
             }
             const std::string at = "gather_nd: index [" + values + "] (row " + std::to_string(r) + ")";
             fail(ACL_SHIM_ERR_INDEX_OUT_OF_RANGE,
-                 negative ? at + " has a negative component (TFLite's kernel refuses every negative index)"
-                          : at + " is outside src's " + std::to_string(k) + " rows (flat position " +
-                                std::to_string(pos) + ", expected 0.." + std::to_string(k - 1) + ")");
+                 bad_value < 0 ? at + " has a negative component (TFLite's kernel refuses every negative index)"
+                               : at + " is outside src's index space [" + space + "] (component " +
+                                     std::to_string(bad) + " is " + std::to_string(bad_value) + ", expected 0.." +
+                                     std::to_string(extents[bad] - 1) + ")");
         }
         flat[r] = static_cast<int32_t>(pos);
     }
@@ -98,16 +106,16 @@ struct GatherNd : acl::IFunction {
     typename E::Tensor flat;  // S32 (N): the rows' flat positions, the shim's own memory
     std::unique_ptr<typename E::Gather> gather;
     int64_t strides[ACL_SHIM_MAX_DIMS] = {};
-    int64_t k = 0;
+    int64_t extents[ACL_SHIM_MAX_DIMS] = {};  // each component's axis extent: k / strides[0], strides[j-1] / strides[j]
     void run() override {
         E::map(*indices);
         E::map(flat);
         try {
             int32_t *out = reinterpret_cast<int32_t *>(flat.buffer() + flat.info()->offset_first_element_in_bytes());
             if (indices->info()->data_type() == acl::DataType::S64) {
-                flatten<int64_t>(*indices, strides, k, out);
+                flatten<int64_t>(*indices, strides, extents, out);
             } else {
-                flatten<int32_t>(*indices, strides, k, out);
+                flatten<int32_t>(*indices, strides, extents, out);
             }
         } catch (...) {
             E::unmap(flat);
@@ -135,8 +143,15 @@ std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &p, const std::v
         require(p.gather_nd_strides[j] >= 1, "gather_nd: gather_nd_strides[" + std::to_string(j) + "] must be >= 1");
         f->strides[j] = p.gather_nd_strides[j];
     }
-    f->k = static_cast<int64_t>(src.dimension(1));
-    require(f->k <= INT32_MAX, "gather_nd: src has more rows than an S32 index reaches");
+    const int64_t k = static_cast<int64_t>(src.dimension(1));
+    require(k <= INT32_MAX, "gather_nd: src has more rows than an S32 index reaches");
+    for (size_t j = 0; j < d; ++j) {
+        const int64_t outer = j == 0 ? k : f->strides[j - 1];
+        require(outer % f->strides[j] == 0 && (j + 1 < d || f->strides[j] == 1),
+                "gather_nd: gather_nd_strides must be src's row counts per component (each dividing the one before, "
+                "src's rows dividing by the first, the last 1)");
+        f->extents[j] = outer / f->strides[j];
+    }
     f->flat.allocator()->init(acl::TensorInfo(acl::TensorShape(n), 1, acl::DataType::S32));
     check_status(E::Gather::validate(&src, f->flat.info(), &dst, 1), name<E>("Gather").c_str());
     f->gather = std::make_unique<typename E::Gather>();

@@ -614,7 +614,7 @@ def _gather_nd_run(rows, dtype="int64"):
 
 
 @case("gather-nd-runtime-index-past-the-end", AclIndexOutOfRangeError,
-      r"gather_nd: index \[3, 0\] \(row 1\) is outside src's 12 rows \(flat position 12, expected 0\.\.11\)", native=True)
+      r"gather_nd: index \[3, 0\] \(row 1\) is outside src's index space \[3, 4\] \(component 0 is 3, expected 0\.\.2\)", native=True)
 def _():
     return _gather_nd_run([[0, 0], [3, 0]])
 

@@ -79,13 +79,14 @@ def test_the_function_writes_nothing_outside_dst_and_nothing_at_all_on_a_bad_ind
     try:
         # views of user memory: probed, the probe's scratch indices refused and rerun as zeros
         assert f.facts.writes_outside is not None
-        idx[...] = [[2, 3], [0, 0], [1, 2], [0, 5]]  # [0, 5]: flat row 5, inside params (TFLite's check)
+        idx[...] = [[2, 3], [0, 0], [1, 2], [1, 1]]
         src_before, dst_before = src_mem.copy(), dst_mem.copy()
-        idx[...] = [[2, 3], [0, 0], [2, 4], [0, 5]]
-        with pytest.raises(IndexOutOfRangeError, match=r"gather_nd: index \[2, 4\] \(row 2\) is outside src's 12 rows"):
+        idx[...] = [[2, 3], [0, 0], [2, 4], [1, 1]]
+        with pytest.raises(IndexOutOfRangeError, match=r"gather_nd: index \[2, 4\] \(row 2\) is outside src's index "
+                                                              r"space \[3, 4\] \(component 1 is 4, expected 0..3\)"):
             f.run()
         assert np.array_equal(dst_mem, dst_before) and np.array_equal(src_mem, src_before)
-        idx[...] = [[2, 3], [0, 0], [1, 2], [0, 5]]
+        idx[...] = [[2, 3], [0, 0], [1, 2], [1, 1]]
         f.run()
         want = dst_before.copy()
         want[1:5, 1:4] = src_before[1:13, 2:5][[11, 0, 6, 5]]

@@ -1,8 +1,8 @@
 """GATHER_ND on numpy, as TFLite's kernel (gather_nd.cc): each index row of ``indices`` (its
 last axis ``nd`` long) picks the slice of params at the flat position sum_j index[j] *
-prod(params.shape[j + 1:nd]); a negative component or a position outside params stops the
-run with the library's IndexOutOfRangeError before anything is written (TFLite's kernel fails
-there too). On ACL: the ``gather_nd`` kind (int32 / int64 indices); here: the rest. Any
+prod(params.shape[j + 1:nd]); a component outside its axis stops the run with the library's
+IndexOutOfRangeError before anything is written (TensorFlow's check, TFLite 2.x's kernel's;
+ai-edge-litert 1.4's checked only the flat position). On ACL: the ``gather_nd`` kind (int32 / int64 indices); here: the rest. Any
 element type, the indices int32 or int64."""
 
 from __future__ import annotations

@@ -33,29 +33,30 @@ def flat_positions(indices: np.ndarray, params_shape: Sequence[int]) -> Tuple[np
     """(flat slice positions (N,), K, C) of GATHER_ND's ``indices`` (..., nd) into params of
     ``params_shape``: row i's position sum_j indices[i, j] * prod(params_shape[j + 1:nd]), the
     params seen as K = prod(params_shape[:nd]) slices of C = prod(params_shape[nd:])
-    elements. ValueError naming the first index row with a negative component, else the first
-    whose position is outside 0..K-1 (TFLite's kernel makes both checks: a component may pass
-    its axis's extent where the flat position stays inside params)."""
+    elements. ValueError naming the first index row with a component outside its axis
+    (TensorFlow's check, and TFLite 2.x's kernel's; ai-edge-litert 1.4's kernel checked only
+    that no component is negative and that the flat position lies inside params)."""
     idx = np.asarray(indices).astype(np.int64)
     if idx.ndim < 1 or not 1 <= idx.shape[-1] <= len(params_shape):
         raise ValueError(f"indices of shape {list(idx.shape)} for params {list(params_shape)} (the last axis "
                          f"1..{len(params_shape)} long)")
     nd = idx.shape[-1]
     k, c = math.prod(params_shape[:nd]), math.prod(params_shape[nd:])
+    extents = np.array(params_shape[:nd], np.int64)
     strides = np.array([math.prod(params_shape[j + 1:nd]) for j in range(nd)], np.int64)
     rows = idx.reshape(-1, nd)
-    negative = np.flatnonzero((rows < 0).any(axis=1))
-    if negative.size:
-        r = int(negative[0])
-        raise ValueError(f"index {rows[r].tolist()} (row {r}) has a negative component (TFLite's kernel refuses "
-                         f"every negative index)")
-    flat = rows @ strides
-    bad = np.flatnonzero((flat < 0) | (flat >= k))
+    outside = (rows < 0) | (rows >= extents)
+    bad = np.flatnonzero(outside.any(axis=1))
     if bad.size:
         r = int(bad[0])
+        j = int(np.flatnonzero(outside[r])[0])
+        v = int(rows[r, j])
+        if v < 0:
+            raise ValueError(f"index {rows[r].tolist()} (row {r}) has a negative component (TFLite's kernel "
+                             f"refuses every negative index)")
         raise ValueError(f"index {rows[r].tolist()} (row {r}) is outside params {list(params_shape[:nd])} "
-                         f"(flat position {int(flat[r])}, expected 0..{k - 1})")
-    return flat, k, c
+                         f"(component {j} is {v}, expected 0..{int(extents[j]) - 1})")
+    return rows @ strides, k, c
 
 
 @rule("GATHER_ND", tensors=moved(1))

@@ -1,7 +1,7 @@
 """GATHER_ND with runtime indices (int32 or int64) onto the ``gather_nd`` kind: params viewed
 as (K, C) (K the product of its first ``nd`` axes, C of the rest), the indices as (N, nd),
 the output as (N, C); the bridge's function flattens and checks the index rows at every run
-(TFLite's check: an IndexOutOfRangeError, nothing written) and ACL's gather moves the rows.
+(every component inside its axis: an IndexOutOfRangeError, nothing written) and ACL's gather moves the rows.
 float32, or int8 / uint8 moved as stored with one quantization in and out. No index rows (an
 empty output) and int16 indices are refused (the fallback runs them)."""
 
