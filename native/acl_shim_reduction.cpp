@@ -5,33 +5,25 @@
 // its ACL_SHIM_FN_* constant in acl_shim.h and its row below.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEReductionOperation.h"
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLReductionOperation.h"
 #endif
-
-#include <string>
 
 namespace acl_shim_detail {
 
 namespace {
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
-    static constexpr const char *prefix = "NE";
+struct Neon : NeonTag {
     using Reduction = acl::NEReductionOperation;
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
-    static constexpr const char *prefix = "CL";
+struct Cl : ClTag {
     using Reduction = acl::CLReductionOperation;
 };
 #endif
