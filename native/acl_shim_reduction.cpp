@@ -17,16 +17,9 @@ namespace acl_shim_detail {
 
 namespace {
 
-#if ACL_SHIM_WITH_NEON
-struct Neon : NeonTag {
-    using Reduction = acl::NEReductionOperation;
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl : ClTag {
-    using Reduction = acl::CLReductionOperation;
-};
-#endif
+#define ACL_SHIM_REDUCTION_TYPES(P) using Reduction = acl::P##ReductionOperation;
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_REDUCTION_TYPES)
+#undef ACL_SHIM_REDUCTION_TYPES
 
 template <typename E, typename T>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, const std::vector<T *> &t,
