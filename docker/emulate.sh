@@ -45,7 +45,7 @@ HOST_REQUIREMENTS="numpy cffi pytest hypothesis import-linter tflite==2.18.0 fla
 # the oldest numpy pyproject.toml allows (bookworm's), for the host tests of the CPU fallback's
 # kernels against TFLite's interpreter (HOST_OLDEST_NUMPY_TESTS; the rest runs on it emulated)
 HOST_OLDEST_NUMPY_REQUIREMENTS="numpy==1.24.4 cffi pytest hypothesis tflite==2.18.0 flatbuffers ai-edge-litert==1.4.0"
-HOST_OLDEST_NUMPY_TESTS="tests/models/test_fallback_kernels.py tests/models/test_fallback_engine.py tests/models/test_one_operator.py tests/models/test_one_operator_logic.py tests/models/test_lstm_integer.py tests/models/test_lstm_fallback.py tests/models/test_gather_nd.py tests/models/test_detection_post_process.py tests/models/test_partition.py tests/models/test_numpy_runner.py"
+HOST_OLDEST_NUMPY_TESTS="tests/models/test_fallback*.py tests/models/test_one_operator*.py tests/models/test_lstm_integer.py tests/models/test_lstm_fallback.py tests/models/test_partition.py tests/models/test_numpy_runner.py"
 
 # ---------------------------------------------------------------- output and timing
 T0=$(date +%s)

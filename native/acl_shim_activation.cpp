@@ -6,9 +6,7 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEActivationLayer.h"
@@ -16,7 +14,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLActivationLayer.h"
 #include "arm_compute/runtime/CL/functions/CLPReluLayer.h"
 #endif

@@ -5,9 +5,7 @@
 // alike. A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEDepthConvertLayer.h"
@@ -16,7 +14,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLDepthConvertLayer.h"
 #include "arm_compute/runtime/CL/functions/CLDequantizationLayer.h"
 #include "arm_compute/runtime/CL/functions/CLQuantizationLayer.h"

@@ -9,9 +9,7 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEArithmeticAddition.h"
@@ -22,7 +20,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLConvolutionLayer.h"
 #include "arm_compute/runtime/CL/functions/CLDepthwiseConvolutionLayer.h"
 #include "arm_compute/runtime/CL/functions/CLElementwiseOperations.h"
@@ -35,7 +32,6 @@ namespace acl_shim_detail {
 namespace {
 
 #define ACL_SHIM_CONVOLUTION_TYPES(P)                        \
-    static constexpr const char *prefix = #P;                \
     using Add = acl::P##ArithmeticAddition;                  \
     using Convolution = acl::P##ConvolutionLayer;            \
     using Depthwise = acl::P##DepthwiseConvolutionLayer;     \
@@ -43,7 +39,7 @@ namespace {
     using Gemm = acl::P##GEMM;
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
+struct Neon : NeonTag {
     ACL_SHIM_CONVOLUTION_TYPES(NE)
     static bool gemm_bias_by_addition(const acl::ITensorInfo *c) {
         return c->dimension(1) > 1 || ACL_SHIM_ACL_VERSION < 2411;
@@ -51,7 +47,7 @@ struct Neon {
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
+struct Cl : ClTag {
     ACL_SHIM_CONVOLUTION_TYPES(CL)
     static bool gemm_bias_by_addition(const acl::ITensorInfo *) { return true; }
 };

@@ -11,32 +11,19 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its row below.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEDetectionPostProcessLayer.h"
 #endif
 
 #include <array>
-#include <string>
 
 namespace acl_shim_detail {
 
 namespace {
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    static constexpr const char *prefix = "NE";
-    using ITensor = acl::ITensor;
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    static constexpr const char *prefix = "CL";
-    using ITensor = acl::ICLTensor;
-};
-#endif
+// The room uses no ACL types but its own function's (NEON only): the shared tags.
+using Neon = NeonTag;
+using Cl = ClTag;
 
 acl::DetectionPostProcessLayerInfo detection_info(const acl_shim_params &p) {
     require(p.max_detections >= 1 && p.max_classes_per_detection >= 1 && p.num_classes >= 1 &&

@@ -8,9 +8,7 @@
 // every function of this room under the same names (NEON); CL needs 24.x.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEElementwiseOperations.h"
@@ -19,13 +17,10 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLElementwiseOperations.h"
 #include "arm_compute/runtime/CL/functions/CLElementwiseUnaryLayer.h"
 #include "arm_compute/runtime/CL/functions/CLFloor.h"
 #endif
-
-#include <string>
 
 namespace acl_shim_detail {
 
@@ -34,7 +29,6 @@ namespace {
 // The functions of each backend. ACL names them alike, NE... and CL..., except the division
 // (NEElementwiseDivision, CLArithmeticDivision).
 #define ACL_SHIM_ELEMENTWISE_TYPES(P, DIVISION)          \
-    static constexpr const char *prefix = #P;            \
     static constexpr const char *division = #DIVISION;   \
     using Div = acl::P##DIVISION;                        \
     using Max = acl::P##ElementwiseMax;                  \
@@ -51,15 +45,13 @@ namespace {
     using Floor = acl::P##Floor;
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
+struct Neon : NeonTag {
     ACL_SHIM_ELEMENTWISE_TYPES(NE, ElementwiseDivision)
-    using ITensor = acl::ITensor;
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
+struct Cl : ClTag {
     ACL_SHIM_ELEMENTWISE_TYPES(CL, ArithmeticDivision)
-    using ITensor = acl::ICLTensor;
 };
 #endif
 #undef ACL_SHIM_ELEMENTWISE_TYPES

@@ -6,11 +6,14 @@
 // ICLTensor) and registers them (a FamilyRegistration object, made when the module loads).
 // build_on (acl_shim_functions.cpp) asks the registered rooms in turn; no list names them.
 // ACL's refusals: ACL_SHIM_ERR_ACL_STATUS naming ACL's function; a build without that
-// backend: ACL_SHIM_ERR_UNSUPPORTED.
+// backend: ACL_SHIM_ERR_UNSUPPORTED. A room includes this header alone for the shim's side
+// (the builders, the statuses, the tensor types, its Neon / Cl tags' bases) and ACL's
+// headers of its own functions.
 #ifndef ACL_SHIM_FAMILIES_H
 #define ACL_SHIM_FAMILIES_H
 
 #include "acl_shim.h"
+#include "acl_shim_builders.h"
 #include "acl_shim_config.h"
 #include "acl_shim_status.h"
 
@@ -18,8 +21,13 @@
 #include "arm_compute/runtime/IFunction.h"
 #include "arm_compute/runtime/IMemoryManager.h"
 
+#if ACL_SHIM_WITH_CL
+#include "arm_compute/core/CL/ICLTensor.h"
+#endif
+
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace arm_compute {
@@ -74,23 +82,36 @@ struct FamilyRegistration {
 
 }  // namespace acl_shim_detail
 
-// In a room, inside its anonymous namespace: its structs Neon and Cl (those this build has),
-// each with its prefix ("NE" / "CL", for messages) and the types TYPES(P) declares for it,
-// e.g. #define MY_TYPES(P) using Copy = acl::P##Copy;
+namespace acl_shim_detail {
+
+// What a room's backend tags share: ACL's prefix of the backend's functions ("NE" / "CL", for
+// messages: name<E>) and its tensor type (E::ITensor). A room's tags derive from them and add
+// only the room's own function types: struct Neon : NeonTag { using Copy = acl::NECopy; };
+struct NeonTag {
+    static constexpr const char *prefix = "NE";
+    using ITensor = acl::ITensor;
+};
+struct ClTag {
+    static constexpr const char *prefix = "CL";
+    using ITensor = acl::ICLTensor;
+};
+
+}  // namespace acl_shim_detail
+
+// In a room, inside its anonymous namespace: its tags Neon and Cl (those this build has), each
+// with the types TYPES(P) declares for it, e.g. #define MY_TYPES(P) using Copy = acl::P##Copy;
 #if ACL_SHIM_WITH_NEON
-#define ACL_SHIM_NEON_STRUCT(TYPES)                \
-    struct Neon {                                  \
-        static constexpr const char *prefix = "NE"; \
-        TYPES(NE)                                  \
+#define ACL_SHIM_NEON_STRUCT(TYPES) \
+    struct Neon : NeonTag {         \
+        TYPES(NE)                   \
     };
 #else
 #define ACL_SHIM_NEON_STRUCT(TYPES)
 #endif
 #if ACL_SHIM_WITH_CL
-#define ACL_SHIM_CL_STRUCT(TYPES)                  \
-    struct Cl {                                    \
-        static constexpr const char *prefix = "CL"; \
-        TYPES(CL)                                  \
+#define ACL_SHIM_CL_STRUCT(TYPES) \
+    struct Cl : ClTag {           \
+        TYPES(CL)                 \
     };
 #else
 #define ACL_SHIM_CL_STRUCT(TYPES)

@@ -10,9 +10,6 @@
 //     the kernels that wrote the indices have finished) and unmapped before the gather.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #include "arm_compute/core/TensorInfo.h"
 
 #if ACL_SHIM_WITH_NEON
@@ -21,7 +18,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/CLScheduler.h"
 #include "arm_compute/runtime/CL/CLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLGather.h"
@@ -29,7 +25,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 namespace acl_shim_detail {
 
@@ -79,21 +74,17 @@ void flatten(const acl::ITensor &indices, const int64_t *strides, const int64_t 
 // The backends: NEON's tensors are host memory; CL's are mapped for the CPU's part (a blocking
 // map on the in-order queue also waits for the kernels that wrote the indices).
 #if ACL_SHIM_WITH_NEON
-struct Neon {
-    using ITensor = acl::ITensor;
+struct Neon : NeonTag {
     using Tensor = acl::Tensor;
     using Gather = acl::NEGather;
-    static constexpr const char *prefix = "NE";
     static void map(acl::ITensor &) {}
     static void unmap(acl::ITensor &) {}
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
-    using ITensor = acl::ICLTensor;
+struct Cl : ClTag {
     using Tensor = acl::CLTensor;
     using Gather = acl::CLGather;
-    static constexpr const char *prefix = "CL";
     static void map(acl::ICLTensor &t) { t.map(acl::CLScheduler::get().queue(), true); }
     static void unmap(acl::ICLTensor &t) { t.unmap(acl::CLScheduler::get().queue()); }
 };

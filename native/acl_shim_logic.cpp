@@ -12,9 +12,6 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h and its row below.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEArgMinMaxLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEElementwiseOperations.h"
@@ -26,7 +23,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLArgMinMaxLayer.h"
 #include "arm_compute/runtime/CL/functions/CLComparison.h"
 #include "arm_compute/runtime/CL/functions/CLLogicalAnd.h"
@@ -35,8 +31,6 @@
 #include "arm_compute/runtime/CL/functions/CLPixelWiseMultiplication.h"
 #include "arm_compute/runtime/CL/functions/CLSelect.h"
 #endif
-
-#include <string>
 
 namespace acl_shim_detail {
 
@@ -60,7 +54,6 @@ struct NoLogical : acl::IFunction {
 // The functions of each backend: ACL names them alike, NE... and CL..., except the comparison
 // (NEElementwiseComparison, CLComparison).
 #define ACL_SHIM_LOGIC_TYPES(P, COMPARISON)               \
-    static constexpr const char *prefix = #P;             \
     static constexpr const char *comparison = #COMPARISON; \
     using Compare = acl::P##COMPARISON;                   \
     using Mul = acl::P##PixelWiseMultiplication;          \
@@ -68,9 +61,8 @@ struct NoLogical : acl::IFunction {
     using Select = acl::P##Select;
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
+struct Neon : NeonTag {
     ACL_SHIM_LOGIC_TYPES(NE, ElementwiseComparison)
-    using ITensor = acl::ITensor;
 #if ACL_SHIM_ACL_VERSION >= 2411
     using And = acl::NELogicalAnd;
     using Or = acl::NELogicalOr;
@@ -83,9 +75,8 @@ struct Neon {
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
+struct Cl : ClTag {
     ACL_SHIM_LOGIC_TYPES(CL, Comparison)
-    using ITensor = acl::ICLTensor;
     using And = acl::CLLogicalAnd;
     using Or = acl::CLLogicalOr;
     using Not = acl::CLLogicalNot;

@@ -14,9 +14,6 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEBatchToSpaceLayer.h"
 #include "arm_compute/runtime/NEON/functions/NEDepthToSpaceLayer.h"
@@ -28,7 +25,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLBatchToSpaceLayer.h"
 #include "arm_compute/runtime/CL/functions/CLDepthToSpaceLayer.h"
 #include "arm_compute/runtime/CL/functions/CLGather.h"
@@ -38,14 +34,11 @@
 #include "arm_compute/runtime/CL/functions/CLTile.h"
 #endif
 
-#include <string>
-
 namespace acl_shim_detail {
 
 namespace {
 
 #define ACL_SHIM_MOVEMENT_TYPES(P)                      \
-    static constexpr const char *prefix = #P;           \
     using StridedSlice = acl::P##StridedSlice;          \
     using Gather = acl::P##Gather;                      \
     using Tile = acl::P##Tile;                          \
@@ -55,12 +48,12 @@ namespace {
     using SpaceToBatch = acl::P##SpaceToBatchLayer;
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
+struct Neon : NeonTag {
     ACL_SHIM_MOVEMENT_TYPES(NE)
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
+struct Cl : ClTag {
     ACL_SHIM_MOVEMENT_TYPES(CL)
 };
 #endif

@@ -13,9 +13,7 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_ACL_VERSION >= 2411
 #include "arm_compute/runtime/FunctionDescriptors.h"  // Conv3dInfo (CLConv3D.h only declares it)
@@ -32,7 +30,6 @@
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLConv3D.h"
 #include "arm_compute/runtime/CL/functions/CLDeconvolutionLayer.h"
 #include "arm_compute/runtime/CL/functions/CLL2NormalizeLayer.h"
@@ -40,22 +37,18 @@
 #include "arm_compute/runtime/CL/functions/CLNormalizationLayer.h"
 #endif
 
-#include <string>
-
 namespace acl_shim_detail {
 
 namespace {
 
 #define ACL_SHIM_NN_TYPES(P)                          \
-    static constexpr const char *prefix = #P;         \
     using Deconvolution = acl::P##DeconvolutionLayer; \
     using L2Normalize = acl::P##L2NormalizeLayer;     \
     using Normalization = acl::P##NormalizationLayer;
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
+struct Neon : NeonTag {
     ACL_SHIM_NN_TYPES(NE)
-    using ITensor = acl::ITensor;
 #if ACL_SHIM_ACL_VERSION >= 2411
     using Conv3D = acl::NEConv3D;
     using MatMul = acl::NEMatMul;
@@ -70,9 +63,8 @@ struct Neon {
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
+struct Cl : ClTag {
     ACL_SHIM_NN_TYPES(CL)
-    using ITensor = acl::ICLTensor;
     using Conv3D = acl::CLConv3D;
     using MatMul = acl::CLMatMul;
     static acl::Status validate_matmul(const acl::ITensorInfo *a, const acl::ITensorInfo *b,

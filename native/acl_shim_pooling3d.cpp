@@ -8,38 +8,29 @@
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON && ACL_SHIM_ACL_VERSION >= 2411
 #include "arm_compute/runtime/NEON/functions/NEPooling3dLayer.h"
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLPooling3dLayer.h"
 #endif
-
-#include <string>
 
 namespace acl_shim_detail {
 
 namespace {
 
 #if ACL_SHIM_WITH_NEON
-struct Neon {
-    static constexpr const char *prefix = "NE";
-    using ITensor = acl::ITensor;
+struct Neon : NeonTag {
 #if ACL_SHIM_ACL_VERSION >= 2411
     using Pooling3d = acl::NEPooling3dLayer;
 #endif
 };
 #endif
 #if ACL_SHIM_WITH_CL
-struct Cl {
-    static constexpr const char *prefix = "CL";
-    using ITensor = acl::ICLTensor;
+struct Cl : ClTag {
     using Pooling3d = acl::CLPooling3dLayer;
 };
 #endif

@@ -5,36 +5,21 @@
 // its ACL_SHIM_FN_* constant in acl_shim.h and its row below.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEReductionOperation.h"
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLReductionOperation.h"
 #endif
-
-#include <string>
 
 namespace acl_shim_detail {
 
 namespace {
 
-#if ACL_SHIM_WITH_NEON
-struct Neon {
-    static constexpr const char *prefix = "NE";
-    using Reduction = acl::NEReductionOperation;
-};
-#endif
-#if ACL_SHIM_WITH_CL
-struct Cl {
-    static constexpr const char *prefix = "CL";
-    using Reduction = acl::CLReductionOperation;
-};
-#endif
+#define ACL_SHIM_REDUCTION_TYPES(P) using Reduction = acl::P##ReductionOperation;
+ACL_SHIM_BACKEND_STRUCTS(ACL_SHIM_REDUCTION_TYPES)
+#undef ACL_SHIM_REDUCTION_TYPES
 
 template <typename E, typename T>
 std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, const std::vector<T *> &t,

@@ -5,16 +5,13 @@
 // below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
 #include "acl_shim_descriptions.h"
-#include "acl_shim_status.h"
 
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NEScale.h"
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLScale.h"
 #endif
 

@@ -4,15 +4,11 @@
 // in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
-#include "acl_shim_builders.h"
-#include "acl_shim_status.h"
-
 #if ACL_SHIM_WITH_NEON
 #include "arm_compute/runtime/NEON/functions/NESoftmaxLayer.h"
 #endif
 
 #if ACL_SHIM_WITH_CL
-#include "arm_compute/core/CL/ICLTensor.h"
 #include "arm_compute/runtime/CL/functions/CLSoftmaxLayer.h"
 #endif
 

@@ -84,7 +84,7 @@ PURE_MODULES = frozenset({
     "models.test_one_operator", "models.test_paired_timing", "models.test_plan", "models.test_reader", "models.test_reader_quantization", "models.test_quantization_checks",
     "models.test_resize_oracle", "models.test_tflite_schema",
     "models.test_one_operator_logic",
-    "models.test_pool3d", "models.test_gather_nd",
+    "models.test_one_operator_pool3d", "models.test_one_operator_gather_nd",
     "models.test_fallback_engine",
     "test_collector_paused",
 })

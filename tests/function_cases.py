@@ -1033,7 +1033,7 @@ INT8_CASES: Tuple[Case, ...] = tuple(_int8_conv_rows() + _int8_other_rows() + _i
 def _pool3d_rows():
     """The 3-D pooling family (NDHWC given as data_layout="NHWC"): references from the plan's
     numpy step kernel (acl_bridge/models/fallback/pooling3d.py, checked against a loop-by-loop
-    reading of TFLite's pooling3d.cc on the host: tests/models/test_pool3d.py)."""
+    reading of TFLite's pooling3d.cc on the host: tests/models/test_one_operator_pool3d.py)."""
     from acl_bridge.models.fallback.pooling3d import pool3d
 
     rows = []

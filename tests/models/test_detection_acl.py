@@ -1,5 +1,5 @@
 """TFLite_Detection_PostProcess on ACL (emulated arm64): the one-operator models of
-``test_detection_post_process.py`` (float32, uint8 and int8) run by the runner, the operator on ACL's
+``test_one_operator_detection.py`` (float32, uint8 and int8) run by the runner, the operator on ACL's
 NEDetectionPostProcessLayer (20.08 and 24.11 both have it) where the lowering rule takes it,
 else on the CPU fallback, every output compared with the numpy executor of the same plan
 (itself equal to TFLite's interpreter on the host)."""
@@ -15,7 +15,7 @@ pytest.importorskip("flatbuffers.flexbuffers", reason="the flatbuffers package i
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from . import detection_tflite as D  # noqa: E402
-from .test_detection_post_process import CASES, INT8_CASES, ON_FALLBACK, UINT8_CASES, quantized_case  # noqa: E402
+from .test_one_operator_detection import CASES, INT8_CASES, ON_FALLBACK, UINT8_CASES, quantized_case  # noqa: E402
 from .test_elementwise_acl import _runner  # noqa: E402
 
 pytestmark = pytest.mark.acl
@@ -30,7 +30,7 @@ CL_REFUSAL = "ACL has no CL detection post-process function"
 
 
 def check(name: str, backend: str) -> None:
-    """One case of test_detection_post_process.CASES, UINT8_CASES or INT8_CASES on the runner
+    """One case of test_one_operator_detection.CASES, UINT8_CASES or INT8_CASES on the runner
     (``backend``): on ACL where the rule takes it (NEON), else on the fallback; every output
     against the numpy plan (quantized: its step dequantizes as ACL does)."""
     if name in UINT8_CASES or name in INT8_CASES:
@@ -60,5 +60,5 @@ def check(name: str, backend: str) -> None:
 
 
 @pytest.mark.parametrize("name", ROWS)
-def test_detection_post_process_on_acl_matches_the_plan(name):
+def test_one_operator_detection_on_acl_matches_the_plan(name):
     check(name, "neon")

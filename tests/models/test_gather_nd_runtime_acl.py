@@ -1,7 +1,7 @@
 """GATHER_ND with runtime indices on ACL (emulated arm64): the ``gather_nd`` kind (the shim
 flattens and checks the index rows on the CPU, ACL's gather moves the rows) in the runner,
 bit for bit with the numpy plan (itself checked against TFLite's interpreter on the host:
-test_gather_nd.py), and an index outside params stopping the run with nothing written: the
+test_one_operator_gather_nd.py), and an index outside params stopping the run with nothing written: the
 runner's output, and a function's dst inside a larger buffer with every byte around it."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ndarray.errors import IndexOutOfRangeError  # noqa: E402
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from .test_elementwise_acl import _runner  # noqa: E402
-from .test_gather_nd import RUNTIME, runtime_indices_model  # noqa: E402
+from .test_one_operator_gather_nd import RUNTIME, runtime_indices_model  # noqa: E402
 
 pytestmark = pytest.mark.acl
 

@@ -1,8 +1,9 @@
 """Every lowering rule on one-operator models (``tiny_tflite.one_operator_model``): the plan
 carried out by numpy against TFLite's interpreter, element by element.
 
-Adding an operator: its rule in ``acl_bridge/models/lowering/rules.py`` and its cases in
-``CASES`` below; ``test_every_supported_operator_has_a_case`` fails until both exist."""
+Adding an operator: its rule in ``acl_bridge/models/lowering/rules/`` and its cases in ``CASES``
+below, or in its family's own ``test_one_operator_<family>.py`` (CASES with an ``opcode``, or
+OPCODES); ``test_every_supported_operator_has_a_case`` fails until both exist."""
 
 from __future__ import annotations
 
@@ -237,27 +238,25 @@ def test_one_operator_steps_bind_to_the_bridge_functions(case, monkeypatch):
     assert_steps_bind(plan_model(read_model(data)), monkeypatch)
 
 
-def test_every_supported_operator_has_a_case():
-    """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones), the
-    movement graphs, and the CASES of every family's own file beside this one
-    (test_one_operator_<family>.py, found by its name)."""
+def _family_opcodes() -> set:
+    """The opcodes of every family's file beside this one, test_one_operator_<family>.py, found
+    by its name: its OPCODES where it has them, else its CASES' opcodes."""
     import importlib
     import pkgutil
     from pathlib import Path
 
-    beside = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
-                    if m.name.startswith("test_one_operator_"))
-    family_cases = [c for name in beside for c in importlib.import_module(f"{__package__}.{name}").CASES]
-    assert "test_one_operator_logic" in beside
-    from .test_detection_post_process import OPCODES as DETECTION_OPCODES
-    from .test_gather_nd import CASES as GATHER_ND_CASES
-    from .test_lstm_lowering import CASES as LSTM_CASES
-    from .test_pool3d import CASES as POOL3D_CASES
+    beside = [m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+              if m.name.startswith("test_one_operator_")]
+    modules = [importlib.import_module(f"{__package__}.{name}") for name in sorted(beside)]
+    assert modules, "no test_one_operator_<family>.py beside test_one_operator.py"
+    return {op for m in modules for op in getattr(m, "OPCODES", None) or {c.opcode for c in m.CASES}}
 
-    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {c.opcode for c in family_cases}
-                  | {g.opcode for g in MOVEMENT_GRAPHS}
-                  | {c.opcode for c in POOL3D_CASES} | {c.opcode for c in GATHER_ND_CASES}
-                  | {c[1] for c in LSTM_CASES} | set(DETECTION_OPCODES)) == sorted(SUPPORTED)
+
+def test_every_supported_operator_has_a_case():
+    """float32 cases above, int8 cases below (QUANTIZE and DEQUANTIZE have only int8 ones), the
+    movement graphs, and every family's own file (``_family_opcodes``)."""
+    assert sorted({c.opcode for c in CASES} | {c.opcode for c in INT8_CASES} | {g.opcode for g in MOVEMENT_GRAPHS}
+                  | _family_opcodes()) == sorted(SUPPORTED)
 
 
 def test_absent_bias_is_zeros():

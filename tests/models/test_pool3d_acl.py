@@ -1,5 +1,5 @@
 """TFLite's 3-D pooling custom operators and GATHER_ND on ACL (emulated arm64): the
-one-operator models of ``test_pool3d.py`` and ``test_gather_nd.py`` run by the runner and
+one-operator models of ``test_one_operator_pool3d.py`` and ``test_one_operator_gather_nd.py`` run by the runner and
 compared with the numpy executor of the same plan (itself checked on the host against a
 reading of TFLite's pooling3d.cc, and against TFLite's interpreter for GATHER_ND). ACL 20.08
 has no Pooling3dLayer: there the 3-D pools are refused by ACL and run on the CPU fallback.
@@ -16,8 +16,8 @@ pytest.importorskip("tflite", reason="the 'tflite' parser package is not install
 from acl_bridge.models.planning.numpy_executor import run_plan  # noqa: E402
 
 from .test_elementwise_acl import _runner  # noqa: E402
-from .test_gather_nd import CASES as GATHER_ND  # noqa: E402
-from .test_pool3d import CASES as POOL3D  # noqa: E402
+from .test_one_operator_gather_nd import CASES as GATHER_ND  # noqa: E402
+from .test_one_operator_pool3d import CASES as POOL3D  # noqa: E402
 
 pytestmark = pytest.mark.acl
 

@@ -3,8 +3,8 @@
 :func:`decide` is the one predicate: for one operator of a model it answers "ACL, lowered
 to these steps", or "fallback, because ...". The reasons, in the order they are checked:
 
-* ``custom``: a custom operator (``CUSTOM:name``) without a rule, or one its rule refused (the
-  lowering has rules for TFLite's 3-D pools and ``TFLite_Detection_PostProcess``);
+* ``custom``: a custom operator (``CUSTOM:name``) without a rule, or one its rule refused
+  (the rules say which custom operators they take: their ``CUSTOM:name`` keys in ``RULES``);
 * ``no rule``: a builtin operator the lowering table has no rule for;
 * ``refused by the rule``: the rule's type gate or the rule itself refused a dtype, option
   or shape (its UnsupportedModelError's message is the reason);
