@@ -1,5 +1,6 @@
-"""Fallback segments on TFLite's interpreter between ACL segments (emulated arm64): the
-runner's own padded buffers copied into and out of the interpreter at each boundary, counted,
+"""Fallback segments on TFLite's interpreter between ACL segments (emulated arm64): a boundary
+buffer asked for no padding is the interpreter's own tensor (nothing copied), the runner's
+padded buffers copied into and out of the interpreter at each boundary, counted,
 padding cells and guard bytes as they were, outputs the numpy executor's (itself checked
 against TFLite's interpreter on the host: test_fallback_engine.py). Where ai-edge-litert cannot
 be used here (2.x under QEMU) the numpy kernels run and the summary says why."""
@@ -10,6 +11,7 @@ import pytest
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
 from acl_bridge.models.fallback.tflite_segments import SegmentRefused, _litert  # noqa: E402
+from acl_bridge.models.runtime.boundary_memory import interpreter_owned  # noqa: E402
 
 from .graph_tflite import chain  # noqa: E402
 from .test_partition_acl import SHAPE, _acl_24, _check, _runner  # noqa: E402
@@ -34,7 +36,12 @@ def test_fallback_segments_on_the_interpreter_between_acl_segments(opcodes):
         segments = len(engines)
         if _interpreter_here():
             assert engines == ["tflite"] * segments, r.summary()
-            assert r.copied_bytes_per_inference["fallback_boundaries"] == segments * 2 * 4 * int(np.prod(SHAPE))
+            # a boundary buffer asked for no padding is the interpreter's tensor (nothing copied);
+            # a padded one is copied, 4 bytes an element each way, and counted
+            shared = [t for t, a in r.arrays.items() if t in r.buffer_plans and interpreter_owned(a)]
+            assert all(not r.buffer_plans[t].padding for t in shared)
+            assert r.copied_bytes_per_inference["fallback_boundaries"] == \
+                (segments * 2 - len(shared)) * 4 * int(np.prod(SHAPE)), (shared, r.summary())
         else:
             assert engines == ["numpy"] * segments and "crashes loading models under QEMU" in r.summary()
         written = {o for f in r.plan.fallbacks for o in f.outputs}

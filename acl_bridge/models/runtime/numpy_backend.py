@@ -26,6 +26,7 @@ from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
 from ...backend import Backend
 from ...mapping import PaddingSize
+from .boundary_memory import interpreter_arrays, interpreter_memory
 from ..fallback.tflite_segments import SegmentBinder, SegmentEngine, check_engine, describe
 from ..fallback.step_kernels import run_step
 from ..format.model_cache import read_model_cached
@@ -150,9 +151,12 @@ class NumpyRunner(TfliteRunner):
         t = plan.model.tensors
         self.buffer_plans: Dict[int, BufferPlan] = {
             b: BufferPlan(b, t[b].name, tuple(t[b].shape), PaddingSize(), (), False) for b in plan.buffers()}
-        owned = {b: NdArray.zeros(t[b].shape, t[b].dtype) for b in plan.buffers()}
+        binder = SegmentBinder(fallback_engine, source_of(model))
+        # a boundary tensor of a segment on TFLite's interpreter lives in its memory (nothing copied)
+        owned = interpreter_arrays(plan, interpreter_memory(plan, binder))
+        owned.update((b, NdArray.zeros(t[b].shape, t[b].dtype)) for b in plan.buffers() if b not in owned)
         self.arrays: Dict[int, NdArray] = plan.bind(owned)
-        self.schedule = NumpySchedule(plan, self.arrays, SegmentBinder(fallback_engine, source_of(model)))
+        self.schedule = NumpySchedule(plan, self.arrays, binder)
         self.configure_seconds = time.perf_counter() - t0
         self.model_name = type(model).__name__ if isinstance(model, (Plan, ModelSpec, bytes, bytearray, memoryview)) \
             else str(model).rsplit("/", 1)[-1]
