@@ -27,10 +27,12 @@ def _interpreter_here() -> bool:
         return False
 
 
-@pytest.mark.parametrize("opcodes", [["RELU", "COS", "RELU"], ["COS", "RELU", "COS", "CEIL", "RELU"]],
-                         ids=["middle", "alternating"])
-def test_fallback_segments_on_the_interpreter_between_acl_segments(opcodes):
-    r = _runner(chain(opcodes, SHAPE), arena=False, fallback_engine="tflite")  # a buffer each
+@pytest.mark.parametrize("opcodes, arena", [(["RELU", "COS", "RELU"], False),
+                                            (["COS", "RELU", "COS", "CEIL", "RELU"], False),
+                                            (["RELU", "COS", "RELU"], True)],
+                         ids=["middle", "alternating", "middle-arena"])
+def test_fallback_segments_on_the_interpreter_between_acl_segments(opcodes, arena):
+    r = _runner(chain(opcodes, SHAPE), arena=arena, fallback_engine="tflite")  # without the arena: a buffer each
     try:
         engines = [e.engine for e in r.schedule.fallback_engines]
         segments = len(engines)
