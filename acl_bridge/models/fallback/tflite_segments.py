@@ -8,7 +8,9 @@ those read after it or by the graph its outputs) and loaded once in TFLite's int
 XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). The
 interpreter's input and output tensors are bound once as numpy views; a run copies the inputs
 from the bridge's buffers (the elements only) into them, calls the native invoke, and copies
-the outputs back; :attr:`FallbackSegment.copied_bytes_per_run` counts both. Without
+the outputs back; :attr:`FallbackSegment.copied_bytes_per_run` counts both. Where the bridge's
+buffer is the interpreter's tensor itself (:meth:`SegmentBinder.memory`, asked by the runners
+before they allocate: :mod:`..runtime.boundary_memory`) nothing is copied. Without
 ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy kernels
 (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
 

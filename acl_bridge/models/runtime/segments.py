@@ -7,7 +7,8 @@ the fallback segments between them run over numpy views of the same buffers
 on :mod:`.fallback`'s numpy kernels (nothing copied at a boundary: a kernel reads its inputs
 where ACL wrote them and writes its outputs where ACL reads them) or, per ``fallback_engine``,
 in TFLite's interpreter on the segment cut from the file (:mod:`..fallback.tflite_segments`:
-its inputs and outputs copied at the boundary). :attr:`SegmentedRun.copied_bytes_per_run`
+its inputs and outputs copied at the boundary, except where the buffer is the interpreter's own
+tensor: :mod:`.boundary_memory`). :attr:`SegmentedRun.copied_bytes_per_run`
 counts what the boundaries copy."""
 
 from __future__ import annotations
