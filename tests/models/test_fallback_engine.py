@@ -512,3 +512,21 @@ def test_the_acl_runners_buffers_take_the_interpreters_memory_where_no_padding_i
         np.testing.assert_allclose(b.arrays[y].numpy(), want, atol=tolerance(want))
         assert (padded.buffer().view(np.uint8).reshape(-1, 4)[mask] == 0xA5).all()
         assert (raw[padded.descriptor.alloc_size_in_bytes:] == 0xA5).all()  # the slack
+
+
+def test_tensors_sharing_bytes_in_the_interpreter_stay_the_bridges(monkeypatch):
+    """Where an input and an output of a segment share bytes in the interpreter (an in-place
+    operator), neither is offered as a buffer: the bridge keeps its own for both."""
+    from acl_bridge.models.fallback import tflite_segments
+
+    real = tflite_segments._bound_views
+
+    def overlapping(it, ins, outs):
+        views_in, views_out, invoke = real(it, ins, outs)
+        return views_in, [views_in[0].reshape(v.shape) for v in views_out], invoke
+
+    data = chain(["COS"], SHAPE)
+    model = read_model(data)
+    assert set(SegmentBinder("tflite", data).memory(model, [0])) == {0, 1}
+    monkeypatch.setattr(tflite_segments, "_bound_views", overlapping)
+    assert SegmentBinder("tflite", data).memory(model, [0]) == {}
