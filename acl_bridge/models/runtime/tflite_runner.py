@@ -342,9 +342,11 @@ class TfliteRunner:
             decided = self._recall_decisions(facts, allow_copy)
             self._recall_arena(facts)
         # a fallback segment's boundary tensor lives in its interpreter's memory where no padding is
-        # asked for it (boundary_memory); on NEON only (CL's buffers are its own)
-        binder = SegmentBinder(self.fallback_engine, self._fallback_source)
-        self._interpreter_memory = interpreter_memory(plan, binder) if self.backend.name == "neon" else {}
+        # asked for it (boundary_memory); on NEON only (CL's buffers are its own). The segments'
+        # interpreters are loaded here, before the buffers (counted with the schedule, as before)
+        with phase("schedule"):
+            binder = SegmentBinder(self.fallback_engine, self._fallback_source)
+            self._interpreter_memory = interpreter_memory(plan, binder) if self.backend.name == "neon" else {}
         kept = set(plan.padding_kept)
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views
                                  if v.how[0] != "alias" and v.tensor not in kept}
