@@ -458,11 +458,14 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
     segment with ``fallback_engine="tflite-default"`` (XNNPACK on int8 too) and its native
     invoke alone (TFLite's default kernels), and, for the record, the segment copied through
     the interpreter's Python API per call (``set_tensor``, ``invoke()``, a ``tensor()`` view per
-    output: as stop 47 bound it) and that ``invoke()`` alone, on the values the segment meets in the model (a
+    output: as stop 47 bound it) and that ``invoke()`` alone, and the segment "in place": the
+    buffers of its boundary tensors the interpreter's own (as the runners allocate them where no
+    padding is asked: :mod:`acl_bridge.models.runtime.boundary_memory`, nothing copied), on the values the segment meets in the model (a
     numpy-executor run on seeded noise), the outputs compared first (``tflite`` with numpy bit
     for bit on int8; ``tflite-default``'s largest difference recorded)."""
     from acl_bridge.models.fallback import tflite_segments
     from acl_bridge.models.fallback.tflite_segments import SegmentBinder
+    from acl_bridge.models.runtime.boundary_memory import interpreter_arrays, interpreter_memory
 
     spec = fold_constant_dequantize(read_model(data))
     plan = plan_model(spec, fallback=True, acl_refused={op.index: "refused for the benchmark" for op in spec.operators
@@ -471,22 +474,30 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
     values = run_plan_tensors(plan, noise(t[plan.model.inputs[0]], 0))
     rows = []
     bind_views = tflite_segments._bound_views
+    # "in place": the runner's buffers for the boundary tensors are the interpreters' own (boundary_memory)
+    in_place = SegmentBinder("tflite", data)
+    memory = interpreter_memory(plan, in_place)
     for side, ks in plan.segments():
         if side != "fallback":
             continue
         ops = [plan.fallbacks[k].op_index for k in ks]
         bound, arrays = {}, {}
-        for engine in ("numpy", "tflite", "tflite-default", "api"):
+        for engine in ("numpy", "tflite", "tflite-default", "api", "in place"):
             arrays[engine] = {i: (np.array(values[i]) if i in values else np.zeros(t[i].shape, t[i].dtype))
                               for i in plan.buffers()}
+            if engine == "in place":
+                for i, a in interpreter_arrays(plan, memory).items():
+                    a.numpy()[...] = arrays[engine][i]
+                    arrays[engine][i] = a.numpy()
             arrays[engine] = plan.bind(arrays[engine])
             tflite_segments._bound_views = (lambda *a: None) if engine == "api" else bind_views
             try:
-                bound[engine] = SegmentBinder("tflite" if engine == "api" else engine, data).bind(
-                    plan.model, ops, arrays[engine])
+                binder = in_place if engine == "in place" else \
+                    SegmentBinder("tflite" if engine == "api" else engine, data)
+                bound[engine] = binder.bind(plan.model, ops, arrays[engine])
             finally:
                 tflite_segments._bound_views = bind_views
-        if any(bound[e].report.engine != "tflite" for e in ("tflite", "tflite-default", "api")):
+        if any(bound[e].report.engine != "tflite" for e in ("tflite", "tflite-default", "api", "in place")):
             rows.append({"model": name, "operators": ops, "refused": bound["tflite"].report.reason})
             continue
         with np.errstate(all="ignore"):
@@ -495,7 +506,7 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
         after = [o for op in plan.model.operators if op.index in ops for o in op.outputs if o in values]
         default_diff = 0.0
         for o in after:
-            for e in ("tflite", "api"):
+            for e in ("tflite", "api", "in place"):
                 np.testing.assert_allclose(arrays[e][o], arrays["numpy"][o], rtol=1e-5,
                                            atol=0 if t[o].dtype.kind != "f" else 1e-4, err_msg=f"{name} {ops} #{o}")
             default_diff = max(default_diff, float(np.abs(arrays["tflite-default"][o].astype(np.float64)
@@ -504,18 +515,23 @@ def bench_segments(name: str, data: bytes, refuse: List[str], rounds: int) -> Li
         bound["numpy"]()
         calls = max(1, int(2e-3 / max(time.perf_counter() - start, 1e-7)))
         with np.errstate(all="ignore"):
-            times = interleaved({"numpy": _batch(bound["numpy"], calls), "segment": _batch(bound["tflite"], calls),
+            # each segment's run, as the runners call it (SegmentedRun, NumpySchedule)
+            times = interleaved({"numpy": _batch(bound["numpy"].run, calls), "segment": _batch(bound["tflite"].run, calls),
                                  "tflite": _batch(bound["tflite"].invoke, calls),
-                                 "segment default": _batch(bound["tflite-default"], calls),
+                                 "segment default": _batch(bound["tflite-default"].run, calls),
                                  "tflite default": _batch(bound["tflite-default"].invoke, calls),
-                                 "segment via API": _batch(bound["api"], calls),
+                                 "segment via API": _batch(bound["api"].run, calls),
+                                 "segment in place": _batch(bound["in place"].run, calls),
                                  "tflite invoke()": _batch(bound["api"].invoke, calls)}, rounds, "tflite")
         row = {"model": name, "operators": ops, "opcodes": sorted({o.opcode for o in plan.model.operators if o.index in ops}),
-               "copied bytes": bound["tflite"].copied_bytes_per_run, "calls": calls, "rounds": rounds,
+               "copied bytes": bound["tflite"].copied_bytes_per_run,
+               "copied bytes in place": bound["in place"].copied_bytes_per_run, "calls": calls, "rounds": rounds,
                "default max diff": default_diff}
-        for k in ("numpy", "segment", "tflite", "segment default", "tflite default", "segment via API", "tflite invoke()"):
+        for k in ("numpy", "segment", "tflite", "segment default", "tflite default", "segment via API", "tflite invoke()",
+                  "segment in place"):
             row[f"{k} us"] = times.median_ms(k) * 1e3 / calls
-        for k in ("numpy", "segment", "segment default", "tflite default", "segment via API", "tflite invoke()"):
+        for k in ("numpy", "segment", "segment default", "tflite default", "segment via API", "tflite invoke()",
+                  "segment in place"):
             row[f"{k} / tflite"] = times.ratio(k)
             row[f"{k} / tflite range"] = list(times.ratio_range(k))
         row["segment default / tflite default"] = times.ratio("segment default") / times.ratio("tflite default")
@@ -563,8 +579,8 @@ def _segments(args) -> int:
     print("| model | segment (operators) | copied bytes | numpy us | segment us | tflite invoke us | "
           "segment default us | tflite default us | segment via API us | tflite invoke() us | "
           "segment / tflite (min-max) | segment default / tflite default | segment via API / tflite invoke() | "
-          "default max diff |")
-    print("|" + " --- |" * 14)
+          "default max diff | copied bytes in place | segment in place / tflite (min-max) |")
+    print("|" + " --- |" * 16)
     names = _names(args.models)
     for name in names:
         with open(fetch.model_path(name), "rb") as fh:
@@ -581,7 +597,9 @@ def _segments(args) -> int:
                   f"{r['tflite default us']:.1f} | {r['segment via API us']:.1f} | {r['tflite invoke() us']:.1f} | "
                   f"{r['segment / tflite']:.2f} ({slo:.2f}-{shi:.2f}) | "
                   f"{r['segment default / tflite default']:.2f} | {r['segment via API / tflite invoke()']:.2f} | "
-                  f"{r['default max diff']:g} |", flush=True)
+                  f"{r['default max diff']:g} | {r['copied bytes in place']} | {r['segment in place / tflite']:.2f} "
+                  f"({r['segment in place / tflite range'][0]:.2f}-{r['segment in place / tflite range'][1]:.2f}) |",
+                  flush=True)
     engines = [f"{e} / {k}" for e in ("numpy", "tflite", "tflite-default") for k in ("reference", "default")]
     print("\n| model | " + " | ".join(f"{e}: max diff" for e in engines) + " |\n|" + " --- |" * (1 + len(engines)))
     for name in names:

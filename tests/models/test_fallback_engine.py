@@ -8,6 +8,7 @@ the summary says why."""
 import gc
 import sys
 import tracemalloc
+import weakref
 
 import numpy as np
 import pytest
@@ -17,7 +18,8 @@ pytest.importorskip("ai_edge_litert.interpreter", reason="TFLite's interpreter (
 
 from acl_bridge.mapping import PaddingSize  # noqa: E402
 from acl_bridge.models.fallback.tflite_segments import (DEFAULT, HEAVY, CutSegment, SegmentBinder,  # noqa: E402
-                                                       SegmentRefused, _interpreter_run, cut_segment, read_after)
+                                                       SegmentRefused, _load, cut_segment,
+                                                       read_after)
 from acl_bridge.models.format.tflite_reader import fold_constant_dequantize, read_model  # noqa: E402
 from acl_bridge.models.planning.tflite_plan import plan_model  # noqa: E402
 from acl_bridge.models.runtime.numpy_backend import NumpyRunner, NumpySchedule  # noqa: E402
@@ -61,13 +63,13 @@ def _engines(runner):
 def test_chains_run_their_fallback_segments_on_the_interpreter(case):
     """An operator without a rule first, last, in the middle, alternating, alone: every
     fallback segment on the interpreter, the result TFLite's on the whole model, the inputs and
-    the outputs read after it copied (4 bytes an element each way)."""
+    the outputs read after it the interpreter's own memory (nothing copied)."""
     _, opcodes, sides = case
     data = chain(opcodes, SHAPE)
     runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
     segments = sum(1 for side, _ in sides if side == "fallback")
     assert _engines(runner) == ["tflite"] * segments
-    assert runner.schedule.copied_bytes_per_run == segments * 2 * 4 * int(np.prod(SHAPE))
+    assert runner.schedule.copied_bytes_per_run == 0
     assert f"fallback segments: {segments} on TFLite's interpreter, 0 on numpy kernels" in runner.summary()
     x = {"x": np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)}
     ref = _whole(data, x)["y"]
@@ -188,7 +190,7 @@ def test_a_segment_with_a_custom_operator_runs_on_numpy_saying_why():
 
 def test_a_model_the_interpreter_refuses_is_a_refusal_not_an_error():
     with pytest.raises(SegmentRefused, match="TFLite's interpreter refused the segment"):
-        _interpreter_run(CutSegment(b"\x00" * 64, (), ()), {})
+        _load(CutSegment(b"\x00" * 64, (), ()))
 
 
 def test_a_plan_given_without_its_file_runs_on_numpy():
@@ -431,3 +433,100 @@ def test_tflite_default_runs_int8_segments_on_xnnpack_by_request_only():
                 np.testing.assert_array_equal(got[name], reference[name])
             for want in (reference[name], default[name]):
                 assert np.abs(got[name].astype(np.int32) - want).max() <= 16, engine
+
+
+@pytest.mark.parametrize("make", [_fan_out, _two_inputs, lambda: chain(["COS", "RELU", "CEIL"], SHAPE)],
+                         ids=["fan-out", "two-inputs", "first-and-last"])
+def test_boundary_buffers_are_the_interpreters_memory_nothing_copied(make):
+    """The runner's buffer for every boundary tensor of a segment on the interpreter is that
+    interpreter's tensor (graph inputs and outputs included): 0 bytes copied per run, TFLite's
+    whole-model answer run after run with garbage collections between, and the outputs handed
+    back still right after the runner itself is gone (the buffers hold the interpreter)."""
+    from acl_bridge.models.runtime.boundary_memory import interpreter_owned
+
+    data = make()
+    runner = TfliteRunner(data, backend="numpy", fallback_engine="tflite")
+    assert set(_engines(runner)) == {"tflite"}
+    assert runner.schedule.copied_bytes_per_run == 0
+    boundary = {runner.plan.root(t) for f in runner.plan.fallbacks for t in f.inputs + f.outputs
+                if t >= 0 and not runner.plan.model.tensors[t].is_constant}
+    assert boundary and all(interpreter_owned(runner.arrays[t]) for t in boundary)
+    rng = np.random.default_rng(21)
+    names = [runner.plan.model.tensors[i].name for i in runner.plan.model.inputs]
+    for _ in range(3):
+        x = {n: rng.standard_normal(SHAPE).astype(np.float32) for n in names}
+        gc.collect()
+        got = _run(runner, x)
+        for name, want in _whole(data, x).items():
+            np.testing.assert_allclose(got[name], want, atol=tolerance(want), err_msg=name)
+    held = runner.outputs()
+    outputs = [runner.arrays[i] for i in runner.plan.model.outputs]
+    by_outputs = [weakref.ref(a.allocation.base.interpreter) for a in outputs if interpreter_owned(a)]
+    interpreters = [weakref.ref(a.allocation.base.interpreter) for a in runner.arrays.values() if interpreter_owned(a)]
+    del runner, outputs
+    gc.collect()
+    want = _whole(data, x)
+    for k in held:
+        np.testing.assert_allclose(held[k], want[k], atol=tolerance(want[k]), err_msg=k)
+    assert all(r() is not None for r in by_outputs)  # an output's interpreter, held by the output
+    del held
+    gc.collect()
+    assert all(r() is None for r in interpreters)  # and let go with it
+
+
+def test_the_acl_runners_buffers_take_the_interpreters_memory_where_no_padding_is_asked():
+    """The ACL runner's allocation (host: its arena and buffers need no ACL): a boundary tensor
+    asked for no padding is the interpreter's tensor and leaves the arena; one ACL asked padding
+    for keeps the bridge's padded buffer in the arena, its boundary copied and counted, its
+    padding cells and slack as they were; TFLite's whole-model answer."""
+    from acl_bridge.executor import BRIDGE_SLACK_IN_BYTES
+    from acl_bridge.models.runtime.boundary_memory import interpreter_memory, interpreter_owned
+    from acl_bridge.models.runtime.buffers import allocate
+
+    data = chain(["COS", "RELU", "CEIL"], SHAPE)
+    plan = plan_model(read_model(data), fallback=True)
+    binder = SegmentBinder("tflite", data)
+    memory = interpreter_memory(plan, binder)
+    x, y = plan.model.inputs[0], plan.model.outputs[0]
+    t1, t2 = plan.fallbacks[0].outputs[0], plan.fallbacks[1].inputs[0]
+    assert set(memory) == {x, t1, t2, y}
+    assert all(m.ctypes.data % 64 == 0 for m in memory.values())
+    pad = PaddingSize(top=1, right=2, bottom=1, left=3)
+    b = allocate(plan, {t1: [(1, "input", pad)]}, set(), True, None, memory)
+    assert {t for t, a in b.arrays.items() if interpreter_owned(a)} == {x, t2, y}
+    assert {s.tensor for s in b.memory.slots} == {t1}  # t2 left the arena; t1, padded, in it
+    assert b.buffer_plans[t1].padding == pad.for_rank(4)
+    padded = b.arrays[t1]
+    raw = padded.allocation.view(np.uint8)
+    raw[...] = 0xA5  # padding cells and the slack after the buffer
+    schedule = NumpySchedule(plan, b.arrays, binder)
+    assert schedule.copied_bytes_per_run == 4 * int(np.prod(SHAPE))  # t1 out of the first segment
+    mask = padded.padding_mask()
+    assert mask.any() and raw.nbytes >= BRIDGE_SLACK_IN_BYTES
+    for seed in range(2):
+        value = np.random.default_rng(seed).standard_normal(SHAPE).astype(np.float32)
+        b.arrays[x].numpy()[...] = value
+        gc.collect()
+        schedule.run()
+        want = _whole(data, {"x": value})["y"]
+        np.testing.assert_allclose(b.arrays[y].numpy(), want, atol=tolerance(want))
+        assert (padded.buffer().view(np.uint8).reshape(-1, 4)[mask] == 0xA5).all()
+        assert (raw[padded.descriptor.alloc_size_in_bytes:] == 0xA5).all()  # the slack
+
+
+def test_tensors_sharing_bytes_in_the_interpreter_stay_the_bridges(monkeypatch):
+    """Where an input and an output of a segment share bytes in the interpreter (an in-place
+    operator), neither is offered as a buffer: the bridge keeps its own for both."""
+    from acl_bridge.models.fallback import tflite_segments
+
+    real = tflite_segments._bound_views
+
+    def overlapping(it, ins, outs):
+        views_in, views_out, invoke = real(it, ins, outs)
+        return views_in, [views_in[0].reshape(v.shape) for v in views_out], invoke
+
+    data = chain(["COS"], SHAPE)
+    model = read_model(data)
+    assert set(SegmentBinder("tflite", data).memory(model, [0])) == {0, 1}
+    monkeypatch.setattr(tflite_segments, "_bound_views", overlapping)
+    assert SegmentBinder("tflite", data).memory(model, [0]) == {}

@@ -8,7 +8,9 @@ those read after it or by the graph its outputs) and loaded once in TFLite's int
 XNNPACK delegate, bit for bit with its reference kernels; float32 ones with it). The
 interpreter's input and output tensors are bound once as numpy views; a run copies the inputs
 from the bridge's buffers (the elements only) into them, calls the native invoke, and copies
-the outputs back; :attr:`FallbackSegment.copied_bytes_per_run` counts both. Without
+the outputs back; :attr:`FallbackSegment.copied_bytes_per_run` counts both. Where the bridge's
+buffer is the interpreter's tensor itself (:meth:`SegmentBinder.memory`, asked by the runners
+before they allocate: :mod:`..runtime.boundary_memory`) nothing is copied. Without
 ai-edge-litert, or where it refuses the cut model, the segment runs on the numpy kernels
 (:func:`.registry.prepare`) and the segment's :class:`SegmentEngine` says why.
 
@@ -32,6 +34,8 @@ from ..format.tflite_reader import ModelSpec, OperatorSpec
 from .registry import prepare
 
 ENGINES = ("auto", "numpy", "tflite", "tflite-default")
+# what the bridge asks of memory it hands to ACL (acl_bridge.executor's allocations)
+MEMORY_ALIGNMENT_IN_BYTES = 64
 
 # (opcode, dtype of its first input) where the segment on the interpreter (its fixed cost a
 # call included: 2-3 us until the tensors were bound as views, 0.2-0.5 us since) took less time
@@ -214,13 +218,20 @@ class _Run(NamedTuple):
     views_bound: bool
 
 
-def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> _Run:
-    """(the function running ``cut`` in TFLite's interpreter between the views, bytes copied
-    per run, the interpreter's invoke alone, the interpreter, whether its tensors are bound as
-    views); SegmentRefused where the interpreter refuses the model or a tensor differs. The
-    interpreter's input and output tensors are bound once as numpy views where
-    :func:`_bound_views` finds their memory fixed (a run: one copy per tensor each way,
-    :func:`_pair`, and the native invoke), else copied through its Python API per call."""
+class _Loaded(NamedTuple):
+    """A cut segment loaded in TFLite's interpreter: its input and output details, and
+    :func:`_bound_views`' result (None where its tensors are not bound as views)."""
+
+    cut: CutSegment
+    interpreter: object
+    ins: Tuple[dict, ...]
+    outs: Tuple[dict, ...]
+    bound: Optional[tuple]
+
+
+def _load(cut: CutSegment) -> _Loaded:
+    """``cut`` loaded in TFLite's interpreter (one thread, ``cut.resolver``), its tensors bound
+    as views where :func:`_bound_views` finds that safe; SegmentRefused where it refuses."""
     litert, _ = _litert()
     try:
         it = litert.Interpreter(model_content=cut.data, num_threads=1,
@@ -228,25 +239,57 @@ def _interpreter_run(cut: CutSegment, views: Mapping[int, np.ndarray]) -> _Run:
         it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         raise SegmentRefused(f"TFLite's interpreter refused the segment: {str(e).strip().splitlines()[0]}") from None
+    ins, outs = tuple(it.get_input_details()), tuple(it.get_output_details())
+    return _Loaded(cut, it, ins, outs, _bound_views(it, ins, outs))
+
+
+def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` are the same dense bytes (a boundary with nothing to copy)."""
+    return (a.nbytes == b.nbytes and _address(a) == _address(b) and a.flags.c_contiguous
+            and b.flags.c_contiguous)
+
+
+class InterpreterMemory:
+    """Bytes of an interpreter's tensor as numpy sees them (``np.asarray`` of it), holding the
+    interpreter (its arena, and the model bytes its constants live in) as long as any array
+    over them lives."""
+
+    def __init__(self, view: np.ndarray, interpreter: object):
+        self.interpreter = interpreter
+        self.__array_interface__ = {"shape": (view.nbytes,), "typestr": "|u1", "version": 3,
+                                    "data": (_address(view), False)}
+
+
+def _interpreter_run(loaded: _Loaded, views: Mapping[int, np.ndarray]) -> _Run:
+    """(the function running the loaded segment in TFLite's interpreter between the views,
+    bytes copied per run, the interpreter's invoke alone, the interpreter, whether its tensors
+    are bound as views); SegmentRefused where a tensor differs. With bound views a run is one
+    copy per tensor each way (:func:`_pair`) and the native invoke, no copy where the bridge's
+    buffer is the interpreter's tensor (:meth:`SegmentBinder.memory`); else the tensors are
+    copied through its Python API per call."""
+    cut, it = loaded.cut, loaded.interpreter
     sides: List[List[tuple]] = []
-    copied = 0
-    for details, tensors in ((it.get_input_details(), cut.inputs), (it.get_output_details(), cut.outputs)):
+    for details, tensors in ((loaded.ins, cut.inputs), (loaded.outs, cut.outputs)):
         side = []
         for d, t in zip(details, tensors):
             view = views.get(t)
             if view is None or np.dtype(d["dtype"]) != view.dtype or int(np.prod(d["shape"])) != view.size:
                 raise SegmentRefused(f"tensor #{t}: the interpreter's {np.dtype(d['dtype'])}{list(d['shape'])} is "
                                      f"not the bridge's buffer {None if view is None else (view.dtype, view.shape)}")
-            copied += view.nbytes
             side.append((d, view))
         sides.append(side)
     ins, outs = sides
-    bound = _bound_views(it, [d for d, _ in ins], [d for d, _ in outs])
-    if bound is None:
+    if loaded.bound is None:
+        copied = sum(view.nbytes for _, view in ins + outs)
         return _Run(_copying_run(it, ins, outs), copied, it.invoke, it, False)
-    inner_in, inner_out, invoke = bound
-    pairs_in = tuple(_pair(inner.reshape(view.shape), view) for inner, (_, view) in zip(inner_in, ins))
-    pairs_out = tuple(_pair(view, inner.reshape(view.shape)) for inner, (_, view) in zip(inner_out, outs))
+    inner_in, inner_out, invoke = loaded.bound
+    pairs_in = tuple(_pair(inner.reshape(view.shape), view) for inner, (_, view) in zip(inner_in, ins)
+                     if not _same_memory(inner, view))
+    pairs_out = tuple(_pair(view, inner.reshape(view.shape)) for inner, (_, view) in zip(inner_out, outs)
+                      if not _same_memory(inner, view))
+    copied = sum(src.nbytes for _, src in pairs_in + pairs_out)
+    if not pairs_in and not pairs_out:  # every boundary the interpreter's own memory
+        return _Run(invoke, 0, invoke, it, True)
     if len(pairs_in) == 1 and len(pairs_out) == 1:  # the common case without a loop
         (a, b), (c, e) = pairs_in[0], pairs_out[0]
 
@@ -387,6 +430,7 @@ class SegmentBinder:
         self._source = source
         self._parsed = None
         self._why_not: Optional[str] = None
+        self._loaded: Dict[tuple, object] = {}
 
     def _file(self):
         if self._parsed is None and self._why_not is None:
@@ -405,20 +449,20 @@ class SegmentBinder:
             raise SegmentRefused(self._why_not)
         return self._parsed
 
-    def bind(self, model: ModelSpec, op_indices: Sequence[int], views: Mapping[int, np.ndarray],
-             outputs: Optional[Set[int]] = None) -> FallbackSegment:
-        """``op_indices`` (consecutive fallback operators) bound to ``views``; ``outputs``: the
-        tensors the interpreter's run writes back (None: those read after the segment)."""
-        ops = tuple(op_indices)
+    def _choice(self, model: ModelSpec, ops: Tuple[int, ...]) -> Tuple[str, str]:
+        """(the engine asked for ``ops``, the rule that chose it)."""
         by = {op.index: op for op in model.operators}
-        want = self.engine
-        if want == "auto":
-            holds = sorted({by[i].opcode for i in ops if heavy(by[i], model)})
-            want, rule = ("tflite", f"auto: holds {', '.join(holds)}") if holds else \
-                ("numpy", "auto: no operator of the heavy set")
-        else:
-            rule = f"fallback_engine={self.engine!r}"
-        if want in ("tflite", "tflite-default"):
+        if self.engine != "auto":
+            return self.engine, f"fallback_engine={self.engine!r}"
+        holds = sorted({by[i].opcode for i in ops if heavy(by[i], model)})
+        return ("tflite", f"auto: holds {', '.join(holds)}") if holds else ("numpy", "auto: no operator of the heavy set")
+
+    def _load(self, model: ModelSpec, ops: Tuple[int, ...], want: str, outputs: Optional[Set[int]]) -> _Loaded:
+        """The segment ``ops`` cut and loaded in the interpreter, once per segment (the runner
+        asks first for :meth:`memory`, then binds); SegmentRefused (kept) where it cannot."""
+        key = (ops, want, None if outputs is None else frozenset(outputs))
+        got = self._loaded.get(key)
+        if got is None:
             try:
                 # the operators between the segment's first and last that run nowhere else (those the
                 # plan made views of their input: a RESHAPE between two fallback operators) are cut
@@ -428,13 +472,57 @@ class SegmentBinder:
                 cut = cut_segment(self._file(), model, span, after)
                 if want == "tflite-default":  # XNNPACK on quantized segments too: faster, not bit for bit
                     cut = replace(cut, resolver=DEFAULT)
-                r = _interpreter_run(cut, views)
+                got = _load(cut)
+            except SegmentRefused as e:
+                got = e
+            except Exception as e:  # the schema classes or the interpreter on an unforeseen file: never the model's end
+                got = SegmentRefused(f"cutting or loading the segment failed ({type(e).__name__}: {e})")
+            self._loaded[key] = got
+        if isinstance(got, SegmentRefused):
+            raise got
+        return got
+
+    def memory(self, model: ModelSpec, op_indices: Sequence[int]) -> Dict[int, np.ndarray]:
+        """{source tensor: its bytes in the interpreter (uint8, 64-byte aligned, holding the
+        interpreter)} for the segment's inputs and outputs whose memory the bridge may use as
+        its buffer, so that the boundary copies nothing: bound as views (memory fixed across
+        invokes), sharing no byte with another of the segment's tensors (an in-place RESHAPE's
+        output is its input's memory), not 0-d. Empty where the segment runs on numpy."""
+        ops = tuple(op_indices)
+        want, _ = self._choice(model, ops)
+        if want == "numpy":
+            return {}
+        try:
+            loaded = self._load(model, ops, want, None)
+        except SegmentRefused:
+            return {}
+        if loaded.bound is None:
+            return {}
+        inner = list(loaded.bound[0]) + list(loaded.bound[1])
+        tensors = list(loaded.cut.inputs) + list(loaded.cut.outputs)
+        spans = [(_address(v), _address(v) + v.nbytes) for v in inner]
+        out: Dict[int, np.ndarray] = {}
+        for k, (t, v) in enumerate(zip(tensors, inner)):
+            lo, hi = spans[k]
+            alone = all(hi <= o_lo or o_hi <= lo for j, (o_lo, o_hi) in enumerate(spans) if j != k)
+            if alone and v.nbytes and lo % MEMORY_ALIGNMENT_IN_BYTES == 0 and t not in out:
+                out[t] = np.asarray(InterpreterMemory(v, loaded.interpreter))
+        return out
+
+    def bind(self, model: ModelSpec, op_indices: Sequence[int], views: Mapping[int, np.ndarray],
+             outputs: Optional[Set[int]] = None) -> FallbackSegment:
+        """``op_indices`` (consecutive fallback operators) bound to ``views``; ``outputs``: the
+        tensors the interpreter's run writes back (None: those read after the segment)."""
+        ops = tuple(op_indices)
+        by = {op.index: op for op in model.operators}
+        want, rule = self._choice(model, ops)
+        if want in ("tflite", "tflite-default"):
+            try:
+                r = _interpreter_run(self._load(model, ops, want, outputs), views)
                 return FallbackSegment(r.run, SegmentEngine(ops, "tflite", rule), r.copied, r.invoke, r.interpreter,
                                        r.views_bound)
             except SegmentRefused as e:
                 rule = f"{rule}, but {e}"
-            except Exception as e:  # the schema classes or the interpreter on an unforeseen file: never the model's end
-                rule = f"{rule}, but cutting or loading the segment failed ({type(e).__name__}: {e})"
         calls = tuple(prepare(by[i], model, views) for i in ops)
 
         def run_numpy() -> None:
@@ -455,5 +543,6 @@ def describe(reports: Sequence[SegmentEngine]) -> str:
             + (f" ({'; '.join(why)})" if why else ""))
 
 
-__all__ = ["ENGINES", "HEAVY", "heavy", "CutSegment", "FallbackSegment", "SegmentBinder", "SegmentEngine", "check_engine",
+__all__ = ["ENGINES", "HEAVY", "heavy", "CutSegment", "FallbackSegment", "InterpreterMemory", "SegmentBinder",
+           "SegmentEngine", "check_engine",
            "cut_segment", "describe", "read_after"]

@@ -25,7 +25,7 @@ use less. The arena's size over it is what :meth:`MemoryPlan.overhead_ratio` rep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ndarray.errors import AclNdarrayError
 
@@ -248,11 +248,14 @@ def place_at(buffers: Sequence[Tuple[Lifetime, int]], offsets: Sequence[Tuple[in
 
 def plan_memory(plan: Plan, sizes_in_bytes: Mapping[int, int], *,
                 alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES,
-                kept: Optional[Sequence[Tuple[int, int]]] = None) -> MemoryPlan:
+                kept: Optional[Sequence[Tuple[int, int]]] = None,
+                leave_out: AbstractSet[int] = frozenset()) -> MemoryPlan:
     """The arena of ``plan`` given each buffer's size (padding and slack included); with
     ``kept`` (the ``(tensor, offset)`` pairs of an arena placed earlier for the same plan), that
-    placement where it is valid for these sizes (:func:`place_at`), else placed afresh."""
+    placement where it is valid for these sizes (:func:`place_at`), else placed afresh;
+    ``leave_out``: buffers whose memory is elsewhere (a fallback segment's interpreter)."""
     lives, pinned = lifetimes(plan)
+    lives = tuple(life for life in lives if life.tensor not in leave_out)
     missing = [life.tensor for life in lives if life.tensor not in sizes_in_bytes]
     if missing:
         raise MemoryPlanError(f"sizes_in_bytes has no entry for tensors {missing}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Set, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ...mapping import PaddingSize, padded_descriptor
 from ...plan import Origin
 from ..planning.memory_plan import MemoryPlan, lifetimes, place, plan_memory
 from ..planning.tflite_plan import Plan
+from .boundary_memory import interpreter_arrays
 
 
 def resident_bytes() -> Optional[int]:
@@ -57,12 +58,14 @@ class Buffers:
 
 
 def allocate(plan: Plan, asked, roots_with_views: Set[int], use_arena: bool,
-             kept_arena: Optional[Sequence[Tuple[int, int]]]) -> Buffers:
+             kept_arena: Optional[Sequence[Tuple[int, int]]],
+             interpreter_memory: Optional[Mapping[int, np.ndarray]] = None) -> Buffers:
     """A buffer per owning tensor with the union of the padding asked for it (none for a
     buffer with views): with the arena, intermediates in slots of one allocation placed by
     lifetime (:mod:`..planning.memory_plan`; ``kept_arena``, an earlier process's placement,
     is checked and used where it places these buffers), graph inputs and outputs in
-    allocations of their own."""
+    allocations of their own; a buffer of ``interpreter_memory`` asked for no padding is a
+    fallback segment's interpreter's tensor (:mod:`.boundary_memory`), outside the arena."""
     t = plan.model.tensors
     buffer_plans: Dict[int, BufferPlan] = {}
     descriptors: Dict[int, ShapeDescriptor] = {}
@@ -75,12 +78,13 @@ def allocate(plan: Plan, asked, roots_with_views: Set[int], use_arena: bool,
         pad = pad.for_rank(len(t[b].shape))
         buffer_plans[b] = BufferPlan(b, t[b].name, tuple(t[b].shape), pad, tuple(asked.get(b, ())), has_views)
         descriptors[b] = padded_descriptor(tuple(t[b].shape), t[b].dtype, pad)  # the model's dtype
-    owned: Dict[int, NdArray] = {}
+    owned = interpreter_arrays(plan, {b: m for b, m in (interpreter_memory or {}).items()
+                                      if b in buffer_plans and not buffer_plans[b].padding})
     memory = arena = None
     recalled = False
     if use_arena:
-        sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items()}
-        memory = plan_memory(plan.for_memory_plan(), sizes, kept=kept_arena)
+        sizes = {b: d.alloc_size_in_bytes + BRIDGE_SLACK_IN_BYTES for b, d in descriptors.items() if b not in owned}
+        memory = plan_memory(plan.for_memory_plan(), sizes, kept=kept_arena, leave_out=set(owned))
         # the kept placement, when it is one of these buffers (checked: every buffer, aligned,
         # no two alive at one step sharing a byte), else placed afresh (and kept at save)
         recalled = kept_arena is not None and [(s.tensor, s.offset_in_bytes) for s in memory.slots] == list(kept_arena)

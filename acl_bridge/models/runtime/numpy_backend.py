@@ -26,7 +26,8 @@ from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
 from ...backend import Backend
 from ...mapping import PaddingSize
-from ..fallback.tflite_segments import SegmentBinder, SegmentEngine, check_engine, describe
+from .boundary_memory import interpreter_arrays, interpreter_memory
+from ..fallback.tflite_segments import FallbackSegment, SegmentBinder, SegmentEngine, check_engine, describe
 from ..fallback.step_kernels import run_step
 from ..format.model_cache import read_model_cached
 from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
@@ -77,6 +78,7 @@ class NumpySchedule:
         order = plan.order()
         calls: List[Callable[[], None]] = []
         self.fallback_engines: List[SegmentEngine] = []
+        self._segments: List[FallbackSegment] = []
         k = 0
         for side, ks in plan.segments():  # a fallback segment bound whole (numpy kernels or TFLite's interpreter)
             if side == "acl":
@@ -85,7 +87,8 @@ class NumpySchedule:
                 bound = binder.bind(plan.model, [f.op_index for f in order[k:k + len(ks)]], views)  # type: ignore[union-attr]
                 self.fallback_engines.append(bound.report)
                 self.copied_bytes_per_run += bound.copied_bytes_per_run
-                calls.append(bound)
+                calls.append(bound.run)  # (an in-place segment's: the interpreter's native invoke)
+                self._segments.append(bound)  # (held: it holds the interpreter, whose model bytes its run reads)
             k += len(ks)
         self._calls: Tuple[Callable[[], None], ...] = tuple(calls)
         sides = [side for side, _ in plan.segments()]
@@ -150,9 +153,12 @@ class NumpyRunner(TfliteRunner):
         t = plan.model.tensors
         self.buffer_plans: Dict[int, BufferPlan] = {
             b: BufferPlan(b, t[b].name, tuple(t[b].shape), PaddingSize(), (), False) for b in plan.buffers()}
-        owned = {b: NdArray.zeros(t[b].shape, t[b].dtype) for b in plan.buffers()}
+        binder = SegmentBinder(fallback_engine, source_of(model))
+        # a boundary tensor of a segment on TFLite's interpreter lives in its memory (nothing copied)
+        owned = interpreter_arrays(plan, interpreter_memory(plan, binder))
+        owned.update((b, NdArray.zeros(t[b].shape, t[b].dtype)) for b in plan.buffers() if b not in owned)
         self.arrays: Dict[int, NdArray] = plan.bind(owned)
-        self.schedule = NumpySchedule(plan, self.arrays, SegmentBinder(fallback_engine, source_of(model)))
+        self.schedule = NumpySchedule(plan, self.arrays, binder)
         self.configure_seconds = time.perf_counter() - t0
         self.model_name = type(model).__name__ if isinstance(model, (Plan, ModelSpec, bytes, bytearray, memoryview)) \
             else str(model).rsplit("/", 1)[-1]

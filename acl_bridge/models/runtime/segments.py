@@ -7,7 +7,8 @@ the fallback segments between them run over numpy views of the same buffers
 on :mod:`.fallback`'s numpy kernels (nothing copied at a boundary: a kernel reads its inputs
 where ACL wrote them and writes its outputs where ACL reads them) or, per ``fallback_engine``,
 in TFLite's interpreter on the segment cut from the file (:mod:`..fallback.tflite_segments`:
-its inputs and outputs copied at the boundary). :attr:`SegmentedRun.copied_bytes_per_run`
+its inputs and outputs copied at the boundary, except where the buffer is the interpreter's own
+tensor: :mod:`.boundary_memory`). :attr:`SegmentedRun.copied_bytes_per_run`
 counts what the boundaries copy."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ...schedule import Schedule
-from ..fallback.tflite_segments import SegmentBinder, SegmentEngine
+from ..fallback.tflite_segments import FallbackSegment, SegmentBinder, SegmentEngine
 from ..planning.tflite_plan import Plan
 
 
@@ -50,6 +51,8 @@ class SegmentedRun:
         binder = binder if binder is not None else SegmentBinder("numpy", None)
         self.fallback_engines: List[SegmentEngine] = []
         views = {t: a.numpy() for t, a in arrays.items()}  # type: ignore[attr-defined]
+        copied = 0
+        self._segments: List[FallbackSegment] = []
         self._parts: List[Tuple[str, Union[Schedule, Tuple[Callable[[], None], ...]], Tuple[Tuple[int, str], ...],
                                 Tuple[int, ...]]] = []
         for side, ks in plan.segments():
@@ -60,9 +63,11 @@ class SegmentedRun:
                 fbs = [plan.fallbacks[k] for k in ks]
                 bound = binder.bind(plan.model, [f.op_index for f in fbs], views)
                 self.fallback_engines.append(bound.report)
-                self._parts.append((side, (bound,), tuple((f.op_index, f.opcode) for f in fbs), ks))
-        self.copied_bytes_per_run = sum(part[0].copied_bytes_per_run  # type: ignore[index,union-attr]
-                                        for side, part, _, _ in self._parts if side == "fallback")
+                copied += bound.copied_bytes_per_run
+                self._segments.append(bound)  # (held: it holds the interpreter, whose model bytes its run reads)
+                # its run itself (an in-place segment's is the interpreter's native invoke), not the segment's __call__
+                self._parts.append((side, (bound.run,), tuple((f.op_index, f.opcode) for f in fbs), ks))
+        self.copied_bytes_per_run = copied
 
     @property
     def native_calls_per_run(self) -> int:

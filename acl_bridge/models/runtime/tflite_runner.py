@@ -119,6 +119,7 @@ from ..planning.replanned_cache import ReplannedPlanCache, refused_by_acl
 from ..profiling.operator_profile import FunctionTime, OperatorProfile
 from .segments import SegmentedRun, SegmentTime
 from ..fallback.tflite_segments import SegmentBinder, check_engine, describe
+from .boundary_memory import interpreter_memory
 from ..planning.tflite_plan import Plan, graph_inputs, plan_model
 from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_constant_dequantize, model_bytes
 from .cl_maps import cl_maps_per_inference
@@ -340,6 +341,12 @@ class TfliteRunner:
             asked, const_pad = self._negotiate_or_recall(facts)
             decided = self._recall_decisions(facts, allow_copy)
             self._recall_arena(facts)
+        # a fallback segment's boundary tensor lives in its interpreter's memory where no padding is
+        # asked for it (boundary_memory); on NEON only (CL's buffers are its own). The segments'
+        # interpreters are loaded here, before the buffers (counted with the schedule, as before)
+        with phase("schedule"):
+            binder = SegmentBinder(self.fallback_engine, self._fallback_source)
+            self._interpreter_memory = interpreter_memory(plan, binder) if self.backend.name == "neon" else {}
         kept = set(plan.padding_kept)
         self.roots_with_views = {plan.root(v.tensor) for v in plan.views
                                  if v.how[0] != "alias" and v.tensor not in kept}
@@ -371,8 +378,7 @@ class TfliteRunner:
         with phase("schedule"):
             self.workspace_bytes = sum(w.allocate() for w in self.workspaces)
             # a plan with fallback operators: one schedule per ACL segment, the fallback between
-            self.schedule = SegmentedRun(plan, self.functions, self.arrays,
-                                         SegmentBinder(self.fallback_engine, self._fallback_source)) \
+            self.schedule = SegmentedRun(plan, self.functions, self.arrays, binder) \
                 if plan.fallbacks else Schedule(self.functions)
         self.configure_seconds = time.perf_counter() - t0
         if cache is not None:
@@ -465,7 +471,8 @@ class TfliteRunner:
 
     def _allocate(self, asked) -> None:
         """The buffers (:func:`.buffers.allocate`) for what the negotiation ``asked``."""
-        b = allocate(self.plan, asked, self.roots_with_views, self.use_arena, self._kept_arena)
+        b = allocate(self.plan, asked, self.roots_with_views, self.use_arena, self._kept_arena,
+                     self._interpreter_memory)
         self.buffer_plans, self.arrays = b.buffer_plans, b.arrays
         if b.memory is not None:
             self.memory, self.memory_recalled, self.arena = b.memory, b.memory_recalled, b.arena
