@@ -60,6 +60,11 @@ CONFIGS = [
     ("cifg-peephole-layer_norm", dict(cifg=True, peephole=True, layer_norm=True), LN_SCALES, False),
     ("plain-zero-state", {}, (2.0 ** -12,) * 4, True),
     ("cifg-peephole-layer_norm-zero-state", dict(cifg=True, peephole=True, layer_norm=True), LN_SCALES, True),
+    ("cifg-zero-state", dict(cifg=True), (2.0 ** -12,) * 4, True),
+    ("peephole-zero-state", dict(peephole=True), (2.0 ** -12,) * 4, True),
+    ("layer_norm-zero-state", dict(layer_norm=True), LN_SCALES, True),
+    ("cifg-layer_norm-zero-state", dict(cifg=True, layer_norm=True), LN_SCALES, True),
+    ("peephole-layer_norm-zero-state", dict(peephole=True, layer_norm=True), LN_SCALES, True),
 ]
 
 
@@ -92,7 +97,7 @@ def test_qlstm_configurations(name, options, scales, zero_state):
     for role in ("dst", "cell_state_out"):
         diff = np.abs(outs[role].astype(np.int64) - want[role].astype(np.int64))
         print(f"qlstm {name} {role}: max |ACL - TFLite| {int(diff.max())}, {int((diff == 0).sum())} of {diff.size} "
-              f"equal")
+              f"equal", flush=True)
     assert np.abs(outs["dst"].astype(np.int64) - want["dst"].astype(np.int64)).max() <= CONFIG_BOUND[name]
 
 

@@ -95,7 +95,7 @@ def test_an_int8_lstm_on_acl_against_tflites_interpreter(case):
         want = next(iter(interpreter_outputs(data, x).values())).astype(np.int64)
         diff = np.abs(got - want)
         print(f"qlstm {case[0]}: {int((diff == 0).sum())} of {diff.size} bit-exact, max |ACL - TFLite| "
-              f"{int(diff.max())} steps")
+              f"{int(diff.max())} steps", flush=True)
         assert diff.max() <= (0 if native.acl_version().startswith("20.") else BOUND[case[0]])
     finally:
         r.close()
