@@ -7,8 +7,8 @@
 //     params.qlstm_matmul_scales: the gates' (i, f, c, o) matmul output scales (TFLite's
 //     intermediates 0-3, 2^-12 without layer normalization); qlstm_hidden_scale and
 //     qlstm_hidden_zero_point: the hidden state's (intermediate 4); cell_clip, projection_clip
-//     as floats (0: none; ACL quantizes them itself). Outputs the caller leaves NULL are tensors
-//     of the shim's own. CL: refused (CLQLSTMLayer not wired here). ACL 20.08: refused as ACL's
+//     as floats (0: none; ACL quantizes them itself, and its clip makes every value -clip:
+//     docs/models.md). Outputs the caller leaves NULL are tensors of the shim's own. CL: refused (CLQLSTMLayer not wired here). ACL 20.08: refused as ACL's
 //     own refusal (ACL_SHIM_ERR_ACL_STATUS) so the runner falls back: its NEQLSTMLayer was not
 //     measured (its LSTMLayer's configure() did not return, acl_shim_lstm.cpp).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its row below.

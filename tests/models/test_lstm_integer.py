@@ -64,8 +64,7 @@ def _model(case) -> bytes:
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_the_integer_kernel_equals_the_interpreter_bit_for_bit(case):
     data = _model(case)
-    # the fallback's kernel: where the qlstm rule lowers the operator (rules/qlstm.py), as ACL refused
-    plan = plan_model(read_model(data), fallback=True, acl_refused={0: "the fallback's integer kernel under test"})
+    plan = plan_model(read_model(data), fallback=True)
     assert [f.opcode for f in plan.fallbacks] == [case[1]]
     for seed in (3, 4):
         x = _x(data, seed)

@@ -48,9 +48,9 @@ def _constants(lstm: LstmOperands, states: bool) -> Tuple[Tuple[str, object], ..
                  and (states or k not in (OUTPUT_STATE, CELL_STATE)))
 
 
+@rule("LSTM", tensors=FLOAT32)
 def lstm(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
-    """-> one ``lstm`` step from the zero state (float32; LSTM's rule is registered by
-    :mod:`.qlstm`, which lowers int8 LSTMs)."""
+    """-> one ``lstm`` step from the zero state."""
     operands = read_lstm(op, model)
     return (Step(op.index, op.opcode, "lstm", (op.inputs[0],), op.outputs[0], _params(operands, "dst"),
                  _constants(operands, True)),)
