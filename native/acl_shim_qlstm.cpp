@@ -7,8 +7,8 @@
 //     params.qlstm_matmul_scales: the gates' (i, f, c, o) matmul output scales (TFLite's
 //     intermediates 0-3, 2^-12 without layer normalization); qlstm_hidden_scale and
 //     qlstm_hidden_zero_point: the hidden state's (intermediate 4); cell_clip, projection_clip
-//     as floats (0: none; ACL quantizes them itself). Outputs the caller leaves NULL are tensors
-//     of the shim's own. CL: refused (CLQLSTMLayer not wired here). ACL 20.08: refused as ACL's
+//     as floats (0: none; ACL quantizes them itself, and its clip makes every value -clip:
+//     docs/models.md). Outputs the caller leaves NULL are tensors of the shim's own. CL: refused (CLQLSTMLayer not wired here). ACL 20.08: refused as ACL's
 //     own refusal (ACL_SHIM_ERR_ACL_STATUS) so the runner falls back: its NEQLSTMLayer was not
 //     measured (its LSTMLayer's configure() did not return, acl_shim_lstm.cpp).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its row below.
@@ -113,7 +113,10 @@ std::unique_ptr<acl::IFunction> qlstm_neon(const acl_shim_params &p, const std::
                                              info(R2O), info(BF), info(BC), info(BO), info(CELL_IN), info(STATE_IN),
                                              outs[1]->info(), outs[0]->info(), outs[2]->info(), info_params),
                  name<Neon>("QLSTMLayer").c_str());
-    f->layer = make<acl::NEQLSTMLayer>(mm);
+    // no memory manager: with the runner's (shared) one its run() crashed (SIGSEGV, measured on 24.11 under
+    // QEMU; the plain call, without one, runs); Arm NN's NeonQLstmWorkload makes the layer without one too
+    (void)mm;
+    f->layer = std::make_unique<acl::NEQLSTMLayer>();
     f->layer->configure(t[INPUT], t[I2F], t[I2C], t[I2O], t[R2F], t[R2C], t[R2O], t[BF], t[BC], t[BO], t[CELL_IN],
                         t[STATE_IN], outs[1], outs[0], outs[2], tensor_params);
     for (size_t k = 0; k < 3; ++k) {

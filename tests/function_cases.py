@@ -1124,9 +1124,8 @@ def qlstm_reference(v, q, matmul_scales, hidden_q, cell_clip=0.0):
 def _qlstm_rows():
     """The quantized LSTM: one step of TFLite's integer LSTM on ACL's QLSTMLayer against the
     fallback's integer kernel, within the measured "qlstm" tolerance (not bit-exact:
-    docs/models.md). With CIFG, peepholes, layer normalization and a cell clip together ACL's
-    output differed from TFLite's by up to 143 steps (measured twice on 24.11, whatever the
-    cell state in: a difference of behaviour, not of rounding, not explained here): no row."""
+    docs/models.md). No row with a cell clip: ACL clips with LU_BOUNDED_RELU(a=-clip, b=clip),
+    min(a, max(b, x)), so every cell state becomes -clip, saturated (tests/acl/test_qlstm.py)."""
     outputs = {"output_state_out": "int8", "dst": "int8"}  # the cell state: tests/acl/test_qlstm.py
     rows = []
     for name, shape, variant, scales, clip in (

@@ -5,7 +5,8 @@ src, output states and dst (QASYMM8_SIGNED, ``(scale, zero point)``), int8 weigh
 int32 biases, int16 cell states, peepholes and layer-norm weights (QSYMM16); the symmetric
 roles take ``(scale, 0)`` in ``quantization`` and are described as
 :class:`~acl_bridge.mapping.SymmetricQuantization`. Not bit-exact with TFLite's kernel (ACL
-computes its gate activations in float and rounds its clips; docs/models.md)."""
+computes its gate activations in float), and not TFLite's arithmetic where ACL differs: no gate
+bias without layer normalization, a clip makes every cell state -clip (docs/models.md)."""
 
 from __future__ import annotations
 
