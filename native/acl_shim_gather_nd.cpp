@@ -62,10 +62,10 @@ void flatten(const acl::ITensor &indices, const int64_t *strides, const int64_t 
             }
             const std::string at = "gather_nd: index [" + values + "] (row " + std::to_string(r) + ")";
             fail(ACL_SHIM_ERR_INDEX_OUT_OF_RANGE,
-                 bad_value < 0 ? at + " has a negative component (TFLite's kernel refuses every negative index)"
-                               : at + " is outside src's index space [" + space + "] (component " +
-                                     std::to_string(bad) + " is " + std::to_string(bad_value) + ", expected 0.." +
-                                     std::to_string(extents[bad] - 1) + ")");
+                 (bad_value < 0 ? at + " has a negative component (TFLite's kernel refuses every negative index)"
+                                : at + " is outside src's index space [" + space + "]") +
+                     " (component " + std::to_string(bad) + " is " + std::to_string(bad_value) + ", expected 0.." +
+                     std::to_string(extents[bad] - 1) + ")");
         }
         flat[r] = static_cast<int32_t>(pos);
     }
@@ -90,6 +90,29 @@ struct Cl : ClTag {
 };
 #endif
 
+// A tensor mapped for the CPU (a no-op on NEON) until release(), whose failure is thrown; where
+// release() was not reached (an exception on the way) the destructor unmaps it, quietly.
+template <typename E>
+struct Mapped {
+    typename E::ITensor *tensor;
+    explicit Mapped(typename E::ITensor &t) : tensor(&t) { E::map(t); }
+    void release() {
+        typename E::ITensor *t = tensor;
+        tensor = nullptr;
+        E::unmap(*t);
+    }
+    ~Mapped() {
+        if (tensor != nullptr) {
+            try {
+                E::unmap(*tensor);
+            } catch (...) {  // already unwinding: the first error is the one reported
+            }
+        }
+    }
+    Mapped(const Mapped &) = delete;
+    Mapped &operator=(const Mapped &) = delete;
+};
+
 // The composition: the index rows flattened and checked, then ACL's gather of src's rows.
 template <typename E>
 struct GatherNd : acl::IFunction {
@@ -99,22 +122,16 @@ struct GatherNd : acl::IFunction {
     int64_t strides[ACL_SHIM_MAX_DIMS] = {};
     int64_t extents[ACL_SHIM_MAX_DIMS] = {};  // each component's axis extent: k / strides[0], strides[j-1] / strides[j]
     void run() override {
-        E::map(*indices);
-        E::map(flat);
-        try {
-            int32_t *out = reinterpret_cast<int32_t *>(flat.buffer() + flat.info()->offset_first_element_in_bytes());
-            if (indices->info()->data_type() == acl::DataType::S64) {
-                flatten<int64_t>(*indices, strides, extents, out);
-            } else {
-                flatten<int32_t>(*indices, strides, extents, out);
-            }
-        } catch (...) {
-            E::unmap(flat);
-            E::unmap(*indices);
-            throw;
+        Mapped<E> mapped_indices(*indices);
+        Mapped<E> mapped_flat(flat);
+        int32_t *out = reinterpret_cast<int32_t *>(flat.buffer() + flat.info()->offset_first_element_in_bytes());
+        if (indices->info()->data_type() == acl::DataType::S64) {
+            flatten<int64_t>(*indices, strides, extents, out);
+        } else {
+            flatten<int32_t>(*indices, strides, extents, out);
         }
-        E::unmap(flat);
-        E::unmap(*indices);
+        mapped_flat.release();
+        mapped_indices.release();
         gather->run();
     }
     void prepare() override { gather->prepare(); }
@@ -127,6 +144,7 @@ std::unique_ptr<acl::IFunction> gather_nd(const acl_shim_params &p, const std::v
     const acl::DataType it = idx.data_type();
     require(it == acl::DataType::S32 || it == acl::DataType::S64, "gather_nd: indices must be S32 or S64");
     require(idx.num_dimensions() <= 2, "gather_nd: indices must be (N, D)");
+    require(src.num_dimensions() <= 2, "gather_nd: src must be (K, C)");
     const size_t d = idx.dimension(0), n = idx.dimension(1);
     require(d >= 1 && d <= ACL_SHIM_MAX_DIMS, "gather_nd: an index row has 1..6 components");
     auto f = std::make_unique<GatherNd<E>>();

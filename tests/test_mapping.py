@@ -332,6 +332,7 @@ def test_a_bad_symmetric_quantization_is_refused(dtype, scale, error, message):
     with pytest.raises(error, match=message):
         tensor_info(ShapeDescriptor.create((4, 3), dtype), quantization=SymmetricQuantization(scale))
 
+
 @pytest.mark.parametrize("scales", [
     (0.5, 0.25, 0.125), (5e-324, 1.7976931348623157e308), (0.1,), (0.5, -0.0, 0.1), (0.5, 0.0),
     (0.5, float("inf")), (float("nan"), 0.5), (-0.25, 0.5),

@@ -6,7 +6,8 @@ int32 biases, int16 cell states, peepholes and layer-norm weights (QSYMM16); the
 roles take ``(scale, 0)`` in ``quantization`` and are described as
 :class:`~acl_bridge.mapping.SymmetricQuantization`. Not bit-exact with TFLite's kernel (ACL
 computes its gate activations in float), and not TFLite's arithmetic where ACL differs: no gate
-bias without layer normalization, a clip makes every cell state -clip (docs/models.md)."""
+bias without layer normalization; a clip made every cell state -clip, so a clip is refused
+(docs/models.md). No lowering rule uses it."""
 
 from __future__ import annotations
 
@@ -74,6 +75,11 @@ class QLstm(functions.AclFunction):
             raise UnsupportedOptionError(f"QLstm: hidden_zero_point is {hidden_zero_point!r}, expected an int8 value")
         p.qlstm_hidden_zero_point = hidden_zero_point
         set_clips(p, "QLstm", cell_clip, projection_clip)
+        for name, v in (("cell_clip", cell_clip), ("projection_clip", projection_clip)):
+            if v:  # measured on ACL 24.11: every cell state -32768 whatever the clip (docs/models.md)
+                raise UnsupportedOptionError(f"QLstm: {name} is {v!r}, expected 0: ACL's QLSTMLayer clips with "
+                                             f"LU_BOUNDED_RELU(-clip, clip), min(-clip, max(clip, x)), which "
+                                             f"saturates every value (TFLite's fallback kernel clips as TFLite)")
         return p
 
 

@@ -109,16 +109,22 @@ def test_qlstm_configurations(name, options, scales, zero_state, bound):
     assert np.abs(outs["dst"].astype(np.int64) - want["dst"].astype(np.int64)).max() <= bound
 
 
-def test_qlstm_cell_clip_saturates_the_cell_state():
-    """ACL's cell clip is LU_BOUNDED_RELU(a=-clip, b=clip), min(a, max(b, x)), with the
-    quantized clip compared to the dequantized cell: every cell state becomes -clip in real
-    terms, saturated to -32768, whatever the clip (NEQLSTMLayer.cpp, the QSYMM16 activation):
-    the cause of the 143 steps measured before with CIFG, peepholes, layer norm and a clip."""
-    from acl_bridge import native
+@pytest.mark.parametrize("option", ["cell_clip", "projection_clip"])
+def test_qlstm_refuses_a_clip(option):
+    """ACL's clips are LU_BOUNDED_RELU(a=-clip, b=clip), min(a, max(b, x)), with the quantized
+    clip compared to the dequantized cell: every cell state became -clip, saturated to -32768,
+    whatever the clip (measured on ACL 24.11 with clips 0.3 and 1.0: the cause of the 143 steps
+    measured with CIFG, peepholes, layer norm and a clip; docs/models.md). So QLstm refuses a
+    clip, naming it, before anything is configured; the outputs stay as they were."""
+    from acl_bridge.families import QLstm
+    from ndarray.errors import UnsupportedOptionError
 
-    if native.acl_version().startswith("20."):
-        pytest.skip("ACL 20.08 refuses the kind (test_qlstm_against_tflites_integer_kernel checks the refusal)")
-    for clip in (0.3, 1.0):
-        outs, _ = _run({}, (2.0 ** -12,) * 4, False, clip)
-        print(f"qlstm cell clip {clip}: cell_state_out {outs['cell_state_out'].tolist()}")
-        assert (outs["cell_state_out"] == -32768).all()
+    from function_cases import QLSTM_H, qlstm_inputs
+
+    v, q = qlstm_inputs(41, 2, 3, 4, 4)
+    outs = {r: np.full((2, 4), 7, np.int8) for r in ("dst", "output_state_out")}
+    with pytest.raises(UnsupportedOptionError, match=rf"QLstm: {option} is 0.3, expected 0: ACL's QLSTMLayer clips "
+                                                     r"with LU_BOUNDED_RELU"):
+        QLstm(**v, **outs, quantization=q, matmul_scales=(2.0 ** -12,) * 4, hidden_scale=QLSTM_H[0],
+              hidden_zero_point=QLSTM_H[1], **{option: 0.3})
+    assert all((o == 7).all() for o in outs.values())

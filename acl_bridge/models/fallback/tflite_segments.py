@@ -326,8 +326,9 @@ def _address(a: np.ndarray) -> int:
 def _bound_views(it, ins: Sequence[dict], outs: Sequence[dict]):
     """(views of the interpreter's input tensors, of its output tensors, its native invoke),
     held for the interpreter's life; None where that is not safe or possible: a 0-d tensor
-    (numpy gives a scalar, not a view), no native invoke in this ai-edge-litert, a trial invoke
-    failing, or a tensor whose memory is not where it was after two trial invokes on ones (ones,
+    (numpy gives a scalar, not a view), a dynamic shape (-1 in its signature), no native invoke
+    in this ai-edge-litert, a trial invoke failing, an input the trial invokes wrote into, or a
+    tensor whose memory is not where it was after two trial invokes on ones (ones,
     not zeros: no integer division by zero; an operator with a dynamic output, whose sizes
     TFLite plans anew during invoke, may move its arena: a view held across that would write
     into freed memory). The interpreter's Python ``invoke()`` refuses while views are held (it
@@ -338,7 +339,7 @@ def _bound_views(it, ins: Sequence[dict], outs: Sequence[dict]):
     if invoke is None or not hasattr(native, "tensor"):
         return None
     details = list(ins) + list(outs)
-    if any(len(d["shape"]) == 0 for d in details):
+    if any(len(d["shape"]) == 0 or any(int(s) < 0 for s in d.get("shape_signature", ())) for d in details):
         return None
     try:
         views = [it.tensor(d["index"])() for d in details]
@@ -351,8 +352,12 @@ def _bound_views(it, ins: Sequence[dict], outs: Sequence[dict]):
             invoke()
             if [_address(it.tensor(d["index"])()) for d in details] != where:
                 return None
+        if not all((v == 1).all() for v in views[:len(ins)]):  # the interpreter wrote into an input
+            return None
     except (ValueError, RuntimeError, TypeError):
         return None
+    for v in views:  # zeros, as the bridge's own buffers start
+        v.fill(0)
     return views[:len(ins)], views[len(ins):], invoke
 
 
@@ -487,7 +492,8 @@ class SegmentBinder:
         interpreter)} for the segment's inputs and outputs whose memory the bridge may use as
         its buffer, so that the boundary copies nothing: bound as views (memory fixed across
         invokes), sharing no byte with another of the segment's tensors (an in-place RESHAPE's
-        output is its input's memory), not 0-d. Empty where the segment runs on numpy."""
+        output is its input's memory), of the plan's dtype and size, not 0-d. Empty where the
+        segment runs on numpy."""
         ops = tuple(op_indices)
         want, _ = self._choice(model, ops)
         if want == "numpy":
@@ -505,7 +511,9 @@ class SegmentBinder:
         for k, (t, v) in enumerate(zip(tensors, inner)):
             lo, hi = spans[k]
             alone = all(hi <= o_lo or o_hi <= lo for j, (o_lo, o_hi) in enumerate(spans) if j != k)
-            if alone and v.nbytes and lo % MEMORY_ALIGNMENT_IN_BYTES == 0 and t not in out:
+            mine = model.tensors[t]
+            fits = v.dtype == np.dtype(mine.dtype) and v.size == int(np.prod(mine.shape, dtype=np.int64))
+            if alone and fits and v.nbytes and lo % MEMORY_ALIGNMENT_IN_BYTES == 0 and t not in out:
                 out[t] = np.asarray(InterpreterMemory(v, loaded.interpreter))
         return out
 

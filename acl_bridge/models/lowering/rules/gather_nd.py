@@ -53,7 +53,7 @@ def flat_positions(indices: np.ndarray, params_shape: Sequence[int]) -> Tuple[np
         v = int(rows[r, j])
         if v < 0:
             raise ValueError(f"index {rows[r].tolist()} (row {r}) has a negative component (TFLite's kernel "
-                             f"refuses every negative index)")
+                             f"refuses every negative index) (component {j} is {v}, expected 0..{int(extents[j]) - 1})")
         raise ValueError(f"index {rows[r].tolist()} (row {r}) is outside params {list(params_shape[:nd])} "
                          f"(component {j} is {v}, expected 0..{int(extents[j]) - 1})")
     return rows @ strides, k, c
