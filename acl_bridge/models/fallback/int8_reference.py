@@ -64,7 +64,7 @@ def quantize_multiplier(real: Union[float, np.ndarray]) -> Tuple[np.ndarray, np.
     return q, shift
 
 
-def _div_trunc(a: np.ndarray, b: int) -> np.ndarray:
+def div_trunc(a: np.ndarray, b: int) -> np.ndarray:
     """C++ integer division (toward zero) of int64 ``a`` by a positive ``b``."""
     return np.sign(a) * (np.abs(a) // b)
 
@@ -73,7 +73,7 @@ def saturating_rounding_doubling_high_mul(a: np.ndarray, b: np.ndarray) -> np.nd
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
     ab = a * b
     nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
-    out = _div_trunc(ab + nudge, 1 << 31)
+    out = div_trunc(ab + nudge, 1 << 31)
     return np.where((a == INT32_MIN) & (b == INT32_MIN), INT32_MAX, out)
 
 

@@ -22,7 +22,8 @@ from ..format.tflite_reader import ModelSpec, OperatorSpec, TensorSpec, Unsuppor
 from ..lowering.helpers import refuse
 from ..lowering.lstm_operands import BIASES, CELL_STATE, INPUT, INPUT_WEIGHTS, LAYER_NORM, OUTPUT_STATE, \
     PEEPHOLES, PROJECTION_BIAS, PROJECTION_WEIGHTS, RECURRENT_WEIGHTS, LstmOperands, read_lstm
-from .int8_reference import multiply_by_quantized_multiplier, quantize_multiplier
+from .int8_reference import div_trunc, multiply_by_quantized_multiplier, quantize_multiplier, \
+    rounding_divide_by_pot
 
 _F32 = np.float32
 _I16_MIN, _I16_MAX = -32768, 32767
@@ -44,35 +45,24 @@ def _wrap(v: np.ndarray) -> np.ndarray:
     return ((v + 32768) & 0xFFFF) - 32768
 
 
-def _tdiv(x: np.ndarray, d: int) -> np.ndarray:
-    """C++ integer division (toward zero) by a positive ``d``."""
-    return np.where(x >= 0, x // d, -((-x) // d))
-
-
 def _mul(a: np.ndarray, b) -> np.ndarray:
     """SaturatingRoundingDoublingHighMul on int16."""
     ab = a * b
-    out = _tdiv(ab + np.where(ab >= 0, 1 << 14, 1 - (1 << 14)), 1 << 15)
+    out = div_trunc(ab + np.where(ab >= 0, 1 << 14, 1 - (1 << 14)), 1 << 15)
     return np.where((a == b) & (a == _I16_MIN), _I16_MAX, _wrap(out))
-
-
-def _rdpot(x: np.ndarray, exponent: int) -> np.ndarray:
-    """RoundingDivideByPOT."""
-    mask = (1 << exponent) - 1
-    return (x >> exponent) + ((x & mask) > ((mask >> 1) + (x < 0)))
 
 
 def _shl_sat(x: np.ndarray, exponent: int) -> np.ndarray:
     """SaturatingRoundingMultiplyByPOT<exponent> on int16 (exponent >= 0: saturating shift)."""
     if exponent <= 0:
-        return _rdpot(x, -exponent) if exponent else x
+        return rounding_divide_by_pot(x, -exponent) if exponent else x
     threshold = (1 << (15 - exponent)) - 1
     return np.where(x > threshold, _I16_MAX, np.where(x < -threshold, _I16_MIN, _wrap(x << exponent)))
 
 
 def _const(raw32: int) -> int:
     """GEMMLOWP_CHECKED_FIXEDPOINT_CONSTANT's int16 value of a 32-bit raw constant."""
-    return int(_rdpot(np.int64(raw32), 16))
+    return int(rounding_divide_by_pot(np.int64(raw32), 16))
 
 
 def _exp_quarter(a: np.ndarray) -> np.ndarray:
@@ -82,7 +72,7 @@ def _exp_quarter(a: np.ndarray) -> np.ndarray:
     x2 = _mul(x, x)
     x3 = _mul(x2, x)
     x4 = _mul(x2, x2)
-    t = _rdpot(_wrap(_mul(_wrap(_rdpot(x4, 2) + x3), third) + x2), 1)
+    t = rounding_divide_by_pot(_wrap(_mul(_wrap(rounding_divide_by_pot(x4, 2) + x3), third) + x2), 1)
     return np.clip(c + _mul(np.full_like(x, c), _wrap(x + t)), _I16_MIN, _I16_MAX)
 
 
@@ -108,7 +98,7 @@ def _exp_negative(a: np.ndarray, bits: int) -> np.ndarray:
 def _newton(a: np.ndarray) -> np.ndarray:
     """The Newton-Raphson reciprocal of (1 + a) / 2 for a in (0, 1), Q2.13."""
     s = a + _I16_MAX
-    half = _tdiv(s + np.where(s >= 0, 1, -1), 2)
+    half = div_trunc(s + np.where(s >= 0, 1, -1), 2)
     x = _wrap(_const(1515870810) + _mul(half, _const(-1010580540)))
     for _ in range(3):
         x = _wrap(x + _shl_sat(_mul(x, _wrap((1 << 13) - _mul(half, x))), 2))
@@ -165,7 +155,7 @@ def _inv_sqrt(v: int) -> Tuple[int, int]:
         threshold = (1 << (31 - exponent)) - 1
         return 2 ** 31 - 1 if x > threshold else -2 ** 31 if x < -threshold else x << exponent
 
-    half = int(_rdpot(np.int64(v >> 1), 1))
+    half = int(rounding_divide_by_pot(np.int64(v >> 1), 1))
     x = 1 << 28
     for _ in range(5):
         x3 = rescale3(mul(mul(x, x), x), 6)
@@ -190,7 +180,7 @@ def _layer_norm(v: np.ndarray, weights: np.ndarray, bias: np.ndarray, scale: Tup
         a, s = _inv_sqrt(variance if variance >= 1 else guard)
         rescaled = multiply_by_quantized_multiplier(1024 * row - mean, np.int64(a), np.int64(s))
         val3 = _wrap32(rescaled * weights + bias)
-        val4 = np.where(val3 > 0, _tdiv(val3 + 512, 1024), _tdiv(val3 - 512, 1024))
+        val4 = np.where(val3 > 0, div_trunc(val3 + 512, 1024), div_trunc(val3 - 512, 1024))
         out[b] = np.clip(multiply_by_quantized_multiplier(val4, np.int64(scale[0]), np.int64(scale[1] + 12)),
                          _I16_MIN, _I16_MAX)
     return out
@@ -214,7 +204,7 @@ def _matmul(x: np.ndarray, w: np.ndarray, bias: np.ndarray, scale: Tuple[int, in
 
 def _cwise_mul(a: np.ndarray, b: np.ndarray, shift: int) -> np.ndarray:
     """CwiseMul of two int16 vectors, a rounding shift right, wrapped to int16."""
-    return _wrap(_rdpot(a * b, shift))
+    return _wrap(rounding_divide_by_pot(a * b, shift))
 
 
 # ---------------------------------------------------------------------------- the operator
