@@ -3,7 +3,7 @@
     python3 docker/skipped_everywhere.py [--warn-only] OUTCOMES_FILE...
 
 Each file is one pytest run's outcomes (tests/conftest.py writes it with ACL_NDARRAY_OUTCOMES):
-"ran|skipped <TAB> node id <TAB> reason" per line. A test skips everywhere when some run
+"ran|skipped <TAB> node id <TAB> reason [<TAB> seconds]" per line. A test skips everywhere when some run
 skipped it and no run ran it; a module skipped at import (its node id is the file) counts as
 run where any test of that file ran. Prints the count and each test with the reason of each run
 that skipped it; exit 1 when the count is above 0, unless the test is in

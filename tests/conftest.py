@@ -86,7 +86,7 @@ PURE_MODULES = frozenset({
     "models.test_one_operator_logic",
     "models.test_one_operator_pool3d", "models.test_one_operator_gather_nd",
     "models.test_fallback_engine",
-    "test_collector_paused",
+    "test_collector_paused", "test_cpu_matrix",
 })
 
 
@@ -96,6 +96,25 @@ def _module_key(item) -> str:
     parent = os.path.basename(os.path.dirname(path))
     name = os.path.splitext(os.path.basename(path))[0]
     return name if parent == "tests" else f"{parent}.{name}"
+
+
+def _excludes_pure(config) -> bool:
+    """True when the mark expression is "not pure" or a conjunction with "not pure" in it
+    (docker/emulate.sh's emulated suites: -m "not pure and not cl")."""
+    expression = config.getoption("markexpr", "") or ""
+    return any(term.strip() == "not pure" for term in expression.split(" and "))
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under -m "not pure" the PURE_MODULES files are not even imported: every test of them
+    would be deselected, and importing and collecting them cost about half a minute under QEMU."""
+    path = str(collection_path)
+    if path.endswith(".py") and os.path.basename(path).startswith("test_") and _excludes_pure(config):
+        parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
+        name = os.path.splitext(os.path.basename(path))[0]
+        if (name if parent == "tests" else f"{parent}.{name}") in PURE_MODULES:
+            return True
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
@@ -114,10 +133,12 @@ def pytest_collection_modifyitems(config, items):
 
 # ---------------------------------------------------------------------------- outcomes
 # With ACL_NDARRAY_OUTCOMES=FILE, every test's outcome is written there, one line each:
-# "ran|skipped <TAB> node id <TAB> skip reason". docker/emulate.sh test collects the files of
-# all its stages and fails when a test skipped in each stage that collected it and ran in none
-# (docker/skipped_everywhere.py).
+# "ran|skipped <TAB> node id <TAB> skip reason <TAB> seconds (setup + call + teardown)".
+# docker/emulate.sh test collects the files of all its stages and fails when a test skipped in
+# each stage that collected it and ran in none (docker/skipped_everywhere.py); the seconds say
+# where a stage's time goes (docker/README.md, measured timings).
 _OUTCOMES: dict = {}
+_SECONDS: dict = {}
 
 
 def _record(nodeid: str, outcome: str, reason: str = "") -> None:
@@ -131,6 +152,7 @@ def _reason(longrepr) -> str:
 
 
 def pytest_runtest_logreport(report):
+    _SECONDS[report.nodeid] = _SECONDS.get(report.nodeid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
     if report.skipped and not hasattr(report, "wasxfail"):
         _record(report.nodeid, "skipped", _reason(report.longrepr))
     elif report.when == "call" or report.failed or hasattr(report, "wasxfail"):
@@ -147,4 +169,4 @@ def pytest_sessionfinish(session):
     if path and _OUTCOMES:
         with open(path, "w", encoding="utf-8") as f:
             for nodeid, (outcome, reason) in sorted(_OUTCOMES.items()):
-                f.write(f"{outcome}\t{nodeid}\t{reason}\n")
+                f.write(f"{outcome}\t{nodeid}\t{reason}\t{_SECONDS.get(nodeid, 0.0):.3f}\n")

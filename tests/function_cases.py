@@ -760,11 +760,30 @@ def _lstm_rows():
 CASES += tuple(_lstm_rows())
 
 
-def params(backend: str):
-    """pytest.param(case, variant) for every row and layout this backend runs, with ids."""
+# The kinds whose ACL kernel depends on the CPU: ACL picks their kernels at run time by CPU
+# features and model (arm_gemm's and arm_conv's depthwise kernels: dot product, i8mm and bf16
+# variants, Cortex-A53/A55 schedules; all of them in Debian's arm64-v8a builds). Every other
+# kind runs the same NEON code on every CPU there (its SVE and FP16 variants are not compiled
+# in: docker/README.md, CPU matrix). Their rows carry the `cpu` mark, which the CPU matrix of
+# docker/emulate.sh selects (tests/test_cpu_matrix.py keeps this set and the native rooms'
+# ACL functions in step).
+CPU_KERNEL_KINDS = frozenset({"Convolution", "Deconvolution", "DepthwiseConvolution", "FullyConnected", "Gemm",
+                              "Lstm", "MatMul", "QLstm"})
+
+
+def cpu_marks(kind: str) -> list:
+    """[pytest.mark.cpu] for a kind of CPU_KERNEL_KINDS, else []."""
     import pytest
 
-    return [pytest.param(case, variant, id=f"{case.name}-{variant}")
+    return [pytest.mark.cpu] if kind in CPU_KERNEL_KINDS else []
+
+
+def params(backend: str):
+    """pytest.param(case, variant) for every row and layout this backend runs, with ids (the
+    rows of CPU_KERNEL_KINDS marked `cpu`)."""
+    import pytest
+
+    return [pytest.param(case, variant, id=f"{case.name}-{variant}", marks=cpu_marks(case.kind))
             for case in CASES for variant in case.variants_on(backend)]
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from acl_bridge import native
 
-pytestmark = pytest.mark.acl
+pytestmark = [pytest.mark.acl, pytest.mark.cpu]  # cpu: CPU detection, on each CPU of the matrix
 
 # AT_HWCAP (16) / AT_HWCAP2 (26) bits of arm64 Linux, the ones ACL's detection reads
 _HWCAP = {"fphp": 9, "asimdhp": 10, "asimddp": 20, "sve": 22}

@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 import pytest
-from function_cases import INT8_CASES, TOLERANCES
+from function_cases import INT8_CASES, TOLERANCES, cpu_marks
 
 from .helpers import _check_plan, _configure, compare
 
@@ -57,8 +57,8 @@ def _refusal(case):
     return None
 
 
-@pytest.mark.parametrize("case,variant", [pytest.param(c, v, id=f"{c.name}-{v}") for c in INT8_CASES
-                                          for v in c.variants])
+@pytest.mark.parametrize("case,variant", [pytest.param(c, v, id=f"{c.name}-{v}", marks=cpu_marks(c.kind))
+                                          for c in INT8_CASES for v in c.variants])
 def test_int8_function(case, variant):
     from acl_bridge.errors import AclStatusError
 

@@ -9,8 +9,12 @@ Measurement: resident set size from /proc/self/statm (field 2, pages), in a fres
 subprocess so nothing else of the test session is counted. ``WARMUP`` cycles first (ACL's
 scheduler threads, kernel caches, numpy and cffi pools reach their steady state), then
 ``CYCLES`` cycles; the growth over those must stay under ``BOUND_BYTES``. A leak of one
-native tensor's info per cycle (~1 KiB) would add about 3 MiB over 3000 cycles; a leaked 1 KiB
-buffer per cycle, the same. Numbers measured are in docs/robustness.md.
+native tensor's info per cycle (~1 KiB) would add about 1 MiB over 1000 cycles, four times the
+bound; so would a leaked 1 KiB buffer per cycle. The growth measured without a leak is 16-28 KiB
+(docs/robustness.md), a tenth of the bound, so 1000 cycles (each of the 7 kinds about 140 times:
+a 2 KiB leak in one kind alone shows) detect what 3000 cycles under a 1 MiB bound did, and
+smaller leaks (>= 256 bytes a cycle against 350 before), in a third of the emulated time (the
+3000 cycles took 18-22 s of each emulated suite).
 """
 
 from __future__ import annotations
@@ -31,10 +35,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 F32 = np.float32
 
 WARMUP = 300
-CYCLES = int(os.environ.get("ACL_NDARRAY_MEMORY_CYCLES", "3000"))
+CYCLES = int(os.environ.get("ACL_NDARRAY_MEMORY_CYCLES", "1000"))
 TIME_LIMIT = float(os.environ.get("ACL_NDARRAY_MEMORY_SECONDS", "120"))  # stop early, but see MIN_CYCLES
-MIN_CYCLES = 2000
-BOUND_BYTES = 1024 * 1024  # 1 MiB of RSS growth over the measured cycles (~350 bytes a cycle)
+MIN_CYCLES = 1000
+BOUND_BYTES = 256 * 1024  # 256 KiB of RSS growth over the measured cycles (~260 bytes a cycle)
 SUBPROCESS_TIMEOUT = 900.0
 
 

@@ -15,7 +15,7 @@ import pytest
 from acl_bridge import _build_info, native
 from test_build_info import refused_import  # tests/ is on sys.path (rootdir conftest)
 
-pytestmark = pytest.mark.acl
+pytestmark = [pytest.mark.acl, pytest.mark.cpu]  # cpu: the cross-built module and its ACL load and run on each CPU of the matrix
 
 WHEEL_BUILD_ID = os.environ.get("ACL_NDARRAY_WHEEL_BUILD_ID", "")
 PY_TAG = "cp%d%d" % sys.version_info[:2]

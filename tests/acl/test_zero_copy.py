@@ -19,6 +19,7 @@ pytestmark = pytest.mark.acl
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "benchmarks"))
 from kinds import kind_calls  # noqa: E402
+from function_cases import cpu_marks  # noqa: E402
 
 CALLS = kind_calls()
 
@@ -42,7 +43,7 @@ def negotiated(call):
     return f, arrays
 
 
-@pytest.mark.parametrize("call", CALLS, ids=[c.name for c in CALLS])
+@pytest.mark.parametrize("call", [pytest.param(c, id=c.name, marks=cpu_marks(c.cls_name)) for c in CALLS])
 def test_negotiated_bridge_buffers_copy_nothing(call):
     from acl_bridge import total_copy_count
 

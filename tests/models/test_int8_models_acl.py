@@ -37,7 +37,7 @@ from acl_bridge.models.format.tflite_reader import UnsupportedModelError  # noqa
 from .conftest import model_file, photo_file, tolerance  # noqa: E402
 from .tflite_int8_oracle import Int8Oracle  # noqa: E402
 
-pytestmark = pytest.mark.acl
+pytestmark = [pytest.mark.acl, pytest.mark.cpu]  # cpu: int8 models on ACL's int8 kernels, picked by dot product and i8mm
 
 BIT_EXACT = ["visual_wake_words", "keyword_spotting", "keyword_spotting_alexa", "keyword_spotting_alexa_float32"]
 # output steps (LSB) from TFLite's reference arithmetic, per ACL version. 24.11: no further than
