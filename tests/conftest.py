@@ -9,6 +9,9 @@
   3.13) and natively in bookworm's amd64 builder (Debian's Python 3.11 and numpy 1.24), and
   leaves them out (``-m "not pure"``) of the emulated runs, where they cost minutes and
   tested no Arm code.
+* Marker ``cpu``: what the test checks can differ by CPU (the kinds whose ACL kernel depends on
+  it, tests/function_cases.py CPU_KERNEL_KINDS; CPU detection; the wheel): the CPU matrix of
+  docker/emulate.sh runs these (tests/test_cpu_matrix.py).
 * Hypothesis profiles, chosen with HYPOTHESIS_PROFILE: "default" on the host, "emulated"
   (few examples, no deadline) under QEMU, where code runs 20-30x slower.
 """
@@ -92,7 +95,11 @@ PURE_MODULES = frozenset({
 
 def _module_key(item) -> str:
     """'test_x' for tests/test_x.py, 'models.test_y' for tests/models/test_y.py."""
-    path = os.path.normpath(str(item.fspath))
+    return _path_key(str(item.fspath))
+
+
+def _path_key(path: str) -> str:
+    path = os.path.normpath(path)
     parent = os.path.basename(os.path.dirname(path))
     name = os.path.splitext(os.path.basename(path))[0]
     return name if parent == "tests" else f"{parent}.{name}"
@@ -110,9 +117,7 @@ def pytest_ignore_collect(collection_path, config):
     would be deselected, and importing and collecting them cost about half a minute under QEMU."""
     path = str(collection_path)
     if path.endswith(".py") and os.path.basename(path).startswith("test_") and _excludes_pure(config):
-        parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
-        name = os.path.splitext(os.path.basename(path))[0]
-        if (name if parent == "tests" else f"{parent}.{name}") in PURE_MODULES:
+        if _path_key(path) in PURE_MODULES:
             return True
     return None
 
