@@ -19,6 +19,7 @@ caller reads that table with :class:`Tables`, which names it.
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any, Dict, Optional, Tuple
 
@@ -145,20 +146,19 @@ class Rows:
     checked as :class:`Tables` checks them, a failure raising :class:`Irregular` or
     ``struct.error`` without a message."""
 
-    __slots__ = ("buf", "size", "_formats", "_vtables")
+    __slots__ = ("buf", "size", "_vtables")
 
     def __init__(self, buf: bytes):
         self.buf = buf
         self.size = len(buf)
-        self._formats: Dict[Tuple[str, int], Any] = {}
         self._vtables: Dict[int, Any] = {}  # by vtable size
 
-    def unpack(self, code: str, n: int):
-        """``struct``'s ``unpack_from`` of ``n`` little-endian numbers of type ``code``."""
-        fmt = self._formats.get((code, n))
-        if fmt is None:
-            fmt = self._formats[(code, n)] = struct.Struct(f"<{n}{code}").unpack_from
-        return fmt
+    @staticmethod
+    @functools.lru_cache(maxsize=1024)
+    def unpack(code: str, n: int):
+        """``struct``'s ``unpack_from`` of ``n`` little-endian numbers of type ``code`` (made
+        once per process: a model's vectors have a few lengths)."""
+        return struct.Struct(f"<{n}{code}").unpack_from
 
     def fields(self, pos: int) -> Tuple[int, ...]:
         """The field offsets of the table at ``pos`` (as :meth:`Tables.fields`), then 16 zeros:

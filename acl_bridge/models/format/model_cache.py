@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -52,6 +51,7 @@ from ..._version import __version__
 from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
+from .tflite_schema import package_directory
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
                             fold_constant_dequantize, model_bytes, read_model)
 
@@ -99,17 +99,19 @@ def _tflite_version() -> Optional[str]:
     """The tflite package's installed version (its metadata directory's name, e.g.
     ``tflite-2.18.0.dist-info``): its generated readers decide what a parse gives (a newer
     schema may read an option an older one skipped). None: not installed. Found without
-    importing the package, and without importlib.metadata (0.16 s to import on the host, far
-    more under emulation, for a start this cache exists to shorten)."""
-    spec = importlib.util.find_spec("tflite")
-    if spec is None or not spec.origin:
+    importing the package (:func:`.tflite_schema.package_directory`, the reader's own lookup),
+    and without importlib.metadata (0.16 s to import on the host, far more under emulation,
+    for a start this cache exists to shorten)."""
+    try:
+        package = package_directory()
+    except ImportError:
         return None
-    site = os.path.dirname(os.path.dirname(spec.origin))
+    site = os.path.dirname(package)
     try:
         found = sorted(n for n in os.listdir(site) if n.startswith("tflite-") and n.endswith((".dist-info", ".egg-info")))
     except OSError:
         found = []
-    return ",".join(found) or f"no metadata beside {os.path.dirname(spec.origin)}"
+    return ",".join(found) or f"no metadata beside {package}"
 
 
 def _key(model_md5: str) -> Dict[str, object]:

@@ -418,8 +418,10 @@ def _tensor(r: _Reader, tb: Tables, pos: int, i: int, buffers: Tuple[int, ...]) 
     return TensorSpec(i, name, shape, dtype, data, quant), sparsity is not None
 
 
-# a TensorType code's byte -> numpy's type (None: not one this library reads)
-_TYPE_OF_BYTE = tuple(TENSOR_TYPES.get(c if c < 128 else c - 256) for c in range(256))
+# a TensorType code's byte -> (numpy's type, as stored (little-endian), its quantization's
+# zero-point limits (an integer type's; None: not checked)); None: not a type this library reads
+_TYPE_OF_BYTE = tuple(None if t is None else (t, t.newbyteorder("<"), STORAGE_RANGES.get(t))
+                      for t in (TENSOR_TYPES.get(c if c < 128 else c - 256) for c in range(256)))
 _IRREGULAR = (Irregular, struct.error, ValueError, LookupError, OverflowError)  # what the row reads raise
 
 
@@ -461,10 +463,11 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
         shape = rows.unpack("i", n)(buf, start)
         if n and min(shape) < 0:
             raise Irregular
-    dtype = _TYPE_OF_BYTE[buf[pos + o_type] if o_type else 0]
+    types = _TYPE_OF_BYTE[buf[pos + o_type] if o_type else 0]
     elements = math.prod(shape)
-    if dtype is None or elements > MAX_ELEMENTS:
+    if types is None or elements > MAX_ELEMENTS:
         raise Irregular
+    dtype, stored, limits = types
     data = None
     b = U32(buf, pos + o_buffer)[0] if o_buffer else 0
     if b >= len(buffers):
@@ -478,7 +481,7 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
         if n:
             if n != elements * dtype.itemsize:
                 raise Irregular
-            data = np.frombuffer(buf, dtype.newbyteorder("<"), elements, start).reshape(shape)
+            data = np.frombuffer(buf, stored, elements, start).reshape(shape)
             if data.dtype != dtype or not data.flags.aligned:  # a big-endian machine, an odd position
                 data = data.astype(dtype)
                 data.flags.writeable = False
@@ -493,14 +496,18 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
             zeros, m = rows.vector(at + f[QUANT_ZERO_POINT], 8) if f[QUANT_ZERO_POINT] else (0, 0)
             zero_point = rows.unpack("q", m)(buf, zeros) if m else ()
             axis = I32(buf, at + f[QUANT_DIMENSION])[0] if f[QUANT_DIMENSION] else 0
-            limits = STORAGE_RANGES.get(dtype)
             if limits is not None:  # an integer tensor's, checked as check_tensor_quantization does (else _tensor says why)
                 if not (m == n and 0 <= axis < max(len(shape), 1) and (n == 1 or (shape and shape[axis] == n))):
                     raise Irregular
                 if n == 1:
                     if not (0.0 < scale[0] < math.inf and limits[0] <= zero_point[0] <= limits[1]):
                         raise Irregular
-                else:  # per channel: the values in the file's bytes, with numpy
+                elif n < 64:  # per channel: a few values, in Python (a NaN makes the sum NaN)
+                    total = sum(scale)
+                    if not (min(scale) > 0 and max(scale) < math.inf and total == total
+                            and min(zero_point) >= limits[0] and max(zero_point) <= limits[1]):
+                        raise Irregular
+                else:  # many: the values in the file's bytes, with numpy
                     scales, points = np.frombuffer(buf, "<f4", n, start), np.frombuffer(buf, "<i8", n, zeros)
                     if not ((scales > 0).all() and (scales < np.inf).all() and points.min() >= limits[0]
                             and points.max() <= limits[1]):
