@@ -15,6 +15,14 @@ Every position is checked against the file: a truncated or mutated model is
 raise is turned into one too. Graph facts are checked as well (tensor indices in range,
 constant data as large as the shape says).
 
+The tensors and operators are read row by row (:class:`.flatbuffer_tables.Rows`: a table's
+fields in one ``struct`` read, each check one comparison, no call per field); a row that needs
+more (sparsity parameters, a variable tensor, intermediates, custom options) or fails a check
+is read again field by field (:class:`.flatbuffer_tables.Tables`), which names what is wrong:
+the same ModelSpec and the same refusals either way (tests/models/test_reader_rows.py).
+Constants are read-only views of the file's bytes (copied only where not aligned for their
+type or on a big-endian machine).
+
 Quantization parameters are checked as they are read, per tensor and against what the
 operators using them require (:mod:`.tflite_quantization`, called by :func:`read_model`).
 
