@@ -32,8 +32,8 @@ kept in the cache file). Measurements: docs/performance.md,
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -51,6 +51,7 @@ from ..._version import __version__
 from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
+from .tflite_schema import package_directory
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
                             fold_constant_dequantize, model_bytes, read_model)
 
@@ -86,27 +87,31 @@ def cache_dir() -> Path:
     return user_cache_dir("parsed-models", DIR_ENV)
 
 
+@functools.lru_cache(maxsize=None)
 def _reader_identity() -> str:
     """The package version and a stamp (size, modification time) of the reader's source files."""
     digest = sources_stamp(Path(__file__).resolve().parent, _READER_SOURCES, __version__.encode())
     return f"{__version__}+{digest[:16]}"
 
 
+@functools.lru_cache(maxsize=None)
 def _tflite_version() -> Optional[str]:
     """The tflite package's installed version (its metadata directory's name, e.g.
     ``tflite-2.18.0.dist-info``): its generated readers decide what a parse gives (a newer
     schema may read an option an older one skipped). None: not installed. Found without
-    importing the package, and without importlib.metadata (0.16 s to import on the host, far
-    more under emulation, for a start this cache exists to shorten)."""
-    spec = importlib.util.find_spec("tflite")
-    if spec is None or not spec.origin:
+    importing the package (:func:`.tflite_schema.package_directory`, the reader's own lookup),
+    and without importlib.metadata (0.16 s to import on the host, far more under emulation,
+    for a start this cache exists to shorten)."""
+    try:
+        package = package_directory()
+    except ImportError:
         return None
-    site = os.path.dirname(os.path.dirname(spec.origin))
+    site = os.path.dirname(package)
     try:
         found = sorted(n for n in os.listdir(site) if n.startswith("tflite-") and n.endswith((".dist-info", ".egg-info")))
     except OSError:
         found = []
-    return ",".join(found) or f"no metadata beside {os.path.dirname(spec.origin)}"
+    return ",".join(found) or f"no metadata beside {package}"
 
 
 def _key(model_md5: str) -> Dict[str, object]:
@@ -442,7 +447,8 @@ def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> ModelSpec:
 # ---------------------------------------------------------------------------- reading
 def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
                       cache: Union[bool, str, "os.PathLike[str]"] = True, *,
-                      dequantized: bool = False, keep: bool = True) -> Tuple[ModelSpec, ModelCacheReport]:
+                      dequantized: bool = False, keep: bool = True, model_md5: Optional[str] = None
+                      ) -> Tuple[ModelSpec, ModelCacheReport]:
     """``read_model(source)`` and what the cache did: from the cache file when one holds this
     model (warm), else read from the model and saved (cold). ``cache``: True (the default
     directory), False (off: exactly read_model), or a directory. ``dequantized``: the model with
@@ -451,8 +457,9 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     converts no float16 weights: 5-15 ms of the face detectors' start under emulation).
     ``keep``: False where the caller keeps the model in a file of its own (the runners' lowered
     plan holds it: :mod:`..planning.plan_cache`), so a miss is read and not encoded and written
-    a second time; a kept file is still read. Errors of the model itself are read_model's; the
-    cache never raises (warnings)."""
+    a second time; a kept file is still read. ``model_md5``: :func:`model_hash` of the model's
+    bytes where the caller has it (the plan cache's key: a large file is not hashed twice).
+    Errors of the model itself are read_model's; the cache never raises (warnings)."""
     t0 = time.perf_counter()
     for name, flag in (("dequantized", dequantized), ("keep", keep)):
         if not isinstance(flag, bool):
@@ -468,7 +475,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     data = model_bytes(source)
     directory = cache_dir() if cache is True else Path(cache)
     try:
-        key = _key(model_hash(data))
+        key = _key(model_hash(data) if model_md5 is None else model_md5)
     except OSError as e:  # the reader's sources are not readable: no identity, no cache
         return parse(data), ModelCacheReport("off", None, f"reader sources unreadable: {e}")
     if dequantized:

@@ -15,6 +15,14 @@ Every position is checked against the file: a truncated or mutated model is
 raise is turned into one too. Graph facts are checked as well (tensor indices in range,
 constant data as large as the shape says).
 
+The tensors and operators are read row by row (:class:`.flatbuffer_tables.Rows`: a table's
+fields in one ``struct`` read, each check one comparison, no call per field); a row that needs
+more (sparsity parameters, a variable tensor, intermediates, custom options) or fails a check
+is read again field by field (:class:`.flatbuffer_tables.Tables`), which names what is wrong:
+the same ModelSpec and the same refusals either way (tests/models/test_reader_rows.py).
+Constants are read-only views of the file's bytes (copied only where not aligned for their
+type or on a big-endian machine).
+
 Quantization parameters are checked as they are read, per tensor and against what the
 operators using them require (:mod:`.tflite_quantization`, called by :func:`read_model`).
 
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import struct
 from os import PathLike
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, Union
@@ -40,7 +49,8 @@ import numpy as np
 from ndarray.errors import AclNdarrayError, MissingPackageError, UnsupportedOptionError
 
 from .files import read_bounded
-from .flatbuffer_tables import FlatBufferError, Tables
+from .flatbuffer_tables import I32, U32, U64, FlatBufferError, Irregular, Rows, Tables
+from .tflite_quantization import STORAGE_RANGES
 from .sparsity import (DENSE, SPARSE_CSR, DimensionMetadata, SparseTooLargeError, SparsityFormatError,
                        SparsityParameters, densify, stored_count)
 
@@ -416,6 +426,104 @@ def _tensor(r: _Reader, tb: Tables, pos: int, i: int, buffers: Tuple[int, ...]) 
     return TensorSpec(i, name, shape, dtype, data, quant), sparsity is not None
 
 
+# a TensorType code's byte -> (numpy's type, as stored (little-endian), its quantization's
+# zero-point limits (an integer type's; None: not checked)); None: not a type this library reads
+_TYPE_OF_BYTE = tuple(None if t is None else (t, t.newbyteorder("<"), STORAGE_RANGES.get(t))
+                      for t in (TENSOR_TYPES.get(c if c < 128 else c - 256) for c in range(256)))
+_IRREGULAR = (Irregular, struct.error, ValueError, LookupError, OverflowError)  # what the row reads raise
+
+
+def _tensors(r: _Reader, tb: Tables, rows: Optional[Rows], positions: Tuple[int, ...], buffers: Tuple[int, ...]
+             ) -> List[Tuple[TensorSpec, bool]]:
+    """The tensors of the Tensor tables at ``positions`` and whether each has sparsity
+    parameters, as :func:`_tensor` reads them: each by :func:`_tensor_row`, or, where that does
+    not take it (sparsity parameters, a variable tensor, data after the flatbuffer, anything
+    malformed), by :func:`_tensor`, which refuses it by name."""
+    out: List[Tuple[TensorSpec, bool]] = []
+    for i, pos in enumerate(positions):
+        try:
+            if rows is None:
+                raise Irregular
+            out.append((_tensor_row(rows, pos, i, buffers), False))
+        except _IRREGULAR:
+            out.append(_named(f"tensor #{i}", _tensor, r, tb, pos, i, buffers))
+    return out
+
+
+def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> TensorSpec:
+    """The tensor of the Tensor table at ``pos`` read with :class:`.flatbuffer_tables.Rows`,
+    every check of :func:`_tensor` made; Irregular (or what ``struct`` raises) for a tensor it
+    leaves to :func:`_tensor`. A constant is a read-only view of the file's bytes (a copy where
+    they do not lie aligned for its type)."""
+    buf = rows.buf
+    o_shape, o_type, o_buffer, o_name, o_quant, o_variable, o_sparsity = rows.fields(pos)[:7]
+    if o_sparsity or (o_variable and buf[pos + o_variable]):
+        raise Irregular
+    name = ""
+    if o_name:
+        start, n = rows.vector(pos + o_name, 1)
+        name = buf[start:start + n].decode("utf-8")
+    shape: Tuple[int, ...] = ()
+    if o_shape:
+        start, n = rows.vector(pos + o_shape, 4)
+        if n > MAX_RANK:
+            raise Irregular
+        shape = rows.unpack("i", n)(buf, start)
+        if n and min(shape) < 0:
+            raise Irregular
+    types = _TYPE_OF_BYTE[buf[pos + o_type] if o_type else 0]
+    elements = math.prod(shape)
+    if types is None or elements > MAX_ELEMENTS:
+        raise Irregular
+    dtype, stored, limits = types
+    data = None
+    b = U32(buf, pos + o_buffer)[0] if o_buffer else 0
+    if b >= len(buffers):
+        raise Irregular
+    if b:
+        at = buffers[b]
+        f = rows.fields(at)
+        if f[BUFFER_OFFSET] and U64(buf, at + f[BUFFER_OFFSET])[0] > 1:
+            raise Irregular  # data after the flatbuffer
+        start, n = rows.vector(at + f[BUFFER_DATA], 1) if f[BUFFER_DATA] else (0, 0)
+        if n:
+            if n != elements * dtype.itemsize:
+                raise Irregular
+            data = np.frombuffer(buf, stored, elements, start).reshape(shape)
+            if data.dtype != dtype or not data.flags.aligned:  # a big-endian machine, an odd position
+                data = data.astype(dtype)
+                data.flags.writeable = False
+    quant = None
+    if o_quant:
+        at = pos + o_quant
+        at += U32(buf, at)[0]
+        f = rows.fields(at)
+        start, n = rows.vector(at + f[QUANT_SCALE], 4) if f[QUANT_SCALE] else (0, 0)
+        if n:
+            scale = rows.unpack("f", n)(buf, start)
+            zeros, m = rows.vector(at + f[QUANT_ZERO_POINT], 8) if f[QUANT_ZERO_POINT] else (0, 0)
+            zero_point = rows.unpack("q", m)(buf, zeros) if m else ()
+            axis = I32(buf, at + f[QUANT_DIMENSION])[0] if f[QUANT_DIMENSION] else 0
+            if limits is not None:  # an integer tensor's, checked as check_tensor_quantization does (else _tensor says why)
+                if not (m == n and 0 <= axis < max(len(shape), 1) and (n == 1 or (shape and shape[axis] == n))):
+                    raise Irregular
+                if n == 1:
+                    if not (0.0 < scale[0] < math.inf and limits[0] <= zero_point[0] <= limits[1]):
+                        raise Irregular
+                elif n < 64:  # per channel: a few values, in Python (a NaN makes the sum NaN)
+                    total = sum(scale)
+                    if not (min(scale) > 0 and max(scale) < math.inf and total == total
+                            and min(zero_point) >= limits[0] and max(zero_point) <= limits[1]):
+                        raise Irregular
+                else:  # many: the values in the file's bytes, with numpy
+                    scales, points = np.frombuffer(buf, "<f4", n, start), np.frombuffer(buf, "<i8", n, zeros)
+                    if not ((scales > 0).all() and (scales < np.inf).all() and points.min() >= limits[0]
+                            and points.max() <= limits[1]):
+                        raise Irregular
+            quant = Quantization(scale, zero_point, axis)
+    return TensorSpec(i, name, shape, dtype, data, quant)
+
+
 def _index_vector(r: _Reader, m: Any, kind: str, field: str) -> Optional[np.ndarray[Any, Any]]:
     """A DimensionMetadata's ``array_segments`` or ``array_indices`` (``kind``: "Segments"
     or "Indices"): a union of Int32Vector, Uint16Vector, Uint8Vector; None when absent."""
@@ -530,6 +638,71 @@ def _operator(r: _Reader, tb: Tables, pos: int, f: Tuple[int, ...], i: int, code
     return OperatorSpec(i, name, inputs, outputs, tuple(options.items()), intermediates)
 
 
+def _operators(r: _Reader, tb: Tables, rows: Optional[Rows], positions: Tuple[int, ...], fields: List[Tuple[int, ...]],
+               codes: List[int], opcodes: Tuple[str, ...], num_tensors: int) -> List[OperatorSpec]:
+    """The operators of the Operator tables at ``positions`` (their field offsets, padded as
+    :meth:`.flatbuffer_tables.Rows.fields` gives them, and opcode indices read already), as
+    :func:`_operator` reads them: each by :func:`_operator_row`, or, where that does not take
+    it (intermediates, custom options, an option read through the package's class, anything
+    malformed), by :func:`_operator`, which refuses it by name."""
+    out = []
+    for i, (pos, f, code) in enumerate(zip(positions, fields, codes)):
+        try:
+            if rows is None:
+                raise Irregular
+            out.append(_operator_row(rows, pos, f, i, opcodes[code], num_tensors))
+        except _IRREGULAR:
+            out.append(_named(f"operator #{i} {opcodes[code]}", _operator, r, tb, pos, tb.fields(pos), i, code,
+                              opcodes, num_tensors))
+    return out
+
+
+def _operator_row(rows: Rows, pos: int, f: Tuple[int, ...], i: int, name: str, num_tensors: int) -> OperatorSpec:
+    """The operator of the Operator table at ``pos`` read with :class:`.flatbuffer_tables.Rows`,
+    every check of :func:`_operator` made; Irregular (or what ``struct`` raises) for one it
+    leaves to :func:`_operator`."""
+    if name in INTERMEDIATE_OPCODES or name.startswith("CUSTOM:"):
+        raise Irregular
+    inputs = rows.numbers(pos + f[OP_INPUTS], "i") if f[OP_INPUTS] else ()
+    outputs = rows.numbers(pos + f[OP_OUTPUTS], "i") if f[OP_OUTPUTS] else ()
+    if (inputs and (min(inputs) < -1 or max(inputs) >= num_tensors)) or \
+            (outputs and (min(outputs) < 0 or max(outputs) >= num_tensors)):
+        raise Irregular
+    options: Tuple[Tuple[str, object], ...] = ()
+    table = OPTION_TABLES.get(name)
+    if table is not None and f[OP_OPTIONS]:
+        at = pos + f[OP_OPTIONS]
+        at += U32(rows.buf, at)[0]
+        code, read = _option_readers(table[0], table[1])
+        kind = rows.buf[pos + f[OP_OPTIONS_TYPE]] if f[OP_OPTIONS_TYPE] else 0
+        if kind != code:
+            raise Irregular
+        offsets = rows.fields(at)
+        options = tuple((key, (unpack(rows.buf, at + offsets[k])[0] if offsets[k] else default) if enum is None
+                         else enum[unpack(rows.buf, at + offsets[k])[0] if offsets[k] else default])
+                        for key, k, unpack, default, enum in read)
+    return OperatorSpec(i, name, inputs, outputs, options)
+
+
+_OPTION_READERS: Dict[str, Tuple[int, Tuple[Tuple[str, int, Any, Any, Optional[Dict[int, Any]]], ...]]] = {}
+
+
+def _option_readers(table: str, fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]
+                    ) -> Tuple[int, Tuple[Tuple[str, int, Any, Any, Optional[Dict[int, Any]]], ...]]:
+    """(union code, per field of OPTION_TABLES' row: name, field number, ``struct`` read,
+    default, enum map) of an option table read straight from the file (:data:`OPTION_FIELDS`);
+    Irregular for one with a field read through the package's class."""
+    readers = _OPTION_READERS.get(table)
+    if readers is None:
+        direct = OPTION_FIELDS.get(table)
+        if direct is None or any(accessor not in direct[1] for _, accessor, _ in fields):
+            raise Irregular
+        readers = _OPTION_READERS[table] = (direct[0], tuple(
+            (name, direct[1][accessor][0], struct.Struct("<" + direct[1][accessor][1]).unpack_from,
+             direct[1][accessor][2], enum) for name, accessor, enum in fields))
+    return readers
+
+
 def _opcode_name(r: _Reader, tb: Tables, pos: int, j: int) -> str:
     """The name of the OperatorCode table at ``pos`` (as the package's ``BuiltinCode()``:
     the int8 deprecated field below :data:`PLACEHOLDER_FOR_GREATER_OP_CODES`)."""
@@ -577,7 +750,9 @@ def _named(what: str, read: Callable[..., _T], *args: Any) -> _T:
         raise ModelFormatError(f"{what}: {e}") from None
 
 
-def _read(r: _Reader) -> ModelSpec:
+def _read(r: _Reader, rows: Optional[Rows]) -> ModelSpec:
+    """The ModelSpec of the file; ``rows``: the tensors and operators read row by row where they
+    can be (None: every table field by field, the path that names what is malformed)."""
     from .tflite_quantization import check_quantization
 
     if r.size < 8:
@@ -601,16 +776,23 @@ def _read(r: _Reader) -> ModelSpec:
     sub = subgraphs[0]
     sf = _named("subgraph #0", tb.fields, sub)
     op_tables = _named("operators", tb.tables, sub, sf, SUBGRAPH_OPERATORS)
-    op_fields = [_named(f"operator #{i}", tb.fields, pos) for i, pos in enumerate(op_tables)]
-    codes = [r.index(_named(f"operator #{i} opcode_index", tb.scalar, pos, f, OP_OPCODE_INDEX, "I"), len(opcodes),
-                     f"operator #{i} opcode_index") for i, (pos, f) in enumerate(zip(op_tables, op_fields))]
+    try:  # each operator's fields and opcode index, else read again one by one: the first that fails is named
+        if rows is None:
+            raise Irregular
+        op_fields = [rows.fields(pos) for pos in op_tables]
+        codes = [U32(r.buf, pos + f[OP_OPCODE_INDEX])[0] if f[OP_OPCODE_INDEX] else 0
+                 for pos, f in zip(op_tables, op_fields)]
+        if codes and max(codes) >= len(opcodes):
+            raise Irregular
+    except _IRREGULAR:
+        op_fields = [_named(f"operator #{i}", tb.fields, pos) for i, pos in enumerate(op_tables)]
+        codes = [r.index(_named(f"operator #{i} opcode_index", tb.scalar, pos, f, OP_OPCODE_INDEX, "I"), len(opcodes),
+                         f"operator #{i} opcode_index") for i, (pos, f) in enumerate(zip(op_tables, op_fields))]
     _refuse_state_and_control_flow([opcodes[c] for c in codes], len(subgraphs))
-    read_tensors = [_named(f"tensor #{i}", _tensor, r, tb, pos, i, buffers)
-                    for i, pos in enumerate(_named("tensors", tb.tables, sub, sf, SUBGRAPH_TENSORS))]
+    read_tensors = _tensors(r, tb, rows, _named("tensors", tb.tables, sub, sf, SUBGRAPH_TENSORS), buffers)
     tensors = tuple(t for t, _ in read_tensors)
     nt = len(tensors)
-    ops = tuple(_named(f"operator #{i} {opcodes[codes[i]]}", _operator, r, tb, pos, f, i, codes[i], opcodes, nt)
-                for i, (pos, f) in enumerate(zip(op_tables, op_fields)))
+    ops = tuple(_operators(r, tb, rows, op_tables, op_fields, codes, opcodes, nt))
     inputs = tuple(r.index(t, nt, "subgraph input") for t in _named("subgraph inputs", tb.numbers, sub, sf,
                                                                       SUBGRAPH_INPUTS, "i"))
     outputs = tuple(r.index(t, nt, "subgraph output") for t in _named("subgraph outputs", tb.numbers, sub, sf,
@@ -674,10 +856,15 @@ def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]
     for well-formed content this library cannot represent, OSError when the file cannot be read
     (:func:`model_bytes`).
     """
-    data = model_bytes(source)
+    return _read_model(model_bytes(source))
+
+
+def _read_model(data: bytes, rows: bool = True) -> ModelSpec:
+    """:func:`read_model` of the file's bytes; ``rows`` False: every table read field by field
+    (:func:`_read`; the tests compare the two)."""
     r = _Reader(data)
     try:
-        return _read(r)
+        return _read(r, Rows(data) if rows else None)
     except AclNdarrayError:
         raise
     except Exception as e:  # the flatbuffer runtime trusts the file (struct.error, IndexError, ...): wrap it

@@ -38,8 +38,9 @@ _LOADED: Dict[str, ModuleType] = {}
 _DIRECTORY: list = []
 
 
-def _directory() -> str:
-    """The installed package's directory (found without importing it)."""
+def package_directory() -> str:
+    """The installed package's directory, found once without importing it (ImportError where
+    it is not installed)."""
     if not _DIRECTORY:
         spec = importlib.util.find_spec(_PACKAGE)
         if spec is None or not spec.submodule_search_locations:
@@ -53,7 +54,7 @@ def require_package() -> None:
     (``sys.modules["tflite"] = None``: Python's way of hiding a package, which the tests use)."""
     if _PACKAGE in sys.modules and sys.modules[_PACKAGE] is None:
         raise ImportError("import of tflite halted; None in sys.modules")
-    _directory()
+    package_directory()
 
 
 def _import(name: str, globals=None, locals=None, fromlist=(), level: int = 0):
@@ -116,7 +117,7 @@ def module(name: str) -> ModuleType:
         loaded = _LOADED.get(name)
         if loaded is not None:
             return loaded
-        path = os.path.join(_directory(), name + ".py")
+        path = os.path.join(package_directory(), name + ".py")
         if not name.isidentifier() or not os.path.isfile(path):
             raise ImportError(f"the 'tflite' package has no module {name!r}")
         spec = importlib.util.spec_from_file_location(f"acl_bridge._tflite_schema.{name}", path)
@@ -152,4 +153,4 @@ class _Schema:
 
 SCHEMA = _Schema()
 
-__all__ = ["SCHEMA", "module", "require_package", "flatbuffers_namespace"]
+__all__ = ["SCHEMA", "module", "require_package", "package_directory", "flatbuffers_namespace"]

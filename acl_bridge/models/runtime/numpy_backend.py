@@ -110,7 +110,8 @@ def _plan_of(model, model_cache, fallback: bool):
     kept, plans, data, seconds = read_plan_cached(model, model_cache)
     if kept is not None:
         return kept, kept_report(plans, seconds)  # type: ignore[arg-type]
-    spec, report = read_model_cached(data, model_cache, dequantized=True, keep=plans is None)
+    spec, report = read_model_cached(data, model_cache, dequantized=True, keep=plans is None,
+                                     model_md5=None if plans is None else plans.key["model_md5"])  # type: ignore[arg-type]
     plan = plan_model(spec, fallback=fallback)
     if plans is not None:  # what the runner's report says too
         report = dataclasses.replace(report, reason=f"{report.reason}; {plans.save(plan)}")

@@ -319,8 +319,9 @@ class TfliteRunner:
                 if kept_plan is not None:
                     plan, self.model_cache = kept_plan, kept_report(plans, seconds)  # type: ignore[arg-type]
                 else:  # its constant DEQUANTIZEs folded; kept in the plan's file (below) where plans are kept
-                    spec, self.model_cache = read_model_cached(data, model_cache, dequantized=True,
-                                                               keep=plans is None)
+                    spec, self.model_cache = read_model_cached(
+                        data, model_cache, dequantized=True, keep=plans is None,
+                        model_md5=None if plans is None else plans.key["model_md5"])  # type: ignore[arg-type]
             if kept_plan is None:
                 with phase("lower"):  # and kept for the next start (encoded, read back, compared, written)
                     self._replan_from = spec
