@@ -27,6 +27,7 @@ Measurements: docs/performance.md, "Start-up".
 from __future__ import annotations
 
 import functools
+import json
 import os
 import time
 import warnings
@@ -36,7 +37,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from ..._version import __version__
-from ...user_cache import CacheFileRejected, sources_stamp, write_atomically
+from ...user_cache import SEAL, CacheFileRejected, sources_stamp, write_atomically
 from ..lowering import Step
 from ..format.model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
                           encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
@@ -106,6 +107,11 @@ _NESTED = (list, dict)
 def encode(plan: Plan, key: Dict[str, object]) -> bytes:
     """The cache file of ``plan`` under ``key`` (TypeError/ValueError for a plan that has no
     plain-value form)."""
+    return _encoded(plan, key)[0]
+
+
+def _encoded(plan: Plan, key: Dict[str, object]) -> Tuple[bytes, Dict[str, object]]:
+    """(:func:`encode`'s file, the JSON head written in it)."""
     data = _Data()
     model = encode_spec(plan.model, data)
     owners = {t.data.__array_interface__["data"][0]: t for t in plan.model.tensors
@@ -126,7 +132,15 @@ def encode(plan: Plan, key: Dict[str, object]) -> bytes:
             "padding_kept": list(plan.padding_kept), "folded_pads": [list(p) for p in plan.folded_pads],
             "fallbacks": [[f.op_index, f.opcode, list(f.inputs), list(f.outputs), f.kind, f.reason]
                           for f in plan.fallbacks]}
-    return data.sealed(MAGIC, head)
+    return data.sealed(MAGIC, head), head
+
+
+def _head_reads_back(blob: bytes, head: Dict[str, object]) -> bool:
+    """Whether the JSON head sealed in ``blob`` parses back equal to ``head``, what
+    :func:`_encoded` wrote (a NaN parameter does not: it equals nothing, itself included)."""
+    start = len(MAGIC) + SEAL.size
+    _, head_len, _, _ = SEAL.unpack_from(blob, len(MAGIC))
+    return bool(json.loads(blob[start:start + head_len]) == head)
 
 
 def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
@@ -235,14 +249,17 @@ class PlanCache:
         return None
 
     def save(self, plan: Plan) -> str:
-        """Keep ``plan`` when it reads back as itself; what happened, as text (never raises:
-        a directory that cannot be written is a warning)."""
+        """Keep ``plan`` when its file reads back as itself; what happened, as text (never
+        raises: a directory that cannot be written is a warning). Checked: every value has a
+        plain form (:func:`_plain`) and the file's JSON head parses back equal to what was
+        written; the rest of the file (the constants' bytes, dtypes and shapes) is exact by
+        construction, and the decoder gives back the plan lowered on every fetched model
+        (tests/models/test_plan_cache.py): the plan is not decoded again here."""
         try:
-            blob = encode(plan, self.key)
-            back = decode(memoryview(bytes(blob)), self.key)
-        except (TypeError, ValueError, CacheFileRejected) as e:
+            blob, head = _encoded(plan, self.key)
+        except (TypeError, ValueError) as e:
             return f"plan not kept: it has no plain-value form ({type(e).__name__}: {e})"
-        if not same_plan(plan, back):
+        if not _head_reads_back(blob, head):
             return "plan not kept: it does not read back as itself"
         try:
             write_atomically(self.path, blob)
