@@ -39,7 +39,7 @@ import numpy as np
 from ..._version import __version__
 from ...user_cache import SEAL, CacheFileRejected, sources_stamp, write_atomically
 from ..lowering import Step
-from ..format.model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
+from ..format.model_cache import (_INLINE_NUMBERS, ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
                           encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
 from ..format.tflite_reader import model_bytes
 from .tflite_plan import Fallback, Plan, View
@@ -83,11 +83,17 @@ def _plain(v: Any, data: _Data) -> Any:
     part (:meth:`.model_cache._Data.numbers`: int8 models carry per-channel scales here);
     TypeError for a value JSON has no form for."""
     if type(v) is tuple:
-        packed = data.numbers(v)
-        return packed if type(packed) is dict else [_plain(x, data) for x in v]
-    if v is None or type(v) in (bool, int, float, str):
+        if len(v) > _INLINE_NUMBERS:
+            packed = data.numbers(v)
+            if type(packed) is dict:
+                return packed
+        return [x if type(x) in _SCALARS else _plain(x, data) for x in v]  # (no call per scalar)
+    if type(v) in _SCALARS:
         return v
     raise TypeError(f"a step parameter holds a {type(v).__name__} ({v!r}), which has no plain-value form")
+
+
+_SCALARS = frozenset((bool, int, float, str, type(None)))
 
 
 def _tuples(v: Any, data: Union[bytes, memoryview], memo: Dict[tuple, tuple]) -> Any:
