@@ -224,19 +224,22 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
     """Tensors (each at its own index) as columns, their constants' bytes (little-endian) added
     to ``data``; ValueError for a tensor out of place."""
     dtypes: Dict[str, int] = {}
-    out: Dict[str, list] = {"names": [], "shapes": [], "dtypes": [], "data": [], "quantization": []}
+    codes: Dict[np.dtype, int] = {}  # (a model has a few dtypes: each one's text made once)
+    names, shapes, kinds, where, quants = [], [], [], [], []
     for k, t in enumerate(tensors):
         if t.index != k:
             raise ValueError(f"tensor #{t.index} {t.name!r} stands at position {k}")
-        out["names"].append(t.name)
-        out["shapes"].append(list(t.shape))
-        out["dtypes"].append(dtypes.setdefault(t.dtype.str, len(dtypes)))
+        names.append(t.name)
+        shapes.append(list(t.shape))
+        code = codes.get(t.dtype)
+        if code is None:
+            code = codes[t.dtype] = dtypes.setdefault(t.dtype.str, len(dtypes))
+        kinds.append(code)
         q = t.quantization
-        out["quantization"].append(None if q is None else [data.numbers(q.scale), data.numbers(q.zero_point),
-                                                           q.quantized_dimension])
-        out["data"].append(None if t.data is None else data.add_array(t.data))
-    out["dtype_table"] = list(dtypes)
-    return out
+        quants.append(None if q is None else [data.numbers(q.scale), data.numbers(q.zero_point), q.quantized_dimension])
+        where.append(None if t.data is None else data.add_array(t.data))
+    return {"names": names, "shapes": shapes, "dtypes": kinds, "data": where, "quantization": quants,
+            "dtype_table": list(dtypes)}
 
 
 def _run(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, tuple]], code: str,
