@@ -20,6 +20,7 @@ from acl_bridge.user_cache import SEAL  # noqa: E402
 from .conftest import model_file  # noqa: E402
 from .tiny_tflite import X, one_operator_model  # noqa: E402
 
+# (every fetched model, on the host: tests/models/test_plan_round_trip.py)
 MODELS = ["face_detection_front", "face_detection_full_range", "face_landmark", "visual_wake_words",
           "keyword_spotting_alexa", "image_classification", "fingerprint_signature_generator"]
 
@@ -63,7 +64,11 @@ def assert_same_fields(a, b, where="plan"):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_a_kept_plan_is_the_lowered_plan(name, tmp_path):
-    path = model_file(name)
+    check_kept_plan(model_file(name), tmp_path)
+
+
+def check_kept_plan(path, tmp_path):
+    """The plan kept for the model at ``path`` and read back is the plan lowered."""
     _keep(path, tmp_path)
     plan, kept, _, _ = pc.read_plan_cached(path, tmp_path)
     lowered = _lowered(path)
@@ -153,6 +158,30 @@ def test_a_plan_file_of_another_model_is_never_used(tmp_path):
     with pytest.warns(ModelCacheWarning, match="the file is for"):
         plan, _, _, _ = pc.read_plan_cached(b, tmp_path / "b")
     assert plan is None
+
+
+def test_a_first_start_keeps_its_plan_without_decoding_it(tmp_path, monkeypatch):
+    def decode(*args):
+        raise AssertionError("the plan was decoded at save")
+
+    monkeypatch.setattr(pc, "decode", decode)
+    data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    kept = _keep(data, tmp_path)
+    monkeypatch.undo()
+    plan, _, _, _ = pc.read_plan_cached(data, tmp_path)
+    assert pc.same_plan(plan, _lowered(data)) and kept.path.exists()
+
+
+def test_a_model_value_json_gives_back_otherwise_is_not_kept(tmp_path):
+    """An operator option holding a tuple (JSON gives back a list): the head written does not
+    parse back equal to itself, so the plan is not kept (its model would come back changed)."""
+    data = one_operator_model("ADD", (1, 2, 2, 3), (1, 2, 2, 3), (X, np.full((1, 2, 2, 3), 0.5, np.float32)))
+    _, kept, _, _ = pc.read_plan_cached(data, tmp_path)
+    lowered = _lowered(data)
+    op = lowered.model.operators[0]
+    model = dataclasses.replace(lowered.model, operators=(dataclasses.replace(op, options=op.options + (("odd", (1, 2)),)),))
+    assert kept.save(dataclasses.replace(lowered, model=model)) == "plan not kept: it does not read back as itself"
+    assert not os.path.exists(kept.path)
 
 
 def test_a_plan_that_does_not_read_back_as_itself_is_not_kept(tmp_path):

@@ -48,7 +48,7 @@ import numpy as np
 from ndarray.errors import ArgumentTypeError
 
 from ..._version import __version__
-from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
+from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal_parts,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_schema import package_directory
@@ -155,8 +155,10 @@ class _Data:
 
     def add_array(self, value: np.ndarray) -> List[int]:
         """Append an array's elements, little-endian (the file's order on any machine); its
-        [offset, length] in the data part (read back by :func:`array_at`)."""
-        return self.add(np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes())
+        [offset, length] in the data part (read back by :func:`array_at`). A contiguous
+        little-endian array is appended as a view of its own memory: copied once, into the file."""
+        little = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
+        return self.add(memoryview(little).cast("B") if little.size else b"")
 
     def numbers(self, values: Sequence[Any]) -> Any:
         """``values`` (a list or tuple) as JSON: as it is when short or not all of one type,
@@ -178,7 +180,7 @@ class _Data:
         header = json.dumps(head, separators=(",", ":")).encode()
         before_data = len(magic) + SEAL.size + len(header)
         header += b" " * (_align(before_data) - before_data)
-        return seal(magic, FORMAT_VERSION, header, b"".join(self.chunks))
+        return seal_parts(magic, FORMAT_VERSION, header, self.chunks)
 
 
 _INLINE_NUMBERS = 8  # a list of numbers longer than this goes to the data part (_Data.numbers)
@@ -227,19 +229,22 @@ def encode_tensors(tensors: Sequence[TensorSpec], data: _Data) -> Dict[str, list
     """Tensors (each at its own index) as columns, their constants' bytes (little-endian) added
     to ``data``; ValueError for a tensor out of place."""
     dtypes: Dict[str, int] = {}
-    out: Dict[str, list] = {"names": [], "shapes": [], "dtypes": [], "data": [], "quantization": []}
+    codes: Dict[np.dtype, int] = {}  # (a model has a few dtypes: each one's text made once)
+    names, shapes, kinds, where, quants = [], [], [], [], []
     for k, t in enumerate(tensors):
         if t.index != k:
             raise ValueError(f"tensor #{t.index} {t.name!r} stands at position {k}")
-        out["names"].append(t.name)
-        out["shapes"].append(list(t.shape))
-        out["dtypes"].append(dtypes.setdefault(t.dtype.str, len(dtypes)))
+        names.append(t.name)
+        shapes.append(list(t.shape))
+        code = codes.get(t.dtype)
+        if code is None:
+            code = codes[t.dtype] = dtypes.setdefault(t.dtype.str, len(dtypes))
+        kinds.append(code)
         q = t.quantization
-        out["quantization"].append(None if q is None else [data.numbers(q.scale), data.numbers(q.zero_point),
-                                                           q.quantized_dimension])
-        out["data"].append(None if t.data is None else data.add_array(t.data))
-    out["dtype_table"] = list(dtypes)
-    return out
+        quants.append(None if q is None else [data.numbers(q.scale), data.numbers(q.zero_point), q.quantized_dimension])
+        where.append(None if t.data is None else data.add_array(t.data))
+    return {"names": names, "shapes": shapes, "dtypes": kinds, "data": where, "quantization": quants,
+            "dtype_table": list(dtypes)}
 
 
 def _run(v: Any, data: Union[bytes, memoryview], memo: Optional[Dict[tuple, tuple]], code: str,

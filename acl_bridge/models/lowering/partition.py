@@ -82,9 +82,11 @@ def _gate(op: OperatorSpec, model: ModelSpec, acl_refused: Mapping[int, str]) ->
 
 def decide(op: OperatorSpec, model: ModelSpec, acl_refused: Mapping[int, str] = {}) -> Decision:
     """ACL or fallback for ``op`` of ``model``, with the reason (the module's text)."""
-    gated = _gate(op, model, acl_refused)
-    if gated is not None:
-        return gated
+    return _gate(op, model, acl_refused) or _lowered(op, model)
+
+
+def _lowered(op: OperatorSpec, model: ModelSpec) -> Decision:
+    """The decision of the rule itself, for an operator its gate let through."""
     try:
         return Decision(op.index, op.opcode, tuple(rule_for(op.opcode).lower(op, model)))
     except UnsupportedModelError as e:
@@ -95,11 +97,12 @@ def partition(model: ModelSpec, acl_refused: Mapping[int, str] = {}, strict: boo
     """:func:`decide` for every operator of ``model``, in graph order. Every operator's type
     gate runs before any rule (a dtype refusal is reported before a rule's format error);
     ``strict``: a model with refused operators is raised (UnsupportedModelError) instead of
-    recorded, naming every refused operator with its reason, not only the first."""
+    recorded, naming every refused operator with its reason, not only the first. Each gate
+    runs once: an operator it lets through meets its rule alone (what :func:`decide` does)."""
     gated = [_gate(op, model, acl_refused) for op in model.operators]
     if strict:
         _refuse_all([d for d in gated if d is not None], model)
-    out = tuple(d or decide(op, model, acl_refused) for op, d in zip(model.operators, gated))
+    out = tuple(d or _lowered(op, model) for op, d in zip(model.operators, gated))
     if strict:
         _refuse_all([d for d in out if not d.on_acl], model)
     return out

@@ -132,16 +132,16 @@ def weights_q(op: OperatorSpec, w: TensorSpec, axis: int) -> Q:
     if q.quantized_dimension != axis or len(q.scale) != w.shape[axis]:
         raise malformed(op, f"weights tensor #{w.index} {w.name!r}: {len(q.scale)} scales on axis "
                             f"{q.quantized_dimension}, expected {w.shape[axis]} on axis {axis} (output channels)")
-    if any(z != 0 for z in q.zero_point):
+    if any(q.zero_point):
         raise refuse(op, f"per-channel weights tensor #{w.index} {w.name!r} with nonzero zero points")
-    return tuple(float(s) for s in q.scale), 0
+    return tuple(np.asarray(q.scale, np.float64).tolist()), 0  # Python floats, in one pass
 
 
 def bias_q(x: Tuple[float, int], w: Q) -> Q:
     """The int32 bias's quantization: input scale x weight scale(s), zero point 0."""
     s = w[0]
-    if isinstance(s, tuple):
-        return tuple(float(np.float64(x[0]) * v) for v in s), 0
+    if isinstance(s, tuple):  # the same float64 products, in one pass
+        return tuple((np.asarray(s, np.float64) * np.float64(x[0])).tolist()), 0
     return float(np.float64(x[0]) * s), 0
 
 

@@ -31,14 +31,16 @@ def fold_constants(model: ModelSpec) -> ModelSpec:
     tensors = list(model.tensors)
     kept: List[OperatorSpec] = []
     graph_outputs = set(model.outputs)
+    current = model  # the model with the constants folded so far (made again only after a fold)
     for op in model.operators:
-        values = _folded(op, dataclasses.replace(model, tensors=tuple(tensors)), graph_outputs)
+        values = _folded(op, current, graph_outputs)
         if values is None:
             kept.append(op)
             continue
         for i, value in values.items():
             value.flags.writeable = False
             tensors[i] = dataclasses.replace(tensors[i], data=value)
+        current = dataclasses.replace(model, tensors=tuple(tensors))
     if len(kept) == len(model.operators):
         return model
     return dataclasses.replace(model, tensors=tuple(tensors), operators=tuple(kept))

@@ -27,6 +27,7 @@ Measurements: docs/performance.md, "Start-up".
 from __future__ import annotations
 
 import functools
+import json
 import os
 import time
 import warnings
@@ -36,9 +37,9 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from ..._version import __version__
-from ...user_cache import CacheFileRejected, sources_stamp, write_atomically
+from ...user_cache import SEAL, CacheFileRejected, sources_stamp, write_atomically
 from ..lowering import Step
-from ..format.model_cache import (ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
+from ..format.model_cache import (_INLINE_NUMBERS, ModelCacheReport, ModelCacheWarning, _Data, _tflite_version, array_at, cache_dir, decode_spec,
                           encode_spec, file_name, model_hash, numbers, read_aligned, unseal_file, _why)
 from ..format.tflite_reader import model_bytes
 from .tflite_plan import Fallback, Plan, View
@@ -82,11 +83,17 @@ def _plain(v: Any, data: _Data) -> Any:
     part (:meth:`.model_cache._Data.numbers`: int8 models carry per-channel scales here);
     TypeError for a value JSON has no form for."""
     if type(v) is tuple:
-        packed = data.numbers(v)
-        return packed if type(packed) is dict else [_plain(x, data) for x in v]
-    if v is None or type(v) in (bool, int, float, str):
+        if len(v) > _INLINE_NUMBERS:
+            packed = data.numbers(v)
+            if type(packed) is dict:
+                return packed
+        return [x if type(x) in _SCALARS else _plain(x, data) for x in v]  # (no call per scalar)
+    if type(v) in _SCALARS:
         return v
     raise TypeError(f"a step parameter holds a {type(v).__name__} ({v!r}), which has no plain-value form")
+
+
+_SCALARS = frozenset((bool, int, float, str, type(None)))
 
 
 def _tuples(v: Any, data: Union[bytes, memoryview], memo: Dict[tuple, tuple]) -> Any:
@@ -106,6 +113,11 @@ _NESTED = (list, dict)
 def encode(plan: Plan, key: Dict[str, object]) -> bytes:
     """The cache file of ``plan`` under ``key`` (TypeError/ValueError for a plan that has no
     plain-value form)."""
+    return _encoded(plan, key)[0]
+
+
+def _encoded(plan: Plan, key: Dict[str, object]) -> Tuple[bytes, Dict[str, object]]:
+    """(:func:`encode`'s file, the JSON head written in it)."""
     data = _Data()
     model = encode_spec(plan.model, data)
     owners = {t.data.__array_interface__["data"][0]: t for t in plan.model.tensors
@@ -126,7 +138,15 @@ def encode(plan: Plan, key: Dict[str, object]) -> bytes:
             "padding_kept": list(plan.padding_kept), "folded_pads": [list(p) for p in plan.folded_pads],
             "fallbacks": [[f.op_index, f.opcode, list(f.inputs), list(f.outputs), f.kind, f.reason]
                           for f in plan.fallbacks]}
-    return data.sealed(MAGIC, head)
+    return data.sealed(MAGIC, head), head
+
+
+def _head_reads_back(blob: bytes, head: Dict[str, object]) -> bool:
+    """Whether the JSON head sealed in ``blob`` parses back equal to ``head``, what
+    :func:`_encoded` wrote (a NaN parameter does not: it equals nothing, itself included)."""
+    start = len(MAGIC) + SEAL.size
+    _, head_len, _, _ = SEAL.unpack_from(blob, len(MAGIC))
+    return bool(json.loads(blob[start:start + head_len]) == head)
 
 
 def decode(blob: Union[bytes, memoryview], key: Dict[str, object]) -> Plan:
@@ -235,14 +255,17 @@ class PlanCache:
         return None
 
     def save(self, plan: Plan) -> str:
-        """Keep ``plan`` when it reads back as itself; what happened, as text (never raises:
-        a directory that cannot be written is a warning)."""
+        """Keep ``plan`` when its file reads back as itself; what happened, as text (never
+        raises: a directory that cannot be written is a warning). Checked: every value has a
+        plain form (:func:`_plain`) and the file's JSON head parses back equal to what was
+        written; the rest of the file (the constants' bytes, dtypes and shapes) is exact by
+        construction, and the decoder gives back the plan lowered on every fetched model
+        (tests/models/test_plan_cache.py): the plan is not decoded again here."""
         try:
-            blob = encode(plan, self.key)
-            back = decode(memoryview(bytes(blob)), self.key)
-        except (TypeError, ValueError, CacheFileRejected) as e:
+            blob, head = _encoded(plan, self.key)
+        except (TypeError, ValueError) as e:
             return f"plan not kept: it has no plain-value form ({type(e).__name__}: {e})"
-        if not same_plan(plan, back):
+        if not _head_reads_back(blob, head):
             return "plan not kept: it does not read back as itself"
         try:
             write_atomically(self.path, blob)
