@@ -33,7 +33,7 @@ from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision
 from .executor import (Call, acl_identity, call_layouts, decide, describe_request, in_place_desc, layouts_rejected,
-                       negotiate_padding, negotiated_descs, origin_of)
+                       negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
 from .native import require_native
@@ -174,7 +174,7 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
             continue
         a, shape = call.arrays[role], spec[0]
         pad = pad.for_rank(len(shape))
-        if (r is None or r.info is None or r.acl_padding != pad or origin_of(a) is not Origin.BRIDGE  # type: ignore
+        if (r is None or r.acl_padding != pad or r.origin is not Origin.BRIDGE or r.info is None
                 or a.descriptor != padded_descriptor(shape, a.dtype, pad)):  # type: ignore[union-attr]
             return layouts_rejected(call.kind, call.params, negotiated_descs(bound.specs, bound.padding,
                                                                              call.backend))
