@@ -172,7 +172,9 @@ def _per_channel_checked(quantization: Any, axis: int) -> PerChannelQuantization
             and quantization[1] == 0 and type(quantization[0]) is tuple and quantization[0] \
             and all(type(s) is float and 0.0 < s < math.inf for s in quantization[0]):
         # a reader's (floats, 0): what the checks below accept and make, without numpy's calls
-        return PerChannelQuantization(quantization[0], int(axis))
+        q = PerChannelQuantization(quantization[0], int(axis))
+        object.__setattr__(q, "_exact", True)  # its scales' types just seen (_exact_per_channel)
+        return q
     try:
         scales, offset = quantization
         values = np.asarray(scales, dtype=np.float64).reshape(-1)
