@@ -186,13 +186,17 @@ def configure_recalled(recalls: Sequence[Recall]) -> Tuple[Optional[RecalledFunc
     return configure_kept([(r.cls, r.args, r.kwargs) for r in recalls], [r.decision for r in recalls])
 
 
-def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequence[Decision]
-                   ) -> Tuple[Optional[RecalledFunctions], str]:
+def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequence[Decision],
+                   decided_here: bool = False) -> Tuple[Optional[RecalledFunctions], str]:
     """Every function of ``calls`` ((class, tensors, keyword arguments), as its constructor
     would be given them, ``decided`` left out) made from ``decisions[k]`` in one native call, in
     order: (the functions, "") or, where any does not fit or ACL refuses, (None, why) and
     nothing made (module docstring). The kept records go to the native call as they are. An
-    output that is read-only raises ReadOnlyError, as its constructor would."""
+    output that is read-only raises ReadOnlyError, as its constructor would. ``decided_here``:
+    the decisions were made in this process from these very calls and arrays
+    (:func:`acl_bridge.configure_cold.decide_calls`), not read from a file: each call's
+    options, parameters and descriptions are then not compared with its decision again (the
+    rest is checked, natively too, as for kept ones)."""
     ffi, lib = require_native()
     n = len(calls)
     try:  # as the facts cache keeps them: as they are
@@ -234,9 +238,10 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
         kind = kept.heads[h][0]
         if roles is None or not (len(roles) == len(args) == len(kept.distinct_plans[p].tensors)):
             return None, f"function {i} ({kind}): {len(args)} tensors and a decision for the roles {roles}"
-        why, quant = _not_this_call(ffi, cls, args, kwargs, kept, i, contents, heads_wanted[h])
-        if why:
-            return None, f"function {i} ({kind}): its decision is not this call's: {why}"
+        if not decided_here:
+            why, quant = _not_this_call(ffi, cls, args, kwargs, kept, i, contents, heads_wanted[h])
+            if why:
+                return None, f"function {i} ({kind}): its decision is not this call's: {why}"
         layout_code = abi.DATA_LAYOUTS.get(kwargs.get("data_layout", "NCHW"), -1)
         if staged[p]:
             return None, f"function {i} ({kind}): its plan stages {list(staged[p])}"
@@ -260,6 +265,11 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
                 continue
             if role in outputs and a.readonly:  # ACL would write into memory nobody may write
                 raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
+            bases.append(a.base_ptr)
+            available.append(a.allocation.nbytes)
+            sizes.append(a.dtype.itemsize)
+            if decided_here:
+                continue
             q = quant.get(role)
             try:
                 expected.append(_expected_desc(a, layout_code, q, types, fmt, described))
@@ -268,9 +278,6 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
             given.append(t - 1)
             if q is not None and a.dtype == _INT8 and is_per_channel(q):  # a bias's scales stay in Python
                 per_channel[t - 1] = q.scales if isinstance(q, PerChannelQuantization) else q[0]  # type: ignore
-            bases.append(a.base_ptr)
-            available.append(a.allocation.nbytes)
-            sizes.append(a.dtype.itemsize)
     total = len(bases)
     if kept.desc_size != desc_size and any(x >= 0 for x in tensor_layouts):
         return None, f"the kept descriptions are of {kept.desc_size} bytes, this shim's of {desc_size}"
@@ -278,7 +285,8 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     if kept.desc_size == desc_size:  # the records as kept, zeros where absent
         ffi.memmove(descs, kept.desc_blob, total * desc_size)
         _clear_scales(ffi, descs, total, desc_size)  # a kept pointer is never used: NULL and no count
-        why = _descs_not_the_calls(kept, expected, given, per_channel, lambda k: _tensor_name(calls, kept, k))
+        why = "" if decided_here else _descs_not_the_calls(kept, expected, given, per_channel,
+                                                            lambda k: _tensor_name(calls, kept, k))
         if why:
             return None, why
     keep: list = []  # every cffi object the native call reads, alive until it returns

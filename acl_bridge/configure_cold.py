@@ -27,23 +27,50 @@ path says what ACL refused.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision
-from .executor import Call, acl_identity, call_layouts, decide, describe_request, in_place_desc, negotiate_padding
-from .mapping import _types
+from .executor import (Call, acl_identity, call_layouts, decide, describe_request, in_place_desc, layouts_rejected,
+                       negotiate_padding, negotiated_descs)
+from .layout import PaddingSize
+from .mapping import _types, padded_descriptor
 from .native import require_native
-from .plan import AclFacts, TensorRequest
+from .plan import AclFacts, Origin, TensorRequest
 from .tensor import desc_content
 
 
-def _call(cls: type, args: tuple, kwargs: dict) -> Call:
+class Bound(NamedTuple):
+    """A call as the model runner's padding negotiation bound and asked it
+    (:func:`acl_bridge.models.runtime.negotiation.negotiate`), kept for :func:`decide_calls`,
+    which would otherwise bind and ask again: ``call`` (kind, native parameters, quantization per role: what
+    :meth:`~acl_bridge.functions.AclFunction._prepare` takes as ``bound``), ``specs`` per
+    role, ``padding`` ACL asked for on resizable tensors, and whether validate() was asked on
+    exactly those layouts (``checked``; where not, the decision pass answers it: the function
+    made on its final layouts, or the question asked there)."""
+
+    call: tuple
+    specs: list
+    padding: Tuple[PaddingSize, ...]
+    checked: bool
+
+
+# the constructor's keywords that are not the kind's options nor its quantization: what a call
+# bound by the negotiation still takes (AclFunction._prepare)
+_CALL_KEYWORDS = frozenset(("data_layout", "allow_copy", "allow_padding_writes", "backend", "workspace"))
+
+
+def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -> Call:
     """The :class:`~acl_bridge.executor.Call` the constructor of ``cls`` would configure
-    (arguments bound and checked by its own first half), on a throw-away object."""
+    (arguments bound and checked by its own first half), on a throw-away object; with
+    ``bound``, the negotiation's binding of the same options and shapes instead of binding
+    them again."""
     f = cls.__new__(cls)
-    return f._prepare(args, **kwargs)  # type: ignore[attr-defined]
+    if bound is None:
+        return f._prepare(args, **kwargs)  # type: ignore[attr-defined]
+    return f._prepare(args, bound=bound.call,  # type: ignore[attr-defined]
+                      **{k: v for k, v in kwargs.items() if k in _CALL_KEYWORDS})
 
 
 class Decided:
@@ -95,12 +122,15 @@ def _descs(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
     return tuple(out)
 
 
-def decide_one(call: Call, memo: Optional[Decided] = None) -> Tuple[Optional[Decision], str]:
+def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound] = None
+               ) -> Tuple[Optional[Decision], str]:
     """The decision :func:`~acl_bridge.executor.configure` would make for ``call`` on a first
     start, and ""; or (None, why) where the one-call path cannot make it (a misaligned tensor
-    of the caller's, a plan that stages). ACL's refusals (AclError) propagate. ``memo``: what
+    of the caller's, a plan that stages, validate() refusing the negotiated layouts of a
+    negotiation that did not ask it). ACL's refusals (AclError) propagate. ``memo``: what
     earlier calls of the same pass made (:class:`Decided`; a call of a decided content takes
-    its decision)."""
+    its decision). ``bound``: the negotiation's :class:`Bound` of this call
+    (its padding is the answer asking again would give)."""
     ffi, _ = require_native()
     layouts = call_layouts(call)
     if layouts is None:
@@ -113,10 +143,17 @@ def decide_one(call: Call, memo: Optional[Decided] = None) -> Tuple[Optional[Dec
     made = memo.decisions.get(key)
     if made is not None:
         return made, ""
-    specs = [call.spec(r) for r in call.roles]
-    facts = AclFacts(required_padding=dict(zip(call.roles, negotiate_padding(call.kind, call.params, specs,
-                                                                             call.backend))))
+    if bound is None:
+        specs = [call.spec(r) for r in call.roles]
+        pads = negotiate_padding(call.kind, call.params, specs, call.backend)
+    else:
+        pads = bound.padding
+    facts = AclFacts(required_padding=dict(zip(call.roles, pads)))
     requests = _requests(call, layouts, qtypes, memo)
+    if bound is not None and not bound.checked:
+        refused = _negotiated_layouts_refused(call, bound, requests)
+        if refused is not None:
+            return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
     plan, facts = decide(call, facts, requests)
     if plan.staged:
         return None, f"{call.kind}: its plan stages {list(plan.staged)}"
@@ -126,12 +163,33 @@ def decide_one(call: Call, memo: Optional[Decided] = None) -> Tuple[Optional[Dec
     return made, ""
 
 
-def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None) -> Tuple[Optional[List[Decision]], str]:
+def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]]
+                                ) -> Optional[str]:
+    """ACL's "Insufficient Padding" message where validate() refuses the call's negotiated
+    layouts, else None: not asked where every tensor's final layout is its negotiated one (a
+    bridge buffer of exactly that padding: the one native call then makes the function on
+    those very layouts, and a refusal there negotiates again), asked of ACL otherwise."""
+    for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):
+        if spec is None:
+            continue
+        a, shape = call.arrays[role], spec[0]
+        pad = pad.for_rank(len(shape))
+        if (r is None or r.acl_padding != pad or r.origin is not Origin.BRIDGE or r.info is None
+                or a.descriptor != padded_descriptor(shape, a.dtype, pad)):  # type: ignore[union-attr]
+            return layouts_rejected(call.kind, call.params, negotiated_descs(bound.specs, bound.padding,
+                                                                             call.backend))
+    return None
+
+
+def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
+                 bound: Optional[Sequence[Optional[Bound]]] = None) -> Tuple[Optional[List[Decision]], str]:
     """Every call's first-start decision ((class, tensors, keyword arguments) as its
     constructor would be given them), in order: (decisions, "") or (None, why) at the first
     call the one-call path cannot take (:func:`decide_one`, or ACL's refusal: the
     one-at-a-time path raises it again, with the operator's name). ``step_of(k)``, where
-    given, is called before call ``k`` (the runner's profile attributes its questions)."""
+    given, is called before call ``k`` (the runner's profile attributes its questions).
+    ``bound``: per call, the negotiation's :class:`Bound` of it (None: bound
+    here)."""
     out: List[Decision] = []
     memo = Decided()
     for k, (cls, args, kwargs) in enumerate(calls):
@@ -139,8 +197,9 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None) -> Tup
             step_of(k)
         if not isinstance(cls, type):  # a stand-in for a function class: made one at a time
             return None, f"function {k}: {cls!r} is not a function class"
+        b = None if bound is None else bound[k]
         try:
-            decision, why = decide_one(_call(cls, args, kwargs), memo)
+            decision, why = decide_one(_call(cls, args, kwargs, b), memo, b)
         except AclNdarrayError as e:  # ACL's refusal, or arguments refused: the other path says it
             return None, f"function {k}: {e}"
         if decision is None:
@@ -149,4 +208,4 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None) -> Tup
     return out, ""
 
 
-__all__ = ["Decided", "decide_calls", "decide_one"]
+__all__ = ["Bound", "Decided", "decide_calls", "decide_one"]

@@ -54,6 +54,7 @@ MEMORY_PLAN = "memory_plan"
 
 _LOCAL = threading.local()
 _MISSING = object()
+_LATER = object()  # a question id made when the answers are kept (ConfigureSession.answers)
 
 
 def question_id(category: str, key: Hashable) -> str:
@@ -298,6 +299,9 @@ class ConfigureSession:
         self.descriptions: Dict[Hashable, object] = {}
         # this load's answers by question_id (asked of ACL or remembered from known), to keep
         self._by_id: Dict[str, Dict[str, object]] = defaultdict(dict)
+        # the keys of answers asked where ``known`` had none of their category: their ids are
+        # made when the answers are kept (:meth:`answers`), not on the load's path
+        self._unkeyed: list = []
 
     def _add(self, category: str, seconds: float) -> None:
         self.seconds[category] += seconds
@@ -315,11 +319,15 @@ class ConfigureSession:
             if k in self._answers:
                 self.reused[category] += 1
                 return self._answers[k]  # type: ignore[return-value]
-            try:
-                qid = question_id(*k)
-            except TypeError:  # content without a canonical text: kept for this load only
-                qid = None
-            answer = _MISSING if qid is None else self.known.get(category, {}).get(qid, _MISSING)
+            known = self.known.get(category)
+            if known is not None:  # an earlier process's answers to look in: the id now
+                try:
+                    qid = question_id(*k)
+                except TypeError:  # content without a canonical text: kept for this load only
+                    qid = None
+            else:  # the id only where the answers are kept (:meth:`answers`)
+                qid = _LATER
+            answer = _MISSING if qid is None or qid is _LATER else known.get(qid, _MISSING)  # type: ignore
             if answer is not _MISSING:  # (an answer that does not decode is absent: KeptAnswers)
                 self._answers[k] = answer
                 self._by_id[category][qid] = answer
@@ -333,12 +341,20 @@ class ConfigureSession:
             self._add(category, time.perf_counter() - t0)
         if k is not None:
             self._answers[k] = answer
-            if qid is not None:
+            if qid is _LATER:
+                self._unkeyed.append(k)
+            elif qid is not None:
                 self._by_id[category][qid] = answer
         return answer
 
     def answers(self) -> Dict[str, Dict[str, object]]:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
+        for k in self._unkeyed:  # ids of the answers asked where nothing was known
+            try:
+                self._by_id[k[0]][question_id(*k)] = self._answers[k]  # type: ignore[index]
+            except TypeError:  # content without a canonical text: kept for this load only
+                pass
+        self._unkeyed.clear()
         return {c: {qid: encode(c, answer) for qid, answer in a.items()} for c, a in self._by_id.items() if a}
 
     def timed(self, category: str) -> "_Timed":
@@ -350,6 +366,7 @@ class ConfigureSession:
         """Drop the answers kept (the load is over); the times and counts stay."""
         self._answers.clear()
         self._by_id.clear()
+        self._unkeyed.clear()
         self.descriptions.clear()
         self.known = {}
 

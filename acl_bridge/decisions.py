@@ -192,7 +192,7 @@ class KeptDecisions(Sequence):
         """The columns of ``decisions`` (ValueError where their parameters differ in size)."""
         if isinstance(decisions, KeptDecisions):
             return decisions
-        # each table: {a value's key: its index} and its values (facts hold dicts: keyed by their JSON form)
+        # each table: {a value's key: its index} and its values (facts hold dicts: keyed by _facts_key)
         index: Dict[str, Dict[object, int]] = {"head": {}, "plan": {}, "facts": {}, "layout": {}}
         values: Dict[str, list] = {name: [] for name in index}
 
@@ -220,7 +220,7 @@ class KeptDecisions(Sequence):
                                  f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
                                  f"per role, absent alike")
             functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
-                              idx("plan", d.plan), idx("facts", d.facts, repr(_encode_facts(d.facts)))))
+                              idx("plan", d.plan), idx("facts", d.facts, _facts_key(d.facts))))
             for layout, desc in zip(d.layouts, d.descs):
                 tensors.append(-1 if layout is None else idx("layout", layout))
                 if desc is None:
@@ -271,6 +271,15 @@ def _encode_plan(p: FunctionPlan) -> list:
     return [p.kind, p.needs_probe, p.renegotiated,
             [[t.role, t.action.value, pad_json(t.padding), None if t.reason is None else t.reason.value,
               t.detail, t.copies_per_run, t.may_write_padding] for t in p.tensors]]
+
+
+def _facts_key(f: AclFacts) -> tuple:
+    """What :func:`_encode_facts` writes of ``f``, as a hashable key (equal exactly where the
+    JSON forms are: facts hold dicts, so they key :meth:`KeptDecisions.of`'s table this way)."""
+    return (tuple(f.required_padding.items()),
+            None if f.writes_outside is None else tuple((r, bool(b)) for r, b in f.writes_outside.items()),
+            (type(f.layout_ok), f.layout_ok), f.renegotiate, tuple(f.auto_padding.items()),
+            tuple((r, bool(b)) for r, b in f.writes_beyond.items()))
 
 
 def _encode_facts(f: AclFacts) -> list:

@@ -208,13 +208,24 @@ def required_padding(kind: str, params, specs: Sequence[Optional[Spec]],
     """Padding to allocate per tensor so that ACL runs this function in place: the
     negotiated padding, checked by validate() on exactly those layouts; where validate()
     still asks for more (20.08 NHWC depthwise), the union with ACL's auto padding."""
-    pads = negotiate_padding(kind, params, specs, backend)
-    descs = [None if s is None else _spec_desc(s, backend, p) for s, p in zip(specs, pads)]
-    if layouts_rejected(kind, params, descs) is None:
+    return checked_padding(kind, params, specs, negotiate_padding(kind, params, specs, backend), backend)
+
+
+def negotiated_descs(specs: Sequence[Optional[Spec]], pads: Sequence[PaddingSize], backend: Backend = NEON) -> list:
+    """Per tensor, the native description of its spec laid out with its negotiated padding
+    (None: absent): what :func:`checked_padding` asks validate() about."""
+    return [None if s is None else _spec_desc(s, backend, p) for s, p in zip(specs, pads)]
+
+
+def checked_padding(kind: str, params, specs: Sequence[Optional[Spec]], pads: Tuple[PaddingSize, ...],
+                    backend: Backend = NEON) -> Tuple[PaddingSize, ...]:
+    """:func:`required_padding` from the negotiated ``pads`` (:func:`negotiate_padding` of the
+    same call): those, where validate() accepts exactly those layouts, else their union with
+    ACL's auto padding (AclStatusError where even that is refused)."""
+    if layouts_rejected(kind, params, negotiated_descs(specs, pads, backend)) is None:
         return pads
     pads = tuple(p if s is None else p.union(auto_padding_from_acl(s, backend)) for s, p in zip(specs, pads))
-    descs = [None if s is None else _spec_desc(s, backend, p) for s, p in zip(specs, pads)]
-    message = layouts_rejected(kind, params, descs)
+    message = layouts_rejected(kind, params, negotiated_descs(specs, pads, backend))
     if message is not None:
         raise AclStatusError(f"even ACL's auto padding is not enough: {message}", what=f"{kind}: required_padding")
     return pads

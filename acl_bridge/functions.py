@@ -159,15 +159,23 @@ class AclFunction(NativeRun):
 
     def _prepare(self, args: Sequence, *, data_layout: str = "NCHW", quantization=None, allow_copy: bool = True,
                  allow_padding_writes: bool = False, backend="neon", workspace: Optional[Workspace] = None,
-                 **options) -> Call:
+                 bound: Optional[tuple] = None, **options) -> Call:
         """The constructor's first half, with the constructor's arguments (``decided`` aside):
         arguments checked and bound (tensors, options, data layout, quantization, backend),
         outputs writable and not overlapping another tensor; the
-        :class:`~acl_bridge.executor.Call` to configure. Nothing native is made."""
-        arrays, kind, params, quant = self._call(args, options, quantization)
+        :class:`~acl_bridge.executor.Call` to configure. Nothing native is made. ``bound``:
+        (kind, native parameters, quantization per role) as :meth:`_bound_specs` made them for
+        the same options and tensor shapes (the options then given inside it, the tensors
+        positionally): used instead of binding again."""
+        if bound is not None and len(args) == len(self.roles) and not options:
+            kind, params, quant = bound  # the negotiation's binding of these options and shapes
+            arrays = tuple(args)
+            self.data_layout = _check_data_layout(data_layout)
+        else:
+            arrays, kind, params, quant = self._call(args, options, quantization)
+            self.data_layout = _check_data_layout(data_layout)
+            quant = self._per_channel(quant, self.data_layout)
         self.kind = kind
-        self.data_layout = _check_data_layout(data_layout)
-        quant = self._per_channel(quant, self.data_layout)
         self.quantization = dict(quant)
         self.backend = backend_named(backend)
         # the caller's objects too: a numpy array passed in stays alive itself, not only its memory
@@ -278,11 +286,20 @@ class AclFunction(NativeRun):
         """Padding ACL needs per tensor role for this function on these shapes (same
         arguments as the constructor; tensors may be ShapeDescriptors: only shape and dtype
         count). Allocate with :meth:`padded_empty` and runs copy nothing."""
+        kind, params, _, specs = cls._bound_specs(args, options, quantization, data_layout)
+        return dict(zip(cls.roles, _required_padding(kind, params, specs, backend_named(backend))))
+
+    @classmethod
+    def _bound_specs(cls, args: Sequence, options: dict, quantization, data_layout: str) -> tuple:
+        """(kind, native parameters, quantization per role, per role its spec (shape, dtype,
+        data layout, quantization) or None): the arguments bound as :meth:`required_padding`
+        binds them (tensors may be ShapeDescriptors); the first three are what
+        :meth:`_prepare` takes as ``bound`` for tensors of the same shapes."""
         arrays, kind, params, quant = cls._call(args, options, quantization)
         layout = _check_data_layout(data_layout)
         quant = cls._per_channel(quant, layout)
         specs = [None if a is None else (*_spec_of(a, r), layout, quant[r]) for r, a in zip(cls.roles, arrays)]
-        return dict(zip(cls.roles, _required_padding(kind, params, specs, backend_named(backend))))
+        return kind, params, quant, specs
 
     @staticmethod
     def padded_empty(shape, dtype, padding: PaddingSize) -> NdArray:

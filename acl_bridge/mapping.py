@@ -115,6 +115,15 @@ class PerChannelQuantization:
         return (f"PerChannelQuantization({len(self.scales)} scales {min(self.scales):.6g}..{max(self.scales):.6g}, "
                 f"axis={self.axis})")
 
+    def __hash__(self) -> int:
+        """The dataclass's hash of (scales, axis), made once per object: a load keys its
+        descriptions by quantization, hundreds of scales hashed a dozen times otherwise."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.scales, self.axis))
+            object.__setattr__(self, "_hash", h)
+        return h
+
 
 @dataclass(frozen=True)
 class SymmetricQuantization:
@@ -163,7 +172,9 @@ def _per_channel_checked(quantization: Any, axis: int) -> PerChannelQuantization
             and quantization[1] == 0 and type(quantization[0]) is tuple and quantization[0] \
             and all(type(s) is float and 0.0 < s < math.inf for s in quantization[0]):
         # a reader's (floats, 0): what the checks below accept and make, without numpy's calls
-        return PerChannelQuantization(quantization[0], int(axis))
+        q = PerChannelQuantization(quantization[0], int(axis))
+        object.__setattr__(q, "_exact", True)  # its scales' types just seen (_exact_per_channel)
+        return q
     try:
         scales, offset = quantization
         values = np.asarray(scales, dtype=np.float64).reshape(-1)
@@ -391,8 +402,15 @@ def _cacheable(*values: Any) -> bool:
 
 def _exact_per_channel(q: PerChannelQuantization) -> bool:
     """Whether a per-channel quantization may key a cache by content: a tuple of floats and
-    an int axis (as :func:`per_channel` makes them)."""
-    return type(q.scales) is tuple and type(q.axis) is int and all(type(s) is float for s in q.scales)
+    an int axis (as :func:`per_channel` makes them); the scales' types looked at once per
+    object (a frozen tuple's)."""
+    if type(q.scales) is not tuple or type(q.axis) is not int:
+        return False
+    exact = q.__dict__.get("_exact")
+    if exact is None:
+        exact = all(type(s) is float for s in q.scales)
+        object.__setattr__(q, "_exact", exact)
+    return exact
 
 
 def clear_description_caches() -> None:
@@ -559,7 +577,10 @@ def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingS
     (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
     Only then can the padding be declared to ACL (padding() reports it)."""
     try:
-        ref = tensor_info(padded_descriptor(array.shape or (1,), array.dtype, info.padding), info.data_layout)
+        ref_layout = padded_descriptor(array.shape or (1,), array.dtype, info.padding)
+        if ref_layout is array:  # a buffer made as ACL pads (the same descriptor, kept by content)
+            return info.padding
+        ref = tensor_info(ref_layout, info.data_layout)
     except LayoutError:
         return None
     same = (ref.offset_first_element_in_bytes == info.offset_first_element_in_bytes

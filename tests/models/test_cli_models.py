@@ -254,12 +254,12 @@ def test_run_tflite_profile_json_says_where_the_start_up_time_went(tmp_path, cap
     phases = [r["phase"] for r in p["phases"]]
     assert phases[:2] == ["read", "lower"] and {"negotiation", "allocate", "configure", "schedule"} <= set(phases)
     native = {n["category"]: n for r in p["phases"] for n in r["native"] if r["phase"] == "configure"}
-    # every function decided (each negotiated before in the load, none recalled; a function of
-    # a content decided before in the pass takes that decision, asking nothing), then made in
+    # every function decided (its padding the negotiation's, asked nothing again, none recalled;
+    # a function of a content decided before in the pass takes that decision), then made in
     # one native configure call, as a second start makes them (acl_bridge.configure_cold)
     assert p["functions_recalled"] == 0
     assert 1 <= native["configure"]["calls"] < len(p["steps"])
-    assert native["negotiate"]["calls"] == 0 and 1 <= native["negotiate"]["reused"] <= len(p["steps"])
+    assert native.get("negotiate", {}).get("calls", 0) == native.get("negotiate", {}).get("reused", 0) == 0
     warm = _profile(tmp_path, capsys)
     _check_profile_arithmetic(warm)
     w = warm["configure_profile"]

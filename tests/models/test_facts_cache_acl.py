@@ -121,7 +121,7 @@ def test_a_refused_batch_makes_the_functions_one_at_a_time_from_their_decisions(
     with TfliteRunner(path, facts_cache=tmp_path) as first:
         x = np.random.default_rng(3).uniform(-1, 1, first.input_shape).astype(np.float32)
         want = {k: v.copy() for k, v in first.run(x).items()}
-    monkeypatch.setattr(tflite_runner, "configure_kept", lambda calls, decisions: (None, "refused by the test"))
+    monkeypatch.setattr(tflite_runner, "configure_kept", lambda calls, decisions, **kw: (None, "refused by the test"))
     with TfliteRunner(path, facts_cache=tmp_path) as second:
         assert second.batch_refused == "refused by the test"
         assert second.functions_recalled == len(second.functions)

@@ -72,3 +72,56 @@ def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch)
             assert {b: p.padding for b, p in batched.buffer_plans.items()} == \
                 {b: p.padding for b, p in alone.buffer_plans.items()}
             assert_same_bits(alone, batched, 5, f"{name}: one call and one at a time differ")
+
+
+def test_a_refused_batch_negotiates_again_with_validate_asked(monkeypatch):
+    """A first start negotiates without asking validate() on each step's negotiated layouts
+    (the one native call asks it on the final ones, or the decision pass where they differ);
+    where that call refuses, the runner negotiates again with validate() asked, as one at a
+    time does, and makes the same functions as a start that never batched."""
+    from acl_bridge.models.runtime import tflite_runner
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    path = model_file("tflite_micro_speech")
+    with TfliteRunner(path, facts_cache=False, model_cache=False) as batched:
+        if batched._unchecked:  # (else ACL refused the negotiated layouts and was asked again: 20.08)
+            assert batched.functions_batched == len(batched.functions)
+            assert batched._session.calls["check_layouts"] < len(batched.plan.steps)
+        made = _decisions(batched)
+    kept = tflite_runner.configure_kept
+    monkeypatch.setattr(tflite_runner, "configure_kept",
+                        lambda calls, decided, decided_here=False: (None, "refused for the test") if decided_here
+                        else kept(calls, decided, decided_here))
+    with TfliteRunner(path, facts_cache=False, model_cache=False) as again:
+        assert not again._unchecked and again.functions_batched == 0 and again.batch_refused == "refused for the test"
+        assert again._session.calls["check_layouts"] + again._session.reused["check_layouts"] >= len(again.plan.steps)
+        assert _decisions(again) == made
+    monkeypatch.setattr(TfliteRunner, "batch_first_start", False)
+    with TfliteRunner(path, facts_cache=False, model_cache=False) as alone:
+        assert not alone._unchecked and _decisions(alone) == made
+
+
+def test_a_refusal_after_a_refused_batch_names_its_operator(monkeypatch):
+    """ACL's refusal of a step's negotiated layouts that only the negotiation with validate()
+    asked sees (the batch refused first): AclRefusedError naming the operator, as a start that
+    never batched raises it; with the fallback, that operator is planned onto it."""
+    from acl_bridge import executor
+    from acl_bridge.errors import AclStatusError
+    from acl_bridge.models.runtime import tflite_runner
+    from acl_bridge.models.runtime.step_calls import AclRefusedError
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    path = model_file("tflite_micro_speech")
+    monkeypatch.setattr(tflite_runner, "configure_kept", lambda calls, decided, decided_here=False: (None, "refused"))
+    real = executor._layouts_rejected
+
+    def refuse_softmax(ffi, lib, kind, params, descs):
+        if kind == "softmax":
+            raise AclStatusError("validate() refused it for the test", what=f"{kind}: check_layouts")
+        return real(ffi, lib, kind, params, descs)
+
+    monkeypatch.setattr(executor, "_layouts_rejected", refuse_softmax)
+    with pytest.raises(AclRefusedError, match=r"operator #\d+ SOFTMAX .*refused it for the test") as e:
+        TfliteRunner(path, facts_cache=False, model_cache=False, fallback=False)
+    with TfliteRunner(path, facts_cache=False, model_cache=False) as partitioned:
+        assert set(partitioned.acl_refused) == set(e.value.refused)

@@ -10,8 +10,10 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ndarray import ShapeDescriptor
 
+from ...configure_cold import Bound
 from ...configure_session import NEGOTIATED_PLAN, ConfigureSession, question_id
 from ...errors import AclStatusError, AclUnsupportedError
+from ...executor import checked_padding, negotiate_padding
 from ...mapping import PaddingSize
 from ...plan import FunctionPlan, Reason
 from ..planning.plan_cache import lowering_code_identity
@@ -25,11 +27,15 @@ MAX_RENEGOTIATIONS = 2
 Asked = Dict[int, List[Tuple[int, str, PaddingSize]]]
 
 
-def negotiate(plan: Plan, session: ConfigureSession, backend,
-              fallback: bool) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
+def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, checks: bool = True,
+              bound: Optional[List[Optional[Bound]]] = None) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
     """Padding each step's function asks for, per buffer (shapes only, no memory). A step ACL
     refuses: AclRefusedError naming it (without the fallback at once; with it, every refusal of
-    the pass together, for the runner to plan them onto the CPU fallback)."""
+    the pass together, for the runner to plan them onto the CPU fallback). ``checks``: ask
+    validate() on each step's negotiated layouts and add ACL's auto padding where it refuses
+    them (:func:`~acl_bridge.executor.required_padding`); False leaves that question to the
+    decision pass (a refusal there negotiates again with it). ``bound``: a list that receives
+    each step's :class:`Bound` (None for a refused step)."""
     shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
     asked: Asked = {}
     const_pad: List[Dict[str, PaddingSize]] = []
@@ -39,14 +45,22 @@ def negotiate(plan: Plan, session: ConfigureSession, backend,
         cls = ROLES[s.kind]
         consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
         operands = step_operands(s, shapes, consts)
-        try:
-            need = cls.required_padding(*operands, **call_kwargs(s), data_layout="NHWC", backend=backend)
+        options = call_kwargs(s)
+        quantization = options.pop("quantization", None)
+        try:  # AclFunction.required_padding, its binding kept
+            kind, params, quant, specs = cls._bound_specs(operands, options, quantization, "NHWC")
+            pads = negotiate_padding(kind, params, specs, backend)
+            need = dict(zip(cls.roles, checked_padding(kind, params, specs, pads, backend) if checks else pads))
         except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
             if not fallback:
                 raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
             refused[s.op_index] = refusal(s, operands, e)
             const_pad.append({})
+            if bound is not None:
+                bound.append(None)
             continue
+        if bound is not None:
+            bound.append(Bound((kind, params, quant), specs, pads, checks))
         const_pad.append({role: need[role] for role, _ in s.constants})
         for role, tid in zip(cls.roles, tensor_ids(s)):
             if tid is not None:
@@ -54,6 +68,13 @@ def negotiate(plan: Plan, session: ConfigureSession, backend,
     session.step = None
     raise_refused(refused)
     return asked, const_pad
+
+
+class UncheckedRefused(Exception):
+    """The first start's one native call (or its decision pass) refused functions of a
+    negotiation made without asking validate() on each step's negotiated layouts
+    (:func:`negotiate` ``checks=False``): the runner negotiates again with it and configures
+    as before, where the refusal, if any, is said naming its operator."""
 
 
 def negotiation_key(plan: Plan, backend_name: str, lowered_here: bool) -> Optional[str]:
@@ -99,4 +120,4 @@ def padding_still_missing(plan: Plan, function_plans: Sequence[FunctionPlan], ro
     return grow
 
 
-__all__ = ["MAX_RENEGOTIATIONS", "negotiate", "negotiation_key", "padding_still_missing"]
+__all__ = ["MAX_RENEGOTIATIONS", "UncheckedRefused", "negotiate", "negotiation_key", "padding_still_missing"]

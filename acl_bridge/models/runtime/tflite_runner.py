@@ -126,7 +126,7 @@ from .cl_maps import cl_maps_per_inference
 from .buffers import BufferPlan, allocate, constant_array, constants_marked_unused, memory_report
 from .function_kinds import ROLES
 from .kept_answers import answers_to_keep, layout_code_identity, open_facts, restore_programs
-from .negotiation import MAX_RENEGOTIATIONS, negotiate, negotiation_key, padding_still_missing
+from .negotiation import MAX_RENEGOTIATIONS, UncheckedRefused, negotiate, negotiation_key, padding_still_missing
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
 
@@ -341,6 +341,8 @@ class TfliteRunner:
         with phase("negotiation"):
             asked, const_pad = self._negotiate_or_recall(facts)
             decided = self._recall_decisions(facts, allow_copy)
+            if decided is not None and self._unchecked:  # kept decisions: made on a checked negotiation
+                asked, const_pad = self._negotiate_checked()
             self._recall_arena(facts)
         # a fallback segment's boundary tensor lives in its interpreter's memory where no padding is
         # asked for it (boundary_memory); on NEON only (CL's buffers are its own). The segments'
@@ -359,7 +361,12 @@ class TfliteRunner:
             with phase("allocate" if attempt == 0 else "renegotiation"):
                 self._allocate(asked)
             with phase("configure" if attempt == 0 else "renegotiation"):
-                self._configure(const_pad, allow_copy, decided if attempt == 0 else None)
+                try:
+                    self._configure(const_pad, allow_copy, decided if attempt == 0 else None)
+                except UncheckedRefused:  # negotiated again as one at a time negotiates, and configured
+                    asked, const_pad = self._negotiate_checked()
+                    self._allocate(asked)
+                    self._configure(const_pad, allow_copy, None)
                 grow = self._padding_still_missing()
             if not grow or attempt == MAX_RENEGOTIATIONS:
                 break
@@ -419,6 +426,8 @@ class TfliteRunner:
         run), from its kept decision where one matches (:meth:`_recall_decisions`), else by
         planning (and probing, renegotiating or staging) as on a first start."""
         self._negotiation_made = None
+        self._bound: Optional[list] = None  # per step, the negotiation's binding (configure_cold.Bound)
+        self._unchecked = False  # negotiated without validate() on each step's layouts (:meth:`_negotiate`)
         key = self._negotiation_key() if facts is not None else None
         self._plan_id = key
         if key is not None:
@@ -466,9 +475,25 @@ class TfliteRunner:
         runner read and lowered the plan itself)."""
         return negotiation_key(self.plan, self.backend.name, self.model_cache is not None)
 
-    def _negotiate(self):
-        """:func:`.negotiation.negotiate` of this load's plan."""
-        return negotiate(self.plan, self._session, self.backend, self.fallback)
+    def _negotiate(self, checks: Optional[bool] = None):
+        """:func:`.negotiation.negotiate` of this load's plan, each step's binding kept for the
+        decision pass. ``checks`` (None: where the functions are not to be decided first and
+        made in one native call, which answers validate() on the final layouts): validate()
+        asked on each step's negotiated layouts."""
+        if checks is None:
+            checks = not (self.share_workspaces and self.batch_first_start)
+        self._bound = []
+        made = negotiate(self.plan, self._session, self.backend, self.fallback, checks, self._bound)
+        self._unchecked = not checks
+        return made
+
+    def _negotiate_checked(self):
+        """:meth:`_negotiate` again with validate() asked on each step's layouts (ACL's answers
+        of the first pass reused), kept as the negotiation made."""
+        made = self._negotiate(checks=True)
+        if self._negotiation_made is not None:
+            self._negotiation_made = (self._negotiation_made[0], made)
+        return made
 
     def _allocate(self, asked) -> None:
         """The buffers (:func:`.buffers.allocate`) for what the negotiation ``asked``."""
@@ -511,16 +536,20 @@ class TfliteRunner:
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
         if cold:  # a first start: every function decided first, then made as a second start makes them
             decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
-                                        self._session_step)
+                                        self._session_step, self._bound)
             self._session.step = None
             self.batch_refused = why or None
+            if decided is None and self._unchecked:
+                raise UncheckedRefused(why)
         if decided is not None and self.share_workspaces:
             self.workspaces = [Workspace(self.backend)]
             for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
                 kwargs["workspace"] = self.workspaces[0]
             functions, why = configure_kept([(ROLES[s.kind], tuple(operands), kwargs)
-                                             for s, operands, kwargs in calls], decided)
+                                             for s, operands, kwargs in calls], decided, decided_here=cold)
             self.batch_refused = why or None
+            if functions is None and cold and self._unchecked:
+                raise UncheckedRefused(why)
             if functions is not None:
                 self.functions = functions
                 self.functions_batched = len(functions)
