@@ -115,7 +115,7 @@ def _excludes_pure(config) -> bool:
 
 def pytest_ignore_collect(collection_path, config):
     """Under -m "not pure" the PURE_MODULES files are not even imported: every test of them
-    would be deselected, and importing and collecting them cost about half a minute under QEMU."""
+    would be deselected, and importing them cost 4-7 s of the emulated collection."""
     path = str(collection_path)
     if path.endswith(".py") and os.path.basename(path).startswith("test_") and _excludes_pure(config):
         if _path_key(path) in PURE_MODULES:
