@@ -37,7 +37,7 @@ from .executor import (Call, acl_identity, call_layouts, decide, describe_reques
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
 from .native import require_native
-from .plan import AclFacts, Origin, TensorRequest
+from .plan import AclFacts, TensorRequest
 from .tensor import desc_content
 
 
@@ -166,15 +166,17 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
 def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]]
                                 ) -> Optional[str]:
     """ACL's "Insufficient Padding" message where validate() refuses the call's negotiated
-    layouts, else None: not asked where every tensor's final layout is its negotiated one (a
-    bridge buffer of exactly that padding: the one native call then makes the function on
-    those very layouts, and a refusal there negotiates again), asked of ACL otherwise."""
+    layouts, else None: not asked where every tensor's final layout is its negotiated one (its
+    descriptor that of its spec with exactly that padding, declared to ACL as that padding: the
+    same native description, the bridge's buffer or the model's own dense constant alike; the
+    one native call then makes the function on those very layouts, and a refusal there
+    negotiates again), asked of ACL otherwise."""
     for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):
         if spec is None:
             continue
         a, shape = call.arrays[role], spec[0]
         pad = pad.for_rank(len(shape))
-        if (r is None or r.acl_padding != pad or r.origin is not Origin.BRIDGE or r.info is None
+        if (r is None or r.acl_padding != pad or r.info is None
                 or a.descriptor != padded_descriptor(shape, a.dtype, pad)):  # type: ignore[union-attr]
             return layouts_rejected(call.kind, call.params, negotiated_descs(bound.specs, bound.padding,
                                                                              call.backend))

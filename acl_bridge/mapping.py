@@ -572,7 +572,7 @@ def extend_padding(d: Union[NdArray, ShapeDescriptor], padding: PaddingSize) -> 
     return padded_descriptor(d.shape, d.dtype, current.union(padding))
 
 
-def acl_layout_padding(array: NdArray, info: AclTensorInfo) -> Optional[PaddingSize]:
+def acl_layout_padding(array: Union[NdArray, ShapeDescriptor], info: AclTensorInfo) -> Optional[PaddingSize]:
     """``info.padding`` when the buffer is laid out exactly as ACL pads a tensor
     (TensorInfo::extend_padding: padding around x and y, everything above dense), else None.
     Only then can the padding be declared to ACL (padding() reports it)."""
