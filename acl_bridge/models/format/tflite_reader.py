@@ -510,7 +510,7 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
                 if n == 1:
                     if not (0.0 < scale[0] < math.inf and limits[0] <= zero_point[0] <= limits[1]):
                         raise Irregular
-                elif n < 64:  # per channel: a few values, in Python (a NaN makes the sum NaN)
+                elif n < 128:  # per channel: in Python up to a hundred or so (a NaN makes the sum NaN)
                     total = sum(scale)
                     if not (min(scale) > 0 and max(scale) < math.inf and total == total
                             and min(zero_point) >= limits[0] and max(zero_point) <= limits[1]):
