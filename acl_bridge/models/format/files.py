@@ -47,8 +47,13 @@ def read_bounded(source: Any, what: str, max_bytes: int) -> bytes:
     is an OSError naming its path and the bound: nothing past the bound is read)."""
     path = check_path(source, what)
     with open_regular(path, what) as f:
-        try:
-            data = f.read(max_bytes + 1)
+        try:  # its size and a byte more (a read of max_bytes + 1 first allocates that much:
+            # 2 GiB of address space, 20 ms of a start under emulation), then on to the bound
+            # where it grew (or is a /proc file that says 0)
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(min(size, max_bytes) + 1)
+            if max_bytes >= len(data) > size:
+                data += f.read(max_bytes + 1 - len(data))
         except OSError as e:  # /proc/self/mem: EIO without a file name
             raise OSError(e.errno, e.strerror, path) from None
     if len(data) > max_bytes:

@@ -500,9 +500,9 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
         f = rows.fields(at)
         start, n = rows.vector(at + f[QUANT_SCALE], 4) if f[QUANT_SCALE] else (0, 0)
         if n:
-            scale = rows.unpack("f", n)(buf, start)
+            scale: Tuple[float, ...] = rows.unpack("f", n)(buf, start)
             zeros, m = rows.vector(at + f[QUANT_ZERO_POINT], 8) if f[QUANT_ZERO_POINT] else (0, 0)
-            zero_point = rows.unpack("q", m)(buf, zeros) if m else ()
+            zero_point: Tuple[int, ...] = rows.unpack("q", m)(buf, zeros) if m else ()
             axis = I32(buf, at + f[QUANT_DIMENSION])[0] if f[QUANT_DIMENSION] else 0
             if limits is not None:  # an integer tensor's, checked as check_tensor_quantization does (else _tensor says why)
                 if not (m == n and 0 <= axis < max(len(shape), 1) and (n == 1 or (shape and shape[axis] == n))):
@@ -510,7 +510,7 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
                 if n == 1:
                     if not (0.0 < scale[0] < math.inf and limits[0] <= zero_point[0] <= limits[1]):
                         raise Irregular
-                elif n < 64:  # per channel: a few values, in Python (a NaN makes the sum NaN)
+                elif n < 128:  # per channel: in Python up to a hundred or so (a NaN makes the sum NaN)
                     total = sum(scale)
                     if not (min(scale) > 0 and max(scale) < math.inf and total == total
                             and min(zero_point) >= limits[0] and max(zero_point) <= limits[1]):
