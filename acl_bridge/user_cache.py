@@ -185,17 +185,7 @@ def check_cache_option(name: str, value: object) -> None:
 
 def seal(magic: bytes, version: int, head: bytes, body: bytes) -> bytes:
     """The file: ``magic``, the seal (version, lengths, CRC-32 of head + body), head, body."""
-    return seal_parts(magic, version, head, (body,))
-
-
-def seal_parts(magic: bytes, version: int, head: bytes, parts: Sequence[Bytes]) -> bytes:
-    """:func:`seal` of the body ``b"".join(parts)`` (byte strings or contiguous buffers),
-    the parts checksummed where they lie and copied once, into the file."""
-    views = [memoryview(p).cast("B") for p in parts]
-    crc = zlib.crc32(head)
-    for v in views:
-        crc = zlib.crc32(v, crc)
-    return b"".join([magic, SEAL.pack(version, len(head), sum(map(len, views)), crc), head, *views])
+    return magic + SEAL.pack(version, len(head), len(body), zlib.crc32(body, zlib.crc32(head))) + head + body
 
 
 def unseal(magic: bytes, version: int, blob: Bytes, what: str) -> Tuple[Bytes, Bytes]:
@@ -249,6 +239,6 @@ def write_atomically(path: Path, data: Bytes) -> None:
         raise
 
 
-__all__ = ["user_cache_dir", "check_cache_option", "seal", "seal_parts", "unseal", "write_atomically", "read_trusted",
+__all__ = ["user_cache_dir", "check_cache_option", "seal", "unseal", "write_atomically", "read_trusted",
            "check_cache_folder", "ensure_cache_folder", "user_secret", "CacheFileRejected", "CacheNotTrusted", "SEAL",
            "MAX_CACHE_FILE_BYTES"]

@@ -48,7 +48,7 @@ import numpy as np
 from ndarray.errors import ArgumentTypeError
 
 from ..._version import __version__
-from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal_parts,
+from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_schema import package_directory
@@ -155,10 +155,8 @@ class _Data:
 
     def add_array(self, value: np.ndarray) -> List[int]:
         """Append an array's elements, little-endian (the file's order on any machine); its
-        [offset, length] in the data part (read back by :func:`array_at`). A contiguous
-        little-endian array is appended as a view of its own memory: copied once, into the file."""
-        little = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
-        return self.add(memoryview(little).cast("B") if little.size else b"")
+        [offset, length] in the data part (read back by :func:`array_at`)."""
+        return self.add(np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes())
 
     def numbers(self, values: Sequence[Any]) -> Any:
         """``values`` (a list or tuple) as JSON: as it is when short or not all of one type,
@@ -180,7 +178,7 @@ class _Data:
         header = json.dumps(head, separators=(",", ":")).encode()
         before_data = len(magic) + SEAL.size + len(header)
         header += b" " * (_align(before_data) - before_data)
-        return seal_parts(magic, FORMAT_VERSION, header, self.chunks)
+        return seal(magic, FORMAT_VERSION, header, b"".join(self.chunks))
 
 
 _INLINE_NUMBERS = 8  # a list of numbers longer than this goes to the data part (_Data.numbers)

@@ -16,9 +16,13 @@ parsed models, and the next start reads the plan whole:
   model tensor's value (or a reshape of it: weights as stored) is kept as a reference to that
   tensor, one the lowering made (a bias of zeros) as bytes of its own. Nothing in it is
   executed or unpickled;
-* a plan is saved only when what is read back equals it, field by field and byte by byte (a
-  parameter JSON cannot give back, such as a numpy scalar, means the plan is lowered at every
-  start instead); a file that does not parse, fails its checksum or is for another key is a
+* a plan is saved only when every value has a plain form and the file's JSON head parses
+  back equal to what was written (a parameter JSON cannot give back, such as a numpy scalar,
+  a tuple where a list is written or a NaN, means the plan is lowered at every start
+  instead); the constants' bytes, dtypes and shapes are copied as they are, and that the
+  decoder gives back the plan lowered is shown on every fetched model by the tests, not by
+  decoding each plan again at save (a first start decodes nothing); a file that does not
+  parse, fails its checksum or is for another key is a
   :class:`~.model_cache.ModelCacheWarning` and a cold start, never an exception.
 
 Measurements: docs/performance.md, "Start-up".
@@ -255,12 +259,9 @@ class PlanCache:
         return None
 
     def save(self, plan: Plan) -> str:
-        """Keep ``plan`` when its file reads back as itself; what happened, as text (never
-        raises: a directory that cannot be written is a warning). Checked: every value has a
-        plain form (:func:`_plain`) and the file's JSON head parses back equal to what was
-        written; the rest of the file (the constants' bytes, dtypes and shapes) is exact by
-        construction, and the decoder gives back the plan lowered on every fetched model
-        (tests/models/test_plan_cache.py): the plan is not decoded again here."""
+        """Keep ``plan`` when its file's JSON head reads back as itself (the module's text:
+        the plan is not decoded again); what happened, as text (never raises: a directory
+        that cannot be written is a warning)."""
         try:
             blob, head = _encoded(plan, self.key)
         except (TypeError, ValueError) as e:
