@@ -167,11 +167,11 @@ def refuse_second_activation(monkeypatch) -> type:
         def __call__(self, *a, **kw):
             return real(*a, **kw)
 
-        def required_padding(self, *a, **kw):
+        def _bound_specs(self, *a, **kw):  # where the negotiation binds each step before asking ACL
             Refusing.calls += 1
             if Refusing.calls == 2:
                 raise AclStatusError("Refusing::validate: refused by the test", code=1, what="Activation")
-            return real.required_padding(*a, **kw)
+            return real._bound_specs(*a, **kw)
 
     monkeypatch.setitem(tflite_runner.ROLES, "activation", Refusing())
     return Refusing
