@@ -170,6 +170,7 @@ class AclFunction(NativeRun):
         if bound is not None and len(args) == len(self.roles) and not options:
             kind, params, quant = bound  # the negotiation's binding of these options and shapes
             arrays = tuple(args)
+            self._check_bound_values(arrays, params)  # what the binding could not see: values
             self.data_layout = _check_data_layout(data_layout)
         else:
             arrays, kind, params, quant = self._call(args, options, quantization)
@@ -208,6 +209,12 @@ class AclFunction(NativeRun):
         self._close_lock = threading.Lock()
         self._schedules: list = []  # weak references to schedules that run this function
         configured.arm(self)  # run() is now one C method: see NativeRun
+
+    @classmethod
+    def _check_bound_values(cls, arrays: Sequence, params) -> None:
+        """The checks of :meth:`_call` that read the tensors' values (the negotiation binds
+        ShapeDescriptors, which have none), for a call made from that binding: a library
+        exception where a value is refused (subclasses override; none by default)."""
 
     # ------------------------------------------------------------------ options -> params
     @classmethod

@@ -824,13 +824,14 @@ valid_job() { valid_target "$(job_target "$1")"; }
 # cl_emu_cache TARGET: prints the folder of the OpenCL job's caches (programs/: ACL's program
 # cache, pocl/: POCL_CACHE_DIR), keyed by what the compiled programs depend on: the image
 # (ACL, PoCL, LLVM), the emulated CPU and the layer's source (it edits kernel sources and
-# build options); the folders of older keys are removed.
+# build options); a new key keeps the target's three most recently made folders besides its own
+# (a run with another QEMU_CPU must not cost the default CPU's warm programs), older ones go.
 cl_emu_cache() {
     local key dir
     key=$( { image_tag "$1"; echo "${QEMU_CPU:-}"; cat "$REPO/native/cl_layer/acl_ndarray_cl_layer.c"; } | hash_of) || return 1
     dir=$CACHE/cl-emulated/$1-$key
     if [ ! -d "$dir" ]; then
-        rm -rf "$CACHE/cl-emulated/$1"-*
+        { ls -dt "$CACHE/cl-emulated/$1"-* 2>/dev/null || true; } | tail -n +4 | xargs -r rm -rf
         mkdir -p "$dir/programs" "$dir/pocl" || return 1
     fi
     chmod 700 "$dir" "$dir/programs" || return 1  # the program cache's folder: its user's alone

@@ -141,15 +141,26 @@ class Gather(AclFunction):
         idx_shape, idx_dtype = functions._spec_of(arrays[1], "indices")
         if idx_dtype != np.int32 or len(idx_shape) != 1:
             raise ArgumentTypeError(f"{cls.__name__}: indices is {idx_dtype}{list(idx_shape)}, expected a 1-D int32 array")
+        cls._check_indices(arrays, shape, axis)
+        _dst_shape(cls, arrays, shape[:axis] + tuple(idx_shape) + shape[axis + 1:], f"src {tuple(shape)} gathered")
+        params.axis = rank - 1 - axis
+        return arrays, kind, params, quant
+
+    @classmethod
+    def _check_indices(cls, arrays: Sequence, shape: Tuple[int, ...], axis: int) -> None:
+        """IndexOutOfRangeError where the indices' values (when given: a ShapeDescriptor has
+        none) leave 0..shape[axis] - 1."""
         values = arrays[1] if isinstance(arrays[1], np.ndarray) else \
-            arrays[1].numpy() if isinstance(arrays[1], NdArray) else None  # a ShapeDescriptor has none
+            arrays[1].numpy() if isinstance(arrays[1], NdArray) else None
         if values is not None and values.size and (values.min() < 0 or values.max() >= shape[axis]):
             bad = int(values[(values < 0) | (values >= shape[axis])][0])
             raise IndexOutOfRangeError(f"{cls.__name__}: indices holds {bad}, expected 0..{shape[axis] - 1} "
                                        f"(axis {axis} of src {tuple(shape)})")
-        _dst_shape(cls, arrays, shape[:axis] + tuple(idx_shape) + shape[axis + 1:], f"src {tuple(shape)} gathered")
-        params.axis = rank - 1 - axis
-        return arrays, kind, params, quant
+
+    @classmethod
+    def _check_bound_values(cls, arrays: Sequence, params) -> None:
+        shape = _rank(cls, arrays)
+        cls._check_indices(arrays, shape, len(shape) - 1 - params.axis)
 
 
 class Tile(AclFunction):

@@ -42,3 +42,29 @@ def test_options_by_keyword_are_bound_as_signature_bind_binds_them():
         assert (kind, ffi.buffer(params)[:], quant) == (kind_b, ffi.buffer(params_b)[:], quant_b), case.name
         checked += 1
     assert checked == len(CASES) + len(INT8_CASES)
+
+
+def test_a_call_made_from_the_negotiations_binding_still_checks_gather_indices():
+    """The negotiation binds ShapeDescriptors (no values); a first start's call made from that
+    binding (``_prepare(bound=...)``) still refuses indices outside the gathered axis, as the
+    constructor does, before anything native is made, every buffer untouched."""
+    import numpy as np
+
+    from acl_bridge.families import function_class
+    from ndarray import NdArray, ShapeDescriptor
+    from ndarray.errors import IndexOutOfRangeError
+
+    cls = function_class("Gather")
+    src = NdArray.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4))
+    dst = NdArray.from_numpy(np.full((3, 2), 7, np.float32))
+    descs = (ShapeDescriptor.dense((3, 4), np.float32), ShapeDescriptor.dense((2,), np.int32),
+             ShapeDescriptor.dense((3, 2), np.float32))
+    kind, params, quant, _ = cls._bound_specs(descs, {"axis": 1}, None, "NHWC")
+    for bad in ([0, 4], [-1, 0]):
+        idx = NdArray.from_numpy(np.array(bad, np.int32))
+        with pytest.raises(IndexOutOfRangeError, match=r"Gather: indices holds (4|-1), expected 0\.\.3"):
+            cls.__new__(cls)._prepare((src, idx, dst), data_layout="NHWC", bound=(kind, params, quant))
+        assert (dst.numpy() == 7).all() and (src.numpy() == np.arange(12).reshape(3, 4)).all()
+    good = NdArray.from_numpy(np.array([3, 0], np.int32))
+    call = cls.__new__(cls)._prepare((src, good, dst), data_layout="NHWC", bound=(kind, params, quant))
+    assert call.kind == kind
