@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = ("face_detection_front", "face_landmark", "visual_wake_words", "keyword_spotting_alexa")
@@ -77,17 +77,25 @@ def main(argv: Optional[List[str]] = None) -> int:
             compileall.compile_dir(os.path.join(where, package), quiet=2, workers=1)
     for name in [m for m in args.models.split(",") if m]:
         path = str(model_path(name))
-        samples: Dict[str, List[Dict[str, float]]] = {"base": [], "this": []}
-        for k in range(args.rounds):
-            for side in (("base", "this") if k % 2 == 0 else ("this", "base")):
-                samples[side].append(_run(args.base if side == "base" else ROOT, path))
-        for phase in ("read", "read + lower"):
-            base = [s[phase] for s in samples["base"]]
-            this = [s[phase] for s in samples["this"]]
-            ratio = statistics.median(b / t for b, t in zip(base, this))
-            print(f"{name}: {phase}: base {statistics.median(base) * 1e3:.1f} ms, this "
-                  f"{statistics.median(this) * 1e3:.1f} ms, base / this {ratio:.2f}", flush=True)
+        paired_rounds(name, args.rounds, lambda side: _run(args.base if side == "base" else ROOT, path),
+                      ("read", "read + lower"))
     return 0
+
+
+def paired_rounds(name: str, rounds: int, sample: Callable[[str], Dict[str, float]], keys: Sequence[str]) -> None:
+    """``rounds`` rounds of ``sample("base")`` and ``sample("this")`` (each a child process's
+    seconds by key), the order alternating; prints per key the medians in ms and the median
+    of the rounds' own ratios base / this."""
+    samples: Dict[str, List[Dict[str, float]]] = {"base": [], "this": []}
+    for k in range(rounds):
+        for side in (("base", "this") if k % 2 == 0 else ("this", "base")):
+            samples[side].append(sample(side))
+    for key in keys:
+        base = [s[key] for s in samples["base"]]
+        this = [s[key] for s in samples["this"]]
+        ratio = statistics.median(b / t for b, t in zip(base, this))
+        print(f"{name}: {key}: base {statistics.median(base) * 1e3:.1f} ms, this "
+              f"{statistics.median(this) * 1e3:.1f} ms, base / this {ratio:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,13 @@ import argparse
 import compileall
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Optional
+from typing import List, Optional
+
+from first_read_time import paired_rounds  # (this folder is the script's: sys.path[0])
 
 MODELS = "face_detection_front,face_landmark,visual_wake_words,keyword_spotting_alexa"
 
@@ -108,16 +109,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     sides = {"base": os.path.abspath(args.base), "this": args.this and os.path.abspath(args.this)}
     for name in [m for m in args.models.split(",") if m]:
         path = str(model_path(name))
-        samples: Dict[str, List[Dict[str, float]]] = {"base": [], "this": []}
-        for k in range(args.rounds):
-            for side in (("base", "this") if k % 2 == 0 else ("this", "base")):
-                samples[side].append(json.loads(_run(sides[side], path, False).strip().splitlines()[-1]))
-        for key in ("phase", "read_model"):
-            base = [s[key] for s in samples["base"]]
-            this = [s[key] for s in samples["this"]]
-            ratio = statistics.median(b / t for b, t in zip(base, this))
-            print(f"{name}: {key}: base {statistics.median(base) * 1e3:.1f} ms, this {statistics.median(this) * 1e3:.1f} ms, "
-                  f"base / this {ratio:.2f}", flush=True)
+        paired_rounds(name, args.rounds,
+                      lambda side: json.loads(_run(sides[side], path, False).strip().splitlines()[-1]),
+                      ("phase", "read_model"))
         if name in args.profile.split(","):
             for side in ("base", "this"):
                 print(f"--- cProfile of {name}, {side}\n{_run(sides[side], path, True)}", flush=True)
