@@ -167,7 +167,11 @@ class AclFunction(NativeRun):
         (kind, native parameters, quantization per role) as :meth:`_bound_specs` made them for
         the same options and tensor shapes (the options then given inside it, the tensors
         positionally): used instead of binding again."""
-        if bound is not None and len(args) == len(self.roles) and not options:
+        if bound is not None:
+            if len(args) != len(self.roles) or options:  # the binding holds the options: none again
+                raise ArgumentTypeError(f"{type(self).__name__}: a call made from a binding takes one tensor per "
+                                        f"role {self.roles} and no options, not {len(args)} tensors and "
+                                        f"{sorted(options)}")
             kind, params, quant = bound  # the negotiation's binding of these options and shapes
             arrays = tuple(args)
             self._check_bound_values(arrays, params)  # what the binding could not see: values

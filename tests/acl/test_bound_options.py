@@ -65,6 +65,13 @@ def test_a_call_made_from_the_negotiations_binding_still_checks_gather_indices()
         with pytest.raises(IndexOutOfRangeError, match=r"Gather: indices holds (4|-1), expected 0\.\.3"):
             cls.__new__(cls)._prepare((src, idx, dst), data_layout="NHWC", bound=(kind, params, quant))
         assert (dst.numpy() == 7).all() and (src.numpy() == np.arange(12).reshape(3, 4)).all()
+    from ndarray.errors import ArgumentTypeError
+
+    idx = NdArray.from_numpy(np.array([0, 1], np.int32))
+    with pytest.raises(ArgumentTypeError, match=r"Gather: a call made from a binding takes one tensor per role"):
+        cls.__new__(cls)._prepare((src, idx, dst), bound=(kind, params, quant), axis=1)  # options given twice
+    with pytest.raises(ArgumentTypeError, match=r"not 2 tensors"):
+        cls.__new__(cls)._prepare((src, idx), bound=(kind, params, quant))
     good = NdArray.from_numpy(np.array([3, 0], np.int32))
     call = cls.__new__(cls)._prepare((src, good, dst), data_layout="NHWC", bound=(kind, params, quant))
     assert call.kind == kind
