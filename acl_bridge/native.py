@@ -8,6 +8,7 @@ Imports on every machine: without the compiled module (no ACL at build time, not
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
@@ -130,6 +131,27 @@ def acl_version() -> str:
     info = build_information()
     m = re.search(r"arm_compute_version=v?([0-9][0-9.]*)", info)
     return m.group(1) if m else f"unknown ({info[:80]})"
+
+
+# The first ACL whose NEON (CPU) kernels are known to ask their tensors for no padding: 24.11's
+# asked none on the first starts of all 26 fetched models (1346 questions, every answer zero;
+# tests/models/test_first_start_decisions_acl.py asks them again). 20.08's ask it (pooling,
+# depthwise, reduction, scale: docs/performance.md, issue 40 part 7s), OpenCL's kernels ask it; the
+# versions between are not measured here and count as asking.
+NEON_KERNELS_PADDING_FREE_SINCE = (24, 11)
+
+
+@functools.lru_cache(maxsize=None)
+def kernels_ask_padding(backend_name: str) -> bool:
+    """Whether the loaded ACL's kernels of ``backend_name`` may ask padding of their tensors:
+    False for NEON from :data:`NEON_KERNELS_PADDING_FREE_SINCE` on, True otherwise (a version
+    that does not read as numbers too). A first start then negotiates no padding at all
+    (acl_bridge.models.runtime.negotiation); ACL's validate() in the one native call still
+    checks every function, and a refusal negotiates as before."""
+    if backend_name != "neon":
+        return True
+    m = re.match(r"(\d+)\.(\d+)", acl_version())
+    return m is None or (int(m.group(1)), int(m.group(2))) < NEON_KERNELS_PADDING_FREE_SINCE
 
 
 def compiled_acl_version() -> str:

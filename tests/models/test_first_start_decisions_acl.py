@@ -26,6 +26,29 @@ def _decisions(runner):
     return tuple(x.decision for x in f)
 
 
+def _check_no_padding_asked(runner):
+    """Where this ACL's NEON kernels count as asking no padding (native.kernels_ask_padding), the
+    runner's first start asked ACL no required padding, and ACL, asked now on the same plan
+    (shapes only), asks none of any step: what keeps that fact honest on every fetched model.
+    Elsewhere (20.08) the first start asked."""
+    from acl_bridge import native
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.layout import PaddingSize
+    from acl_bridge.models.runtime.negotiation import negotiate
+
+    if native.kernels_ask_padding(runner.backend.name):
+        assert runner._session.calls["negotiate"] > 0
+        return
+    assert runner._session.calls["negotiate"] == 0
+    session = ConfigureSession(reuse=False)
+    with session.active():
+        asked, const_pad = negotiate(runner.plan, session, runner.backend, fallback=False, checks=False, ask=True)
+    assert session.calls["negotiate"] == len(runner.plan.steps)
+    nonzero = [(who, pad) for pads in asked.values() for *who, pad in pads if pad != PaddingSize()]
+    nonzero += [(k, role, pad) for k, c in enumerate(const_pad) for role, pad in c.items() if pad != PaddingSize()]
+    assert nonzero == [], f"ACL {native.acl_version()}'s NEON kernels asked padding"
+
+
 @pytest.mark.parametrize("name", sorted(MODEL_FILES))
 def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
@@ -38,6 +61,7 @@ def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
         padding = {b: p.padding for b, p in first.buffer_plans.items()}
         plans = first.function_plans()
     assert made and all(d is not None for d in made)
+    _check_no_padding_asked(first)
     with TfliteRunner(path, **caches) as second:
         assert second.facts_cache.state == "warm" and second.negotiation_recalled
         assert second.functions_recalled == len(second.functions) == len(made)

@@ -1,6 +1,7 @@
 """The padding negotiation: what every step's ACL function asks of each buffer, asked on
 shapes alone before any memory exists (a buffer gets the union over every function that reads
-or writes it), the key its answer is kept under between processes, and after configuring, the
+or writes it; nothing asked where this ACL's kernels ask no padding and the one native call
+checks every function), the key its answer is kept under between processes, and after configuring, the
 padding a function still staged for that a buffer of the runner's own could have had
 (renegotiation, at most :data:`MAX_RENEGOTIATIONS` times)."""
 
@@ -15,6 +16,7 @@ from ...configure_session import NEGOTIATED_PLAN, ConfigureSession, question_id
 from ...errors import AclStatusError, AclUnsupportedError
 from ...executor import checked_padding, negotiate_padding
 from ...mapping import PaddingSize
+from ...native import kernels_ask_padding
 from ...plan import FunctionPlan, Reason
 from ..planning.plan_cache import lowering_code_identity
 from ..planning.tflite_plan import Plan
@@ -22,21 +24,29 @@ from .function_kinds import ROLES
 from .step_calls import AclRefusedError, DenseShapes, call_kwargs, raise_refused, refusal, step_operands, tensor_ids
 
 MAX_RENEGOTIATIONS = 2
+NO_PADDING = PaddingSize()
 
 # {buffer tensor: [(operator index, role, padding)]}, and per step {constant role: padding}
 Asked = Dict[int, List[Tuple[int, str, PaddingSize]]]
 
 
 def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, checks: bool = True,
-              bound: Optional[List[Optional[Bound]]] = None) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
+              bound: Optional[List[Optional[Bound]]] = None, ask: Optional[bool] = None
+              ) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
     """Padding each step's function asks for, per buffer (shapes only, no memory). A step ACL
     refuses: AclRefusedError naming it (without the fallback at once; with it, every refusal of
     the pass together, for the runner to plan them onto the CPU fallback). ``checks``: ask
     validate() on each step's negotiated layouts and add ACL's auto padding where it refuses
     them (:func:`~acl_bridge.executor.required_padding`); False leaves that question to the
-    decision pass (a refusal there negotiates again with it). ``bound``: a list that receives
-    each step's :class:`Bound` (None for a refused step)."""
+    decision pass (a refusal there negotiates again with it); where moreover this ACL's kernels
+    of the backend ask no padding (:func:`~acl_bridge.native.kernels_ask_padding`), ACL is not
+    asked either: every step binds with zero padding, and a step ACL refuses is refused by the
+    decision pass or the one native call (UncheckedRefused: negotiated again, asking); ``ask``
+    True asks ACL all the same (None: as just said). ``bound``: a list that receives each
+    step's :class:`Bound` (None for a refused step)."""
     shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
+    if ask is None:
+        ask = checks or kernels_ask_padding(backend.name)
     asked: Asked = {}
     const_pad: List[Dict[str, PaddingSize]] = []
     refused: Dict[int, str] = {}
@@ -49,7 +59,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
         quantization = options.pop("quantization", None)
         try:  # AclFunction.required_padding, its binding kept
             kind, params, quant, specs = cls._bound_specs(operands, options, quantization, "NHWC")
-            pads = negotiate_padding(kind, params, specs, backend)
+            pads = negotiate_padding(kind, params, specs, backend) if ask else (NO_PADDING,) * len(specs)
             need = dict(zip(cls.roles, checked_padding(kind, params, specs, pads, backend) if checks else pads))
         except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
             if not fallback:
