@@ -81,6 +81,7 @@ PURE_MODULES = frozenset({
     "test_descriptor", "test_directml", "test_dlpack", "test_elements", "test_layout", "test_mapping",
     "test_natural_constructors", "test_numpy_protocol", "test_padding_is_free", "test_pictures", "test_plan",
     "test_properties", "test_reduced_cl_table", "test_torch_format", "test_typing", "test_user_cache", "test_worked_examples", "test_xla", "test_xla_roundtrip",
+    "test_kernels_ask_padding",
     # tests/models/ (the reader, lowering, plans and numpy executor, against TFLite's interpreter)
     "models.test_armnn_profile", "models.test_blazeface", "models.test_classify", "models.test_face_mesh", "models.test_fuzz_reader",
     "models.test_int8_models", "models.test_int8_reference", "models.test_lowering_table", "models.test_memory_plan", "models.test_model_cache",
