@@ -34,7 +34,7 @@ from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
 from . import decisions
 from .decisions import KeptValueError, pad_from_json, pad_json
-from .mapping import PerChannelQuantization
+from .mapping import PerChannelQuantization, scales_hex
 
 T = TypeVar("T")
 
@@ -123,7 +123,9 @@ def _per_channel_text(q) -> str:
     kept = _PER_CHANNEL_TEXTS.get(id(q))
     if kept is not None and kept[0] is q:
         return kept[1]
-    text = "PerChannelQuantization" + _canonical((q.scales, q.axis))
+    exact = scales_hex(q)  # every scale a float: _canonical's text of them, made once per object
+    text = ("PerChannelQuantization" + _canonical((q.scales, q.axis)) if exact is None
+            else f"PerChannelQuantization(({exact}),{q.axis!r})")
     if type(q.scales) is tuple and type(q.axis) is int:  # nothing inside that could change
         if len(_PER_CHANNEL_TEXTS) >= 1024:
             _PER_CHANNEL_TEXTS.clear()

@@ -413,6 +413,20 @@ def _exact_per_channel(q: PerChannelQuantization) -> bool:
     return exact
 
 
+def scales_hex(q: PerChannelQuantization) -> Optional[str]:
+    """Its scales as ``float.hex`` texts joined by commas, or None where they are not all
+    Python floats (:func:`_exact_per_channel`): the part of a per-channel quantization's text
+    that names every scale exactly, made once per object (a load's layout keys and ACL's
+    question ids both spell every weight's scales, hundreds of them)."""
+    if not _exact_per_channel(q):
+        return None
+    text = q.__dict__.get("_scales_hex")
+    if text is None:
+        text = ",".join(map(float.hex, q.scales))
+        object.__setattr__(q, "_scales_hex", text)
+    return text
+
+
 def clear_description_caches() -> None:
     """Drop what :func:`tensor_info` and :func:`padded_descriptor` keep by content (a model's
     runner does after its load: the reuse is within a load, and the entries are about 0.5 MiB
