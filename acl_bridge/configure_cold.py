@@ -89,6 +89,7 @@ class Decided:
         self.descs: Dict[tuple, bytes] = {}
         self.layouts: Dict[int, Tuple[NdArray, str]] = {}  # by id: (array, its layout key's prefix)
         self.facts: Dict[tuple, AclFacts] = {}  # AclFacts of (roles, negotiated padding)
+        self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
 
 
 def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[str], ...], tuple]]:
@@ -188,7 +189,7 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
         facts = memo.facts[(call.roles, pads)] = AclFacts(required_padding=dict(zip(call.roles, pads)))
     requests = _requests(call, layouts, qtypes, memo)
     if bound is not None and not bound.checked:
-        refused = _negotiated_layouts_refused(call, bound, requests)
+        refused = _negotiated_layouts_refused(call, bound, requests, memo)
         if refused is not None:
             return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
     plan, facts = decide(call, facts, requests)
@@ -200,21 +201,29 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     return made, ""
 
 
-def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]]
-                                ) -> Optional[str]:
+def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]],
+                                memo: Optional[Decided] = None) -> Optional[str]:
     """ACL's "Insufficient Padding" message where validate() refuses the call's negotiated
     layouts, else None: not asked where every tensor's final layout is its negotiated one (its
     descriptor that of its spec with exactly that padding, declared to ACL as that padding: the
     same native description, the bridge's buffer or the model's own dense constant alike; the
     one native call then makes the function on those very layouts, and a refusal there
-    negotiates again), asked of ACL otherwise."""
+    negotiates again), asked of ACL otherwise. ``memo``: the pass's, where each array's
+    comparison with a spec's padded layout is kept (an array meets it for both its roles)."""
+    same_layout = {} if memo is None else memo.negotiated
     for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):
         if spec is None:
             continue
         a, shape = call.arrays[role], spec[0]
         pad = pad.for_rank(len(shape))
-        if (r is None or r.acl_padding != pad or r.info is None
-                or a.descriptor != padded_descriptor(shape, a.dtype, pad)):  # type: ignore[union-attr]
+        if r is None or r.acl_padding != pad or r.info is None:
+            same = False
+        else:  # (the memo's arrays are held by memo.layouts: an id names one array for the pass)
+            same = same_layout.get((id(a), shape, pad))
+            if same is None:
+                same = same_layout[(id(a), shape, pad)] = a.descriptor == padded_descriptor(  # type: ignore[union-attr]
+                    shape, a.dtype, pad)  # type: ignore[union-attr]
+        if not same:
             return layouts_rejected(call.kind, call.params, negotiated_descs(bound.specs, bound.padding,
                                                                              call.backend))
     return None

@@ -77,8 +77,13 @@ def _canonical(v: object) -> str:
     if t is float:  # per-channel scales: hundreds per question
         return float.hex(v)
     if t is tuple or t is list:
-        if v and all(type(x) is float for x in v):  # per-channel scales: float.hex without a call each
-            return "(" + ",".join(map(float.hex, v)) + ")"  # type: ignore[arg-type]
+        types = set(map(type, v))  # type: ignore[call-overload]
+        if len(types) == 1:  # a shape, per-channel scales: each item's text without a call each
+            (only,) = types
+            if only is float:
+                return "(" + ",".join(map(float.hex, v)) + ")"  # type: ignore[arg-type]
+            if only is int or only is str:
+                return "(" + ",".join(map(repr, v)) + ")"  # type: ignore[call-overload]
         return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
     text = _TEXT_OF_TYPE.get(t)
     if text is None:  # what the value's type asks for, found once per type
