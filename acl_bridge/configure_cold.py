@@ -14,8 +14,10 @@ takes, so a first start and a second start make their functions the same way.
 A model repeats calls: the same function on tensors of the same layouts (a block of equal
 shapes), and the same tensor read by one function and written by another. Within one
 :func:`decide_calls` pass (:class:`Decided`), each tensor's description for the planner and
-native description are made once per content (its :func:`~acl_bridge.decisions.layout_key`,
-the role's part and the quantization's types), and a call whose content is a decided one's
+native description are made once per content (its :func:`~acl_bridge.decisions.layout_key`
+and the quantization's types; a buffer one call writes and another reads is described once,
+its second role's request differing only in the role's part), the memory's part of a layout
+key once per array, and a call whose content is a decided one's
 (what :meth:`~acl_bridge.decisions.Decision.matches` compares, the quantization's types too)
 takes that decision, as a second start would: nothing is described, asked or planned again.
 

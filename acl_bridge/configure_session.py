@@ -77,13 +77,10 @@ def _canonical(v: object) -> str:
     if t is float:  # per-channel scales: hundreds per question
         return float.hex(v)
     if t is tuple or t is list:
-        types = set(map(type, v))  # type: ignore[call-overload]
-        if len(types) == 1:  # a shape, per-channel scales: each item's text without a call each
-            (only,) = types
-            if only is float:
-                return "(" + ",".join(map(float.hex, v)) + ")"  # type: ignore[arg-type]
-            if only is int or only is str:
-                return "(" + ",".join(map(repr, v)) + ")"  # type: ignore[call-overload]
+        first = type(v[0]) if v else None  # type: ignore[index]
+        if (first is float or first is int or first is str) and len(set(map(type, v))) == 1:  # type: ignore
+            # a shape, per-channel scales: each item's text without a call each
+            return "(" + ",".join(map(float.hex if first is float else repr, v)) + ")"  # type: ignore
         return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
     text = _TEXT_OF_TYPE.get(t)
     if text is None:  # what the value's type asks for, found once per type
