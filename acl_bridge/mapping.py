@@ -392,7 +392,8 @@ def tensor_info(
     return _tensor_info_of(*key, _types(quantization))  # (0.5, 3.0) never finds the entry of (0.5, 3)
 
 
-_NONE_TYPE, _SCALE_OFFSET_TYPES = type(None), (float, int)  # _types(None), _types((0.5, 3))
+_NONE_TYPE: Any = type(None)  # _types(None)
+_SCALE_OFFSET_TYPES: Any = (float, int)  # _types((0.5, 3))
 
 
 def _cacheable(*values: Any) -> bool:
