@@ -14,8 +14,10 @@ takes, so a first start and a second start make their functions the same way.
 A model repeats calls: the same function on tensors of the same layouts (a block of equal
 shapes), and the same tensor read by one function and written by another. Within one
 :func:`decide_calls` pass (:class:`Decided`), each tensor's description for the planner and
-native description are made once per content (its :func:`~acl_bridge.decisions.layout_key`,
-the role's part and the quantization's types), and a call whose content is a decided one's
+native description are made once per content (its :func:`~acl_bridge.decisions.layout_key`
+and the quantization's types; a buffer one call writes and another reads is described once,
+its second role's request differing only in the role's part), the memory's part of a layout
+key once per array, and a call whose content is a decided one's
 (what :meth:`~acl_bridge.decisions.Decision.matches` compares, the quantization's types too)
 takes that decision, as a second start would: nothing is described, asked or planned again.
 
@@ -27,13 +29,15 @@ path says what ACL refused.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from ndarray import NdArray
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision
-from .executor import (Call, acl_identity, call_layouts, decide, describe_request, in_place_desc, layouts_rejected,
-                       negotiate_padding, negotiated_descs)
+from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc, layouts_rejected,
+                       negotiate_padding, negotiated_descs, tensor_layout_key)
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
 from .native import require_native
@@ -75,20 +79,49 @@ def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -
 
 class Decided:
     """What one :func:`decide_calls` pass made, by content: decisions, the planner's tensor
-    descriptions and the native descriptions (each key holds everything its value is
-    computed from; module docstring)."""
+    descriptions, the facts of a negotiated padding, the native descriptions (each key holds
+    everything its value is computed from; module docstring); and the memory's part of each
+    array's layout key by the array's identity (the array held here: an id names one object
+    for the whole pass)."""
 
     def __init__(self) -> None:
         self.decisions: Dict[tuple, Decision] = {}
         self.requests: Dict[tuple, TensorRequest] = {}
+        self.described: Dict[tuple, TensorRequest] = {}  # a request for the first role of its content
         self.descs: Dict[tuple, bytes] = {}
+        self.layouts: Dict[int, Tuple[NdArray, str]] = {}  # by id: (array, its layout key's prefix)
+        self.facts: Dict[tuple, AclFacts] = {}  # AclFacts of (roles, negotiated padding)
+        self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
+
+
+def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[str], ...], tuple]]:
+    """(:func:`~acl_bridge.executor.call_layouts` of ``call``, each role's quantization's types),
+    each array's part of its layout key made once per array object of the pass; None where
+    call_layouts is None."""
+    layouts: List[Optional[str]] = []
+    for role in call.roles:
+        a = call.arrays[role]
+        if a is None:
+            layouts.append(None)
+            continue
+        made = memo.layouts.get(id(a))
+        if made is None:  # (the memo holds the array: its id names it for the whole pass)
+            made = memo.layouts[id(a)] = (a, array_layout_prefix(a))
+        key = tensor_layout_key(a, call.quantization[role], made[1])
+        if key is None:
+            return None
+        layouts.append(key)
+    return tuple(layouts), tuple(_types(call.quantization[r]) for r in call.roles)
 
 
 def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
               memo: Decided) -> List[Optional[TensorRequest]]:
     """:func:`~acl_bridge.executor.describe_call` of ``call``, each request made once per
     content: the layout key (descriptor, origin, free padding, quantization's text), the
-    quantization's types, the data layout and the role's part (name, output, const)."""
+    quantization's types, the data layout and the role's part (name, output, const). A
+    tensor is described once per content of its own (the layout key, the types, the data
+    layout): a buffer one call writes and another reads gets its second role's request from
+    the first's, only the role's part differing."""
     out: List[Optional[TensorRequest]] = []
     for role, layout, qt in zip(call.roles, layouts, qtypes):
         if layout is None:
@@ -98,9 +131,14 @@ def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
         key = (layout, qt, call.data_layout, role, is_output, const)
         r = memo.requests.get(key)
         if r is None:
-            r = memo.requests[key] = describe_request(role, call.arrays[role], is_output=is_output,  # type: ignore[arg-type]
-                                                      data_layout=call.data_layout,
-                                                      quantization=call.quantization[role], acl_const=const)
+            first = memo.described.get(key[:3])
+            if first is None:
+                r = memo.described[key[:3]] = describe_request(
+                    role, call.arrays[role], is_output=is_output, data_layout=call.data_layout,  # type: ignore[arg-type]
+                    quantization=call.quantization[role], acl_const=const)
+            else:  # describe_request's other fields depend on the tensor, its quantization and the data layout
+                r = replace(first, role=role, is_output=is_output, acl_const=const)
+            memo.requests[key] = r
         out.append(r)
     return out
 
@@ -132,12 +170,12 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     its decision). ``bound``: the negotiation's :class:`Bound` of this call
     (its padding is the answer asking again would give)."""
     ffi, _ = require_native()
-    layouts = call_layouts(call)
-    if layouts is None:
-        return None, f"{call.kind}: a tensor of the caller's is misaligned or has a quantization without text"
     memo = Decided() if memo is None else memo
+    made_layouts = _layouts(call, memo)
+    if made_layouts is None:
+        return None, f"{call.kind}: a tensor of the caller's is misaligned or has a quantization without text"
+    layouts, qtypes = made_layouts
     params = ffi.buffer(call.params)[:]
-    qtypes = tuple(_types(call.quantization[r]) for r in call.roles)
     key = (call.kind, params, call.data_layout, call.options, layouts, qtypes, call.backend.name, call.roles,
            call.outputs, call.const_roles)
     made = memo.decisions.get(key)
@@ -148,10 +186,12 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
         pads = negotiate_padding(call.kind, call.params, specs, call.backend)
     else:
         pads = bound.padding
-    facts = AclFacts(required_padding=dict(zip(call.roles, pads)))
+    facts = memo.facts.get((call.roles, pads))
+    if facts is None:
+        facts = memo.facts[(call.roles, pads)] = AclFacts(required_padding=dict(zip(call.roles, pads)))
     requests = _requests(call, layouts, qtypes, memo)
     if bound is not None and not bound.checked:
-        refused = _negotiated_layouts_refused(call, bound, requests)
+        refused = _negotiated_layouts_refused(call, bound, requests, memo)
         if refused is not None:
             return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
     plan, facts = decide(call, facts, requests)
@@ -163,21 +203,29 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     return made, ""
 
 
-def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]]
-                                ) -> Optional[str]:
+def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]],
+                                memo: Optional[Decided] = None) -> Optional[str]:
     """ACL's "Insufficient Padding" message where validate() refuses the call's negotiated
     layouts, else None: not asked where every tensor's final layout is its negotiated one (its
     descriptor that of its spec with exactly that padding, declared to ACL as that padding: the
     same native description, the bridge's buffer or the model's own dense constant alike; the
     one native call then makes the function on those very layouts, and a refusal there
-    negotiates again), asked of ACL otherwise."""
+    negotiates again), asked of ACL otherwise. ``memo``: the pass's, where each array's
+    comparison with a spec's padded layout is kept (an array meets it for both its roles)."""
+    same_layout = {} if memo is None else memo.negotiated
     for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):
         if spec is None:
             continue
         a, shape = call.arrays[role], spec[0]
         pad = pad.for_rank(len(shape))
-        if (r is None or r.acl_padding != pad or r.info is None
-                or a.descriptor != padded_descriptor(shape, a.dtype, pad)):  # type: ignore[union-attr]
+        if r is None or r.acl_padding != pad or r.info is None:
+            same = False
+        else:  # (the memo's arrays are held by memo.layouts: an id names one array for the pass)
+            same = same_layout.get((id(a), shape, pad))
+            if same is None:
+                same = same_layout[(id(a), shape, pad)] = a.descriptor == padded_descriptor(  # type: ignore[union-attr]
+                    shape, a.dtype, pad)  # type: ignore[union-attr]
+        if not same:
             return layouts_rejected(call.kind, call.params, negotiated_descs(bound.specs, bound.padding,
                                                                              call.backend))
     return None

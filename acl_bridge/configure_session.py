@@ -34,7 +34,7 @@ from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
 
 from . import decisions
 from .decisions import KeptValueError, pad_from_json, pad_json
-from .mapping import PerChannelQuantization
+from .mapping import PerChannelQuantization, scales_hex
 
 T = TypeVar("T")
 
@@ -77,8 +77,10 @@ def _canonical(v: object) -> str:
     if t is float:  # per-channel scales: hundreds per question
         return float.hex(v)
     if t is tuple or t is list:
-        if v and all(type(x) is float for x in v):  # per-channel scales: float.hex without a call each
-            return "(" + ",".join(map(float.hex, v)) + ")"  # type: ignore[arg-type]
+        first = type(v[0]) if v else None  # type: ignore[index]
+        if (first is float or first is int or first is str) and len(set(map(type, v))) == 1:  # type: ignore
+            # a shape, per-channel scales: each item's text without a call each
+            return "(" + ",".join(map(float.hex if first is float else repr, v)) + ")"  # type: ignore
         return "(" + ",".join(map(_canonical, v)) + ")"  # type: ignore[call-overload]
     text = _TEXT_OF_TYPE.get(t)
     if text is None:  # what the value's type asks for, found once per type
@@ -123,7 +125,9 @@ def _per_channel_text(q) -> str:
     kept = _PER_CHANNEL_TEXTS.get(id(q))
     if kept is not None and kept[0] is q:
         return kept[1]
-    text = "PerChannelQuantization" + _canonical((q.scales, q.axis))
+    exact = scales_hex(q)  # every scale a float: _canonical's text of them, made once per object
+    text = ("PerChannelQuantization" + _canonical((q.scales, q.axis)) if exact is None
+            else f"PerChannelQuantization(({exact}),{q.axis!r})")
     if type(q.scales) is tuple and type(q.axis) is int:  # nothing inside that could change
         if len(_PER_CHANNEL_TEXTS) >= 1024:
             _PER_CHANNEL_TEXTS.clear()

@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Tuple
 from ndarray.errors import AclNdarrayError
 
 from .layout import PaddingSize
+from .mapping import PerChannelQuantization, scales_hex
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from .user_cache import sources_stamp
 
@@ -69,6 +70,9 @@ def quantization_text(q: object) -> str:
         return "none"
     scales = getattr(q, "scales", None)
     if scales is not None:  # PerChannelQuantization
+        exact = scales_hex(q) if type(q) is PerChannelQuantization else None  # (made once per object)
+        if exact is not None:
+            return f"pc({exact};{q.axis})"
         return "pc(" + ",".join(map(float.hex, map(float, scales))) + f";{int(getattr(q, 'axis'))})"
     if isinstance(q, (tuple, list)) and len(q) == 2:
         return f"({float.hex(float(q[0]))},{int(q[1])})"  # type: ignore[arg-type]
@@ -83,11 +87,24 @@ def layout_key(descriptor, origin: str, padding_is_free: bool, quantization: obj
     order, padding or explicit strides), the origin of its memory, whether its padding is
     free and its quantization. The same content gives the same text in every process (ints,
     strings, booleans, floats in hex)."""
+    return layout_key_with(layout_prefix(descriptor, origin, padding_is_free), quantization)
+
+
+def layout_prefix(descriptor, origin: str, padding_is_free: bool) -> str:
+    """The memory's part of :func:`layout_key` (all but the quantization), for
+    :func:`layout_key_with`: a buffer read by one function and written by another is spelled
+    once (the repr of the key's tuple without its last item and closing parenthesis)."""
     d = descriptor
     e = d.explicit
     explicit = None if e is None else (tuple(e.strides), e.offset, e.alloc_size)
     return repr((origin, bool(padding_is_free), tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
-                 tuple(d.padding_offsets), explicit, quantization_text(quantization)))
+                 tuple(d.padding_offsets), explicit))[:-1] + ", "
+
+
+def layout_key_with(prefix: str, quantization: object) -> str:
+    """:func:`layout_key` from the memory's :func:`layout_prefix` and a quantization
+    (TypeError as :func:`quantization_text`)."""
+    return prefix + repr(quantization_text(quantization)) + ")"
 
 
 # The sources whose code decides what a kept decision holds: a decision is reused only by the
@@ -196,12 +213,24 @@ class KeptDecisions(Sequence):
         index: Dict[str, Dict[object, int]] = {"head": {}, "plan": {}, "facts": {}, "layout": {}}
         values: Dict[str, list] = {name: [] for name in index}
 
-        def idx(table: str, value: object, key: object = None) -> int:
-            key = value if key is None else key
+        # plans and facts by identity first: a pass that decided them once per content hands the
+        # same objects to many functions (configure_cold), each otherwise hashed field by field
+        # again (every object is alive here: ``decisions`` holds it)
+        seen: Dict[str, Dict[int, int]] = {"plan": {}, "facts": {}}
+
+        def idx(table: str, value: object, key=None) -> int:
+            ids = seen.get(table)
+            if ids is not None:
+                i = ids.get(id(value))
+                if i is not None:
+                    return i
+            key = value if key is None else key(value)
             i = index[table].get(key)
             if i is None:
                 i = index[table][key] = len(values[table])
                 values[table].append(value)
+            if ids is not None:
+                ids[id(value)] = i
             return i
 
         functions, tensors, tails = [], [], {}
@@ -220,7 +249,7 @@ class KeptDecisions(Sequence):
                                  f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
                                  f"per role, absent alike")
             functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
-                              idx("plan", d.plan), idx("facts", d.facts, _facts_key(d.facts))))
+                              idx("plan", d.plan), idx("facts", d.facts, _facts_key)))
             for layout, desc in zip(d.layouts, d.descs):
                 tensors.append(-1 if layout is None else idx("layout", layout))
                 if desc is None:
@@ -415,5 +444,5 @@ def _decode(value) -> KeptDecisions:
                          tails)
 
 
-__all__ = ["Decision", "KeptDecisions", "KeptValueError", "layout_key", "quantization_text", "code_identity", "encode", "decode",
+__all__ = ["Decision", "KeptDecisions", "KeptValueError", "layout_key", "layout_prefix", "layout_key_with", "quantization_text", "code_identity", "encode", "decode",
            "pad_json", "pad_from_json"]

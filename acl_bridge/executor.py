@@ -36,7 +36,7 @@ from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 from . import abi
 from . import configure_session as session
 from .backend import NEON, Backend
-from .decisions import Decision, layout_key
+from .decisions import Decision, layout_key_with, layout_prefix
 from .errors import AclError, AclStatusError
 from .layout import PaddingSize
 from .mapping import (PerChannelQuantization, _cacheable, _types, acl_layout_padding, alignment_problem,
@@ -513,15 +513,33 @@ def call_layouts(call: Call) -> Optional[Tuple[Optional[str], ...]]:
         if a is None:
             out.append(None)
             continue
-        origin = origin_of(a)
-        if origin is Origin.USER and alignment_problem(a) is not None:
+        key = tensor_layout_key(a, call.quantization[role])
+        if key is None:
             return None
-        try:
-            out.append(layout_key(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)),
-                                  call.quantization[role]))
-        except TypeError:
-            return None
+        out.append(key)
     return tuple(out)
+
+
+def tensor_layout_key(a: NdArray, quantization: Quantization, prefix: Optional[str] = None) -> Optional[str]:
+    """One tensor's part of :func:`call_layouts`: its :func:`acl_bridge.decisions.layout_key`
+    with this quantization, or None (memory of the user's that is misaligned, a quantization
+    without text). ``prefix``: :func:`array_layout_prefix` of ``a`` where the caller has it."""
+    prefix = array_layout_prefix(a) if prefix is None else prefix
+    if not prefix:
+        return None
+    try:
+        return layout_key_with(prefix, quantization)
+    except TypeError:
+        return None
+
+
+def array_layout_prefix(a: NdArray) -> str:
+    """The memory's part of ``a``'s layout key (:func:`acl_bridge.decisions.layout_prefix`),
+    or "" for memory of the user's that is misaligned (no decision for it)."""
+    origin = origin_of(a)
+    if origin is Origin.USER and alignment_problem(a) is not None:
+        return ""
+    return layout_prefix(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)))
 
 
 @functools.lru_cache(maxsize=None)

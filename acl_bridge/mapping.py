@@ -376,13 +376,24 @@ def tensor_info(
     cache; a model load describes each buffer a dozen times). Refusals are not cached.
     """
     d = _descriptor(array_or_descriptor)
-    key = (d, data_layout, quantization, _padding_is_free(array_or_descriptor))
+    free = _padding_is_free(array_or_descriptor)
+    q = quantization
+    if type(data_layout) is str:  # a float model's tensors, a quantized one's (scale, offset): the cache's key at once
+        if q is None:
+            return _tensor_info_of(d, data_layout, None, free, _NONE_TYPE)
+        if type(q) is tuple and len(q) == 2 and type(q[0]) is float and type(q[1]) is int:
+            return _tensor_info_of(d, data_layout, q, free, _SCALE_OFFSET_TYPES)
+    key = (d, data_layout, quantization, free)
     if not _cacheable(quantization, data_layout):  # a list of scales...
         if type(quantization) is PerChannelQuantization and _exact_per_channel(quantization) \
                 and type(data_layout) is str:  # an int8 model's weights: described a dozen times each
             return _tensor_info_of(*key, PerChannelQuantization)
         return _tensor_info_uncached(*key)
     return _tensor_info_of(*key, _types(quantization))  # (0.5, 3.0) never finds the entry of (0.5, 3)
+
+
+_NONE_TYPE: Any = type(None)  # _types(None)
+_SCALE_OFFSET_TYPES: Any = (float, int)  # _types((0.5, 3))
 
 
 def _cacheable(*values: Any) -> bool:
@@ -411,6 +422,20 @@ def _exact_per_channel(q: PerChannelQuantization) -> bool:
         exact = all(type(s) is float for s in q.scales)
         object.__setattr__(q, "_exact", exact)
     return exact
+
+
+def scales_hex(q: PerChannelQuantization) -> Optional[str]:
+    """Its scales as ``float.hex`` texts joined by commas, or None where they are not all
+    Python floats (:func:`_exact_per_channel`): the part of a per-channel quantization's text
+    that names every scale exactly, made once per object (a load's layout keys and ACL's
+    question ids both spell every weight's scales, hundreds of them)."""
+    if not _exact_per_channel(q):
+        return None
+    text = q.__dict__.get("_scales_hex")
+    if text is None:
+        text = ",".join(map(float.hex, q.scales))
+        object.__setattr__(q, "_scales_hex", text)
+    return text
 
 
 def clear_description_caches() -> None:
@@ -519,10 +544,14 @@ def _acl_num_dimensions(shape: Sequence[int]) -> int:
 def padded_descriptor(shape: Sequence[int], dtype: npt.DTypeLike, padding: PaddingSize) -> ShapeDescriptor:
     """A C-order padded buffer with ACL ``padding`` around its x-y plane (numpy's last two dims)."""
     shape = tuple(shape)
-    exact_ints = all(type(n) is int or isinstance(n, np.integer) for n in shape)  # not 2.0 nor True
+    types = set(map(type, shape))  # (a model's shapes are Python ints: one look at their types)
+    exact_ints = types <= _INT or all(t is int or issubclass(t, np.integer) for t in types)  # not 2.0 nor True
     if not (exact_ints and isinstance(padding, PaddingSize) and isinstance(dtype, (str, np.dtype, type))):
         return _padded_descriptor_uncached(shape, dtype, padding)  # the descriptor's checks say what is wrong
     return _padded_descriptor_of(shape, np.dtype(dtype), padding)
+
+
+_INT = frozenset((int,))
 
 
 @functools.lru_cache(maxsize=4096)

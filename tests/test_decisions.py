@@ -158,3 +158,45 @@ def test_a_layout_key_names_every_field_a_decision_depends_on():
               layout_key(ShapeDescriptor.create((1, 4, 4, 8), "float32", strides=(256, 64, 8, 1), alloc_size=300),
                          "bridge", True)]
     assert len({base, *others}) == 1 + len(others)
+
+
+def test_a_per_channel_layout_key_spells_every_scale_exactly_however_it_is_held():
+    """The scales' text made once per PerChannelQuantization object (mapping.scales_hex, shared
+    with the question ids) is the text spelled afresh: floats by float.hex; scales that are no
+    Python floats (numpy's) spelled as their float values, never kept."""
+    from acl_bridge.decisions import quantization_text
+    from acl_bridge.mapping import PerChannelQuantization, scales_hex
+
+    scales = (0.5, 0.1, 1e-300, 3.0)
+    exact, numpy_held = PerChannelQuantization(scales, 3), PerChannelQuantization(tuple(map(np.float32, scales)), 3)
+    assert quantization_text(exact) == quantization_text(exact) == "pc(" + ",".join(map(float.hex, scales)) + ";3)"
+    assert scales_hex(exact) == ",".join(map(float.hex, scales)) and scales_hex(numpy_held) is None
+    assert quantization_text(numpy_held) == "pc(" + ",".join(float.hex(float(np.float32(s))) for s in scales) + ";3)"
+    assert quantization_text(PerChannelQuantization((), 0)) == "pc(;0)"
+
+
+def test_kept_decisions_of_shared_plans_and_facts_equal_those_of_equal_copies():
+    """A decision pass hands one plan and facts object to many functions (configure_cold): the
+    columns (found by identity first) are those of equal, distinct objects."""
+    d = _decision()
+    copies = [dataclasses.replace(d, plan=dataclasses.replace(d.plan), facts=dataclasses.replace(d.facts))
+              for _ in range(3)]
+    other = _decision(kind="add", facts=AclFacts(required_padding={}))
+    shared, distinct = KeptDecisions.of((d, d, other, d)), KeptDecisions.of((copies[0], copies[1], other, copies[2]))
+    assert encode(CONFIGURED_PLAN, shared) == encode(CONFIGURED_PLAN, distinct)
+    assert shared.functions == ((0, 0, 0), (0, 0, 0), (1, 0, 1), (0, 0, 0))
+
+
+def test_a_layout_key_is_its_memory_part_and_its_quantization_text():
+    """layout_key is the repr of one tuple (the memory's fields, then the quantization's text);
+    its memory part (layout_prefix), made once per array by a decision pass, joined with the
+    quantization's text (layout_key_with) gives the same text."""
+    from acl_bridge.decisions import layout_key_with, layout_prefix, quantization_text
+    from acl_bridge.mapping import PerChannelQuantization
+
+    explicit = ShapeDescriptor.create((1, 4, 4, 8), "float32", strides=(256, 64, 8, 1), offset=2)
+    for d, e in ((PADDED, None), (explicit, ((256, 64, 8, 1), 2, explicit.alloc_size))):
+        for q in (None, (0.5, 3), PerChannelQuantization((0.5, 0.25), 0)):
+            whole = repr(("user", False, tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
+                          tuple(d.padding_offsets), e, quantization_text(q)))
+            assert layout_key(d, "user", False, q) == layout_key_with(layout_prefix(d, "user", False), q) == whole
