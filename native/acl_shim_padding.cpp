@@ -215,30 +215,30 @@ class Values {
 
 // 0: every byte of memory that is no element (mask 0) still holds fill; 1: some byte inside
 // the allocation's total bytes does not; 2: some byte of the guard after them does not.
-// Eight bytes at a time where they are all elements, or all fill.
+// Eight bytes a word, without a branch per byte: a word's bytes that are no element and no
+// longer fill are (memory ^ fill) & ~(mask * 0xff) (mask bytes are 0 or 1); only a word with
+// such a byte is looked at byte by byte.
 int32_t written_outside(const std::vector<uint8_t> &memory, const std::vector<uint8_t> &mask, size_t total,
                         uint8_t fill) {
-    constexpr uint64_t all_elements = 0x0101010101010101ull;
-    const uint64_t all_fill = all_elements * fill;
-    const size_t size = memory.size();
+    constexpr uint64_t ones = 0x0101010101010101ull;
+    const uint64_t all_fill = ones * fill;
+    const size_t size = memory.size(), words = size / 8;
     bool inside = false;
-    size_t b = 0;
-    while (b < size) {
-        if (b % 8 == 0 && b + 8 <= size) {
-            uint64_t m, v;
-            std::memcpy(&m, mask.data() + b, 8);
-            std::memcpy(&v, memory.data() + b, 8);
-            if (m == all_elements || (m == 0 && v == all_fill)) {
-                b += 8;
-                continue;
-            }
-        }
-        if (!mask[b] && memory[b] != fill) {
+    auto bytes = [&](size_t from, size_t to) {  // 2 at a changed guard byte, else 0 (inside noted)
+        for (size_t b = from; b < to; ++b) {
+            if (mask[b] || memory[b] == fill) continue;
             if (b >= total) return 2;  // past the allocation, into the guard
             inside = true;
         }
-        ++b;
+        return 0;
+    };
+    for (size_t w = 0; w < words; ++w) {
+        uint64_t m, v;
+        std::memcpy(&m, mask.data() + w * 8, 8);
+        std::memcpy(&v, memory.data() + w * 8, 8);
+        if (((v ^ all_fill) & ~(m * 0xffu)) != 0 && bytes(w * 8, w * 8 + 8) == 2) return 2;
     }
+    if (bytes(words * 8, size) == 2) return 2;
     return inside ? 1 : 0;
 }
 
