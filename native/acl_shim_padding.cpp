@@ -77,18 +77,19 @@ void for_each_run(size_t dims, const uint64_t *n, const uint64_t *sa, const uint
     }
 }
 
-// Marks the bytes of every element of a tensor described by d (1 = element byte).
-void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<uint8_t> &mask) {
+// Sets the bytes of every element of a tensor described by d in memory to value (those
+// inside memory's size).
+void set_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<uint8_t> &memory, uint8_t value) {
     const size_t dims = std::max<int32_t>(1, d.num_dims);
     uint64_t n[ACL_SHIM_MAX_DIMS], s[ACL_SHIM_MAX_DIMS];
     for (size_t i = 0; i < dims; ++i) {
         n[i] = d.num_dims ? d.shape[i] : 1;
         s[i] = d.num_dims ? d.strides_in_bytes[i] : 0;
     }
-    const uint64_t size = mask.size();
+    const uint64_t size = memory.size();
     for_each_run(dims, n, s, s, d.offset_first_element_in_bytes, d.offset_first_element_in_bytes, element_size,
                  [&](uint64_t, uint64_t off, uint64_t, uint64_t count) {
-                     if (off < size) std::memset(mask.data() + off, 1, std::min<uint64_t>(count * element_size, size - off));
+                     if (off < size) std::memset(memory.data() + off, value, std::min<uint64_t>(count * element_size, size - off));
                  });
 }
 
@@ -213,30 +214,26 @@ class Values {
     std::vector<uint8_t> bytes_;
 };
 
-// 0: every byte of memory that is no element (mask 0) still holds fill; 1: some byte inside
-// the allocation's total bytes does not; 2: some byte of the guard after them does not.
-// Eight bytes a word, without a branch per byte: a word's bytes that are no element and no
-// longer fill are (memory ^ fill) & ~(mask * 0xff) (mask bytes are 0 or 1); only a word with
-// such a byte is looked at byte by byte.
-int32_t written_outside(const std::vector<uint8_t> &memory, const std::vector<uint8_t> &mask, size_t total,
-                        uint8_t fill) {
-    constexpr uint64_t ones = 0x0101010101010101ull;
-    const uint64_t all_fill = ones * fill;
+// Of memory whose element bytes have been set back to fill (set_elements): 0 when every byte
+// holds fill, 1 when some byte inside the allocation's total bytes does not, 2 when some
+// byte of the guard after them does not. Eight bytes a word; only a word that is not all
+// fill is looked at byte by byte.
+int32_t written_outside(const std::vector<uint8_t> &memory, size_t total, uint8_t fill) {
+    const uint64_t all_fill = 0x0101010101010101ull * fill;
     const size_t size = memory.size(), words = size / 8;
     bool inside = false;
     auto bytes = [&](size_t from, size_t to) {  // 2 at a changed guard byte, else 0 (inside noted)
         for (size_t b = from; b < to; ++b) {
-            if (mask[b] || memory[b] == fill) continue;
+            if (memory[b] == fill) continue;
             if (b >= total) return 2;  // past the allocation, into the guard
             inside = true;
         }
         return 0;
     };
     for (size_t w = 0; w < words; ++w) {
-        uint64_t m, v;
-        std::memcpy(&m, mask.data() + w * 8, 8);
+        uint64_t v;
         std::memcpy(&v, memory.data() + w * 8, 8);
-        if (((v ^ all_fill) & ~(m * 0xffu)) != 0 && bytes(w * 8, w * 8 + 8) == 2) return 2;
+        if (v != all_fill && bytes(w * 8, w * 8 + 8) == 2) return 2;
     }
     if (bytes(words * 8, size) == 2) return 2;
     return inside ? 1 : 0;
@@ -317,7 +314,6 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
         std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
-        std::vector<std::vector<uint8_t>> masks(n);
         std::vector<TensorState *> t, td;
         const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
         const Tensors dense = scratch_tensors(backend, descs, n, resizable_info, td);
@@ -328,8 +324,6 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             if (t[i] == nullptr) continue;
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
-            masks[i].assign(memory[i].size(), 0);
-            mark_elements(*descs[i], info.element_size(), masks[i]);
             import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
             dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);
             import_host(*dense[i], dense_memory[i].data(), dense_memory[i].size());
@@ -367,7 +361,6 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
-            writes_outside[i] = written_outside(memory[i], masks[i], descs[i]->total_size_in_bytes, fill);
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             const size_t es = info.element_size();
             const uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
@@ -378,6 +371,10 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
                         !same_value(info.data_type(), mem + off + j, mem_dense + off_dense + j))
                         *same_result = 0;
             });
+            // the elements compared, their bytes back to fill: any other byte that is not fill
+            // was written outside them
+            set_elements(*descs[i], es, memory[i], fill);
+            writes_outside[i] = written_outside(memory[i], descs[i]->total_size_in_bytes, fill);
         }
     });
 }
