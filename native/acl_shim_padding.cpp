@@ -24,73 +24,89 @@ using namespace acl_shim_detail;
 
 namespace {
 
-// Calls fn(linear index, byte offset) for every element of a tensor with n[0..dims) sizes,
-// strides s (bytes) and first element at base: x fastest, the inner dimension a loop of its
-// own (the probe visits every element of tensors of up to millions: no per-element odometer).
+// Calls fn(first linear index, byte offset in a, byte offset in b, count) for every element
+// of two layouts of one shape (sizes n[0..dims), byte strides sa and sb, first elements at
+// base_a and base_b), x fastest, in runs: where both x strides are the element size es, a
+// run is count elements whose bytes lie back to back in both layouts, dimensions merged
+// where both layouts continue across them (a dense tensor, or the rows of a view into a
+// wider one, is a few runs: one memset/memcpy/memcmp each instead of a call per element);
+// else every element is a run of its own. Dimensions of size 1 take no part.
 template <typename Fn>
-void for_each_offset(size_t dims, const uint64_t *n, const uint64_t *s, uint64_t base, Fn &&fn) {
-    for (size_t i = 0; i < dims; ++i)
+void for_each_run(size_t dims, const uint64_t *n, const uint64_t *sa, const uint64_t *sb, uint64_t base_a,
+                  uint64_t base_b, size_t es, Fn &&fn) {
+    uint64_t N[ACL_SHIM_MAX_DIMS], A[ACL_SHIM_MAX_DIMS], B[ACL_SHIM_MAX_DIMS];
+    size_t d = 0;
+    for (size_t i = 0; i < dims; ++i) {
         if (n[i] == 0) return;
-    std::vector<uint64_t> coord(dims, 0);
-    for (uint64_t k = 0;;) {
-        uint64_t off = base;
-        for (uint64_t x = 0; x < n[0]; ++x, ++k, off += s[0]) fn(k, off);
-        size_t i = 1;
-        for (; i < dims; ++i) {  // the next row: odometer over the outer dimensions
-            base += s[i];
-            if (++coord[i] < n[i]) break;
-            base -= s[i] * n[i];
+        if (n[i] == 1) continue;
+        N[d] = n[i], A[d] = sa[i], B[d] = sb[i];
+        ++d;
+    }
+    if (d == 0) {
+        fn(0, base_a, base_b, 1);
+        return;
+    }
+    const bool contiguous = A[0] == es && B[0] == es;
+    if (contiguous) {  // dimension i continues dimension m in both layouts: one of N[m] * N[i]
+        size_t m = 0;
+        for (size_t i = 1; i < d; ++i) {
+            if (A[i] == A[m] * N[m] && B[i] == B[m] * N[m]) {
+                N[m] *= N[i];
+            } else {
+                ++m;
+                N[m] = N[i], A[m] = A[i], B[m] = B[i];
+            }
+        }
+        d = m + 1;
+    }
+    const size_t outer = contiguous ? 1 : 0;  // dimensions stepped by the odometer
+    const uint64_t run = contiguous ? N[0] : 1;
+    uint64_t coord[ACL_SHIM_MAX_DIMS] = {0};
+    for (uint64_t k = 0;; k += run) {
+        fn(k, base_a, base_b, run);
+        size_t i = outer;
+        for (; i < d; ++i) {
+            base_a += A[i];
+            base_b += B[i];
+            if (++coord[i] < N[i]) break;
+            base_a -= A[i] * N[i];
+            base_b -= B[i] * N[i];
             coord[i] = 0;
         }
-        if (i >= dims) return;
+        if (i >= d) return;
     }
 }
 
-// Marks the bytes of every element of a tensor described by d (1 = element byte).
-void mark_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<uint8_t> &mask) {
+// Sets the bytes of every element of a tensor described by d in memory to value (those
+// inside memory's size).
+void set_elements(const acl_shim_tensor_desc &d, size_t element_size, std::vector<uint8_t> &memory, uint8_t value) {
     const size_t dims = std::max<int32_t>(1, d.num_dims);
     uint64_t n[ACL_SHIM_MAX_DIMS], s[ACL_SHIM_MAX_DIMS];
     for (size_t i = 0; i < dims; ++i) {
         n[i] = d.num_dims ? d.shape[i] : 1;
         s[i] = d.num_dims ? d.strides_in_bytes[i] : 0;
     }
-    const uint64_t size = mask.size();
-    for_each_offset(dims, n, s, d.offset_first_element_in_bytes, [&](uint64_t, uint64_t off) {
-        if (off < size) std::memset(mask.data() + off, 1, std::min<uint64_t>(element_size, size - off));
-    });
+    const uint64_t size = memory.size();
+    for_each_run(dims, n, s, s, d.offset_first_element_in_bytes, d.offset_first_element_in_bytes, element_size,
+                 [&](uint64_t, uint64_t off, uint64_t, uint64_t count) {
+                     if (off < size) std::memset(memory.data() + off, value, std::min<uint64_t>(count * element_size, size - off));
+                 });
 }
 
-// Calls fn(linear index, byte offset in a, byte offset in b) for every element of two
-// tensors of the same shape (a and b may have different strides and offsets).
+// for_each_run over two tensors of the same shape (a and b may have different strides and
+// offsets).
 template <typename Fn>
-void for_each_element(const acl::ITensorInfo &a, const acl::ITensorInfo &b, Fn &&fn) {
+void for_each_element_run(const acl::ITensorInfo &a, const acl::ITensorInfo &b, Fn &&fn) {
     const acl::TensorShape &shape = a.tensor_shape();
     const size_t dims = std::max<size_t>(1, shape.num_dimensions());
-    // b's offsets follow a's: the same odometer, b's position kept beside it
-    std::vector<uint64_t> n(dims), sa(dims), sb(dims);
+    uint64_t n[ACL_SHIM_MAX_DIMS], sa[ACL_SHIM_MAX_DIMS], sb[ACL_SHIM_MAX_DIMS];
     for (size_t i = 0; i < dims; ++i) {
         n[i] = shape[i];
         sa[i] = a.strides_in_bytes()[i];
         sb[i] = b.strides_in_bytes()[i];
     }
-    for (size_t i = 0; i < dims; ++i)
-        if (n[i] == 0) return;
-    std::vector<uint64_t> coord(dims, 0);
-    uint64_t base_a = a.offset_first_element_in_bytes(), base_b = b.offset_first_element_in_bytes();
-    for (uint64_t k = 0;;) {
-        uint64_t oa = base_a, ob = base_b;
-        for (uint64_t x = 0; x < n[0]; ++x, ++k, oa += sa[0], ob += sb[0]) fn(k, oa, ob);
-        size_t i = 1;
-        for (; i < dims; ++i) {
-            base_a += sa[i];
-            base_b += sb[i];
-            if (++coord[i] < n[i]) break;
-            base_a -= sa[i] * n[i];
-            base_b -= sb[i] * n[i];
-            coord[i] = 0;
-        }
-        if (i >= dims) return;
-    }
+    for_each_run(dims, n, sa, sb, a.offset_first_element_in_bytes(), b.offset_first_element_in_bytes(),
+                 a.element_size(), fn);
 }
 
 // IEEE half bits of a float that is exactly representable (the probe's values are).
@@ -148,18 +164,8 @@ void write_value(acl::DataType dt, uint64_t k, uint8_t *p) {
     }
 }
 
-// One element's bytes copied, and compared, with sizes the compiler sees (a memcpy of a
-// size known only at run time is a library call per element).
-inline void copy_element(uint8_t *to, const uint8_t *from, size_t size) {
-    switch (size) {
-        case 1: *to = *from; return;
-        case 2: std::memcpy(to, from, 2); return;
-        case 4: std::memcpy(to, from, 4); return;
-        case 8: std::memcpy(to, from, 8); return;
-        default: std::memcpy(to, from, size); return;
-    }
-}
-
+// One element's bytes compared with sizes the compiler sees (a memcmp of a size known only
+// at run time is a library call per element).
 inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t size) {
     switch (size) {
         case 1: return *a == *b;
@@ -181,32 +187,55 @@ uint64_t value_period(acl::DataType dt) {
     }
 }
 
-// 0: every byte of memory that is no element (mask 0) still holds fill; 1: some byte inside
-// the allocation's total bytes does not; 2: some byte of the guard after them does not.
-// Eight bytes at a time where they are all elements, or all fill.
-int32_t written_outside(const std::vector<uint8_t> &memory, const std::vector<uint8_t> &mask, size_t total,
-                        uint8_t fill) {
-    constexpr uint64_t all_elements = 0x0101010101010101ull;
-    const uint64_t all_fill = all_elements * fill;
-    const size_t size = memory.size();
-    bool inside = false;
-    size_t b = 0;
-    while (b < size) {
-        if (b % 8 == 0 && b + 8 <= size) {
-            uint64_t m, v;
-            std::memcpy(&m, mask.data() + b, 8);
-            std::memcpy(&v, memory.data() + b, 8);
-            if (m == all_elements || (m == 0 && v == all_fill)) {
-                b += 8;
-                continue;
-            }
+// write_value's values of one data type, each element's bytes written over blank (bytes
+// write_value leaves alone keep it): one period repeated to span a chunk from any phase, so
+// a run of elements from linear index k is a memcpy per chunk.
+class Values {
+  public:
+    Values(acl::DataType dt, size_t element_size, uint8_t blank)
+        : es_(element_size), period_(value_period(dt)), bytes_((period_ + chunk) * es_, blank) {
+        for (uint64_t k = 0; k < period_ + chunk; ++k) write_value(dt, k % period_, bytes_.data() + k * es_);
+    }
+    // The values of elements k..k+count written from to on (back to back).
+    void write(uint8_t *to, uint64_t k, uint64_t count) const {
+        for (uint64_t phase = k % period_; count > 0;) {
+            const uint64_t m = std::min<uint64_t>(count, chunk);
+            std::memcpy(to, bytes_.data() + phase * es_, m * es_);
+            to += m * es_;
+            count -= m;
+            phase = (phase + m) % period_;
         }
-        if (!mask[b] && memory[b] != fill) {
+    }
+
+  private:
+    static constexpr uint64_t chunk = 1024;
+    size_t es_;
+    uint64_t period_;
+    std::vector<uint8_t> bytes_;
+};
+
+// Of memory whose element bytes have been set back to fill (set_elements): 0 when every byte
+// holds fill, 1 when some byte inside the allocation's total bytes does not, 2 when some
+// byte of the guard after them does not. Eight bytes a word; only a word that is not all
+// fill is looked at byte by byte.
+int32_t written_outside(const std::vector<uint8_t> &memory, size_t total, uint8_t fill) {
+    const uint64_t all_fill = 0x0101010101010101ull * fill;
+    const size_t size = memory.size(), words = size / 8;
+    bool inside = false;
+    auto bytes = [&](size_t from, size_t to) {  // 2 at a changed guard byte, else 0 (inside noted)
+        for (size_t b = from; b < to; ++b) {
+            if (memory[b] == fill) continue;
             if (b >= total) return 2;  // past the allocation, into the guard
             inside = true;
         }
-        ++b;
+        return 0;
+    };
+    for (size_t w = 0; w < words; ++w) {
+        uint64_t v;
+        std::memcpy(&v, memory.data() + w * 8, 8);
+        if (v != all_fill && bytes(w * 8, w * 8 + 8) == 2) return 2;
     }
+    if (bytes(words * 8, size) == 2) return 2;
     return inside ? 1 : 0;
 }
 
@@ -285,7 +314,6 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         constexpr size_t guard = 256;
         constexpr uint8_t fill = 0xa5;  // every byte that is not an element
         std::vector<std::vector<uint8_t>> memory(n), dense_memory(n);
-        std::vector<std::vector<uint8_t>> masks(n);
         std::vector<TensorState *> t, td;
         const Tensors owned = scratch_tensors(backend, descs, n, imported_info, t);
         const Tensors dense = scratch_tensors(backend, descs, n, resizable_info, td);
@@ -296,27 +324,16 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
             if (t[i] == nullptr) continue;
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             memory[i].assign(descs[i]->total_size_in_bytes + guard, fill);
-            masks[i].assign(memory[i].size(), 0);
-            mark_elements(*descs[i], info.element_size(), masks[i]);
             import_host(*owned[i], memory[i].data(), descs[i]->total_size_in_bytes);
             dense_memory[i].assign(std::max<size_t>(1, info_dense.total_size()), 0);
             import_host(*dense[i], dense_memory[i].data(), dense_memory[i].size());
-            // the values repeat with a period (write_value): each element copies its bytes from
-            // one period written once per layout over what its memory held (fill, or zeros)
-            const size_t es = info.element_size();
-            const uint64_t period = value_period(info.data_type());
-            std::vector<uint8_t> pattern(period * es, fill), pattern_dense(period * es, 0);
-            for (uint64_t k = 0; k < period; ++k) {
-                write_value(info.data_type(), k, pattern.data() + k * es);
-                write_value(info_dense.data_type(), k, pattern_dense.data() + k * es);
-            }
+            // the same values in both layouts, over what each memory held (fill, or zeros)
+            const Values values(info.data_type(), info.element_size(), fill),
+                values_dense(info_dense.data_type(), info.element_size(), 0);
             uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
-            uint64_t at = 0;  // the element's bytes in the period
-            for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                copy_element(mem + off, pattern.data() + at, es);
-                copy_element(mem_dense + off_dense, pattern_dense.data() + at, es);
-                at += es;
-                if (at == period * es) at = 0;
+            for_each_element_run(info, info_dense, [&](uint64_t k, uint64_t off, uint64_t off_dense, uint64_t count) {
+                values.write(mem + off, k, count);
+                values_dense.write(mem_dense + off_dense, k, count);
             });
             used.push_back(owned[i]);
             used_dense.push_back(dense[i]);
@@ -332,9 +349,9 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
                 const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
                 const acl::DataType dt = info.data_type();
                 if (dt != acl::DataType::S32 && dt != acl::DataType::S64) continue;
-                for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                    std::memset(memory[i].data() + off, 0, info.element_size());
-                    std::memset(dense_memory[i].data() + off_dense, 0, info.element_size());
+                for_each_element_run(info, info_dense, [&](uint64_t, uint64_t off, uint64_t off_dense, uint64_t count) {
+                    std::memset(memory[i].data() + off, 0, count * info.element_size());
+                    std::memset(dense_memory[i].data() + off_dense, 0, count * info.element_size());
                 });
             }
             run_on(*f, used);
@@ -344,15 +361,20 @@ int32_t acl_shim_probe(int32_t kind, const acl_shim_params *params, const acl_sh
         for (int i = 0; i < n; ++i) {
             writes_outside[i] = 0;
             if (t[i] == nullptr) continue;
-            writes_outside[i] = written_outside(memory[i], masks[i], descs[i]->total_size_in_bytes, fill);
             const acl::ITensorInfo &info = *t[i]->get()->info(), &info_dense = *td[i]->get()->info();
             const size_t es = info.element_size();
             const uint8_t *mem = memory[i].data(), *mem_dense = dense_memory[i].data();
-            for_each_element(info, info_dense, [&](uint64_t, size_t off, size_t off_dense) {
-                if (!same_bytes(mem + off, mem_dense + off_dense, es) &&  // equal bytes: the same value
-                    !same_value(info.data_type(), mem + off, mem_dense + off_dense))
-                    *same_result = 0;
+            for_each_element_run(info, info_dense, [&](uint64_t, uint64_t off, uint64_t off_dense, uint64_t count) {
+                if (std::memcmp(mem + off, mem_dense + off_dense, count * es) == 0) return;  // the same values
+                for (uint64_t j = 0; j < count * es; j += es)  // element by element: within tolerance
+                    if (!same_bytes(mem + off + j, mem_dense + off_dense + j, es) &&
+                        !same_value(info.data_type(), mem + off + j, mem_dense + off_dense + j))
+                        *same_result = 0;
             });
+            // the elements compared, their bytes back to fill: any other byte that is not fill
+            // was written outside them
+            set_elements(*descs[i], es, memory[i], fill);
+            writes_outside[i] = written_outside(memory[i], descs[i]->total_size_in_bytes, fill);
         }
     });
 }

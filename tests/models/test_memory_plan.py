@@ -173,3 +173,20 @@ def test_a_kept_placement_is_used_as_it_is_and_only_where_it_is_valid(items):
         stacked = place_at(buffers, [(t, 0) for t, _ in kept], pinned=(99,))
         overlapping = any(a.overlaps(b) for i, (a, _) in enumerate(buffers) for b, _ in buffers[i + 1:])
         assert (stacked is None) == overlapping
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 6), st.integers(1, 5000)), min_size=1, max_size=30),
+       st.sampled_from([1, 16, 64]))
+def test_orders_after_the_lower_bound_would_not_win(raw, alignment):
+    """place() stops trying orders once one reaches the lower bound: the same slots as trying
+    every order of _STRATEGIES and keeping the first smallest (the planner before it stopped)."""
+    from acl_bridge.models.planning.memory_plan import _STRATEGIES, _overlapping, _place_in_order
+
+    buffers = [(Lifetime(i, first, first + span), size) for i, (first, span, size) in enumerate(raw)]
+    overlapping = _overlapping(buffers)
+    every = [_place_in_order(sorted(buffers, key=key), alignment, best_fit, overlapping)
+             for key, best_fit in _STRATEGIES]
+    ends = [max(s.end_in_bytes for s in placed) for placed in every]
+    memory = place(buffers, alignment_in_bytes=alignment)
+    assert list(memory.slots) == every[ends.index(min(ends))]
+    assert memory.lower_bound_in_bytes <= min(ends)

@@ -159,6 +159,21 @@ def _overlapping(buffers: Sequence[Tuple[Lifetime, int]]) -> Dict[int, Tuple[int
     return {t: tuple(ts) for t, ts in out.items()}
 
 
+def _lower_bound(buffers: Sequence[Tuple[Lifetime, int]], alignment: int) -> int:
+    """The most aligned bytes alive at one step: :attr:`MemoryPlan.lower_bound_in_bytes` of
+    every placement of ``buffers`` (no arena is smaller)."""
+    change: Dict[int, int] = {}
+    for life, size in buffers:
+        size = _aligned(size, alignment)
+        change[life.first_step] = change.get(life.first_step, 0) + size
+        change[life.last_step + 1] = change.get(life.last_step + 1, 0) - size
+    alive = most = 0
+    for step in sorted(change):
+        alive += change[step]
+        most = max(most, alive)
+    return most
+
+
 def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_fit: bool,
                     overlapping: Mapping[int, Tuple[int, ...]]) -> List[Slot]:
     """Each buffer in ``order`` at an aligned offset free of every placed buffer whose lifetime
@@ -198,7 +213,8 @@ def place(buffers: Sequence[Tuple[Lifetime, int]], *, pinned: Iterable[int] = ()
           alignment_in_bytes: int = DEFAULT_ALIGNMENT_IN_BYTES) -> MemoryPlan:
     """Place ``(lifetime, size_in_bytes)`` buffers in one arena: each at an offset (a multiple
     of ``alignment_in_bytes``) free of every placed buffer whose lifetime overlaps its own,
-    in each order of ``_STRATEGIES`` (TFLite's greedy by size first); the smallest arena wins.
+    in each order of ``_STRATEGIES`` (TFLite's greedy by size first); the smallest arena wins
+    (the orders after one that reaches the lower bound are not tried: none is smaller).
     Ties are broken by tensor id, so the plan is deterministic."""
     if alignment_in_bytes <= 0 or alignment_in_bytes & (alignment_in_bytes - 1):
         raise MemoryPlanError(f"alignment_in_bytes is {alignment_in_bytes}, expected a power of two")
@@ -214,10 +230,13 @@ def place(buffers: Sequence[Tuple[Lifetime, int]], *, pinned: Iterable[int] = ()
         seen[life.tensor] = life
     best: Optional[List[Slot]] = None
     overlapping = _overlapping(buffers)
+    bound = _lower_bound(buffers, alignment_in_bytes)
     for order_key, best_fit in _STRATEGIES:
         placed = _place_in_order(sorted(buffers, key=order_key), alignment_in_bytes, best_fit, overlapping)
         if best is None or max((s.end_in_bytes for s in placed), default=0) < max((s.end_in_bytes for s in best), default=0):
             best = placed
+        if max((s.end_in_bytes for s in best), default=0) <= bound:
+            break  # no later order can be smaller than the lower bound: the same arena wins
     placed = best or []
     return MemoryPlan(tuple(placed), tuple(sorted(pinned)), alignment_in_bytes)
 
