@@ -90,7 +90,6 @@ PURE_MODULES = frozenset({
     "models.test_one_operator_logic",
     "models.test_one_operator_pool3d", "models.test_one_operator_gather_nd",
     "models.test_fallback_engine",
-    "models.test_digest_meanwhile",
     "test_collector_paused", "test_cpu_matrix",
     "models.test_plan_round_trip",
 })

@@ -49,7 +49,6 @@ import numpy as np
 
 from ndarray.errors import AclNdarrayError, MissingPackageError, UnsupportedOptionError
 
-from .digest_meanwhile import Sha256Meanwhile
 from .files import read_bounded
 from .flatbuffer_tables import I32, U32, U64, FlatBufferError, Irregular, Rows, Tables
 from .tflite_quantization import STORAGE_RANGES
@@ -758,10 +757,9 @@ def _named(what: str, read: Callable[..., _T], *args: Any) -> _T:
         raise ModelFormatError(f"{what}: {e}") from None
 
 
-def _read(r: _Reader, rows: Optional[Rows], digest: Optional[Sha256Meanwhile] = None) -> ModelSpec:
+def _read(r: _Reader, rows: Optional[Rows]) -> ModelSpec:
     """The ModelSpec of the file; ``rows``: the tensors and operators read row by row where they
-    can be (None: every table field by field, the path that names what is malformed);
-    ``digest``: the file's SHA-256 under way (None: hashed here)."""
+    can be (None: every table field by field, the path that names what is malformed)."""
     from .tflite_quantization import check_quantization
 
     if r.size < 8:
@@ -809,8 +807,7 @@ def _read(r: _Reader, rows: Optional[Rows], digest: Optional[Sha256Meanwhile] = 
     if not inputs or not outputs:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(_named("description", tb.bytes_of, root, mf, MODEL_DESCRIPTION), "description")
-    sha256 = digest.hexdigest() if digest is not None else hashlib.sha256(r.buf).hexdigest()
-    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, sha256)
+    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
     if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
         spec = _fold_densify(spec, frozenset(t.index for t, sparse in read_tensors if sparse))
     check_quantization(spec)
@@ -873,15 +870,12 @@ def _read_model(data: bytes, rows: bool = True) -> ModelSpec:
     """:func:`read_model` of the file's bytes; ``rows`` False: every table read field by field
     (:func:`_read`; the tests compare the two)."""
     r = _Reader(data)
-    digest = Sha256Meanwhile(r.buf)  # the model's identity hashed beside the parse
     try:
-        return _read(r, Rows(data) if rows else None, digest)
+        return _read(r, Rows(data) if rows else None)
     except AclNdarrayError:
         raise
     except Exception as e:  # the flatbuffer runtime trusts the file (struct.error, IndexError, ...): wrap it
         raise ModelFormatError(f"malformed TFLite flatbuffer ({len(data)} bytes): {type(e).__name__}: {e}") from None
-    finally:
-        digest.wait()  # (a refused file too: no thread outlives the read)
 
 
 # ---------------------------------------------------------------------------- load-time passes
