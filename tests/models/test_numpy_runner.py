@@ -90,6 +90,7 @@ def test_an_acl_backend_without_the_native_module_is_refused_before_reading(tmp_
             TfliteRunner(missing, backend=backend)
 
 
+@host_only_under_emulation
 def test_an_acl_backend_by_name_imports_no_numpy_runner():
     """``TfliteRunner(model)`` (backend "neon") never imports the numpy runner's module: it is a
     first start's cost (an import) for a choice already made. A fresh interpreter, where the
