@@ -96,6 +96,22 @@ def _cpu() -> list:
     return sorted(keep)
 
 
+def _mapped_paths(maps: str, name: str) -> set:
+    """The last field of each line of ``maps`` (/proc/self/maps' text) holding ``name`` and a
+    "/": the files mapped under that name. Found with str.find, not a Python loop over the
+    process's few hundred mappings (a first start's cost)."""
+    out = set()
+    i = maps.find(name)
+    while i >= 0:
+        end = maps.find("\n", i)
+        end = len(maps) if end < 0 else end
+        line = maps[maps.rfind("\n", 0, i) + 1:end]
+        if "/" in line:
+            out.add(line.split()[-1])
+        i = maps.find(name, end)
+    return out
+
+
 _IDENTITIES: Dict[Tuple[str, int], Dict[str, object]] = {}
 
 
@@ -117,7 +133,7 @@ def _identity(backend_name: str) -> Dict[str, object]:
 
     shim = getattr(sys.modules.get("acl_bridge._acl_shim"), "__file__", None)
     with open("/proc/self/maps") as f:
-        libraries = sorted({line.split()[-1] for line in f if "libarm_compute" in line and "/" in line})
+        libraries = sorted(_mapped_paths(f.read(), "libarm_compute"))
     out: Dict[str, object] = {
         "acl_version": native.acl_version(), "libraries": [_stat(p) for p in libraries],
         "shim": None if shim is None else _stat(shim),

@@ -126,8 +126,10 @@ def build_information() -> str:
     return ffi_.string(buf).decode("utf-8", "replace")
 
 
+@functools.lru_cache(maxsize=None)
 def acl_version() -> str:
-    """Version of the loaded ACL, e.g. '20.08' or '24.11' (from build_information)."""
+    """Version of the loaded ACL, e.g. '20.08' or '24.11' (from build_information), read once
+    per process (the library loaded does not change; a first start asked it four times)."""
     info = build_information()
     m = re.search(r"arm_compute_version=v?([0-9][0-9.]*)", info)
     return m.group(1) if m else f"unknown ({info[:80]})"

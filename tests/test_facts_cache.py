@@ -230,3 +230,22 @@ def test_question_ids_name_bytes_by_their_content():
     ids = {question_id("check_layouts", ("conv", o)) for o in others}
     assert question_id("check_layouts", ("conv", base)) not in ids and len(ids) == len(others)
     assert _canonical(b"") != _canonical("") and _canonical(b"ab") != _canonical((97, 98))
+
+
+def test_the_mapped_libraries_are_the_lines_naming_them():
+    """The identity's ACL libraries (facts_cache._mapped_paths, str.find over /proc/self/maps'
+    text) are the last field of every line holding the name and a "/", as a loop over the
+    lines gives them: several mappings of one file, a name inside a path, no final newline."""
+    from acl_bridge.facts_cache import _mapped_paths
+
+    maps = ("7f00-7f10 r--p 00000000 08:01 11 /usr/lib/libarm_compute.so.38\n"
+            "7f10-7f20 r-xp 00010000 08:01 11 /usr/lib/libarm_compute.so.38\n"
+            "7f20-7f30 rw-p 00000000 00:00 0 [anon:libarm_compute]\n"
+            "7f30-7f40 r--p 00000000 08:01 12 /opt/libarm_compute_graph/libx.so\n"
+            "7f40-7f50 r--p 00000000 08:01 13 /usr/lib/libc.so.6\n"
+            "7f50-7f60 r--p 00000000 08:01 14 /usr/lib/libarm_compute_core.so")
+    by_lines = {line.split()[-1] for line in maps.splitlines(True) if "libarm_compute" in line and "/" in line}
+    assert _mapped_paths(maps, "libarm_compute") == by_lines == {
+        "/usr/lib/libarm_compute.so.38", "/opt/libarm_compute_graph/libx.so", "/usr/lib/libarm_compute_core.so"}
+    assert _mapped_paths(maps, "libnothere") == set()
+    assert _mapped_paths("", "libarm_compute") == set()

@@ -51,3 +51,21 @@ def test_seal_round_trip_and_each_refusal():
             unseal(b"MAGIC", 3, damaged, "a test file")
     with pytest.raises(CacheFileRejected, match="format version 3, expected 4"):
         unseal(b"MAGIC", 4, blob, "a test file")
+
+
+def test_sources_stamp_is_the_sha256_of_names_sizes_and_times(tmp_path):
+    """A worked example of sources_stamp: sha256 of the seed, then per file in the order given
+    its name, size and modification time (ns), each ended by NUL; OSError for a missing file."""
+    import hashlib
+
+    from acl_bridge.user_cache import sources_stamp
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("")
+    os.utime(tmp_path / "a.py", ns=(1, 1_000_000_123))
+    os.utime(tmp_path / "b.py", ns=(1, 7))
+    expected = hashlib.sha256(b"seed" + b"a.py\x006\x001000000123\x00" + b"b.py\x000\x007\x00").hexdigest()
+    assert sources_stamp(tmp_path, ("a.py", "b.py"), b"seed") == expected
+    assert sources_stamp(str(tmp_path), ()) == hashlib.sha256(b"").hexdigest()
+    with pytest.raises(FileNotFoundError):
+        sources_stamp(tmp_path, ("a.py", "missing.py"))

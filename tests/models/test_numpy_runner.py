@@ -88,3 +88,24 @@ def test_an_acl_backend_without_the_native_module_is_refused_before_reading(tmp_
         with pytest.raises(AclUnavailableError, match=rf"backend='{backend}' needs the native ACL module: .*; "
                                                       r"backend='numpy' runs the same plan on numpy on any machine"):
             TfliteRunner(missing, backend=backend)
+
+
+@host_only_under_emulation
+def test_an_acl_backend_by_name_imports_no_numpy_runner():
+    """``TfliteRunner(model)`` (backend "neon") never imports the numpy runner's module: it is a
+    first start's cost (an import) for a choice already made. A fresh interpreter, where the
+    native module counts as unavailable, so the load stops right after the choice."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from acl_bridge import native\n"
+            "from acl_bridge.errors import AclUnavailableError\n"
+            "from acl_bridge.models.runtime.tflite_runner import TfliteRunner\n"
+            "native.native_available = lambda: (False, 'counted as unavailable here')\n"
+            "try:\n"
+            "    TfliteRunner('model.tflite')\n"
+            "except AclUnavailableError:\n"
+            "    print('refused', 'acl_bridge.models.runtime.numpy_backend' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["refused", "False"], out.stderr[-800:]

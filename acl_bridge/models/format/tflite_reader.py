@@ -37,6 +37,7 @@ sparsity.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import struct
@@ -133,8 +134,14 @@ class OperatorSpec:
     options: Tuple[Tuple[str, object], ...] = ()
     intermediates: Tuple[int, ...] = ()
 
+    @functools.cached_property
+    def options_by_name(self) -> Dict[str, Any]:
+        """:attr:`options` as a dict (a later duplicate name wins), made once per operator: the
+        lowering's rules ask several options of each (a dict a call cost a first start ~2 ms)."""
+        return dict(self.options)
+
     def option(self, name: str, default: Any = None) -> Any:
-        return dict(self.options).get(name, default)
+        return self.options_by_name.get(name, default)
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options)

@@ -41,7 +41,7 @@ def malformed(op: OperatorSpec, what: str) -> ModelFormatError:
 # ---------------------------------------------------------------------------- options
 def option(op: OperatorSpec, name: str, default: object = None) -> object:
     """The option as the reader stored it (``default`` where the operator has no options)."""
-    return dict(op.options).get(name, default)
+    return op.options_by_name.get(name, default)
 
 
 def int_option(op: OperatorSpec, name: str, default: Optional[int] = None) -> int:

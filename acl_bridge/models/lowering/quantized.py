@@ -33,11 +33,14 @@ def live(op: OperatorSpec, model: ModelSpec, constant_inputs: Tuple[int, ...] = 
     return ins + tuple(op.outputs)
 
 
+_FLOAT32_ONLY = frozenset((np.dtype(np.float32),))
+
+
 def all_float32(op: OperatorSpec, tensors: Sequence[TensorSpec]) -> bool:
     """True where every tensor is float32, False where every one is int8 (or every one uint8)
     with one scale and zero point each; refused otherwise, naming the types."""
     dtypes = {t.dtype for t in tensors}
-    if dtypes == {np.dtype(np.float32)}:
+    if dtypes == _FLOAT32_ONLY:
         return True
     if len(dtypes) != 1 or not dtypes <= set(QUANTIZED):
         raise refuse(op, "tensor types " + ", ".join(f"#{t.index} {t.dtype}" for t in tensors)
@@ -53,11 +56,12 @@ def float32_or_quantized(*constant_inputs: int, weights: Optional[int] = None, b
     ``constant_inputs`` (integer tables) are the rule's to read; in the quantized form the
     ``weights`` input must be int8 / uint8 with quantization and the ``bias`` input int32."""
 
+    skip = tuple(set(constant_inputs) | {k for k in (weights, bias) if k is not None})  # (once per rule)
+
     def check(op: OperatorSpec, model: ModelSpec) -> None:
         if len(op.outputs) != 1:
             raise refuse(op, f"{len(op.outputs)} outputs")
-        skip = set(constant_inputs) | {k for k in (weights, bias) if k is not None}
-        if all_float32(op, [model.tensors[i] for i in live(op, model, tuple(skip))]):
+        if all_float32(op, [model.tensors[i] for i in live(op, model, skip)]):
             for k in (weights, bias):
                 i = op.inputs[k] if k is not None and k < len(op.inputs) else -1
                 if i >= 0 and model.tensors[i].dtype != np.float32:

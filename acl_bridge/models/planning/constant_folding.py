@@ -52,7 +52,7 @@ def _folded(op: OperatorSpec, model: ModelSpec, graph_outputs: set) -> "Dict[int
     if op.opcode not in KERNELS or op.opcode in NOT_FOLDED or not op.outputs or graph_outputs.intersection(op.outputs):
         return None
     shape_only = op.opcode in SHAPE_ONLY
-    live = [i for i in op.inputs if i >= 0 and not t[i].is_constant]
+    live = [i for i in op.inputs if i >= 0 and t[i].data is None]  # (not is_constant: no call per input)
     if live and not (shape_only and len(op.inputs) == 1):
         return None
     if any(int(np.prod(t[o].shape, dtype=np.int64)) > MAX_FOLDED_ELEMENTS for o in op.outputs):

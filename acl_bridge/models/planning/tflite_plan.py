@@ -443,6 +443,8 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
     no view, viewed only by in-place activations (which then run on all C + k channels, as on
     o). Returns the steps, (PAD operator, ADD operator) per fold, the new views and the new
     tensors (after the model's)."""
+    if not any(s.kind == "pad" for s in steps):  # (nothing to fold: no table of readers made)
+        return steps, [], [], []
     t = model.tensors
     readers: Dict[int, List[int]] = {}
     for k, s in enumerate(steps):

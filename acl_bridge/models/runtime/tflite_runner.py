@@ -155,7 +155,8 @@ class TfliteRunner:
     load, else numpy)."""
 
     def __new__(cls, *args, backend="neon", **kwargs):
-        if cls is TfliteRunner:
+        # (the ACL backends by name import nothing: the numpy runner's module is a first start's cost)
+        if cls is TfliteRunner and not (type(backend) is str and backend in ("neon", "cl")):
             from .numpy_backend import NumpyRunner, resolve_backend
 
             if resolve_backend(backend) == "numpy":

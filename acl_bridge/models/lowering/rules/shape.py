@@ -32,12 +32,13 @@ def pad(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     pads = integer_table(op, model, "non-constant paddings")
     src = first_input(op)
     x, y = model.tensors[src].shape, model.tensors[op.outputs[0]].shape
-    if pads.shape != (len(x), 2) or (pads < 0).any():
-        raise malformed(op, f"paddings {pads.tolist()} do not fit input rank {len(x)}")
-    out = tuple(int(d + a + b) for d, (a, b) in zip(x, pads))
+    widths = pads.tolist()  # (Python numbers: no numpy scalar per element)
+    if pads.shape != (len(x), 2) or any(w < 0 for row in widths for w in row):
+        raise malformed(op, f"paddings {widths} do not fit input rank {len(x)}")
+    out = tuple(int(d + a + b) for d, (a, b) in zip(x, widths))
     if out != tuple(y):
-        raise malformed(op, f"{list(x)} padded by {pads.tolist()} is {list(out)}, the output says {list(y)}")
-    params: Params = (("pad_width", tuple((int(a), int(b)) for a, b in pads)),)
+        raise malformed(op, f"{list(x)} padded by {widths} is {list(out)}, the output says {list(y)}")
+    params: Params = (("pad_width", tuple((int(a), int(b)) for a, b in widths)),)
     if is_quantized(model, src):
         xq, yq = tensor_q(op, model, src), tensor_q(op, model, op.outputs[0])
         if xq != yq:
