@@ -52,7 +52,7 @@ class Bound(NamedTuple):
     :meth:`~acl_bridge.functions.AclFunction._prepare` takes as ``bound``), ``specs`` per
     role, ``padding`` ACL asked for on resizable tensors, and whether validate() was asked on
     exactly those layouts (``checked``; where not, the decision pass answers it: the function
-    made on its final layouts, or the question asked there)."""
+    made on its final layouts, or the question asked there, :func:`_negotiated_layouts_refused`)."""
 
     call: tuple
     specs: list
