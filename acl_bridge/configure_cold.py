@@ -40,7 +40,7 @@ from .executor import (Call, acl_identity, array_layout_prefix, decide, describe
                        negotiate_padding, negotiated_descs, tensor_layout_key)
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
-from .native import require_native
+from .native import kernels_ask_padding, require_native
 from .plan import AclFacts, TensorRequest
 from .tensor import desc_content
 
@@ -52,7 +52,7 @@ class Bound(NamedTuple):
     :meth:`~acl_bridge.functions.AclFunction._prepare` takes as ``bound``), ``specs`` per
     role, ``padding`` ACL asked for on resizable tensors, and whether validate() was asked on
     exactly those layouts (``checked``; where not, the decision pass answers it: the function
-    made on its final layouts, or the question asked there)."""
+    made on its final layouts, or the question asked there, :func:`_negotiated_layouts_refused`)."""
 
     call: tuple
     specs: list
@@ -210,8 +210,14 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
     descriptor that of its spec with exactly that padding, declared to ACL as that padding: the
     same native description, the bridge's buffer or the model's own dense constant alike; the
     one native call then makes the function on those very layouts, and a refusal there
-    negotiates again), asked of ACL otherwise. ``memo``: the pass's, where each array's
-    comparison with a spec's padded layout is kept (an array meets it for both its roles)."""
+    negotiates again), nor where the negotiated layouts are dense and this ACL's kernels of the
+    backend ask no padding (:func:`~acl_bridge.native.kernels_ask_padding`: validate() wants
+    none of a dense layout; the final layouts are validated by the probe or the one native
+    call, and a refusal there negotiates again), asked of ACL otherwise. ``memo``: the pass's,
+    where each array's comparison with a spec's padded layout is kept (an array meets it for
+    both its roles)."""
+    if not any(bound.padding) and not kernels_ask_padding(call.backend.name):
+        return None
     same_layout = {} if memo is None else memo.negotiated
     for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):
         if spec is None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from acl_bridge.executor import bridge_allocate, describe_request
+from acl_bridge.executor import bridge_allocate, describe_request, layout_of
 from acl_bridge.layout import PaddingSize
-from acl_bridge.mapping import padded_descriptor
+from acl_bridge.mapping import acl_layout_padding, padded_descriptor, tensor_info
 from acl_bridge.plan import AclFacts, Action, Origin, PlanOptions, Reason, plan_function
 from ndarray import NdArray, NotRepresentableError
 
@@ -253,3 +255,46 @@ def test_plan_is_frozen():
                          AclFacts({"src": P(), "dst": P()}, {"src": False, "dst": False}, True))
     with pytest.raises(AttributeError):
         plan.kind = "other"  # type: ignore[misc]
+
+
+@st.composite
+def _arrays_to_describe(draw):
+    """NdArrays of every kind describe_request meets: the bridge's (padded or not), the
+    caller's dense, F-ordered, with odd strides on size-1 dimensions, views of a parent."""
+    rank = draw(st.integers(0, 5))
+    shape = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3]), min_size=rank, max_size=rank)))
+    dtype = np.dtype(draw(st.sampled_from(["float32", "int8", "int16", "float16", "int32"])))
+    how = draw(st.sampled_from(["bridge", "bridge_padded", "zeros", "fortran", "size1_strides", "view"]))
+    if how in ("bridge", "bridge_padded"):
+        pad = P(*draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))) if how == "bridge_padded" and \
+            len(shape) >= 2 else P()
+        try:
+            return bridge_allocate(padded_descriptor(shape, dtype, pad))
+        except NotRepresentableError:
+            return bridge_allocate(padded_descriptor(shape, dtype, P()))
+    if how == "zeros":
+        return NdArray.zeros(shape, dtype)
+    if how == "fortran":
+        return NdArray.from_numpy(np.asfortranarray(np.zeros(shape, dtype)))
+    base = np.zeros(tuple(n + 1 for n in shape) or (2,), dtype)
+    if how == "view":
+        return NdArray.from_numpy(base[tuple(slice(0, n) for n in shape)] if shape else base[:1])
+    strides = list(np.zeros(shape, dtype).strides)  # dense, but any stride on a size-1 dimension
+    for k, n in enumerate(shape):
+        if n == 1:
+            strides[k] = dtype.itemsize * draw(st.integers(1, 7))
+    return NdArray.from_numpy(np.lib.stride_tricks.as_strided(base, shape, tuple(strides)))
+
+
+@given(_arrays_to_describe(), st.sampled_from(["NCHW", "NHWC"]))
+def test_describe_request_gives_a_dense_buffer_the_padding_acl_layout_padding_would(a, data_layout):
+    """describe_request's shortcut for a dense buffer (its info's padding, without the
+    reference layout) is exactly acl_layout_padding's answer; every other buffer gets that."""
+    r = describe_request("src", a, is_output=False, data_layout=data_layout, quantization=None)
+    try:
+        info = tensor_info(layout_of(a), data_layout)
+    except NotRepresentableError:
+        assert r.info is None and r.acl_padding is None
+        return
+    assert r.info == info
+    assert r.acl_padding == acl_layout_padding(layout_of(a), info)

@@ -28,8 +28,10 @@ def _decisions(runner):
 
 def _check_no_padding_asked(runner):
     """Where this ACL's NEON kernels count as asking no padding (native.kernels_ask_padding), the
-    runner's first start asked ACL no required padding, and ACL, asked now on the same plan
-    (shapes only), asks none of any step: what keeps that fact honest on every fetched model.
+    runner's first start asked ACL no required padding (nor, where it stayed unchecked,
+    validate() on any negotiated layouts), and ACL, asked now on the same plan
+    (shapes only), asks none of any step, nor does validate() on those dense layouts: what
+    keeps that fact honest on every fetched model.
     Elsewhere (20.08) the first start asked."""
     from acl_bridge import native
     from acl_bridge.configure_session import ConfigureSession
@@ -40,9 +42,12 @@ def _check_no_padding_asked(runner):
         assert runner._session.calls["negotiate"] > 0
         return
     assert runner._session.calls["negotiate"] == 0
+    if runner._unchecked:  # nor validate() on the (dense) negotiated layouts (configure_cold)
+        assert runner._session.calls["check_layouts"] == 0
     session = ConfigureSession(reuse=False)
     with session.active():
-        asked, const_pad = negotiate(runner.plan, session, runner.backend, fallback=False, checks=False, ask=True)
+        # validate() asked on each step's negotiated (dense) layouts too: it wants no padding of them
+        asked, const_pad = negotiate(runner.plan, session, runner.backend, fallback=False, checks=True, ask=True)
     assert session.calls["negotiate"] == len(runner.plan.steps)
     nonzero = [(who, pad) for pads in asked.values() for *who, pad in pads if pad != PaddingSize()]
     nonzero += [(k, role, pad) for k, c in enumerate(const_pad) for role, pad in c.items() if pad != PaddingSize()]
