@@ -50,7 +50,8 @@ class Bound(NamedTuple):
     (:func:`acl_bridge.models.runtime.negotiation.negotiate`), kept for :func:`decide_calls`,
     which would otherwise bind and ask again: ``call`` (kind, native parameters, quantization per role: what
     :meth:`~acl_bridge.functions.AclFunction._prepare` takes as ``bound``), ``specs`` per
-    role, ``padding`` ACL asked for on resizable tensors, and whether validate() was asked on
+    role, ``padding`` ACL asked for on resizable tensors (zero, not asked, where
+    :func:`~acl_bridge.native.kernels_ask_padding` is False), and whether validate() was asked on
     exactly those layouts (``checked``; where not, the decision pass answers it: the function
     made on its final layouts, or the question asked there, :func:`_negotiated_layouts_refused`)."""
 
@@ -168,7 +169,7 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     negotiation that did not ask it). ACL's refusals (AclError) propagate. ``memo``: what
     earlier calls of the same pass made (:class:`Decided`; a call of a decided content takes
     its decision). ``bound``: the negotiation's :class:`Bound` of this call
-    (its padding is the answer asking again would give)."""
+    (its padding is the answer asking again would give, or zero where the kernels ask none)."""
     ffi, _ = require_native()
     memo = Decided() if memo is None else memo
     made_layouts = _layouts(call, memo)

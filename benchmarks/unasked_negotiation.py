@@ -55,18 +55,22 @@ def model(steps: int, tail: Optional[str]) -> bytes:
 
 def load(data: bytes, asked: bool):
     """(seconds, (fallbacks, decisions, required paddings asked, layout checks asked))."""
+    from acl_bridge import configure_cold
     from acl_bridge.models.runtime import negotiation
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
-    real = negotiation.kernels_ask_padding
+    users = (negotiation, configure_cold)  # every module that reads the gate: the asked start as before
+    real = [m.kernels_ask_padding for m in users]
     if asked:
-        negotiation.kernels_ask_padding = lambda name: True
+        for m in users:
+            m.kernels_ask_padding = lambda name: True
     try:
         t0 = time.perf_counter()
         r = TfliteRunner(data, model_cache=False, facts_cache=False)
         seconds = time.perf_counter() - t0
     finally:
-        negotiation.kernels_ask_padding = real
+        for m, f in zip(users, real):
+            m.kernels_ask_padding = f
     f = r.functions
     made = tuple(f.decisions) if hasattr(f, "decisions") else tuple(x.decision for x in f)
     info = ([(x.op_index, x.kind) for x in r.plan.fallbacks], made, r._session.calls.get("negotiate", 0),

@@ -150,7 +150,9 @@ def _specs(case: Case, inputs):
 
 def _configure(case: Case, variant: str, backend: str, inputs):
     """(function, guarded buffers by role, expected outputs) for one row in one layout."""
-    from acl_bridge.native import AclStatusError
+    from acl_bridge.backend import backend_named
+    from acl_bridge.mapping import PaddingSize
+    from acl_bridge.native import AclStatusError, acl_version, kernels_ask_padding
 
     cls, specs, expected = _specs(case, inputs)
     if variant == "negotiated":
@@ -160,6 +162,8 @@ def _configure(case: Case, variant: str, backend: str, inputs):
         except AclStatusError as e:
             _skip_without_f16(e)
             raise
+        if not kernels_ask_padding(backend_named(backend).name):  # the fact a first start relies on, per kind
+            assert all(p == PaddingSize() for p in pads.values()), f"{cls.__name__} asks {pads} on {acl_version()}"
         g = {r: None if s is None else Guarded(s[0], s[1], padding=pads[r], bridge=True) for r, s in specs.items()}
     else:
         g = {r: None if s is None else Guarded(s[0], s[1], variant) for r, s in specs.items()}
