@@ -36,8 +36,8 @@ from ndarray import NdArray
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision
-from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc, layouts_rejected,
-                       negotiate_padding, negotiated_descs, tensor_layout_key)
+from .executor import (Call, acl_identity, array_layout_prefix, call_layouts, decide, describe_request, in_place_desc,
+                       layouts_rejected, negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
 from .native import kernels_ask_padding, require_native
@@ -94,25 +94,23 @@ class Decided:
         self.facts: Dict[tuple, AclFacts] = {}  # AclFacts of (roles, negotiated padding)
         self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
 
+    def layout_prefix(self, a: NdArray) -> str:
+        """:func:`~acl_bridge.executor.array_layout_prefix` of ``a``, made once per array of the
+        pass (the array held here: its id names it for the whole pass)."""
+        made = self.layouts.get(id(a))
+        if made is None:
+            made = self.layouts[id(a)] = (a, array_layout_prefix(a))
+        return made[1]
+
 
 def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[str], ...], tuple]]:
     """(:func:`~acl_bridge.executor.call_layouts` of ``call``, each role's quantization's types),
     each array's part of its layout key made once per array object of the pass; None where
     call_layouts is None."""
-    layouts: List[Optional[str]] = []
-    for role in call.roles:
-        a = call.arrays[role]
-        if a is None:
-            layouts.append(None)
-            continue
-        made = memo.layouts.get(id(a))
-        if made is None:  # (the memo holds the array: its id names it for the whole pass)
-            made = memo.layouts[id(a)] = (a, array_layout_prefix(a))
-        key = tensor_layout_key(a, call.quantization[role], made[1])
-        if key is None:
-            return None
-        layouts.append(key)
-    return tuple(layouts), tuple(_types(call.quantization[r]) for r in call.roles)
+    layouts = call_layouts(call, memo.layout_prefix)
+    if layouts is None:
+        return None
+    return layouts, tuple(_types(call.quantization[r]) for r in call.roles)
 
 
 def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,

@@ -27,7 +27,7 @@ import functools
 import threading
 import weakref
 from dataclasses import dataclass, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -505,34 +505,27 @@ def decide(call: Call, facts: AclFacts, requests: Optional[Sequence[Optional[Ten
     return plan, facts
 
 
-def call_layouts(call: Call) -> Optional[Tuple[Optional[str], ...]]:
+def call_layouts(call: Call, prefix_of: Optional[Callable[[NdArray], str]] = None
+                 ) -> Optional[Tuple[Optional[str], ...]]:
     """Each role's :func:`acl_bridge.decisions.layout_key` (None: absent), or None when some
     tensor of the user's memory is misaligned or a quantization has no text (no decision is
-    kept or reused for such a call)."""
+    kept or reused for such a call). ``prefix_of``: each array's :func:`array_layout_prefix`
+    where the caller keeps them (default: made here)."""
+    prefix_of = array_layout_prefix if prefix_of is None else prefix_of
     out: List[Optional[str]] = []
     for role in call.roles:
         a = call.arrays[role]
         if a is None:
             out.append(None)
             continue
-        key = tensor_layout_key(a, call.quantization[role])
-        if key is None:
+        prefix = prefix_of(a)
+        if not prefix:
             return None
-        out.append(key)
+        try:
+            out.append(layout_key_with(prefix, call.quantization[role]))
+        except TypeError:
+            return None
     return tuple(out)
-
-
-def tensor_layout_key(a: NdArray, quantization: Quantization, prefix: Optional[str] = None) -> Optional[str]:
-    """One tensor's part of :func:`call_layouts`: its :func:`acl_bridge.decisions.layout_key`
-    with this quantization, or None (memory of the user's that is misaligned, a quantization
-    without text). ``prefix``: :func:`array_layout_prefix` of ``a`` where the caller has it."""
-    prefix = array_layout_prefix(a) if prefix is None else prefix
-    if not prefix:
-        return None
-    try:
-        return layout_key_with(prefix, quantization)
-    except TypeError:
-        return None
 
 
 def array_layout_prefix(a: NdArray) -> str:

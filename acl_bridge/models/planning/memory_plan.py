@@ -86,9 +86,7 @@ class MemoryPlan:
     @property
     def lower_bound_in_bytes(self) -> int:
         """The largest sum of sizes of the slots alive at one step."""
-        steps = sorted({s.lifetime.first_step for s in self.slots})
-        return max((sum(s.size_in_bytes for s in self.slots
-                        if s.lifetime.first_step <= k <= s.lifetime.last_step) for k in steps), default=0)
+        return _lower_bound([(s.lifetime, s.size_in_bytes) for s in self.slots], 1)
 
     def overhead_ratio(self) -> float:
         """Arena size over the lower bound (1.0 is optimal; 1.0 for an empty arena)."""
@@ -161,7 +159,8 @@ def _overlapping(buffers: Sequence[Tuple[Lifetime, int]]) -> Dict[int, Tuple[int
 
 def _lower_bound(buffers: Sequence[Tuple[Lifetime, int]], alignment: int) -> int:
     """The most aligned bytes alive at one step: :attr:`MemoryPlan.lower_bound_in_bytes` of
-    every placement of ``buffers`` (no arena is smaller)."""
+    every placement of ``buffers`` (no arena is smaller), swept over the steps where one
+    starts or ends."""
     change: Dict[int, int] = {}
     for life, size in buffers:
         size = _aligned(size, alignment)
@@ -231,11 +230,13 @@ def place(buffers: Sequence[Tuple[Lifetime, int]], *, pinned: Iterable[int] = ()
     best: Optional[List[Slot]] = None
     overlapping = _overlapping(buffers)
     bound = _lower_bound(buffers, alignment_in_bytes)
+    best_end = 0
     for order_key, best_fit in _STRATEGIES:
         placed = _place_in_order(sorted(buffers, key=order_key), alignment_in_bytes, best_fit, overlapping)
-        if best is None or max((s.end_in_bytes for s in placed), default=0) < max((s.end_in_bytes for s in best), default=0):
-            best = placed
-        if max((s.end_in_bytes for s in best), default=0) <= bound:
+        end = max((s.end_in_bytes for s in placed), default=0)
+        if best is None or end < best_end:
+            best, best_end = placed, end
+        if best_end <= bound:
             break  # no later order can be smaller than the lower bound: the same arena wins
     placed = best or []
     return MemoryPlan(tuple(placed), tuple(sorted(pinned)), alignment_in_bytes)
