@@ -45,6 +45,7 @@ from . import shape_info as _shape_info
 from .dtypes import dtype_text
 from .errors import InvalidLayoutError
 from .layout_rules import (
+    INT64_MAX,
     ExplicitLayout,
     check_bounds,
     check_dtype,
@@ -123,7 +124,7 @@ class ShapeDescriptor:
         gives, made without the general canonicalisation where ``shape`` is a tuple of plain
         ints >= 0 (a model load wraps every constant this way; anything else goes through
         :meth:`create`, whose checks say what is wrong)."""
-        if type(shape) is tuple and all(type(n) is int and n >= 0 for n in shape):
+        if type(shape) is tuple and set(map(type, shape)) <= _INT and min(shape, default=0) >= 0:
             dt = check_dtype(dtype, lambda: f"shape={shape!r}")
             if cls is ShapeDescriptor:
                 return _dense(shape, dt)
@@ -315,7 +316,19 @@ def _dense(shape: Tuple[int, ...], dtype: np.dtype) -> "ShapeDescriptor":
     """ShapeDescriptor.dense's value, one per (shape, dtype): a frozen value is safe to share,
     and a model's constants repeat a few shapes (its blocks) many times."""
     zeros = (0,) * len(shape)
-    return ShapeDescriptor._from_fields(shape, dtype, "c", zeros, zeros)
+    size = math.prod(shape)
+    if not size or size > INT64_MAX or size * dtype.itemsize > INT64_MAX:  # _check's general path says what is wrong
+        return ShapeDescriptor._from_fields(shape, dtype, "c", zeros, zeros)
+    # what _check finds of these fields: order "c", no padding, and (each dense stride and the
+    # allocation at most ``size`` elements) bounds within int64 once the bytes are
+    self = ShapeDescriptor.__new__(ShapeDescriptor)
+    for name, value in zip(_FIELDS, (shape, dtype, "c", zeros, zeros, None)):
+        object.__setattr__(self, name, value)
+    self.__dict__["size"] = size  # (the cached property's value, known here)
+    return self
+
+
+_INT = frozenset((int,))
 
 
 def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: Any, alloc_size: Any,

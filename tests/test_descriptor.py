@@ -1,5 +1,7 @@
 """ShapeDescriptor and NdArray: behaviour, derived facts and every error message."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -296,6 +298,10 @@ def test_dense_is_the_value_create_gives(shape, dtype):
     ([2, 3], "float32", None),  # a list: create() canonicalises it
     ((2, 3), "object", InvalidLayoutError),
     ((2, 3), "no such dtype", InvalidLayoutError),
+    ((2**40, 2**30), "float32", InvalidLayoutError),  # 2**70 elements: past int64
+    ((2**31, 2**31), "float64", InvalidLayoutError),  # 2**62 elements, 2**65 bytes
+    ((0, 2**62, 4), "float32", InvalidLayoutError),  # no element, but strides[0] past int64
+    ((2**31, 2**31 - 1), "int8", None),  # just inside int64: the quick path's own bound
 ])
 def test_dense_refuses_what_create_refuses(shape, dtype, error):
     if error is None:
@@ -303,3 +309,19 @@ def test_dense_refuses_what_create_refuses(shape, dtype, error):
     else:
         with pytest.raises(error):
             ShapeDescriptor.dense(shape, dtype)
+
+
+@given(st.lists(st.integers(0, 2**21), min_size=0, max_size=6),
+       st.sampled_from(["float32", "int8", "int64", np.dtype("complex128")]))
+def test_dense_of_large_shapes_is_create_or_its_refusal(shape, dtype):
+    """ShapeDescriptor.dense checks bounds without the general path where the bytes fit int64:
+    over shapes whose element count straddles 2**63, the same value or the same refusal as create()."""
+    try:
+        c = ShapeDescriptor.create(tuple(shape), dtype)
+    except InvalidLayoutError as e:
+        with pytest.raises(InvalidLayoutError, match=re.escape(str(e).split(":")[0])):
+            ShapeDescriptor.dense(tuple(shape), dtype)
+        return
+    d = ShapeDescriptor.dense(tuple(shape), dtype)
+    assert d == c and hash(d) == hash(c)
+    assert (d.size, d.strides, d.alloc_size, d.alloc_size_in_bytes) == (c.size, c.strides, c.alloc_size, c.alloc_size_in_bytes)

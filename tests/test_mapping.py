@@ -1,7 +1,11 @@
 """acl_bridge.mapping: ACL's tensor description, computed without ACL."""
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from acl_bridge import (
     PaddingSize,
@@ -354,3 +358,36 @@ def test_per_channel_of_a_readers_floats_is_the_checked_numpy_path(scales, offse
     assert fast == slow
     if not isinstance(fast, str):
         assert type(fast.scales) is tuple and all(type(s) is float for s in fast.scales) and fast.axis == 2
+
+
+_SCALES = st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-2, 2), st.booleans(),
+                             st.sampled_from([np.float32(0.5), np.float64(0.25), 0.0, -0.0, 5e-324])),
+                   min_size=1, max_size=40)
+
+
+@given(_SCALES)
+def test_per_channel_positive_floats_is_the_loop_it_replaces(values):
+    """mapping._positive_floats (builtins' loops) answers what the per-scale loop answered, for
+    any mix of floats (NaN, infinities, signed zeros, subnormals), ints, bools and numpy floats."""
+    from acl_bridge.mapping import _positive_floats
+
+    t = tuple(values)
+    assert _positive_floats(t) == all(type(s) is float and 0.0 < s < math.inf for s in t)
+
+
+@given(_SCALES)
+def test_per_channel_of_any_scales_is_the_checked_value_or_its_refusal(values):
+    """per_channel over the same mixes: a quantization equal to the checked path's (numpy's),
+    or that path's refusal."""
+    from acl_bridge.mapping import PerChannelQuantization, clear_description_caches, per_channel
+
+    clear_description_caches()
+    q = (tuple(values), 0)
+    finite = np.asarray(values, np.float64)
+    if not (np.isfinite(finite) & (finite > 0)).all():
+        with pytest.raises(InvalidLayoutError, match=r"scale \[\d+\] is .*, expected a finite number > 0"):
+            per_channel(q, 0)
+        return
+    got = per_channel(q, 0)
+    assert got == PerChannelQuantization(tuple(finite.tolist()), 0)
+    assert set(map(type, got.scales)) == {float}

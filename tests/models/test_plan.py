@@ -186,3 +186,22 @@ def assert_steps_bind(plan, monkeypatch):
 
             interpolation = abi.INTERPOLATIONS[s.param("interpolation") or "bilinear"]
             assert (params.interpolation, params.sampling, params.align_corners) == (interpolation, 0, 0)
+
+
+def test_a_steps_parameters_by_name_are_its_params_and_no_field():
+    """Step.params_by_name (made once per step) answers what dict(params) answers, a later
+    duplicate name winning; it is not a field: equality, hashing, repr and dataclasses.replace
+    see ``params`` only, and a replaced step has its own."""
+    import dataclasses
+
+    from acl_bridge.models.lowering.step import Step
+
+    s = Step(3, "CONV_2D", "convolution", (0, 1), 2, (("stride", (1, 1)), ("activation", None), ("stride", (2, 2))))
+    assert s.params_by_name == dict(s.params) == {"stride": (2, 2), "activation": None}
+    assert s.param("stride") == (2, 2) and s.param("absent", ()) == () and s.params_by_name is s.params_by_name
+    twin = Step(3, "CONV_2D", "convolution", (0, 1), 2, s.params)
+    assert s == twin and hash(s) == hash(twin) and repr(s) == repr(twin)
+    other = dataclasses.replace(s, params=(("stride", (1, 1)),))
+    assert other.param("stride") == (1, 1) and other.params_by_name is not s.params_by_name
+    assert [f.name for f in dataclasses.fields(s)] == ["op_index", "opcode", "kind", "inputs", "output", "params",
+                                                       "constants"]

@@ -6,8 +6,9 @@ the plan's view pass turns into views, counted copies or (a slice) its strided-s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Tuple, Union
+from typing import Dict, Tuple, Union
 
 import numpy as np
 
@@ -27,8 +28,16 @@ class Step:
     params: Params = ()
     constants: Tuple[Tuple[str, np.ndarray], ...] = ()
 
+    @functools.cached_property
+    def params_by_name(self) -> Dict[str, object]:
+        """:attr:`params` as a dict (a later duplicate name wins), made once per step (not a
+        field: equality, hashing and ``dataclasses.replace`` see :attr:`params` only): the
+        negotiation, the configure pass and the arena ask each step's parameters several times.
+        Not to be changed by callers."""
+        return dict(self.params)
+
     def param(self, name: str, default: object = None) -> object:
-        return dict(self.params).get(name, default)
+        return self.params_by_name.get(name, default)
 
     @property
     def written(self) -> Tuple[int, ...]:

@@ -54,7 +54,8 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
         session.step = k
         cls = ROLES[s.kind]
         consts = {role: ShapeDescriptor.dense(v.shape, v.dtype) for role, v in s.constants}
-        operands = step_operands(s, shapes, consts)
+        ids = tensor_ids(s)
+        operands = step_operands(s, shapes, consts, ids)
         options = call_kwargs(s)
         quantization = options.pop("quantization", None)
         try:  # AclFunction.required_padding, its binding kept
@@ -72,7 +73,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
         if bound is not None:
             bound.append(Bound((kind, params, quant), specs, pads, checks))
         const_pad.append({role: need[role] for role, _ in s.constants})
-        for role, tid in zip(cls.roles, tensor_ids(s)):
+        for role, tid in zip(cls.roles, ids):
             if tid is not None:
                 asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
     session.step = None

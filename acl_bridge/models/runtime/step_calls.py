@@ -31,20 +31,22 @@ def call_kwargs(step: Step) -> Dict[str, object]:
 
 
 def _options(step: Step) -> Dict[str, object]:
-    return function_kinds.options(step.kind, dict(step.params))
+    return function_kinds.options(step.kind, step.params_by_name)
 
 
 def places(step: Step) -> bool:
     """Whether a step moves one tensor into another's memory where no view could be made: a
     ``copy`` (into a concatenation's slice, or a reshape), or a requantizing ``quantize`` into
     a concatenation's slice (int8 inputs whose scales differ from the output's)."""
-    return function_kinds.places(step.kind, dict(step.params))
+    return function_kinds.places(step.kind, step.params_by_name)
 
 
-def step_operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object]) -> List[object]:
-    """Positional arrays of the bridge function, in its role order."""
+def step_operands(step: Step, tensors: Dict[int, object], constants: Dict[str, object],
+                  ids: Optional[List[Optional[int]]] = None) -> List[object]:
+    """Positional arrays of the bridge function, in its role order (``ids``: the step's
+    :func:`tensor_ids` where the caller has them already)."""
     if places(step):
-        p = dict(step.params)
+        p = step.params_by_name
         src = tensors[step.inputs[0]]
         if isinstance(src, ShapeDescriptor):  # negotiation: the destination has the source's shape
             return [src, src]
@@ -53,7 +55,7 @@ def step_operands(step: Step, tensors: Dict[int, object], constants: Dict[str, o
             return [src, tensors[p["into"]][slice_index(len(src.shape), axis, start, src.shape[axis])]]
         return [src, tensors[step.output].reshape(src.shape)]
     roles = ROLES[step.kind].roles
-    return [constants.get(r) if i is None else tensors[i] for r, i in zip(roles, tensor_ids(step))]
+    return [constants.get(r) if i is None else tensors[i] for r, i in zip(roles, tensor_ids(step) if ids is None else ids)]
 
 
 def tensor_ids(step: Step) -> List[Optional[int]]:
@@ -62,9 +64,9 @@ def tensor_ids(step: Step) -> List[Optional[int]]:
     function's output roles take the step's outputs (:attr:`Step.written`), the other roles its
     inputs, in order."""
     if places(step):
-        return [step.inputs[0], dict(step.params).get("into", step.output)]
+        return [step.inputs[0], step.params_by_name.get("into", step.output)]
     cls = ROLES[step.kind]
-    constant_roles = {role for role, _ in step.constants} | set(step.param("absent", ()))
+    constant_roles = {role for role, _ in step.constants}.union(step.param("absent", ()))
     inputs, outputs = iter(step.inputs), iter(step.written)
     return [None if r in constant_roles else next(outputs) if r in cls.outputs else next(inputs) for r in cls.roles]
 

@@ -3,6 +3,7 @@ CONCATENATION (views)."""
 
 from __future__ import annotations
 
+import math
 from typing import List, Tuple
 
 import numpy as np
@@ -101,7 +102,7 @@ def reshape(op: OperatorSpec, model: ModelSpec) -> Tuple[Lowered, ...]:
     """A view (or a counted copy): the new shape is the output's, the shape input is not read."""
     src, out = first_input(op), op.outputs[0]
     x, y = model.tensors[src].shape, model.tensors[out].shape
-    if int(np.prod(x)) != int(np.prod(y)):
+    if math.prod(x) != math.prod(y):  # (Python's ints: numpy's first reduction of a process costs ms under QEMU)
         raise malformed(op, f"{list(x)} -> {list(y)} changes the number of elements")
     return (Reshape(op.index, op.opcode, src, out),)
 
