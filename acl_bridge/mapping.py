@@ -568,6 +568,8 @@ _INT = frozenset((int,))
 
 @functools.lru_cache(maxsize=4096)
 def _padded_descriptor_of(shape: Tuple[int, ...], dtype: np.dtype, padding: PaddingSize) -> ShapeDescriptor:
+    if not padding and min(shape, default=0) >= 0:  # no padding: the dense value (ShapeDescriptor.dense's quick path)
+        return ShapeDescriptor.dense(shape, dtype)
     return _padded_descriptor_uncached(shape, dtype, padding)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Literal, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .descriptor import ShapeDescriptor
+from .descriptor import ShapeDescriptor, padded_view
 from .display import cells_text
 from .errors import (ArgumentTypeError, ExportRefusedError, InvalidLayoutError, NotRepresentableError,
                      PaddingNotFreeError, ReadOnlyError, UnsupportedOptionError)
@@ -404,9 +404,11 @@ class NdArray(NumpyProtocol):
                 f"{what} gives {view.dtype} elements at byte offset {offset_in_bytes} with byte strides "
                 f"{view.strides} in {nbytes} bytes: not whole {itemsize}-byte elements: {self._descriptor!r}"
             )
-        d = ShapeDescriptor(view.shape, view.dtype, self._descriptor.order,
-                            strides=tuple(s // itemsize for s in view.strides), offset=offset_in_bytes // itemsize,
-                            alloc_size=nbytes // itemsize if view.size else 0)
+        strides, offset = tuple(s // itemsize for s in view.strides), offset_in_bytes // itemsize
+        d = padded_view(view.shape, view.dtype, self._descriptor.order, strides, offset, nbytes // itemsize)
+        if d is None:  # not a padded buffer in this array's order (or no element): the general factory
+            d = ShapeDescriptor(view.shape, view.dtype, self._descriptor.order, strides=strides, offset=offset,
+                                alloc_size=nbytes // itemsize if view.size else 0)
         # The root's free cells are counted in its own elements: known only for the same size.
         root = self._root if itemsize == self._descriptor.itemsize else None
         return NdArray._made(self._allocation, d, self._readonly or not view.flags.writeable, root)

@@ -331,6 +331,20 @@ def _dense(shape: Tuple[int, ...], dtype: np.dtype) -> "ShapeDescriptor":
 _INT = frozenset((int,))
 
 
+def padded_view(shape: Tuple[int, ...], dtype: np.dtype, order: str, strides: Tuple[int, ...], offset: int,
+                alloc_size: int) -> Optional["ShapeDescriptor"]:
+    """``create(shape, dtype, order, strides=strides, offset=offset, alloc_size=alloc_size)``
+    for a view with at least one element whose layout is a padded buffer in ``order`` (its
+    fields read off by :func:`recover_padding`, the factory's first candidate, without its
+    general checks: such a layout lies inside its allocation by construction), else None
+    (the factory decides). ``shape``, ``strides`` (elements), ``offset`` and ``alloc_size``:
+    Python ints as a numpy view of an allocation gives them, ``order`` 'c' or 'f'."""
+    padded = recover_padding(shape, strides, offset, alloc_size, order) if math.prod(shape) else None
+    if padded is None:
+        return None
+    return ShapeDescriptor._from_fields(shape, check_dtype(dtype, lambda: f"shape={shape!r}"), order, *padded)
+
+
 def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: Any, alloc_size: Any,
                       paddings: Any, padding_offsets: Any) -> Tuple[Any, ...]:
     """The stored fields of the one descriptor of a layout (ShapeDescriptor's factory)."""

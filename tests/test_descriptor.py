@@ -325,3 +325,40 @@ def test_dense_of_large_shapes_is_create_or_its_refusal(shape, dtype):
     d = ShapeDescriptor.dense(tuple(shape), dtype)
     assert d == c and hash(d) == hash(c)
     assert (d.size, d.strides, d.alloc_size, d.alloc_size_in_bytes) == (c.size, c.strides, c.alloc_size, c.alloc_size_in_bytes)
+
+
+@st.composite
+def _views(draw):
+    """A padded NdArray (either order, any dtype size) and a basic index or transpose of it."""
+    rank = draw(st.integers(1, 4))
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank)))
+    paddings = tuple(draw(st.lists(st.integers(0, 3), min_size=rank, max_size=rank)))
+    offsets = tuple(draw(st.integers(0, p)) for p in paddings)
+    a = NdArray.empty(shape, draw(st.sampled_from(["float32", "int8", "float64"])), draw(st.sampled_from("cf")),
+                      paddings=paddings, padding_offsets=offsets)
+    key = tuple(draw(st.one_of(st.integers(0, n - 1), st.builds(slice, st.integers(0, n), st.integers(0, n),
+                                                                  st.sampled_from([None, 1, 2, -1]))))
+                for n in shape[:draw(st.integers(1, rank))])
+    return a, key, draw(st.booleans())
+
+
+@given(_views())
+def test_a_views_descriptor_is_the_factorys(case):
+    """NdArray views (indexing, transpose) read a padded buffer's fields off directly
+    (descriptor.padded_view) where the factory's first candidate would: the same descriptor as
+    ShapeDescriptor(shape, dtype, order, strides=, offset=, alloc_size=) of the numpy view."""
+    a, key, transpose = case
+    v = a[key]
+    if not isinstance(v, NdArray):
+        return  # an element
+    if transpose:
+        v = v.T
+    e = np.asarray(v)
+    itemsize = e.dtype.itemsize
+    start = a.base_ptr
+    general = ShapeDescriptor(e.shape, e.dtype, a.descriptor.order, strides=tuple(s // itemsize for s in e.strides),
+                              offset=(e.__array_interface__["data"][0] - start) // itemsize if e.size else 0,
+                              alloc_size=a.allocation.nbytes // itemsize if e.size else 0)
+    assert v.descriptor == general and hash(v.descriptor) == hash(general)
+    assert (v.descriptor.order, v.descriptor.explicit) == (general.order, general.explicit)
+    np.testing.assert_array_equal(np.asarray(v), e)

@@ -391,3 +391,19 @@ def test_per_channel_of_any_scales_is_the_checked_value_or_its_refusal(values):
     got = per_channel(q, 0)
     assert got == PerChannelQuantization(tuple(finite.tolist()), 0)
     assert set(map(type, got.scales)) == {float}
+
+
+@given(st.lists(st.integers(0, 9), max_size=5), st.sampled_from(["float32", "int8", "int32", "uint8", "float16"]),
+       st.booleans())
+def test_padded_descriptor_without_padding_is_the_dense_value(shape, dtype, numpy_ints):
+    """padded_descriptor with no padding (a buffer's on a NEON first start that asks none) is
+    ShapeDescriptor.dense's value, the one create() gives with zero paddings: the same fields,
+    hash and derived facts, for plain and numpy integer extents."""
+    from acl_bridge.mapping import clear_description_caches, padded_descriptor
+
+    clear_description_caches()
+    dims = tuple(np.int64(n) for n in shape) if numpy_ints else tuple(shape)
+    d = padded_descriptor(dims, dtype, PaddingSize())
+    c = ShapeDescriptor.create(tuple(shape), dtype, "c", paddings=(0,) * len(shape), padding_offsets=(0,) * len(shape))
+    assert d == c and hash(d) == hash(c) and (d.strides, d.alloc_size, d.size) == (c.strides, c.alloc_size, c.size)
+    assert d == ShapeDescriptor.dense(tuple(shape), dtype)

@@ -5,6 +5,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
@@ -205,3 +207,16 @@ def test_a_steps_parameters_by_name_are_its_params_and_no_field():
     assert other.param("stride") == (1, 1) and other.params_by_name is not s.params_by_name
     assert [f.name for f in dataclasses.fields(s)] == ["op_index", "opcode", "kind", "inputs", "output", "params",
                                                        "constants"]
+
+
+@given(st.lists(st.integers(0, 3), max_size=5), st.lists(st.integers(0, 3), max_size=5))
+def test_broadcast_shape_is_numpys(a, b):
+    """The lowering's broadcast of two shapes (in Python) is np.broadcast_shapes', or None where
+    numpy refuses."""
+    from acl_bridge.models.lowering.helpers import broadcast_shape
+
+    try:
+        expected = np.broadcast_shapes(tuple(a), tuple(b))
+    except ValueError:
+        expected = None
+    assert broadcast_shape(tuple(a), tuple(b)) == expected

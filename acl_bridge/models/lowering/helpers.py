@@ -22,6 +22,23 @@ FUSED: Dict[Optional[str], Optional[Activation]] = {
     "RELU_N1_TO_1": ("lu_bounded_relu", 1.0, -1.0), "TANH": ("tanh", 1.0, 1.0)}
 
 
+# ---------------------------------------------------------------------------- shapes
+def broadcast_shape(a: Tuple[int, ...], b: Tuple[int, ...]) -> Optional[Tuple[int, ...]]:
+    """numpy's broadcast of two shapes of extents >= 0 (``np.broadcast_shapes(a, b)``, in
+    Python: numpy's call makes arrays, a few each binary operator of a load costs under QEMU),
+    or None where they do not broadcast."""
+    n = max(len(a), len(b))
+    out = []
+    for x, y in zip((1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return None
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------- errors
 def where(op: OperatorSpec) -> str:
     """How every message names the operator: ``operator #12 CONV_2D``."""

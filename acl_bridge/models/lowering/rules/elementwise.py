@@ -10,7 +10,7 @@ from typing import Dict, Tuple
 import numpy as np
 
 from ...format.tflite_reader import ModelFormatError, ModelSpec, OperatorSpec
-from ..helpers import constant, first_input, fused_activation, malformed, refuse, unary, where
+from ..helpers import broadcast_shape, constant, first_input, fused_activation, malformed, refuse, unary, where
 from ..quantized import is_quantized, quantization, quantized_activation, tensor_q
 from ..step import Intermediate, Lowered, Params, Step
 from .table import FLOAT32, FLOAT32_OR_INT8, rule
@@ -35,11 +35,10 @@ def _broadcast(op: OperatorSpec, model: ModelSpec, ins: Tuple[int, int]) -> Tupl
     """The output's shape, checked to be the inputs' numpy broadcast (ModelFormatError otherwise)."""
     t = model.tensors
     y = tuple(t[op.outputs[0]].shape)
-    try:
-        both = np.broadcast_shapes(tuple(t[ins[0]].shape), tuple(t[ins[1]].shape))
-    except ValueError:
-        raise malformed(op, f"inputs {list(t[ins[0]].shape)} and {list(t[ins[1]].shape)} do not broadcast") from None
-    if tuple(both) != y:
+    both = broadcast_shape(tuple(t[ins[0]].shape), tuple(t[ins[1]].shape))
+    if both is None:
+        raise malformed(op, f"inputs {list(t[ins[0]].shape)} and {list(t[ins[1]].shape)} do not broadcast")
+    if both != y:
         raise malformed(op, f"inputs {list(t[ins[0]].shape)} and {list(t[ins[1]].shape)} broadcast to {list(both)}, "
                             f"the output says {list(y)}")
     return y
