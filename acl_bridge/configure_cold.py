@@ -29,7 +29,6 @@ path says what ACL refused.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ndarray import NdArray
@@ -136,7 +135,7 @@ def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
                     role, call.arrays[role], is_output=is_output, data_layout=call.data_layout,  # type: ignore[arg-type]
                     quantization=call.quantization[role], acl_const=const)
             else:  # describe_request's other fields depend on the tensor, its quantization and the data layout
-                r = replace(first, role=role, is_output=is_output, acl_const=const)
+                r = first.for_role(role, is_output, const)
             memo.requests[key] = r
         out.append(r)
     return out
