@@ -530,13 +530,14 @@ def call_layouts(call: Call, prefix_of: Optional[Callable[[NdArray], str]] = Non
     return tuple(out)
 
 
-def array_layout_prefix(a: NdArray) -> str:
+def array_layout_prefix(a: NdArray, text_of: Callable[[ShapeDescriptor, str, bool], str] = layout_prefix) -> str:
     """The memory's part of ``a``'s layout key (:func:`acl_bridge.decisions.layout_prefix`),
-    or "" for memory of the user's that is misaligned (no decision for it)."""
+    or "" for memory of the user's that is misaligned (no decision for it). ``text_of``: that
+    text of (descriptor, origin, padding free) where the caller keeps them (default: made here)."""
     origin = origin_of(a)
     if origin is Origin.USER and alignment_problem(a) is not None:
         return ""
-    return layout_prefix(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)))
+    return text_of(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)))
 
 
 @functools.lru_cache(maxsize=None)

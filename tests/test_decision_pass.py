@@ -124,3 +124,25 @@ def test_an_element_wise_call_in_place_passes_and_an_overlap_is_refused():
     with pytest.raises(InvalidLayoutError, match="dst overlaps a in memory"):
         _function(Add, [NdArray.from_numpy(x[:2]), NdArray.from_numpy(np.ones((2, 4), np.float32)),
                         NdArray.from_numpy(x[1:3])])._check_aliasing()
+
+
+def test_a_pass_spells_each_array_s_layout_prefix_as_array_layout_prefix_does():
+    """Decided makes an array's prefix once per descriptor object (arrays of one shape share
+    one): the text array_layout_prefix makes for each, origin and free padding included, and
+    "" for a misaligned array of the user's."""
+    from acl_bridge.configure_cold import Decided
+    from acl_bridge.executor import array_layout_prefix, bridge_slot
+
+    d = padded_descriptor((1, 4, 4, 8), np.float32, PaddingSize())
+    arena = bridge_allocate(padded_descriptor((4096,), np.float32, PaddingSize()))
+    slots = [bridge_slot(arena, k * 1024, d) for k in range(3)]  # one descriptor object, bridge-owned
+    user = [NdArray.allocate(d), NdArray.allocate(d)]  # the same descriptor, the user's
+    raw = np.zeros(4 * 4 * 8 * 4 + 1, np.uint8)
+    misaligned = NdArray.from_numpy(raw[1:].view(np.float32).reshape(1, 4, 4, 8))
+    parent = np.zeros((1, 6, 6, 8), np.float32)
+    view = NdArray.from_numpy(parent[:, 1:5, 1:5, :])  # its padding is not free
+    memo = Decided()
+    arrays = slots + user + [misaligned, view] + slots
+    assert [memo.layout_prefix(a) for a in arrays] == [array_layout_prefix(a) for a in arrays]
+    assert memo.layout_prefix(misaligned) == "" and len(memo.prefixes) == 3  # bridge, user, the view's
+    assert memo.layout_prefix(slots[0]) != memo.layout_prefix(user[0])
