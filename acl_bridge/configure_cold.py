@@ -29,13 +29,12 @@ path says what ACL refused.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from ndarray import NdArray
+from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
-from .decisions import Decision
+from .decisions import Decision, layout_prefix
 from .executor import (Call, acl_identity, array_layout_prefix, call_layouts, decide, describe_request, in_place_desc,
                        layouts_rejected, negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
@@ -82,8 +81,8 @@ class Decided:
     """What one :func:`decide_calls` pass made, by content: decisions, the planner's tensor
     descriptions, the facts of a negotiated padding, the native descriptions (each key holds
     everything its value is computed from; module docstring); and the memory's part of each
-    array's layout key by the array's identity (the array held here: an id names one object
-    for the whole pass)."""
+    array's layout key by the array's identity, its text by the descriptor's (the array and the
+    descriptor held here: an id names one object for the whole pass)."""
 
     def __init__(self) -> None:
         self.decisions: Dict[tuple, Decision] = {}
@@ -91,6 +90,8 @@ class Decided:
         self.described: Dict[tuple, TensorRequest] = {}  # a request for the first role of its content
         self.descs: Dict[tuple, bytes] = {}
         self.layouts: Dict[int, Tuple[NdArray, str]] = {}  # by id: (array, its layout key's prefix)
+        # by (descriptor id, origin, padding free): (descriptor, its prefix); arrays of one shape share a descriptor
+        self.prefixes: Dict[tuple, Tuple[ShapeDescriptor, str]] = {}
         self.facts: Dict[tuple, AclFacts] = {}  # AclFacts of (roles, negotiated padding)
         self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
 
@@ -99,7 +100,16 @@ class Decided:
         pass (the array held here: its id names it for the whole pass)."""
         made = self.layouts.get(id(a))
         if made is None:
-            made = self.layouts[id(a)] = (a, array_layout_prefix(a))
+            made = self.layouts[id(a)] = (a, array_layout_prefix(a, self._descriptor_prefix))
+        return made[1]
+
+    def _descriptor_prefix(self, d: ShapeDescriptor, origin: str, free: bool) -> str:
+        """:func:`~acl_bridge.decisions.layout_prefix`, made once per descriptor object of the
+        pass (a frozen value, held here: its id names it for the whole pass)."""
+        key = (id(d), origin, free)
+        made = self.prefixes.get(key)
+        if made is None:
+            made = self.prefixes[key] = (d, layout_prefix(d, origin, free))
         return made[1]
 
 
@@ -136,7 +146,7 @@ def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
                     role, call.arrays[role], is_output=is_output, data_layout=call.data_layout,  # type: ignore[arg-type]
                     quantization=call.quantization[role], acl_const=const)
             else:  # describe_request's other fields depend on the tensor, its quantization and the data layout
-                r = replace(first, role=role, is_output=is_output, acl_const=const)
+                r = first.for_role(role, is_output, const)
             memo.requests[key] = r
         out.append(r)
     return out

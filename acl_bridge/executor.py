@@ -104,18 +104,20 @@ def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str
     """What the planner needs to know about one tensor."""
     info = acl_padding = problem = None
     dense = _is_dense(a)
+    origin = origin_of(a)
     misaligned = alignment_problem(a)
     if misaligned is not None:
         problem = (Reason.MISALIGNED, misaligned)
     else:
+        side = a.descriptor if origin is Origin.BRIDGE else a  # layout_of(a)
         try:
-            info = tensor_info(layout_of(a), data_layout, quantization)
+            info = tensor_info(side, data_layout, quantization)
         except NotRepresentableError as e:
             problem = (Reason.NOT_REPRESENTABLE, str(e))
         else:  # a dense buffer is laid out as ACL pads a tensor with the padding its info reads (none):
             # acl_layout_padding's answer without making its reference layout (tests/test_plan.py)
-            acl_padding = info.padding if dense else acl_layout_padding(layout_of(a), info)
-    return TensorRequest(role=role, rank=len(a.shape), is_output=is_output, origin=origin_of(a), info=info,
+            acl_padding = info.padding if dense else acl_layout_padding(side, info)
+    return TensorRequest(role=role, rank=len(a.shape), is_output=is_output, origin=origin, info=info,
                          problem=problem, acl_padding=acl_padding, dense=dense,
                          padding_is_free=bool(getattr(a, "padding_is_free", True)), acl_const=acl_const)
 
@@ -528,13 +530,14 @@ def call_layouts(call: Call, prefix_of: Optional[Callable[[NdArray], str]] = Non
     return tuple(out)
 
 
-def array_layout_prefix(a: NdArray) -> str:
+def array_layout_prefix(a: NdArray, text_of: Callable[[ShapeDescriptor, str, bool], str] = layout_prefix) -> str:
     """The memory's part of ``a``'s layout key (:func:`acl_bridge.decisions.layout_prefix`),
-    or "" for memory of the user's that is misaligned (no decision for it)."""
+    or "" for memory of the user's that is misaligned (no decision for it). ``text_of``: that
+    text of (descriptor, origin, padding free) where the caller keeps them (default: made here)."""
     origin = origin_of(a)
     if origin is Origin.USER and alignment_problem(a) is not None:
         return ""
-    return layout_prefix(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)))
+    return text_of(a.descriptor, origin.value, bool(getattr(a, "padding_is_free", True)))
 
 
 @functools.lru_cache(maxsize=None)

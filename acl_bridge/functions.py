@@ -42,7 +42,7 @@ from .layout import DATA_LAYOUTS, PaddingSize
 from .layout import window_padding, window_stride
 from .mapping import PerChannelQuantization, is_per_channel, padded_descriptor, per_channel
 from .native import NativeRun, check, require_native
-from .plan import PlanOptions
+from .plan import plan_options
 from .workspace import Workspace, check_workspace
 
 _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 moved it
@@ -193,7 +193,7 @@ class AclFunction(NativeRun):
                 raise ReadOnlyError(f"{role} is written by {self.kind} but is read-only: {a!r}")
         self._check_aliasing()
         return Call(kind, params, self.roles, self.outputs, self.arrays, self.data_layout, quant,
-                    PlanOptions(allow_copy=bool(allow_copy), allow_padding_writes=bool(allow_padding_writes)),
+                    plan_options(bool(allow_copy), bool(allow_padding_writes)),
                     self.backend, check_workspace(workspace), self.const_roles)
 
     def _finish(self, configured: Configured, facts, decision: Optional[Decision]) -> None:
@@ -403,8 +403,15 @@ class AclFunction(NativeRun):
             a = self.arrays[out]
             if a is None or a.descriptor.size == 0:
                 continue
+            a0 = a.base_ptr
+            a1 = a0 + a.allocation.nbytes
             for role, b in self.arrays.items():
-                if role == out or b is None or b.descriptor.size == 0:
+                if role == out or b is None:
+                    continue
+                b0 = b.base_ptr
+                if a1 <= b0 or b0 + b.allocation.nbytes <= a0:  # allocations apart: nothing shared
+                    continue
+                if b.descriptor.size == 0:
                     continue
                 in_place = (type(self).in_place and a.data_ptr == b.data_ptr
                             and a.descriptor.shape == b.descriptor.shape

@@ -93,6 +93,17 @@ class TensorRequest:
     padding_is_free: bool = True  # non-element bytes belong to no element of anyone
     acl_const: bool = False  # ACL takes it as const ITensor*: it writes none of its bytes
 
+    def for_role(self, role: str, is_output: bool, acl_const: bool) -> "TensorRequest":
+        """This request with another role's part (``dataclasses.replace`` of ``role``,
+        ``is_output`` and ``acl_const``), every other field this one's: the same tensor read
+        by one function and written by another. Made without replace()'s rebinding of every
+        field (the class has no ``__post_init__``: tests/test_plan.py holds the two equal)."""
+        r = object.__new__(TensorRequest)
+        fields = r.__dict__
+        fields.update(self.__dict__)
+        fields["role"], fields["is_output"], fields["acl_const"] = role, is_output, acl_const
+        return r
+
 
 @dataclass(frozen=True)
 class AclFacts:
@@ -110,6 +121,15 @@ class AclFacts:
 class PlanOptions:
     allow_copy: bool = True
     allow_padding_writes: bool = False
+
+
+_OPTIONS = {(c, w): PlanOptions(c, w) for c in (False, True) for w in (False, True)}
+
+
+def plan_options(allow_copy: bool, allow_padding_writes: bool) -> PlanOptions:
+    """``PlanOptions(allow_copy, allow_padding_writes)`` of two bools: one shared value per
+    pair (a frozen value; a load binds one per function)."""
+    return _OPTIONS[allow_copy, allow_padding_writes]
 
 
 @dataclass(frozen=True)
@@ -227,6 +247,9 @@ def _staged(t: TensorRequest, padding: PaddingSize, reason: Tuple[Reason, str]) 
     return TensorPlan(t.role, Action.STAGED, padding.for_rank(t.rank), reason[0], reason[1], copies, may_write_padding=True)
 
 
+_NO_PADDING = PaddingSize()  # (a default made once: a load plans hundreds of tensors)
+
+
 def plan_function(kind: str, tensors: Sequence[Optional[TensorRequest]], facts: AclFacts,
                   options: PlanOptions = PlanOptions(), roles: Sequence[str] = ()) -> FunctionPlan:
     """The plan for one call (pure). ``tensors`` in the function's role order, None for an
@@ -236,9 +259,9 @@ def plan_function(kind: str, tensors: Sequence[Optional[TensorRequest]], facts: 
         if t is None:
             plans.append(TensorPlan(roles[i] if i < len(roles) else f"#{i}", Action.ABSENT))
             continue
-        need = facts.required_padding.get(t.role, PaddingSize())
+        need = facts.required_padding.get(t.role, _NO_PADDING)
         if facts.renegotiate is not None:
-            pad = need.union(facts.auto_padding.get(t.role, PaddingSize()))
+            pad = need.union(facts.auto_padding.get(t.role, _NO_PADDING))
             plans.append(_staged(t, pad, (Reason.RENEGOTIATED, "ACL's validate() asked for more padding than "
                                           f"negotiated ({facts.renegotiate}); staged with ACL's auto padding")))
             continue

@@ -1,0 +1,148 @@
+"""The decision pass's shortcuts (acl_bridge.configure_cold, issue 40), on the host: each gives
+exactly what the general path it replaces gives. A request for a buffer's second role is
+``dataclasses.replace`` of its first; the plan options are the values ``PlanOptions`` makes;
+the alias check that skips pairs of allocations apart raises exactly where the pairwise check
+of every output against every other tensor raises."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acl_bridge.executor import bridge_allocate, describe_request
+from acl_bridge.families import Add, Convolution
+from acl_bridge.functions import _shares_memory
+from acl_bridge.layout import PaddingSize
+from acl_bridge.mapping import padded_descriptor
+from acl_bridge.plan import Origin, PlanOptions, Reason, TensorRequest, plan_options
+from ndarray import NdArray
+from ndarray.errors import InvalidLayoutError
+
+paddings = st.builds(PaddingSize, *(st.integers(0, 4) for _ in range(4)))
+requests = st.builds(
+    TensorRequest, role=st.sampled_from(["src", "dst", "weights"]), rank=st.integers(1, 6), is_output=st.booleans(),
+    reads_output=st.booleans(), origin=st.sampled_from(list(Origin)),
+    problem=st.none() | st.tuples(st.sampled_from(list(Reason)), st.text(max_size=8)),
+    acl_padding=st.none() | paddings, dense=st.booleans(), padding_is_free=st.booleans(), acl_const=st.booleans())
+
+
+@given(requests, st.sampled_from(["a", "b", "dst"]), st.booleans(), st.booleans())
+def test_a_request_for_another_role_is_replace_of_the_first(r, role, is_output, acl_const):
+    made = r.for_role(role, is_output, acl_const)
+    expected = dataclasses.replace(r, role=role, is_output=is_output, acl_const=acl_const)
+    assert made == expected and type(made) is TensorRequest
+    assert made.__dict__ == expected.__dict__ and hash(made) == hash(expected)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.role = "other"  # type: ignore[misc]
+
+
+def test_a_real_request_for_another_role_is_replace_of_the_first():
+    a = NdArray.from_numpy(np.zeros((1, 4, 4, 8), np.int8))
+    r = describe_request("src", a, is_output=False, data_layout="NHWC", quantization=(0.5, 3))
+    assert r.info is not None
+    assert r.for_role("dst", True, False) == dataclasses.replace(r, role="dst", is_output=True, acl_const=False)
+
+
+def test_the_request_shortcut_holds_only_while_every_field_is_an_init_field():
+    """for_role copies the fields as they are: valid while TensorRequest has no __post_init__
+    (nothing checked or derived at construction) and no field outside __init__."""
+    assert not hasattr(TensorRequest, "__post_init__")
+    assert all(f.init for f in dataclasses.fields(TensorRequest))
+    assert set(TensorRequest(role="x", rank=1, is_output=False).__dict__) == {
+        f.name for f in dataclasses.fields(TensorRequest)}
+
+
+@pytest.mark.parametrize("allow_copy", [False, True])
+@pytest.mark.parametrize("allow_padding_writes", [False, True])
+def test_the_shared_plan_options_are_the_values_plan_options_makes(allow_copy, allow_padding_writes):
+    o = plan_options(allow_copy, allow_padding_writes)
+    assert o == PlanOptions(allow_copy=allow_copy, allow_padding_writes=allow_padding_writes)
+    assert (o.allow_copy, o.allow_padding_writes) == (allow_copy, allow_padding_writes)
+    assert plan_options(allow_copy, allow_padding_writes) is o
+
+
+def _reference_alias_refusal(f) -> bool:
+    """The pairwise check as it was (every output against every other tensor): whether it
+    refuses the call."""
+    for out in f.outputs:
+        a = f.arrays[out]
+        if a is None or a.descriptor.size == 0:
+            continue
+        for role, b in f.arrays.items():
+            if role == out or b is None or b.descriptor.size == 0:
+                continue
+            in_place = (type(f).in_place and a.data_ptr == b.data_ptr and a.descriptor.shape == b.descriptor.shape
+                        and a.descriptor.strides == b.descriptor.strides)
+            if not in_place and _shares_memory(a, b):
+                return True
+    return False
+
+
+def _function(cls, arrays):
+    f = cls.__new__(cls)
+    f.kind, f.arrays = cls.kind, dict(zip(cls.roles, arrays))
+    return f
+
+
+# where each tensor of a call lies: its own buffer, or a window of one shared buffer (start
+# and length in elements; empty windows included), or a bridge-owned buffer
+placements = st.one_of(st.just(("own", 0, 6)), st.just(("bridge", 0, 6)),
+                       st.tuples(st.just("shared"), st.integers(0, 12), st.integers(0, 8)))
+
+
+def _array(shared: np.ndarray, where) -> NdArray:
+    kind, start, n = where
+    if kind == "own":
+        return NdArray.from_numpy(np.zeros(n, np.float32))
+    if kind == "bridge":
+        return bridge_allocate(padded_descriptor((n,), np.float32, PaddingSize()))
+    return NdArray.from_numpy(shared[start:start + n])
+
+
+@given(st.sampled_from([Add, Convolution]), st.lists(placements, min_size=4, max_size=4), st.booleans())
+def test_the_alias_check_refuses_exactly_where_the_pairwise_check_refuses(cls, where, strided):
+    shared = np.zeros(24, np.float32)
+    if strided:  # a strided parent: windows that interleave without sharing an element
+        shared = np.zeros(48, np.float32)[::2]
+    arrays = [_array(shared, w) for w in where[:len(cls.roles)]]
+    f = _function(cls, arrays)
+    if _reference_alias_refusal(f):
+        with pytest.raises(InvalidLayoutError, match="overlaps"):
+            f._check_aliasing()
+    else:
+        f._check_aliasing()
+
+
+def test_an_element_wise_call_in_place_passes_and_an_overlap_is_refused():
+    x = np.zeros((4, 4), np.float32)
+    a = NdArray.from_numpy(x)
+    _function(Add, [a, NdArray.from_numpy(np.ones((4, 4), np.float32)), a])._check_aliasing()
+    with pytest.raises(InvalidLayoutError, match="dst overlaps a in memory"):
+        _function(Add, [NdArray.from_numpy(x[:2]), NdArray.from_numpy(np.ones((2, 4), np.float32)),
+                        NdArray.from_numpy(x[1:3])])._check_aliasing()
+
+
+def test_a_pass_spells_each_array_s_layout_prefix_as_array_layout_prefix_does():
+    """Decided makes an array's prefix once per descriptor object (arrays of one shape share
+    one): the text array_layout_prefix makes for each, origin and free padding included, and
+    "" for a misaligned array of the user's."""
+    from acl_bridge.configure_cold import Decided
+    from acl_bridge.executor import array_layout_prefix, bridge_slot
+
+    d = padded_descriptor((1, 4, 4, 8), np.float32, PaddingSize())
+    arena = bridge_allocate(padded_descriptor((4096,), np.float32, PaddingSize()))
+    slots = [bridge_slot(arena, k * 1024, d) for k in range(3)]  # one descriptor object, bridge-owned
+    user = [NdArray.allocate(d), NdArray.allocate(d)]  # the same descriptor, the user's
+    raw = np.zeros(4 * 4 * 8 * 4 + 1, np.uint8)
+    misaligned = NdArray.from_numpy(raw[1:].view(np.float32).reshape(1, 4, 4, 8))
+    parent = np.zeros((1, 6, 6, 8), np.float32)
+    view = NdArray.from_numpy(parent[:, 1:5, 1:5, :])  # its padding is not free
+    memo = Decided()
+    arrays = slots + user + [misaligned, view] + slots
+    assert [memo.layout_prefix(a) for a in arrays] == [array_layout_prefix(a) for a in arrays]
+    assert memo.layout_prefix(misaligned) == "" and len(memo.prefixes) == 3  # bridge, user, the view's
+    assert memo.layout_prefix(slots[0]) != memo.layout_prefix(user[0])
