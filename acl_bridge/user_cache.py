@@ -45,6 +45,8 @@ import numpy as np
 
 from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
+from .keep_writer import wait_for
+
 # after the magic: format version, first part's length, second part's length, CRC-32(both)
 SEAL = struct.Struct("<IIQI")
 Bytes = Union[bytes, memoryview]
@@ -96,7 +98,9 @@ def read_trusted(path: Path, max_bytes: int = MAX_CACHE_FILE_BYTES, *, alignment
     the file is a symbolic link, FIFO, device or other non-regular file, or holds more than
     ``max_bytes``. The folder and the file are checked on the descriptors that are read (no
     window between check and use), and the file is opened without blocking (a FIFO cannot
-    hang the start) and read for its size only."""
+    hang the start) and read for its size only. A write of ``path`` still pending on the
+    background writer (:mod:`acl_bridge.keep_writer`) ends first."""
+    wait_for(path)
     dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         dst = os.fstat(dfd)
