@@ -6,7 +6,9 @@ else in the per-user cache directory: ``$XDG_CACHE_HOME/acl-ndarray/NAME`` (an a
 ``XDG_CACHE_HOME`` only, as the XDG spec says), else ``~/.cache/acl-ndarray/NAME``.
 Users: the OpenCL program cache (:mod:`acl_bridge.cl_program_cache`), the parsed-model
 cache (:mod:`acl_bridge.models.format.model_cache`) and ACL's answers (:mod:`acl_bridge.facts_cache`).
-Each writes its files with :func:`write_atomically`; the caches whose entries depend on the
+Each writes its files with :func:`write_atomically` (a runner's, after its load, on the
+background writer :mod:`acl_bridge.keep_writer`, whose pending writes :func:`read_trusted`
+waits for); the caches whose entries depend on the
 library's own code key them by :func:`sources_stamp` (the parsed-model cache, the runner's
 kept decisions).
 

@@ -1,8 +1,8 @@
 """The runner's kept files written after its load by the background writer (emulated arm64):
 while they are pending, an inference gives the bits of a runner that wrote them during its
 load; once written they are those files byte for byte, the reports say the same, and a second
-runner in the same process finds them without waiting being asked for; a failed write is the
-cache's warning at the wait, on the caller's thread."""
+runner in the same process finds them with no explicit wait (its reads wait); a failed write is
+the cache's warning at the wait, on the caller's thread."""
 
 import os
 import threading

@@ -14,7 +14,9 @@ Loading (:class:`TfliteRunner`) does everything once:
    between processes (:mod:`.model_cache`; ``model_cache=False`` turns it off, a directory
    puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did), and so is the
    lowered plan (:mod:`.plan_cache`, in the same directory): a second start reads the plan
-   whole, parses and lowers nothing and imports no ``tflite`` package;
+   whole, parses and lowers nothing and imports no ``tflite`` package. What a load keeps is
+   encoded and written after it, by a background writer (:mod:`acl_bridge.keep_writer`,
+   ``keep_in_background``: :attr:`TfliteRunner.kept_pending`, :meth:`TfliteRunner.wait_kept`);
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it. Where the
