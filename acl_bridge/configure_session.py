@@ -30,7 +30,7 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Callable, Dict, Hashable, Iterator, Optional, TypeVar
+from typing import Callable, Dict, Hashable, Iterator, NamedTuple, Optional, Tuple, TypeVar
 
 from . import decisions
 from .decisions import KeptValueError, pad_from_json, pad_json
@@ -279,6 +279,26 @@ def _role(v: object) -> str:
     return v
 
 
+class KeptSession(NamedTuple):
+    """A session's answers to keep (:meth:`ConfigureSession.kept`): by question id, and those
+    asked where nothing was known by their content (their ids made when encoded)."""
+
+    by_id: Dict[str, Dict[str, object]]
+    unkeyed: Tuple[Tuple[Hashable, object], ...]
+
+
+def encode_answers(kept: KeptSession) -> Dict[str, Dict[str, object]]:
+    """A session's kept answers encoded: what a facts cache keeps ({category: {question id:
+    answer as plain values}})."""
+    by_id = {c: dict(a) for c, a in kept.by_id.items()}
+    for k, answer in kept.unkeyed:  # ids of the answers asked where nothing was known
+        try:
+            by_id.setdefault(k[0], {})[question_id(*k)] = answer  # type: ignore[index]
+        except TypeError:  # content without a canonical text: kept for this load only
+            pass
+    return {c: {qid: encode(c, answer) for qid, answer in a.items()} for c, a in by_id.items() if a}
+
+
 class ConfigureSession:
     """ACL's answers by content (``reuse=True``) and the seconds of native calls by category.
 
@@ -353,13 +373,14 @@ class ConfigureSession:
 
     def answers(self) -> Dict[str, Dict[str, object]]:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
-        for k in self._unkeyed:  # ids of the answers asked where nothing was known
-            try:
-                self._by_id[k[0]][question_id(*k)] = self._answers[k]  # type: ignore[index]
-            except TypeError:  # content without a canonical text: kept for this load only
-                pass
-        self._unkeyed.clear()
-        return {c: {qid: encode(c, answer) for qid, answer in a.items()} for c, a in self._by_id.items() if a}
+        return encode_answers(self.kept())
+
+    def kept(self) -> "KeptSession":
+        """This session's answers as they are now, to encode later on any thread
+        (:func:`encode_answers`): copies of its maps, which :meth:`forget` and later questions
+        leave as they are (the answers themselves are frozen values)."""
+        return KeptSession({c: dict(a) for c, a in self._by_id.items() if a},
+                           tuple((k, self._answers[k]) for k in self._unkeyed))
 
     def timed(self, category: str) -> "_Timed":
         """Time a native call that is never reused (``configure``, ``import``): a context
@@ -424,4 +445,4 @@ def timed(category: str) -> _Timed:
 
 
 __all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "NEGOTIATED_PLAN",
-           "CONFIGURED_PLAN", "question_id", "encode", "decode", "decode_all", "KeptAnswers"]
+           "KeptSession", "encode_answers", "CONFIGURED_PLAN", "question_id", "encode", "decode", "decode_all", "KeptAnswers"]

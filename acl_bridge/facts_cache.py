@@ -199,11 +199,20 @@ class FactsCache:
         any the file lacks: (answers written, reason). The file keeps what it held, so loads of
         one model with other options (copies or not, arena or not) add to it instead of
         replacing each other's answers. Never raises: a failure is a warning."""
+        saved, problems = self.keep(answers)
+        for w in problems:
+            warnings.warn(w, stacklevel=2)
+        return saved
+
+    def keep(self, answers: Dict[str, Dict[str, object]]
+             ) -> Tuple[Tuple[int, str], Tuple[FactsCacheWarning, ...]]:
+        """:meth:`save` with its warning returned instead of issued, ((answers written,
+        reason), the warnings): a job for :mod:`acl_bridge.keep_writer`, on any thread."""
         # new: a question the file lacks, or an answer it holds otherwise (a load's decisions
         # that no longer matched, made again)
         new = sum(1 for c, a in answers.items() for q, v in a.items() if self.known.get(c, {}).get(q) != v)
         if not new:
-            return 0, "nothing new"
+            return (0, "nothing new"), ()
         merged = {c: dict(a) for c, a in self.known.items()}
         for c, a in answers.items():
             merged.setdefault(c, {}).update(a)
@@ -212,9 +221,8 @@ class FactsCache:
         try:
             write_atomically(self.path, seal(MAGIC, FORMAT_VERSION, self.head, body))
         except OSError as e:
-            warnings.warn(FactsCacheWarning(f"cannot write the facts cache {self.path}: {e}"), stacklevel=2)
-            return 0, f"not saved: {e}"
-        return sum(len(a) for a in answers.values()), "saved"
+            return (0, f"not saved: {e}"), (FactsCacheWarning(f"cannot write the facts cache {self.path}: {e}"),)
+        return (sum(len(a) for a in answers.values()), "saved"), ()
 
 
 __all__ = ["FactsCache", "FactsCacheReport", "FactsCacheWarning", "identity", "cache_dir"]

@@ -6,7 +6,9 @@ else in the per-user cache directory: ``$XDG_CACHE_HOME/acl-ndarray/NAME`` (an a
 ``XDG_CACHE_HOME`` only, as the XDG spec says), else ``~/.cache/acl-ndarray/NAME``.
 Users: the OpenCL program cache (:mod:`acl_bridge.cl_program_cache`), the parsed-model
 cache (:mod:`acl_bridge.models.format.model_cache`) and ACL's answers (:mod:`acl_bridge.facts_cache`).
-Each writes its files with :func:`write_atomically`; the caches whose entries depend on the
+Each writes its files with :func:`write_atomically` (a runner's, after its load, on the
+background writer :mod:`acl_bridge.keep_writer`, whose pending writes :func:`read_trusted`
+waits for); the caches whose entries depend on the
 library's own code key them by :func:`sources_stamp` (the parsed-model cache, the runner's
 kept decisions).
 
@@ -44,6 +46,8 @@ from typing import Sequence, Tuple, Union
 import numpy as np
 
 from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
+
+from .keep_writer import wait_for
 
 # after the magic: format version, first part's length, second part's length, CRC-32(both)
 SEAL = struct.Struct("<IIQI")
@@ -96,7 +100,9 @@ def read_trusted(path: Path, max_bytes: int = MAX_CACHE_FILE_BYTES, *, alignment
     the file is a symbolic link, FIFO, device or other non-regular file, or holds more than
     ``max_bytes``. The folder and the file are checked on the descriptors that are read (no
     window between check and use), and the file is opened without blocking (a FIFO cannot
-    hang the start) and read for its size only."""
+    hang the start) and read for its size only. A write of ``path`` still pending on the
+    background writer (:mod:`acl_bridge.keep_writer`) ends first."""
+    wait_for(path)
     dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         dst = os.fstat(dfd)

@@ -92,6 +92,7 @@ PURE_MODULES = frozenset({
     "models.test_fallback_engine",
     "test_collector_paused", "test_cpu_matrix",
     "models.test_plan_round_trip",
+    "test_keep_writer",
 })
 
 

@@ -98,6 +98,7 @@ def test_a_damaged_facts_file_is_a_warning_and_a_load_that_asks(tmp_path):
 
     path = model_file("face_detection_front")
     with TfliteRunner(path, facts_cache=tmp_path) as first:
+        first.wait_kept()  # (its files are written after the load: acl_bridge.keep_writer)
         files = list(tmp_path.iterdir())
         assert len(files) == 1 and first.facts_cache.path == str(files[0])
     blob = bytearray(files[0].read_bytes())

@@ -262,18 +262,25 @@ class PlanCache:
         """Keep ``plan`` when its file's JSON head reads back as itself (the module's text:
         the plan is not decoded again); what happened, as text (never raises: a directory
         that cannot be written is a warning)."""
+        why, problems = self.keep(plan)
+        for w in problems:
+            warnings.warn(w, stacklevel=2)
+        return why
+
+    def keep(self, plan: Plan) -> Tuple[str, Tuple[ModelCacheWarning, ...]]:
+        """:meth:`save` with its warning returned instead of issued, (what happened, the
+        warnings): a job for :mod:`acl_bridge.keep_writer`, on any thread."""
         try:
             blob, head = _encoded(plan, self.key)
         except (TypeError, ValueError) as e:
-            return f"plan not kept: it has no plain-value form ({type(e).__name__}: {e})"
+            return f"plan not kept: it has no plain-value form ({type(e).__name__}: {e})", ()
         if not _head_reads_back(blob, head):
-            return "plan not kept: it does not read back as itself"
+            return "plan not kept: it does not read back as itself", ()
         try:
             write_atomically(self.path, blob)
         except OSError as e:
-            warnings.warn(ModelCacheWarning(f"cannot write the lowered-plan cache {self.path}: {e}"), stacklevel=2)
-            return f"plan not kept: {e}"
-        return "plan kept"
+            return f"plan not kept: {e}", (ModelCacheWarning(f"cannot write the lowered-plan cache {self.path}: {e}"),)
+        return "plan kept", ()
 
 
 def read_plan_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],

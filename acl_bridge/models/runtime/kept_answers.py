@@ -1,20 +1,26 @@
 """What a runner keeps between processes and recalls on its next start: ACL's compiled OpenCL
 programs (:mod:`acl_bridge.cl_program_cache`), and ACL's answers with the negotiation, the
 arena placement and every function's decision (:mod:`acl_bridge.facts_cache`), each under a
-key of the content it depends on; and the stamp of the layout code those decisions depend on,
-so that changed layout code starts with fresh decisions."""
+key of the content it depends on, taken when the load ends and encoded and written later by
+the background writer (:class:`KeptFiles`, :mod:`acl_bridge.keep_writer`); and the stamp of
+the layout code those decisions depend on, so that changed layout code starts with fresh
+decisions."""
 
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import ndarray
+from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
 
+from ... import keep_writer
 from ...cl_program_cache import CacheReport, ProgramCache
 from ...configure_batch import RecalledFunctions
-from ...configure_session import CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, encode
+from ...configure_session import (CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession, KeptSession, encode,
+                                  encode_answers)
 from ...errors import AclError
 from ...facts_cache import FactsCache, FactsCacheReport
 from ...facts_cache import identity as facts_identity
@@ -68,25 +74,121 @@ def open_facts(model_sha256: str, backend_name: str, facts_cache, reuse_facts: b
     return facts, report
 
 
-def answers_to_keep(runner) -> Dict[str, Dict[str, object]]:
-    """Everything a configured ``runner`` learnt that its next start can recall: the session's
-    answers, the negotiation as the load ended it (after any renegotiation, which grows it in
-    place), the arena placement where it was made afresh, and the functions' decisions where
-    some were not recalled (a batch's decisions as columns, without making its functions'
-    objects)."""
-    answers = runner._session.answers()
+class AnswersToKeep(NamedTuple):
+    """What a configured runner learnt, as it was when its load ended (:func:`answers_kept`):
+    frozen values and copies of its maps, to encode on any thread (:func:`encode_kept`)."""
+
+    session: KeptSession
+    negotiation: Optional[Tuple[str, object]]  # (key, (asked, constant padding))
+    arena: Optional[Tuple[str, Tuple[Tuple[int, int], ...]]]  # (key, (tensor, offset) pairs)
+    decisions: Optional[Tuple[str, Sequence[object]]]  # (key, every function's decision)
+
+
+def answers_kept(runner) -> AnswersToKeep:
+    """Everything a configured ``runner`` learnt that its next start can recall, taken now (it
+    may be encoded later; nothing the runner does afterwards changes it): the session's answers,
+    the negotiation as the load ended it (after any renegotiation, which grows it in place), the
+    arena placement where it was made afresh, and the functions' decisions where some were not
+    recalled (a batch's decisions as columns, without making its functions' objects)."""
+    negotiation = arena = decisions = None
     if runner._negotiation_made is not None:
-        key, made = runner._negotiation_made
-        answers.setdefault(NEGOTIATED_PLAN, {})[key] = encode(NEGOTIATED_PLAN, made)
+        key, (asked, const_pad) = runner._negotiation_made
+        negotiation = (key, ({b: tuple(entries) for b, entries in asked.items()}, [dict(p) for p in const_pad]))
     if runner._arena_key is not None and runner.memory is not None and not runner.memory_recalled:
-        answers.setdefault(MEMORY_PLAN, {})[runner._arena_key] = encode(
-            MEMORY_PLAN, [(s.tensor, s.offset_in_bytes) for s in runner.memory.slots])
+        arena = (runner._arena_key, tuple((s.tensor, s.offset_in_bytes) for s in runner.memory.slots))
     if runner._decisions_key is not None and runner.functions_recalled < len(runner.functions):
         f = runner.functions
         made_decisions = f.decisions if isinstance(f, RecalledFunctions) else tuple(x.decision for x in f)
         if isinstance(f, RecalledFunctions) or all(d is not None for d in made_decisions):
-            answers.setdefault(CONFIGURED_PLAN, {})[runner._decisions_key] = encode(CONFIGURED_PLAN, made_decisions)
+            decisions = (runner._decisions_key, made_decisions)
+    return AnswersToKeep(runner._session.kept(), negotiation, arena, decisions)
+
+
+def encode_kept(kept: AnswersToKeep) -> Dict[str, Dict[str, object]]:
+    """:func:`answers_kept`'s answers encoded, as the facts cache keeps them."""
+    answers = encode_answers(kept.session)
+    for category, entry in ((NEGOTIATED_PLAN, kept.negotiation), (MEMORY_PLAN, kept.arena),
+                            (CONFIGURED_PLAN, kept.decisions)):
+        if entry is not None:
+            answers.setdefault(category, {})[entry[0]] = encode(category, entry[1])
     return answers
 
 
-__all__ = ["layout_code_identity", "restore_programs", "open_facts", "answers_to_keep"]
+def answers_to_keep(runner) -> Dict[str, Dict[str, object]]:
+    """:func:`encode_kept` of :func:`answers_kept`: the runner's answers encoded now."""
+    return encode_kept(answers_kept(runner))
+
+
+FOREGROUND_ENV = "ACL_NDARRAY_KEEP_IN_FOREGROUND"
+
+
+def _ignored(result: object) -> None:
+    """A kept file's result that no report takes."""
+
+
+def keeps_in_background(option: Optional[bool]) -> bool:
+    """Whether a runner's kept files are written by the background writer: ``option`` where it
+    is True or False, else (None) unless ``$ACL_NDARRAY_KEEP_IN_FOREGROUND`` is ``1``.
+    ArgumentTypeError for another option, UnsupportedOptionError for another value of the
+    variable."""
+    if option is None:
+        value = os.environ.get(FOREGROUND_ENV, "")
+        if value not in ("", "0", "1"):
+            raise UnsupportedOptionError(f"${FOREGROUND_ENV} is {value!r}, expected 1 (the files written during "
+                                         f"the load), 0 or unset (written after it, in the background)")
+        return value != "1"
+    if not isinstance(option, bool):
+        raise ArgumentTypeError(f"keep_in_background is {option!r}, expected True, False or None "
+                                f"(${FOREGROUND_ENV} decides)")
+    return option
+
+
+class KeptFiles:
+    """The files one load keeps (the lowered plan, ACL's answers, a re-planned plan), each a
+    job of :mod:`acl_bridge.keep_writer` with what to do with its result (``on_result``, on
+    the caller's thread). ``background``: the jobs are held until :meth:`start` (the runner
+    is ready), then written by the background writer; else each is written at once, where the
+    load meets it, its warnings issued there."""
+
+    def __init__(self, background: bool):
+        self.background = background
+        self._held: List[Tuple[tuple, Callable[[], object], type, Callable[[object], None]]] = []
+        self._jobs: List[Tuple[keep_writer.Kept, Callable[[object], None]]] = []
+
+    def add(self, paths: Sequence[Path], work: Callable[[], object], warning: type,
+            on_result: Callable[[object], None]) -> None:
+        """A file to keep: ``work() -> (result, warnings)`` writes ``paths``."""
+        if self.background:
+            self._held.append((tuple(paths), work, warning, on_result))
+        else:
+            self._jobs.append((keep_writer.run_here(paths, work, warning), on_result))  # type: ignore[arg-type]
+            self.settle(stacklevel=3)
+
+    def start(self) -> None:
+        """Hand the held jobs to the background writer (in the order the load met them)."""
+        held, self._held = self._held, []
+        for paths, work, warning, on_result in held:
+            self._jobs.append((keep_writer.submit(paths, work, warning), on_result))  # type: ignore[arg-type]
+
+    def results_ignored(self) -> None:
+        """The files given so far are still written, their results taken by no report (a
+        load that failed and starts again without the caches reports that start's)."""
+        self._held = [(paths, work, warning, _ignored) for paths, work, warning, _ in self._held]
+        self._jobs = [(job, _ignored) for job, _ in self._jobs]
+
+    @property
+    def pending(self) -> bool:
+        """Whether a file given to the writer is not written yet (or one is still held)."""
+        return bool(self._held) or any(not job.done for job, _ in self._jobs)
+
+    def settle(self, stacklevel: int = 2) -> None:
+        """Wait for the files given to the writer, each one's result handed to its
+        ``on_result`` and its warnings issued here (once)."""
+        jobs, self._jobs = self._jobs, []
+        for job, on_result in jobs:
+            result = job.wait(stacklevel=stacklevel + 1)
+            on_result(result)
+
+
+__all__ = ["layout_code_identity", "restore_programs", "open_facts", "answers_to_keep", "answers_kept", "encode_kept",
+           "AnswersToKeep", "KeptFiles", "keeps_in_background", "FOREGROUND_ENV"]

@@ -196,6 +196,6 @@ class NumpyRunner(TfliteRunner):
 
 # the ACL runner's keyword arguments that concern ACL alone (accepted, unused on numpy)
 _ACL_OPTIONS = frozenset({"allow_copy", "program_cache", "arena", "reuse_facts", "share_workspaces",
-                          "share_constants", "facts_cache"})
+                          "share_constants", "facts_cache", "keep_in_background"})
 
 __all__ = ["NumpyRunner", "NumpySchedule", "resolve_backend", "source_of", "BACKENDS", "NUMPY"]

@@ -14,7 +14,9 @@ Loading (:class:`TfliteRunner`) does everything once:
    between processes (:mod:`.model_cache`; ``model_cache=False`` turns it off, a directory
    puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did), and so is the
    lowered plan (:mod:`.plan_cache`, in the same directory): a second start reads the plan
-   whole, parses and lowers nothing and imports no ``tflite`` package;
+   whole, parses and lowers nothing and imports no ``tflite`` package. What a load keeps is
+   encoded and written after it, by a background writer (:mod:`acl_bridge.keep_writer`,
+   ``keep_in_background``: :attr:`TfliteRunner.kept_pending`, :meth:`TfliteRunner.wait_kept`);
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it. Where the
@@ -85,6 +87,7 @@ the input, plus whatever the bridge had to stage (``staged``), plus explicit cop
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import time
@@ -107,7 +110,7 @@ from ...configure_cold import decide_calls
 from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession,
                                  question_id)
 from ...errors import AclError, AclStatusError, AclUnavailableError, AclUnsupportedError
-from ...facts_cache import FactsCache, FactsCacheReport
+from ...facts_cache import FactsCache, FactsCacheReport, FactsCacheWarning
 from ...facts_cache import identity as facts_identity
 from ...user_cache import check_cache_option
 from ...mapping import PaddingSize, clear_description_caches
@@ -128,7 +131,8 @@ from ..format.tflite_reader import ModelSpec, UnsupportedModelError, fold_consta
 from .cl_maps import cl_maps_per_inference
 from .buffers import BufferPlan, allocate, constant_array, constants_marked_unused, memory_report
 from .function_kinds import ROLES
-from .kept_answers import answers_to_keep, layout_code_identity, open_facts, restore_programs
+from .kept_answers import (KeptFiles, answers_kept, encode_kept, keeps_in_background, layout_code_identity, open_facts,
+                           restore_programs)
 from .negotiation import MAX_RENEGOTIATIONS, UncheckedRefused, negotiate, negotiation_key, padding_still_missing
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
@@ -170,7 +174,7 @@ class TfliteRunner:
     def __init__(self, model, *, allow_copy: bool = True, backend="neon", program_cache=True,
                  arena: Optional[bool] = None, reuse_facts: bool = True, share_workspaces: bool = True,
                  model_cache=True, share_constants: bool = True, facts_cache=True, fallback: bool = True,
-                 fallback_engine: str = "auto"):
+                 fallback_engine: str = "auto", keep_in_background: Optional[bool] = None):
         if backend == "auto":
             from .numpy_backend import resolve_backend
 
@@ -221,6 +225,9 @@ class TfliteRunner:
         if not isinstance(reuse_facts, bool):
             raise ArgumentTypeError(f"reuse_facts is {reuse_facts!r}, expected True or False")
         self.reuse_facts = reuse_facts
+        # the files this load keeps (plan, ACL's answers), written after it by the background
+        # writer (:attr:`kept_pending`, :meth:`wait_kept`), or during it (False; None: the environment)
+        self._kept_files = KeptFiles(keeps_in_background(keep_in_background))
         self._session = ConfigureSession(reuse=reuse_facts)
         self._phases = LoadPhases(self._session)
         self._first_run_seconds: Optional[float] = None
@@ -232,6 +239,7 @@ class TfliteRunner:
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
             clear_description_caches()  # the same for the descriptions kept by content
+            self._kept_files.start()  # the runner is ready (or the load failed): its files written now
 
     def _load_or_cold(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         """:meth:`_load_partitioned`; where a load that used kept files fails (a damaged or
@@ -253,6 +261,7 @@ class TfliteRunner:
             if hasattr(self, "functions"):
                 self._close_functions()
             self.workspaces = []
+            self._kept_files.results_ignored()  # (their files are written; the reports are the cold start's)
             warnings.warn(ModelCacheWarning(f"a start from {' and '.join(used)} failed ({type(e).__name__}: {e}); "
                                             f"starting cold without the caches"), stacklevel=3)
         return self._load_partitioned(model, program_cache, allow_copy, False, False)
@@ -275,7 +284,8 @@ class TfliteRunner:
                     self.model_cache = kept_report(replanned, 0.0)
                 if replanned is not None and self.acl_refused and (
                         kept is None or set(self.acl_refused) != set(refused_by_acl(kept))):
-                    replanned.save(self.plan)
+                    self._kept_files.add([replanned.path], functools.partial(replanned.keep, self.plan),
+                                         ModelCacheWarning, lambda why: None)
                 return None
             except AclRefusedError as e:
                 if not self.fallback or set(e.refused) <= set(self.acl_refused) or self._replan_from is None:
@@ -331,8 +341,8 @@ class TfliteRunner:
                     self._replan_from = spec
                     plan = plan_model(spec, fallback=self.fallback)
                     if plans is not None:
-                        why = plans.save(plan)
-                        self.model_cache = replace(self.model_cache, reason=f"{self.model_cache.reason}; {why}")
+                        self._kept_files.add([plans.path], functools.partial(plans.keep, plan), ModelCacheWarning,
+                                             self._plan_kept)
         if plan.fallbacks and not self.fallback:  # a kept plan lowered with the fallback on
             raise UnsupportedModelError(plan.fallbacks[0].reason + (
                 "" if len(plan.fallbacks) == 1 else f" (and {len(plan.fallbacks) - 1} more operators that do not lower)"))
@@ -396,16 +406,71 @@ class TfliteRunner:
         if cache is not None:
             cache.save()
             self.program_cache = cache.report
-        if facts is not None:
-            answers = answers_to_keep(self)
-            saved, why = facts.save(answers)
-            self.facts_cache = replace(self.facts_cache, saved=saved,  # type: ignore[type-var]
-                                       reason="; ".join(r for r in (self.facts_cache.reason, why) if r))
+        if facts is not None:  # what the load learnt, taken now, encoded and written later
+            kept = answers_kept(self)
+            self._kept_files.add([facts.path], lambda: facts.keep(encode_kept(kept)), FactsCacheWarning,
+                                 self._answers_kept)
         self.input_index = plan.model.inputs[0]
         self.input_array: NdArray = self.arrays[self.input_index]
         # every graph input's buffer, by tensor (a model with several inputs: run() takes them all)
         self.input_arrays: Dict[int, NdArray] = {i: self.arrays[i] for i in plan.model.inputs}
         self.output_names = tuple(plan.model.tensors[i].name for i in plan.model.outputs)
+
+    # ------------------------------------------------------------------ kept files
+    _kept_files: Optional[KeptFiles] = None
+    _model_cache_report: Optional[ModelCacheReport] = None
+    _facts_cache_report: Optional[FactsCacheReport] = None
+
+    @property
+    def model_cache(self) -> Optional[ModelCacheReport]:
+        """What the parsed-model and lowered-plan caches did for this load (None: given a spec
+        or plan); read, it waits for this runner's kept files (:meth:`wait_kept`)."""
+        self.wait_kept(stacklevel=3)
+        return self._model_cache_report
+
+    @model_cache.setter
+    def model_cache(self, report: Optional[ModelCacheReport]) -> None:
+        self._model_cache_report = report
+
+    @property
+    def facts_cache(self) -> Optional[FactsCacheReport]:
+        """What the cache of ACL's answers did for this load (None: a numpy runner); read, it
+        waits for this runner's kept files (:meth:`wait_kept`)."""
+        self.wait_kept(stacklevel=3)
+        return self._facts_cache_report
+
+    @facts_cache.setter
+    def facts_cache(self, report: Optional[FactsCacheReport]) -> None:
+        self._facts_cache_report = report
+
+    @property
+    def kept_pending(self) -> bool:
+        """Whether a file this load keeps (its lowered plan, ACL's answers) is not written yet
+        (the background writer: :mod:`acl_bridge.keep_writer`)."""
+        return self._kept_files is not None and self._kept_files.pending
+
+    def wait_kept(self, stacklevel: int = 2) -> None:
+        """Return once the files this load keeps are written (or failed), their results in
+        :attr:`model_cache` and :attr:`facts_cache` and their warnings
+        (:class:`~..format.model_cache.ModelCacheWarning`,
+        :class:`~acl_bridge.facts_cache.FactsCacheWarning`) issued here, on the caller's
+        thread. :meth:`close`, the end of a ``with`` block and reading those reports wait too;
+        the interpreter waits for every pending file at exit."""
+        if self._kept_files is not None:
+            self._kept_files.settle(stacklevel + 1)
+
+    def _plan_kept(self, why: object) -> None:
+        report = self._model_cache_report
+        why = "written by the process that forked this one" if why is None else why
+        if report is not None:
+            self._model_cache_report = replace(report, reason=f"{report.reason}; {why}")
+
+    def _answers_kept(self, result: object) -> None:
+        saved, why = result if result is not None else (0, "written by the process that forked this one")
+        report = self._facts_cache_report
+        if report is not None:
+            self._facts_cache_report = replace(report, saved=saved,
+                                               reason="; ".join(r for r in (report.reason, why) if r))
 
     def _restore_programs(self, program_cache):
         """:func:`.kept_answers.restore_programs`; the cache, or None (NEON, or off)."""
@@ -736,6 +801,8 @@ class TfliteRunner:
         self.functions = []
 
     def close(self) -> None:
+        """Wait for the kept files (:meth:`wait_kept`), then let every function go."""
+        self.wait_kept(stacklevel=3)
         self._close_functions()
         self.schedule = None
 

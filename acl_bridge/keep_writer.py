@@ -1,0 +1,214 @@
+"""One background writer for the files the library keeps between processes: a load hands it
+the encoding and writing of each file as a job, so that the load returns without waiting for
+them and its first inference (native, the GIL released) overlaps them on another core.
+
+* Jobs run one at a time in the order given, on one thread that starts when a job comes and
+  ends when none is left. It is not a daemon: the interpreter waits for it at exit, so every
+  job given before exit is written (a write is atomic anyway: user_cache.write_atomically).
+* A job returns (its result, the warnings it met). No warning is issued on the writer's
+  thread: :meth:`Kept.wait` issues them on the caller's, and those nobody took are issued at
+  the interpreter's exit. An exception a job raises becomes a warning of the job's class that
+  names it. A job handed over at exit, when no thread can start any more, runs at once.
+* A read of a cache file (:func:`acl_bridge.user_cache.read_trusted`) first waits for the
+  pending jobs that write that path (:func:`wait_for`): a second load in the same process
+  finds what the first one kept.
+* After ``fork`` the child has no writer: its copies of the pending jobs end at once,
+  unwritten there (the parent writes them: :attr:`Kept.forked`), and its reads wait for none.
+
+On a machine with one core the writes cost as much time as before, only after the load
+instead of inside it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import warnings
+from collections import deque
+from typing import Callable, Deque, Dict, Optional, Sequence, Set, Tuple, Type
+
+# a job: () -> (result, the warnings it met)
+Work = Callable[[], Tuple[object, Sequence[Warning]]]
+
+
+class Kept:
+    """One job of the writer (:func:`submit`, :func:`run_here`): the files it writes
+    (``paths``), whether it has ended (:attr:`done`), its result once ended (:meth:`wait`)."""
+
+    __slots__ = ("paths", "_work", "_warning", "_done", "_result", "_problems", "forked")
+
+    def __init__(self, paths: Tuple[str, ...], work: Work, warning: Type[Warning]):
+        self.paths = paths
+        self._work: Optional[Work] = work
+        self._warning = warning
+        self._done = threading.Event()
+        self._result: object = None
+        self._problems: Tuple[Warning, ...] = ()
+        self.forked = False  # ended unwritten in a child of fork (the parent writes it)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, stacklevel: int = 2) -> object:
+        """The job's result once it has ended (None where it ended in a fork's child), its
+        warnings issued here, on the caller's thread (each once: a second wait issues none;
+        ``stacklevel`` as warnings.warn's, 2: the caller's line)."""
+        self._done.wait()
+        with _STATE.lock:
+            problems, self._problems = self._problems, ()
+            _STATE.untaken.discard(self)
+        for w in problems:
+            warnings.warn(w, stacklevel=stacklevel)
+        return self._result
+
+    def _run(self) -> None:
+        work, self._work = self._work, None  # (what it holds is let go once written)
+        try:
+            self._result, problems = work()  # type: ignore[misc]
+            self._problems = tuple(problems)
+        except Exception as e:  # a job's own failure: a warning of its class, never lost
+            self._problems = (self._warning(f"could not keep {', '.join(self.paths)}: {type(e).__name__}: {e}"),)
+
+
+class _State:
+    """The writer's queue and the paths its pending jobs write (one per process; a fork's
+    child makes its own: :func:`_after_fork_in_child`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)  # notified whenever a job ends
+        self.queue: Deque[Kept] = deque()
+        self.pending: Dict[str, int] = {}  # path -> pending jobs writing it
+        self.worker: Optional[threading.Thread] = None
+        self.untaken: Set[Kept] = set()  # ended with warnings nobody has taken yet
+
+
+_STATE = _State()
+
+
+def _path(p: "os.PathLike[str] | str") -> str:
+    return os.path.abspath(os.fspath(p))
+
+
+def submit(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[Warning]) -> Kept:
+    """``work`` on the writer's thread after the jobs given before it; the job. ``paths``: the
+    files it writes (their reads wait for it); ``warning``: the class of the warning an
+    exception of ``work`` becomes."""
+    job = Kept(tuple(_path(p) for p in paths), work, warning)
+    s = _STATE
+    with s.lock:
+        s.queue.append(job)
+        for p in job.paths:
+            s.pending[p] = s.pending.get(p, 0) + 1
+        if s.worker is None:
+            worker = threading.Thread(target=_drain, args=(s,), name="acl-ndarray keep writer", daemon=False)
+            try:
+                worker.start()
+            except RuntimeError:  # the interpreter is exiting: no thread may start, so here and now
+                s.queue.pop()
+                _release(s, job)
+                return run_here(job.paths, work, warning)
+            s.worker = worker
+    return job
+
+
+def run_here(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[Warning]) -> Kept:
+    """``work`` at once on the caller's thread (the foreground), as a job that has ended."""
+    job = Kept(tuple(_path(p) for p in paths), work, warning)
+    job._run()
+    if job._problems:
+        with _STATE.lock:
+            _STATE.untaken.add(job)
+    job._done.set()
+    return job
+
+
+def _release(s: _State, job: Kept) -> None:
+    for p in job.paths:  # (under s.lock)
+        n = s.pending.get(p, 0) - 1
+        if n > 0:
+            s.pending[p] = n
+        else:
+            s.pending.pop(p, None)
+
+
+def _drain(s: _State) -> None:
+    """The writer: each job in turn until none is left, then the thread ends."""
+    while True:
+        with s.lock:
+            if not s.queue:
+                s.worker = None
+                return
+            job = s.queue[0]
+        job._run()
+        with s.lock:
+            if s.queue and s.queue[0] is job:
+                s.queue.popleft()
+            _release(s, job)
+            if job._problems:
+                s.untaken.add(job)
+            s.idle.notify_all()
+        job._done.set()
+
+
+def wait_for(path: "os.PathLike[str] | str") -> None:
+    """Return once no pending job writes ``path`` (at once on the writer's own thread)."""
+    s = _STATE
+    if not s.pending or threading.current_thread() is s.worker:
+        return
+    p = _path(path)
+    with s.lock:
+        while s.pending.get(p):
+            s.idle.wait()
+
+
+def wait_all() -> None:
+    """Return once every job given so far has ended."""
+    s = _STATE
+    if threading.current_thread() is s.worker:
+        return
+    with s.lock:
+        while s.queue:
+            s.idle.wait()
+
+
+def pending(path: "os.PathLike[str] | str") -> bool:
+    """Whether a job that writes ``path`` has not ended yet."""
+    return bool(_STATE.pending.get(_path(path)))
+
+
+def _issue_untaken() -> None:
+    """At exit (after the interpreter has joined the writer): the warnings nobody took."""
+    with _STATE.lock:
+        jobs = list(_STATE.untaken)
+    for job in jobs:
+        job.wait()
+
+
+def _before_fork() -> None:
+    _STATE.lock.acquire()  # no fork while the queue changes: the child sees it whole
+
+
+def _after_fork_in_parent() -> None:
+    _STATE.lock.release()
+
+
+def _after_fork_in_child() -> None:
+    """The child's own state: no writer, its copies of the pending jobs ended unwritten."""
+    global _STATE
+    old, _STATE = _STATE, _State()
+    for job in old.queue:
+        job._work, job.forked, job._problems = None, True, ()
+        job._done = threading.Event()
+        job._done.set()
+    _STATE.untaken = {j for j in old.untaken if j._problems}
+
+
+atexit.register(_issue_untaken)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
+
+__all__ = ["Kept", "submit", "run_here", "wait_for", "wait_all", "pending"]
