@@ -265,12 +265,20 @@ def check_quantization(quantization: Any, dtype: np.dtype[Any]) -> Tuple[float, 
     offset = as_int(offset, "quantization offset", lambda: f"quantization={quantization!r}")
     if not (math.isfinite(scale) and scale > 0):
         raise InvalidLayoutError(f"quantization scale is {scale}, expected a finite number > 0")
-    info = np.iinfo(dtype)
-    if not info.min <= offset <= info.max:
+    low, high = _integer_range(dtype)
+    if not low <= offset <= high:
         raise InvalidLayoutError(
-            f"quantization offset is {offset}, expected {info.min} <= offset <= {info.max} for {dtype}"
+            f"quantization offset is {offset}, expected {low} <= offset <= {high} for {dtype}"
         )
     return scale, offset
+
+
+@functools.lru_cache(maxsize=64)
+def _integer_range(dtype: np.dtype[Any]) -> Tuple[int, int]:
+    """(min, max) of ``np.iinfo(dtype)``, asked of numpy once per dtype (a quantized model's
+    every tensor checks its zero point against it)."""
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 def size1_strides(d: ShapeDescriptor, shape: Sequence[int], strides: List[int]) -> List[int]:
@@ -497,7 +505,7 @@ def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Qu
             raise InvalidLayoutError(f"quantization offset of an int32 bias is {qoffset}, expected 0: {d!r}")
     else:
         scale, qoffset = check_quantization(quantization, d.dtype)
-    acl_shape, acl_strides = acl_shape_and_strides(d)
+    acl_shape, acl_strides, padding = _acl_layout(d, padding_is_free)
     total = d.alloc_size_in_bytes
     if total >= MAX_U32:
         raise NotRepresentableError(f"total_size_in_bytes is {total}, expected < 2**32 for ACL: {d!r}")
@@ -506,13 +514,38 @@ def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Qu
         strides_in_bytes=acl_strides,
         offset_first_element_in_bytes=d.offset_in_bytes,
         total_size_in_bytes=total,
-        padding=_available_padding(d, acl_shape, acl_strides) if padding_is_free else PaddingSize(),
+        padding=padding,
         data_type=data_type,
         data_layout=data_layout,
         quantization_scale=scale,
         quantization_offset=qoffset,
         quantization_scales=scales,
     )
+
+
+def _acl_layout(d: ShapeDescriptor, padding_is_free: bool) -> Tuple[Tuple[int, ...], Tuple[int, ...], PaddingSize]:
+    """(tensor_shape, strides_in_bytes, padding) of ``d`` in ACL order, or NotRepresentableError:
+    :func:`_acl_layout_general`'s answer. A dense C-order buffer (no explicit strides, no
+    padding: every buffer of a NEON first start on 24.11 and every constant of a model) is read
+    off at once: its strides are positive, the innermost one is the element size, the outermost
+    the largest, size-1 dimensions keep them (:func:`size1_strides`) and it offers no padding
+    (:func:`_available_padding` of such a layout; tests/test_describe.py holds the two equal)."""
+    if d.explicit is not None or d.order != "c" or any(d.paddings):
+        return _acl_layout_general(d, padding_is_free)
+    shape = d.shape or (1,)
+    strides = d.strides_in_bytes or (d.itemsize,)
+    if len(shape) > MAX_DIMS or 0 in shape or strides[0] >= MAX_U32:
+        return _acl_layout_general(d, padding_is_free)  # refused there, with the reason
+    return to_acl_order(shape), to_acl_order(strides), _NO_PADDING
+
+
+_NO_PADDING = PaddingSize()
+
+
+def _acl_layout_general(d: ShapeDescriptor, padding_is_free: bool
+                        ) -> Tuple[Tuple[int, ...], Tuple[int, ...], PaddingSize]:
+    acl_shape, acl_strides = acl_shape_and_strides(d)
+    return acl_shape, acl_strides, _available_padding(d, acl_shape, acl_strides) if padding_is_free else _NO_PADDING
 
 
 _NUMPY_TYPES: Dict[str, np.dtype[Any]] = {name: dt for dt, name in _DATA_TYPES.items()}
