@@ -263,6 +263,31 @@ _REASONS = {r.value: r for r in Reason}
 FORM = "columns-1"  # the JSON form's name and version (encode / decode)
 
 
+def _columns_of(k: int, d: Decision, idx, desc_size: int) -> tuple:
+    """Decision ``k``'s part of :meth:`KeptDecisions.of`'s columns: its (head, plan, facts)
+    row, its tensors' layout indices (-1: absent), records and tails (by role position), the
+    values tabled by ``idx``; ValueError where its roles do not line up."""
+    # one planned tensor per role, absent exactly where no array (and no description) was given
+    if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
+            (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
+            for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
+        raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
+                         f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
+                         f"per role, absent alike")
+    row = (idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)), idx("plan", d.plan),
+           idx("facts", d.facts, _facts_key))
+    layouts, records, tails = [], [], []
+    for at, (layout, desc) in enumerate(zip(d.layouts, d.descs)):
+        layouts.append(-1 if layout is None else idx("layout", layout, _layout_index))
+        if desc is None:
+            records.append(bytes(desc_size))
+            continue
+        records.append(desc[:desc_size])
+        if len(desc) > desc_size:
+            tails.append((at, desc[desc_size:]))
+    return row, layouts, records, tails
+
+
 class KeptDecisions(Sequence):
     """The decisions of a load, in step order, as columns: what :func:`decode` gives.
 
@@ -329,30 +354,27 @@ class KeptDecisions(Sequence):
             return i
 
         functions, tensors, tails = [], [], {}
-        present = [d for dec in decisions for d in dec.descs if d is not None]
+        # one pass per decision object: a pass that decided a content once hands the same
+        # Decision to every function of that content (configure_cold), whose row, layout
+        # indices, records and tails are then those made for its first function
+        distinct = list({id(d): d for d in decisions}.values())
+        present = [d for dec in distinct for d in dec.descs if d is not None]
         desc_size = min(map(len, present)) if present else 0
         params_size = len(decisions[0].params) if decisions else 0
-        if any(len(d.params) != params_size for d in decisions):
+        if any(len(d.params) != params_size for d in distinct):
             raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
-        records = []
+        records: list = []
+        rows: Dict[int, tuple] = {}  # id(decision) -> (its row, layout indices, records, tails by role)
         for k, d in enumerate(decisions):
-            # one planned tensor per role, absent exactly where no array (and no description) was given
-            if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
-                    (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
-                    for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
-                raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
-                                 f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
-                                 f"per role, absent alike")
-            functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
-                              idx("plan", d.plan), idx("facts", d.facts, _facts_key)))
-            for layout, desc in zip(d.layouts, d.descs):
-                tensors.append(-1 if layout is None else idx("layout", layout, _layout_index))
-                if desc is None:
-                    records.append(bytes(desc_size))
-                    continue
-                records.append(desc[:desc_size])
-                if len(desc) > desc_size:
-                    tails[len(tensors) - 1] = desc[desc_size:]
+            made = rows.get(id(d))
+            if made is None:
+                made = rows[id(d)] = _columns_of(k, d, idx, desc_size)
+            row, layouts, recs, own_tails = made
+            for at, tail in own_tails:
+                tails[len(tensors) + at] = tail
+            functions.append(row)
+            tensors.extend(layouts)
+            records.extend(recs)
         return cls(values["head"], values["plan"], values["facts"], values["layout"],
                    functions, tensors, b"".join(d.params for d in decisions), params_size, b"".join(records),
                    desc_size, tails)
