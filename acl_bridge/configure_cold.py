@@ -20,6 +20,9 @@ its second role's request differing only in the role's part), the memory's part 
 key once per array, and a call whose content is a decided one's
 (what :meth:`~acl_bridge.decisions.Decision.matches` compares, the quantization's types too)
 takes that decision, as a second start would: nothing is described, asked or planned again.
+The layout keys are not spelled in the pass (:class:`~acl_bridge.decisions.LazyLayoutKey`,
+one object per content, which the memos key by identity): only the kept files need their
+text, spelled after the load by the background writer.
 
 Where the one-call path does not apply (a plan that stages a tensor, a misaligned tensor of
 the caller's, ACL refusing or asking for more padding on the final layouts), nothing is made
@@ -34,8 +37,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
-from .decisions import Decision, layout_prefix
-from .executor import (Call, acl_identity, array_layout_prefix, call_layouts, decide, describe_request, in_place_desc,
+from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
+from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
                        layouts_rejected, negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
@@ -80,50 +83,89 @@ def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -
 class Decided:
     """What one :func:`decide_calls` pass made, by content: decisions, the planner's tensor
     descriptions, the facts of a negotiated padding, the native descriptions (each key holds
-    everything its value is computed from; module docstring); and the memory's part of each
-    array's layout key by the array's identity, its text by the descriptor's (the array and the
-    descriptor held here: an id names one object for the whole pass)."""
+    everything its value is computed from; module docstring); and the layout keys, not spelled
+    (:class:`~acl_bridge.decisions.LazyLayoutKey`: only the kept files, written after the
+    load, need their text): the memory's part of each array's key by the array's identity, by
+    the descriptor's, then one object per content, and one key object per content (memory's
+    part, :func:`~acl_bridge.decisions.quantization_key`), so that the memos key by the key
+    objects' identities (the arrays, descriptors and keys held here: an id names one object
+    for the whole pass)."""
 
     def __init__(self) -> None:
         self.decisions: Dict[tuple, Decision] = {}
         self.requests: Dict[tuple, TensorRequest] = {}
         self.described: Dict[tuple, TensorRequest] = {}  # a request for the first role of its content
         self.descs: Dict[tuple, bytes] = {}
-        self.layouts: Dict[int, Tuple[NdArray, str]] = {}  # by id: (array, its layout key's prefix)
-        # by (descriptor id, origin, padding free): (descriptor, its prefix); arrays of one shape share a descriptor
-        self.prefixes: Dict[tuple, Tuple[ShapeDescriptor, str]] = {}
+        self.layouts: Dict[int, Tuple[NdArray, tuple]] = {}  # by id: (array, its layout key's parts)
+        # by (descriptor id, origin, padding free): (descriptor, its parts); arrays of one shape share a descriptor
+        self.prefixes: Dict[tuple, Tuple[ShapeDescriptor, tuple]] = {}
+        self.parts: Dict[tuple, tuple] = {}  # plain layout_parts by content: one object per content
+        self.keys: Dict[tuple, LazyLayoutKey] = {}  # (id of the parts, quantization_key) -> the key
         self.facts: Dict[tuple, AclFacts] = {}  # AclFacts of (roles, negotiated padding)
         self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
 
-    def layout_prefix(self, a: NdArray) -> str:
-        """:func:`~acl_bridge.executor.array_layout_prefix` of ``a``, made once per array of the
-        pass (the array held here: its id names it for the whole pass)."""
+    def layout_parts(self, a: NdArray) -> tuple:
+        """:func:`~acl_bridge.executor.array_layout_prefix` of ``a`` as its
+        :func:`~acl_bridge.decisions.layout_parts` (() for a misaligned array of the user's),
+        made once per array of the pass and one object per content."""
         made = self.layouts.get(id(a))
         if made is None:
-            made = self.layouts[id(a)] = (a, array_layout_prefix(a, self._descriptor_prefix))
+            made = self.layouts[id(a)] = (a, array_layout_prefix(a, self._descriptor_parts) or ())  # type: ignore
         return made[1]
 
-    def _descriptor_prefix(self, d: ShapeDescriptor, origin: str, free: bool) -> str:
-        """:func:`~acl_bridge.decisions.layout_prefix`, made once per descriptor object of the
+    def _descriptor_parts(self, d: ShapeDescriptor, origin: str, free: bool) -> tuple:
+        """:func:`~acl_bridge.decisions.layout_parts`, made once per descriptor object of the
         pass (a frozen value, held here: its id names it for the whole pass)."""
         key = (id(d), origin, free)
         made = self.prefixes.get(key)
         if made is None:
-            made = self.prefixes[key] = (d, layout_prefix(d, origin, free))
+            parts = layout_parts(d, origin, free)
+            if plain_parts(parts):  # (else this descriptor's own: equal parts might spell other texts)
+                parts = self.parts.setdefault(parts, parts)
+            made = self.prefixes[key] = (d, parts)
         return made[1]
 
+    def layout_key(self, a: NdArray, quantization: object) -> Optional[LazyLayoutKey]:
+        """``a``'s layout key with ``quantization``, one object per content of the pass; None
+        where :func:`~acl_bridge.executor.call_layouts` has none (a misaligned array of the
+        user's, a quantization without text)."""
+        parts = self.layout_parts(a)
+        if not parts:
+            return None
+        try:
+            qkey = quantization_key(quantization)
+        except TypeError:
+            return None
+        k = (id(parts), qkey)
+        key = self.keys.get(k)
+        if key is None:
+            key = self.keys[k] = LazyLayoutKey(parts, quantization, qkey)
+        return key
 
-def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[str], ...], tuple]]:
-    """(:func:`~acl_bridge.executor.call_layouts` of ``call``, each role's quantization's types),
-    each array's part of its layout key made once per array object of the pass; None where
+
+def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[LazyLayoutKey], ...], tuple]]:
+    """(each role's layout key as :func:`~acl_bridge.executor.call_layouts` would spell it, not
+    spelled: :meth:`Decided.layout_key`; each role's quantization's types); None where
     call_layouts is None."""
-    layouts = call_layouts(call, memo.layout_prefix)
-    if layouts is None:
-        return None
-    return layouts, tuple(_types(call.quantization[r]) for r in call.roles)
+    layouts: List[Optional[LazyLayoutKey]] = []
+    for role in call.roles:
+        a = call.arrays[role]
+        if a is None:
+            layouts.append(None)
+            continue
+        key = memo.layout_key(a, call.quantization[role])
+        if key is None:
+            return None
+        layouts.append(key)
+    return tuple(layouts), tuple(_types(call.quantization[r]) for r in call.roles)
 
 
-def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
+def _ids(layouts: Sequence[Optional[LazyLayoutKey]]) -> tuple:
+    """The layout keys of a pass by identity (one object per content: :meth:`Decided.layout_key`)."""
+    return tuple(None if k is None else id(k) for k in layouts)
+
+
+def _requests(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple,
               memo: Decided) -> List[Optional[TensorRequest]]:
     """:func:`~acl_bridge.executor.describe_call` of ``call``, each request made once per
     content: the layout key (descriptor, origin, free padding, quantization's text), the
@@ -137,7 +179,7 @@ def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
             out.append(None)
             continue
         is_output, const = role in call.outputs, role in call.const_roles
-        key = (layout, qt, call.data_layout, role, is_output, const)
+        key = (id(layout), qt, call.data_layout, role, is_output, const)
         r = memo.requests.get(key)
         if r is None:
             first = memo.described.get(key[:3])
@@ -152,7 +194,7 @@ def _requests(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
     return out
 
 
-def _descs(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
+def _descs(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple,
            requests: Sequence[Optional[TensorRequest]], memo: Decided) -> Tuple[Optional[bytes], ...]:
     """Per role, the content of what AclTensor gives ACL in place (None: absent), once per
     content (the layout key, the quantization's types, the data layout, the backend)."""
@@ -161,7 +203,7 @@ def _descs(call: Call, layouts: Sequence[Optional[str]], qtypes: tuple,
         if layout is None:
             out.append(None)
             continue
-        key = (layout, qt, call.data_layout, call.backend.name)
+        key = (id(layout), qt, call.data_layout, call.backend.name)
         d = memo.descs.get(key)
         if d is None:
             d = memo.descs[key] = desc_content(in_place_desc(call, role, r))
@@ -185,7 +227,7 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
         return None, f"{call.kind}: a tensor of the caller's is misaligned or has a quantization without text"
     layouts, qtypes = made_layouts
     params = ffi.buffer(call.params)[:]
-    key = (call.kind, params, call.data_layout, call.options, layouts, qtypes, call.backend.name, call.roles,
+    key = (call.kind, params, call.data_layout, call.options, _ids(layouts), qtypes, call.backend.name, call.roles,
            call.outputs, call.const_roles)
     made = memo.decisions.get(key)
     if made is not None:

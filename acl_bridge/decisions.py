@@ -23,6 +23,7 @@ from __future__ import annotations
 import binascii
 import functools
 import zlib
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from typing import Dict, List, Optional, Tuple
 from ndarray.errors import AclNdarrayError
 
 from .layout import PaddingSize
-from .mapping import PerChannelQuantization, scales_hex
+from .mapping import PerChannelQuantization, _exact_per_channel, scales_hex
 from .plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from .user_cache import sources_stamp
 
@@ -44,7 +45,8 @@ class Decision:
     params: bytes  # the acl_shim_params struct's bytes
     data_layout: str
     options: PlanOptions
-    layouts: Tuple[Optional[str], ...]  # per role: layout_key() of the array given (None: absent)
+    # per role: layout_key() of the array given (None: absent), or a LazyLayoutKey spelling it when asked
+    layouts: Tuple[Optional["str | LazyLayoutKey"], ...]
     plan: FunctionPlan
     facts: AclFacts
     descs: Tuple[Optional[bytes], ...]  # per role: the native description ACL got (tensor.desc_content)
@@ -94,17 +96,107 @@ def layout_prefix(descriptor, origin: str, padding_is_free: bool) -> str:
     """The memory's part of :func:`layout_key` (all but the quantization), for
     :func:`layout_key_with`: a buffer read by one function and written by another is spelled
     once (the repr of the key's tuple without its last item and closing parenthesis)."""
+    return _prefix_text(layout_parts(descriptor, origin, padding_is_free))
+
+
+def layout_parts(descriptor, origin: str, padding_is_free: bool) -> tuple:
+    """What :func:`layout_prefix` spells, as the tuple it is the repr of (ints, strings,
+    booleans, None: equal tuples spell equal texts)."""
     d = descriptor
     e = d.explicit
     explicit = None if e is None else (tuple(e.strides), e.offset, e.alloc_size)
-    return repr((origin, bool(padding_is_free), tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
-                 tuple(d.padding_offsets), explicit))[:-1] + ", "
+    return (origin, bool(padding_is_free), tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
+            tuple(d.padding_offsets), explicit)
+
+
+def _prefix_text(parts: tuple) -> str:
+    return repr(parts)[:-1] + ", "
 
 
 def layout_key_with(prefix: str, quantization: object) -> str:
     """:func:`layout_key` from the memory's :func:`layout_prefix` and a quantization
     (TypeError as :func:`quantization_text`)."""
     return prefix + repr(quantization_text(quantization)) + ")"
+
+
+def quantization_key(q: object) -> object:
+    """A stand-in for :func:`quantization_text` that is equal only where the texts are: the
+    text itself, except for a per-channel quantization of a tuple of floats and an int axis
+    (as :func:`~acl_bridge.mapping.per_channel` makes them), whose hundreds of scales are
+    named by their float64 bits (made once per object) instead of spelled. TypeError as
+    :func:`quantization_text`."""
+    if type(q) is PerChannelQuantization and _exact_per_channel(q):
+        bits = q.__dict__.get("_scales_bits")
+        if bits is None:
+            bits = array("d", q.scales).tobytes()
+            object.__setattr__(q, "_scales_bits", bits)
+        return ("pc", bits, q.axis)
+    return quantization_text(q)
+
+
+class LazyLayoutKey:
+    """A :func:`layout_key` spelled when first asked for (:attr:`text`): what a first start's
+    decision pass (:mod:`acl_bridge.configure_cold`) gives its decisions, since only the
+    kept files need the text, and they are written after the load
+    (:mod:`acl_bridge.keep_writer`). Made of :func:`layout_parts` and the quantization (with
+    its :func:`quantization_key`), both immutable: the text spelled later is the one that
+    would be spelled now. Equality, hash and repr are the text's (a str of the same text
+    compares equal)."""
+
+    __slots__ = ("parts", "quantization", "_text")
+
+    def __init__(self, parts: tuple, quantization: object, qkey: object):
+        self.parts = parts
+        # the quantization where its key names it without its text (an exact per-channel one:
+        # frozen, of a tuple of floats), else the text itself (the key)
+        self.quantization = quantization if type(qkey) is tuple else qkey
+        self._text: Optional[str] = None
+
+    @property
+    def text(self) -> str:
+        """:func:`layout_key` of what it was made of (spelled once)."""
+        t = self._text
+        if t is None:
+            q = self.quantization
+            t = self._text = _prefix_text(self.parts) + repr(q if type(q) is str else quantization_text(q)) + ")"
+        return t
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (LazyLayoutKey, str)):
+            return self is other or self.text == layout_text(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def layout_text(layout: "str | LazyLayoutKey") -> str:
+    """A decision's layout key as text (a :class:`LazyLayoutKey` spelled now)."""
+    return layout if type(layout) is str else layout.text  # type: ignore[union-attr]
+
+
+def _layout_index(layout: "str | LazyLayoutKey") -> object:
+    """What :meth:`KeptDecisions.of` tables a layout by: a text, or a lazy key by its identity
+    (not spelled; a pass makes one per content, and :func:`encode` joins equal texts)."""
+    return layout if type(layout) is str else ("lazy", id(layout))
+
+
+def plain_parts(parts: tuple) -> bool:
+    """Whether every number in :func:`layout_parts` is an int and its order a str or None (as
+    the descriptor's canonical factory makes them): then equal parts spell equal texts (an
+    int subclass, equal to an int, spells another)."""
+    _, _, shape, _, order, paddings, offsets, explicit = parts
+    numbers = shape + paddings + offsets + (() if explicit is None else explicit[0] + explicit[1:])
+    return set(map(type, numbers)) <= _INT and (order is None or type(order) is str)
+
+
+_INT = frozenset((int,))
 
 
 # The sources whose code decides what a kept decision holds: a decision is reused only by the
@@ -171,6 +263,31 @@ _REASONS = {r.value: r for r in Reason}
 FORM = "columns-1"  # the JSON form's name and version (encode / decode)
 
 
+def _columns_of(k: int, d: Decision, idx, desc_size: int) -> tuple:
+    """Decision ``k``'s part of :meth:`KeptDecisions.of`'s columns: its (head, plan, facts)
+    row, its tensors' layout indices (-1: absent), records and tails (by role position), the
+    values tabled by ``idx``; ValueError where its roles do not line up."""
+    # one planned tensor per role, absent exactly where no array (and no description) was given
+    if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
+            (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
+            for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
+        raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
+                         f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
+                         f"per role, absent alike")
+    row = (idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)), idx("plan", d.plan),
+           idx("facts", d.facts, _facts_key))
+    layouts, records, tails = [], [], []
+    for at, (layout, desc) in enumerate(zip(d.layouts, d.descs)):
+        layouts.append(-1 if layout is None else idx("layout", layout, _layout_index))
+        if desc is None:
+            records.append(bytes(desc_size))
+            continue
+        records.append(desc[:desc_size])
+        if len(desc) > desc_size:
+            tails.append((at, desc[desc_size:]))
+    return row, layouts, records, tails
+
+
 class KeptDecisions(Sequence):
     """The decisions of a load, in step order, as columns: what :func:`decode` gives.
 
@@ -181,10 +298,12 @@ class KeptDecisions(Sequence):
     per function; :attr:`desc_blob`, one of :attr:`desc_size` bytes per tensor in role order,
     zeros where absent, with :attr:`desc_tails` holding what a description has past its record:
     per-channel scales). One native call takes the records as they are
-    (:mod:`acl_bridge.configure_batch`); a :class:`Decision` is made only when indexed."""
+    (:mod:`acl_bridge.configure_batch`); a :class:`Decision` is made only when indexed. A first
+    start's layouts are :class:`LazyLayoutKey` objects, tabled by their keys: :func:`encode`
+    spells them (two of one text become one)."""
 
     def __init__(self, heads: Sequence[tuple], plans: Sequence[FunctionPlan], facts: Sequence[AclFacts],
-                 layouts: Sequence[str], functions: Sequence[Tuple[int, int, int]], tensors: Sequence[int],
+                 layouts: Sequence["str | LazyLayoutKey"], functions: Sequence[Tuple[int, int, int]], tensors: Sequence[int],
                  params_blob: bytes, params_size: int, desc_blob: bytes, desc_size: int,
                  desc_tails: Dict[int, bytes]):
         self.heads = tuple(heads)  # distinct (kind, data_layout, backend, acl, PlanOptions)
@@ -213,10 +332,11 @@ class KeptDecisions(Sequence):
         index: Dict[str, Dict[object, int]] = {"head": {}, "plan": {}, "facts": {}, "layout": {}}
         values: Dict[str, list] = {name: [] for name in index}
 
-        # plans and facts by identity first: a pass that decided them once per content hands the
-        # same objects to many functions (configure_cold), each otherwise hashed field by field
-        # again (every object is alive here: ``decisions`` holds it)
-        seen: Dict[str, Dict[int, int]] = {"plan": {}, "facts": {}}
+        # plans, facts and layouts by identity first: a pass that decided them once per content
+        # hands the same objects to many functions (configure_cold), each otherwise hashed field
+        # by field again (every object is alive here: ``decisions`` holds it); a lazy layout key
+        # by its key, not its text (which only encode() needs)
+        seen: Dict[str, Dict[int, int]] = {"plan": {}, "facts": {}, "layout": {}}
 
         def idx(table: str, value: object, key=None) -> int:
             ids = seen.get(table)
@@ -234,30 +354,27 @@ class KeptDecisions(Sequence):
             return i
 
         functions, tensors, tails = [], [], {}
-        present = [d for dec in decisions for d in dec.descs if d is not None]
+        # one pass per decision object: a pass that decided a content once hands the same
+        # Decision to every function of that content (configure_cold), whose row, layout
+        # indices, records and tails are then those made for its first function
+        distinct = list({id(d): d for d in decisions}.values())
+        present = [d for dec in distinct for d in dec.descs if d is not None]
         desc_size = min(map(len, present)) if present else 0
         params_size = len(decisions[0].params) if decisions else 0
-        if any(len(d.params) != params_size for d in decisions):
+        if any(len(d.params) != params_size for d in distinct):
             raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
-        records = []
+        records: list = []
+        rows: Dict[int, tuple] = {}  # id(decision) -> (its row, layout indices, records, tails by role)
         for k, d in enumerate(decisions):
-            # one planned tensor per role, absent exactly where no array (and no description) was given
-            if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
-                    (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
-                    for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
-                raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
-                                 f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
-                                 f"per role, absent alike")
-            functions.append((idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)),
-                              idx("plan", d.plan), idx("facts", d.facts, _facts_key)))
-            for layout, desc in zip(d.layouts, d.descs):
-                tensors.append(-1 if layout is None else idx("layout", layout))
-                if desc is None:
-                    records.append(bytes(desc_size))
-                    continue
-                records.append(desc[:desc_size])
-                if len(desc) > desc_size:
-                    tails[len(tensors) - 1] = desc[desc_size:]
+            made = rows.get(id(d))
+            if made is None:
+                made = rows[id(d)] = _columns_of(k, d, idx, desc_size)
+            row, layouts, recs, own_tails = made
+            for at, tail in own_tails:
+                tails[len(tensors) + at] = tail
+            functions.append(row)
+            tensors.extend(layouts)
+            records.extend(recs)
         return cls(values["head"], values["plan"], values["facts"], values["layout"],
                    functions, tensors, b"".join(d.params for d in decisions), params_size, b"".join(records),
                    desc_size, tails)
@@ -321,19 +438,33 @@ def encode(decisions: Sequence[Decision]) -> dict:
     """The decisions of a load (in step order) as plain JSON values: :class:`KeptDecisions`'
     columns, the records compressed (mostly zeros) and in base64."""
     k = KeptDecisions.of(decisions)
+    layouts, tensors = _spelled_layouts(k)
     return {
         "form": FORM,
         "heads": [[kind, layout, backend, acl, o.allow_copy, o.allow_padding_writes]
                   for kind, layout, backend, acl, o in k.heads],
         "plans": [_encode_plan(p) for p in k.distinct_plans],
         "facts": [_encode_facts(f) for f in k.distinct_facts],
-        "layouts": list(k.distinct_layouts),
+        "layouts": layouts,
         "functions": [i for row in k.functions for i in row],
-        "tensors": list(k.tensors),
+        "tensors": tensors,
         "params_size": k.params_size, "params": _b64(zlib.compress(k.params_blob)),
         "desc_size": k.desc_size, "descs": _b64(zlib.compress(k.desc_blob)),
         "desc_tails": [[t, _b64(b)] for t, b in sorted(k.desc_tails.items())],
     }
+
+
+def _spelled_layouts(k: KeptDecisions) -> Tuple[List[str], List[int]]:
+    """(the distinct layout texts, each tensor's index among them; -1 where absent): the
+    columns' own where every layout is a distinct text; else (lazy keys, some spelling a text
+    another spells too) each text once, in the order the tensors first name it, as
+    :meth:`KeptDecisions.of` would have tabled the texts themselves."""
+    texts = [layout_text(v) for v in k.distinct_layouts]
+    index: Dict[str, int] = {}
+    renumbered = [index.setdefault(t, len(index)) for t in texts]
+    if len(index) == len(texts):
+        return texts, list(k.tensors)
+    return list(index), [-1 if t < 0 else renumbered[t] for t in k.tensors]
 
 
 class KeptValueError(AclNdarrayError, ValueError):
@@ -444,5 +575,6 @@ def _decode(value) -> KeptDecisions:
                          tails)
 
 
-__all__ = ["Decision", "KeptDecisions", "KeptValueError", "layout_key", "layout_prefix", "layout_key_with", "quantization_text", "code_identity", "encode", "decode",
+__all__ = ["Decision", "KeptDecisions", "KeptValueError", "LazyLayoutKey", "layout_key", "layout_prefix",
+           "layout_parts", "layout_text", "plain_parts", "quantization_key", "layout_key_with", "quantization_text", "code_identity", "encode", "decode",
            "pad_json", "pad_from_json"]

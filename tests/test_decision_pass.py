@@ -19,7 +19,7 @@ from acl_bridge.functions import _shares_memory
 from acl_bridge.layout import PaddingSize
 from acl_bridge.mapping import padded_descriptor
 from acl_bridge.plan import Origin, PlanOptions, Reason, TensorRequest, plan_options
-from ndarray import NdArray
+from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import InvalidLayoutError
 
 paddings = st.builds(PaddingSize, *(st.integers(0, 4) for _ in range(4)))
@@ -127,10 +127,11 @@ def test_an_element_wise_call_in_place_passes_and_an_overlap_is_refused():
 
 
 def test_a_pass_spells_each_array_s_layout_prefix_as_array_layout_prefix_does():
-    """Decided makes an array's prefix once per descriptor object (arrays of one shape share
-    one): the text array_layout_prefix makes for each, origin and free padding included, and
-    "" for a misaligned array of the user's."""
+    """Decided makes an array's layout parts once per descriptor object (arrays of one shape
+    share one), one object per content: the tuple whose text array_layout_prefix makes for
+    each, origin and free padding included, and () for a misaligned array of the user's."""
     from acl_bridge.configure_cold import Decided
+    from acl_bridge.decisions import _prefix_text
     from acl_bridge.executor import array_layout_prefix, bridge_slot
 
     d = padded_descriptor((1, 4, 4, 8), np.float32, PaddingSize())
@@ -143,6 +144,13 @@ def test_a_pass_spells_each_array_s_layout_prefix_as_array_layout_prefix_does():
     view = NdArray.from_numpy(parent[:, 1:5, 1:5, :])  # its padding is not free
     memo = Decided()
     arrays = slots + user + [misaligned, view] + slots
-    assert [memo.layout_prefix(a) for a in arrays] == [array_layout_prefix(a) for a in arrays]
-    assert memo.layout_prefix(misaligned) == "" and len(memo.prefixes) == 3  # bridge, user, the view's
-    assert memo.layout_prefix(slots[0]) != memo.layout_prefix(user[0])
+    parts = [memo.layout_parts(a) for a in arrays]
+    assert [_prefix_text(p) if p else "" for p in parts] == [array_layout_prefix(a) for a in arrays]
+    assert memo.layout_parts(misaligned) == () and len(memo.prefixes) == 3  # bridge, user, the view's
+    assert memo.layout_parts(slots[0]) != memo.layout_parts(user[0])
+    assert memo.layout_parts(slots[0]) is memo.layout_parts(slots[2])
+    # another descriptor object of the same content: the same parts object (one per content)
+    same = ShapeDescriptor.create(d.shape, d.dtype, paddings=d.paddings, padding_offsets=d.padding_offsets)
+    again = bridge_slot(arena, 3 * 1024, same)
+    assert same == d and same is not d and memo.layout_parts(again) is memo.layout_parts(slots[0])
+    assert len(memo.prefixes) == 4
