@@ -93,7 +93,7 @@ PURE_MODULES = frozenset({
     "test_collector_paused", "test_cpu_matrix",
     "models.test_plan_round_trip",
     "test_keep_writer",
-    "test_lazy_layout_keys",
+    "test_lazy_layout_keys", "test_decision_pass", "test_describe",
 })
 
 
