@@ -38,7 +38,7 @@ from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
-from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
+from .executor import (Call, acl_identity, array_layout_prefix, call_layouts, decide, describe_request, in_place_desc,
                        layouts_rejected, negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
 from .mapping import _types, padded_descriptor
@@ -147,17 +147,10 @@ def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[LazyLay
     """(each role's layout key as :func:`~acl_bridge.executor.call_layouts` would spell it, not
     spelled: :meth:`Decided.layout_key`; each role's quantization's types); None where
     call_layouts is None."""
-    layouts: List[Optional[LazyLayoutKey]] = []
-    for role in call.roles:
-        a = call.arrays[role]
-        if a is None:
-            layouts.append(None)
-            continue
-        key = memo.layout_key(a, call.quantization[role])
-        if key is None:
-            return None
-        layouts.append(key)
-    return tuple(layouts), tuple(_types(call.quantization[r]) for r in call.roles)
+    layouts = call_layouts(call, memo.layout_key)
+    if layouts is None:
+        return None
+    return layouts, tuple(_types(call.quantization[r]) for r in call.roles)
 
 
 def _ids(layouts: Sequence[Optional[LazyLayoutKey]]) -> tuple:

@@ -27,7 +27,7 @@ import functools
 import threading
 import weakref
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,8 @@ from .native import EXPECTED_ABI_VERSION, NativeRun, acl_version, arm, check, re
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
 from .tensor import AclTensor, desc_content, native_desc
 from .workspace import Workspace
+
+T = TypeVar("T")
 
 Quantization = Optional[Tuple[float, int]]
 Spec = Tuple[Tuple[int, ...], np.dtype, str, Quantization]  # shape, dtype, data_layout, quantization
@@ -516,27 +518,34 @@ def decide(call: Call, facts: AclFacts, requests: Optional[Sequence[Optional[Ten
     return plan, facts
 
 
-def call_layouts(call: Call, prefix_of: Optional[Callable[[NdArray], str]] = None
-                 ) -> Optional[Tuple[Optional[str], ...]]:
+def call_layouts(call: Call, key_of: Optional[Callable[[NdArray, object], Optional[T]]] = None
+                 ) -> Optional[Tuple[Optional[T], ...]]:
     """Each role's :func:`acl_bridge.decisions.layout_key` (None: absent), or None when some
     tensor of the user's memory is misaligned or a quantization has no text (no decision is
-    kept or reused for such a call). ``prefix_of``: each array's :func:`array_layout_prefix`
-    where the caller keeps them (default: made here)."""
-    prefix_of = array_layout_prefix if prefix_of is None else prefix_of
-    out: List[Optional[str]] = []
+    kept or reused for such a call). ``key_of``: (array, quantization) -> that role's key, or
+    None where it has none, for a caller that keeps its keys (default: the text, made here)."""
+    key_of = _layout_text if key_of is None else key_of  # type: ignore[assignment]
+    out: List[Optional[T]] = []
     for role in call.roles:
         a = call.arrays[role]
         if a is None:
             out.append(None)
             continue
-        prefix = prefix_of(a)
-        if not prefix:
+        key = key_of(a, call.quantization[role])  # type: ignore[misc]
+        if key is None:
             return None
-        try:
-            out.append(layout_key_with(prefix, call.quantization[role]))
-        except TypeError:
-            return None
+        out.append(key)
     return tuple(out)
+
+
+def _layout_text(a: NdArray, quantization: object) -> Optional[str]:
+    prefix = array_layout_prefix(a)
+    if not prefix:
+        return None
+    try:
+        return layout_key_with(prefix, quantization)
+    except TypeError:
+        return None
 
 
 def array_layout_prefix(a: NdArray, text_of: Callable[[ShapeDescriptor, str, bool], str] = layout_prefix) -> str:
