@@ -169,7 +169,7 @@ class LazyLayoutKey:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (LazyLayoutKey, str)):
-            return self is other or self.text == layout_text(other)
+            return self is other or self.text == (other if isinstance(other, str) else other.text)
         return NotImplemented
 
     def __hash__(self) -> int:

@@ -59,8 +59,20 @@ class Kept:
         with _STATE.lock:
             problems, self._problems = self._problems, ()
             _STATE.untaken.discard(self)
-        for w in problems:
-            warnings.warn(w, stacklevel=stacklevel)
+        for i, w in enumerate(problems):
+            try:
+                warnings.warn(w, stacklevel=stacklevel)
+            except BaseException:  # (warnings as errors) the rest kept for a later wait or the exit
+                if problems[i + 1:]:
+                    with _STATE.lock:
+                        self._problems = problems[i + 1:] + self._problems
+                        _STATE.untaken.add(self)
+                raise
+        return self._result
+
+    def result(self) -> object:
+        """The job's result once it has ended, its warnings left for :meth:`wait`."""
+        self._done.wait()
         return self._result
 
     def _run(self) -> None:
@@ -68,7 +80,7 @@ class Kept:
         try:
             self._result, problems = work()  # type: ignore[misc]
             self._problems = tuple(problems)
-        except Exception as e:  # a job's own failure: a warning of its class, never lost
+        except BaseException as e:  # a job's own failure (any): a warning of its class, never lost
             self._problems = (self._warning(f"could not keep {', '.join(self.paths)}: {type(e).__name__}: {e}"),)
 
 
@@ -98,19 +110,26 @@ def submit(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[
     exception of ``work`` becomes."""
     job = Kept(tuple(_path(p) for p in paths), work, warning)
     s = _STATE
+    here = False  # the interpreter is exiting: no writer may start (3.11 starts one that dies unjoined)
     with s.lock:
-        s.queue.append(job)
-        for p in job.paths:
-            s.pending[p] = s.pending.get(p, 0) + 1
-        if s.worker is None:
-            worker = threading.Thread(target=_drain, args=(s,), name="acl-ndarray keep writer", daemon=False)
-            try:
-                worker.start()
-            except RuntimeError:  # the interpreter is exiting: no thread may start, so here and now
-                s.queue.pop()
-                _release(s, job)
-                return run_here(job.paths, work, warning)
-            s.worker = worker
+        if s.worker is None and not threading.main_thread().is_alive():
+            here = True
+        else:
+            s.queue.append(job)
+            for p in job.paths:
+                s.pending[p] = s.pending.get(p, 0) + 1
+            if s.worker is None:
+                worker = threading.Thread(target=_drain, args=(s,), name="acl-ndarray keep writer", daemon=False)
+                try:
+                    worker.start()
+                except RuntimeError:  # (3.12+ at exit: no thread may start)
+                    s.queue.pop()
+                    _release(s, job)
+                    here = True
+                else:
+                    s.worker = worker
+    if here:  # so here and now, outside the lock (run_here takes it)
+        return run_here(job.paths, work, warning)
     return job
 
 
@@ -143,14 +162,14 @@ def _drain(s: _State) -> None:
                 return
             job = s.queue[0]
         job._run()
-        with s.lock:
+        with s.lock:  # (done set under the lock: a fork sees the job queued or ended, never between)
             if s.queue and s.queue[0] is job:
                 s.queue.popleft()
             _release(s, job)
             if job._problems:
                 s.untaken.add(job)
+            job._done.set()
             s.idle.notify_all()
-        job._done.set()
 
 
 def wait_for(path: "os.PathLike[str] | str") -> None:

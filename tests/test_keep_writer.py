@@ -150,8 +150,9 @@ def test_a_forked_child_waits_for_nothing_and_the_parent_writes(tmp_path):
             keep_writer.wait_for(path)  # at once: the child has no writer
             ok = job.done and job.forked and job.wait() is None and not keep_writer.pending(path)
             sys.exit(0 if ok and not path.exists() else 3)  # a clean exit: nothing to join
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])  # the child's checks before the parent writes
         gate.set()
-        print(job.wait(), os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        print(job.wait(), code)
         """, tmp_path / "kept.bin")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["parent", "wrote", "0"]
@@ -212,3 +213,54 @@ def test_a_plan_kept_later_is_the_file_kept_at_once(tmp_path):
     kept, _, _, _ = pc.read_plan_cached(data, tmp_path / "later")  # waits for the write
     assert kept is not None and pc.same_plan(kept, plan)
     assert job.wait() == "plan kept" and later.path.read_bytes() == now.path.read_bytes()
+
+
+def test_a_job_raising_a_base_exception_is_a_warning_and_the_writer_goes_on(tmp_path):
+    def exits():
+        raise SystemExit("a job that exits")
+
+    job = keep_writer.submit([tmp_path / "f"], exits, KeptTestWarning)
+    with pytest.warns(KeptTestWarning, match=r"could not keep .*f: SystemExit: a job that exits"):
+        assert job.wait() is None
+    later = keep_writer.submit([tmp_path / "g"], functools.partial(_write, tmp_path / "g", b"g"), KeptTestWarning)
+    assert later.wait() == "written" and not keep_writer.pending(tmp_path / "g")
+
+
+def test_warnings_as_errors_lose_no_result_and_no_warning(tmp_path):
+    """settle hands every result over before it issues any warning; a warning raised as an
+    error keeps the job's other warnings for a later wait."""
+    from acl_bridge.models.runtime.kept_answers import KeptFiles
+
+    two = (KeptTestWarning("first"), KeptTestWarning("second"))
+    kept = KeptFiles(background=True)
+    results = []
+    kept.add([tmp_path / "a"], lambda: ("a", two), KeptTestWarning, results.append)
+    kept.add([tmp_path / "b"], functools.partial(_write, tmp_path / "b", b"b", "b"), KeptTestWarning, results.append)
+    kept.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KeptTestWarning)
+        with pytest.raises(KeptTestWarning, match="first"):
+            kept.settle()
+    assert results == ["a", "b"] and not kept.pending and (tmp_path / "b").read_bytes() == b"b"
+    job = next(j for j in keep_writer._STATE.untaken if j._problems)
+    with pytest.warns(KeptTestWarning, match="second"):
+        assert job.wait() == "a"
+
+
+def test_a_job_given_at_exit_is_written(tmp_path):
+    """An atexit handler that keeps a file (after the interpreter joined its threads): the job
+    runs there and then, on every Python (3.11 would start a writer that dies unjoined)."""
+    r = _python("""
+        import atexit, sys, pathlib
+        from acl_bridge import keep_writer
+        from acl_bridge.user_cache import write_atomically
+        path = pathlib.Path(sys.argv[1])
+        def keep_at_exit():
+            job = keep_writer.submit([path], lambda: (write_atomically(path, b"at exit"), ("kept", ()))[1],
+                                     UserWarning)
+            print(job.done, job.wait())
+        atexit.register(keep_at_exit)
+        """, tmp_path / "kept.bin")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "kept"]
+    assert (tmp_path / "kept.bin").read_bytes() == b"at exit"

@@ -95,6 +95,15 @@ def test_a_lazy_key_keeps_the_text_of_what_it_was_made_of():
     assert key.text == before != layout_key(d, "user", True, q)
 
 
+
+def test_a_lazy_key_equals_its_text_as_any_str():
+    """Equal to its text as str and as a subclass of str (numpy's str_), hashing alike."""
+    d = ShapeDescriptor.create((2, 3), "int8")
+    key = LazyLayoutKey(layout_parts(d, "bridge", True), None, quantization_key(None))
+    text = layout_key(d, "bridge", True, None)
+    assert key == text and key == np.str_(text) and key != np.str_(text + " ")
+    assert {np.str_(text): 1}.get(key) == 1 and {key: 2}.get(text) == 2
+
 def _arrays():
     d = ShapeDescriptor.create((1, 4, 4, 8), "int8", paddings=(0, 1, 1, 0), padding_offsets=(0, 1, 1, 0))
     same = ShapeDescriptor.create((1, 4, 4, 8), "int8", paddings=(0, 1, 1, 0), padding_offsets=(0, 1, 1, 0))

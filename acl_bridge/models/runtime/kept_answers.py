@@ -185,9 +185,10 @@ class KeptFiles:
         """Wait for the files given to the writer, each one's result handed to its
         ``on_result`` and its warnings issued here (once)."""
         jobs, self._jobs = self._jobs, []
-        for job, on_result in jobs:
-            result = job.wait(stacklevel=stacklevel + 1)
-            on_result(result)
+        for job, on_result in jobs:  # every result handed over before any warning (one raised
+            on_result(job.result())  # as an error loses no report)
+        for job, _ in jobs:
+            job.wait(stacklevel=stacklevel + 1)
 
 
 __all__ = ["layout_code_identity", "restore_programs", "open_facts", "answers_to_keep", "answers_kept", "encode_kept",

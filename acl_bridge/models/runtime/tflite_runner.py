@@ -802,9 +802,11 @@ class TfliteRunner:
 
     def close(self) -> None:
         """Wait for the kept files (:meth:`wait_kept`), then let every function go."""
-        self.wait_kept(stacklevel=3)
-        self._close_functions()
-        self.schedule = None
+        try:
+            self.wait_kept(stacklevel=3)
+        finally:  # (a warning raised as an error still lets them go)
+            self._close_functions()
+            self.schedule = None
 
     def __enter__(self):
         return self
