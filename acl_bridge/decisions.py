@@ -116,7 +116,11 @@ def _prefix_text(parts: tuple) -> str:
 def layout_key_with(prefix: str, quantization: object) -> str:
     """:func:`layout_key` from the memory's :func:`layout_prefix` and a quantization
     (TypeError as :func:`quantization_text`)."""
-    return prefix + repr(quantization_text(quantization)) + ")"
+    return _key_text(prefix, quantization_text(quantization))
+
+
+def _key_text(prefix: str, quantization_text: str) -> str:
+    return prefix + repr(quantization_text) + ")"
 
 
 def quantization_key(q: object) -> object:
@@ -158,7 +162,7 @@ class LazyLayoutKey:
         t = self._text
         if t is None:
             q = self.quantization
-            t = self._text = _prefix_text(self.parts) + repr(q if type(q) is str else quantization_text(q)) + ")"
+            t = self._text = _key_text(_prefix_text(self.parts), q if type(q) is str else quantization_text(q))
         return t
 
     def __str__(self) -> str:

@@ -89,11 +89,12 @@ def origin_of(a: NdArray) -> Origin:
     return Origin.BRIDGE if _BRIDGE_OWNED.get(id(a)) is a else Origin.USER
 
 
-def layout_of(a: NdArray):
+def layout_of(a: NdArray, origin: Optional[Origin] = None):
     """What ACL's description of ``a`` is computed from: the NdArray itself (its padding is
     reported only where it belongs to no element of anyone), or, for a buffer the bridge
-    owns, its descriptor (all its padding is the bridge's to give)."""
-    return a.descriptor if origin_of(a) is Origin.BRIDGE else a
+    owns, its descriptor (all its padding is the bridge's to give). ``origin``:
+    :func:`origin_of` of ``a`` where the caller has it."""
+    return a.descriptor if (origin_of(a) if origin is None else origin) is Origin.BRIDGE else a
 
 
 def _is_dense(a: NdArray) -> bool:
@@ -120,7 +121,7 @@ def describe_request(role: str, a: NdArray, *, is_output: bool, data_layout: str
     if misaligned is not None:
         problem = (Reason.MISALIGNED, misaligned)
     else:
-        side = a.descriptor if origin is Origin.BRIDGE else a  # layout_of(a)
+        side = layout_of(a, origin)
         try:
             info = tensor_info(side, data_layout, quantization)
         except NotRepresentableError as e:

@@ -83,15 +83,18 @@ def test_warnings_are_issued_at_wait_on_the_callers_thread_once(tmp_path):
         assert job.wait() == "not kept"  # taken once
 
 
-def test_an_exception_of_a_job_is_its_warning_naming_it(tmp_path):
+@pytest.mark.parametrize("error", [ValueError("no plain form"), SystemExit("a job that exits")],
+                         ids=["exception", "base exception"])
+def test_an_exception_of_a_job_is_its_warning_naming_it(tmp_path, error):
+    """Any exception of a job, a BaseException too (SystemExit), is its warning; the writer goes on."""
     def fails():
-        raise ValueError("no plain form")
+        raise error
 
     job = keep_writer.submit([tmp_path / "f"], fails, KeptTestWarning)
-    with pytest.warns(KeptTestWarning, match=r"could not keep .*f: ValueError: no plain form"):
+    with pytest.warns(KeptTestWarning, match=rf"could not keep .*f: {type(error).__name__}: {error}"):
         assert job.wait() is None
     later = keep_writer.submit([tmp_path / "g"], functools.partial(_write, tmp_path / "g", b"g"), KeptTestWarning)
-    assert later.wait() == "written"  # the writer goes on
+    assert later.wait() == "written" and not keep_writer.pending(tmp_path / "g")  # the writer goes on
 
 
 def test_a_read_waits_for_the_pending_write_of_its_path(tmp_path):
@@ -213,17 +216,6 @@ def test_a_plan_kept_later_is_the_file_kept_at_once(tmp_path):
     kept, _, _, _ = pc.read_plan_cached(data, tmp_path / "later")  # waits for the write
     assert kept is not None and pc.same_plan(kept, plan)
     assert job.wait() == "plan kept" and later.path.read_bytes() == now.path.read_bytes()
-
-
-def test_a_job_raising_a_base_exception_is_a_warning_and_the_writer_goes_on(tmp_path):
-    def exits():
-        raise SystemExit("a job that exits")
-
-    job = keep_writer.submit([tmp_path / "f"], exits, KeptTestWarning)
-    with pytest.warns(KeptTestWarning, match=r"could not keep .*f: SystemExit: a job that exits"):
-        assert job.wait() is None
-    later = keep_writer.submit([tmp_path / "g"], functools.partial(_write, tmp_path / "g", b"g"), KeptTestWarning)
-    assert later.wait() == "written" and not keep_writer.pending(tmp_path / "g")
 
 
 def test_warnings_as_errors_lose_no_result_and_no_warning(tmp_path):

@@ -114,11 +114,6 @@ def encode_kept(kept: AnswersToKeep) -> Dict[str, Dict[str, object]]:
     return answers
 
 
-def answers_to_keep(runner) -> Dict[str, Dict[str, object]]:
-    """:func:`encode_kept` of :func:`answers_kept`: the runner's answers encoded now."""
-    return encode_kept(answers_kept(runner))
-
-
 FOREGROUND_ENV = "ACL_NDARRAY_KEEP_IN_FOREGROUND"
 
 
@@ -191,5 +186,5 @@ class KeptFiles:
             job.wait(stacklevel=stacklevel + 1)
 
 
-__all__ = ["layout_code_identity", "restore_programs", "open_facts", "answers_to_keep", "answers_kept", "encode_kept",
+__all__ = ["layout_code_identity", "restore_programs", "open_facts", "answers_kept", "encode_kept",
            "AnswersToKeep", "KeptFiles", "keeps_in_background", "FOREGROUND_ENV"]

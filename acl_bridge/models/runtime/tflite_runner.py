@@ -136,6 +136,9 @@ from .kept_answers import (KeptFiles, answers_kept, encode_kept, keeps_in_backgr
 from .negotiation import MAX_RENEGOTIATIONS, UncheckedRefused, negotiate, negotiation_key, padding_still_missing
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
+# what a kept file's report says in a fork's child, whose writes its parent makes (keep_writer)
+_WRITTEN_BY_PARENT = "written by the process that forked this one"
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
@@ -461,12 +464,12 @@ class TfliteRunner:
 
     def _plan_kept(self, why: object) -> None:
         report = self._model_cache_report
-        why = "written by the process that forked this one" if why is None else why
+        why = _WRITTEN_BY_PARENT if why is None else why
         if report is not None:
             self._model_cache_report = replace(report, reason=f"{report.reason}; {why}")
 
     def _answers_kept(self, result: object) -> None:
-        saved, why = result if result is not None else (0, "written by the process that forked this one")
+        saved, why = result if result is not None else (0, _WRITTEN_BY_PARENT)
         report = self._facts_cache_report
         if report is not None:
             self._facts_cache_report = replace(report, saved=saved,
