@@ -112,7 +112,7 @@ def _mapped_paths(maps: str, name: str) -> set:
     return out
 
 
-_IDENTITIES: Dict[Tuple[str, int], Dict[str, object]] = {}
+_IDENTITIES: Dict[Tuple[str, int], str] = {}  # as JSON text: each caller is given its own copy
 
 
 def identity(backend_name: str) -> Dict[str, object]:
@@ -123,9 +123,10 @@ def identity(backend_name: str) -> Dict[str, object]:
 
     native.require_native()
     key = (backend_name, native.num_threads())
-    if key not in _IDENTITIES:
-        _IDENTITIES[key] = _identity(backend_name)
-    return json.loads(json.dumps(_IDENTITIES[key]))
+    text = _IDENTITIES.get(key)
+    if text is None:
+        text = _IDENTITIES[key] = json.dumps(_identity(backend_name))
+    return json.loads(text)
 
 
 def _identity(backend_name: str) -> Dict[str, object]:

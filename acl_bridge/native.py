@@ -9,7 +9,6 @@ Imports on every machine: without the compiled module (no ACL at build time, not
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -131,8 +130,29 @@ def acl_version() -> str:
     """Version of the loaded ACL, e.g. '20.08' or '24.11' (from build_information), read once
     per process (the library loaded does not change; a first start asked it four times)."""
     info = build_information()
-    m = re.search(r"arm_compute_version=v?([0-9][0-9.]*)", info)
-    return m.group(1) if m else f"unknown ({info[:80]})"
+    found = _version_in(info)
+    return found if found is not None else f"unknown ({info[:80]})"
+
+
+_DIGITS = frozenset("0123456789")
+_VERSION_KEY = "arm_compute_version="
+
+
+def _version_in(info: str) -> Optional[str]:
+    """What ``re.search(r"arm_compute_version=v?([0-9][0-9.]*)", info)`` finds (its group), or
+    None: read with str methods (no pattern compiled on a first start)."""
+    at = info.find(_VERSION_KEY)
+    while at >= 0:
+        start = at + len(_VERSION_KEY)
+        if info.startswith("v", start):
+            start += 1
+        if start < len(info) and info[start] in _DIGITS:
+            end = start + 1
+            while end < len(info) and (info[end] in _DIGITS or info[end] == "."):
+                end += 1
+            return info[start:end]
+        at = info.find(_VERSION_KEY, at + 1)
+    return None
 
 
 # The first ACL whose NEON (CPU) kernels are known to ask their tensors for no padding: 24.11's
@@ -152,8 +172,18 @@ def kernels_ask_padding(backend_name: str) -> bool:
     checks every function, and a refusal negotiates as before."""
     if backend_name != "neon":
         return True
-    m = re.match(r"(\d+)\.(\d+)", acl_version())
-    return m is None or (int(m.group(1)), int(m.group(2))) < NEON_KERNELS_PADDING_FREE_SINCE
+    version = _major_minor(acl_version())
+    return version is None or version < NEON_KERNELS_PADDING_FREE_SINCE
+
+
+def _major_minor(version: str) -> Optional[Tuple[int, int]]:
+    r"""The two numbers ``re.match(r"(\d+)\.(\d+)", version)`` finds, or None (str methods:
+    no pattern compiled on a first start)."""
+    major, dot, rest = version.partition(".")
+    end = 0
+    while end < len(rest) and rest[end].isdecimal():
+        end += 1
+    return (int(major), int(rest[:end])) if dot and end and major.isdecimal() else None
 
 
 def compiled_acl_version() -> str:

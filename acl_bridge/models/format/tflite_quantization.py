@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -174,11 +175,21 @@ def _graph_holds(model: "ModelSpec", arrays: Dict[int, np.ndarray]) -> bool:
             for check in QUANTIZATION_CONTRACTS.get(op.opcode, ()):
                 if not check.holds(op, found):
                     return False
-        if found.zero_points and np.concatenate(found.zero_points).astype(np.int64, casting="safe").any():
+        if found.zero_points and _joined(found.zero_points).astype(np.int64, casting="safe").any():
             return False
         return not found.biases or _products_hold(found.biases)
     except _CHECK_FAILURES:
         return False
+
+
+def _joined(parts: Sequence[Any]) -> np.ndarray:
+    """``np.concatenate(parts)``: tuples (what the reader gives) joined in Python first and
+    made one array in one call (numpy's cost per call, not per value, is what a first start
+    pays under emulation: ~80 tuples of a quantized model were ~10 ms), arrays (a cache
+    decoder's) concatenated."""
+    if all(type(p) is tuple for p in parts):
+        return np.array(list(chain.from_iterable(parts)))
+    return np.concatenate(parts)
 
 
 class _Gathered:
@@ -195,18 +206,48 @@ def _products_hold(biases: List[Tuple[float, Any, Any]]) -> bool:
     """Whether each bias's scales are its input scale x weight scales within TFLite's tolerance
     (float64, as :func:`_check_bias` compares them), channel by channel, every operator's in
     one pass (a single weight or bias scale stands for every channel)."""
-    w_counts = np.array([len(ws) for _, ws, _ in biases], np.int64)
-    b_counts = np.array([len(bs) for _, _, bs in biases], np.int64)
-    channels = np.maximum(w_counts, b_counts)
-    weights = np.concatenate([ws for _, ws, _ in biases]).astype(np.float64, casting="safe")
-    scales = np.concatenate([bs for _, _, bs in biases]).astype(np.float64, casting="safe")
-    # each single scale repeated over its operator's channels, so every array has one value per channel
-    weights = np.repeat(weights, np.repeat(np.where(w_counts == 1, channels, 1), w_counts))
-    scales = np.repeat(scales, np.repeat(np.where(b_counts == 1, channels, 1), b_counts))
-    products = np.repeat(np.array([x for x, _, _ in biases], np.float64), channels) * weights
-    if not len(products) == len(scales) == int(channels.sum()):
-        return False
+    if all(type(ws) is tuple and type(bs) is tuple for _, ws, bs in biases):
+        products, scales = _per_channel(biases)
+    else:
+        w_counts = np.array([len(ws) for _, ws, _ in biases], np.int64)
+        b_counts = np.array([len(bs) for _, _, bs in biases], np.int64)
+        channels = np.maximum(w_counts, b_counts)
+        weights = np.concatenate([ws for _, ws, _ in biases]).astype(np.float64, casting="safe")
+        scales = np.concatenate([bs for _, _, bs in biases]).astype(np.float64, casting="safe")
+        # each single scale repeated over its operator's channels, so every array has one value per channel
+        weights = np.repeat(weights, np.repeat(np.where(w_counts == 1, channels, 1), w_counts))
+        scales = np.repeat(scales, np.repeat(np.where(b_counts == 1, channels, 1), b_counts))
+        products = np.repeat(np.array([x for x, _, _ in biases], np.float64), channels) * weights
+        if not len(products) == len(scales) == int(channels.sum()):
+            return False
     return bool((np.abs(products - scales) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, scales)).all())
+
+
+def _per_channel(biases: List[Tuple[float, Tuple[Any, ...], Tuple[Any, ...]]]) -> Tuple[np.ndarray, np.ndarray]:
+    """(input scale x weight scale, bias scale) per channel of every operator, float64, for
+    :func:`_products_hold` where every scale is a tuple: the channels laid out in Python (a
+    single scale repeated over its operator's channels) and each column made one array in one
+    call. ValueError where an operator's weight and bias scales differ in number and neither
+    is one (what the numpy layout's lengths refuse)."""
+    xs: List[float] = []
+    weights: List[Any] = []
+    scales: List[Any] = []
+    for x, ws, bs in biases:
+        nw, nb = len(ws), len(bs)
+        channels = nw if nw > nb else nb
+        if nw != channels:
+            if nw != 1:
+                raise ValueError(f"{nw} weight scales for {channels} channels")
+            ws = ws * channels
+        if nb != channels:
+            if nb != 1:
+                raise ValueError(f"{nb} bias scales for {channels} channels")
+            bs = bs * channels
+        xs += (x,) * channels
+        weights += ws
+        scales += bs
+    return (np.array(xs, np.float64) * np.array(weights).astype(np.float64, casting="safe"),
+            np.array(scales).astype(np.float64, casting="safe"))
 
 
 def _bias_scales_hold(biases: List[Tuple[Any, ...]]) -> bool:

@@ -496,7 +496,7 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
         if n:
             if n != elements * dtype.itemsize:
                 raise Irregular
-            data = np.frombuffer(buf, stored, elements, start).reshape(shape)
+            data = np.ndarray(shape, stored, buf, start)  # (frombuffer and reshape in one numpy call)
             if data.dtype != dtype or not data.flags.aligned:  # a big-endian machine, an odd position
                 data = data.astype(dtype)
                 data.flags.writeable = False

@@ -138,15 +138,17 @@ def weights_q(op: OperatorSpec, w: TensorSpec, axis: int) -> Q:
                             f"{q.quantized_dimension}, expected {w.shape[axis]} on axis {axis} (output channels)")
     if any(q.zero_point):
         raise refuse(op, f"per-channel weights tensor #{w.index} {w.name!r} with nonzero zero points")
-    return tuple(np.asarray(q.scale, np.float64).tolist()), 0  # Python floats, in one pass
+    # Python floats, as numpy's float64 gives them (without a numpy call per operator: a first
+    # start's cost under emulation)
+    return tuple(map(float, q.scale)), 0
 
 
 def bias_q(x: Tuple[float, int], w: Q) -> Q:
     """The int32 bias's quantization: input scale x weight scale(s), zero point 0."""
-    s = w[0]
-    if isinstance(s, tuple):  # the same float64 products, in one pass
-        return tuple((np.asarray(s, np.float64) * np.float64(x[0])).tolist()), 0
-    return float(np.float64(x[0]) * s), 0
+    s, scale = w[0], float(x[0])
+    if isinstance(s, tuple):  # float64 products, as numpy's (Python floats are IEEE doubles)
+        return tuple([scale * float(v) for v in s]), 0
+    return scale * float(s), 0
 
 
 def quantized_constants(op: OperatorSpec, model: ModelSpec, axis: int, cout: int
