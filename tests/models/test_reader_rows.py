@@ -5,6 +5,7 @@ constants byte for byte, and on damaged copies the same ModelSpec or the same re
 message). The field-by-field path is itself checked against the ``tflite`` package's classes
 (test_flatbuffer_tables.py) and TFLite's interpreter (test_reader.py)."""
 
+import dataclasses
 import struct
 
 import numpy as np
@@ -60,6 +61,23 @@ def test_constants_are_read_only_aligned_views_of_the_file(name):
     assert constants
     for c in constants:
         assert not c.flags.writeable and c.flags.aligned and np.shares_memory(c, whole)
+
+
+@pytest.mark.parametrize("name", ["face_detection_front", "keyword_spotting_alexa", "visual_wake_words"])
+def test_the_row_readers_specs_are_the_dataclasses_own(name):
+    """The row readers make TensorSpec, Quantization and OperatorSpec with one ``__dict__`` each
+    (tflite_reader._tensor_spec, ...): the same attributes, in the same order, as the dataclass's
+    own constructor given the same fields, and no ``__post_init__`` that this would skip."""
+    spec = tflite_reader.read_model(model_file(name).read_bytes())
+    made = list(spec.tensors) + list(spec.operators) + [t.quantization for t in spec.tensors if t.quantization]
+    assert len(made) > len(spec.tensors)
+    for obj in made:
+        cls = type(obj)
+        assert not hasattr(cls, "__post_init__")
+        names = [f.name for f in dataclasses.fields(cls)]
+        assert list(vars(obj)) == names, cls
+        again = cls(**{n: getattr(obj, n) for n in names})
+        assert list(vars(again)) == names and all(getattr(again, n) is getattr(obj, n) for n in names)
 
 
 @pytest.mark.parametrize("name", ["face_detection_front", "keyword_spotting_alexa", "visual_wake_words",

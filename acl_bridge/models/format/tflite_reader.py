@@ -172,6 +172,39 @@ class ModelSpec:
         return counts
 
 
+# the row readers' makers of the frozen specs: one ``__dict__`` set per object instead of one
+# ``object.__setattr__`` per field (the dataclasses' own ``__init__``; none has a ``__post_init__``,
+# and tests/models/test_reader_rows.py compares both ways' objects): a first start makes a few
+# hundred of them (on the host 0.5 us each against the dataclass way's 1.0)
+_new, _set_attribute = object.__new__, object.__setattr__
+
+
+def _tensor_spec(index: int, name: str, shape: Tuple[int, ...], dtype: np.dtype[Any], data: Optional[np.ndarray[Any, Any]],
+                 quantization: Optional[Quantization]) -> TensorSpec:
+    """``TensorSpec(index, name, shape, dtype, data, quantization)``, made as the note above says."""
+    t = _new(TensorSpec)
+    _set_attribute(t, "__dict__", {"index": index, "name": name, "shape": shape, "dtype": dtype, "data": data,
+                                   "quantization": quantization})
+    return t
+
+
+def _quantization_of(scale: Tuple[float, ...], zero_point: Tuple[int, ...], quantized_dimension: int) -> Quantization:
+    """``Quantization(scale, zero_point, quantized_dimension)``, made as the note above says."""
+    q = _new(Quantization)
+    _set_attribute(q, "__dict__", {"scale": scale, "zero_point": zero_point, "quantized_dimension": quantized_dimension})
+    return q
+
+
+def _operator_spec(index: int, opcode: str, inputs: Tuple[int, ...], outputs: Tuple[int, ...],
+                   options: Tuple[Tuple[str, object], ...]) -> OperatorSpec:
+    """``OperatorSpec(index, opcode, inputs, outputs, options)`` (no intermediates), made as the note
+    above says."""
+    o = _new(OperatorSpec)
+    _set_attribute(o, "__dict__", {"index": index, "opcode": opcode, "inputs": inputs, "outputs": outputs,
+                                   "options": options, "intermediates": ()})
+    return o
+
+
 # ---------------------------------------------------------------------------- options
 def _options_reader(r: "_Reader", tb: Tables, got: int, pos: Optional[int], table_name: str,
                     fields: Tuple[Tuple[str, str, Optional[Dict[int, Any]]], ...]) -> Dict[str, object]:
@@ -527,8 +560,8 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
                     if not ((scales > 0).all() and (scales < np.inf).all() and points.min() >= limits[0]
                             and points.max() <= limits[1]):
                         raise Irregular
-            quant = Quantization(scale, zero_point, axis)
-    return TensorSpec(i, name, shape, dtype, data, quant)
+            quant = _quantization_of(scale, zero_point, axis)
+    return _tensor_spec(i, name, shape, dtype, data, quant)
 
 
 def _index_vector(r: _Reader, m: Any, kind: str, field: str) -> Optional[np.ndarray[Any, Any]]:
@@ -688,7 +721,7 @@ def _operator_row(rows: Rows, pos: int, f: Tuple[int, ...], i: int, name: str, n
         options = tuple((key, (unpack(rows.buf, at + offsets[k])[0] if offsets[k] else default) if enum is None
                          else enum[unpack(rows.buf, at + offsets[k])[0] if offsets[k] else default])
                         for key, k, unpack, default, enum in read)
-    return OperatorSpec(i, name, inputs, outputs, options)
+    return _operator_spec(i, name, inputs, outputs, options)
 
 
 _OPTION_READERS: Dict[str, Tuple[int, Tuple[Tuple[str, int, Any, Any, Optional[Dict[int, Any]]], ...]]] = {}
