@@ -4,7 +4,11 @@ else. The version string is given here (no native module needed); that 24.11's N
 ask none, on every fetched model, is asked of ACL itself by
 tests/models/test_first_start_decisions_acl.py."""
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from acl_bridge import native
 
@@ -24,3 +28,34 @@ def test_kernels_ask_padding_by_version_and_backend(version, backend, asks, monk
         assert native.kernels_ask_padding(backend) is asks
     finally:
         native.kernels_ask_padding.cache_clear()  # the real ACL's answer, asked again when needed
+
+
+# the regular expressions the version readers replace (compiling them cost a first start; what they
+# find is the readers' contract)
+_VERSION_PATTERN = r"arm_compute_version=v?([0-9][0-9.]*)"
+_MAJOR_MINOR_PATTERN = r"(\d+)\.(\d+)"
+# build_information's alphabet and its near misses: ASCII and other Unicode digits, dots, the key's letters
+_TEXT = st.lists(st.sampled_from(list("0123456789.v=_ x") + ["arm_compute_version=", "\u0663", "\uff11"]),
+                 max_size=30).map("".join)
+
+
+@given(_TEXT)
+def test_the_version_reader_finds_what_the_pattern_finds(text):
+    m = re.search(_VERSION_PATTERN, text)
+    assert native._version_in(text) == (m.group(1) if m else None)
+
+
+@given(_TEXT)
+def test_major_minor_is_what_the_pattern_matches(text):
+    m = re.match(_MAJOR_MINOR_PATTERN, text)
+    assert native._major_minor(text) == ((int(m.group(1)), int(m.group(2))) if m else None)
+
+
+@pytest.mark.parametrize("info, found", [
+    ("arm_compute_version=v24.11 Build options: ...", "24.11"),
+    ("x arm_compute_version=20.08 y", "20.08"),
+    ("arm_compute_version=vmaster arm_compute_version=v23.08", "23.08"),  # the first that reads as a version
+    ("arm_compute_version=v", None),
+])
+def test_the_version_reader_on_worked_examples(info, found):
+    assert native._version_in(info) == found
