@@ -249,3 +249,17 @@ def test_the_mapped_libraries_are_the_lines_naming_them():
         "/usr/lib/libarm_compute.so.38", "/opt/libarm_compute_graph/libx.so", "/usr/lib/libarm_compute_core.so"}
     assert _mapped_paths(maps, "libnothere") == set()
     assert _mapped_paths("", "libarm_compute") == set()
+
+
+def test_kept_decisions_under_a_key_spelled_by_the_writer():
+    """A first start leaves its decisions' key to be spelled where the file is encoded (the
+    writer: TfliteRunner._recall_decisions gives a function): the same entry as under the key
+    given as text; a function that finds nothing to key them by (None) keeps none."""
+    from acl_bridge.configure_session import CONFIGURED_PLAN, ConfigureSession
+    from acl_bridge.models.runtime.kept_answers import AnswersToKeep, encode_kept
+
+    session = ConfigureSession(reuse=True).kept()
+    given = encode_kept(AnswersToKeep(session, None, None, ("key", ())))
+    assert set(given[CONFIGURED_PLAN]) == {"key"}
+    assert encode_kept(AnswersToKeep(session, None, None, (lambda: "key", ()))) == given
+    assert CONFIGURED_PLAN not in encode_kept(AnswersToKeep(session, None, None, (lambda: None, ())))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import ndarray
 from ndarray.errors import ArgumentTypeError, UnsupportedOptionError
@@ -81,7 +81,9 @@ class AnswersToKeep(NamedTuple):
     session: KeptSession
     negotiation: Optional[Tuple[str, object]]  # (key, (asked, constant padding))
     arena: Optional[Tuple[str, Tuple[Tuple[int, int], ...]]]  # (key, (tensor, offset) pairs)
-    decisions: Optional[Tuple[str, Sequence[object]]]  # (key, every function's decision)
+    # (key, every function's decision); the key may be a function that spells it (None: nothing
+    # to key them by), as a first start leaves it to the writer (TfliteRunner._recall_decisions)
+    decisions: Optional[Tuple[Union[str, Callable[[], Optional[str]]], Sequence[object]]]
 
 
 def answers_kept(runner) -> AnswersToKeep:
@@ -109,8 +111,11 @@ def encode_kept(kept: AnswersToKeep) -> Dict[str, Dict[str, object]]:
     answers = encode_answers(kept.session)
     for category, entry in ((NEGOTIATED_PLAN, kept.negotiation), (MEMORY_PLAN, kept.arena),
                             (CONFIGURED_PLAN, kept.decisions)):
-        if entry is not None:
-            answers.setdefault(category, {})[entry[0]] = encode(category, entry[1])
+        if entry is None:
+            continue
+        key = entry[0]() if callable(entry[0]) else entry[0]
+        if key is not None:
+            answers.setdefault(category, {})[key] = encode(category, entry[1])
     return answers
 
 

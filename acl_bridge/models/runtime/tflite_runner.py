@@ -155,6 +155,18 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def decisions_key(plan_id: str, allow_copy: bool, share_constants: bool, use_arena: bool) -> Optional[str]:
+    """The key of a load's decisions in the facts cache: its plan's (``plan_id``), its options
+    and the deciding code's stamps (:func:`~acl_bridge.decisions.code_identity`,
+    :func:`.kept_answers.layout_code_identity`); None where those sources cannot be read
+    (nothing to key decisions by)."""
+    try:
+        code = code_identity() + layout_code_identity()
+    except OSError:
+        return None
+    return question_id(CONFIGURED_PLAN, (plan_id, allow_copy, share_constants, use_arena, code))
+
+
 class TfliteRunner:
     """A TFLite model configured once on ACL functions over NdArrays. ``backend``: "neon" (the
     default), "cl", "numpy" (the same plan on numpy kernels, any machine: a
@@ -523,13 +535,14 @@ class TfliteRunner:
         self._decisions_key = None
         if facts is None or self._plan_id is None:
             return None
-        try:
-            code = code_identity() + layout_code_identity()
-        except OSError:  # the sources are not readable: nothing to key decisions by
+        spell = functools.partial(decisions_key, self._plan_id, bool(allow_copy), self.share_constants, self.use_arena)
+        if not facts.decoded.get(CONFIGURED_PLAN):  # none kept (a first start): the key is spelled where they are kept
+            self._decisions_key = spell  # (the writer's thread: the deciding code's stamps are no cost of the load)
             return None
-        self._decisions_key = question_id(CONFIGURED_PLAN, (self._plan_id, bool(allow_copy), self.share_constants,
-                                                            self.use_arena, code))
-        kept = facts.decoded.get(CONFIGURED_PLAN, {}).get(self._decisions_key)
+        self._decisions_key = spell()
+        if self._decisions_key is None:
+            return None
+        kept = facts.decoded[CONFIGURED_PLAN].get(self._decisions_key)
         return kept if kept is not None and len(kept) == len(self.plan.steps) else None
 
     def _recall_arena(self, facts: Optional[FactsCache]) -> None:
