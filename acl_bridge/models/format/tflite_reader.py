@@ -473,8 +473,8 @@ _TYPE_OF_BYTE = tuple(None if t is None else (t, t.newbyteorder("<"), STORAGE_RA
 _IRREGULAR = (Irregular, struct.error, ValueError, LookupError, OverflowError)  # what the row reads raise
 
 
-def _tensors(r: _Reader, tb: Tables, rows: Optional[Rows], positions: Tuple[int, ...], buffers: Tuple[int, ...]
-             ) -> List[Tuple[TensorSpec, bool]]:
+def _tensors(r: _Reader, tb: Tables, rows: Optional[Rows], positions: Tuple[int, ...], buffers: Tuple[int, ...],
+             arrays: Optional[Dict[int, np.ndarray[Any, Any]]] = None) -> List[Tuple[TensorSpec, bool]]:
     """The tensors of the Tensor tables at ``positions`` and whether each has sparsity
     parameters, as :func:`_tensor` reads them: each by :func:`_tensor_row`, or, where that does
     not take it (sparsity parameters, a variable tensor, data after the flatbuffer, anything
@@ -484,13 +484,14 @@ def _tensors(r: _Reader, tb: Tables, rows: Optional[Rows], positions: Tuple[int,
         try:
             if rows is None:
                 raise Irregular
-            out.append((_tensor_row(rows, pos, i, buffers), False))
+            out.append((_tensor_row(rows, pos, i, buffers, arrays), False))
         except _IRREGULAR:
             out.append(_named(f"tensor #{i}", _tensor, r, tb, pos, i, buffers))
     return out
 
 
-def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> TensorSpec:
+def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...],
+                arrays: Optional[Dict[int, np.ndarray[Any, Any]]] = None) -> TensorSpec:
     """The tensor of the Tensor table at ``pos`` read with :class:`.flatbuffer_tables.Rows`,
     every check of :func:`_tensor` made; Irregular (or what ``struct`` raises) for a tensor it
     leaves to :func:`_tensor`. A constant is a read-only view of the file's bytes (a copy where
@@ -561,6 +562,9 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...]) -> Tenso
                             and points.max() <= limits[1]):
                         raise Irregular
             quant = _quantization_of(scale, zero_point, axis)
+            if n > 1 and limits is not None and arrays is not None:  # (what numpy would make of the tuples)
+                arrays[id(scale) * 2 + 1] = np.frombuffer(buf, "<f4", n, start).astype(np.float64)
+                arrays[id(zero_point) * 2] = np.frombuffer(buf, "<i8", n, zeros)
     return _tensor_spec(i, name, shape, dtype, data, quant)
 
 
@@ -829,7 +833,10 @@ def _read(r: _Reader, rows: Optional[Rows]) -> ModelSpec:
         codes = [r.index(_named(f"operator #{i} opcode_index", tb.scalar, pos, f, OP_OPCODE_INDEX, "I"), len(opcodes),
                          f"operator #{i} opcode_index") for i, (pos, f) in enumerate(zip(op_tables, op_fields))]
     _refuse_state_and_control_flow([opcodes[c] for c in codes], len(subgraphs))
-    read_tensors = _tensors(r, tb, rows, _named("tensors", tb.tables, sub, sf, SUBGRAPH_TENSORS), buffers)
+    # the per-channel parameters as numpy arrays of the file's bytes, for the quantization checks
+    # (check_quantization's ``arrays``; each tuple read alive in read_tensors until they end)
+    arrays: Dict[int, np.ndarray[Any, Any]] = {}
+    read_tensors = _tensors(r, tb, rows, _named("tensors", tb.tables, sub, sf, SUBGRAPH_TENSORS), buffers, arrays)
     tensors = tuple(t for t, _ in read_tensors)
     nt = len(tensors)
     ops = tuple(_operators(r, tb, rows, op_tables, op_fields, codes, opcodes, nt))
@@ -843,7 +850,7 @@ def _read(r: _Reader, rows: Optional[Rows]) -> ModelSpec:
     spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
     if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
         spec = _fold_densify(spec, frozenset(t.index for t, sparse in read_tensors if sparse))
-    check_quantization(spec)
+    check_quantization(spec, arrays)
     return spec
 
 
