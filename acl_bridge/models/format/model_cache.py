@@ -41,7 +41,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -50,6 +50,7 @@ from ndarray.errors import ArgumentTypeError
 from ..._version import __version__
 from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
+from .model_digest import sha256_later
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_schema import package_directory
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
@@ -468,8 +469,8 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
         if not isinstance(flag, bool):
             raise ArgumentTypeError(f"{name} is {flag!r}, expected True or False")
 
-    def parse(data) -> ModelSpec:
-        spec = read_model(data)
+    def parse(data, sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
+        spec = read_model(data, sha256=sha256)
         return fold_constant_dequantize(spec) if dequantized else spec
 
     if cache is False:
@@ -500,7 +501,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
             warnings.warn(ModelCacheWarning(reason), stacklevel=2)
         else:
             return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
-    spec = parse(data)
+    spec = parse(data, sha256_later(data))  # (a large file hashed beside the parse: .model_digest)
     if not keep:
         return spec, ModelCacheReport("cold", None, f"{reason}; not saved: the lowered plan keeps it",
                                       time.perf_counter() - t0)

@@ -794,7 +794,7 @@ def _named(what: str, read: Callable[..., _T], *args: Any) -> _T:
         raise ModelFormatError(f"{what}: {e}") from None
 
 
-def _read(r: _Reader, rows: Optional[Rows]) -> ModelSpec:
+def _read(r: _Reader, rows: Optional[Rows], sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
     """The ModelSpec of the file; ``rows``: the tensors and operators read row by row where they
     can be (None: every table field by field, the path that names what is malformed)."""
     from .tflite_quantization import check_quantization
@@ -847,7 +847,8 @@ def _read(r: _Reader, rows: Optional[Rows]) -> ModelSpec:
     if not inputs or not outputs:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(_named("description", tb.bytes_of, root, mf, MODEL_DESCRIPTION), "description")
-    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, hashlib.sha256(r.buf).hexdigest())
+    digest = sha256() if sha256 is not None else hashlib.sha256(r.buf).hexdigest()
+    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, digest)
     if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
         spec = _fold_densify(spec, frozenset(t.index for t, sparse in read_tensors if sparse))
     check_quantization(spec, arrays)
@@ -895,23 +896,25 @@ def model_bytes(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview
     return read_bounded(source, "model", MAX_MODEL_BYTES)
 
 
-def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview]) -> ModelSpec:
-    """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`.
+def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview], *,
+               sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
+    """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`. ``sha256``: a
+    function giving the file's sha256 (:func:`.model_digest.sha256_later`), else it is hashed here.
 
     Raises :class:`ModelFormatError` for anything malformed (quantization parameters included:
     :mod:`.tflite_quantization`), :class:`UnsupportedModelError`
     for well-formed content this library cannot represent, OSError when the file cannot be read
     (:func:`model_bytes`).
     """
-    return _read_model(model_bytes(source))
+    return _read_model(model_bytes(source), sha256=sha256)
 
 
-def _read_model(data: bytes, rows: bool = True) -> ModelSpec:
+def _read_model(data: bytes, rows: bool = True, sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
     """:func:`read_model` of the file's bytes; ``rows`` False: every table read field by field
     (:func:`_read`; the tests compare the two)."""
     r = _Reader(data)
     try:
-        return _read(r, Rows(data) if rows else None)
+        return _read(r, Rows(data) if rows else None, sha256)
     except AclNdarrayError:
         raise
     except Exception as e:  # the flatbuffer runtime trusts the file (struct.error, IndexError, ...): wrap it
