@@ -940,6 +940,9 @@ def dequantize_constant(t: TensorSpec, what: str) -> np.ndarray[Any, Any]:
                                 f"parameters is not supported: {t!r}")
 
 
+_FLOAT32 = np.dtype(np.float32)
+
+
 def fold_constant_dequantize(model: ModelSpec) -> ModelSpec:
     """The same graph with every DEQUANTIZE of a constant replaced by a float32 constant."""
     tensors = list(model.tensors)
@@ -953,7 +956,7 @@ def fold_constant_dequantize(model: ModelSpec) -> ModelSpec:
                 raise ModelFormatError(f"operator #{op.index} DEQUANTIZE: input shape {list(src.shape)} differs "
                                        f"from output shape {list(dst.shape)}")
             value.flags.writeable = False
-            tensors[dst.index] = TensorSpec(dst.index, dst.name, dst.shape, np.dtype(np.float32), value, None)
+            tensors[dst.index] = _tensor_spec(dst.index, dst.name, dst.shape, _FLOAT32, value, None)
         else:
             kept.append(op)
     return ModelSpec(model.version, model.description, tuple(tensors), tuple(kept), model.inputs,
