@@ -57,3 +57,15 @@ def test_the_readers_sha256_is_the_same_given_a_digest():
     assert len(data) >= model_digest.MIN_BYTES
     spec = read_model(data, sha256=model_digest.sha256_later(data))
     assert spec.sha256 == read_model(data).sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_where_no_thread_may_start_the_digest_is_hashed_when_asked(monkeypatch):
+    """(At the interpreter's exit Thread.start raises RuntimeError.)"""
+    monkeypatch.setattr(model_digest, "_cores", lambda: 2)
+
+    def refuse(self):
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    data = bytes(model_digest.MIN_BYTES)
+    assert model_digest.sha256_later(data)() == hashlib.sha256(data).hexdigest()

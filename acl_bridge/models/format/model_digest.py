@@ -35,7 +35,7 @@ def sha256_later(data: bytes) -> Callable[[], str]:
     now where ``data`` holds at least :data:`MIN_BYTES` and the process has two cores or more
     (the function waits for it), else when it is called. An exception of the hash is raised by
     the function, on the caller's thread; in the child of a ``fork`` made meanwhile (which has
-    no such thread) the function hashes there."""
+    no such thread), or where no thread may start (at exit), the function hashes there."""
     if len(data) < MIN_BYTES or _cores() < 2:
         return lambda: hashlib.sha256(data).hexdigest()
     out: List[object] = []
@@ -47,7 +47,10 @@ def sha256_later(data: bytes) -> Callable[[], str]:
             out.append(e)
 
     worker = threading.Thread(target=run, name="acl-ndarray model digest", daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError:  # no thread may start (the interpreter is exiting): hashed when asked
+        return lambda: hashlib.sha256(data).hexdigest()
 
     def digest() -> str:
         worker.join()
