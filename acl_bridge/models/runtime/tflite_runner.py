@@ -536,8 +536,11 @@ class TfliteRunner:
         if facts is None or self._plan_id is None:
             return None
         spell = functools.partial(decisions_key, self._plan_id, bool(allow_copy), self.share_constants, self.use_arena)
-        if not facts.decoded.get(CONFIGURED_PLAN):  # none kept (a first start): the key is spelled where they are kept
-            self._decisions_key = spell  # (the writer's thread: the deciding code's stamps are no cost of the load)
+        # none kept (a first start): the key is spelled where they are kept, on the writer's thread
+        # (the deciding code's stamps are no cost of the load); ``in``, not the answers' length,
+        # which would decode every kept decision
+        if CONFIGURED_PLAN not in facts.decoded:
+            self._decisions_key = spell
             return None
         self._decisions_key = spell()
         if self._decisions_key is None:
