@@ -199,8 +199,8 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     rest is checked, natively too, as for kept ones)."""
     ffi, lib = require_native()
     n = len(calls)
-    try:  # as the facts cache keeps them: as they are
-        kept = KeptDecisions.of(decisions)
+    try:  # as the facts cache keeps them: as they are (decided here: plans and facts by object)
+        kept = KeptDecisions.of(decisions, by_identity=decided_here)
     except ValueError as e:
         return None, str(e)
     if len(kept) != n:

@@ -41,7 +41,7 @@ from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quant
 from .executor import (Call, acl_identity, array_layout_prefix, call_layouts, decide, describe_request, in_place_desc,
                        layouts_rejected, negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
-from .mapping import _types, padded_descriptor
+from .mapping import PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types, padded_descriptor
 from .native import kernels_ask_padding, require_native
 from .plan import AclFacts, TensorRequest
 from .tensor import desc_content
@@ -80,6 +80,22 @@ def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -
                       **{k: v for k, v in kwargs.items() if k in _CALL_KEYWORDS})
 
 
+_NUMBERS = frozenset((int, float))
+
+
+def _immutable(q: object) -> bool:
+    """Whether no one can change quantization ``q``, so that its id names its content for a
+    pass: None, a tuple of ints and floats, a frozen quantization of those."""
+    t = type(q)
+    if q is None:
+        return True
+    if t is tuple:
+        return set(map(type, q)) <= _NUMBERS  # type: ignore[call-overload]
+    if t is PerChannelQuantization:
+        return _exact_per_channel(q)  # type: ignore[arg-type]
+    return t is SymmetricQuantization and type(q.scale) in _NUMBERS  # type: ignore[union-attr]
+
+
 class Decided:
     """What one :func:`decide_calls` pass made, by content: decisions, the planner's tensor
     descriptions, the facts of a negotiated padding, the native descriptions (each key holds
@@ -103,6 +119,22 @@ class Decided:
         self.keys: Dict[tuple, LazyLayoutKey] = {}  # (id of the parts, quantization_key) -> the key
         self.facts: Dict[tuple, AclFacts] = {}  # AclFacts of (roles, negotiated padding)
         self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
+        # by id of an immutable quantization (held here): (it, its quantization_key, its types)
+        self.quantizations: Dict[int, Tuple[object, object, object]] = {}
+
+    def quantization(self, q: object) -> Tuple[object, object]:
+        """(:func:`~acl_bridge.decisions.quantization_key` of ``q``, its
+        :func:`~acl_bridge.mapping._types`), made once per object of the pass where ``q`` cannot
+        change (None, a tuple of ints and floats, a frozen quantization: a model's calls hand
+        the same object to the roles that share it), else made now. TypeError as
+        quantization_key."""
+        made = self.quantizations.get(id(q))
+        if made is not None:
+            return made[1], made[2]
+        qkey, types = quantization_key(q), _types(q)
+        if _immutable(q):
+            self.quantizations[id(q)] = (q, qkey, types)
+        return qkey, types
 
     def layout_parts(self, a: NdArray) -> tuple:
         """:func:`~acl_bridge.executor.array_layout_prefix` of ``a`` as its
@@ -133,7 +165,7 @@ class Decided:
         if not parts:
             return None
         try:
-            qkey = quantization_key(quantization)
+            qkey = self.quantization(quantization)[0]
         except TypeError:
             return None
         k = (id(parts), qkey)
@@ -150,7 +182,15 @@ def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[LazyLay
     layouts = call_layouts(call, memo.layout_key)
     if layouts is None:
         return None
-    return layouts, tuple(_types(call.quantization[r]) for r in call.roles)
+    return layouts, tuple(_quantization_types(memo, call.quantization[r]) for r in call.roles)
+
+
+def _quantization_types(memo: Decided, q: object) -> object:
+    """:func:`~acl_bridge.mapping._types` of ``q``, from the pass's memo where it has it."""
+    try:
+        return memo.quantization(q)[1]
+    except TypeError:  # a quantization without a key (the call has no layouts then): its types alone
+        return _types(q)
 
 
 def _ids(layouts: Sequence[Optional[LazyLayoutKey]]) -> tuple:

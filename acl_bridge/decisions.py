@@ -267,10 +267,11 @@ _REASONS = {r.value: r for r in Reason}
 FORM = "columns-1"  # the JSON form's name and version (encode / decode)
 
 
-def _columns_of(k: int, d: Decision, idx, desc_size: int) -> tuple:
+def _columns_of(k: int, d: Decision, idx, desc_size: int, plan_key, facts_key) -> tuple:
     """Decision ``k``'s part of :meth:`KeptDecisions.of`'s columns: its (head, plan, facts)
     row, its tensors' layout indices (-1: absent), records and tails (by role position), the
-    values tabled by ``idx``; ValueError where its roles do not line up."""
+    values tabled by ``idx`` (plans and facts by ``plan_key`` and ``facts_key``); ValueError
+    where its roles do not line up."""
     # one planned tensor per role, absent exactly where no array (and no description) was given
     if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
             (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
@@ -278,8 +279,8 @@ def _columns_of(k: int, d: Decision, idx, desc_size: int) -> tuple:
         raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
                          f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
                          f"per role, absent alike")
-    row = (idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)), idx("plan", d.plan),
-           idx("facts", d.facts, _facts_key))
+    row = (idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)), idx("plan", d.plan, plan_key),
+           idx("facts", d.facts, facts_key))
     layouts, records, tails = [], [], []
     for at, (layout, desc) in enumerate(zip(d.layouts, d.descs)):
         layouts.append(-1 if layout is None else idx("layout", layout, _layout_index))
@@ -328,13 +329,18 @@ class KeptDecisions(Sequence):
         self._made: Dict[int, Decision] = {}
 
     @classmethod
-    def of(cls, decisions: Sequence[Decision]) -> "KeptDecisions":
-        """The columns of ``decisions`` (ValueError where their parameters differ in size)."""
+    def of(cls, decisions: Sequence[Decision], by_identity: bool = False) -> "KeptDecisions":
+        """The columns of ``decisions`` (ValueError where their parameters differ in size).
+        ``by_identity``: plans and facts tabled by object, not content (a first start's pass,
+        :mod:`acl_bridge.configure_cold`, makes one per content it decides, and a plan is
+        hashed field by field otherwise): two equal values may then have two entries, which
+        :func:`encode` joins, so the kept JSON is the content-tabled one."""
         if isinstance(decisions, KeptDecisions):
             return decisions
         # each table: {a value's key: its index} and its values (facts hold dicts: keyed by _facts_key)
         index: Dict[str, Dict[object, int]] = {"head": {}, "plan": {}, "facts": {}, "layout": {}}
         values: Dict[str, list] = {name: [] for name in index}
+        plan_key, facts_key = (id, id) if by_identity else (None, _facts_key)
 
         # plans, facts and layouts by identity first: a pass that decided them once per content
         # hands the same objects to many functions (configure_cold), each otherwise hashed field
@@ -372,7 +378,7 @@ class KeptDecisions(Sequence):
         for k, d in enumerate(decisions):
             made = rows.get(id(d))
             if made is None:
-                made = rows[id(d)] = _columns_of(k, d, idx, desc_size)
+                made = rows[id(d)] = _columns_of(k, d, idx, desc_size, plan_key, facts_key)
             row, layouts, recs, own_tails = made
             for at, tail in own_tails:
                 tails[len(tensors) + at] = tail
@@ -443,19 +449,35 @@ def encode(decisions: Sequence[Decision]) -> dict:
     columns, the records compressed (mostly zeros) and in base64."""
     k = KeptDecisions.of(decisions)
     layouts, tensors = _spelled_layouts(k)
+    plans, plan_at = _joined(k.distinct_plans, lambda p: p)
+    facts, facts_at = _joined(k.distinct_facts, _facts_key)
     return {
         "form": FORM,
         "heads": [[kind, layout, backend, acl, o.allow_copy, o.allow_padding_writes]
                   for kind, layout, backend, acl, o in k.heads],
-        "plans": [_encode_plan(p) for p in k.distinct_plans],
-        "facts": [_encode_facts(f) for f in k.distinct_facts],
+        "plans": [_encode_plan(p) for p in plans],
+        "facts": [_encode_facts(f) for f in facts],
         "layouts": layouts,
-        "functions": [i for row in k.functions for i in row],
+        "functions": [i for h, p, f in k.functions for i in (h, plan_at[p], facts_at[f])],
         "tensors": tensors,
         "params_size": k.params_size, "params": _b64(zlib.compress(k.params_blob)),
         "desc_size": k.desc_size, "descs": _b64(zlib.compress(k.desc_blob)),
         "desc_tails": [[t, _b64(b)] for t, b in sorted(k.desc_tails.items())],
     }
+
+
+def _joined(values: Sequence, key) -> Tuple[list, List[int]]:
+    """(``values`` with each content once, in the order of its first entry; each entry's index
+    among them): a table made by identity (:meth:`KeptDecisions.of` ``by_identity``) as the
+    content-tabled one, which it already is where no two entries are equal."""
+    index: Dict[object, int] = {}
+    at = [index.setdefault(key(v), len(index)) for v in values]
+    if len(index) == len(values):
+        return list(values), at
+    first: Dict[int, object] = {}
+    for v, i in zip(values, at):
+        first.setdefault(i, v)
+    return [first[i] for i in range(len(index))], at
 
 
 def _spelled_layouts(k: KeptDecisions) -> Tuple[List[str], List[int]]:

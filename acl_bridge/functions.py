@@ -50,7 +50,16 @@ _TooHardError = getattr(np, "exceptions", np).TooHardError  # numpy >= 1.25 move
 
 
 def default_params():
-    """Native parameters with every field at its neutral value."""
+    """Native parameters with every field at its neutral value: a fresh copy of
+    :func:`_neutral_params` (one native struct copy, not a store per field: a model's first
+    start binds every step's options)."""
+    ffi, _ = require_native()
+    return ffi.new("acl_shim_params *", _neutral_params()[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _neutral_params():
+    """The neutral parameters, made once per process (never handed out: copied)."""
     ffi, _ = require_native()
     p = ffi.new("acl_shim_params *")
     p.activation = abi.ACTIVATIONS["none"]

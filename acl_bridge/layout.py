@@ -98,8 +98,9 @@ class PaddingSize:
     def for_rank(self, rank: int) -> "PaddingSize":
         """The part of this padding a tensor of ``rank`` dimensions can have: a 1-D tensor keeps
         its bottom, whole rows after it that ACL's 1-D TensorInfo counts in its total size
-        (20.08's depthwise asks its bias for them), and drops its top (left and right stay)."""
-        return self if rank >= 2 else PaddingSize(right=self.right, bottom=self.bottom, left=self.left)
+        (20.08's depthwise asks its bias for them), and drops its top (left and right stay):
+        this value itself where it keeps all of it (a load asks it of every bias)."""
+        return self if rank >= 2 or not self.top else PaddingSize(right=self.right, bottom=self.bottom, left=self.left)
 
     def __bool__(self) -> bool:
         return any(self.as_tuple())

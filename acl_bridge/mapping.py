@@ -207,6 +207,10 @@ def _positive_floats(values: Tuple[Any, ...]) -> bool:
 _FLOAT = {float}
 
 
+_INT8, _INT32 = np.dtype("int8"), np.dtype("int32")  # (made once: a load describes hundreds of tensors)
+_PER_CHANNEL_DTYPES = (_INT8, _INT32)
+
+
 def _check_per_channel_shape(q: PerChannelQuantization, shape: Sequence[int], dtype: np.dtype[Any]) -> None:
     rank = len(shape)
     if not -rank <= q.axis < rank:
@@ -216,7 +220,7 @@ def _check_per_channel_shape(q: PerChannelQuantization, shape: Sequence[int], dt
         raise InvalidLayoutError(
             f"per-channel quantization has {len(q.scales)} scales, expected {extent} (the output-channel extent, "
             f"axis {q.axis} of shape {tuple(shape)})")
-    if dtype not in (np.dtype("int8"), np.dtype("int32")):
+    if dtype not in _PER_CHANNEL_DTYPES:
         raise NotRepresentableError(
             f"per-channel quantization on dtype {dtype}, expected int8 weights (QSYMM8_PER_CHANNEL) or an int32 bias")
 
@@ -234,7 +238,7 @@ def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
     per-channel scales is QSYMM8_PER_CHANNEL; a quantized int32 (a bias) is S32)."""
     dt = np.dtype(dtype)
     require_native_byte_order(dt, "ACL's DataType")
-    if quantization is not None and dt == np.dtype("int32"):
+    if quantization is not None and dt == _INT32:
         return _BIAS_TYPE
     if isinstance(quantization, SymmetricQuantization):
         if dt not in SYMMETRIC_TYPES:
@@ -242,7 +246,7 @@ def data_type_for(dtype: npt.DTypeLike, quantization: Any = None) -> str:
                                         f"(QSYMM16)")
         return SYMMETRIC_TYPES[dt]
     if is_per_channel(quantization):
-        if dt != np.dtype("int8"):
+        if dt != _INT8:
             raise NotRepresentableError(
                 f"dtype {dt} with per-channel quantization, expected int8 (QSYMM8_PER_CHANNEL) or int32 (a bias)")
         return PER_CHANNEL_TYPE
@@ -500,7 +504,7 @@ def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Qu
             raise InvalidLayoutError(f"symmetric quantization scale is {scale!r}, expected a finite number > 0: {d!r}")
         scale = float(scale)
     elif data_type == _BIAS_TYPE:
-        scale, qoffset = check_quantization(quantization, np.dtype("int8"))
+        scale, qoffset = check_quantization(quantization, _INT8)
         if qoffset != 0:
             raise InvalidLayoutError(f"quantization offset of an int32 bias is {qoffset}, expected 0: {d!r}")
     else:

@@ -23,7 +23,8 @@ from .errors import (ArgumentTypeError, ExportRefusedError, InvalidLayoutError, 
 from .memory import (DEFAULT_ALIGNMENT_IN_BYTES, address, aligned_bytes, dense_owner, element_mask, read_only_bytes,
                      refuse_masked)
 from .numpy_protocol import NumpyProtocol
-from .strides import CHANNELS_LAST_INNER_TO_OUTER, as_int, check_rank_for, keywords_checked, normalize_memory_format
+from .strides import (CHANNELS_LAST_INNER_TO_OUTER, Context, as_int, check_rank_for, context_text, keywords_checked,
+                      normalize_memory_format)
 
 
 class _Unset:
@@ -391,17 +392,20 @@ class NdArray(NumpyProtocol):
             raise ReadOnlyError(f"{what} needs a writeable NdArray, this one is read-only: {self._descriptor!r}")
 
     # ------------------------------------------------------------------ views
-    def _view(self, view: np.ndarray, what: str) -> "NdArray":
+    def _view(self, view: np.ndarray, what: Context) -> "NdArray":
         """NdArray over the same allocation for a numpy view of this array's elements (its
-        dtype may differ: ``view(dtype)``, ``real``/``imag`` of complex elements)."""
+        dtype may differ: ``view(dtype)``, ``real``/``imag`` of complex elements). ``what``:
+        the operation, for a refusal's message (a callable: spelled only then)."""
         itemsize, nbytes = view.dtype.itemsize, self._allocation.nbytes
         start = self.base_ptr
-        if view.size and not start <= address(view) < start + nbytes:
-            raise NotRepresentableError(f"{what} needs a copy: the result does not lie in this allocation: {self._descriptor!r}")
-        offset_in_bytes = address(view) - start if view.size else 0
+        at = address(view) if view.size else start
+        if view.size and not start <= at < start + nbytes:
+            raise NotRepresentableError(f"{context_text(what)} needs a copy: the result does not lie in this "
+                                        f"allocation: {self._descriptor!r}")
+        offset_in_bytes = at - start
         if any(b % itemsize for b in (nbytes, offset_in_bytes, *view.strides)):
             raise NotRepresentableError(
-                f"{what} gives {view.dtype} elements at byte offset {offset_in_bytes} with byte strides "
+                f"{context_text(what)} gives {view.dtype} elements at byte offset {offset_in_bytes} with byte strides "
                 f"{view.strides} in {nbytes} bytes: not whole {itemsize}-byte elements: {self._descriptor!r}"
             )
         strides, offset = tuple(s // itemsize for s in view.strides), offset_in_bytes // itemsize
@@ -423,7 +427,7 @@ class NdArray(NumpyProtocol):
             return item  # an element: numpy's scalar
         if item.size and not np.may_share_memory(item, self._elements):
             return item  # advanced indexing: numpy's copy (fresh memory)
-        return self._view(item, f"indexing with {key!r}")
+        return self._view(item, lambda: f"indexing with {key!r}")
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """``a[key] = value`` writes the selected elements (never padding), as numpy."""
@@ -486,7 +490,7 @@ class NdArray(NumpyProtocol):
                 f"reshape from {self.shape} to {tuple(shape)} needs a copy for strides "
                 f"{self._descriptor.strides}; call contiguous() first: {self._descriptor!r}"
             )
-        return self._view(view, f"reshape{tuple(shape)}")
+        return self._view(view, lambda: f"reshape{tuple(shape)}")
 
     def broadcast_to(self, shape: Sequence[int]) -> "NdArray":
         """Read-only view with stride 0 along broadcast dimensions."""

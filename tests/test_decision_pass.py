@@ -13,11 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from acl_bridge.configure_cold import Decided
+from acl_bridge.decisions import quantization_key
 from acl_bridge.executor import bridge_allocate, describe_request
 from acl_bridge.families import Add, Convolution
 from acl_bridge.functions import _shares_memory
 from acl_bridge.layout import PaddingSize
-from acl_bridge.mapping import padded_descriptor
+from acl_bridge.mapping import PerChannelQuantization, SymmetricQuantization, _types, padded_descriptor
 from acl_bridge.plan import Origin, PlanOptions, Reason, TensorRequest, plan_options
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import InvalidLayoutError
@@ -154,3 +156,40 @@ def test_a_pass_spells_each_array_s_layout_prefix_as_array_layout_prefix_does():
     again = bridge_slot(arena, 3 * 1024, same)
     assert same == d and same is not d and memo.layout_parts(again) is memo.layout_parts(slots[0])
     assert len(memo.prefixes) == 4
+
+
+_floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 0.5])
+quantizations = st.one_of(
+    st.none(), st.tuples(_floats, st.integers(-128, 127)), st.tuples(st.integers(1, 3), st.integers(-2, 2)),
+    st.tuples(_floats, st.booleans()), st.lists(_floats | st.integers(0, 3), min_size=2, max_size=2),
+    st.builds(PerChannelQuantization, st.lists(_floats, max_size=4).map(tuple), st.integers(0, 3)),
+    st.builds(PerChannelQuantization, st.lists(st.integers(1, 3) | _floats, max_size=3).map(tuple), st.booleans()),
+    st.builds(SymmetricQuantization, _floats | st.integers(1, 3)), st.text(max_size=3))
+
+
+@given(st.lists(quantizations, min_size=1, max_size=6))
+def test_a_pass_keys_each_quantization_as_quantization_key_and_types_do(qs):
+    """Decided.quantization (made once per object of the pass where the object cannot change)
+    gives quantization_key's and _types' answers, TypeError alike, asked once or again, for
+    values that compare equal and spell differently (0.0 and -0.0, 1 and 1.0, True and 1)."""
+    memo = Decided()
+    for q in qs + qs:
+        try:
+            expected = (quantization_key(q), _types(q))
+        except TypeError:
+            with pytest.raises(TypeError):
+                memo.quantization(q)
+            continue
+        assert memo.quantization(q) == expected
+
+
+def test_a_quantization_that_can_change_is_keyed_afresh():
+    memo = Decided()
+    q = [0.5, 3]
+    assert memo.quantization(q)[0] == quantization_key([0.5, 3])
+    q[0] = 0.25
+    assert memo.quantization(q)[0] == quantization_key([0.25, 3]) != quantization_key([0.5, 3])
+    assert not memo.quantizations  # a list: never kept by its id
+    per_channel = PerChannelQuantization((0.5, 0.25), 0)
+    assert memo.quantization(per_channel) == (quantization_key(per_channel), _types(per_channel))
+    assert id(per_channel) in memo.quantizations  # a frozen one of floats: kept

@@ -200,3 +200,32 @@ def test_a_layout_key_is_its_memory_part_and_its_quantization_text():
             whole = repr(("user", False, tuple(d.shape), d.dtype.str, d.order, tuple(d.paddings),
                           tuple(d.padding_offsets), e, quantization_text(q)))
             assert layout_key(d, "user", False, q) == layout_key_with(layout_prefix(d, "user", False), q) == whole
+
+
+def _variants():
+    """Plans and facts to share among decisions: two equal objects of each content, two contents."""
+    d = _decision()
+    other_plan = dataclasses.replace(d.plan, needs_probe=True)
+    other_facts = dataclasses.replace(d.facts, layout_ok=False)
+    plans = [d.plan, dataclasses.replace(d.plan), other_plan, dataclasses.replace(other_plan)]
+    facts = [d.facts, dataclasses.replace(d.facts), other_facts, dataclasses.replace(other_facts)]
+    return plans, facts
+
+
+@pytest.mark.parametrize("picks", [
+    [(0, 0)], [(0, 0), (1, 1)], [(2, 3), (0, 0), (3, 2), (1, 1)], [(1, 2), (1, 2), (0, 3)],
+    [(3, 0), (2, 1), (1, 2), (0, 3), (3, 3)]])
+def test_decisions_tabled_by_object_keep_the_json_of_those_tabled_by_content(picks):
+    """KeptDecisions.of(by_identity=True) (a first start's pass: a plan is not hashed field by
+    field) gives the same decisions when indexed, and encode() joins its equal plans and facts
+    back into the content-tabled JSON: the kept file is the same either way."""
+    plans, facts = _variants()
+    ds = []
+    for k, (p, f) in enumerate(picks):
+        d = _decision(plan=plans[p], facts=facts[f], params=bytes([k]) * 40)
+        ds.extend([d, d] if k % 2 else [d])  # a repeated content's decision object, as the pass reuses it
+    by_object, by_content = KeptDecisions.of(ds, by_identity=True), KeptDecisions.of(ds)
+    assert tuple(by_object) == tuple(by_content) == tuple(ds)
+    assert encode(CONFIGURED_PLAN, by_object) == encode(CONFIGURED_PLAN, by_content) == encode(CONFIGURED_PLAN, ds)
+    assert len(by_content.distinct_plans) == len({d.plan for d in ds})
+    assert len(by_object.distinct_plans) == len({id(d.plan) for d in ds})  # (equal objects apart)

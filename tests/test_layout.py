@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from acl_bridge.layout import (
     SIDES,
@@ -64,3 +66,11 @@ def test_permutation_and_pad_width_in_acl_order():
     assert pad_width_to_acl(((0, 0), (1, 2), (3, 4))) == ((3, 4), (1, 2), (0, 0))
     with pytest.raises(InvalidLayoutError, match="expected a permutation"):
         permutation_to_acl((0, 0, 1))
+
+
+@given(st.builds(PaddingSize, *(st.integers(0, 3) for _ in range(4))), st.integers(0, 6))
+def test_for_rank_is_the_padding_a_tensor_of_that_rank_keeps(p, rank):
+    """for_rank gives itself where it keeps every side (issue 40: no new value per bias),
+    else the same sides without the top: equal to the rule spelled out."""
+    expected = p if rank >= 2 else PaddingSize(0, p.right, p.bottom, p.left)
+    assert p.for_rank(rank) == expected and type(p.for_rank(rank)) is PaddingSize

@@ -244,3 +244,23 @@ def test_run_releases_the_gil_and_runs_many_times():
         b.numpy()[...] = 2 * i
         f.run()
         np.testing.assert_array_equal(d.numpy(), np.full(shape, 3.0 * i))
+
+
+def test_default_params_are_a_fresh_copy_of_the_neutral_fields():
+    """default_params (a copy of one struct made once, issue 40) holds the bytes of a struct
+    whose neutral fields are stored one by one, and each call gives a struct of its own."""
+    from acl_bridge import abi
+    from acl_bridge.functions import default_params
+    from acl_bridge.native import require_native
+
+    ffi, _ = require_native()
+    expected = ffi.new("acl_shim_params *")
+    expected.activation = abi.ACTIVATIONS["none"]
+    expected.scale = expected.alpha = expected.beta = 1.0
+    expected.stride_x = expected.stride_y = expected.depth_multiplier = expected.transpose_weights = 1
+    expected.convert_policy = abi.POLICIES["saturate"]
+    expected.rounding_policy = abi.ROUNDING["to_zero"]
+    a, b = default_params(), default_params()
+    assert ffi.buffer(a)[:] == ffi.buffer(b)[:] == ffi.buffer(expected)[:]
+    a.stride_x = 7
+    assert b.stride_x == 1 and default_params().stride_x == 1

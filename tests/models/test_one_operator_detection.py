@@ -105,7 +105,7 @@ def test_the_lowered_step_binds_to_the_bridge_function(monkeypatch):
     data = D.model(12, 3, D.options(use_regular_nms=True, detections_per_class=3), 4)
     plan = plan_model(read_model(data))
     (step,) = plan.steps
-    assert tensor_ids(step) == [0, 1, None, 3, 4, 5, 6] and step.written == (3, 4, 5, 6)
+    assert list(tensor_ids(step)) == [0, 1, None, 3, 4, 5, 6] and step.written == (3, 4, 5, 6)
     assert dict(step.params)["scales"] == (10.0, 10.0, 5.0, 5.0) and dict(step.constants)["anchors"].shape == (12, 4)
     assert_steps_bind(plan, monkeypatch)
     # the plan cache keeps the step's four outputs

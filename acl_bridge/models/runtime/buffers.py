@@ -106,8 +106,7 @@ def constant_array(cls, role: str, value: np.ndarray, padding: PaddingSize, shar
     # rows ACL 20.08's native depthwise asks its bias for: a copy with them, not the model's memory)
     padding = padding.for_rank(value.ndim)
     unpadded = not padding
-    if (share_constants and role in cls.const_roles and unpadded and value.size
-            and value.flags.c_contiguous and value.flags.aligned):
+    if share_constants and role in cls.const_roles and unpadded and value.size and _dense_aligned(value.flags):
         # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
         # padded view of the whole file it lies in): a third of the cost, and a dense
         # constant ACL takes as const needs no probe
@@ -115,6 +114,12 @@ def constant_array(cls, role: str, value: np.ndarray, padding: PaddingSize, shar
     a = F.AclFunction.padded_empty(value.shape, value.dtype, padding)
     a.numpy()[...] = value
     return a
+
+
+def _dense_aligned(flags) -> bool:
+    """Whether an array's ``flags`` (numpy makes a new object per ``.flags``: asked once) say
+    C-contiguous and aligned."""
+    return flags.c_contiguous and flags.aligned
 
 
 def constants_marked_unused(runner) -> Optional[Dict[str, int]]:

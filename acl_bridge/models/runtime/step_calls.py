@@ -5,7 +5,7 @@ negotiation, the configure pass and the first start's batch alike)."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -58,11 +58,22 @@ def step_operands(step: Step, tensors: Dict[int, object], constants: Dict[str, o
     return [constants.get(r) if i is None else tensors[i] for r, i in zip(roles, tensor_ids(step) if ids is None else ids)]
 
 
-def tensor_ids(step: Step) -> List[Optional[int]]:
+def tensor_ids(step: Step) -> Tuple[Optional[int], ...]:
     """Model tensor id per role of the bridge function, in its role order (None: a constant
     of the step, by role name, or a role the step's ``absent`` parameter leaves out): the
     function's output roles take the step's outputs (:attr:`Step.written`), the other roles its
-    inputs, in order."""
+    inputs, in order. A function of the frozen step and the registered kinds, made once per
+    step object (a load asks each step's several times: the negotiation, the configure pass)."""
+    ids = step.__dict__.get(_TENSOR_IDS)
+    if ids is None:
+        ids = step.__dict__[_TENSOR_IDS] = tuple(_tensor_ids(step))
+    return ids
+
+
+_TENSOR_IDS = "_step_calls_tensor_ids"  # where tensor_ids keeps a step's (its __dict__: not a field)
+
+
+def _tensor_ids(step: Step) -> List[Optional[int]]:
     if places(step):
         return [step.inputs[0], step.params_by_name.get("into", step.output)]
     cls = ROLES[step.kind]
