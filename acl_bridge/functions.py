@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import threading
 import warnings
 from typing import Dict, Optional, Sequence, Tuple
@@ -85,7 +86,43 @@ def _keyword_options(params_method) -> Optional[Tuple[frozenset, frozenset]]:
     """(the option names a kind takes, those it requires) where each may be given by keyword
     alone (no positional-only, ``*args`` or ``**kwargs`` parameter), else None: options given
     by keyword are then bound as they are, without ``Signature.bind`` (twice per function of
-    a model's first start)."""
+    a model's first start). Read off the code object of a plain classmethod (what
+    ``inspect.signature`` reads there, without building a Signature: one per kind on a first
+    start), else from its signature."""
+    fast = _keyword_options_of_code(params_method)
+    if fast is not _NOT_PLAIN:
+        return fast
+    return _keyword_options_inspected(params_method)
+
+
+_NOT_PLAIN = object()
+
+
+def _keyword_options_of_code(params_method):
+    """:func:`_keyword_options` of a classmethod bound to its class whose function is plain (no
+    ``__wrapped__`` or ``__signature__`` for inspect to follow), from its code object and
+    defaults; ``_NOT_PLAIN`` for anything else (tests/test_keyword_options.py holds it equal
+    to :func:`_keyword_options_inspected`)."""
+    f = getattr(params_method, "__func__", None)
+    if type(params_method) is not types.MethodType or type(f) is not types.FunctionType \
+            or hasattr(f, "__wrapped__") or hasattr(f, "__signature__"):
+        return _NOT_PLAIN
+    code = f.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_posonlyargcount > 1 \
+            or code.co_argcount < 1:
+        return None  # *args or **kwargs, or a positional-only option after the class
+    names = code.co_varnames
+    positional = names[1:code.co_argcount]  # the class, bound, is not an option
+    keyword_only = names[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    without_default = code.co_argcount - len(f.__defaults__ or ())
+    kwdefaults = f.__kwdefaults__ or {}
+    required = {n for i, n in enumerate(positional, 1) if i < without_default}
+    required.update(n for n in keyword_only if n not in kwdefaults)
+    return frozenset(positional + keyword_only), frozenset(required)
+
+
+def _keyword_options_inspected(params_method) -> Optional[Tuple[frozenset, frozenset]]:
+    """:func:`_keyword_options` from ``inspect.signature`` (any callable)."""
     taken, required = set(), set()
     for p in _signature(params_method).parameters.values():
         if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):

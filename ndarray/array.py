@@ -150,8 +150,11 @@ class NdArray(NumpyProtocol):
     @classmethod
     def _made(cls, allocation: np.ndarray, descriptor: ShapeDescriptor, readonly: bool,
               root: Optional[ShapeDescriptor]) -> "NdArray":
-        """An NdArray over ``allocation`` whose provenance (``root``) the library knows."""
-        self = cls(allocation, descriptor, readonly=readonly)
+        """An NdArray over ``allocation`` whose provenance (``root``) the library knows: what
+        ``cls(allocation, descriptor, readonly=readonly)`` makes (its checks in :meth:`_wrap`),
+        without the constructor's dispatch over its other forms (a view is made per slice)."""
+        self = cls.__new__(cls)
+        self._wrap(allocation, descriptor, readonly)
         self._root = root
         return self
 

@@ -339,10 +339,23 @@ def padded_view(shape: Tuple[int, ...], dtype: np.dtype, order: str, strides: Tu
     general checks: such a layout lies inside its allocation by construction), else None
     (the factory decides). ``shape``, ``strides`` (elements), ``offset`` and ``alloc_size``:
     Python ints as a numpy view of an allocation gives them, ``order`` 'c' or 'f'."""
-    padded = recover_padding(shape, strides, offset, alloc_size, order) if math.prod(shape) else None
+    size = math.prod(shape)
+    padded = recover_padding(shape, strides, offset, alloc_size, order) if size else None
     if padded is None:
         return None
-    return ShapeDescriptor._from_fields(shape, check_dtype(dtype, lambda: f"shape={shape!r}"), order, *padded)
+    dt = check_dtype(dtype, lambda: f"shape={shape!r}")
+    if order not in ORDERS or offset < 0 or alloc_size * dt.itemsize > INT64_MAX:  # _check says what is wrong
+        return ShapeDescriptor._from_fields(shape, dt, order, *padded)
+    # what _check finds of recover_padding's fields (rank entries, 0 <= offset <= padding, and
+    # every size, stride and the allocation within ``alloc_size`` elements), and the derived
+    # facts they give back: the strides, offset and allocation size the view was read off
+    # (the padded box's dense strides, the offset's mixed-radix digits), no overlap (a padded
+    # buffer's strides clear every inner extent); tests/test_descriptor.py holds it equal
+    self = ShapeDescriptor.__new__(ShapeDescriptor)
+    for name, value in zip(_FIELDS, (shape, dt, order, *padded, None)):
+        object.__setattr__(self, name, value)
+    self.__dict__.update(size=size, strides=tuple(strides), offset=offset, alloc_size=alloc_size, overlaps=False)
+    return self
 
 
 def _canonical_fields(shape: Any, dtype: Any, order: Any, strides: Any, offset: Any, alloc_size: Any,

@@ -361,4 +361,43 @@ def test_a_views_descriptor_is_the_factorys(case):
                               alloc_size=a.allocation.nbytes // itemsize if e.size else 0)
     assert v.descriptor == general and hash(v.descriptor) == hash(general)
     assert (v.descriptor.order, v.descriptor.explicit) == (general.order, general.explicit)
+    # the derived facts padded_view fills in beside the fields are the ones the factory's value computes
+    assert _derived(v.descriptor) == _derived(general)
     np.testing.assert_array_equal(np.asarray(v), e)
+
+
+def _derived(d: ShapeDescriptor) -> tuple:
+    return (d.size, d.padded_shape, d.strides, d.strides_in_bytes, d.offset, d.offset_in_bytes, d.alloc_size,
+            d.alloc_size_in_bytes, d.overlaps, d.has_padded_buffer, d.ews)
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
+def test_padded_view_is_the_factorys_value_for_any_fields(shape, data):
+    """descriptor.padded_view on fields no view gave (offsets anywhere, negative ones and
+    allocations too small included): the factory's value where it gives one, with the same
+    derived facts, else the factory's refusal or None (not a padded buffer)."""
+    from ndarray.descriptor import padded_view
+    from ndarray.strides import dense_strides
+
+    rank = len(shape)
+    order = data.draw(st.sampled_from("cf"))
+    if data.draw(st.booleans()):  # a padded box's dense strides, the allocation some whole outer rows
+        padded = tuple(n + data.draw(st.integers(0, 3)) for n in shape)
+        strides = dense_strides(padded, order)
+        outer = max(range(rank), key=lambda i: strides[i])
+        alloc_size = strides[outer] * (padded[outer] + data.draw(st.integers(-1, 2)))
+    else:
+        strides = tuple(data.draw(st.lists(st.integers(1, 40), min_size=rank, max_size=rank)))
+        alloc_size = data.draw(st.integers(1, 400))
+    offset = data.draw(st.integers(-5, alloc_size + 5))
+    dtype = np.dtype(data.draw(st.sampled_from(["float32", "int8"])))
+    try:
+        made = padded_view(tuple(shape), dtype, order, strides, offset, alloc_size)
+    except InvalidLayoutError:
+        with pytest.raises(InvalidLayoutError):
+            ShapeDescriptor(tuple(shape), dtype, order, strides=strides, offset=offset, alloc_size=alloc_size)
+        return
+    if made is None:
+        return  # not a padded buffer in this order: the caller asks the factory
+    general = ShapeDescriptor(tuple(shape), dtype, order, strides=strides, offset=offset, alloc_size=alloc_size)
+    assert made == general and _derived(made) == _derived(general)
