@@ -161,10 +161,8 @@ class NdArray(NumpyProtocol):
         self._allocation = allocation
         self._descriptor = descriptor
         self._readonly = readonly
-        self._elements = np.ndarray(descriptor.shape, descriptor.dtype, buffer=allocation,
-                                    strides=descriptor.strides_in_bytes)
-        if readonly:
-            self._elements.flags.writeable = False
+        # the element view: dense C order over all of the allocation, read-only as it is
+        self._elements = allocation.view(descriptor.dtype).reshape(descriptor.shape)
         self._root = None
         return self
 
