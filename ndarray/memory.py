@@ -40,7 +40,7 @@ def read_only_bytes(allocation: np.ndarray) -> np.ndarray:
         owner = owner.base
     if isinstance(owner.base, memoryview) and owner.base.readonly:
         return allocation  # made here already
-    if type(owner.base) is bytes:  # immutable (a model file's): numpy refuses to flag any view writeable
+    if isinstance(owner.base, bytes):  # immutable (a model file's): numpy refuses to flag any view writeable
         return allocation
     return np.frombuffer(allocation.data.toreadonly(), np.uint8)
 
