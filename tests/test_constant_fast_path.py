@@ -66,7 +66,7 @@ def test_of_dense_makes_what_the_general_constructor_makes(value):
 def test_dense_descriptor_is_the_dense_one(value):
     d = dense_descriptor(value.shape, value.dtype)
     assert d == ShapeDescriptor.dense(value.shape, value.dtype) == ShapeDescriptor.create(value.shape, value.dtype)
-    assert dense_descriptor(value.shape, value.dtype) is d  # made once
+    assert dense_descriptor(value.shape, value.dtype) is d is ShapeDescriptor.dense(value.shape, value.dtype)  # one object
 
 
 class _Conv:

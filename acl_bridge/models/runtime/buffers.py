@@ -123,8 +123,9 @@ def constant_array(cls, role: str, value: np.ndarray, padding: PaddingSize, shar
 
 @functools.lru_cache(maxsize=1024)
 def dense_descriptor(shape: Tuple[int, ...], dtype: np.dtype) -> ShapeDescriptor:
-    """``ShapeDescriptor.dense(shape, dtype)``, made once per process for each (a frozen value:
-    a model's constants have a few dozen shapes, many asked by several steps)."""
+    """``ShapeDescriptor.dense(shape, dtype)`` (the same object: ndarray keeps one per shape
+    and dtype too), without asking its argument checks again for a shape and dtype a numpy
+    array already has: a model's constants have a few dozen shapes, many asked several times."""
     return ShapeDescriptor.dense(shape, dtype)
 
 
