@@ -148,6 +148,25 @@ class NdArray(NumpyProtocol):
             self._elements.flags.writeable = False  # size 0: no byte, but read-only all the same
 
     @classmethod
+    def _of_dense(cls, value: np.ndarray, descriptor: ShapeDescriptor) -> "NdArray":
+        """``NdArray(value.reshape(-1).view(np.uint8), descriptor)``: the same object, made
+        without the checks the caller's facts settle: ``value`` a plain numpy array (no
+        subclass), C-contiguous, aligned, of at least one element, ``descriptor`` its dense one
+        (a model load wraps each constant so; tests/test_array_of_dense.py holds both equal)."""
+        allocation = value.reshape(-1).view(np.uint8)
+        readonly = not allocation.flags.writeable
+        if readonly:
+            allocation = read_only_bytes(allocation)
+        self = cls.__new__(cls)
+        self._allocation = allocation
+        self._descriptor = descriptor
+        self._readonly = readonly
+        # the element view: dense C order over all of the allocation, read-only as it is
+        self._elements = allocation.view(descriptor.dtype).reshape(descriptor.shape)
+        self._root = None
+        return self
+
+    @classmethod
     def _made(cls, allocation: np.ndarray, descriptor: ShapeDescriptor, readonly: bool,
               root: Optional[ShapeDescriptor]) -> "NdArray":
         """An NdArray over ``allocation`` whose provenance (``root``) the library knows: what

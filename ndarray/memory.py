@@ -40,6 +40,8 @@ def read_only_bytes(allocation: np.ndarray) -> np.ndarray:
         owner = owner.base
     if isinstance(owner.base, memoryview) and owner.base.readonly:
         return allocation  # made here already
+    if isinstance(owner.base, bytes):  # immutable (a model file's): numpy refuses to flag any view writeable
+        return allocation
     return np.frombuffer(allocation.data.toreadonly(), np.uint8)
 
 

@@ -95,6 +95,7 @@ PURE_MODULES = frozenset({
     "test_keep_writer",
     "test_lazy_layout_keys", "test_decision_pass", "test_describe",
     "models.test_model_digest",
+    "test_constant_fast_path", "models.test_step_call_kwargs",
 })
 
 

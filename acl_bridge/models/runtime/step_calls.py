@@ -22,7 +22,23 @@ from .function_kinds import ROLES
 
 def call_kwargs(step: Step) -> Dict[str, object]:
     """The bridge function's keyword arguments for a step, its quantization per role included
-    (an int8 step's ``("quantization", ((role, q), ...))``: the int8-contract)."""
+    (an int8 step's ``("quantization", ((role, q), ...))``: the int8-contract): a fresh dict
+    each call (callers add and pop keys), of one made once per step object (a load asks each
+    step's twice or more: the negotiation, the configure pass)."""
+    kw = step.__dict__.get(_CALL_KWARGS)
+    if kw is None:
+        kw = step.__dict__[_CALL_KWARGS] = _call_kwargs(step)
+    kw = dict(kw)
+    q = kw.get("quantization")
+    if q is not None:  # (its own dict too: the options' other values are immutable)
+        kw["quantization"] = dict(q)
+    return kw
+
+
+_CALL_KWARGS = "_step_calls_call_kwargs"  # where call_kwargs keeps a step's (its __dict__: not a field)
+
+
+def _call_kwargs(step: Step) -> Dict[str, object]:
     kw = _options(step)
     q = step.param("quantization")
     if q:

@@ -611,7 +611,8 @@ class TfliteRunner:
             self._session.step = k
             cls = ROLES[s.kind]
             consts = {role: self._constant(cls, role, value, cpad[role]) for role, value in s.constants}
-            shared = any(plan.root(tid) in roots_with_views for tid in tensor_ids(s) if tid is not None)
+            shared = bool(roots_with_views) and any(plan.root(tid) in roots_with_views
+                                                    for tid in tensor_ids(s) if tid is not None)
             calls.append((s, step_operands(s, self.arrays, consts),
                           dict(call_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
                                allow_padding_writes=not shared, backend=self.backend)))
