@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from acl_bridge.configure_cold import Decided
@@ -168,6 +168,8 @@ quantizations = st.one_of(
 
 
 @given(st.lists(quantizations, min_size=1, max_size=6))
+@example([[0.0, float("inf")]])
+@example([[0.0, float("nan")]])
 def test_a_pass_keys_each_quantization_as_quantization_key_and_types_do(qs):
     """Decided.quantization (made once per object of the pass where the object cannot change)
     gives quantization_key's and _types' answers, their exceptions alike, asked once or again, for
