@@ -1,6 +1,6 @@
 """The runner's constant shortcuts (issue 40, a model's first start) against the general path:
 ``NdArray._of_dense`` makes what ``NdArray(bytes, descriptor)`` makes of a dense numpy array,
-``buffers.dense_descriptor`` what ``ShapeDescriptor.dense`` makes, and ``constant_array`` hands
+``constant_array`` describes a constant by ``ShapeDescriptor.dense``'s one descriptor, and hands
 ACL the same array as before (the model's memory, or a padded copy). Pure numpy: the host stage
 runs it."""
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from acl_bridge.executor import origin_of
 from acl_bridge.layout import PaddingSize as P
-from acl_bridge.models.runtime.buffers import constant_array, dense_descriptor
+from acl_bridge.models.runtime.buffers import constant_array
 from ndarray import NdArray, ShapeDescriptor
 
 DTYPES = ["float32", "int8", "uint8", "int16", "int32", "float16", "float64", "bool"]
@@ -63,10 +63,11 @@ def test_of_dense_makes_what_the_general_constructor_makes(value):
 
 
 @given(_dense_values())
-def test_dense_descriptor_is_the_dense_one(value):
-    d = dense_descriptor(value.shape, value.dtype)
+def test_a_shared_constant_is_described_by_the_dense_one(value):
+    d = constant_array(_Conv, "weights", value, P(), True).descriptor
     assert d == ShapeDescriptor.dense(value.shape, value.dtype) == ShapeDescriptor.create(value.shape, value.dtype)
-    assert dense_descriptor(value.shape, value.dtype) is d is ShapeDescriptor.dense(value.shape, value.dtype)  # one object
+    assert constant_array(_Conv, "weights", value, P(), True).descriptor is d \
+        is ShapeDescriptor.dense(value.shape, value.dtype)  # one object
 
 
 class _Conv:

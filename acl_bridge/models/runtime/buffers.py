@@ -6,7 +6,6 @@ of what a configured runner holds."""
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Sequence, Set, Tuple
@@ -111,22 +110,14 @@ def constant_array(cls, role: str, value: np.ndarray, padding: PaddingSize, shar
         # its own bytes only, dense (not NdArray.from_numpy, which would describe it as a
         # padded view of the whole file it lies in): a third of the cost, and a dense
         # constant ACL takes as const needs no probe. A plain numpy array's (the reader's) made
-        # without the checks this test settles, of a descriptor made once per shape and dtype
-        d = dense_descriptor(value.shape, value.dtype)
+        # without the checks this test settles (ndarray keeps one dense descriptor per shape and dtype)
+        d = ShapeDescriptor.dense(value.shape, value.dtype)
         if type(value) is np.ndarray:
             return NdArray._of_dense(value, d)
         return NdArray(value.reshape(-1).view(np.uint8), d)
     a = F.AclFunction.padded_empty(value.shape, value.dtype, padding)
     a.numpy()[...] = value
     return a
-
-
-@functools.lru_cache(maxsize=1024)
-def dense_descriptor(shape: Tuple[int, ...], dtype: np.dtype) -> ShapeDescriptor:
-    """``ShapeDescriptor.dense(shape, dtype)`` (the same object: ndarray keeps one per shape
-    and dtype too), without asking its argument checks again for a shape and dtype a numpy
-    array already has: a model's constants have a few dozen shapes, many asked several times."""
-    return ShapeDescriptor.dense(shape, dtype)
 
 
 def _dense_aligned(flags) -> bool:
@@ -209,5 +200,5 @@ def memory_report(runner) -> Dict[str, object]:
     }
 
 
-__all__ = ["BufferPlan", "Buffers", "allocate", "constant_array", "constants_marked_unused", "dense_descriptor",
-           "memory_report", "resident_bytes"]
+__all__ = ["BufferPlan", "Buffers", "allocate", "constant_array", "constants_marked_unused", "memory_report",
+           "resident_bytes"]
