@@ -152,7 +152,7 @@ class NdArray(NumpyProtocol):
         """``NdArray(value.reshape(-1).view(np.uint8), descriptor)``: the same object, made
         without the checks the caller's facts settle: ``value`` a plain numpy array (no
         subclass), C-contiguous, aligned, of at least one element, ``descriptor`` its dense one
-        (a model load wraps each constant so; tests/test_array_of_dense.py holds both equal)."""
+        (a model load wraps each constant so; tests/test_constant_fast_path.py holds both equal)."""
         allocation = value.reshape(-1).view(np.uint8)
         readonly = not allocation.flags.writeable
         if readonly:
