@@ -25,17 +25,21 @@ def call_kwargs(step: Step) -> Dict[str, object]:
     (an int8 step's ``("quantization", ((role, q), ...))``: the int8-contract): a fresh dict
     each call (callers add and pop keys), of one made once per step object (a load asks each
     step's twice or more: the negotiation, the configure pass)."""
-    kw = step.__dict__.get(_CALL_KWARGS)
-    if kw is None:
-        kw = step.__dict__[_CALL_KWARGS] = _call_kwargs(step)
-    kw = dict(kw)
+    kw = dict(_kept_on(step, "_step_calls_call_kwargs", _call_kwargs))
     q = kw.get("quantization")
     if q is not None:  # (its own dict too: the options' other values are immutable)
         kw["quantization"] = dict(q)
     return kw
 
 
-_CALL_KWARGS = "_step_calls_call_kwargs"  # where call_kwargs keeps a step's (its __dict__: not a field)
+def _kept_on(step: Step, name: str, make):
+    """``make(step)``, made once per step object and kept in its ``__dict__`` under ``name``
+    (not a field of the frozen step: what it gives is a function of its fields and the
+    registered kinds)."""
+    value = step.__dict__.get(name)
+    if value is None:
+        value = step.__dict__[name] = make(step)
+    return value
 
 
 def _call_kwargs(step: Step) -> Dict[str, object]:
@@ -80,22 +84,17 @@ def tensor_ids(step: Step) -> Tuple[Optional[int], ...]:
     function's output roles take the step's outputs (:attr:`Step.written`), the other roles its
     inputs, in order. A function of the frozen step and the registered kinds, made once per
     step object (a load asks each step's several times: the negotiation, the configure pass)."""
-    ids = step.__dict__.get(_TENSOR_IDS)
-    if ids is None:
-        ids = step.__dict__[_TENSOR_IDS] = tuple(_tensor_ids(step))
-    return ids
+    return _kept_on(step, "_step_calls_tensor_ids", _tensor_ids)
 
 
-_TENSOR_IDS = "_step_calls_tensor_ids"  # where tensor_ids keeps a step's (its __dict__: not a field)
-
-
-def _tensor_ids(step: Step) -> List[Optional[int]]:
+def _tensor_ids(step: Step) -> Tuple[Optional[int], ...]:
     if places(step):
-        return [step.inputs[0], step.params_by_name.get("into", step.output)]
+        return (step.inputs[0], step.params_by_name.get("into", step.output))
     cls = ROLES[step.kind]
     constant_roles = {role for role, _ in step.constants}.union(step.param("absent", ()))
     inputs, outputs = iter(step.inputs), iter(step.written)
-    return [None if r in constant_roles else next(outputs) if r in cls.outputs else next(inputs) for r in cls.roles]
+    return tuple([None if r in constant_roles else next(outputs) if r in cls.outputs else next(inputs)
+                  for r in cls.roles])
 
 
 class DenseShapes(dict):
