@@ -22,3 +22,39 @@ def test_the_collector_is_off_inside_and_as_it_was_after(enabled):
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_the_loads_objects_are_moved_to_the_oldest_generation_and_still_collected():
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        gc.collect()
+        with collector_paused():
+            kept = [[i] for i in range(5000)]  # tracked containers, young
+            cycle = [None]
+            cycle[0] = cycle
+            gone = gc.get_count()[0]
+            assert gone >= 5000
+            del cycle
+        assert gc.get_count()[0] < 50  # (nothing young left to walk at the next collection)
+        assert gc.get_freeze_count() == 0
+        assert gc.collect() >= 1  # the load's garbage cycle is still found by a full collection
+        assert len(kept) == 5000
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_objects_the_caller_froze_stay_frozen():
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        held = [[i] for i in range(100)]
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            made = [[i] for i in range(100)]
+        assert gc.get_freeze_count() == frozen
+        assert len(held) == len(made) == 100
+    finally:
+        gc.unfreeze()
+        (gc.enable if was else gc.disable)()

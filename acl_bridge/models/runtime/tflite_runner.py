@@ -145,13 +145,20 @@ def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while a load runs, then as it was: a load makes
     tens of thousands of objects, none of them garbage cycles to collect early, and the
     collections the allocations would trigger walk them again and again (a first start's
-    generation-1 collection alone took 5-7 ms of ~100 ms natively, more under emulation)."""
+    generation-1 collection alone took 5-7 ms of ~100 ms natively, more under emulation). After
+    it, the objects still young (the load's, which live as long as the runner) are moved into the
+    oldest generation (``gc.freeze`` then ``gc.unfreeze``, two list splices) instead of walked by
+    the first collection after it (3-5 ms of a first start under emulation); not where the
+    caller has frozen objects of its own (unfreezing would let go of them too)."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
