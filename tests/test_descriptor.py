@@ -250,6 +250,30 @@ def test_reshape_that_needs_a_copy_is_refused():
         a.reshape(24)
 
 
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.lists(st.integers(0, 1), min_size=4, max_size=4),
+       st.permutations(range(4)), st.lists(st.integers(1, 3), min_size=4, max_size=4),
+       st.sampled_from([(-1,), (1, -1), (-1, 2), (2, -1, 1), (-1, 1, 1)]))
+def test_reshape_refuses_exactly_where_numpy_copies(dims, trims, perm, steps, target):
+    """NdArray.reshape's bounds test (np.may_share_memory) refuses exactly the reshapes where
+    numpy's own would copy (np.shares_memory, the exact test it replaced): padded buffers,
+    their slices with steps, transposes."""
+    dims = (dims + [1, 1, 1])[:4]
+    a = NdArray.zeros(tuple(d * s for d, s in zip(dims, steps)), "float32", paddings=(0, 0, 1, 2))
+    view = a[tuple(slice(t, None, s) for t, s in zip(trims, steps))].transpose(*perm)
+    elements = view.numpy()
+    try:
+        wanted = elements.reshape(target)
+    except ValueError:  # no such shape (-1 does not divide): numpy's refusal, not ours
+        return
+    if wanted.size and not np.shares_memory(wanted, elements):
+        with pytest.raises(NotRepresentableError, match="needs a copy"):
+            view.reshape(target)
+    else:
+        got = view.reshape(target)
+        assert got.shape == wanted.shape
+        np.testing.assert_array_equal(got.numpy(), wanted)
+
+
 def test_contiguous_copies_in_the_requested_order():
     a = NdArray.from_numpy(np.arange(6.0).reshape(2, 3)).transpose()
     c = a.contiguous("c")

@@ -190,3 +190,44 @@ def test_orders_after_the_lower_bound_would_not_win(raw, alignment):
     memory = place(buffers, alignment_in_bytes=alignment)
     assert list(memory.slots) == every[ends.index(min(ends))]
     assert memory.lower_bound_in_bytes <= min(ends)
+
+
+def _placed_slot_by_slot(order, alignment, best_fit, overlapping):
+    """The placement as the planner first wrote it (Slot objects sorted by offset, each gap read
+    off them): what _place_in_order's (offset, end) pairs must give."""
+    from acl_bridge.models.planning.memory_plan import Slot
+
+    placed, by_tensor = [], {}
+    for life, size in order:
+        size = -(-size // alignment) * alignment
+        offset, chosen, smallest_gap = 0, None, None
+        alive = (by_tensor[t] for t in overlapping[life.tensor] if t in by_tensor)
+        for other in sorted(alive, key=lambda s: s.offset_in_bytes):
+            gap = other.offset_in_bytes - offset
+            if gap >= size:
+                if not best_fit:
+                    break
+                if smallest_gap is None or gap < smallest_gap:
+                    chosen, smallest_gap = offset, gap
+            offset = max(offset, -(-other.end_in_bytes // alignment) * alignment)
+        slot = Slot(life, offset if chosen is None else chosen, size)
+        placed.append(slot)
+        by_tensor[life.tensor] = slot
+    return placed
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 6), st.sampled_from([1, 64, 100, 128, 4096, 5000])),
+                min_size=1, max_size=40),
+       st.sampled_from([1, 16, 64]))
+def test_place_in_order_is_the_slot_by_slot_placement(raw, alignment):
+    """_place_in_order (spans as (offset, end) pairs) places every buffer of every order of
+    _STRATEGIES where the slot-by-slot form did; sizes drawn from a few values so that slots
+    often start at one offset."""
+    from acl_bridge.models.planning.memory_plan import _STRATEGIES, _overlapping, _place_in_order
+
+    buffers = [(Lifetime(i, first, first + span), size) for i, (first, span, size) in enumerate(raw)]
+    overlapping = _overlapping(buffers)
+    for key, best_fit in _STRATEGIES:
+        order = sorted(buffers, key=key)
+        assert (_place_in_order(order, alignment, best_fit, overlapping)
+                == _placed_slot_by_slot(order, alignment, best_fit, overlapping))

@@ -179,22 +179,24 @@ def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_
     overlaps its own (``overlapping``: :func:`_overlapping`): the lowest such offset (first fit)
     or the smallest gap that holds it (best fit; the end of the arena when no gap does)."""
     placed: List[Slot] = []
-    by_tensor: Dict[int, Slot] = {}
+    spans: Dict[int, Tuple[int, int]] = {}  # tensor -> (offset, end) of its slot, placed so far
     for life, size in order:
-        size = _aligned(size, alignment)
+        size = -(-size // alignment) * alignment
         offset, chosen, smallest_gap = 0, None, None
-        alive = (by_tensor[t] for t in overlapping[life.tensor] if t in by_tensor)
-        for other in sorted(alive, key=lambda s: s.offset_in_bytes):
-            gap = other.offset_in_bytes - offset
+        # (sorted by offset; equal offsets in either order give the same gaps and end offset)
+        for other_offset, other_end in sorted([spans[t] for t in overlapping[life.tensor] if t in spans]):
+            gap = other_offset - offset
             if gap >= size:
                 if not best_fit:
                     break
                 if smallest_gap is None or gap < smallest_gap:
                     chosen, smallest_gap = offset, gap
-            offset = max(offset, _aligned(other.end_in_bytes, alignment))
-        slot = Slot(life, offset if chosen is None else chosen, size)
-        placed.append(slot)
-        by_tensor[life.tensor] = slot
+            other_end = -(-other_end // alignment) * alignment
+            if other_end > offset:
+                offset = other_end
+        at = offset if chosen is None else chosen
+        placed.append(Slot(life, at, size))
+        spans[life.tensor] = (at, at + size)
     return placed
 
 
