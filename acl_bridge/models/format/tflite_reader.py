@@ -43,7 +43,7 @@ import math
 import struct
 from os import PathLike
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -941,62 +941,21 @@ def dequantize_constant(t: TensorSpec, what: str) -> np.ndarray[Any, Any]:
 
 
 _FLOAT32 = np.dtype(np.float32)
-_FLOAT16 = np.dtype(np.float16)
-_ALIGNMENT_IN_ELEMENTS = 16  # of float32: each widened constant starts 64-byte aligned
-_HALF_PADS: List[np.ndarray[Any, Any]] = []  # float16 zeros of 0..15 elements, made once per process
-
-
-def widened_halves(values: Sequence[np.ndarray[Any, Any]]) -> List[np.ndarray[Any, Any]]:
-    """The float32 values of float16 arrays (``astype(np.float32)`` of each: the same shapes and
-    bits), made in one allocation by one numpy call instead of a cast per array: each a
-    C-contiguous view starting 64-byte aligned, read-only for good (the allocation is exported
-    read-only, so no view can be flagged writeable). Refuses (ValueError) an empty array or
-    one not float16."""
-    if not values:
-        return []
-    if not _HALF_PADS:
-        zeros = np.zeros(_ALIGNMENT_IN_ELEMENTS - 1, _FLOAT16)
-        _HALF_PADS.extend(zeros[:k] for k in range(_ALIGNMENT_IN_ELEMENTS))
-    parts, starts, at = [], [], 0
-    for v in values:
-        if v.dtype != _FLOAT16 or not v.size:
-            raise ValueError(f"widened_halves takes non-empty float16 arrays, got {v.dtype} of shape {v.shape}")
-        starts.append(at)
-        parts.append(v)
-        pad = -v.size % _ALIGNMENT_IN_ELEMENTS
-        if pad:
-            parts.append(_HALF_PADS[pad])
-        at += v.size + pad
-    memory = np.empty(at + _ALIGNMENT_IN_ELEMENTS, _FLOAT32)
-    skip = -(memory.__array_interface__["data"][0] // 4) % _ALIGNMENT_IN_ELEMENTS
-    flat = memory[skip:skip + at]
-    np.concatenate(parts, axis=None, out=flat, casting="safe")  # float16 -> float32 is exact
-    readonly = np.frombuffer(flat.data.toreadonly(), _FLOAT32)  # (a view of it cannot be flagged writeable)
-    return [np.ndarray(v.shape, _FLOAT32, readonly, 4 * start) for v, start in zip(values, starts)]
 
 
 def fold_constant_dequantize(model: ModelSpec) -> ModelSpec:
-    """The same graph with every DEQUANTIZE of a constant replaced by a float32 constant
-    (the float16 ones widened together: :func:`widened_halves`)."""
-    original = model.tensors
-    # the float16 constants' values first, in one call (a DEQUANTIZE of the file's own constant)
-    halves = [op for op in model.operators if op.opcode == "DEQUANTIZE" and len(op.inputs) == 1
-              and len(op.outputs) == 1 and 0 <= op.inputs[0] < len(original) and original[op.inputs[0]].data is not None
-              and original[op.inputs[0]].dtype == _FLOAT16 and original[op.inputs[0]].data.size]
-    widened = dict(zip((op.index for op in halves), widened_halves([original[op.inputs[0]].data for op in halves])))
-    tensors = list(original)
+    """The same graph with every DEQUANTIZE of a constant replaced by a float32 constant."""
+    tensors = list(model.tensors)
     kept = []
     for op in model.operators:
         if op.opcode == "DEQUANTIZE" and len(op.inputs) == 1 and len(op.outputs) == 1 \
                 and tensors[op.inputs[0]].is_constant:
             src, dst = tensors[op.inputs[0]], tensors[op.outputs[0]]
-            value = widened.get(op.index) if src is original[src.index] else None  # (not one folded above)
-            if value is None:
-                value = dequantize_constant(src, f"operator #{op.index} DEQUANTIZE")
-                value.flags.writeable = False
+            value = dequantize_constant(src, f"operator #{op.index} DEQUANTIZE")
             if tuple(value.shape) != tuple(dst.shape):
                 raise ModelFormatError(f"operator #{op.index} DEQUANTIZE: input shape {list(src.shape)} differs "
                                        f"from output shape {list(dst.shape)}")
+            value.flags.writeable = False
             tensors[dst.index] = _tensor_spec(dst.index, dst.name, dst.shape, _FLOAT32, value, None)
         else:
             kept.append(op)
