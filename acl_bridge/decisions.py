@@ -281,6 +281,18 @@ def _mismatched(k: int, d: Decision) -> Optional[str]:
             f"{len(descs)} descriptions, expected one of each per role, absent alike")
 
 
+def _record_sizes(decisions: Sequence[Decision]) -> Tuple[int, int]:
+    """(the size of a description's record: the shortest description's; the size of the
+    parameters, which every decision's must have: ValueError otherwise)."""
+    distinct = list({id(d): d for d in decisions}.values())
+    present = [d for dec in distinct for d in dec.descs if d is not None]
+    desc_size = min(map(len, present)) if present else 0
+    params_size = len(decisions[0].params) if decisions else 0
+    if any(len(d.params) != params_size for d in distinct):
+        raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
+    return desc_size, params_size
+
+
 class KeptDecisions(Sequence):
     """The decisions of a load, in step order, as columns: what :func:`decode` gives.
 
@@ -325,12 +337,7 @@ class KeptDecisions(Sequence):
         :func:`encode` joins, so the kept JSON is the content-tabled one."""
         if isinstance(decisions, KeptDecisions):
             return decisions
-        distinct = list({id(d): d for d in decisions}.values())
-        present = [d for dec in distinct for d in dec.descs if d is not None]
-        desc_size = min(map(len, present)) if present else 0
-        params_size = len(decisions[0].params) if decisions else 0
-        if any(len(d.params) != params_size for d in distinct):
-            raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
+        desc_size, params_size = _record_sizes(decisions)
         # each table: its values, {a value's key: its index} (facts hold dicts: keyed by
         # _facts_key; plans by content, or by identity), and {id of an object met: its index}:
         # a pass that decided a content once hands the same plan, facts and layout objects to

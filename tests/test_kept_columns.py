@@ -11,8 +11,8 @@ from typing import Dict, List
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acl_bridge.decisions import (Decision, KeptDecisions, LazyLayoutKey, _facts_key, _layout_index, layout_parts,
-                                  quantization_key)
+from acl_bridge.decisions import (Decision, KeptDecisions, LazyLayoutKey, _facts_key, _layout_index, _record_sizes,
+                                  layout_parts, quantization_key)
 from acl_bridge.layout import PaddingSize
 from acl_bridge.plan import AclFacts, Action, FunctionPlan, PlanOptions, Reason, TensorPlan
 from ndarray import ShapeDescriptor
@@ -64,12 +64,7 @@ def _reference_of(decisions, by_identity: bool = False) -> KeptDecisions:
     functions: List[tuple] = []
     tensors: List[int] = []
     tails: Dict[int, bytes] = {}
-    distinct = list({id(d): d for d in decisions}.values())
-    present = [d for dec in distinct for d in dec.descs if d is not None]
-    desc_size = min(map(len, present)) if present else 0
-    params_size = len(decisions[0].params) if decisions else 0
-    if any(len(d.params) != params_size for d in distinct):
-        raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
+    desc_size, params_size = _record_sizes(decisions)  # (its first lines, unchanged, shared)
     records: list = []
     rows: Dict[int, tuple] = {}
     for k, d in enumerate(decisions):
