@@ -38,7 +38,7 @@ from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
-from .executor import (Call, acl_identity, array_layout_prefix, call_layouts, decide, describe_request, in_place_desc,
+from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
                        layouts_rejected, negotiate_padding, negotiated_descs)
 from .layout import PaddingSize
 from .mapping import PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types, padded_descriptor
@@ -63,21 +63,19 @@ class Bound(NamedTuple):
     checked: bool
 
 
-# the constructor's keywords that are not the kind's options nor its quantization: what a call
-# bound by the negotiation still takes (AclFunction._prepare)
-_CALL_KEYWORDS = frozenset(("data_layout", "allow_copy", "allow_padding_writes", "backend", "workspace"))
-
-
 def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -> Call:
     """The :class:`~acl_bridge.executor.Call` the constructor of ``cls`` would configure
-    (arguments bound and checked by its own first half), on a throw-away object; with
+    (arguments bound and checked by its own first half, :meth:`AclFunction._prepare`); with
     ``bound``, the negotiation's binding of the same options and shapes instead of binding
-    them again."""
-    f = cls.__new__(cls)
+    them again (``kwargs``' options then unread), made without a function object
+    (:meth:`AclFunction._bound_call`)."""
     if bound is None:
-        return f._prepare(args, **kwargs)  # type: ignore[attr-defined]
-    return f._prepare(args, bound=bound.call,  # type: ignore[attr-defined]
-                      **{k: v for k, v in kwargs.items() if k in _CALL_KEYWORDS})
+        return cls.__new__(cls)._prepare(args, **kwargs)  # type: ignore[attr-defined]
+    if len(args) != len(cls.roles):  # type: ignore[attr-defined]  # (refused there, in its words)
+        return cls.__new__(cls)._prepare(args, bound=bound.call)  # type: ignore[attr-defined]
+    get = kwargs.get
+    return cls._bound_call(args, bound.call, get("data_layout", "NCHW"), get("allow_copy", True),  # type: ignore
+                           get("allow_padding_writes", False), get("backend", "neon"), get("workspace"))
 
 
 _NUMBERS = frozenset((int, float))
@@ -178,11 +176,36 @@ class Decided:
 def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[LazyLayoutKey], ...], tuple]]:
     """(each role's layout key as :func:`~acl_bridge.executor.call_layouts` would spell it, not
     spelled: :meth:`Decided.layout_key`; each role's quantization's types); None where
-    call_layouts is None."""
-    layouts = call_layouts(call, memo.layout_key)
-    if layouts is None:
-        return None
-    return layouts, tuple(_quantization_types(memo, call.quantization[r]) for r in call.roles)
+    call_layouts is None. One pass over the roles, each quantization looked up once
+    (tests/test_decision_pass.py holds it equal to call_layouts and the types one by one)."""
+    layouts: List[Optional[LazyLayoutKey]] = []
+    qtypes: list = []
+    absent: List[int] = []  # roles without a tensor: their types asked after every layout, as before
+    quantization, keys = memo.quantization, memo.keys
+    for at, role in enumerate(call.roles):
+        a = call.arrays[role]
+        q = call.quantization[role]
+        if a is None:
+            layouts.append(None)
+            qtypes.append(None)
+            absent.append(at)
+            continue
+        parts = memo.layout_parts(a)
+        if not parts:
+            return None
+        try:
+            qkey, types = quantization(q)
+        except TypeError:
+            return None
+        k = (id(parts), qkey)
+        key = keys.get(k)
+        if key is None:
+            key = keys[k] = LazyLayoutKey(parts, q, qkey)
+        layouts.append(key)
+        qtypes.append(types)
+    for at in absent:
+        qtypes[at] = _quantization_types(memo, call.quantization[call.roles[at]])
+    return tuple(layouts), tuple(qtypes)
 
 
 def _quantization_types(memo: Decided, q: object) -> object:

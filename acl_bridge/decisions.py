@@ -267,30 +267,30 @@ _REASONS = {r.value: r for r in Reason}
 FORM = "columns-1"  # the JSON form's name and version (encode / decode)
 
 
-def _columns_of(k: int, d: Decision, idx, desc_size: int, plan_key, facts_key) -> tuple:
-    """Decision ``k``'s part of :meth:`KeptDecisions.of`'s columns: its (head, plan, facts)
-    row, its tensors' layout indices (-1: absent), records and tails (by role position), the
-    values tabled by ``idx`` (plans and facts by ``plan_key`` and ``facts_key``); ValueError
-    where its roles do not line up."""
-    # one planned tensor per role, absent exactly where no array (and no description) was given
-    if not len(d.plan.tensors) == len(d.layouts) == len(d.descs) or any(
-            (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None)
-            for t, lay, desc in zip(d.plan.tensors, d.layouts, d.descs)):
-        raise ValueError(f"decision {k} ({d.kind}) has {len(d.plan.tensors)} planned tensors, "
-                         f"{len(d.layouts)} layouts and {len(d.descs)} descriptions, expected one of each "
-                         f"per role, absent alike")
-    row = (idx("head", (d.kind, d.data_layout, d.backend, d.acl, d.options)), idx("plan", d.plan, plan_key),
-           idx("facts", d.facts, facts_key))
-    layouts, records, tails = [], [], []
-    for at, (layout, desc) in enumerate(zip(d.layouts, d.descs)):
-        layouts.append(-1 if layout is None else idx("layout", layout, _layout_index))
-        if desc is None:
-            records.append(bytes(desc_size))
-            continue
-        records.append(desc[:desc_size])
-        if len(desc) > desc_size:
-            tails.append((at, desc[desc_size:]))
-    return row, layouts, records, tails
+def _mismatched(k: int, d: Decision) -> Optional[str]:
+    """Why decision ``k``'s roles do not line up (one planned tensor, layout and description
+    per role, absent exactly where no array and no description was given), else None."""
+    tensors, layouts, descs = d.plan.tensors, d.layouts, d.descs
+    if len(tensors) == len(layouts) == len(descs):
+        for t, lay, desc in zip(tensors, layouts, descs):
+            if (t.action is Action.ABSENT) != (lay is None) or (lay is None) != (desc is None):
+                break
+        else:
+            return None
+    return (f"decision {k} ({d.kind}) has {len(tensors)} planned tensors, {len(layouts)} layouts and "
+            f"{len(descs)} descriptions, expected one of each per role, absent alike")
+
+
+def _record_sizes(decisions: Sequence[Decision]) -> Tuple[int, int]:
+    """(the size of a description's record: the shortest description's; the size of the
+    parameters, which every decision's must have: ValueError otherwise)."""
+    distinct = list({id(d): d for d in decisions}.values())
+    present = [d for dec in distinct for d in dec.descs if d is not None]
+    desc_size = min(map(len, present)) if present else 0
+    params_size = len(decisions[0].params) if decisions else 0
+    if any(len(d.params) != params_size for d in distinct):
+        raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
+    return desc_size, params_size
 
 
 class KeptDecisions(Sequence):
@@ -337,57 +337,94 @@ class KeptDecisions(Sequence):
         :func:`encode` joins, so the kept JSON is the content-tabled one."""
         if isinstance(decisions, KeptDecisions):
             return decisions
-        # each table: {a value's key: its index} and its values (facts hold dicts: keyed by _facts_key)
-        index: Dict[str, Dict[object, int]] = {"head": {}, "plan": {}, "facts": {}, "layout": {}}
-        values: Dict[str, list] = {name: [] for name in index}
-        plan_key, facts_key = (id, id) if by_identity else (None, _facts_key)
-
-        # plans, facts and layouts by identity first: a pass that decided them once per content
-        # hands the same objects to many functions (configure_cold), each otherwise hashed field
-        # by field again (every object is alive here: ``decisions`` holds it); a lazy layout key
-        # by its key, not its text (which only encode() needs)
-        seen: Dict[str, Dict[int, int]] = {"plan": {}, "facts": {}, "layout": {}}
-
-        def idx(table: str, value: object, key=None) -> int:
-            ids = seen.get(table)
-            if ids is not None:
-                i = ids.get(id(value))
-                if i is not None:
-                    return i
-            key = value if key is None else key(value)
-            i = index[table].get(key)
-            if i is None:
-                i = index[table][key] = len(values[table])
-                values[table].append(value)
-            if ids is not None:
-                ids[id(value)] = i
-            return i
-
-        functions, tensors, tails = [], [], {}
+        desc_size, params_size = _record_sizes(decisions)
+        # each table: its values, {a value's key: its index} (facts hold dicts: keyed by
+        # _facts_key; plans by content, or by identity), and {id of an object met: its index}:
+        # a pass that decided a content once hands the same plan, facts and layout objects to
+        # many functions (configure_cold), each otherwise hashed field by field again (every
+        # object is alive here: ``decisions`` holds it); a lazy layout key by its identity, not
+        # its text (which only encode() needs)
+        heads: list = []
+        plans: list = []
+        facts: list = []
+        layouts: list = []
+        head_at: Dict[object, int] = {}
+        plan_at: Dict[object, int] = {}
+        facts_at: Dict[object, int] = {}
+        layout_at: Dict[object, int] = {}
+        plan_seen: Dict[int, int] = {}
+        facts_seen: Dict[int, int] = {}
+        layout_seen: Dict[int, int] = {}
+        # a head by its strings and its options object first (options are a shared value)
+        head_seen: Dict[tuple, int] = {}
+        functions, tensors, tails, records = [], [], {}, []
+        zero = bytes(desc_size)
         # one pass per decision object: a pass that decided a content once hands the same
         # Decision to every function of that content (configure_cold), whose row, layout
         # indices, records and tails are then those made for its first function
-        distinct = list({id(d): d for d in decisions}.values())
-        present = [d for dec in distinct for d in dec.descs if d is not None]
-        desc_size = min(map(len, present)) if present else 0
-        params_size = len(decisions[0].params) if decisions else 0
-        if any(len(d.params) != params_size for d in distinct):
-            raise ValueError(f"decisions whose parameters differ in size: {sorted({len(d.params) for d in decisions})}")
-        records: list = []
         rows: Dict[int, tuple] = {}  # id(decision) -> (its row, layout indices, records, tails by role)
         for k, d in enumerate(decisions):
             made = rows.get(id(d))
             if made is None:
-                made = rows[id(d)] = _columns_of(k, d, idx, desc_size, plan_key, facts_key)
-            row, layouts, recs, own_tails = made
+                why = _mismatched(k, d)
+                if why is not None:
+                    raise ValueError(why)
+                ids = (d.kind, d.data_layout, d.backend, d.acl, id(d.options))
+                h = head_seen.get(ids)
+                if h is None:
+                    head = (d.kind, d.data_layout, d.backend, d.acl, d.options)
+                    h = head_at.get(head)
+                    if h is None:
+                        h = head_at[head] = len(heads)
+                        heads.append(head)
+                    head_seen[ids] = h
+                plan = d.plan
+                p = plan_seen.get(id(plan))
+                if p is None:
+                    key = id(plan) if by_identity else plan
+                    p = plan_at.get(key)
+                    if p is None:
+                        p = plan_at[key] = len(plans)
+                        plans.append(plan)
+                    plan_seen[id(plan)] = p
+                fact = d.facts
+                f = facts_seen.get(id(fact))
+                if f is None:
+                    key = id(fact) if by_identity else _facts_key(fact)
+                    f = facts_at.get(key)
+                    if f is None:
+                        f = facts_at[key] = len(facts)
+                        facts.append(fact)
+                    facts_seen[id(fact)] = f
+                at_of, recs, own_tails = [], [], []
+                for at, (layout, desc) in enumerate(zip(d.layouts, d.descs)):
+                    if layout is None:
+                        at_of.append(-1)
+                    else:
+                        x = layout_seen.get(id(layout))
+                        if x is None:
+                            key = _layout_index(layout)
+                            x = layout_at.get(key)
+                            if x is None:
+                                x = layout_at[key] = len(layouts)
+                                layouts.append(layout)
+                            layout_seen[id(layout)] = x
+                        at_of.append(x)
+                    if desc is None:
+                        recs.append(zero)
+                        continue
+                    recs.append(desc[:desc_size])
+                    if len(desc) > desc_size:
+                        own_tails.append((at, desc[desc_size:]))
+                made = rows[id(d)] = ((h, p, f), at_of, recs, own_tails)
+            row, at_of, recs, own_tails = made
             for at, tail in own_tails:
                 tails[len(tensors) + at] = tail
             functions.append(row)
-            tensors.extend(layouts)
+            tensors.extend(at_of)
             records.extend(recs)
-        return cls(values["head"], values["plan"], values["facts"], values["layout"],
-                   functions, tensors, b"".join(d.params for d in decisions), params_size, b"".join(records),
-                   desc_size, tails)
+        return cls(heads, plans, facts, layouts, functions, tensors, b"".join(d.params for d in decisions),
+                   params_size, b"".join(records), desc_size, tails)
 
     def __len__(self) -> int:
         return len(self.functions)

@@ -218,29 +218,51 @@ class AclFunction(NativeRun):
                 raise ArgumentTypeError(f"{type(self).__name__}: a call made from a binding takes one tensor per "
                                         f"role {self.roles} and no options, not {len(args)} tensors and "
                                         f"{sorted(options)}")
-            kind, params, quant = bound  # the negotiation's binding of these options and shapes
             arrays = tuple(args)
-            self._check_bound_values(arrays, params)  # what the binding could not see: values
-            self.data_layout = _check_data_layout(data_layout)
+            call = self._bound_call(arrays, bound, data_layout, allow_copy, allow_padding_writes, backend, workspace)
         else:
             arrays, kind, params, quant = self._call(args, options, quantization)
-            self.data_layout = _check_data_layout(data_layout)
-            quant = self._per_channel(quant, self.data_layout)
-        self.kind = kind
-        self.quantization = dict(quant)
-        self.backend = backend_named(backend)
+            data_layout = _check_data_layout(data_layout)
+            call = self._made_call(arrays, kind, params, self._per_channel(quant, data_layout), data_layout,
+                                   allow_copy, allow_padding_writes, backend, workspace)
+        self.data_layout, self.kind, self.quantization = call.data_layout, call.kind, dict(call.quantization)
+        self.backend = call.backend
         # the caller's objects too: a numpy array passed in stays alive itself, not only its memory
         self._sources = [a for a in arrays if a is not None]
-        self.arrays: Dict[str, Optional[NdArray]] = {
-            role: None if a is None else _as_ndarray(a, role) for role, a in zip(self.roles, arrays)}
-        for role in self.outputs:
-            a = self.arrays[role]
+        self.arrays = call.arrays
+        return call
+
+    @classmethod
+    def _bound_call(cls, arrays: tuple, bound: tuple, data_layout: str = "NCHW", allow_copy: bool = True,
+                    allow_padding_writes: bool = False, backend="neon", workspace: Optional[Workspace] = None) -> Call:
+        """The :class:`~acl_bridge.executor.Call` :meth:`_prepare` makes with ``bound`` ((kind,
+        native parameters, quantization per role) as :meth:`_bound_specs` made them for the same
+        options and tensor shapes), one tensor per role in ``arrays`` (the caller checked their
+        count), without a function object (a first start's decision pass makes one per step:
+        :mod:`acl_bridge.configure_cold`). Refuses as :meth:`_prepare` does."""
+        kind, params, quant = bound  # the negotiation's binding of these options and shapes
+        cls._check_bound_values(arrays, params)  # what the binding could not see: values
+        return cls._made_call(arrays, kind, params, quant, _check_data_layout(data_layout), allow_copy,
+                              allow_padding_writes, backend, workspace)
+
+    @classmethod
+    def _made_call(cls, arrays: Sequence, kind: str, params, quant: Dict[str, object], data_layout: str,
+                   allow_copy: bool, allow_padding_writes: bool, backend, workspace) -> Call:
+        """:meth:`_prepare`'s second half, on the bound tensors (one per role), kind, parameters
+        and quantization per role: tensors as NdArrays, outputs writable and not overlapping
+        another tensor (ReadOnlyError, InvalidLayoutError), the backend and workspace checked;
+        the :class:`~acl_bridge.executor.Call`."""
+        backend = backend_named(backend)
+        by_role: Dict[str, Optional[NdArray]] = {
+            role: None if a is None else _as_ndarray(a, role) for role, a in zip(cls.roles, arrays)}
+        for role in cls.outputs:
+            a = by_role[role]
             if a is not None and a.readonly:
-                raise ReadOnlyError(f"{role} is written by {self.kind} but is read-only: {a!r}")
-        self._check_aliasing()
-        return Call(kind, params, self.roles, self.outputs, self.arrays, self.data_layout, quant,
+                raise ReadOnlyError(f"{role} is written by {kind} but is read-only: {a!r}")
+        _check_aliasing(cls, kind, by_role)
+        return Call(kind, params, cls.roles, cls.outputs, by_role, data_layout, quant,
                     plan_options(bool(allow_copy), bool(allow_padding_writes)),
-                    self.backend, check_workspace(workspace), self.const_roles)
+                    backend, check_workspace(workspace), cls.const_roles)
 
     def _finish(self, configured: Configured, facts, decision: Optional[Decision]) -> None:
         """The constructor's second half: the configured native function (from
@@ -439,33 +461,9 @@ class AclFunction(NativeRun):
         return self.run()
 
     def _check_aliasing(self) -> None:
-        """Refuse an output that shares memory with another tensor of the call.
-
-        ACL kernels read and write in their own order, so overlap gives silently wrong
-        results (measured on 20.08 for copy, softmax and pooling). The exception is the
-        classic in-place element-wise call, where output and input are the very same layout.
-        """
-        for out in self.outputs:
-            a = self.arrays[out]
-            if a is None or a.descriptor.size == 0:
-                continue
-            a0 = a.base_ptr
-            a1 = a0 + a.allocation.nbytes
-            for role, b in self.arrays.items():
-                if role == out or b is None:
-                    continue
-                b0 = b.base_ptr
-                if a1 <= b0 or b0 + b.allocation.nbytes <= a0:  # allocations apart: nothing shared
-                    continue
-                if b.descriptor.size == 0:
-                    continue
-                in_place = (type(self).in_place and a.data_ptr == b.data_ptr
-                            and a.descriptor.shape == b.descriptor.shape
-                            and a.descriptor.strides == b.descriptor.strides)
-                if not in_place and _shares_memory(a, b):
-                    raise InvalidLayoutError(
-                        f"{out} overlaps {role} in memory; {self.kind} does not support in-place operation "
-                        f"(only {sorted(in_place_kinds())} accept an output identical to an input): {a!r}, {b!r}")
+        """Refuse an output that shares memory with another tensor of the call
+        (:func:`_check_aliasing`)."""
+        _check_aliasing(type(self), self.kind, self.arrays)
 
     def close(self) -> None:
         """Release the native function and tensors and the references to the buffers
@@ -493,6 +491,37 @@ class AclFunction(NativeRun):
     def __repr__(self) -> str:
         staged = f", staged={self.staged}, copies={self.copy_count}" if self.staged else ""
         return f"{type(self).__name__}({', '.join(f'{r}={a!r}' for r, a in self.arrays.items())}{staged})"
+
+
+def _check_aliasing(cls: type, kind: str, arrays: Dict[str, Optional[NdArray]]) -> None:
+    """Refuse an output of function class ``cls`` that shares memory with another tensor of the
+    call (InvalidLayoutError).
+
+    ACL kernels read and write in their own order, so overlap gives silently wrong
+    results (measured on 20.08 for copy, softmax and pooling). The exception is the
+    classic in-place element-wise call, where output and input are the very same layout.
+    """
+    for out in cls.outputs:
+        a = arrays[out]
+        if a is None or a.descriptor.size == 0:
+            continue
+        a0 = a.base_ptr
+        a1 = a0 + a.allocation.nbytes
+        for role, b in arrays.items():
+            if role == out or b is None:
+                continue
+            b0 = b.base_ptr
+            if a1 <= b0 or b0 + b.allocation.nbytes <= a0:  # allocations apart: nothing shared
+                continue
+            if b.descriptor.size == 0:
+                continue
+            in_place = (cls.in_place and a.data_ptr == b.data_ptr
+                        and a.descriptor.shape == b.descriptor.shape
+                        and a.descriptor.strides == b.descriptor.strides)
+            if not in_place and _shares_memory(a, b):
+                raise InvalidLayoutError(
+                    f"{out} overlaps {role} in memory; {kind} does not support in-place operation "
+                    f"(only {sorted(in_place_kinds())} accept an output identical to an input): {a!r}, {b!r}")
 
 
 def _activation_params(p, activation, act_a: float, act_b: float) -> None:
