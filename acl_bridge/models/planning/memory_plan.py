@@ -181,7 +181,7 @@ def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_
     placed: List[Slot] = []
     spans: Dict[int, Tuple[int, int]] = {}  # tensor -> (offset, end) of its slot, placed so far
     for life, size in order:
-        size = -(-size // alignment) * alignment
+        size = _aligned(size, alignment)
         offset, chosen, smallest_gap = 0, None, None
         # (sorted by offset; equal offsets in either order give the same gaps and end offset)
         for other_offset, other_end in sorted([spans[t] for t in overlapping[life.tensor] if t in spans]):
@@ -191,7 +191,7 @@ def _place_in_order(order: Sequence[Tuple[Lifetime, int]], alignment: int, best_
                     break
                 if smallest_gap is None or gap < smallest_gap:
                     chosen, smallest_gap = offset, gap
-            other_end = -(-other_end // alignment) * alignment
+            other_end = _aligned(other_end, alignment)
             if other_end > offset:
                 offset = other_end
         at = offset if chosen is None else chosen
