@@ -159,50 +159,46 @@ class Decided:
         """``a``'s layout key with ``quantization``, one object per content of the pass; None
         where :func:`~acl_bridge.executor.call_layouts` has none (a misaligned array of the
         user's, a quantization without text)."""
+        made = self.layout_key_and_types(a, quantization)
+        return None if made is None else made[0]
+
+    def layout_key_and_types(self, a: NdArray, quantization: object) -> Optional[Tuple[LazyLayoutKey, object]]:
+        """(:meth:`layout_key`, the quantization's :func:`~acl_bridge.mapping._types`), the
+        quantization looked up once; None where layout_key is None."""
         parts = self.layout_parts(a)
         if not parts:
             return None
         try:
-            qkey = self.quantization(quantization)[0]
+            qkey, types = self.quantization(quantization)
         except TypeError:
             return None
         k = (id(parts), qkey)
         key = self.keys.get(k)
         if key is None:
             key = self.keys[k] = LazyLayoutKey(parts, quantization, qkey)
-        return key
+        return key, types
 
 
 def _layouts(call: Call, memo: Decided) -> Optional[Tuple[Tuple[Optional[LazyLayoutKey], ...], tuple]]:
     """(each role's layout key as :func:`~acl_bridge.executor.call_layouts` would spell it, not
     spelled: :meth:`Decided.layout_key`; each role's quantization's types); None where
     call_layouts is None. One pass over the roles, each quantization looked up once
-    (tests/test_decision_pass.py holds it equal to call_layouts and the types one by one)."""
+    (tests/test_decision_pass_bound.py holds it equal to call_layouts and the types one by one)."""
     layouts: List[Optional[LazyLayoutKey]] = []
     qtypes: list = []
     absent: List[int] = []  # roles without a tensor: their types asked after every layout, as before
-    quantization, keys = memo.quantization, memo.keys
     for at, role in enumerate(call.roles):
         a = call.arrays[role]
-        q = call.quantization[role]
         if a is None:
             layouts.append(None)
             qtypes.append(None)
             absent.append(at)
             continue
-        parts = memo.layout_parts(a)
-        if not parts:
+        made = memo.layout_key_and_types(a, call.quantization[role])
+        if made is None:
             return None
-        try:
-            qkey, types = quantization(q)
-        except TypeError:
-            return None
-        k = (id(parts), qkey)
-        key = keys.get(k)
-        if key is None:
-            key = keys[k] = LazyLayoutKey(parts, q, qkey)
-        layouts.append(key)
-        qtypes.append(types)
+        layouts.append(made[0])
+        qtypes.append(made[1])
     for at in absent:
         qtypes[at] = _quantization_types(memo, call.quantization[call.roles[at]])
     return tuple(layouts), tuple(qtypes)
