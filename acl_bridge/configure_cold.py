@@ -63,6 +63,11 @@ class Bound(NamedTuple):
     checked: bool
 
 
+# the constructor's keywords that are not the kind's options nor its quantization: what a call
+# bound by the negotiation still takes (AclFunction._bound_call, whose defaults are _prepare's)
+_CALL_KEYWORDS = ("data_layout", "allow_copy", "allow_padding_writes", "backend", "workspace")
+
+
 def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -> Call:
     """The :class:`~acl_bridge.executor.Call` the constructor of ``cls`` would configure
     (arguments bound and checked by its own first half, :meth:`AclFunction._prepare`); with
@@ -73,9 +78,8 @@ def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -
         return cls.__new__(cls)._prepare(args, **kwargs)  # type: ignore[attr-defined]
     if len(args) != len(cls.roles):  # type: ignore[attr-defined]  # (refused there, in its words)
         return cls.__new__(cls)._prepare(args, bound=bound.call)  # type: ignore[attr-defined]
-    get = kwargs.get
-    return cls._bound_call(args, bound.call, get("data_layout", "NCHW"), get("allow_copy", True),  # type: ignore
-                           get("allow_padding_writes", False), get("backend", "neon"), get("workspace"))
+    return cls._bound_call(args, bound.call,  # type: ignore[attr-defined]
+                           **{k: kwargs[k] for k in _CALL_KEYWORDS if k in kwargs})
 
 
 _NUMBERS = frozenset((int, float))
