@@ -293,6 +293,25 @@ def _record_sizes(decisions: Sequence[Decision]) -> Tuple[int, int]:
     return desc_size, params_size
 
 
+def _same(value: object) -> object:
+    return value
+
+
+def _tabled(value: object, met_as: object, key_of, seen: Dict, at: Dict, values: list) -> int:
+    """``value``'s index in the table ``values``: the one it got when met before as ``met_as``
+    (``seen``), else the one of an equal key (``key_of(value)`` in ``at``), else a new one
+    (``value`` appended)."""
+    i = seen.get(met_as)
+    if i is None:
+        key = key_of(value)
+        i = at.get(key)
+        if i is None:
+            i = at[key] = len(values)
+            values.append(value)
+        seen[met_as] = i
+    return i
+
+
 class KeptDecisions(Sequence):
     """The decisions of a load, in step order, as columns: what :func:`decode` gives.
 
@@ -348,15 +367,17 @@ class KeptDecisions(Sequence):
         plans: list = []
         facts: list = []
         layouts: list = []
+        # per table: {a value's key: its index}, and {how a value met before is known: its index}
         head_at: Dict[object, int] = {}
         plan_at: Dict[object, int] = {}
         facts_at: Dict[object, int] = {}
         layout_at: Dict[object, int] = {}
+        head_seen: Dict[tuple, int] = {}  # a head by its strings and its options object (a shared value)
         plan_seen: Dict[int, int] = {}
         facts_seen: Dict[int, int] = {}
         layout_seen: Dict[int, int] = {}
-        # a head by its strings and its options object first (options are a shared value)
-        head_seen: Dict[tuple, int] = {}
+        plan_key = id if by_identity else _same
+        facts_key = id if by_identity else _facts_key
         functions, tensors, tails, records = [], [], {}, []
         zero = bytes(desc_size)
         # one pass per decision object: a pass that decided a content once hands the same
@@ -369,47 +390,16 @@ class KeptDecisions(Sequence):
                 why = _mismatched(k, d)
                 if why is not None:
                     raise ValueError(why)
-                ids = (d.kind, d.data_layout, d.backend, d.acl, id(d.options))
-                h = head_seen.get(ids)
-                if h is None:
-                    head = (d.kind, d.data_layout, d.backend, d.acl, d.options)
-                    h = head_at.get(head)
-                    if h is None:
-                        h = head_at[head] = len(heads)
-                        heads.append(head)
-                    head_seen[ids] = h
-                plan = d.plan
-                p = plan_seen.get(id(plan))
-                if p is None:
-                    key = id(plan) if by_identity else plan
-                    p = plan_at.get(key)
-                    if p is None:
-                        p = plan_at[key] = len(plans)
-                        plans.append(plan)
-                    plan_seen[id(plan)] = p
-                fact = d.facts
-                f = facts_seen.get(id(fact))
-                if f is None:
-                    key = id(fact) if by_identity else _facts_key(fact)
-                    f = facts_at.get(key)
-                    if f is None:
-                        f = facts_at[key] = len(facts)
-                        facts.append(fact)
-                    facts_seen[id(fact)] = f
+                h = _tabled((d.kind, d.data_layout, d.backend, d.acl, d.options),
+                            (d.kind, d.data_layout, d.backend, d.acl, id(d.options)), _same, head_seen, head_at, heads)
+                p = _tabled(d.plan, id(d.plan), plan_key, plan_seen, plan_at, plans)
+                f = _tabled(d.facts, id(d.facts), facts_key, facts_seen, facts_at, facts)
                 at_of, recs, own_tails = [], [], []
                 for at, (layout, desc) in enumerate(zip(d.layouts, d.descs)):
                     if layout is None:
                         at_of.append(-1)
                     else:
-                        x = layout_seen.get(id(layout))
-                        if x is None:
-                            key = _layout_index(layout)
-                            x = layout_at.get(key)
-                            if x is None:
-                                x = layout_at[key] = len(layouts)
-                                layouts.append(layout)
-                            layout_seen[id(layout)] = x
-                        at_of.append(x)
+                        at_of.append(_tabled(layout, id(layout), _layout_index, layout_seen, layout_at, layouts))
                     if desc is None:
                         recs.append(zero)
                         continue
