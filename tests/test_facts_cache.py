@@ -232,23 +232,56 @@ def test_question_ids_name_bytes_by_their_content():
     assert _canonical(b"") != _canonical("") and _canonical(b"ab") != _canonical((97, 98))
 
 
-def test_the_mapped_libraries_are_the_lines_naming_them():
-    """The identity's ACL libraries (facts_cache._mapped_paths, str.find over /proc/self/maps'
-    text) are the last field of every line holding the name and a "/", as a loop over the
-    lines gives them: several mappings of one file, a name inside a path, no final newline."""
-    from acl_bridge.facts_cache import _mapped_paths
+def _identity_from(monkeypatch, text: str, threads: int = 1) -> dict:
+    """facts_cache._identity("neon") where the native module says ``text`` (identity_text)."""
+    from acl_bridge import facts_cache, native
 
-    maps = ("7f00-7f10 r--p 00000000 08:01 11 /usr/lib/libarm_compute.so.38\n"
-            "7f10-7f20 r-xp 00010000 08:01 11 /usr/lib/libarm_compute.so.38\n"
-            "7f20-7f30 rw-p 00000000 00:00 0 [anon:libarm_compute]\n"
-            "7f30-7f40 r--p 00000000 08:01 12 /opt/libarm_compute_graph/libx.so\n"
-            "7f40-7f50 r--p 00000000 08:01 13 /usr/lib/libc.so.6\n"
-            "7f50-7f60 r--p 00000000 08:01 14 /usr/lib/libarm_compute_core.so")
-    by_lines = {line.split()[-1] for line in maps.splitlines(True) if "libarm_compute" in line and "/" in line}
-    assert _mapped_paths(maps, "libarm_compute") == by_lines == {
-        "/usr/lib/libarm_compute.so.38", "/opt/libarm_compute_graph/libx.so", "/usr/lib/libarm_compute_core.so"}
-    assert _mapped_paths(maps, "libnothere") == set()
-    assert _mapped_paths("", "libarm_compute") == set()
+    monkeypatch.setattr(native, "identity_text", lambda: text)
+    monkeypatch.setattr(native, "acl_version", lambda: "24.11")
+    monkeypatch.setattr(native, "num_threads", lambda: threads)
+    return facts_cache._identity("neon")
+
+
+CPU_LINE = "hwcap=efff hwcap2=2 cpus=4 models=1,1,5,5 fp16=1 dotprod=1 sve=0 sve2=0 bf16=0 i8mm=0"
+
+
+def test_the_identity_names_the_native_cpu_line_and_each_library_once(monkeypatch, tmp_path):
+    """The identity's CPU is the native line as it is; its libraries each loaded name stat'ed
+    (real path, size, mtime), once per real path (a link and its target, a name given twice),
+    sorted by real path; empty lines are no library."""
+    a, b = tmp_path / "libarm_compute.so.38", tmp_path / "libarm_compute_core.so"
+    a.write_bytes(b"a" * 3)
+    b.write_bytes(b"b" * 5)
+    (tmp_path / "libarm_compute.so").symlink_to(a)
+    ident = _identity_from(monkeypatch, "\n".join([CPU_LINE, str(b), str(tmp_path / "libarm_compute.so"), "", str(a)]))
+    assert ident["cpu"] == CPU_LINE
+    assert [lib[:2] for lib in ident["libraries"]] == [[str(a), 3], [str(b), 5]]
+    assert ident["libraries"][0][2] == a.stat().st_mtime_ns
+
+
+def test_whatever_acl_chooses_by_changes_the_identity(monkeypatch, tmp_path):
+    """Another capability word, core count, CPU model of one core, ACL feature flag, thread
+    count, library (another file, or the same file rebuilt: size or mtime) is another identity,
+    so another facts file."""
+    import os
+
+    lib = tmp_path / "libarm_compute.so"
+    lib.write_bytes(b"x" * 8)
+    base = _identity_from(monkeypatch, CPU_LINE + "\n" + str(lib))
+    others = [_identity_from(monkeypatch, CPU_LINE.replace(old, new) + "\n" + str(lib)) for old, new in (
+        ("hwcap=efff", "hwcap=efef"), ("hwcap2=2", "hwcap2=3"), ("cpus=4", "cpus=2"), ("models=1,1,5,5", "models=1,1,5,6"),
+        ("fp16=1", "fp16=0"), ("dotprod=1", "dotprod=0"), ("sve=0", "sve=1"), ("i8mm=0", "i8mm=1"))]
+    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(lib), threads=2))
+    other_lib = tmp_path / "libarm_compute.so.2"
+    other_lib.write_bytes(b"x" * 8)
+    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(other_lib)))
+    others.append(_identity_from(monkeypatch, CPU_LINE))
+    lib.write_bytes(b"x" * 9)
+    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(lib)))
+    os.utime(lib, ns=(1, 1))
+    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(lib)))
+    paths = {FactsCache("ab" * 16, ident, tmp_path).path for ident in [base] + others}
+    assert len(paths) == len(others) + 1
 
 
 def test_kept_decisions_under_a_key_spelled_by_the_writer():
