@@ -139,10 +139,10 @@ def _identity(backend_name: str) -> Dict[str, object]:
 class FactsCache:
     """The kept answers of one model under one identity (a file in ``directory``)."""
 
-    def __init__(self, model_sha256: str, ident: Dict[str, object], directory: Union[None, str, os.PathLike] = None):
+    def __init__(self, model_md5: str, ident: Dict[str, object], directory: Union[None, str, os.PathLike] = None):
         self.directory = Path(directory) if directory is not None else cache_dir()
         # the format version in the head too: a file of another version is another file (no warning)
-        self.head = json.dumps({"identity": ident, "model_sha256": model_sha256, "format": FORMAT_VERSION},
+        self.head = json.dumps({"identity": ident, "model_md5": model_md5, "format": FORMAT_VERSION},
                                sort_keys=True).encode()
         self.path = self.directory / (hashlib.sha256(self.head).hexdigest()[:32] + SUFFIX)
         self.known: Dict[str, Dict[str, object]] = {}  # encoded, as in the file (what save merges with)
