@@ -15,9 +15,10 @@ model and :func:`identity`, so the next process with the same identity starts wi
 * the identity names ACL's version, every loaded ``libarm_compute`` file and the shim's
   module by path, size and modification time (a rebuilt or upgraded library is another
   identity), the shim's ABI version, the package version, the CPU as ACL sees it (the
-  kernel's hardware capability words, ACL's CPU model per core and feature flags: one native
-  call, :func:`acl_bridge.native.identity_text`, not /proc files), ACL's thread count and the
-  OpenCL device and driver; any change is another file;
+  kernel's hardware capability words, ACL's CPU model per core and feature flags), ACL's
+  thread count and the OpenCL device and driver; any change is another file. The CPU and the
+  files come from one native call (:func:`acl_bridge.native.identity_text`), not from /proc
+  files and a realpath and stat per file in Python;
 * a file that fails its seal or names another identity is a :class:`FactsCacheWarning` and
   a start that asks ACL again, never an exception; so is a directory that cannot be read or
   written. Each answer is decoded when a load first asks for it (a second start reads three of
@@ -39,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,24 +80,23 @@ def cache_dir() -> Path:
 
 
 # ---------------------------------------------------------------------------- the identity (ACL)
-def _stat(path: str) -> list:
-    """[real path, size, modification time in ns] of ``path``; raises OSError where it cannot be
-    stat'ed."""
-    st = os.stat(path)
-    return [os.path.realpath(path), st.st_size, st.st_mtime_ns]
-
-
-def _split_native(text: str) -> Tuple[str, list]:
-    """(the CPU line, the [real path, size, mtime ns] of each library once, by real path) of
-    :func:`acl_bridge.native.identity_text`'s ``text``: its first line, then one library name
-    per line (empty lines ignored)."""
-    cpu, _, names = text.partition("\n")
-    libraries = {}
-    for name in names.split("\n"):
-        if name:
-            found = _stat(name)
-            libraries[found[0]] = found
-    return cpu, [libraries[p] for p in sorted(libraries)]
+def _split_native(text: str) -> Tuple[str, list, Optional[list]]:
+    """(the CPU line, the libraries, the shim) of :func:`acl_bridge.native.identity_text`'s
+    ``text``: its first line, then lines "library|shim <tab> real path <tab> size <tab> mtime ns";
+    each file as [real path, size, mtime ns], the libraries once per real path, sorted; the shim
+    None where no line names it. ValueError for a line of another form."""
+    cpu, *lines = text.split("\n")
+    libraries, shim = {}, None
+    for line in lines:
+        tag, path, size, mtime = line.split("\t")
+        found = [path, int(size), int(mtime)]
+        if tag == "library":
+            libraries[path] = found
+        elif tag == "shim":
+            shim = found
+        else:
+            raise ValueError(f"identity line {line!r}: tag {tag!r}, expected 'library' or 'shim'")
+    return cpu, [libraries[p] for p in sorted(libraries)], shim
 
 
 _IDENTITIES: Dict[Tuple[str, int], str] = {}  # as JSON text: each caller is given its own copy
@@ -120,11 +119,9 @@ def identity(backend_name: str) -> Dict[str, object]:
 def _identity(backend_name: str) -> Dict[str, object]:
     from . import native
 
-    shim = getattr(sys.modules.get("acl_bridge._acl_shim"), "__file__", None)
-    cpu, libraries = _split_native(native.identity_text())
+    cpu, libraries, shim = _split_native(native.identity_text())
     out: Dict[str, object] = {
-        "acl_version": native.acl_version(), "libraries": libraries,
-        "shim": None if shim is None else _stat(shim),
+        "acl_version": native.acl_version(), "libraries": libraries, "shim": shim,
         "shim_abi": native.EXPECTED_ABI_VERSION, "package": __version__, "cpu": cpu,
         "acl_threads": native.num_threads(), "backend": backend_name,
     }

@@ -139,10 +139,12 @@ def build_information() -> str:
 def identity_text() -> str:
     """What ACL's answers depend on besides the question, as the loaded ACL and this process
     see it (native/acl_shim_identity.cpp, ABI 19): the line "hwcap=<hex> hwcap2=<hex> cpus=<n>
-    models=<ACL's CPU model per core> <ACL's feature flags>", then the name of each loaded
-    ``libarm_compute`` object, one per line. Read by :func:`acl_bridge.facts_cache.identity`
-    instead of /proc/self/maps and /proc/cpuinfo (slow files under emulation; and under QEMU's
-    user mode /proc/cpuinfo describes the host, not the CPU ACL sees)."""
+    models=<ACL's CPU model per core> <ACL's feature flags>", then "library<tab>real path<tab>
+    size<tab>mtime ns" per loaded ``libarm_compute`` object and the same line tagged "shim" for
+    the shim's own file. Read by :func:`acl_bridge.facts_cache.identity` instead of
+    /proc/self/maps and /proc/cpuinfo (slow files under emulation; and under QEMU's user mode
+    /proc/cpuinfo describes the host, not the CPU ACL sees). Raises AclInvalidArgumentError
+    where a file cannot be stat'ed."""
     return _native_text("identity")
 
 

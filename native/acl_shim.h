@@ -428,8 +428,10 @@ int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out);
 /* What ACL's answers depend on besides the question (ABI 19, acl_shim_identity.cpp), as text
  * copied into buf (truncated, NUL-terminated; *needed receives the full length + 1): the line
  * "hwcap=<hex> hwcap2=<hex> cpus=<n> models=<ACL's CPUModel per core, comma-separated>
- * fp16=<0|1> dotprod=<0|1>[ sve= sve2= bf16= i8mm= on 24.x]", then one line per loaded object
- * whose path holds "libarm_compute" (its name as loaded: dl_iterate_phdr). */
+ * fp16=<0|1> dotprod=<0|1>[ sve= sve2= bf16= i8mm= on 24.x]", then "library\t<real path>\t<size>
+ * \t<mtime ns>" per loaded object whose name holds "libarm_compute" (dl_iterate_phdr) and the
+ * same line tagged "shim" for the shim's own file (dladdr). Fails (INVALID_ARGUMENT) where one
+ * cannot be stat'ed. */
 int32_t acl_shim_identity(char *buf, uint64_t capacity, uint64_t *needed);
 
 /* ---- tensors ----------------------------------------------------------- */

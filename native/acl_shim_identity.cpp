@@ -1,21 +1,29 @@
 // acl_shim_identity.cpp -- what ACL's answers depend on besides the question, as this process
 // sees it (ABI 19): the CPU as ACL reads it (the kernel's hardware capability words, ACL's own
-// CPU model per core and its feature flags) and the libarm_compute files loaded. The facts
-// cache's identity (acl_bridge/facts_cache.py) is made from it instead of /proc/self/maps and
-// /proc/cpuinfo, which emulators synthesize slowly.
+// CPU model per core and its feature flags), the libarm_compute files loaded and the shim's own
+// file, each by real path, size and modification time. The facts cache's identity
+// (acl_bridge/facts_cache.py) is made from it instead of /proc/self/maps, /proc/cpuinfo (files
+// emulators synthesize slowly) and a realpath and stat per file in Python.
 #include "acl_shim.h"
 #include "acl_shim_status.h"
 
 #include "arm_compute/core/CPP/CPPTypes.h"
 #include "arm_compute/runtime/NEON/NEScheduler.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 using namespace acl_shim_detail;
 
@@ -41,12 +49,40 @@ std::string cpu_line() {
     return line;
 }
 
-// Appends the name of each loaded object whose path holds "libarm_compute", one per line.
-int add_library(struct dl_phdr_info *info, size_t, void *data) {
+// Appends the line "<tag>\t<real path>\t<size>\t<mtime ns>" of the file ``name``; fails where it
+// cannot be resolved or stat'ed, or its real path holds a tab or a newline (the text's separators).
+void add_file(std::string &out, const char *tag, const char *name) {
+    char real[PATH_MAX];
+    struct stat st;
+    if (realpath(name, real) == nullptr || stat(real, &st) != 0) {
+        fail(ACL_SHIM_ERR_INVALID_ARGUMENT, std::string("identity: cannot stat ") + name + ": " + std::strerror(errno));
+    }
+    require(std::strpbrk(real, "\t\n") == nullptr, std::string("identity: a tab or newline in the path ") + real);
+    out += '\n';
+    out += tag;
+    out += '\t';
+    out += real;
+    out += '\t' + std::to_string(st.st_size) + '\t' +
+           std::to_string(static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec);
+}
+
+// The names of the loaded objects that hold "libarm_compute" (add_library's), or out_of_memory.
+struct Libraries {
+    std::vector<std::string> names;
+    bool out_of_memory = false;
+};
+
+// dl_iterate_phdr's callback: collects into a Libraries; nothing throws out of it (glibc holds
+// its loader lock around the calls), an allocation that fails stops the walk instead.
+int add_library(struct dl_phdr_info *info, size_t, void *data) noexcept {
+    auto &found = *static_cast<Libraries *>(data);
     if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libarm_compute") != nullptr) {
-        auto &out = *static_cast<std::string *>(data);
-        out += '\n';
-        out += info->dlpi_name;
+        try {
+            found.names.emplace_back(info->dlpi_name);
+        } catch (...) {
+            found.out_of_memory = true;
+            return 1;
+        }
     }
     return 0;
 }
@@ -57,7 +93,14 @@ extern "C" {
 int32_t acl_shim_identity(char *buf, uint64_t capacity, uint64_t *needed) {
     return guarded([&] {
         std::string s = cpu_line();
-        dl_iterate_phdr(add_library, &s);
+        Libraries libraries;
+        dl_iterate_phdr(add_library, &libraries);
+        if (libraries.out_of_memory) throw std::bad_alloc();
+        for (const std::string &name : libraries.names) add_file(s, "library", name.c_str());
+        Dl_info self{};
+        require(dladdr(reinterpret_cast<void *>(&acl_shim_identity), &self) != 0 && self.dli_fname != nullptr,
+                "identity: dladdr does not name the shim's file");
+        add_file(s, "shim", self.dli_fname);
         if (needed != nullptr) *needed = s.size() + 1;
         if (buf != nullptr && capacity > 0) {
             const size_t n = std::min<uint64_t>(s.size(), capacity - 1);

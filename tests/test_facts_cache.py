@@ -243,43 +243,41 @@ def _identity_from(monkeypatch, text: str, threads: int = 1) -> dict:
 
 
 CPU_LINE = "hwcap=efff hwcap2=2 cpus=4 models=1,1,5,5 fp16=1 dotprod=1 sve=0 sve2=0 bf16=0 i8mm=0"
+LIB = "library\t/usr/lib/libarm_compute.so.38\t1000\t17"
+SHIM = "shim\t/site/acl_bridge/_acl_shim.so\t300\t5"
 
 
-def test_the_identity_names_the_native_cpu_line_and_each_library_once(monkeypatch, tmp_path):
-    """The identity's CPU is the native line as it is; its libraries each loaded name stat'ed
-    (real path, size, mtime), once per real path (a link and its target, a name given twice),
-    sorted by real path; empty lines are no library."""
-    a, b = tmp_path / "libarm_compute.so.38", tmp_path / "libarm_compute_core.so"
-    a.write_bytes(b"a" * 3)
-    b.write_bytes(b"b" * 5)
-    (tmp_path / "libarm_compute.so").symlink_to(a)
-    ident = _identity_from(monkeypatch, "\n".join([CPU_LINE, str(b), str(tmp_path / "libarm_compute.so"), "", str(a)]))
-    assert ident["cpu"] == CPU_LINE
-    assert [lib[:2] for lib in ident["libraries"]] == [[str(a), 3], [str(b), 5]]
-    assert ident["libraries"][0][2] == a.stat().st_mtime_ns
+def test_the_identity_is_the_native_text_read_as_it_is():
+    """The CPU line as it is; each library [real path, size, mtime ns] once per path, sorted;
+    the shim's the same; no shim line: None; a line of another form refused."""
+    from acl_bridge.facts_cache import _split_native
+
+    text = "\n".join([CPU_LINE, "library\t/b/libarm_compute_core.so\t5\t6", LIB, LIB, SHIM])
+    assert _split_native(text) == (CPU_LINE, [["/b/libarm_compute_core.so", 5, 6], ["/usr/lib/libarm_compute.so.38", 1000, 17]],
+                                   ["/site/acl_bridge/_acl_shim.so", 300, 5])
+    assert _split_native(CPU_LINE) == (CPU_LINE, [], None)
+    for bad in ("other\t/x\t1\t2", "library\t/x\t1", "library\t/x\tone\t2", ""):
+        with pytest.raises(ValueError):
+            _split_native(CPU_LINE + "\n" + bad)
 
 
 def test_whatever_acl_chooses_by_changes_the_identity(monkeypatch, tmp_path):
     """Another capability word, core count, CPU model of one core, ACL feature flag, thread
-    count, library (another file, or the same file rebuilt: size or mtime) is another identity,
-    so another facts file."""
-    import os
-
-    lib = tmp_path / "libarm_compute.so"
-    lib.write_bytes(b"x" * 8)
-    base = _identity_from(monkeypatch, CPU_LINE + "\n" + str(lib))
-    others = [_identity_from(monkeypatch, CPU_LINE.replace(old, new) + "\n" + str(lib)) for old, new in (
+    count, library (another file, none, or the same file rebuilt: size or mtime) or shim file is
+    another identity, so another facts file."""
+    base = _identity_from(monkeypatch, "\n".join([CPU_LINE, LIB, SHIM]))
+    changes = [(old, new) for old, new in (
         ("hwcap=efff", "hwcap=efef"), ("hwcap2=2", "hwcap2=3"), ("cpus=4", "cpus=2"), ("models=1,1,5,5", "models=1,1,5,6"),
-        ("fp16=1", "fp16=0"), ("dotprod=1", "dotprod=0"), ("sve=0", "sve=1"), ("i8mm=0", "i8mm=1"))]
-    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(lib), threads=2))
-    other_lib = tmp_path / "libarm_compute.so.2"
-    other_lib.write_bytes(b"x" * 8)
-    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(other_lib)))
-    others.append(_identity_from(monkeypatch, CPU_LINE))
-    lib.write_bytes(b"x" * 9)
-    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(lib)))
-    os.utime(lib, ns=(1, 1))
-    others.append(_identity_from(monkeypatch, CPU_LINE + "\n" + str(lib)))
+        ("fp16=1", "fp16=0"), ("dotprod=1", "dotprod=0"), ("sve=0", "sve=1"), ("i8mm=0", "i8mm=1"),
+        ("libarm_compute.so.38", "libarm_compute.so.39"), ("\t1000\t", "\t1001\t"), ("\t17\n", "\t18\n"),
+        ("_acl_shim.so\t300", "_acl_shim.so\t301"), ("\t5", "\t6"))]
+    text = "\n".join([CPU_LINE, LIB, SHIM])
+    others = []
+    for old, new in changes:
+        assert old in text, old
+        others.append(_identity_from(monkeypatch, text.replace(old, new)))
+    others.append(_identity_from(monkeypatch, text, threads=2))
+    others.append(_identity_from(monkeypatch, "\n".join([CPU_LINE, SHIM])))
     paths = {FactsCache("ab" * 16, ident, tmp_path).path for ident in [base] + others}
     assert len(paths) == len(others) + 1
 
