@@ -12,10 +12,13 @@ model and :func:`identity`, so the next process with the same identity starts wi
 * the file is sealed (:func:`acl_bridge.user_cache.seal`: magic, version, lengths, CRC-32)
   around the identity (JSON) and the answers (JSON: per category, the sha256 of the
   question's content -> the answer as plain values); nothing in it is executed or unpickled;
-* the identity names ACL's version, every mapped ``libarm_compute`` file and the shim's
+* the identity names ACL's version, every loaded ``libarm_compute`` file and the shim's
   module by path, size and modification time (a rebuilt or upgraded library is another
-  identity), the shim's ABI version, the package version, the CPU's feature flags and part
-  numbers, ACL's thread count and the OpenCL device and driver; any change is another file;
+  identity), the shim's ABI version, the package version, the CPU as ACL sees it (the
+  kernel's hardware capability words, ACL's CPU model per core and feature flags), ACL's
+  thread count and the OpenCL device and driver; any change is another file. The CPU and the
+  files come from one native call (:func:`acl_bridge.native.identity_text`), not from /proc
+  files and a realpath and stat per file in Python;
 * a file that fails its seal or names another identity is a :class:`FactsCacheWarning` and
   a start that asks ACL again, never an exception; so is a directory that cannot be read or
   written. Each answer is decoded when a load first asks for it (a second start reads three of
@@ -37,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +51,8 @@ from .user_cache import CacheFileRejected, read_trusted, seal, unseal, user_cach
 
 DIR_ENV = "ACL_NDARRAY_FACTS_CACHE"
 MAGIC = b"ACLNDFC\x00"
-FORMAT_VERSION = 3  # 2: CRC-32 seal; 3: decisions as columns (acl_bridge.decisions.KeptDecisions)
+FORMAT_VERSION = 4  # 2: CRC-32 seal; 3: decisions as columns (acl_bridge.decisions.KeptDecisions);
+# 4: the identity from the native module, the model by its MD5
 SUFFIX = ".aclfacts"
 MAX_FILE_BYTES = 256 << 20  # a facts file is a few hundred KiB; a bound keeps a crafted one from filling memory
 
@@ -77,39 +80,23 @@ def cache_dir() -> Path:
 
 
 # ---------------------------------------------------------------------------- the identity (ACL)
-def _stat(path: str) -> list:
-    st = os.stat(path)
-    return [os.path.realpath(path), st.st_size, st.st_mtime_ns]
-
-
-def _cpu() -> list:
-    """The CPU lines ACL's choices can depend on: feature flags and part numbers (sorted sets)."""
-    keep = set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                name = line.split(":", 1)[0].strip().lower()
-                if name in ("features", "flags", "cpu part", "cpu implementer", "cpu architecture", "model name"):
-                    keep.add(" ".join(line.split()))
-    except OSError:
-        pass
-    return sorted(keep)
-
-
-def _mapped_paths(maps: str, name: str) -> set:
-    """The last field of each line of ``maps`` (/proc/self/maps' text) holding ``name`` and a
-    "/": the files mapped under that name. Found with str.find, not a Python loop over the
-    process's few hundred mappings (a first start's cost)."""
-    out = set()
-    i = maps.find(name)
-    while i >= 0:
-        end = maps.find("\n", i)
-        end = len(maps) if end < 0 else end
-        line = maps[maps.rfind("\n", 0, i) + 1:end]
-        if "/" in line:
-            out.add(line.split()[-1])
-        i = maps.find(name, end)
-    return out
+def _split_native(text: str) -> Tuple[str, list, Optional[list]]:
+    """(the CPU line, the libraries, the shim) of :func:`acl_bridge.native.identity_text`'s
+    ``text``: its first line, then lines "library|shim <tab> real path <tab> size <tab> mtime ns";
+    each file as [real path, size, mtime ns], the libraries once per real path, sorted; the shim
+    None where no line names it. ValueError for a line of another form."""
+    cpu, *lines = text.split("\n")
+    libraries, shim = {}, None
+    for line in lines:
+        tag, path, size, mtime = line.split("\t")
+        found = [path, int(size), int(mtime)]
+        if tag == "library":
+            libraries[path] = found
+        elif tag == "shim":
+            shim = found
+        else:
+            raise ValueError(f"identity line {line!r}: tag {tag!r}, expected 'library' or 'shim'")
+    return cpu, [libraries[p] for p in sorted(libraries)], shim
 
 
 _IDENTITIES: Dict[Tuple[str, int], str] = {}  # as JSON text: each caller is given its own copy
@@ -132,14 +119,11 @@ def identity(backend_name: str) -> Dict[str, object]:
 def _identity(backend_name: str) -> Dict[str, object]:
     from . import native
 
-    shim = getattr(sys.modules.get("acl_bridge._acl_shim"), "__file__", None)
-    with open("/proc/self/maps") as f:
-        libraries = sorted(_mapped_paths(f.read(), "libarm_compute"))
+    cpu, libraries, shim = _split_native(native.identity_text())
     out: Dict[str, object] = {
-        "acl_version": native.acl_version(), "libraries": [_stat(p) for p in libraries],
-        "shim": None if shim is None else _stat(shim),
-        "shim_abi": native.EXPECTED_ABI_VERSION, "package": __version__, "cpu": _cpu(),
-        "cpus": os.cpu_count(), "acl_threads": native.num_threads(), "backend": backend_name,
+        "acl_version": native.acl_version(), "libraries": libraries, "shim": shim,
+        "shim_abi": native.EXPECTED_ABI_VERSION, "package": __version__, "cpu": cpu,
+        "acl_threads": native.num_threads(), "backend": backend_name,
     }
     if backend_name == "cl":
         from .cl_program_cache import current_key
@@ -152,10 +136,10 @@ def _identity(backend_name: str) -> Dict[str, object]:
 class FactsCache:
     """The kept answers of one model under one identity (a file in ``directory``)."""
 
-    def __init__(self, model_sha256: str, ident: Dict[str, object], directory: Union[None, str, os.PathLike] = None):
+    def __init__(self, model_md5: str, ident: Dict[str, object], directory: Union[None, str, os.PathLike] = None):
         self.directory = Path(directory) if directory is not None else cache_dir()
         # the format version in the head too: a file of another version is another file (no warning)
-        self.head = json.dumps({"identity": ident, "model_sha256": model_sha256, "format": FORMAT_VERSION},
+        self.head = json.dumps({"identity": ident, "model_md5": model_md5, "format": FORMAT_VERSION},
                                sort_keys=True).encode()
         self.path = self.directory / (hashlib.sha256(self.head).hexdigest()[:32] + SUFFIX)
         self.known: Dict[str, Dict[str, object]] = {}  # encoded, as in the file (what save merges with)

@@ -72,7 +72,8 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 18  # 17: gather_nd runtime indices; 18: the qlstm family (QSYMM8, QSYMM16, its params fields)
+EXPECTED_ABI_VERSION = 19  # 17: gather_nd runtime indices; 18: the qlstm family (QSYMM8, QSYMM16, its params fields);
+# 19: acl_shim_identity (the facts cache's identity without /proc files)
 
 
 def check(status: int, what: str) -> None:
@@ -115,14 +116,36 @@ def arm(runner: "NativeRun", entry: str, handle, release_gil: bool) -> None:
                 handle, release_gil)
 
 
+def _native_text(what: str, capacity: int = 4096) -> str:
+    """The text the native entry ``acl_shim_<what>(buf, capacity, needed)`` writes (one call
+    where it fits ``capacity`` bytes, a second with the size it asked for otherwise); raises
+    what :func:`check` raises."""
+    ffi_, lib_ = require_native()
+    entry = getattr(lib_, "acl_shim_" + what)
+    needed = ffi_.new("uint64_t *")
+    buf = ffi_.new("char[]", capacity)
+    check(entry(buf, capacity, needed), what)
+    if needed[0] > capacity:
+        buf = ffi_.new("char[]", needed[0])
+        check(entry(buf, needed[0], needed), what)
+    return ffi_.string(buf).decode("utf-8", "replace")
+
+
 def build_information() -> str:
     """arm_compute::build_information() of the ACL library actually loaded."""
-    ffi_, lib_ = require_native()
-    needed = ffi_.new("uint64_t *")
-    check(lib_.acl_shim_build_information(ffi_.NULL, 0, needed), "build_information")
-    buf = ffi_.new("char[]", needed[0])
-    check(lib_.acl_shim_build_information(buf, needed[0], needed), "build_information")
-    return ffi_.string(buf).decode("utf-8", "replace")
+    return _native_text("build_information")
+
+
+def identity_text() -> str:
+    """What ACL's answers depend on besides the question, as the loaded ACL and this process
+    see it (native/acl_shim_identity.cpp, ABI 19): the line "hwcap=<hex> hwcap2=<hex> cpus=<n>
+    models=<ACL's CPU model per core> <ACL's feature flags>", then "library<tab>real path<tab>
+    size<tab>mtime ns" per loaded ``libarm_compute`` object and the same line tagged "shim" for
+    the shim's own file. Read by :func:`acl_bridge.facts_cache.identity` instead of
+    /proc/self/maps and /proc/cpuinfo (slow files under emulation; and under QEMU's user mode
+    /proc/cpuinfo describes the host, not the CPU ACL sees). Raises AclInvalidArgumentError
+    where a file cannot be stat'ed."""
+    return _native_text("identity")
 
 
 @functools.lru_cache(maxsize=None)

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 18
+#define ACL_SHIM_ABI_VERSION 19
 #define ACL_SHIM_MAX_DIMS 6
 #define ACL_SHIM_MAX_FUNCTION_TENSORS 32 /* a function's tensors (ABI 16: 8 before; lstm takes 27) */
 
@@ -425,6 +425,14 @@ int32_t acl_shim_set_num_threads(uint32_t num_threads); /* 0: ACL's default (all
 /* NEScheduler's current thread count (ABI 11: without the CPU report's probes). */
 int32_t acl_shim_num_threads(uint32_t *out);
 int32_t acl_shim_cpu_report_get(acl_shim_cpu_report *out);
+/* What ACL's answers depend on besides the question (ABI 19, acl_shim_identity.cpp), as text
+ * copied into buf (truncated, NUL-terminated; *needed receives the full length + 1): the line
+ * "hwcap=<hex> hwcap2=<hex> cpus=<n> models=<ACL's CPUModel per core, comma-separated>
+ * fp16=<0|1> dotprod=<0|1>[ sve= sve2= bf16= i8mm= on 24.x]", then "library\t<real path>\t<size>
+ * \t<mtime ns>" per loaded object whose name holds "libarm_compute" (dl_iterate_phdr) and the
+ * same line tagged "shim" for the shim's own file (dladdr). Fails (INVALID_ARGUMENT) where one
+ * cannot be stat'ed. */
+int32_t acl_shim_identity(char *buf, uint64_t capacity, uint64_t *needed);
 
 /* ---- tensors ----------------------------------------------------------- */
 /* A tensor whose info is exactly desc (custom strides, offset, total size) and is

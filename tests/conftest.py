@@ -94,7 +94,7 @@ PURE_MODULES = frozenset({
     "models.test_plan_round_trip",
     "test_keep_writer",
     "test_lazy_layout_keys", "test_decision_pass", "test_describe",
-    "models.test_model_digest",
+    "models.test_model_hash",
     "test_constant_fast_path", "models.test_step_call_kwargs",
 })
 

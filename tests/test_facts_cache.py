@@ -232,23 +232,54 @@ def test_question_ids_name_bytes_by_their_content():
     assert _canonical(b"") != _canonical("") and _canonical(b"ab") != _canonical((97, 98))
 
 
-def test_the_mapped_libraries_are_the_lines_naming_them():
-    """The identity's ACL libraries (facts_cache._mapped_paths, str.find over /proc/self/maps'
-    text) are the last field of every line holding the name and a "/", as a loop over the
-    lines gives them: several mappings of one file, a name inside a path, no final newline."""
-    from acl_bridge.facts_cache import _mapped_paths
+def _identity_from(monkeypatch, text: str, threads: int = 1) -> dict:
+    """facts_cache._identity("neon") where the native module says ``text`` (identity_text)."""
+    from acl_bridge import facts_cache, native
 
-    maps = ("7f00-7f10 r--p 00000000 08:01 11 /usr/lib/libarm_compute.so.38\n"
-            "7f10-7f20 r-xp 00010000 08:01 11 /usr/lib/libarm_compute.so.38\n"
-            "7f20-7f30 rw-p 00000000 00:00 0 [anon:libarm_compute]\n"
-            "7f30-7f40 r--p 00000000 08:01 12 /opt/libarm_compute_graph/libx.so\n"
-            "7f40-7f50 r--p 00000000 08:01 13 /usr/lib/libc.so.6\n"
-            "7f50-7f60 r--p 00000000 08:01 14 /usr/lib/libarm_compute_core.so")
-    by_lines = {line.split()[-1] for line in maps.splitlines(True) if "libarm_compute" in line and "/" in line}
-    assert _mapped_paths(maps, "libarm_compute") == by_lines == {
-        "/usr/lib/libarm_compute.so.38", "/opt/libarm_compute_graph/libx.so", "/usr/lib/libarm_compute_core.so"}
-    assert _mapped_paths(maps, "libnothere") == set()
-    assert _mapped_paths("", "libarm_compute") == set()
+    monkeypatch.setattr(native, "identity_text", lambda: text)
+    monkeypatch.setattr(native, "acl_version", lambda: "24.11")
+    monkeypatch.setattr(native, "num_threads", lambda: threads)
+    return facts_cache._identity("neon")
+
+
+CPU_LINE = "hwcap=efff hwcap2=2 cpus=4 models=1,1,5,5 fp16=1 dotprod=1 sve=0 sve2=0 bf16=0 i8mm=0"
+LIB = "library\t/usr/lib/libarm_compute.so.38\t1000\t17"
+SHIM = "shim\t/site/acl_bridge/_acl_shim.so\t300\t5"
+
+
+def test_the_identity_is_the_native_text_read_as_it_is():
+    """The CPU line as it is; each library [real path, size, mtime ns] once per path, sorted;
+    the shim's the same; no shim line: None; a line of another form refused."""
+    from acl_bridge.facts_cache import _split_native
+
+    text = "\n".join([CPU_LINE, "library\t/b/libarm_compute_core.so\t5\t6", LIB, LIB, SHIM])
+    assert _split_native(text) == (CPU_LINE, [["/b/libarm_compute_core.so", 5, 6], ["/usr/lib/libarm_compute.so.38", 1000, 17]],
+                                   ["/site/acl_bridge/_acl_shim.so", 300, 5])
+    assert _split_native(CPU_LINE) == (CPU_LINE, [], None)
+    for bad in ("other\t/x\t1\t2", "library\t/x\t1", "library\t/x\tone\t2", ""):
+        with pytest.raises(ValueError):
+            _split_native(CPU_LINE + "\n" + bad)
+
+
+def test_whatever_acl_chooses_by_changes_the_identity(monkeypatch, tmp_path):
+    """Another capability word, core count, CPU model of one core, ACL feature flag, thread
+    count, library (another file, none, or the same file rebuilt: size or mtime) or shim file is
+    another identity, so another facts file."""
+    base = _identity_from(monkeypatch, "\n".join([CPU_LINE, LIB, SHIM]))
+    changes = [(old, new) for old, new in (
+        ("hwcap=efff", "hwcap=efef"), ("hwcap2=2", "hwcap2=3"), ("cpus=4", "cpus=2"), ("models=1,1,5,5", "models=1,1,5,6"),
+        ("fp16=1", "fp16=0"), ("dotprod=1", "dotprod=0"), ("sve=0", "sve=1"), ("i8mm=0", "i8mm=1"),
+        ("libarm_compute.so.38", "libarm_compute.so.39"), ("\t1000\t", "\t1001\t"), ("\t17\n", "\t18\n"),
+        ("_acl_shim.so\t300", "_acl_shim.so\t301"), ("\t5", "\t6"))]
+    text = "\n".join([CPU_LINE, LIB, SHIM])
+    others = []
+    for old, new in changes:
+        assert old in text, old
+        others.append(_identity_from(monkeypatch, text.replace(old, new)))
+    others.append(_identity_from(monkeypatch, text, threads=2))
+    others.append(_identity_from(monkeypatch, "\n".join([CPU_LINE, SHIM])))
+    paths = {FactsCache("ab" * 16, ident, tmp_path).path for ident in [base] + others}
+    assert len(paths) == len(others) + 1
 
 
 def test_kept_decisions_under_a_key_spelled_by_the_writer():

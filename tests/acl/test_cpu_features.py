@@ -60,3 +60,34 @@ def test_acl_detects_what_this_emulated_cpu_model_has():
     assert seen == expected, f"QEMU_CPU={QEMU_CPU_MODEL}: ACL {report.version} detected {seen}"
     # Debian builds ACL for plain armv8-a: no F16 kernels on any CPU, fp16 hardware or not
     assert report.f16_kernels is False, report
+
+
+def test_the_native_identity_is_what_the_proc_files_say():
+    """native.identity_text (the facts cache's identity, ABI 19) says what the slow /proc files
+    say: its capability words are the auxiliary vector's, its cores ACL's count with one CPU
+    model each, its feature flags ACL's report, its libraries, by real path, exactly the
+    libarm_compute files /proc/self/maps shows mapped, its shim the module's file, and each
+    file's size and modification time what os.stat says."""
+    cpu, *names = native.identity_text().split("\n")
+    fields = dict(part.split("=", 1) for part in cpu.split())
+    with open("/proc/self/auxv", "rb") as f:
+        data = f.read()
+    vector = dict(struct.iter_unpack("<QQ", data[: len(data) // 16 * 16]))
+    assert (int(fields["hwcap"], 16), int(fields["hwcap2"], 16)) == (vector.get(16, 0), vector.get(26, 0)), cpu
+    report = native.cpu_report()
+    assert int(fields["cpus"]) == report.num_cpus and len(fields["models"].split(",")) == report.num_cpus, cpu
+    flags = {"fp16": report.fp16, "dotprod": report.dot_product, "sve": report.sve, "sve2": report.sve2,
+             "bf16": report.bf16, "i8mm": report.i8mm}
+    assert {k: fields[k] == "1" for k in flags if k in fields} == {k: v for k, v in flags.items() if k in fields}, cpu
+    assert {"fp16", "dotprod"} <= set(fields) and (report.sve is None) == ("sve" not in fields), cpu
+    with open("/proc/self/maps") as f:
+        mapped = {line.split()[-1] for line in f if "libarm_compute" in line and "/" in line}
+    files = [line.split("\t") for line in names]
+    libraries = {path for tag, path, _, _ in files if tag == "library"}
+    assert libraries and libraries == {os.path.realpath(p) for p in mapped}, (names, mapped)
+    import acl_bridge._acl_shim as shim
+
+    assert [path for tag, path, _, _ in files if tag == "shim"] == [os.path.realpath(shim.__file__)], names
+    for tag, path, size, mtime in files:  # what os.stat says of each
+        st = os.stat(path)
+        assert (int(size), int(mtime)) == (st.st_size, st.st_mtime_ns), (path, size, mtime)

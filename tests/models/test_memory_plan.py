@@ -22,7 +22,7 @@ def _model(n_tensors, inputs, outputs, constants=()):
                                data=np.zeros((1, 4, 4, 4), np.float32) if i in constants else None)
                     for i in range(n_tensors))
     return ModelSpec(version=3, description="", tensors=tensors, operators=(), inputs=tuple(inputs),
-                     outputs=tuple(outputs), sha256="")
+                     outputs=tuple(outputs), md5="")
 
 
 def _step(k, inputs, output, **params):

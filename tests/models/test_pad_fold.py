@@ -29,7 +29,7 @@ def _graph(*, pad_width=((0, 0), (0, 0), (0, 0), (0, K)), y_kind="convolution", 
     tensors = tuple(TensorSpec(index=i, name=f"t{i}", shape=s, dtype=np.dtype("float32"), data=None)
                     for i, s in SHAPES.items())
     model = ModelSpec(version=3, description="", tensors=tensors, operators=(), inputs=(0,), outputs=outputs,
-                      sha256="")
+                      md5="")
     if y_kind == "convolution":
         produce_y = Step(0, "CONV_2D", "convolution", (0,), 1, (("stride", (1, 1)), ("padding", (0, 0, 0, 0))),
                          (("weights", rng.uniform(-1, 1, (C + K, 1, 1, C)).astype(np.float32)),

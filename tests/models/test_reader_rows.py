@@ -36,7 +36,7 @@ def fields(spec):
                                         [type(v) for v in q.scale + q.zero_point]))
     return (spec.version, spec.description, [tensor(t) for t in spec.tensors],
             [(o.index, o.opcode, o.inputs, o.outputs, o.options, [type(v) for _, v in o.options], o.intermediates)
-             for o in spec.operators], spec.inputs, spec.outputs, spec.sha256)
+             for o in spec.operators], spec.inputs, spec.outputs, spec.md5)
 
 
 def outcome(data: bytes, rows: bool):

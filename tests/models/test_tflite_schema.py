@@ -25,8 +25,8 @@ sys.stdout.buffer.write(pickle.dumps((spec, loaded, package, "flatbuffers" in sy
 
 
 def _same(a, b) -> None:
-    assert (a.version, a.description, a.inputs, a.outputs, a.sha256) == (b.version, b.description, b.inputs, b.outputs,
-                                                                         b.sha256)
+    assert (a.version, a.description, a.inputs, a.outputs, a.md5) == (b.version, b.description, b.inputs, b.outputs,
+                                                                         b.md5)
     assert a.operators == b.operators
     assert len(a.tensors) == len(b.tensors)
     for x, y in zip(a.tensors, b.tensors):

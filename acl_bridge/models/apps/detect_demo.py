@@ -140,7 +140,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = blazeface.MODELS[args.model]
     t0 = time.perf_counter()
     runner = TfliteRunner(path)
-    say(f"model {path.name} (sha256 {runner.plan.model.sha256[:16]}), ACL {native.acl_version()}: "
+    say(f"model {path.name} (md5 {runner.plan.model.md5[:16]}), ACL {native.acl_version()}: "
         f"loaded in {time.perf_counter() - t0:.1f} s")
     say(f"  {runner.summary()}")
     img = images.load_rgb(args.image or fetch.photo_path())

@@ -25,8 +25,8 @@ and the next process reads that instead:
   final one and renames it over (a reader never sees half a file).
 
 The key costs one hash of the model file per start: MD5 as a checksum, several times quicker
-than sha256 (:class:`ModelSpec` records the file's sha256, computed once when it is read and
-kept in the cache file). Measurements: docs/performance.md,
+than sha256; the same hash is the model's identity (:attr:`ModelSpec.md5`, kept in the cache
+file), so a first start hashes the file once. Measurements: docs/performance.md,
 "Start-up".
 """
 
@@ -41,7 +41,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -50,15 +50,14 @@ from ndarray.errors import ArgumentTypeError
 from ..._version import __version__
 from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
-from .model_digest import sha256_later
 from .tflite_quantization import STORAGE_RANGES, check_quantization, check_tensor_quantization
 from .tflite_schema import package_directory
-from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, OperatorSpec, Quantization, TensorSpec,
+from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, model_hash, OperatorSpec, Quantization, TensorSpec,
                             fold_constant_dequantize, model_bytes, read_model)
 
 DIR_ENV = "ACL_NDARRAY_MODEL_CACHE"
 MAGIC = b"ACLNDMS\x00"
-FORMAT_VERSION = 3  # 2: CRC-32 seal, MD5 key; 3: tensors as columns
+FORMAT_VERSION = 4  # 2: CRC-32 seal, MD5 key; 3: tensors as columns; 4: the model's MD5 as its identity (no sha256)
 SUFFIX = ".aclmodel"
 _ALIGNMENT_IN_BYTES = 64
 # the modules whose code decides what read_model returns: part of the key
@@ -118,14 +117,6 @@ def _tflite_version() -> Optional[str]:
 def _key(model_md5: str) -> Dict[str, object]:
     return {"format": FORMAT_VERSION, "model_md5": model_md5, "reader": _reader_identity(),
             "tflite": _tflite_version()}
-
-
-def model_hash(data: bytes) -> str:
-    """The cache's key of a model file's bytes: hex MD5, as a checksum (``usedforsecurity=False``:
-    it tells files apart, it guards against nobody, as the file is read from the user's own
-    directory), several times quicker than the cryptographic hashes (face_landmark's file is
-    2.4 MiB, hashed at every start)."""
-    return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
 def file_name(key: Dict[str, object], suffix: str = SUFFIX) -> str:
@@ -393,7 +384,7 @@ def encode_spec(spec: ModelSpec, data: _Data) -> Dict[str, object]:
         # an operator's intermediates (the integer LSTM's) only where it has some: other files unchanged
         "operators": [[op.index, op.opcode, list(op.inputs), list(op.outputs), [list(kv) for kv in op.options]]
                       + ([list(op.intermediates)] if op.intermediates else []) for op in spec.operators],
-        "inputs": list(spec.inputs), "outputs": list(spec.outputs), "sha256": spec.sha256,
+        "inputs": list(spec.inputs), "outputs": list(spec.outputs), "md5": spec.md5,
     }
 
 
@@ -409,7 +400,7 @@ def decode_spec(graph: Dict[str, Any], data: Union[bytes, memoryview],
                                    tuple(kept[0]) if kept else ())
                       for i, code, ins, outs, opts, *kept in graph["operators"])
     spec = ModelSpec(int(graph["version"]), str(graph["description"]), tensors, operators,
-                     tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["sha256"]))
+                     tuple(graph["inputs"]), tuple(graph["outputs"]), str(graph["md5"]))
     n = len(tensors)
     lists = [("inputs", spec.inputs, 0), ("outputs", spec.outputs, 0)]
     for k, op in enumerate(operators):  # an operator's absent optional input is -1
@@ -469,8 +460,8 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
         if not isinstance(flag, bool):
             raise ArgumentTypeError(f"{name} is {flag!r}, expected True or False")
 
-    def parse(data, sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
-        spec = read_model(data, sha256=sha256)
+    def parse(data, md5: Optional[str] = None) -> ModelSpec:
+        spec = read_model(data, md5=md5)
         return fold_constant_dequantize(spec) if dequantized else spec
 
     if cache is False:
@@ -479,7 +470,8 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
     data = model_bytes(source)
     directory = cache_dir() if cache is True else Path(cache)
     try:
-        key = _key(model_hash(data) if model_md5 is None else model_md5)
+        md5 = model_hash(data) if model_md5 is None else model_md5
+        key = _key(md5)
     except OSError as e:  # the reader's sources are not readable: no identity, no cache
         return parse(data), ModelCacheReport("off", None, f"reader sources unreadable: {e}")
     if dequantized:
@@ -501,7 +493,7 @@ def read_model_cached(source: Union[str, "os.PathLike[str]", bytes, bytearray, m
             warnings.warn(ModelCacheWarning(reason), stacklevel=2)
         else:
             return spec, ModelCacheReport("warm", str(path), "", time.perf_counter() - t0)
-    spec = parse(data, sha256_later(data))  # (a large file hashed beside the parse: .model_digest)
+    spec = parse(data, md5)  # the key's hash is the spec's identity: the file hashed once
     if not keep:
         return spec, ModelCacheReport("cold", None, f"{reason}; not saved: the lowered plan keeps it",
                                       time.perf_counter() - t0)

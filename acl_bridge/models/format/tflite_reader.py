@@ -160,7 +160,7 @@ class ModelSpec:
     operators: Tuple[OperatorSpec, ...]
     inputs: Tuple[int, ...]
     outputs: Tuple[int, ...]
-    sha256: str
+    md5: str  # the file's :func:`model_hash`: the model's identity in every kept file (the caches' keys, the facts file's, the kept negotiation's)
 
     def tensor(self, index: int) -> TensorSpec:
         return self.tensors[index]
@@ -794,7 +794,7 @@ def _named(what: str, read: Callable[..., _T], *args: Any) -> _T:
         raise ModelFormatError(f"{what}: {e}") from None
 
 
-def _read(r: _Reader, rows: Optional[Rows], sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
+def _read(r: _Reader, rows: Optional[Rows], md5: Optional[str] = None) -> ModelSpec:
     """The ModelSpec of the file; ``rows``: the tensors and operators read row by row where they
     can be (None: every table field by field, the path that names what is malformed)."""
     from .tflite_quantization import check_quantization
@@ -847,8 +847,7 @@ def _read(r: _Reader, rows: Optional[Rows], sha256: Optional[Callable[[], str]] 
     if not inputs or not outputs:
         raise ModelFormatError(f"subgraph has {len(inputs)} inputs and {len(outputs)} outputs, expected at least one each")
     description = r.string(_named("description", tb.bytes_of, root, mf, MODEL_DESCRIPTION), "description")
-    digest = sha256() if sha256 is not None else hashlib.sha256(r.buf).hexdigest()
-    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, digest)
+    spec = ModelSpec(version, description, tensors, ops, inputs, outputs, model_hash(r.buf) if md5 is None else md5)
     if any(op.opcode == "DENSIFY" for op in ops):  # the sparse constants, asked only where one is densified
         spec = _fold_densify(spec, frozenset(t.index for t, sparse in read_tensors if sparse))
     check_quantization(spec, arrays)
@@ -881,7 +880,16 @@ def _fold_densify(model: ModelSpec, sparse: "frozenset[int]") -> ModelSpec:
                                    f"and type")
         tensors[dst.index] = TensorSpec(dst.index, dst.name, dst.shape, dst.dtype, src.data, dst.quantization)
     return ModelSpec(model.version, model.description, tuple(tensors), tuple(kept), model.inputs,
-                     model.outputs, model.sha256)
+                     model.outputs, model.md5)
+
+
+def model_hash(data: bytes) -> str:
+    """A model file's identity (:attr:`ModelSpec.md5`, the key of every file kept for it): hex
+    MD5 of its bytes, as a checksum (``usedforsecurity=False``: it tells files apart, it guards
+    against nobody, as the kept files are read from the user's own directory), several times
+    quicker than the cryptographic hashes (8x sha256 under emulation; face_landmark's file is
+    2.4 MiB, hashed at every start)."""
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
 MAX_MODEL_BYTES = 1 << 31  # a FlatBuffer addresses at most 2 GiB
@@ -897,24 +905,25 @@ def model_bytes(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview
 
 
 def read_model(source: Union[str, "PathLike[str]", bytes, bytearray, memoryview], *,
-               sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
-    """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`. ``sha256``: a
-    function giving the file's sha256 (:func:`.model_digest.sha256_later`), else it is hashed here.
+               md5: Optional[str] = None) -> ModelSpec:
+    """Parse a .tflite file (path, bytes or bytearray) into a :class:`ModelSpec`. ``md5``: the
+    file's :func:`model_hash` where the caller has it (the caches' key: one hash per start), else
+    it is hashed here.
 
     Raises :class:`ModelFormatError` for anything malformed (quantization parameters included:
     :mod:`.tflite_quantization`), :class:`UnsupportedModelError`
     for well-formed content this library cannot represent, OSError when the file cannot be read
     (:func:`model_bytes`).
     """
-    return _read_model(model_bytes(source), sha256=sha256)
+    return _read_model(model_bytes(source), md5=md5)
 
 
-def _read_model(data: bytes, rows: bool = True, sha256: Optional[Callable[[], str]] = None) -> ModelSpec:
+def _read_model(data: bytes, rows: bool = True, md5: Optional[str] = None) -> ModelSpec:
     """:func:`read_model` of the file's bytes; ``rows`` False: every table read field by field
     (:func:`_read`; the tests compare the two)."""
     r = _Reader(data)
     try:
-        return _read(r, Rows(data) if rows else None, sha256)
+        return _read(r, Rows(data) if rows else None, md5)
     except AclNdarrayError:
         raise
     except Exception as e:  # the flatbuffer runtime trusts the file (struct.error, IndexError, ...): wrap it
@@ -960,10 +969,10 @@ def fold_constant_dequantize(model: ModelSpec) -> ModelSpec:
         else:
             kept.append(op)
     return ModelSpec(model.version, model.description, tuple(tensors), tuple(kept), model.inputs,
-                     model.outputs, model.sha256)
+                     model.outputs, model.md5)
 
 
 __all__ = [
     "ModelFormatError", "UnsupportedModelError", "Quantization", "TensorSpec", "OperatorSpec", "ModelSpec",
-    "read_model", "model_bytes", "MAX_MODEL_BYTES", "fold_constant_dequantize", "dequantize_constant",
+    "read_model", "model_bytes", "model_hash", "MAX_MODEL_BYTES", "fold_constant_dequantize", "dequantize_constant",
 ]

@@ -214,8 +214,8 @@ def same_plan(a: Plan, b: Plan) -> bool:
                 tuple((r, v.dtype.str, v.shape, v.tobytes()) for r, v in s.constants))
 
     ma, mb = a.model, b.model
-    return ((ma.version, ma.description, ma.operators, ma.inputs, ma.outputs, ma.sha256)
-            == (mb.version, mb.description, mb.operators, mb.inputs, mb.outputs, mb.sha256)
+    return ((ma.version, ma.description, ma.operators, ma.inputs, ma.outputs, ma.md5)
+            == (mb.version, mb.description, mb.operators, mb.inputs, mb.outputs, mb.md5)
             and list(map(tensor, ma.tensors)) == list(map(tensor, mb.tensors))
             and list(map(step, a.steps)) == list(map(step, b.steps))
             and (a.views, a.fused, a.padding_kept, a.folded_pads, a.fallbacks)

@@ -58,7 +58,7 @@ def restore_programs(backend_name: str, program_cache) -> Tuple[Optional[Program
     return cache, cache.restore()
 
 
-def open_facts(model_sha256: str, backend_name: str, facts_cache, reuse_facts: bool,
+def open_facts(model_md5: str, backend_name: str, facts_cache, reuse_facts: bool,
                session: ConfigureSession) -> Tuple[Optional[FactsCache], FactsCacheReport]:
     """ACL's answers of an earlier process with the same ACL, shim, CPU and device, given to
     the load's ``session``: (the cache, its report), or (None, why it is off)."""
@@ -68,7 +68,7 @@ def open_facts(model_sha256: str, backend_name: str, facts_cache, reuse_facts: b
         ident = facts_identity(backend_name)
     except (OSError, AclError) as e:  # no /proc (not Linux), no ACL: nothing to key answers by
         return None, FactsCacheReport("off", None, f"no identity for ACL's answers: {e}")
-    facts = FactsCache(model_sha256, ident, None if facts_cache is True else facts_cache)
+    facts = FactsCache(model_md5, ident, None if facts_cache is True else facts_cache)
     report = facts.load()
     session.known = facts.decoded
     return facts, report

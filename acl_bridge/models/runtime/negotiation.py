@@ -93,11 +93,11 @@ def negotiation_key(plan: Plan, backend_name: str, lowered_here: bool) -> Option
     kind, parameters, constants' shapes and dtypes, and its tensors' ids, shapes, dtypes
     and owning buffers; the backend. None where a parameter has no canonical text. A plan
     the runner read and lowered itself (``lowered_here``) is that content's function of the
-    file and the reading and lowering code: then the file's sha256 and a stamp of that code
+    file and the reading and lowering code: then the file's MD5 (``ModelSpec.md5``) and a stamp of that code
     stand for it (the same key at a fraction of the cost: no walk over every step)."""
     if lowered_here:
         try:
-            return question_id(NEGOTIATED_PLAN, ("lowered file", backend_name, plan.model.sha256,
+            return question_id(NEGOTIATED_PLAN, ("lowered file", backend_name, plan.model.md5,
                                                  lowering_code_identity()))
         except OSError:  # the sources are not readable: key by the content itself
             pass

@@ -502,7 +502,7 @@ class TfliteRunner:
 
     def _open_facts(self, facts_cache) -> Optional[FactsCache]:
         """:func:`.kept_answers.open_facts`; the cache, or None (off)."""
-        facts, report = open_facts(self.plan.model.sha256, self.backend.name, facts_cache, self.reuse_facts,
+        facts, report = open_facts(self.plan.model.md5, self.backend.name, facts_cache, self.reuse_facts,
                                    self._session)
         self.facts_cache: Optional[FactsCacheReport] = report
         return facts
