@@ -27,7 +27,10 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
 * ``base first``: with ``--base DIR``, the bridge's first start with the Python packages of
   another checkout (``acl_bridge`` and ``ndarray`` in DIR, over this install's native module:
   ``PYTHONPATH``), taking turns with the others: a change's before and after paired round by
-  round in one run, reported as the ratio bridge first / base first.
+  round in one run, reported as the ratio bridge first / base first;
+* ``base second``: with ``--base DIR``, the base's second start (its caches filled once by a
+  start of the base before the rounds, apart from this checkout's: their formats may differ),
+  reported as the ratio bridge second / base second.
 
 Each child says what its caches did, and the parent checks it (a cold start that found a warm
 cache, or the reverse, is an error, not a number). Each child also says where its configure
@@ -58,9 +61,11 @@ from typing import Dict, List, Optional
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
-CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only", "armnn", "base first")
+CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only", "armnn", "base first",
+              "base second")
 #: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
 EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "base first": ("cold", "cold"), "bridge second": ("warm", "warm"),
+                   "base second": ("warm", "warm"),
                    "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off")}
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
 
@@ -143,7 +148,7 @@ BASE: List[str] = []  # --base DIR: the other checkout's packages ("base first")
 def _run_child(contender: str, path: str, threads: int, cache_dir: str) -> Dict[str, object]:
     env = dict(os.environ, ACL_NDARRAY_MODEL_CACHE=os.path.join(cache_dir, "models"),
                ACL_NDARRAY_FACTS_CACHE=os.path.join(cache_dir, "facts"))
-    if contender == "base first":
+    if contender.startswith("base "):
         env["PYTHONPATH"] = os.pathsep.join(BASE + [p for p in [os.environ.get("PYTHONPATH")] if p])
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", contender, path, str(threads)],
                        capture_output=True, text=True, env=env, timeout=900)
@@ -156,7 +161,7 @@ def check_caches(contender: str, sample: Dict[str, object]) -> None:
     """The child's caches did what its contender means, else RuntimeError."""
     expected = EXPECTED_CACHES.get(contender)
     recalled, functions = sample.get("functions", (0, 0))  # type: ignore[misc]
-    if contender in ("bridge second", "bridge second unchecked") and recalled != functions:
+    if contender in ("bridge second", "bridge second unchecked", "base second") and recalled != functions:
         raise RuntimeError(f"{contender}: {recalled} of {functions} functions made from kept decisions, "
                            f"expected all: the timing would not be of a second start")
     if expected is not None and tuple(sample["caches"]) != expected:  # type: ignore[arg-type]
@@ -209,11 +214,16 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
     path = str(model_path(name))
     warm = tempfile.mkdtemp(prefix="start-time-warm-")
     check_caches("bridge first", _run_child("bridge first", path, threads, warm))  # fills both caches
+    warm_base = None
+    if "base second" in contenders:  # the base's own warm caches (its file formats may differ)
+        warm_base = tempfile.mkdtemp(prefix="start-time-warm-base-")
+        check_caches("base first", _run_child("base first", path, threads, warm_base))
     samples: Dict[str, List[Dict[str, object]]] = {c: [] for c in contenders}
     for k in range(rounds):
         order = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
         for c in order:
-            cache = tempfile.mkdtemp(prefix="start-time-cold-") if c in ("bridge first", "base first") else warm
+            cache = (tempfile.mkdtemp(prefix="start-time-cold-") if c in ("bridge first", "base first")
+                     else warm_base if c == "base second" else warm)
             samples[c].append(_run_child(c, path, threads, cache))
             check_caches(c, samples[c][-1])
     out: Dict[str, object] = {"model": name, "rounds": rounds, "threads": threads, "order": contenders}
@@ -226,7 +236,7 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
         out[c]["samples"] = samples[c]
     # paired ratios: what the trust checks cost; this checkout's first start / the base's
     for c, other, suffix in (("bridge second", "bridge second unchecked", "unchecked"),
-                             ("bridge first", "base first", "base")):
+                             ("bridge first", "base first", "base"), ("bridge second", "base second", "base")):
         if {c, other} <= set(contenders):
             for f in ("configure_s", "first_result_s"):
                 ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples[other]))  # type: ignore[operator]
@@ -280,7 +290,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--contenders", default=",".join(CONTENDERS),
                     help="which to run, comma-separated (default: all)")
     ap.add_argument("--base", help="a directory holding another checkout's acl_bridge and ndarray "
-                                   "(contender 'base first')")
+                                   "(contenders 'base first', 'base second')")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     if args.child:
@@ -288,8 +298,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(json.dumps(child(contender, path, int(threads))))
         return 0
     contenders = [c for c in args.contenders.split(",") if c]
-    if ("base first" in contenders) != bool(args.base):
-        ap.error("contender 'base first' and --base DIR go together")
+    if bool({"base first", "base second"} & set(contenders)) != bool(args.base):
+        ap.error("contenders 'base first' / 'base second' and --base DIR go together")
     if args.base:
         BASE.append(os.path.abspath(args.base))
         compileall.compile_dir(BASE[0], quiet=2, workers=1)
@@ -312,7 +322,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(phase_report(results))
     for r in results:
         for c, suffix, what in (("bridge second", "unchecked", "second start with the trust checks / without"),
-                                ("bridge first", "base", "first start, this checkout / the base")):
+                                ("bridge first", "base", "first start, this checkout / the base"),
+                                ("bridge second", "base", "second start, this checkout / the base")):
             conf = r.get(c, {}).get(f"configure_ratio_{suffix}")  # type: ignore[union-attr]
             if conf:
                 first = r[c][f"first_result_ratio_{suffix}"]  # type: ignore[index]
