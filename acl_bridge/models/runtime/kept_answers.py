@@ -66,7 +66,7 @@ def open_facts(model_md5: str, backend_name: str, facts_cache, reuse_facts: bool
         return None, FactsCacheReport("off", None, "facts_cache=False" if facts_cache is False else "reuse_facts=False")
     try:
         ident = facts_identity(backend_name)
-    except (OSError, AclError) as e:  # no /proc (not Linux), no ACL: nothing to key answers by
+    except (OSError, AclError) as e:  # no ACL, an identity file not stat'ed: nothing to key by
         return None, FactsCacheReport("off", None, f"no identity for ACL's answers: {e}")
     facts = FactsCache(model_md5, ident, None if facts_cache is True else facts_cache)
     report = facts.load()
