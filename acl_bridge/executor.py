@@ -85,6 +85,19 @@ def bridge_slot(arena: NdArray, offset_in_bytes: int, descriptor: ShapeDescripto
     return a
 
 
+def bridge_reshape(parent: NdArray, view: NdArray) -> bool:
+    """Whether ``view``, a reshape of ``parent``, is now the bridge's own as ``parent`` is: where
+    ``parent`` is bridge-owned, both are dense and ``view`` holds every element of ``parent``
+    in the same allocation, every byte outside ``view``'s elements is outside ``parent``'s
+    (its slack), the bridge's to give. A view of part of a buffer, or of another's memory,
+    stays the caller's (its neighbours are elements)."""
+    if (origin_of(parent) is not Origin.BRIDGE or view.allocation is not parent.allocation
+            or view.size != parent.size or not (_is_dense(parent) and _is_dense(view))):
+        return False
+    _BRIDGE_OWNED[id(view)] = view
+    return True
+
+
 def origin_of(a: NdArray) -> Origin:
     return Origin.BRIDGE if _BRIDGE_OWNED.get(id(a)) is a else Origin.USER
 

@@ -9,6 +9,11 @@ them and its first inference (native, the GIL released) overlaps them on another
   thread: :meth:`Kept.wait` issues them on the caller's, and those nobody took are issued at
   the interpreter's exit. An exception a job raises becomes a warning of the job's class that
   names it. A job handed over at exit, when no thread can start any more, runs at once.
+* A job may be held (:func:`hold`) until its owner lets it go (:func:`release`): a model
+  runner holds its files until its first inference has returned, so that neither the thread's
+  start nor the writing slows a first result. A held job is pending like a queued one; a
+  read of its path or :func:`wait_all` releases it, and those still held at the
+  interpreter's exit are written then.
 * A read of a cache file (:func:`acl_bridge.user_cache.read_trusted`) first waits for the
   pending jobs that write that path (:func:`wait_for`): a second load in the same process
   finds what the first one kept.
@@ -24,9 +29,10 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
 import warnings
 from collections import deque
-from typing import Callable, Deque, Dict, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 # a job: () -> (result, the warnings it met)
 Work = Callable[[], Tuple[object, Sequence[Warning]]]
@@ -92,6 +98,7 @@ class _State:
         self.lock = threading.Lock()
         self.idle = threading.Condition(self.lock)  # notified whenever a job ends
         self.queue: Deque[Kept] = deque()
+        self.held: List[Kept] = []  # given with hold(), not yet released, in the order given
         self.pending: Dict[str, int] = {}  # path -> pending jobs writing it
         self.worker: Optional[threading.Thread] = None
         self.untaken: Set[Kept] = set()  # ended with warnings nobody has taken yet
@@ -108,29 +115,69 @@ def submit(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[
     """``work`` on the writer's thread after the jobs given before it; the job. ``paths``: the
     files it writes (their reads wait for it); ``warning``: the class of the warning an
     exception of ``work`` becomes."""
+    job = hold(paths, work, warning)
+    release([job])
+    return job
+
+
+def hold(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[Warning]) -> Kept:
+    """A job as :func:`submit`'s, pending at once but not run before :func:`release` gives it
+    to the writer (or a read of one of its paths, :func:`wait_all`, the interpreter's exit)."""
     job = Kept(tuple(_path(p) for p in paths), work, warning)
     s = _STATE
-    here = False  # the interpreter is exiting: no writer may start (3.11 starts one that dies unjoined)
     with s.lock:
+        s.held.append(job)
+        for p in job.paths:
+            s.pending[p] = s.pending.get(p, 0) + 1
+    return job
+
+
+def release(jobs: Sequence[Kept]) -> None:
+    """The held ``jobs`` (those of this process not yet released; others are ignored) queued
+    for the writer in the order they were held, the writer started if none runs; where no
+    thread may start (the interpreter exiting) they run here and now, on the caller's thread."""
+    s = _STATE
+    here: List[Kept] = []
+    with s.lock:
+        wanted = {id(j) for j in jobs}
+        mine = [j for j in s.held if id(j) in wanted]
+        if not mine:
+            return
+        s.held = [j for j in s.held if id(j) not in wanted]
+        # the interpreter is exiting: no writer may start (3.11 starts one that dies unjoined)
         if s.worker is None and not threading.main_thread().is_alive():
-            here = True
+            here = mine
         else:
-            s.queue.append(job)
-            for p in job.paths:
-                s.pending[p] = s.pending.get(p, 0) + 1
+            s.queue.extend(mine)
             if s.worker is None:
                 worker = threading.Thread(target=_drain, args=(s,), name="acl-ndarray keep writer", daemon=False)
                 try:
                     worker.start()
                 except RuntimeError:  # (3.12+ at exit: no thread may start)
-                    s.queue.pop()
-                    _release(s, job)
-                    here = True
+                    for _ in mine:
+                        s.queue.pop()
+                    here = mine
                 else:
                     s.worker = worker
-    if here:  # so here and now, outside the lock (run_here takes it)
-        return run_here(job.paths, work, warning)
-    return job
+    for job in here:  # outside the lock (a job may read a cache file: wait_for takes it)
+        _run_held(s, job)
+
+
+def _release_all_held() -> None:
+    release(list(_STATE.held))
+
+
+def _run_held(s: _State, job: Kept) -> None:
+    """A held job run on the caller's thread (the interpreter exiting), as :func:`run_here`
+    runs one: no longer pending while it runs, so that its own reads wait for nothing."""
+    with s.lock:
+        _release(s, job)
+    job._run()
+    with s.lock:
+        if job._problems:
+            s.untaken.add(job)
+        job._done.set()
+        s.idle.notify_all()
 
 
 def run_here(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[Warning]) -> Kept:
@@ -154,7 +201,10 @@ def _release(s: _State, job: Kept) -> None:
 
 
 def _drain(s: _State) -> None:
-    """The writer: each job in turn until none is left, then the thread ends."""
+    """The writer: each job in turn until none is left, then the thread ends. It first lets
+    the GIL go once, so that the thread that started it goes on at once instead of waiting out
+    the interpreter's switch interval (5 ms) behind the first job."""
+    time.sleep(0)
     while True:
         with s.lock:
             if not s.queue:
@@ -178,6 +228,9 @@ def wait_for(path: "os.PathLike[str] | str") -> None:
     if not s.pending or threading.current_thread() is s.worker:
         return
     p = _path(path)
+    held = [j for j in list(s.held) if p in j.paths]
+    if held:
+        release(held)
     with s.lock:
         while s.pending.get(p):
             s.idle.wait()
@@ -188,6 +241,7 @@ def wait_all() -> None:
     s = _STATE
     if threading.current_thread() is s.worker:
         return
+    _release_all_held()
     with s.lock:
         while s.queue:
             s.idle.wait()
@@ -199,7 +253,9 @@ def pending(path: "os.PathLike[str] | str") -> bool:
 
 
 def _issue_untaken() -> None:
-    """At exit (after the interpreter has joined the writer): the warnings nobody took."""
+    """At exit (after the interpreter has joined the writer): the jobs still held written
+    here, then the warnings nobody took."""
+    _release_all_held()
     with _STATE.lock:
         jobs = list(_STATE.untaken)
     for job in jobs:
@@ -218,7 +274,7 @@ def _after_fork_in_child() -> None:
     """The child's own state: no writer, its copies of the pending jobs ended unwritten."""
     global _STATE
     old, _STATE = _STATE, _State()
-    for job in old.queue:
+    for job in (*old.queue, *old.held):
         job._work, job.forked, job._problems = None, True, ()
         job._done = threading.Event()
         job._done.set()
@@ -230,4 +286,4 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
                         after_in_child=_after_fork_in_child)
 
-__all__ = ["Kept", "submit", "run_here", "wait_for", "wait_all", "pending"]
+__all__ = ["Kept", "submit", "hold", "release", "run_here", "wait_for", "wait_all", "pending"]

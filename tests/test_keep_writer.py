@@ -256,3 +256,63 @@ def test_a_job_given_at_exit_is_written(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "kept"]
     assert (tmp_path / "kept.bin").read_bytes() == b"at exit"
+
+
+def test_a_held_job_runs_once_released_and_a_second_release_is_nothing(tmp_path):
+    path = tmp_path / "held.bin"
+    job = keep_writer.hold([path], functools.partial(_write, path, b"held"), KeptTestWarning)
+    assert keep_writer.pending(path) and not job.done and job not in keep_writer._STATE.queue
+    assert not path.exists()
+    keep_writer.release([job])
+    assert job.wait() == "written" and path.read_bytes() == b"held" and not keep_writer.pending(path)
+    keep_writer.release([job])  # no longer held: ignored
+    assert not keep_writer._STATE.held
+
+
+def test_a_read_of_a_held_path_releases_it_and_waits(tmp_path):
+    path = tmp_path / "cache" / "held.bin"
+    other = keep_writer.hold([tmp_path / "other.bin"], functools.partial(_write, tmp_path / "other.bin", b"o"),
+                             KeptTestWarning)
+    keep_writer.hold([path], functools.partial(_write, path, b"kept later"), KeptTestWarning)
+    assert bytes(read_trusted(path)) == b"kept later"  # released by the read, which waited for it
+    assert keep_writer.pending(tmp_path / "other.bin") and not other.done  # still held: another path
+    keep_writer.wait_all()  # releases what is held
+    assert other.done and (tmp_path / "other.bin").read_bytes() == b"o"
+
+
+def test_held_jobs_are_written_at_exit(tmp_path):
+    """A program that ends with a job still held (a runner never run): it is written at exit,
+    on the main thread, and its warning issued."""
+    r = _python("""
+        import sys, pathlib
+        from acl_bridge import keep_writer
+        from acl_bridge.user_cache import write_atomically
+        path = pathlib.Path(sys.argv[1])
+        keep_writer.hold([path], lambda: (write_atomically(path, b"held until exit"),
+                                          (None, (UserWarning("held and written"),)))[1], UserWarning)
+        """, tmp_path / "kept.bin")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "kept.bin").read_bytes() == b"held until exit"
+    assert "UserWarning: held and written" in r.stderr
+
+
+def test_a_forked_child_ends_held_jobs_unwritten(tmp_path):
+    r = _python("""
+        import os, sys, pathlib
+        from acl_bridge import keep_writer
+        from acl_bridge.user_cache import write_atomically
+        path = pathlib.Path(sys.argv[1])
+        job = keep_writer.hold([path], lambda: (write_atomically(path, b"parent"), ("parent wrote", ()))[1],
+                               UserWarning)
+        pid = os.fork()
+        if pid == 0:
+            keep_writer.release([job])  # the child's copy ended unwritten: nothing to release
+            ok = job.done and job.forked and not keep_writer.pending(path) and not keep_writer._STATE.held
+            os._exit(0 if ok and not path.exists() else 3)
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        keep_writer.release([job])
+        print(job.wait(), code)
+        """, tmp_path / "kept.bin")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["parent", "wrote", "0"]
+    assert (tmp_path / "kept.bin").read_bytes() == b"parent"

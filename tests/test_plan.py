@@ -213,6 +213,33 @@ def test_origin_of_bridge_buffers():
                             quantization=None).origin is Origin.USER
 
 
+def test_a_whole_reshape_of_a_dense_bridge_buffer_is_the_bridges():
+    """executor.bridge_reshape: a reshape holding every element of a dense bridge buffer (the
+    runner's reshape views, models/runtime/buffers) is the bridge's, so no probe is made for it;
+    a part of a buffer, a reshape of the caller's memory or of a padded buffer stays the caller's."""
+    from acl_bridge.executor import bridge_reshape, bridge_slot, origin_of
+
+    def request(a):
+        return describe_request("x", a, is_output=False, data_layout="NHWC", quantization=None)
+
+    arena = bridge_allocate(padded_descriptor((4096,), np.uint8, P()))
+    for parent in (padded((1, 2, 2, 8), P(), bridge=True),
+                   bridge_slot(arena, 64, padded_descriptor((1, 2, 2, 8), np.float32, P()))):
+        whole = parent.reshape((1, 32))
+        assert origin_of(whole) is Origin.USER  # until adopted
+        assert bridge_reshape(parent, whole) and request(whole).origin is Origin.BRIDGE
+        again = whole.reshape((32,))  # a reshape of the adopted reshape
+        assert bridge_reshape(whole, again) and origin_of(again) is Origin.BRIDGE
+        part = parent[:, :1]  # other elements of the buffer lie around it
+        assert not bridge_reshape(parent, part) and request(part).origin is Origin.USER
+    users = padded((1, 2, 2, 8), P())
+    assert not bridge_reshape(users, users.reshape((1, 32))) and origin_of(users.reshape((1, 32))) is Origin.USER
+    framed = padded((1, 1, 4, 4), P(1, 1, 1, 1), bridge=True)
+    assert not bridge_reshape(framed, framed[0])  # not dense: its padding cells lie between elements
+    other = padded((1, 2, 2, 8), P(), bridge=True)
+    assert not bridge_reshape(other, padded((1, 2, 2, 8), P(), bridge=True).reshape((1, 32)))  # another's memory
+
+
 def test_allow_copy_false_refuses_staging_naming_the_tensor():
     arrays = {"src": transposed(), "dst": dense((1, 1, 8, 8))}
     facts = AclFacts({"src": P(), "dst": P()})

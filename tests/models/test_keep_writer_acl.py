@@ -1,8 +1,9 @@
-"""The runner's kept files written after its load by the background writer (emulated arm64):
-while they are pending, an inference gives the bits of a runner that wrote them during its
-load; once written they are those files byte for byte, the reports say the same, and a second
-runner in the same process finds them with no explicit wait (its reads wait); a failed write is
-the cache's warning at the wait, on the caller's thread."""
+"""The runner's kept files written after its first inference by the background writer
+(emulated arm64): until then they are held, nothing written; while they are pending, an
+inference gives the bits of a runner that wrote them during its load; once written they are
+those files byte for byte, the reports say the same, and a second runner in the same process
+finds them with no explicit wait (its reads wait); a runner let go unrun has its files written;
+a failed write is the cache's warning at the wait, on the caller's thread."""
 
 import os
 import threading
@@ -64,6 +65,29 @@ def test_files_kept_later_are_those_kept_during_the_load(tmp_path):
     assert sorted(kept_later) == sorted(kept_now) and len(kept_now) == 2  # the plan, ACL's answers
     assert all(kept_later[n] == kept_now[n] for n in kept_now), "a file kept later differs from the one kept at once"
     bg.close()
+
+
+def test_files_are_held_until_the_first_inference_or_the_runner_is_let_go(tmp_path):
+    import gc
+
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    path = model_file("keyword_spotting")
+    runner = TfliteRunner(path, model_cache=tmp_path / "run" / "m", facts_cache=tmp_path / "run" / "f",
+                          keep_in_background=True)
+    assert runner.kept_pending and not keep_writer._STATE.queue  # held: not given to the writer yet
+    assert _files(tmp_path / "run") == {}
+    runner.run(np.zeros(runner.input_shape, runner.input_dtype))
+    runner.wait_kept()
+    assert len(_files(tmp_path / "run")) == 2 and not runner.kept_pending  # the plan, ACL's answers
+    runner.close()
+    unrun = TfliteRunner(path, model_cache=tmp_path / "unrun" / "m", facts_cache=tmp_path / "unrun" / "f",
+                         keep_in_background=True)
+    assert unrun.kept_pending and _files(tmp_path / "unrun") == {}
+    del unrun
+    gc.collect()
+    keep_writer.wait_all()
+    assert sorted(_files(tmp_path / "unrun")) == sorted(_files(tmp_path / "run"))
 
 
 def test_a_failed_write_is_the_caches_warning_at_the_wait(tmp_path, monkeypatch):

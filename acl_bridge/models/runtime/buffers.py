@@ -15,7 +15,7 @@ import numpy as np
 from ndarray import NdArray, ShapeDescriptor
 
 from ... import functions as F
-from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_slot, origin_of
+from ...executor import BRIDGE_SLACK_IN_BYTES, bridge_allocate, bridge_reshape, bridge_slot, origin_of
 from ...mapping import PaddingSize, padded_descriptor
 from ...plan import Origin
 from ..planning.memory_plan import MemoryPlan, lifetimes, place, plan_memory
@@ -94,7 +94,25 @@ def allocate(plan: Plan, asked, roots_with_views: Set[int], use_arena: bool,
     for b, d in descriptors.items():
         if b not in owned:
             owned[b] = bridge_allocate(d)
-    return Buffers(buffer_plans, plan.bind(owned), memory, recalled, arena)
+    return Buffers(buffer_plans, _bridge_reshapes(plan, plan.bind(owned)), memory, recalled, arena)
+
+
+def _bridge_reshapes(plan: Plan, arrays: Dict[int, NdArray]) -> Dict[int, NdArray]:
+    """``arrays``, each reshape of a bridge-owned buffer made the bridge's own too
+    (:func:`~acl_bridge.executor.bridge_reshape`: its padding and slack are the buffer's), so
+    no function's plan probes it as the caller's memory."""
+    views = plan.view_of()
+
+    def adopt(t: int) -> None:
+        v = views.get(t)
+        if v is not None and v.how[0] in ("alias", "reshape"):
+            adopt(v.parent)  # (a reshape of a reshape: its parent first)
+            if v.how[0] == "reshape":
+                bridge_reshape(arrays[v.parent], arrays[t])
+
+    for t in views:
+        adopt(t)
+    return arrays
 
 
 def constant_array(cls, role: str, value: np.ndarray, padding: PaddingSize, share_constants: bool) -> NdArray:

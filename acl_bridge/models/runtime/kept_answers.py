@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -146,44 +147,52 @@ def keeps_in_background(option: Optional[bool]) -> bool:
 class KeptFiles:
     """The files one load keeps (the lowered plan, ACL's answers, a re-planned plan), each a
     job of :mod:`acl_bridge.keep_writer` with what to do with its result (``on_result``, on
-    the caller's thread). ``background``: the jobs are held until :meth:`start` (the runner
-    is ready), then written by the background writer; else each is written at once, where the
-    load meets it, its warnings issued there."""
+    the caller's thread). ``background``: the jobs are held (pending, not run) until
+    :meth:`start` (the runner's first inference has returned), then written by the background
+    writer; else each is written at once, where the load meets it, its warnings issued there."""
 
     def __init__(self, background: bool):
         self.background = background
-        self._held: List[Tuple[tuple, Callable[[], object], type, Callable[[object], None]]] = []
         self._jobs: List[Tuple[keep_writer.Kept, Callable[[object], None]]] = []
+        self._held: List[keep_writer.Kept] = []
 
     def add(self, paths: Sequence[Path], work: Callable[[], object], warning: type,
             on_result: Callable[[object], None]) -> None:
         """A file to keep: ``work() -> (result, warnings)`` writes ``paths``."""
         if self.background:
-            self._held.append((tuple(paths), work, warning, on_result))
+            job = keep_writer.hold(paths, work, warning)  # type: ignore[arg-type]
+            self._held.append(job)
+            self._jobs.append((job, on_result))
         else:
             self._jobs.append((keep_writer.run_here(paths, work, warning), on_result))  # type: ignore[arg-type]
             self.settle(stacklevel=3)
 
     def start(self) -> None:
         """Hand the held jobs to the background writer (in the order the load met them)."""
-        held, self._held = self._held, []
-        for paths, work, warning, on_result in held:
-            self._jobs.append((keep_writer.submit(paths, work, warning), on_result))  # type: ignore[arg-type]
+        if self._held:
+            held, self._held = self._held, []
+            keep_writer.release(held)
+
+    def start_when_gone(self, owner: object) -> None:
+        """:meth:`start` once ``owner`` (the runner) is collected, if nothing started them
+        before (its held jobs would otherwise wait for the interpreter's exit)."""
+        if self._held:
+            weakref.finalize(owner, keep_writer.release, tuple(self._held))
 
     def results_ignored(self) -> None:
         """The files given so far are still written, their results taken by no report (a
         load that failed and starts again without the caches reports that start's)."""
-        self._held = [(paths, work, warning, _ignored) for paths, work, warning, _ in self._held]
         self._jobs = [(job, _ignored) for job, _ in self._jobs]
 
     @property
     def pending(self) -> bool:
         """Whether a file given to the writer is not written yet (or one is still held)."""
-        return bool(self._held) or any(not job.done for job, _ in self._jobs)
+        return any(not job.done for job, _ in self._jobs)
 
     def settle(self, stacklevel: int = 2) -> None:
-        """Wait for the files given to the writer, each one's result handed to its
-        ``on_result`` and its warnings issued here (once)."""
+        """Wait for the files given to the writer (those held released first), each one's
+        result handed to its ``on_result`` and its warnings issued here (once)."""
+        self.start()
         jobs, self._jobs = self._jobs, []
         for job, on_result in jobs:  # every result handed over before any warning (one raised
             on_result(job.result())  # as an error loses no report)

@@ -15,8 +15,9 @@ Loading (:class:`TfliteRunner`) does everything once:
    puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did), and so is the
    lowered plan (:mod:`.plan_cache`, in the same directory): a second start reads the plan
    whole, parses and lowers nothing and imports no ``tflite`` package. What a load keeps is
-   encoded and written after it, by a background writer (:mod:`acl_bridge.keep_writer`,
-   ``keep_in_background``: :attr:`TfliteRunner.kept_pending`, :meth:`TfliteRunner.wait_kept`);
+   encoded and written once its first inference has returned (or at :meth:`TfliteRunner.wait_kept`,
+   ``close``, a read of the same file, the interpreter's exit), by a background writer
+   (:mod:`acl_bridge.keep_writer`, ``keep_in_background``: :attr:`TfliteRunner.kept_pending`);
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it. Where the
@@ -247,21 +248,27 @@ class TfliteRunner:
         if not isinstance(reuse_facts, bool):
             raise ArgumentTypeError(f"reuse_facts is {reuse_facts!r}, expected True or False")
         self.reuse_facts = reuse_facts
-        # the files this load keeps (plan, ACL's answers), written after it by the background
-        # writer (:attr:`kept_pending`, :meth:`wait_kept`), or during it (False; None: the environment)
+        # the files this load keeps (plan, ACL's answers), written after its first inference by
+        # the background writer (:attr:`kept_pending`, :meth:`wait_kept`), or during the load
+        # (False; None: the environment)
         self._kept_files = KeptFiles(keeps_in_background(keep_in_background))
         self._session = ConfigureSession(reuse=reuse_facts)
         self._phases = LoadPhases(self._session)
         self._first_run_seconds: Optional[float] = None
         self.model_name = (os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike))
                            else type(model).__name__)
+        loaded = False
         try:
             with self._session.active(), collector_paused():
                 self._load_or_cold(model, program_cache, allow_copy, model_cache, facts_cache)
+            loaded = True
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
             clear_description_caches()  # the same for the descriptions kept by content
-            self._kept_files.start()  # the runner is ready (or the load failed): its files written now
+            if loaded:  # its files written once the first inference has returned (run_in_place)
+                self._kept_files.start_when_gone(self)
+            else:  # a failed load: its files written now
+                self._kept_files.start()
 
     def _load_or_cold(self, model, program_cache, allow_copy: bool, model_cache, facts_cache) -> None:
         """:meth:`_load_partitioned`; where a load that used kept files fails (a damaged or
@@ -275,8 +282,8 @@ class TfliteRunner:
         except UnsupportedModelError:
             raise
         except Exception as e:
-            used = [name for name, report in (("the kept plan or parsed model", getattr(self, "model_cache", None)),
-                                              ("ACL's kept answers", getattr(self, "facts_cache", None)))
+            used = [name for name, report in (("the kept plan or parsed model", self._model_cache_report),
+                                              ("ACL's kept answers", self._facts_cache_report))
                     if report is not None and report.state == "warm"]
             if not used:
                 raise
@@ -568,7 +575,7 @@ class TfliteRunner:
     def _negotiation_key(self) -> Optional[str]:
         """:func:`.negotiation.negotiation_key` of this load's plan (keyed by the file where the
         runner read and lowered the plan itself)."""
-        return negotiation_key(self.plan, self.backend.name, self.model_cache is not None)
+        return negotiation_key(self.plan, self.backend.name, self._model_cache_report is not None)
 
     def _negotiate(self, checks: Optional[bool] = None):
         """:func:`.negotiation.negotiate` of this load's plan, each step's binding kept for the
@@ -750,7 +757,11 @@ class TfliteRunner:
         buffers (:meth:`run` without the input's copy or the outputs' views)."""
         if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
             t0 = time.perf_counter()
-            self.schedule.run()
+            try:
+                self.schedule.run()
+            finally:  # the load's files written from now on, beside what follows the first result
+                if self._kept_files is not None:
+                    self._kept_files.start()
             self._first_run_seconds = time.perf_counter() - t0
         else:
             self.schedule.run()
