@@ -3,8 +3,11 @@ the encoding and writing of each file as a job, so that the load returns without
 them and its first inference (native, the GIL released) overlaps them on another core.
 
 * Jobs run one at a time in the order given, on one thread that starts when a job comes and
-  ends when none is left. It is not a daemon: the interpreter waits for it at exit, so every
-  job given before exit is written (a write is atomic anyway: user_cache.write_atomically).
+  ends when none is left. The interpreter waits for it at exit (this module's exit handler
+  waits for every job given before it), so every job given before exit is written (a write is
+  atomic anyway: user_cache.write_atomically). It is a bare ``_thread`` thread: under QEMU
+  ``threading.Thread.start`` costs 7-15 ms of the starter's time (its bootstrap waited for),
+  ``_thread.start_new_thread`` 1-2 ms.
 * A job returns (its result, the warnings it met). No warning is issued on the writer's
   thread: :meth:`Kept.wait` issues them on the caller's, and those nobody took are issued at
   the interpreter's exit. An exception a job raises becomes a warning of the job's class that
@@ -28,8 +31,8 @@ from __future__ import annotations
 
 import atexit
 import os
+import _thread
 import threading
-import time
 import warnings
 from collections import deque
 from typing import Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple, Type
@@ -100,7 +103,7 @@ class _State:
         self.queue: Deque[Kept] = deque()
         self.held: List[Kept] = []  # given with hold(), not yet released, in the order given
         self.pending: Dict[str, int] = {}  # path -> pending jobs writing it
-        self.worker: Optional[threading.Thread] = None
+        self.worker: Optional[int] = None  # the writer's thread identifier while it runs
         self.untaken: Set[Kept] = set()  # ended with warnings nobody has taken yet
 
 
@@ -150,15 +153,12 @@ def release(jobs: Sequence[Kept]) -> None:
         else:
             s.queue.extend(mine)
             if s.worker is None:
-                worker = threading.Thread(target=_drain, args=(s,), name="acl-ndarray keep writer", daemon=False)
-                try:
-                    worker.start()
+                try:  # (it takes the lock first: it cannot end before its identifier is set here)
+                    s.worker = _thread.start_new_thread(_drain, (s,))
                 except RuntimeError:  # (3.12+ at exit: no thread may start)
                     for _ in mine:
                         s.queue.pop()
                     here = mine
-                else:
-                    s.worker = worker
     for job in here:  # outside the lock (a job may read a cache file: wait_for takes it)
         _run_held(s, job)
 
@@ -201,10 +201,7 @@ def _release(s: _State, job: Kept) -> None:
 
 
 def _drain(s: _State) -> None:
-    """The writer: each job in turn until none is left, then the thread ends. It first lets
-    the GIL go once, so that the thread that started it goes on at once instead of waiting out
-    the interpreter's switch interval (5 ms) behind the first job."""
-    time.sleep(0)
+    """The writer: each job in turn until none is left, then the thread ends."""
     while True:
         with s.lock:
             if not s.queue:
@@ -225,7 +222,7 @@ def _drain(s: _State) -> None:
 def wait_for(path: "os.PathLike[str] | str") -> None:
     """Return once no pending job writes ``path`` (at once on the writer's own thread)."""
     s = _STATE
-    if not s.pending or threading.current_thread() is s.worker:
+    if not s.pending or _thread.get_ident() == s.worker:
         return
     p = _path(path)
     held = [j for j in list(s.held) if p in j.paths]
@@ -239,7 +236,7 @@ def wait_for(path: "os.PathLike[str] | str") -> None:
 def wait_all() -> None:
     """Return once every job given so far has ended."""
     s = _STATE
-    if threading.current_thread() is s.worker:
+    if _thread.get_ident() == s.worker:
         return
     _release_all_held()
     with s.lock:
@@ -253,9 +250,9 @@ def pending(path: "os.PathLike[str] | str") -> bool:
 
 
 def _issue_untaken() -> None:
-    """At exit (after the interpreter has joined the writer): the jobs still held written
-    here, then the warnings nobody took."""
-    _release_all_held()
+    """At exit: the jobs still held written here, every job waited for, then the warnings
+    nobody took."""
+    wait_all()
     with _STATE.lock:
         jobs = list(_STATE.untaken)
     for job in jobs:
