@@ -16,7 +16,7 @@ pytestmark = pytest.mark.acl
 
 @pytest.mark.parametrize("name", ["visual_wake_words", "keyword_spotting_alexa"])
 def test_a_reshape_of_a_bridge_buffer_is_not_probed_and_gives_the_same_bits(name, monkeypatch):
-    from acl_bridge import executor
+    from acl_bridge import executor, native
     from acl_bridge.models.runtime import buffers
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     from acl_bridge.plan import Origin
@@ -32,7 +32,11 @@ def test_a_reshape_of_a_bridge_buffer_is_not_probed_and_gives_the_same_bits(name
         probes = adopted._session.calls.get("probe", 0)
         monkeypatch.setattr(buffers, "bridge_reshape", lambda parent, view: False)  # the caller's memory, as before
         with TfliteRunner(path, facts_cache=False, model_cache=False) as probed:
-            assert probes == 0 < probed._session.calls.get("probe", 0)
+            # (ACL 24.11 asks no padding: that probe was the load's only one; 20.08's padded
+            # buffers make others, the same in both)
+            assert probes < probed._session.calls.get("probe", 0)
+            if not native.kernels_ask_padding("neon"):
+                assert probes == 0
             rng = np.random.default_rng(5)
             for _ in range(2):
                 x = rng.integers(-128, 128, adopted.input_shape).astype(adopted.input_dtype)
