@@ -15,8 +15,9 @@ them and its first inference (native, the GIL released) overlaps them on another
 * A job may be held (:func:`hold`) until its owner lets it go (:func:`release`): a model
   runner holds its files until its first inference has returned, so that neither the thread's
   start nor the writing slows a first result. A held job is pending like a queued one; a
-  read of its path or :func:`wait_all` releases it, and those still held at the
-  interpreter's exit are written then.
+  read of its path or :func:`wait_all` releases it, the next :func:`hold` once its owner is
+  gone (:func:`release_when_gone`), and those still held at the interpreter's exit are
+  written then.
 * A read of a cache file (:func:`acl_bridge.user_cache.read_trusted`) first waits for the
   pending jobs that write that path (:func:`wait_for`): a second load in the same process
   finds what the first one kept.
@@ -34,6 +35,7 @@ import os
 import _thread
 import threading
 import warnings
+import weakref
 from collections import deque
 from typing import Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple, Type
 
@@ -45,7 +47,7 @@ class Kept:
     """One job of the writer (:func:`submit`, :func:`run_here`): the files it writes
     (``paths``), whether it has ended (:attr:`done`), its result once ended (:meth:`wait`)."""
 
-    __slots__ = ("paths", "_work", "_warning", "_done", "_result", "_problems", "forked")
+    __slots__ = ("paths", "_work", "_warning", "_done", "_result", "_problems", "forked", "orphaned")
 
     def __init__(self, paths: Tuple[str, ...], work: Work, warning: Type[Warning]):
         self.paths = paths
@@ -55,6 +57,7 @@ class Kept:
         self._result: object = None
         self._problems: Tuple[Warning, ...] = ()
         self.forked = False  # ended unwritten in a child of fork (the parent writes it)
+        self.orphaned = False  # held, and its owner is gone (release_when_gone): released at the next hold
 
     @property
     def done(self) -> bool:
@@ -125,9 +128,13 @@ def submit(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[
 
 def hold(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[Warning]) -> Kept:
     """A job as :func:`submit`'s, pending at once but not run before :func:`release` gives it
-    to the writer (or a read of one of its paths, :func:`wait_all`, the interpreter's exit)."""
+    to the writer (or a read of one of its paths, :func:`wait_all`, the interpreter's exit, the
+    next hold after its owner is gone: :func:`release_when_gone`)."""
     job = Kept(tuple(_path(p) for p in paths), work, warning)
     s = _STATE
+    orphans = [j for j in list(s.held) if j.orphaned]
+    if orphans:
+        release(orphans)
     with s.lock:
         s.held.append(job)
         for p in job.paths:
@@ -161,6 +168,18 @@ def release(jobs: Sequence[Kept]) -> None:
                     here = mine
     for job in here:  # outside the lock (a job may read a cache file: wait_for takes it)
         _run_held(s, job)
+
+
+def release_when_gone(owner: object, jobs: Sequence[Kept]) -> None:
+    """Once ``owner`` is collected, its held ``jobs`` are released by the next :func:`hold` (or
+    a wait, or the exit). The collector may run the callback inside any critical section of
+    this module, on any thread: it only marks the jobs, taking no lock."""
+    weakref.finalize(owner, _orphaned, tuple(jobs))
+
+
+def _orphaned(jobs: Tuple[Kept, ...]) -> None:
+    for job in jobs:
+        job.orphaned = True
 
 
 def _release_all_held() -> None:
@@ -283,4 +302,4 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
                         after_in_child=_after_fork_in_child)
 
-__all__ = ["Kept", "submit", "hold", "release", "run_here", "wait_for", "wait_all", "pending"]
+__all__ = ["Kept", "submit", "hold", "release", "release_when_gone", "run_here", "wait_for", "wait_all", "pending"]

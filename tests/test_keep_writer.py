@@ -316,3 +316,23 @@ def test_a_forked_child_ends_held_jobs_unwritten(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["parent", "wrote", "0"]
     assert (tmp_path / "kept.bin").read_bytes() == b"parent"
+
+
+def test_the_held_jobs_of_an_owner_gone_are_released_by_the_next_hold(tmp_path):
+    import gc
+
+    class Owner:
+        pass
+
+    owner, path = Owner(), tmp_path / "orphan.bin"
+    job = keep_writer.hold([path], functools.partial(_write, path, b"orphan"), KeptTestWarning)
+    keep_writer.release_when_gone(owner, [job])
+    del owner
+    gc.collect()  # (the callback only marks the job: it may run inside this module's critical sections)
+    assert job.orphaned and not job.done and job in keep_writer._STATE.held
+    later = keep_writer.hold([tmp_path / "later.bin"], functools.partial(_write, tmp_path / "later.bin", b"l"),
+                             KeptTestWarning)
+    assert job.wait() == "written" and path.read_bytes() == b"orphan"
+    assert later in keep_writer._STATE.held and not later.done  # the new job stays held
+    keep_writer.release([later])
+    assert later.wait() == "written"

@@ -2,8 +2,9 @@
 (emulated arm64): until then they are held, nothing written; while they are pending, an
 inference gives the bits of a runner that wrote them during its load; once written they are
 those files byte for byte, the reports say the same, and a second runner in the same process
-finds them with no explicit wait (its reads wait); a runner let go unrun has its files written;
-a failed write is the cache's warning at the wait, on the caller's thread."""
+finds them with no explicit wait (its reads wait); a runner let go unrun has its files marked
+for release by the next load; a failed write is the cache's warning at the wait, on the
+caller's thread."""
 
 import os
 import threading
@@ -84,8 +85,10 @@ def test_files_are_held_until_the_first_inference_or_the_runner_is_let_go(tmp_pa
     unrun = TfliteRunner(path, model_cache=tmp_path / "unrun" / "m", facts_cache=tmp_path / "unrun" / "f",
                          keep_in_background=True)
     assert unrun.kept_pending and _files(tmp_path / "unrun") == {}
+    held = list(unrun._kept_files._held)
     del unrun
     gc.collect()
+    assert held and all(job.orphaned and not job.done for job in held)  # released by the next load's hold
     keep_writer.wait_all()
     assert sorted(_files(tmp_path / "unrun")) == sorted(_files(tmp_path / "run"))
 

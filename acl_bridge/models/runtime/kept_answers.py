@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import weakref
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -174,10 +173,11 @@ class KeptFiles:
             keep_writer.release(held)
 
     def start_when_gone(self, owner: object) -> None:
-        """:meth:`start` once ``owner`` (the runner) is collected, if nothing started them
-        before (its held jobs would otherwise wait for the interpreter's exit)."""
+        """The held jobs released once ``owner`` (the runner) is collected, by the next load's
+        first file (:func:`acl_bridge.keep_writer.release_when_gone`), if nothing started them
+        before (they would otherwise wait for a wait or the interpreter's exit)."""
         if self._held:
-            weakref.finalize(owner, keep_writer.release, tuple(self._held))
+            keep_writer.release_when_gone(owner, self._held)
 
     def results_ignored(self) -> None:
         """The files given so far are still written, their results taken by no report (a
