@@ -5,9 +5,9 @@ them and its first inference (native, the GIL released) overlaps them on another
 * Jobs run one at a time in the order given, on one thread that starts when a job comes and
   ends when none is left. The interpreter waits for it at exit (this module's exit handler
   waits for every job given before it), so every job given before exit is written (a write is
-  atomic anyway: user_cache.write_atomically). It is a bare ``_thread`` thread: under QEMU
-  ``threading.Thread.start`` costs 7-15 ms of the starter's time (its bootstrap waited for),
-  ``_thread.start_new_thread`` 1-2 ms.
+  atomic anyway: user_cache.write_atomically). It is a bare ``_thread`` thread:
+  ``threading.Thread.start`` also waits for the new thread's bootstrap (under QEMU 1.7-1.9 ms
+  of the starter's time against 0.6-0.8: benchmarks/kept_release.py).
 * A job returns (its result, the warnings it met). No warning is issued on the writer's
   thread: :meth:`Kept.wait` issues them on the caller's, and those nobody took are issued at
   the interpreter's exit. An exception a job raises becomes a warning of the job's class that
@@ -193,20 +193,15 @@ def _run_held(s: _State, job: Kept) -> None:
         _release(s, job)
     job._run()
     with s.lock:
-        if job._problems:
-            s.untaken.add(job)
-        job._done.set()
-        s.idle.notify_all()
+        _ended(s, job)
 
 
 def run_here(paths: Sequence["os.PathLike[str] | str"], work: Work, warning: Type[Warning]) -> Kept:
     """``work`` at once on the caller's thread (the foreground), as a job that has ended."""
     job = Kept(tuple(_path(p) for p in paths), work, warning)
     job._run()
-    if job._problems:
-        with _STATE.lock:
-            _STATE.untaken.add(job)
-    job._done.set()
+    with _STATE.lock:
+        _ended(_STATE, job)
     return job
 
 
@@ -232,10 +227,15 @@ def _drain(s: _State) -> None:
             if s.queue and s.queue[0] is job:
                 s.queue.popleft()
             _release(s, job)
-            if job._problems:
-                s.untaken.add(job)
-            job._done.set()
-            s.idle.notify_all()
+            _ended(s, job)
+
+
+def _ended(s: _State, job: Kept) -> None:
+    """(Under s.lock) ``job`` has run: its warnings kept for a wait or the exit, its end told."""
+    if job._problems:
+        s.untaken.add(job)
+    job._done.set()
+    s.idle.notify_all()
 
 
 def wait_for(path: "os.PathLike[str] | str") -> None:

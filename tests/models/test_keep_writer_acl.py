@@ -85,7 +85,7 @@ def test_files_are_held_until_the_first_inference_or_the_runner_is_let_go(tmp_pa
     unrun = TfliteRunner(path, model_cache=tmp_path / "unrun" / "m", facts_cache=tmp_path / "unrun" / "f",
                          keep_in_background=True)
     assert unrun.kept_pending and _files(tmp_path / "unrun") == {}
-    held = list(unrun._kept_files._held)
+    held = [job for job, _ in unrun._kept_files._jobs]
     del unrun
     gc.collect()
     assert held and all(job.orphaned and not job.done for job in held)  # released by the next load's hold

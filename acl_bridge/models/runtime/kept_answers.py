@@ -153,31 +153,28 @@ class KeptFiles:
     def __init__(self, background: bool):
         self.background = background
         self._jobs: List[Tuple[keep_writer.Kept, Callable[[object], None]]] = []
-        self._held: List[keep_writer.Kept] = []
 
     def add(self, paths: Sequence[Path], work: Callable[[], object], warning: type,
             on_result: Callable[[object], None]) -> None:
         """A file to keep: ``work() -> (result, warnings)`` writes ``paths``."""
         if self.background:
-            job = keep_writer.hold(paths, work, warning)  # type: ignore[arg-type]
-            self._held.append(job)
-            self._jobs.append((job, on_result))
+            self._jobs.append((keep_writer.hold(paths, work, warning), on_result))  # type: ignore[arg-type]
         else:
             self._jobs.append((keep_writer.run_here(paths, work, warning), on_result))  # type: ignore[arg-type]
             self.settle(stacklevel=3)
 
     def start(self) -> None:
-        """Hand the held jobs to the background writer (in the order the load met them)."""
-        if self._held:
-            held, self._held = self._held, []
-            keep_writer.release(held)
+        """Hand the held jobs to the background writer (in the order the load met them; those
+        released already, the writer ignores)."""
+        if self._jobs:
+            keep_writer.release([job for job, _ in self._jobs])
 
     def start_when_gone(self, owner: object) -> None:
         """The held jobs released once ``owner`` (the runner) is collected, by the next load's
         first file (:func:`acl_bridge.keep_writer.release_when_gone`), if nothing started them
         before (they would otherwise wait for a wait or the interpreter's exit)."""
-        if self._held:
-            keep_writer.release_when_gone(owner, self._held)
+        if self._jobs:
+            keep_writer.release_when_gone(owner, [job for job, _ in self._jobs])
 
     def results_ignored(self) -> None:
         """The files given so far are still written, their results taken by no report (a
