@@ -12,6 +12,22 @@ import json, os, statistics, subprocess, sys, tempfile, time
 MODES = ["fg", "bg", "fg+thread", "bg+thread"]
 
 
+def timed_first_start(runner_class, path, after_load=None):
+    """A first start of ``path``: (the runner, its input, configure s, first inference s, first
+    result s); ``after_load(runner)`` runs inside the configure's time."""
+    import numpy as np
+    t1 = time.perf_counter()
+    m = runner_class(path)
+    if after_load is not None:
+        after_load(m)
+    c = time.perf_counter() - t1
+    x = np.zeros(m.input_shape, m.input_dtype)
+    t2 = time.perf_counter()
+    m.run(x)
+    first = time.perf_counter() - t2
+    return m, x, c, first, time.perf_counter() - t1
+
+
 def child(mode, path):
     import numpy as np
     t0 = time.perf_counter()
@@ -25,14 +41,7 @@ def child(mode, path):
         t = threading.Thread(target=lambda: None)
         t.start(); t.join()
     native.set_num_threads(1)
-    t1 = time.perf_counter()
-    m = TfliteRunner(path)
-    c = time.perf_counter() - t1
-    x = np.zeros(m.input_shape, m.input_dtype)
-    t2 = time.perf_counter()
-    m.run(x)
-    first = time.perf_counter() - t2
-    fr = time.perf_counter() - t1
+    m, x, c, first, fr = timed_first_start(TfliteRunner, path)
     pending = m.kept_pending
     t3 = time.perf_counter()
     m.wait_kept()
