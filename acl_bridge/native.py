@@ -72,8 +72,9 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
             "with ACL_NDARRAY_REQUIRE_NATIVE=1 to make that an error)"
         )
 
-EXPECTED_ABI_VERSION = 19  # 17: gather_nd runtime indices; 18: the qlstm family (QSYMM8, QSYMM16, its params fields);
-# 19: acl_shim_identity (the facts cache's identity without /proc files)
+EXPECTED_ABI_VERSION = 20  # 17: gather_nd runtime indices; 18: the qlstm family (QSYMM8, QSYMM16, its params fields);
+# 19: acl_shim_identity (the facts cache's identity without /proc files); 20: add and sub take a
+# fused activation on NEON (ACL's activation in place on dst, in the same function)
 
 
 def check(status: int, what: str) -> None:

@@ -26,7 +26,7 @@ extern "C" {
 
 /* ACL_SHIM_CDEF_BEGIN */
 
-#define ACL_SHIM_ABI_VERSION 19
+#define ACL_SHIM_ABI_VERSION 20
 #define ACL_SHIM_MAX_DIMS 6
 #define ACL_SHIM_MAX_FUNCTION_TENSORS 32 /* a function's tensors (ABI 16: 8 before; lstm takes 27) */
 

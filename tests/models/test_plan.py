@@ -56,13 +56,16 @@ def _kinds(plan):
 def test_front_plan_facts():
     plan = _plan("face_detection_front")
     kinds = _kinds(plan)
-    # RELU after the first convolution fused into it; the 16 after an ADD run in place
-    # (ACL's addition takes no fused activation); RESHAPE/CONCATENATION are views; the 11
+    # RELU after the first convolution fused into it; of the 16 after an ADD, the 5 on an ADD's
+    # own output are its fused activation, the 11 on a folded ADD's (over all of y's channels,
+    # wider than the ADD writes) run in place; RESHAPE/CONCATENATION are views; the 11
     # channel-widening PADs folded into their ADDs (no pad step left)
-    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 16, "pooling": 3}
-    assert len(plan.fused) == 1 and len(plan.folded_pads) == 11
+    assert kinds == {"convolution": 21, "depthwise": 16, "add": 16, "activation": 11, "pooling": 3}
+    assert len(plan.fused) == 1 + 5 and len(plan.folded_pads) == 11
     in_place = [s for s in plan.steps if s.kind == "activation"]
     assert all(s.inputs == (s.output,) and s.param("in_place") for s in in_place)
+    adds = [s for s in plan.steps if s.kind == "add"]
+    assert sorted((s.opcode, s.param("activation")) for s in adds) == [("ADD+RELU", "relu")] * 5 + [("PAD+ADD", None)] * 11
     assert sorted(v.how[0] for v in plan.views) == ["alias"] * (16 + 11) + ["reshape"] * 4 + ["slice"] * (4 + 11)
     outputs = set(plan.model.outputs)
     # the four head convolutions write straight into the concatenated outputs

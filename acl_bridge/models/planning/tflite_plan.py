@@ -25,8 +25,11 @@ in graph order, then what spans operators:
   after the tensor whose dtype and quantization it takes;
 * fusion (:func:`_fuse_activations`): a RELU-like operator whose input has no other reader
   and is no graph output is fused into the convolution producing it (ACL fuses activations
-  into convolutions), or else runs in place on its input's buffer (ACL's addition takes no
-  fused activation).
+  into convolutions), or else runs in place on its input's buffer; after the channel PADs are
+  folded (:func:`_fold_channel_pads`, which reads those in-place activations), a clamp in place
+  on exactly an addition's or subtraction's output becomes that step's fused activation
+  (:func:`_fuse_into_additions`: one function, which on NEON runs ACL's activation in place
+  after ACL's addition).
 
 Constant DEQUANTIZE was expanded at load time (:func:`fold_constant_dequantize`); anything
 the rules cannot run is refused here, naming the operator and the option
@@ -50,6 +53,10 @@ from .constant_folding import fold_constants
 
 # bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
+# bridge functions that take a clamp of their output made apart, in place, in the same function
+# (native/acl_shim_arithmetic.cpp), and the activations that are such clamps
+TAKES_CLAMP = ("add", "sub")
+CLAMPS = ("relu", "bounded_relu", "lu_bounded_relu")
 
 
 @dataclass(frozen=True)
@@ -329,9 +336,10 @@ def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping
     op_indices = {s.op_index for s in steps}
     steps, aliases = _fuse_activations(steps, consumers, model, {v.tensor for v in views})
     views = views + tuple(aliases)
-    fused = tuple(sorted(op_indices - {s.op_index for s in steps}))
     steps, folded, pad_views, slices = _fold_channel_pads(steps, model, views,
                                                           {i for f in fallbacks for i in f.tensors()[0]})
+    steps = _fuse_into_additions(steps)
+    fused = tuple(sorted(op_indices - {s.op_index for s in steps} - {pad for pad, _ in folded}))
     if slices:
         model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(slices))
     views = views + tuple(pad_views)
@@ -428,6 +436,30 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
     return [s for k, s in enumerate(out) if k not in dropped], aliases
 
 
+def _fuse_into_additions(steps: List[Step]) -> List[Step]:
+    """Each in-place clamp (:data:`CLAMPS`) on exactly the output of an addition or subtraction
+    made just before it with no fused activation of its own becomes that step's fused
+    activation (its operator then fused): the step's output is read by nothing in between
+    (the clamp's input has it as its only reader, or the clamp is the operator's own fused
+    activation) and keeps one quantization through the clamp (an int8 clamp that requantizes
+    stays a step)."""
+    out: List[Step] = []
+    for s in steps:
+        prev = out[-1] if out else None
+        if s.kind == "activation" and s.param("in_place") and s.param("function") in CLAMPS \
+                and prev is not None and prev.kind in TAKES_CLAMP and prev.param("activation") is None \
+                and s.inputs == (prev.output,):
+            q, pq = dict(s.param("quantization") or ()), dict(prev.param("quantization") or ())
+            if q.get("src") == q.get("dst") == pq.get("dst"):
+                act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))
+                opcode = prev.opcode if s.op_index == prev.op_index else prev.opcode + "+" + s.opcode
+                out[-1] = Step(prev.op_index, opcode, prev.kind, prev.inputs, prev.output, prev.params + act,
+                               prev.constants)
+                continue
+        out.append(s)
+    return out
+
+
 def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View], fallback_reads: Set[int] = set()
                        ) -> Tuple[List[Step], List[Tuple[int, int]], List[View], List[TensorSpec]]:
     """Fold a PAD that widens the channels into the ADD that reads it: ``o = pad(x) + y``
@@ -472,7 +504,7 @@ def _fold_channel_pads(steps: List[Step], model: ModelSpec, views: Sequence[View
         a = readers[p][0]
         add = out[a]
         if add is None or add.kind != "add" or add.param("quantization") is not None or add.constants \
-                or len(add.inputs) != 2 or p not in add.inputs:
+                or add.param("activation") is not None or len(add.inputs) != 2 or p not in add.inputs:
             continue
         y, o = add.inputs[1] if add.inputs[0] == p else add.inputs[0], add.output
         if y in (p, x) or y in graph or y in is_view or y in parents or t[y].is_constant or y in fallback_reads \
