@@ -239,6 +239,18 @@ def _elementwise_rows():
                 lambda sa=sa, sb=sb: {"a": arange_values(sa, modulo=19),
                                       "b": arange_values(sb, scale=0.5, modulo=7) + 0.125},
                 {}, lambda v, ufunc=ufunc: ufunc(v["a"], v["b"]), "f32"))
+    # a fused clamp: NEON's addition and subtraction take none, the shim runs ACL's activation
+    # in place on dst after them (native/acl_shim_arithmetic.cpp); CL's kernel fuses it
+    for op, act, a, b, clamp in (("add", "relu", 0.0, 0.0, lambda y: np.maximum(y, 0)),
+                                 ("sub", "bounded_relu", 6.0, 0.0, lambda y: np.clip(y, 0, 6)),
+                                 ("add", "lu_bounded_relu", 1.0, -1.0, lambda y: np.clip(y, -1, 1))):
+        kind, ufunc = ops[op]
+        rows.append(_case(
+            f"{op}-{act}-2x3x4x5-by-1x3x1x1", kind,
+            lambda: {"a": arange_values((2, 3, 4, 5), modulo=19) - 9.0,
+                     "b": arange_values((1, 3, 1, 1), scale=0.5, modulo=7) + 0.125},
+            dict(activation=act, act_a=a, act_b=b), lambda v, ufunc=ufunc, clamp=clamp: clamp(ufunc(v["a"], v["b"])),
+            "f32"))
     for dtype in (np.int32, np.uint8, np.float16):
         rows.append(_case(
             f"add-{np.dtype(dtype).name}", "Add",
@@ -971,6 +983,12 @@ def _int8_other_rows():
         "int8-add-three_scales", "Add", lambda: {"a": a, "b": b},
         dict(quantization={"a": qa, "b": qb, "dst": qy}),
         lambda v, real=real: requantize(real, *qy), "one_step", dst_dtype=np.int8, variants=INT8_VARIANTS))
+    # and with a fused relu: the sum clamped at the output's zero point (TFLite's fused RELU)
+    rows.append(_case(
+        "int8-add-three_scales-relu", "Add", lambda: {"a": a, "b": b},
+        dict(quantization={"a": qa, "b": qb, "dst": qy}, activation="relu"),
+        lambda v, real=real: np.maximum(requantize(real, *qy), qy[1]), "one_step", dst_dtype=np.int8,
+        variants=INT8_VARIANTS))
     # maximum / minimum of one quantization (TFLite's requirement): the stored values compared,
     # b broadcast along the channels; squared difference with three quantizations
     q = (0.05, -4)
