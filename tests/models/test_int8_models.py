@@ -136,3 +136,11 @@ def test_visual_wake_words_on_the_photograph():
         if reference:
             assert d.max() == 0
     assert got.ravel().argmax() == 0
+
+
+def test_the_alexa_models_additions_take_their_relu():
+    """keyword_spotting_alexa's twelve ADDs with a fused RELU are twelve functions, not 24."""
+    plan = plan_model(fold_constant_dequantize(read_model(model_file("keyword_spotting_alexa"))))
+    adds = [s for s in plan.steps if s.kind == "add"]
+    assert len(adds) == 12 and all(s.param("activation") == "relu" for s in adds)
+    assert len(plan.steps) == 55 and not any(s.kind == "activation" for s in plan.steps)

@@ -615,15 +615,15 @@ def test_int8_refusals_name_the_operator_and_why(name, case, message):
     assert not isinstance(info.value, other), type(info.value).__mro__
 
 
-def _conv_then(opcode: str, relu_out_q: tuple):
-    """An int8 CONV_2D (no fused activation) followed by ``opcode`` (RELU / RELU6) writing a
-    new graph output of quantization ``relu_out_q``: a two-operator model made from the
-    one-operator one (the reader's specs, replaced)."""
+def _conv_then(opcode: str, relu_out_q: tuple, case=None):
+    """An int8 CONV_2D (no fused activation; or ``case``'s one operator) followed by ``opcode``
+    (RELU / RELU6) writing a new graph output of quantization ``relu_out_q``: a two-operator
+    model made from the one-operator one (the reader's specs, replaced)."""
     import dataclasses
 
     from acl_bridge.models.format.tflite_reader import Quantization
 
-    case = INT8_CASES[2]  # conv_per_tensor_same_even_kernel, no fused activation
+    case = case or INT8_CASES[2]  # conv_per_tensor_same_even_kernel, no fused activation
     m = read_model(case.model())
     conv = m.operators[0]
     y = m.tensors[conv.outputs[0]]
@@ -631,6 +631,23 @@ def _conv_then(opcode: str, relu_out_q: tuple):
                             quantization=Quantization((float(np.float32(relu_out_q[0])),), (relu_out_q[1],), 0))
     act = dataclasses.replace(conv, index=1, opcode=opcode, inputs=(y.index,), outputs=(z.index,), options=())
     return dataclasses.replace(m, tensors=m.tensors + (z,), operators=(conv, act), outputs=(z.index,)), case
+
+
+@pytest.mark.parametrize("relu_q, kinds", [(YQ, ["sub"]), ((0.07, -9), ["sub", "activation"])])
+def test_an_int8_relu_on_a_subtraction_is_its_clamp_where_it_keeps_the_scale(relu_q, kinds):
+    """SUB then RELU of the output's own quantization: one function, the RELU its fused
+    activation (ACL's activation in place after ACL's subtraction); a RELU that requantizes
+    stays a step of its own."""
+    case = next(c for c in INT8_CASES if c.id == "sub_constant_first_broadcast")
+    m, _ = _conv_then("RELU", relu_q, case)
+    plan = plan_model(m)
+    assert [s.kind for s in plan.steps] == kinds
+    assert plan.steps[0].param("activation") == ("relu" if kinds == ["sub"] else None)
+    assert plan.fused == ((1,) if kinds == ["sub"] else ())
+    x = _int8_input(case)
+    unclamped = run_plan(plan_model(read_model(case.model())), x)["output"]
+    if kinds == ["sub"]:
+        assert np.array_equal(run_plan(plan, x)["activated"], np.maximum(unclamped, YQ[1]))
 
 
 @pytest.mark.parametrize("opcode", ["RELU", "RELU6"])
