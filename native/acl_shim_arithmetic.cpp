@@ -47,7 +47,10 @@ struct ThenActivation : acl::IFunction {
         first->run();
         activation->run();
     }
-    void prepare() override { first->prepare(); }
+    void prepare() override {
+        first->prepare();
+        activation->prepare();
+    }
 };
 
 // add and sub: validate(a, b, dst, policy, act) / configure(the same) alike; an activation
