@@ -2,11 +2,10 @@
 // (a, b, dst, broadcasting over dimensions of size 1) with ACL's convert policy and a fused
 // activation; one row per kind in build<E>, for NEON (E = Neon) and CL (E = Cl) alike.
 //   add / sub: NEArithmeticAddition / NEArithmeticSubtraction (CL: CLElementwiseOperations.h);
-//     a fused activation ACL's function does not take (NEON's never: CpuAdd / CpuSub refuse
-//     act_info.enabled()) runs as ACL's activation layer in place on dst, in the same function
-//     (ABI 20);
 //   mul: NEPixelWiseMultiplication / CLPixelWiseMultiplication, times params.scale with
 //     params.rounding_policy.
+// A fused activation the function does not take (NEON's never: CpuAdd, CpuSub and CpuMul refuse
+// act_info.enabled()) runs as ACL's activation layer in place on dst, in the same function (ABI 20).
 // A new kind: its ACL_SHIM_FN_* constant in acl_shim.h, its NE and CL types below, its row.
 #include "acl_shim_families.h"
 
@@ -53,34 +52,46 @@ struct ThenActivation : acl::IFunction {
     }
 };
 
-// add and sub: validate(a, b, dst, policy, act) / configure(the same) alike; an activation
-// the function refuses (NEON: always; CL: where its kernel has none for these types) made
-// apart, in place on dst, after it
+// The function ``configure(act)`` makes, with fused activation ``act``: ACL's own where
+// ``validate(act)`` accepts it, else (NEON's arithmetic never takes one: CpuAdd, CpuSub and
+// CpuMul refuse act_info.enabled()) the function without it, then ACL's activation in place
+// on ``dst``, as one function. Both validated before anything is configured.
+template <typename E, typename T, typename Validate, typename Configure>
+std::unique_ptr<acl::IFunction> with_activation(const acl::ActivationLayerInfo &act, T *dst, const Validate &validate,
+                                                const Configure &configure, const char *acl_name,
+                                                const std::shared_ptr<acl::IMemoryManager> &mm) {
+    const bool apart = act.enabled() && (std::is_base_of<NeonTag, E>::value || !bool(validate(act)));
+    const acl::ActivationLayerInfo fused = apart ? acl::ActivationLayerInfo() : act;
+    check_status(validate(fused), name<E>(acl_name).c_str());
+    if (apart) check_status(E::Activation::validate(dst->info(), nullptr, act), name<E>("ActivationLayer").c_str());
+    std::unique_ptr<acl::IFunction> f = configure(fused);
+    if (!apart) return f;
+    auto activation = make<typename E::Activation>(mm);
+    activation->configure(dst, nullptr, act);
+    auto both = std::make_unique<ThenActivation>();
+    both->first = std::move(f);
+    both->activation = std::move(activation);
+    return both;
+}
+
+// add and sub: validate(a, b, dst, policy, act) / configure(the same) alike
 template <typename Function, typename E, typename T>
 std::unique_ptr<acl::IFunction> add_like(const acl_shim_params &p, const std::vector<T *> &t,
                                          const std::shared_ptr<acl::IMemoryManager> &mm, const char *what,
                                          const char *acl_name) {
     need(t, 3, {0, 1, 2}, what);
     const auto policy = to_policy(p.convert_policy);
-    const acl::ActivationLayerInfo act = to_activation(p.activation, p.act_a, p.act_b);
-    const bool apart = act.enabled() &&
-                       (std::is_base_of<NeonTag, E>::value ||
-                        !bool(Function::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, act)));
-    const acl::ActivationLayerInfo fused = apart ? acl::ActivationLayerInfo() : act;
-    check_status(Function::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, fused),
-                 name<E>(acl_name).c_str());
-    if (apart) {
-        check_status(E::Activation::validate(t[2]->info(), nullptr, act), name<E>("ActivationLayer").c_str());
-    }
-    auto f = make<Function>(mm);
-    f->configure(t[0], t[1], t[2], policy, fused);
-    if (!apart) return f;
-    auto activation = make<typename E::Activation>(mm);
-    activation->configure(t[2], nullptr, act);
-    auto both = std::make_unique<ThenActivation>();
-    both->first = std::move(f);
-    both->activation = std::move(activation);
-    return both;
+    return with_activation<E>(
+        to_activation(p.activation, p.act_a, p.act_b), t[2],
+        [&](const acl::ActivationLayerInfo &a) {
+            return Function::validate(t[0]->info(), t[1]->info(), t[2]->info(), policy, a);
+        },
+        [&](const acl::ActivationLayerInfo &a) {
+            auto f = make<Function>(mm);
+            f->configure(t[0], t[1], t[2], policy, a);
+            return std::unique_ptr<acl::IFunction>(std::move(f));
+        },
+        acl_name, mm);
 }
 
 template <typename E, typename T>
@@ -93,12 +104,17 @@ std::unique_ptr<acl::IFunction> build(int32_t kind, const acl_shim_params &p, co
             need(t, 3, {0, 1, 2}, "mul");
             const auto policy = to_policy(p.convert_policy);
             const auto rounding = to_rounding(p.rounding_policy);
-            const acl::ActivationLayerInfo act = to_activation(p.activation, p.act_a, p.act_b);
-            check_status(E::Mul::validate(t[0]->info(), t[1]->info(), t[2]->info(), p.scale, policy, rounding, act),
-                         name<E>("PixelWiseMultiplication").c_str());
-            auto f = make<typename E::Mul>(mm);
-            f->configure(t[0], t[1], t[2], p.scale, policy, rounding, act);
-            return f;
+            return with_activation<E>(
+                to_activation(p.activation, p.act_a, p.act_b), t[2],
+                [&](const acl::ActivationLayerInfo &a) {
+                    return E::Mul::validate(t[0]->info(), t[1]->info(), t[2]->info(), p.scale, policy, rounding, a);
+                },
+                [&](const acl::ActivationLayerInfo &a) {
+                    auto f = make<typename E::Mul>(mm);
+                    f->configure(t[0], t[1], t[2], p.scale, policy, rounding, a);
+                    return std::unique_ptr<acl::IFunction>(std::move(f));
+                },
+                "PixelWiseMultiplication", mm);
         }
         default: return nullptr;
     }

@@ -239,11 +239,12 @@ def _elementwise_rows():
                 lambda sa=sa, sb=sb: {"a": arange_values(sa, modulo=19),
                                       "b": arange_values(sb, scale=0.5, modulo=7) + 0.125},
                 {}, lambda v, ufunc=ufunc: ufunc(v["a"], v["b"]), "f32"))
-    # a fused clamp: NEON's addition and subtraction take none, the shim runs ACL's activation
-    # in place on dst after them (native/acl_shim_arithmetic.cpp); CL's kernel fuses it
+    # a fused clamp: NEON's addition, subtraction and multiplication take none, the shim runs
+    # ACL's activation in place on dst after them (native/acl_shim_arithmetic.cpp); CL's kernel fuses it
     for op, act, a, b, clamp in (("add", "relu", 0.0, 0.0, lambda y: np.maximum(y, 0)),
                                  ("sub", "bounded_relu", 6.0, 0.0, lambda y: np.clip(y, 0, 6)),
-                                 ("add", "lu_bounded_relu", 1.0, -1.0, lambda y: np.clip(y, -1, 1))):
+                                 ("add", "lu_bounded_relu", 1.0, -1.0, lambda y: np.clip(y, -1, 1)),
+                                 ("mul", "relu", 0.0, 0.0, lambda y: np.maximum(y, 0))):
         kind, ufunc = ops[op]
         rows.append(_case(
             f"{op}-{act}-2x3x4x5-by-1x3x1x1", kind,

@@ -43,12 +43,12 @@ class Mul(AclFunction):
 
     @classmethod
     def _params(cls, scale: float = 1.0, policy: str = "saturate", rounding: str = "to_zero",
-                activation: Optional[str] = None):
+                activation: Optional[str] = None, act_a: float = 0.0, act_b: float = 0.0):
         p = functions.default_params()
         p.scale = scale
         p.convert_policy = abi.code(abi.POLICIES, policy, "policy")
         p.rounding_policy = abi.code(abi.ROUNDING, rounding, "rounding")
-        functions._activation_params(p, activation, 0.0, 0.0)
+        functions._activation_params(p, activation, act_a, act_b)
         return p
 
 

@@ -79,8 +79,8 @@ CASES = [
     # the binary family: broadcasting constants of lower rank, a constant first, fused activations
     Case("sub_constant_first_broadcast", "SUB", (1, 4, 5, 3), (1, 4, 5, 3), ("sub",), (_f32(3), X),
          ("SubOptions", {"FusedActivationFunction": "NONE"})),
-    Case("mul_broadcast_channels_relu", "MUL", (1, 4, 5, 3), (1, 4, 5, 3), ("mul", "activation"), (X, _f32(1, 1, 3)),
-         ("MulOptions", {"FusedActivationFunction": "RELU"}), params=(("in_place", True),)),
+    Case("mul_broadcast_channels_relu", "MUL", (1, 4, 5, 3), (1, 4, 5, 3), ("mul",), (X, _f32(1, 1, 3)),
+         ("MulOptions", {"FusedActivationFunction": "RELU"}), params=(("activation", "relu"),)),
     Case("div_constant_numerator_relu6", "DIV", (1, 4, 5, 3), (1, 4, 5, 3), ("div", "activation"), (_f32(4, 1, 3), X),
          ("DivOptions", {"FusedActivationFunction": "RELU6"}), x_range=(0.5, 3.0)),
     Case("div_by_constant", "DIV", (2, 6), (2, 6), ("div",), (X, _f32(6) + 2), ("DivOptions", {})),

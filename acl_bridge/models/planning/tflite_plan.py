@@ -27,9 +27,9 @@ in graph order, then what spans operators:
   and is no graph output is fused into the convolution producing it (ACL fuses activations
   into convolutions), or else runs in place on its input's buffer; after the channel PADs are
   folded (:func:`_fold_channel_pads`, which reads those in-place activations), a clamp in place
-  on exactly an addition's or subtraction's output becomes that step's fused activation
-  (:func:`_fuse_into_additions`: one function, which on NEON runs ACL's activation in place
-  after ACL's addition).
+  on exactly an addition's, subtraction's or multiplication's output becomes that step's fused
+  activation (:func:`_fuse_into_additions`: one function, which on NEON runs ACL's activation
+  in place after ACL's arithmetic).
 
 Constant DEQUANTIZE was expanded at load time (:func:`fold_constant_dequantize`); anything
 the rules cannot run is refused here, naming the operator and the option
@@ -55,7 +55,7 @@ from .constant_folding import fold_constants
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
 # bridge functions that take a clamp of their output made apart, in place, in the same function
 # (native/acl_shim_arithmetic.cpp), and the activations that are such clamps
-TAKES_CLAMP = ("add", "sub")
+TAKES_CLAMP = ("add", "sub", "mul")
 CLAMPS = ("relu", "bounded_relu", "lu_bounded_relu")
 
 
@@ -437,8 +437,8 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
 
 
 def _fuse_into_additions(steps: List[Step]) -> List[Step]:
-    """Each in-place clamp (:data:`CLAMPS`) on exactly the output of an addition or subtraction
-    made just before it with no fused activation of its own becomes that step's fused
+    """Each in-place clamp (:data:`CLAMPS`) on exactly the output of an addition, subtraction or
+    multiplication (:data:`TAKES_CLAMP`) made just before it with no fused activation of its own becomes that step's fused
     activation (its operator then fused): the step's output is read by nothing in between
     (the clamp's input has it as its only reader, or the clamp is the operator's own fused
     activation) and keeps one quantization through the clamp (an int8 clamp that requantizes
