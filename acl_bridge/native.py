@@ -73,8 +73,8 @@ except ImportError as e:  # not built (no ACL headers at install time) or libarm
         )
 
 EXPECTED_ABI_VERSION = 20  # 17: gather_nd runtime indices; 18: the qlstm family (QSYMM8, QSYMM16, its params fields);
-# 19: acl_shim_identity (the facts cache's identity without /proc files); 20: add and sub take a
-# fused activation on NEON (ACL's activation in place on dst, in the same function)
+# 19: acl_shim_identity (the facts cache's identity without /proc files); 20: add, sub and mul
+# take a fused activation on NEON (ACL's activation in place on dst, in the same function)
 
 
 def check(status: int, what: str) -> None:

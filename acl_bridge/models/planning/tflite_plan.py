@@ -28,7 +28,7 @@ in graph order, then what spans operators:
   into convolutions), or else runs in place on its input's buffer; after the channel PADs are
   folded (:func:`_fold_channel_pads`, which reads those in-place activations), a clamp in place
   on exactly an addition's, subtraction's or multiplication's output becomes that step's fused
-  activation (:func:`_fuse_into_additions`: one function, which on NEON runs ACL's activation
+  activation (:func:`_fuse_clamps_into_arithmetic`: one function, which on NEON runs ACL's activation
   in place after ACL's arithmetic).
 
 Constant DEQUANTIZE was expanded at load time (:func:`fold_constant_dequantize`); anything
@@ -47,11 +47,11 @@ import numpy as np
 
 from ..lowering import SUPPORTED, Concatenate, Intermediate, Lowered, Reshape, Slice, Step
 from ..lowering.partition import Decision, partition
-from ..lowering.step import slice_index  # noqa: F401  (the executors import it from here)
+from ..lowering.step import Params, slice_index  # noqa: F401  (slice_index: the executors import it from here)
 from ..format.tflite_reader import ModelSpec, TensorSpec, UnsupportedModelError
 from .constant_folding import fold_constants
 
-# bridge functions that take a fused activation (ACL's addition takes none: see _fuse_activations)
+# bridge functions whose ACL function takes a fused activation (the arithmetic's: TAKES_CLAMP)
 FUSES_ACTIVATION = ("convolution", "depthwise", "fully_connected")
 # bridge functions that take a clamp of their output made apart, in place, in the same function
 # (native/acl_shim_arithmetic.cpp), and the activations that are such clamps
@@ -338,7 +338,7 @@ def plan_model(model: ModelSpec, *, fallback: bool = False, acl_refused: Mapping
     views = views + tuple(aliases)
     steps, folded, pad_views, slices = _fold_channel_pads(steps, model, views,
                                                           {i for f in fallbacks for i in f.tensors()[0]})
-    steps = _fuse_into_additions(steps)
+    steps = _fuse_clamps_into_arithmetic(steps)
     fused = tuple(sorted(op_indices - {s.op_index for s in steps} - {pad for pad, _ in folded}))
     if slices:
         model = dataclasses.replace(model, tensors=tuple(model.tensors) + tuple(slices))
@@ -425,9 +425,8 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
             continue
         if prod.kind in FUSES_ACTIVATION and prod.param("activation") is None \
                 and s.param("function") != "logistic":
-            act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))
             out[p] = Step(prod.op_index, prod.opcode + "+" + s.opcode, prod.kind, prod.inputs, s.output,
-                          prod.params + act, prod.constants)
+                          prod.params + _as_fused(s), prod.constants)
             by_output[s.output] = p
             dropped.add(k)
         elif s.output not in viewed:  # in place: ACL's activation accepts dst identical to src
@@ -436,13 +435,19 @@ def _fuse_activations(steps: List[Step], consumers: Dict[int, List[int]], model:
     return [s for k, s in enumerate(out) if k not in dropped], aliases
 
 
-def _fuse_into_additions(steps: List[Step]) -> List[Step]:
-    """Each in-place clamp (:data:`CLAMPS`) on exactly the output of an addition, subtraction or
-    multiplication (:data:`TAKES_CLAMP`) made just before it with no fused activation of its own becomes that step's fused
-    activation (its operator then fused): the step's output is read by nothing in between
-    (the clamp's input has it as its only reader, or the clamp is the operator's own fused
-    activation) and keeps one quantization through the clamp (an int8 clamp that requantizes
-    stays a step)."""
+def _as_fused(activation: Step) -> Params:
+    """An activation step's function as the fused-activation parameters of its producer."""
+    return (("activation", activation.param("function")), ("act_a", activation.param("a")),
+            ("act_b", activation.param("b")))
+
+
+def _fuse_clamps_into_arithmetic(steps: List[Step]) -> List[Step]:
+    """Each in-place clamp (:data:`CLAMPS`) on exactly the output of an addition, subtraction
+    or multiplication (:data:`TAKES_CLAMP`) made just before it with no fused activation of its
+    own becomes that step's fused activation (its operator then fused): the step's output is
+    read by nothing in between (the clamp's input has it as its only reader, or the clamp is
+    the operator's own fused activation) and keeps one quantization through the clamp (an int8
+    clamp that requantizes stays a step)."""
     out: List[Step] = []
     for s in steps:
         prev = out[-1] if out else None
@@ -451,9 +456,8 @@ def _fuse_into_additions(steps: List[Step]) -> List[Step]:
                 and s.inputs == (prev.output,):
             q, pq = dict(s.param("quantization") or ()), dict(prev.param("quantization") or ())
             if q.get("src") == q.get("dst") == pq.get("dst"):
-                act = (("activation", s.param("function")), ("act_a", s.param("a")), ("act_b", s.param("b")))
                 opcode = prev.opcode if s.op_index == prev.op_index else prev.opcode + "+" + s.opcode
-                out[-1] = Step(prev.op_index, opcode, prev.kind, prev.inputs, prev.output, prev.params + act,
+                out[-1] = Step(prev.op_index, opcode, prev.kind, prev.inputs, prev.output, prev.params + _as_fused(s),
                                prev.constants)
                 continue
         out.append(s)

@@ -1,5 +1,5 @@
 """The arithmetic room's step kinds (:mod:`acl_bridge.families.arithmetic`): add, sub and mul
-with their fused activation (the plan's clamps, :func:`..planning.tflite_plan._fuse_into_additions`)."""
+with their fused activation (the plan's clamps, :func:`..planning.tflite_plan._fuse_clamps_into_arithmetic`)."""
 
 from __future__ import annotations
 
