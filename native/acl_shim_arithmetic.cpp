@@ -55,14 +55,18 @@ struct ThenActivation : acl::IFunction {
 // The function ``configure(act)`` makes, with fused activation ``act``: ACL's own where
 // ``validate(act)`` accepts it, else (NEON's arithmetic never takes one: CpuAdd, CpuSub and
 // CpuMul refuse act_info.enabled()) the function without it, then ACL's activation in place
-// on ``dst``, as one function. Both validated before anything is configured.
+// on ``dst``, as one function. Both validated (each question asked once) before anything is
+// configured.
 template <typename E, typename T, typename Validate, typename Configure>
 std::unique_ptr<acl::IFunction> with_activation(const acl::ActivationLayerInfo &act, T *dst, const Validate &validate,
                                                 const Configure &configure, const char *acl_name,
                                                 const std::shared_ptr<acl::IMemoryManager> &mm) {
-    const bool apart = act.enabled() && (std::is_base_of<NeonTag, E>::value || !bool(validate(act)));
+    const bool neon = std::is_base_of<NeonTag, E>::value;
+    acl::Status status = validate(act.enabled() && !neon ? act : acl::ActivationLayerInfo());
+    const bool apart = act.enabled() && (neon || !bool(status));
+    if (apart && !neon) status = validate(acl::ActivationLayerInfo());  // CL refused it fused: without
+    check_status(status, name<E>(acl_name).c_str());
     const acl::ActivationLayerInfo fused = apart ? acl::ActivationLayerInfo() : act;
-    check_status(validate(fused), name<E>(acl_name).c_str());
     if (apart) check_status(E::Activation::validate(dst->info(), nullptr, act), name<E>("ActivationLayer").c_str());
     std::unique_ptr<acl::IFunction> f = configure(fused);
     if (!apart) return f;
