@@ -123,15 +123,23 @@ class Decided:
         self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
         # by id of an immutable quantization (held here): (it, its quantization_key, its types)
         self.quantizations: Dict[int, Tuple[object, object, object]] = {}
+        self.scale_offsets: Dict[tuple, Tuple[object, object, object]] = {}  # by content: (scale, offset) tuples
 
     def quantization(self, q: object) -> Tuple[object, object]:
         """(:func:`~acl_bridge.decisions.quantization_key` of ``q``, its
         :func:`~acl_bridge.mapping._types`), made once per object of the pass where ``q`` cannot
         change (None, a tuple of ints and floats, a frozen quantization: a model's calls hand
-        the same object to the roles that share it), else made now. TypeError as
+        the same object to the roles that share it), a ``(scale > 0, offset)`` tuple of a float
+        and an int once per content (a new tuple per role), else made now. TypeError as
         quantization_key."""
         made = self.quantizations.get(id(q))
         if made is not None:
+            return made[1], made[2]
+        if type(q) is tuple and len(q) == 2 and type(q[0]) is float and type(q[1]) is int and q[0] > 0:
+            # by content: equal floats > 0 have one text (-0.0 and 0.0 would not)
+            made = self.scale_offsets.get(q)
+            if made is None:
+                made = self.scale_offsets[q] = (q, quantization_key(q), _types(q))
             return made[1], made[2]
         qkey, types = quantization_key(q), _types(q)
         if _immutable(q):

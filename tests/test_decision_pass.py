@@ -170,12 +170,14 @@ quantizations = st.one_of(
 @given(st.lists(quantizations, min_size=1, max_size=6))
 @example([[0.0, float("inf")]])
 @example([[0.0, float("nan")]])
+@example([(0.5, 3), (0.5, True), (0.5, 3.0), (-0.0, 1), (0.0, 1)])
 def test_a_pass_keys_each_quantization_as_quantization_key_and_types_do(qs):
     """Decided.quantization (made once per object of the pass where the object cannot change)
     gives quantization_key's and _types' answers, their exceptions alike, asked once or again, for
-    values that compare equal and spell differently (0.0 and -0.0, 1 and 1.0, True and 1)."""
+    values that compare equal and spell differently (0.0 and -0.0, 1 and 1.0, True and 1), and
+    for equal tuples that are other objects (a (scale, offset) pair is kept by content)."""
     memo = Decided()
-    for q in qs + qs:
+    for q in qs + qs + [tuple(list(q)) if type(q) is tuple else q for q in qs]:
         try:
             expected = (quantization_key(q), _types(q))
         except (TypeError, ValueError, OverflowError) as e:  # (an offset of inf or NaN: int() refuses it)

@@ -38,6 +38,18 @@ def _per_operator(spec) -> bool:
     return True
 
 
+def _reader_arrays(spec):
+    """check_quantization's ``arrays`` as the reader makes them: numpy's float64 and int64 arrays
+    of every integer tensor's per-channel scales and zero points (the one pass's array path)."""
+    arrays = {}
+    for t in spec.tensors:
+        q = t.quantization
+        if q is not None and len(q.scale) > 1 and t.dtype in tq.STORAGE_RANGES:
+            arrays[id(q.scale) * 2 + 1] = np.asarray(q.scale, np.float64)
+            arrays[id(q.zero_point) * 2] = np.asarray(q.zero_point, np.int64)
+    return arrays
+
+
 def _mutants(spec, rng, count):
     """(what changed, the spec with it): one quantization field of one tensor that operators use
     as weights, bias, input or output changed to a value a crafted file could hold."""
@@ -85,6 +97,7 @@ def test_the_one_pass_check_agrees_with_the_per_operator_checks_on_mutants(name)
     for what, mutant in _mutants(spec, rng, MUTANTS):
         holds = tq._graph_holds(mutant, {})
         assert holds == _per_operator(mutant), what
+        assert tq._graph_holds(mutant, _reader_arrays(mutant)) == holds, what  # the reader's path: arrays
         outcomes[holds] += 1
         if not holds:  # the checks every read makes refuse it, naming the field
             with pytest.raises(ModelFormatError, match=r"quantization|expected"):
@@ -112,6 +125,7 @@ def test_a_kept_bias_scale_one_ulp_outside_the_tolerance_is_refused(name):
         mutant = replace(spec, tensors=tuple(replace(u, quantization=replace(u.quantization, scale=tuple(scales)))
                                              if u.index == b.index else u for u in spec.tensors))
         assert tq._graph_holds(mutant, {}) is ok and _per_operator(mutant) is ok
+        assert tq._graph_holds(mutant, _reader_arrays(mutant)) is ok
         blob = memoryview(mc.encode(mutant, key))
         if ok:
             assert mc.decode(blob, key).tensors[b.index].quantization.scale[c] == value

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from itertools import chain
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -175,22 +174,29 @@ def _graph_holds(model: "ModelSpec", arrays: Dict[int, np.ndarray]) -> bool:
             for check in QUANTIZATION_CONTRACTS.get(op.opcode, ()):
                 if not check.holds(op, found):
                     return False
-        if found.zero_points and _joined(found.zero_points).astype(np.int64, casting="safe").any():
+        if not all(map(_all_zero, found.zero_points)):
             return False
         return not found.biases or _products_hold(found.biases)
     except _CHECK_FAILURES:
         return False
 
 
-def _joined(parts: Sequence[Any]) -> np.ndarray:
-    """``np.concatenate(parts)``: tuples (where no caller gave arrays) joined in Python first and
-    made one array in one call (numpy's conversion of each tuple is a call's cost under
-    emulation: with this and :func:`_per_channel`, alexa's one pass on tuples took 18 ms
-    instead of 26 the first time in a process), arrays (the reader's, a cache decoder's)
-    concatenated."""
-    if all(type(p) is tuple for p in parts):
-        return np.array(list(chain.from_iterable(parts)))
-    return np.concatenate(parts)
+def all_true(flags: np.ndarray) -> bool:
+    """``bool(flags.all())`` for a bool array, read off its bytes (0 or 1 each) instead of by
+    numpy's reduction, whose first call in a process costs 4-5 ms under emulation (its machinery
+    translated; docs/performance.md Part 14)."""
+    return 0 not in flags.tobytes()
+
+
+def _all_zero(values: Any) -> bool:
+    """Whether every one of ``values`` (a tuple of ints, an integer array) is 0; TypeError for
+    an array of another kind (what numpy's safe cast to int64 refused before)."""
+    if type(values) is tuple:
+        return not any(values)
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"zero points of {values.dtype}, expected integers")
+    data = values.tobytes()
+    return data.count(0) == len(data)
 
 
 class _Gathered:
@@ -209,19 +215,31 @@ def _products_hold(biases: List[Tuple[float, Any, Any]]) -> bool:
     one pass (a single weight or bias scale stands for every channel)."""
     if all(type(ws) is tuple and type(bs) is tuple for _, ws, bs in biases):
         products, scales = _per_channel(biases)
+    elif all(len(ws) == len(bs) for _, ws, bs in biases):  # (a TFLite model's: both per channel, or both one)
+        products = np.concatenate([x * np.asarray(ws, np.float64) for x, ws, _ in biases])
+        scales = np.concatenate([np.asarray(bs, np.float64) for _, _, bs in biases])
     else:
-        w_counts = np.array([len(ws) for _, ws, _ in biases], np.int64)
-        b_counts = np.array([len(bs) for _, _, bs in biases], np.int64)
-        channels = np.maximum(w_counts, b_counts)
-        weights = np.concatenate([ws for _, ws, _ in biases]).astype(np.float64, casting="safe")
-        scales = np.concatenate([bs for _, _, bs in biases]).astype(np.float64, casting="safe")
-        # each single scale repeated over its operator's channels, so every array has one value per channel
-        weights = np.repeat(weights, np.repeat(np.where(w_counts == 1, channels, 1), w_counts))
-        scales = np.repeat(scales, np.repeat(np.where(b_counts == 1, channels, 1), b_counts))
-        products = np.repeat(np.array([x for x, _, _ in biases], np.float64), channels) * weights
-        if not len(products) == len(scales) == int(channels.sum()):
+        products, scales = _broadcast_channels(biases)
+        if products is None:
             return False
-    return bool((np.abs(products - scales) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, scales)).all())
+    return all_true(np.abs(products - scales) <= BIAS_SCALE_RELATIVE_TOLERANCE * np.minimum(products, scales))
+
+
+def _broadcast_channels(biases: List[Tuple[float, Any, Any]]) -> Tuple[Any, Any]:
+    """(input scale x weight scale, bias scale) per channel of every operator, float64, a
+    single scale repeated over its operator's channels; (None, None) where an operator's
+    weight and bias scales differ in number and neither is one."""
+    w_counts = np.array([len(ws) for _, ws, _ in biases], np.int64)
+    b_counts = np.array([len(bs) for _, _, bs in biases], np.int64)
+    channels = np.maximum(w_counts, b_counts)
+    weights = np.concatenate([ws for _, ws, _ in biases]).astype(np.float64, casting="safe")
+    scales = np.concatenate([bs for _, _, bs in biases]).astype(np.float64, casting="safe")
+    weights = np.repeat(weights, np.repeat(np.where(w_counts == 1, channels, 1), w_counts))
+    scales = np.repeat(scales, np.repeat(np.where(b_counts == 1, channels, 1), b_counts))
+    products = np.repeat(np.array([x for x, _, _ in biases], np.float64), channels) * weights
+    if not len(products) == len(scales) == int(channels.sum()):
+        return None, None
+    return products, scales
 
 
 def _per_channel(biases: List[Tuple[float, Tuple[Any, ...], Tuple[Any, ...]]]) -> Tuple[np.ndarray, np.ndarray]:
