@@ -195,7 +195,7 @@ def _all_zero(values: Any) -> bool:
         return not any(values)
     if values.dtype.kind not in "iu":
         raise TypeError(f"zero points of {values.dtype}, expected integers")
-    data = values.tobytes()
+    data: bytes = values.tobytes()
     return data.count(0) == len(data)
 
 
