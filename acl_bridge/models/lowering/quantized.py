@@ -147,8 +147,13 @@ def bias_q(x: Tuple[float, int], w: Q) -> Q:
     """The int32 bias's quantization: input scale x weight scale(s), zero point 0."""
     s, scale = w[0], float(x[0])
     if isinstance(s, tuple):  # float64 products, as numpy's (Python floats are IEEE doubles)
+        if set(map(type, s)) <= _FLOAT:  # (weights_q's: the products in map's own loop, no frame per channel)
+            return tuple(map(scale.__mul__, s)), 0
         return tuple([scale * float(v) for v in s]), 0
     return scale * float(s), 0
+
+
+_FLOAT = frozenset((float,))
 
 
 def quantized_constants(op: OperatorSpec, model: ModelSpec, axis: int, cout: int
