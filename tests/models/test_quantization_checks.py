@@ -133,3 +133,19 @@ def test_a_kept_bias_scale_one_ulp_outside_the_tolerance_is_refused(name):
             with pytest.raises(mc.CacheFileRejected, match=rf"quantization.scale\[{c}\] is .* expected input scale"):
                 mc.decode(blob, key)
 
+
+
+@pytest.mark.parametrize("flags", [np.ones(0, bool), np.ones(5, bool), np.array([True, False, True]),
+                                   np.ones((4, 6), bool)[:, ::2], np.eye(3, dtype=bool), np.zeros((2, 3), bool)])
+def test_all_true_is_numpys_all(flags):
+    """all_true (a bool array's bytes read, no reduction) answers as ``flags.all()``, for empty,
+    strided and two-dimensional arrays alike."""
+    assert tq.all_true(flags) is bool(flags.all())
+
+
+def test_all_zero_is_numpys_answer_and_refuses_what_the_safe_cast_refused():
+    for values in [(), (0, 0), (0, 1), np.zeros(300, np.int64), np.array([0, 0, 2 ** 40], np.int64),
+                   np.zeros(7, np.int8)[::2], np.array([0, -1], np.int32)]:
+        assert tq._all_zero(values) is not bool(np.asarray(values, np.int64).any()), values
+    with pytest.raises(TypeError):
+        tq._all_zero(np.zeros(3, np.float64))
