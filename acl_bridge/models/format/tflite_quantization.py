@@ -163,11 +163,12 @@ _CHECK_FAILURES = (IndexError, OverflowError, TypeError, ValueError)
 
 def _graph_holds(model: "ModelSpec", arrays: Dict[int, np.ndarray]) -> bool:
     """Whether every rule :func:`check_quantization` enforces holds, found at once: one pass
-    over the operators in plain Python (each contract's ``holds``: no numpy per operator) that
-    gathers the weights' and biases' zero points and the bias scales, then one numpy pass over
-    all of them. True only where each rule holds; False where one fails or this pass cannot
-    tell (a value numpy cannot hold, a malformed spec): the per-operator checks then say which,
-    in the same words."""
+    over the operators in plain Python (each contract's ``holds``) that gathers the weights'
+    and biases' zero points and the bias scales, then the zero points read off their bytes
+    (:func:`_all_zero`) and every bias scale compared with its product in one comparison
+    (:func:`_products_hold`; no numpy reduction: :func:`all_true`). True only where each rule
+    holds; False where one fails or this pass cannot tell (a value numpy cannot hold, a
+    malformed spec): the per-operator checks then say which, in the same words."""
     found = _Gathered(model.tensors, arrays)
     try:
         for op in model.operators:
@@ -200,7 +201,7 @@ def _all_zero(values: Any) -> bool:
 
 
 class _Gathered:
-    """What the contracts' ``holds`` gather for :func:`_graph_holds`'s one numpy pass: the
+    """What the contracts' ``holds`` gather for :func:`_graph_holds`'s checks at once: the
     sequences that must be all 0 and the (input scale, weight scales, bias scales) triples."""
 
     def __init__(self, tensors: Sequence["TensorSpec"], arrays: Dict[int, np.ndarray]) -> None:
