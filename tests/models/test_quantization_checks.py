@@ -149,3 +149,25 @@ def test_all_zero_is_numpys_answer_and_refuses_what_the_safe_cast_refused():
         assert tq._all_zero(values) is not bool(np.asarray(values, np.int64).any()), values
     with pytest.raises(TypeError):
         tq._all_zero(np.zeros(3, np.float64))
+
+
+@pytest.mark.parametrize("biases", [
+    [(0.5, (0.2, 0.4), (0.1, 0.2))],  # per channel, both
+    [(0.5, (0.2,), (0.1, 0.1, 0.1))],  # one weight scale for three channels
+    [(0.5, (0.2, 0.4), (0.1,))],  # one bias scale, the second product differs
+    [(0.5, (0.2, 0.4), (0.1, 0.2, 0.3))],  # counts neither equal nor one
+    [(0.25, (2, 4), (0.5, 1.0)), (0.5, (0.2,), (0.1,))],  # integer weight scales, a per-tensor operator
+])
+def test_the_products_on_arrays_answer_as_on_tuples(biases):
+    """_products_hold on numpy arrays (the reader's, a cache decoder's) says what it says on the
+    same scales as tuples; a type numpy does not cast to float64 safely is left to the
+    per-operator checks (False)."""
+    try:
+        expected = tq._products_hold(biases)
+    except ValueError:  # the tuple layout refuses counts neither equal nor one
+        expected = False
+    as_arrays = [(x, np.asarray(ws), np.asarray(bs)) for x, ws, bs in biases]
+    assert tq._products_hold(as_arrays) is expected
+    mixed = [(x, ws, np.asarray(bs)) for x, ws, bs in biases]  # a per-tensor tuple beside arrays
+    assert tq._products_hold(mixed) is expected
+    assert tq._products_hold([(x, np.asarray(ws, np.complex128), bs) for x, ws, bs in as_arrays]) is False
