@@ -331,7 +331,7 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
     call, and a refusal there negotiates again), asked of ACL otherwise. ``memo``: the pass's,
     where each array's comparison with a spec's padded layout is kept (an array meets it for
     both its roles)."""
-    if not any(bound.padding) and not kernels_ask_padding(call.backend.name):
+    if not any(bound.padding) and not kernels_ask_padding(call.backend.name, call.data_layout):
         return None
     same_layout = {} if memo is None else memo.negotiated
     for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):

@@ -182,22 +182,32 @@ def _version_in(info: str) -> Optional[str]:
 # The first ACL whose NEON (CPU) kernels are known to ask their tensors for no padding: 24.11's
 # asked none on the first starts of all 26 fetched models (1346 questions, every answer zero;
 # tests/models/test_first_start_decisions_acl.py asks them again). 20.08's ask it (pooling,
-# depthwise, reduction, scale: docs/performance.md, issue 40 part 7s), OpenCL's kernels ask it; the
-# versions between are not measured here and count as asking.
+# depthwise, reduction, scale: docs/performance.md, issue 40 part 7s); the versions between are
+# not measured here and count as asking.
 NEON_KERNELS_PADDING_FREE_SINCE = (24, 11)
+# The same for OpenCL's kernels on NHWC tensors (the layout of every model the runner loads):
+# 24.11's asked none on all 26 fetched models nor on any NHWC row of the function table (PoCL;
+# tests/acl/helpers.py asks each row again); its NCHW convolution asks its input padding (docs/opencl.md).
+CL_NHWC_KERNELS_PADDING_FREE_SINCE = (24, 11)
 
 
 @functools.lru_cache(maxsize=None)
-def kernels_ask_padding(backend_name: str) -> bool:
-    """Whether the loaded ACL's kernels of ``backend_name`` may ask padding of their tensors:
-    False for NEON from :data:`NEON_KERNELS_PADDING_FREE_SINCE` on, True otherwise (a version
-    that does not read as numbers too). A first start then negotiates no padding at all
+def kernels_ask_padding(backend_name: str, data_layout: str = "NCHW") -> bool:
+    """Whether the loaded ACL's kernels of ``backend_name`` may ask padding of tensors in
+    ``data_layout``: False for NEON from :data:`NEON_KERNELS_PADDING_FREE_SINCE` on, for CL on
+    NHWC from :data:`CL_NHWC_KERNELS_PADDING_FREE_SINCE` on, True otherwise (a version that does
+    not read as numbers too). A first start then negotiates no padding at all
     (acl_bridge.models.runtime.negotiation); ACL's validate() in the one native call still
-    checks every function, and a refusal negotiates as before."""
-    if backend_name != "neon":
+    checks every function (it refuses a layout without the padding its kernel wants), and a
+    refusal negotiates as before, asking."""
+    if backend_name == "neon":
+        since = NEON_KERNELS_PADDING_FREE_SINCE
+    elif backend_name == "cl" and data_layout == "NHWC":
+        since = CL_NHWC_KERNELS_PADDING_FREE_SINCE
+    else:
         return True
     version = _major_minor(acl_version())
-    return version is None or version < NEON_KERNELS_PADDING_FREE_SINCE
+    return version is None or version < since
 
 
 def _major_minor(version: str) -> Optional[Tuple[int, int]]:

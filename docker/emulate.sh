@@ -804,7 +804,8 @@ matrix_jobs() {  # matrix_jobs TARGET...
 # cache and PoCL's kernel cache live in cl_emu_cache's folder, so a warm run compiles nothing.
 CL_JOB=trixie-opencl
 CL_EMU_TESTS=(tests/cl/test_cl_functions.py tests/cl/test_cl_int8_functions.py tests/cl/test_cl_models.py
-              tests/cl/test_cl_int8_models.py tests/cl/test_cl_program_cache.py tests/cl/test_cl_vs_neon.py)
+              tests/cl/test_cl_int8_models.py tests/cl/test_cl_program_cache.py tests/cl/test_cl_vs_neon.py
+              tests/cl/test_cl_first_start.py)
 # -k: the front face model only (the other three models cost 2-4 min each cold here), and of the
 # program-cache tests the face model's cold and warm start and the binaries the driver refuses;
 # the other failure cases are the library's own file checks, the same Python everywhere (run on

@@ -1,8 +1,9 @@
 """Which ACL counts as having kernels that ask no padding (acl_bridge.native.kernels_ask_padding,
-what lets a first start skip the padding negotiation's questions): NEON from 24.11 on, nothing
-else. The version string is given here (no native module needed); that 24.11's NEON kernels do
-ask none, on every fetched model, is asked of ACL itself by
-tests/models/test_first_start_decisions_acl.py."""
+what lets a first start skip the padding negotiation's questions): NEON from 24.11 on, and CL on
+NHWC tensors from 24.11 on, nothing else. The version string is given here (no native module
+needed); that 24.11's kernels do ask none is asked of ACL itself, on every fetched model by
+tests/models/test_first_start_decisions_acl.py (NEON) and tests/cl/test_cl_first_start.py (CL),
+and per row of the function table by tests/acl/helpers.py."""
 
 import re
 
@@ -13,19 +14,25 @@ from hypothesis import strategies as st
 from acl_bridge import native
 
 
-@pytest.mark.parametrize("version, backend, asks", [
-    ("24.11", "neon", False),
-    ("25.02", "neon", False),
-    ("24.11", "cl", True),  # OpenCL's kernels pad
-    ("20.08", "neon", True),  # 20.08's pooling, depthwise... ask padding
-    ("21.02", "neon", True),  # not measured here: counts as asking
-    ("unknown (arm_compute_version=vmaster)", "neon", True),
+@pytest.mark.parametrize("version, backend, layout, asks", [
+    ("24.11", "neon", "NCHW", False),
+    ("24.11", "neon", "NHWC", False),
+    ("25.02", "neon", "NCHW", False),
+    ("24.11", "cl", "NHWC", False),
+    ("25.02", "cl", "NHWC", False),
+    ("24.11", "cl", "NCHW", True),  # OpenCL's NCHW convolution asks its input padding
+    ("23.08", "cl", "NHWC", True),  # not measured here: counts as asking
+    ("20.08", "neon", "NHWC", True),  # 20.08's pooling, depthwise... ask padding
+    ("21.02", "neon", "NCHW", True),  # not measured here: counts as asking
+    ("unknown (arm_compute_version=vmaster)", "neon", "NCHW", True),
+    ("unknown (arm_compute_version=vmaster)", "cl", "NHWC", True),
+    ("24.11", "numpy", "NHWC", True),  # no ACL kernels: nothing is known of them
 ])
-def test_kernels_ask_padding_by_version_and_backend(version, backend, asks, monkeypatch):
+def test_kernels_ask_padding_by_version_backend_and_layout(version, backend, layout, asks, monkeypatch):
     monkeypatch.setattr(native, "acl_version", lambda: version)
     native.kernels_ask_padding.cache_clear()
     try:
-        assert native.kernels_ask_padding(backend) is asks
+        assert native.kernels_ask_padding(backend, layout) is asks
     finally:
         native.kernels_ask_padding.cache_clear()  # the real ACL's answer, asked again when needed
 

@@ -162,7 +162,7 @@ def _configure(case: Case, variant: str, backend: str, inputs):
         except AclStatusError as e:
             _skip_without_f16(e)
             raise
-        if not kernels_ask_padding(backend_named(backend).name):  # the fact a first start relies on, per kind
+        if not kernels_ask_padding(backend_named(backend).name, case.kwargs.get("data_layout", "NCHW")):  # the fact a first start relies on, per kind
             assert all(p == PaddingSize() for p in pads.values()), f"{cls.__name__} asks {pads} on {acl_version()}"
         g = {r: None if s is None else Guarded(s[0], s[1], padding=pads[r], bridge=True) for r, s in specs.items()}
     else:

@@ -27,7 +27,7 @@ def _decisions(runner):
 
 
 def _check_no_padding_asked(runner):
-    """Where this ACL's NEON kernels count as asking no padding (native.kernels_ask_padding), the
+    """Where this ACL's kernels count as asking no padding (native.kernels_ask_padding), the
     runner's first start asked ACL no required padding (nor, where it stayed unchecked,
     validate() on any negotiated layouts), and ACL, asked now on the same plan
     (shapes only), asks none of any step, nor does validate() on those dense layouts: what
@@ -38,7 +38,7 @@ def _check_no_padding_asked(runner):
     from acl_bridge.layout import PaddingSize
     from acl_bridge.models.runtime.negotiation import negotiate
 
-    if native.kernels_ask_padding(runner.backend.name):
+    if native.kernels_ask_padding(runner.backend.name, "NHWC"):  # (a model's steps are NHWC)
         assert runner._session.calls["negotiate"] > 0
         return
     assert runner._session.calls["negotiate"] == 0
@@ -51,7 +51,7 @@ def _check_no_padding_asked(runner):
     assert session.calls["negotiate"] == len(runner.plan.steps)
     nonzero = [(who, pad) for pads in asked.values() for *who, pad in pads if pad != PaddingSize()]
     nonzero += [(k, role, pad) for k, c in enumerate(const_pad) for role, pad in c.items() if pad != PaddingSize()]
-    assert nonzero == [], f"ACL {native.acl_version()}'s NEON kernels asked padding"
+    assert nonzero == [], f"ACL {native.acl_version()}'s {runner.backend.name} kernels asked padding"
 
 
 @pytest.mark.parametrize("name", sorted(MODEL_FILES))

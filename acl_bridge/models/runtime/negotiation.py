@@ -46,7 +46,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
     step's :class:`Bound` (None for a refused step)."""
     shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
     if ask is None:
-        ask = checks or kernels_ask_padding(backend.name)
+        ask = checks or kernels_ask_padding(backend.name, "NHWC")  # (the layout every step is bound in below)
     asked: Asked = {}
     const_pad: List[Dict[str, PaddingSize]] = []
     refused: Dict[int, str] = {}

@@ -21,7 +21,7 @@ Loading (:class:`TfliteRunner`) does everything once:
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it. Where the
-   ACL's kernels ask none (NEON from ACL 24.11: ``native.kernels_ask_padding``) a first start
+   ACL's kernels ask none (NEON, and CL on NHWC, from ACL 24.11: ``native.kernels_ask_padding``) a first start
    that makes its functions in one native call asks nothing and binds every step with zero
    padding: that call's validate() checks them all, and a refusal negotiates as above;
 3. buffers (``padded_descriptor``, exactly that padding, bridge-owned): on NEON the
