@@ -54,12 +54,13 @@ def _check_no_padding_asked(runner):
     assert nonzero == [], f"ACL {native.acl_version()}'s {runner.backend.name} kernels asked padding"
 
 
-@pytest.mark.parametrize("name", sorted(MODEL_FILES))
-def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
+def check_first_start_recalled(path, folder, backend: str = "neon") -> None:
+    """A first start of ``path`` on ``backend`` (kept files in ``folder``) decides what a second
+    start recalls, function by function, buffer by buffer, and asked ACL no padding where
+    :func:`_check_no_padding_asked` says it need not."""
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
-    path = model_file(name)
-    caches = dict(facts_cache=tmp_path / "facts", model_cache=tmp_path / "models")
+    caches = dict(backend=backend, facts_cache=folder / "facts", model_cache=folder / "models")
     with TfliteRunner(path, **caches) as first:
         assert first.facts_cache.state == "cold" and first.functions_recalled == 0
         made = _decisions(first)
@@ -73,6 +74,11 @@ def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
         assert _decisions(second) == made
         assert {b: p.padding for b, p in second.buffer_plans.items()} == padding
         assert second.function_plans() == plans
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_FILES))
+def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
+    check_first_start_recalled(model_file(name), tmp_path)
 
 
 @pytest.mark.parametrize("name", ["face_detection_front", "face_landmark", "keyword_spotting_alexa",
