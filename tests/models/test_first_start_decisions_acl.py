@@ -114,11 +114,18 @@ def test_a_refused_batch_negotiates_again_with_validate_asked(monkeypatch):
     (the one native call asks it on the final ones, or the decision pass where they differ);
     where that call refuses, the runner negotiates again with validate() asked, as one at a
     time does, and makes the same functions as a start that never batched."""
+    check_refused_batch_negotiates_again(monkeypatch, model_file("tflite_micro_speech"))
+
+
+def check_refused_batch_negotiates_again(monkeypatch, path, backend: str = "neon") -> None:
+    """Where the first start's one native call refuses (made to here), the runner negotiates
+    again asking validate() per step (and ACL's padding: ``negotiate``'s ``checks``) and makes
+    the functions a start that never batched makes."""
     from acl_bridge.models.runtime import tflite_runner
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
-    path = model_file("tflite_micro_speech")
-    with TfliteRunner(path, facts_cache=False, model_cache=False) as batched:
+    options = dict(backend=backend, facts_cache=False, model_cache=False)
+    with TfliteRunner(path, **options) as batched:
         if batched._unchecked:  # (else ACL refused the negotiated layouts and was asked again: 20.08)
             assert batched.functions_batched == len(batched.functions)
             assert batched._session.calls["check_layouts"] < len(batched.plan.steps)
@@ -127,12 +134,13 @@ def test_a_refused_batch_negotiates_again_with_validate_asked(monkeypatch):
     monkeypatch.setattr(tflite_runner, "configure_kept",
                         lambda calls, decided, decided_here=False: (None, "refused for the test") if decided_here
                         else kept(calls, decided, decided_here))
-    with TfliteRunner(path, facts_cache=False, model_cache=False) as again:
+    with TfliteRunner(path, **options) as again:
         assert not again._unchecked and again.functions_batched == 0 and again.batch_refused == "refused for the test"
         assert again._session.calls["check_layouts"] + again._session.reused["check_layouts"] >= len(again.plan.steps)
+        assert again._session.calls["negotiate"] + again._session.reused["negotiate"] >= len(again.plan.steps)
         assert _decisions(again) == made
     monkeypatch.setattr(TfliteRunner, "batch_first_start", False)
-    with TfliteRunner(path, facts_cache=False, model_cache=False) as alone:
+    with TfliteRunner(path, **options) as alone:
         assert not alone._unchecked and _decisions(alone) == made
 
 
