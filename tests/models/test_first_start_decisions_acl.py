@@ -36,9 +36,9 @@ def _check_no_padding_asked(runner):
     from acl_bridge import native
     from acl_bridge.configure_session import ConfigureSession
     from acl_bridge.layout import PaddingSize
-    from acl_bridge.models.runtime.negotiation import negotiate
+    from acl_bridge.models.runtime.negotiation import STEP_DATA_LAYOUT, negotiate
 
-    if native.kernels_ask_padding(runner.backend.name, "NHWC"):  # (a model's steps are NHWC)
+    if native.kernels_ask_padding(runner.backend.name, STEP_DATA_LAYOUT):
         assert runner._session.calls["negotiate"] > 0
         return
     assert runner._session.calls["negotiate"] == 0

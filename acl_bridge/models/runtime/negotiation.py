@@ -25,6 +25,8 @@ from .step_calls import AclRefusedError, DenseShapes, call_kwargs, raise_refused
 
 MAX_RENEGOTIATIONS = 2
 NO_PADDING = PaddingSize()
+# the data layout every plan step's function is bound in, negotiated and made (a model's tensors are NHWC)
+STEP_DATA_LAYOUT = "NHWC"
 
 # {buffer tensor: [(operator index, role, padding)]}, and per step {constant role: padding}
 Asked = Dict[int, List[Tuple[int, str, PaddingSize]]]
@@ -46,7 +48,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
     step's :class:`Bound` (None for a refused step)."""
     shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
     if ask is None:
-        ask = checks or kernels_ask_padding(backend.name, "NHWC")  # (the layout every step is bound in below)
+        ask = checks or kernels_ask_padding(backend.name, STEP_DATA_LAYOUT)
     asked: Asked = {}
     const_pad: List[Dict[str, PaddingSize]] = []
     refused: Dict[int, str] = {}
@@ -59,7 +61,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
         options = call_kwargs(s)
         quantization = options.pop("quantization", None)
         try:  # AclFunction.required_padding, its binding kept
-            kind, params, quant, specs = cls._bound_specs(operands, options, quantization, "NHWC")
+            kind, params, quant, specs = cls._bound_specs(operands, options, quantization, STEP_DATA_LAYOUT)
             pads = negotiate_padding(kind, params, specs, backend) if ask else (NO_PADDING,) * len(specs)
             need = dict(zip(cls.roles, checked_padding(kind, params, specs, pads, backend) if checks else pads))
         except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
@@ -131,4 +133,4 @@ def padding_still_missing(plan: Plan, function_plans: Sequence[FunctionPlan], ro
     return grow
 
 
-__all__ = ["MAX_RENEGOTIATIONS", "UncheckedRefused", "negotiate", "negotiation_key", "padding_still_missing"]
+__all__ = ["MAX_RENEGOTIATIONS", "STEP_DATA_LAYOUT", "UncheckedRefused", "negotiate", "negotiation_key", "padding_still_missing"]

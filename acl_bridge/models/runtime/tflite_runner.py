@@ -134,7 +134,8 @@ from .buffers import BufferPlan, allocate, constant_array, constants_marked_unus
 from .function_kinds import ROLES
 from .kept_answers import (KeptFiles, answers_kept, encode_kept, keeps_in_background, layout_code_identity, open_facts,
                            restore_programs)
-from .negotiation import MAX_RENEGOTIATIONS, UncheckedRefused, negotiate, negotiation_key, padding_still_missing
+from .negotiation import (MAX_RENEGOTIATIONS, STEP_DATA_LAYOUT, UncheckedRefused, negotiate, negotiation_key,
+                          padding_still_missing)
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
 # what a kept file's report says in a fork's child, whose writes its parent makes (keep_writer)
@@ -628,7 +629,7 @@ class TfliteRunner:
             shared = bool(roots_with_views) and any(plan.root(tid) in roots_with_views
                                                     for tid in tensor_ids(s) if tid is not None)
             calls.append((s, step_operands(s, self.arrays, consts),
-                          dict(call_kwargs(s), data_layout="NHWC", allow_copy=allow_copy,
+                          dict(call_kwargs(s), data_layout=STEP_DATA_LAYOUT, allow_copy=allow_copy,
                                allow_padding_writes=not shared, backend=self.backend)))
             self.constants.append(consts)
         self._session.step = None
