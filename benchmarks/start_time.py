@@ -23,6 +23,14 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
   this benchmark (:func:`without_trust_checks`: owner and mode checks, the decoders' reader
   limits, the batch's comparison of each decision with its call): what those checks cost,
   reported as the paired ratio second / unchecked;
+* ``bridge first unprobed``: the first start with ACL's probe (``acl_shim_probe``: does a
+  function write outside a strided or offset tensor's elements, and compute what it computes
+  on dense buffers) answered "nothing outside, the same" by this benchmark without running
+  ACL (:func:`without_probes`): what the probes cost a first start, reported as the paired
+  ratio first / unprobed. A measurement only: the library never skips a probe;
+* ``bridge first uncached``: the first start with both caches off (``model_cache=False``,
+  ``facts_cache=False``): what looking for kept files and keeping them cost a first start,
+  reported as the paired ratio first / uncached;
 * ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so);
 * ``base first``: with ``--base DIR``, the bridge's first start with the Python packages of
   another checkout (``acl_bridge`` and ``ndarray`` in DIR, over this install's native module:
@@ -61,12 +69,21 @@ from typing import Dict, List, Optional
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
-CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only", "armnn", "base first",
-              "base second")
+CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only",
+              "bridge first unprobed", "bridge first uncached", "armnn", "base first", "base second")
+#: the contenders whose caches start empty (a new directory each round)
+COLD = ("bridge first", "base first", "bridge first unprobed", "bridge first uncached")
 #: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
 EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "base first": ("cold", "cold"), "bridge second": ("warm", "warm"),
                    "base second": ("warm", "warm"),
-                   "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off")}
+                   "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off"),
+                   "bridge first unprobed": ("cold", "cold"), "bridge first uncached": ("off", "off")}
+#: (contender, the one it is paired with, the ratio's name, what the ratio says)
+RATIOS = (("bridge second", "bridge second unchecked", "unchecked", "second start with the trust checks / without"),
+          ("bridge first", "bridge first unprobed", "unprobed", "first start with the probes / without"),
+          ("bridge first", "bridge first uncached", "uncached", "first start with the caches / without"),
+          ("bridge first", "base first", "base", "first start, this checkout / the base"),
+          ("bridge second", "base second", "base", "second start, this checkout / the base"))
 MODELS = ("face_detection_front", "face_landmark", "face_detection_full_range", "face_detection_back")
 
 
@@ -100,11 +117,22 @@ def without_trust_checks() -> None:
     cb._descs_not_the_calls = lambda *args: ""
 
 
+def without_probes() -> None:
+    """Answer every probe of this process "nothing written outside the elements, the same
+    result" without running ACL, for the ``bridge first unprobed`` contender only: what the
+    probes cost a first start. Never done by the library."""
+    import acl_bridge.executor as ex
+
+    ex.probe = lambda kind, params, descs: (tuple(0 for _ in descs), True)
+
+
 def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     import numpy as np
 
     if contender == "bridge second unchecked":
         without_trust_checks()
+    if contender == "bridge first unprobed":
+        without_probes()
 
     t0 = time.perf_counter()
     from acl_bridge import native
@@ -128,7 +156,9 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
         m = ArmnnTfliteModel(path, number_of_threads=threads if threads > 0 else None)
         shape, dtype = m._input_shape, m.input_dtype
     else:
-        m = TfliteRunner(path, facts_cache=contender != "bridge parsed only")
+        off = {"bridge parsed only": {"facts_cache": False},
+               "bridge first uncached": {"model_cache": False, "facts_cache": False}}.get(contender, {})
+        m = TfliteRunner(path, **off)
         shape, dtype = m.input_shape, m.input_dtype
     configure_s = time.perf_counter() - t1
     m.run(np.zeros(shape, dtype))
@@ -222,7 +252,7 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
     for k in range(rounds):
         order = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
         for c in order:
-            cache = (tempfile.mkdtemp(prefix="start-time-cold-") if c in ("bridge first", "base first")
+            cache = (tempfile.mkdtemp(prefix="start-time-cold-") if c in COLD
                      else warm_base if c == "base second" else warm)
             samples[c].append(_run_child(c, path, threads, cache))
             check_caches(c, samples[c][-1])
@@ -234,9 +264,8 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
         out[c]["phases"] = {p: statistics.median(s["phases"].get(p, 0.0) for s in samples[c])  # type: ignore
                             for p in dict.fromkeys(phases)}
         out[c]["samples"] = samples[c]
-    # paired ratios: what the trust checks cost; this checkout's first start / the base's
-    for c, other, suffix in (("bridge second", "bridge second unchecked", "unchecked"),
-                             ("bridge first", "base first", "base"), ("bridge second", "base second", "base")):
+    # paired ratios: what the trust checks, the probes and the caches cost; this checkout's first start / the base's
+    for c, other, suffix, _ in RATIOS:
         if {c, other} <= set(contenders):
             for f in ("configure_s", "first_result_s"):
                 ratios = sorted(a[f] / b[f] for a, b in zip(samples[c], samples[other]))  # type: ignore[operator]
@@ -321,9 +350,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("where each configure went (medians, seconds):")
     print(phase_report(results))
     for r in results:
-        for c, suffix, what in (("bridge second", "unchecked", "second start with the trust checks / without"),
-                                ("bridge first", "base", "first start, this checkout / the base"),
-                                ("bridge second", "base", "second start, this checkout / the base")):
+        for c, _, suffix, what in RATIOS:
             conf = r.get(c, {}).get(f"configure_ratio_{suffix}")  # type: ignore[union-attr]
             if conf:
                 first = r[c][f"first_result_ratio_{suffix}"]  # type: ignore[index]
