@@ -53,8 +53,21 @@ Spec = Tuple[Tuple[int, ...], np.dtype, str, Quantization]  # shape, dtype, data
 
 # ---------------------------------------------------------------------------- bridge-owned memory
 # NdArrays the bridge allocated for ACL (padded_empty, staging buffers, schedule intermediates):
-# they own their padding, so ACL may write there. Keyed by id(); entries vanish with the array.
-_BRIDGE_OWNED: "weakref.WeakValueDictionary[int, NdArray]" = weakref.WeakValueDictionary()
+# they own their padding, so ACL may write there. id() -> a weak reference to the array; an
+# entry goes with its array (a plain dict: looking up memory that is not the bridge's, every
+# constant of a model, raises no exception inside WeakValueDictionary.get).
+_BRIDGE_OWNED: "Dict[int, weakref.ref[NdArray]]" = {}
+
+
+def _own(a: NdArray) -> None:
+    """Note ``a`` as the bridge's own (:func:`origin_of`) for as long as it lives."""
+    key = id(a)
+
+    def gone(ref: "weakref.ref[NdArray]") -> None:  # (called before the id can name another object)
+        if _BRIDGE_OWNED.get(key) is ref:
+            del _BRIDGE_OWNED[key]
+
+    _BRIDGE_OWNED[key] = weakref.ref(a, gone)
 # Bytes after a bridge-owned allocation that belong to it too: vector stores past the end
 # that the probe sees (its guard has the same size) land there, never in other memory.
 BRIDGE_SLACK_IN_BYTES = 256
@@ -65,7 +78,7 @@ def bridge_allocate(descriptor: ShapeDescriptor) -> NdArray:
     """A zeroed, 64-byte aligned buffer for ``descriptor`` that the bridge owns (padding
     included, plus BRIDGE_SLACK_IN_BYTES after it)."""
     a = NdArray.allocate(descriptor, alignment_in_bytes=_ALIGNMENT_IN_BYTES, slack_in_bytes=BRIDGE_SLACK_IN_BYTES)
-    _BRIDGE_OWNED[id(a)] = a
+    _own(a)
     return a
 
 
@@ -81,7 +94,7 @@ def bridge_slot(arena: NdArray, offset_in_bytes: int, descriptor: ShapeDescripto
         raise AclError(f"slot [{offset_in_bytes}, {end}) does not lie {_ALIGNMENT_IN_BYTES}-byte aligned inside the "
                        f"arena of {arena.allocation.nbytes} bytes: {descriptor!r}")
     a = NdArray(arena.allocation[offset_in_bytes:end], descriptor, owns_padding=True)
-    _BRIDGE_OWNED[id(a)] = a
+    _own(a)
     return a
 
 
@@ -94,12 +107,13 @@ def bridge_reshape(parent: NdArray, view: NdArray) -> bool:
     if (origin_of(parent) is not Origin.BRIDGE or view.allocation is not parent.allocation
             or view.size != parent.size or not (_is_dense(parent) and _is_dense(view))):
         return False
-    _BRIDGE_OWNED[id(view)] = view
+    _own(view)
     return True
 
 
 def origin_of(a: NdArray) -> Origin:
-    return Origin.BRIDGE if _BRIDGE_OWNED.get(id(a)) is a else Origin.USER
+    ref = _BRIDGE_OWNED.get(id(a))
+    return Origin.BRIDGE if ref is not None and ref() is a else Origin.USER
 
 
 def layout_of(a: NdArray, origin: Optional[Origin] = None):

@@ -139,6 +139,7 @@ class NdArray(NumpyProtocol):
             allocation = read_only_bytes(allocation)  # no view of it can be flagged writeable again
         self._allocation: np.ndarray = allocation
         self._descriptor = descriptor
+        self._base_ptr: Optional[int] = None  # read when first asked (base_ptr)
         # The element view, made once: reads (a[1, 2], print) index it; it is never handed out
         # (numpy() gives a fresh view of it), so no caller can reshape or re-flag it.
         d = descriptor
@@ -164,6 +165,7 @@ class NdArray(NumpyProtocol):
         # the element view: dense C order over all of the allocation, read-only as it is
         self._elements = allocation.view(descriptor.dtype).reshape(descriptor.shape)
         self._root = None
+        self._base_ptr = None
         return self
 
     @classmethod
@@ -306,11 +308,10 @@ class NdArray(NumpyProtocol):
     def base_ptr(self) -> int:
         """Address of the first byte of the allocation (what ACL imports); read once (numpy
         never moves an array's memory, and a model load asks it hundreds of times)."""
-        try:
-            return self._base_ptr
-        except AttributeError:
-            self._base_ptr: int = int(self._allocation.ctypes.data)
-            return self._base_ptr
+        p = self._base_ptr
+        if p is None:
+            p = self._base_ptr = int(self._allocation.ctypes.data)
+        return p
 
     @property
     def data_ptr(self) -> int:

@@ -40,7 +40,7 @@ class Guarded:
         self.variant = variant
         self.bridge = bridge
         if padding is not None:  # exactly the ACL padding asked for (negotiated up front)
-            from acl_bridge.executor import _BRIDGE_OWNED, BRIDGE_SLACK_IN_BYTES
+            from acl_bridge.executor import BRIDGE_SLACK_IN_BYTES, _own
             from acl_bridge.mapping import padded_descriptor
 
             d = padded_descriptor(shape, dtype, padding.for_rank(rank))
@@ -49,7 +49,7 @@ class Guarded:
             self.array = NdArray(self.raw[GUARD_BYTES:GUARD_BYTES + d.alloc_size_in_bytes], d)
             self._owned_end = GUARD_BYTES + d.alloc_size_in_bytes + slack
             if bridge:  # as padded_empty allocates it: the bridge owns padding and slack
-                _BRIDGE_OWNED[id(self.array)] = self.array
+                _own(self.array)
         elif variant in ("contiguous", "padded", "offset"):
             paddings = [0] * rank
             offsets = [0] * rank
