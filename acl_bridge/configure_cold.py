@@ -83,6 +83,7 @@ def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -
 
 
 _NUMBERS = frozenset((int, float))
+_NO_PADDING = PaddingSize()
 
 
 def _immutable(q: object) -> bool:
@@ -353,14 +354,17 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
 
 
 def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
-                 bound: Optional[Sequence[Optional[Bound]]] = None) -> Tuple[Optional[List[Decision]], str]:
+                 bound: Optional[Sequence[Optional[Bound]]] = None,
+                 padding_asked: bool = True) -> Tuple[Optional[List[Decision]], str]:
     """Every call's first-start decision ((class, tensors, keyword arguments) as its
     constructor would be given them), in order: (decisions, "") or (None, why) at the first
     call the one-call path cannot take (:func:`decide_one`, or ACL's refusal: the
     one-at-a-time path raises it again, with the operator's name). ``step_of(k)``, where
     given, is called before call ``k`` (the runner's profile attributes its questions).
-    ``bound``: per call, the negotiation's :class:`Bound` of it (None: bound
-    here)."""
+    ``bound``: per call, the negotiation's :class:`Bound` of it (None: bound here, and ACL
+    asked its padding; with ``padding_asked`` False none is asked: where this ACL's kernels
+    ask none, :func:`~acl_bridge.native.kernels_ask_padding`, and no negotiation was made,
+    :func:`acl_bridge.models.runtime.negotiation.unasked`)."""
     out: List[Decision] = []
     memo = Decided()
     for k, (cls, args, kwargs) in enumerate(calls):
@@ -370,7 +374,11 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
             return None, f"function {k}: {cls!r} is not a function class"
         b = None if bound is None else bound[k]
         try:
-            decision, why = decide_one(_call(cls, args, kwargs, b), memo, b)
+            call = _call(cls, args, kwargs, b)
+            if b is None and not padding_asked:  # bound here: what an unasked negotiation's binding holds
+                b = Bound((call.kind, call.params, call.quantization), [call.spec(r) for r in call.roles],
+                          (_NO_PADDING,) * len(call.roles), False)
+            decision, why = decide_one(call, memo, b)
         except AclNdarrayError as e:  # ACL's refusal, or arguments refused: the other path says it
             return None, f"function {k}: {e}"
         if decision is None:

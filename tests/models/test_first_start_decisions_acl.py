@@ -32,11 +32,13 @@ def _check_no_padding_asked(runner):
     validate() on any negotiated layouts), and ACL, asked now on the same plan
     (shapes only), asks none of any step, nor does validate() on those dense layouts: what
     keeps that fact honest on every fetched model.
+    Unchecked, it bound no step either: what it noted per buffer and constant
+    (negotiation.unasked) is what the negotiation, binding every step without asking, says.
     Elsewhere (20.08) the first start asked."""
     from acl_bridge import native
     from acl_bridge.configure_session import ConfigureSession
     from acl_bridge.layout import PaddingSize
-    from acl_bridge.models.runtime.negotiation import STEP_DATA_LAYOUT, negotiate
+    from acl_bridge.models.runtime.negotiation import STEP_DATA_LAYOUT, negotiate, unasked
 
     if native.kernels_ask_padding(runner.backend.name, STEP_DATA_LAYOUT):
         assert runner._session.calls["negotiate"] > 0
@@ -44,6 +46,10 @@ def _check_no_padding_asked(runner):
     assert runner._session.calls["negotiate"] == 0
     if runner._unchecked:  # nor validate() on the (dense) negotiated layouts (configure_cold)
         assert runner._session.calls["check_layouts"] == 0
+        assert runner._unasked
+        with ConfigureSession(reuse=False).active() as unchecked:
+            bound = negotiate(runner.plan, unchecked, runner.backend, fallback=False, checks=False)
+        assert unasked(runner.plan) == bound
     session = ConfigureSession(reuse=False)
     with session.active():
         # validate() asked on each step's negotiated (dense) layouts too: it wants no padding of them

@@ -74,12 +74,34 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
             continue
         if bound is not None:
             bound.append(Bound((kind, params, quant), specs, pads, checks))
-        const_pad.append({role: need[role] for role, _ in s.constants})
-        for role, tid in zip(cls.roles, ids):
-            if tid is not None:
-                asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
+        _note(plan, s, cls.roles, ids, need, asked, const_pad)
     session.step = None
     raise_refused(refused)
+    return asked, const_pad
+
+
+def _note(plan: Plan, s, roles: Sequence[str], ids: Sequence[Optional[int]], need: Dict[str, PaddingSize],
+          asked: Asked, const_pad: List[Dict[str, PaddingSize]]) -> None:
+    """Step ``s``'s padding ``need`` (per role) noted: its constants' in ``const_pad``, its
+    buffers' in ``asked`` (by the buffer each tensor lies in)."""
+    const_pad.append({role: need[role] for role, _ in s.constants})
+    for role, tid in zip(roles, ids):
+        if tid is not None:
+            asked.setdefault(plan.root(tid), []).append((s.op_index, role, need[role]))
+
+
+def unasked(plan: Plan) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
+    """What :func:`negotiate` returns without asking ACL or validate() (``checks=False``
+    where :func:`~acl_bridge.native.kernels_ask_padding` is False): no padding for any tensor
+    of any step, without binding a step. A first start then binds each step once, in the
+    decision pass (:func:`acl_bridge.configure_cold.decide_calls` with ``padding_asked=False``),
+    where a step its function refuses is refused as a negotiation's binding would refuse it, and
+    negotiated again, asking (UncheckedRefused)."""
+    asked: Asked = {}
+    const_pad: List[Dict[str, PaddingSize]] = []
+    for s in plan.steps:
+        roles = ROLES[s.kind].roles
+        _note(plan, s, roles, tensor_ids(s), dict.fromkeys(roles, NO_PADDING), asked, const_pad)
     return asked, const_pad
 
 
@@ -133,4 +155,5 @@ def padding_still_missing(plan: Plan, function_plans: Sequence[FunctionPlan], ro
     return grow
 
 
-__all__ = ["MAX_RENEGOTIATIONS", "STEP_DATA_LAYOUT", "UncheckedRefused", "negotiate", "negotiation_key", "padding_still_missing"]
+__all__ = ["MAX_RENEGOTIATIONS", "STEP_DATA_LAYOUT", "UncheckedRefused", "negotiate", "negotiation_key", "padding_still_missing",
+           "unasked"]

@@ -22,8 +22,9 @@ Loading (:class:`TfliteRunner`) does everything once:
    padding each of its tensors needs; a tensor's buffer gets the union over every function
    that reads or writes it (``PaddingSize.union``), so no function has to stage it. Where the
    ACL's kernels ask none (NEON, and CL on NHWC, from ACL 24.11: ``native.kernels_ask_padding``) a first start
-   that makes its functions in one native call asks nothing and binds every step with zero
-   padding: that call's validate() checks them all, and a refusal negotiates as above;
+   that makes its functions in one native call asks nothing and binds no step here (zero
+   padding everywhere: ``negotiation.unasked``): the decision pass binds each step once and that
+   call's validate() checks them all; a refusal of either negotiates as above;
 3. buffers (``padded_descriptor``, exactly that padding, bridge-owned): on NEON the
    intermediates share one arena, each in a slot placed by its lifetime
    (:mod:`.memory_plan`: no two buffers alive at one step share a byte), graph inputs and
@@ -115,6 +116,7 @@ from ...facts_cache import FactsCache, FactsCacheReport, FactsCacheWarning
 from ...facts_cache import identity as facts_identity
 from ...user_cache import check_cache_option
 from ...mapping import PaddingSize, clear_description_caches
+from ...native import kernels_ask_padding
 from ...plan import FunctionPlan
 from ...schedule import Schedule
 from ...workspace import Workspace
@@ -135,7 +137,7 @@ from .function_kinds import ROLES
 from .kept_answers import (KeptFiles, answers_kept, encode_kept, keeps_in_background, layout_code_identity, open_facts,
                            restore_programs)
 from .negotiation import (MAX_RENEGOTIATIONS, STEP_DATA_LAYOUT, UncheckedRefused, negotiate, negotiation_key,
-                          padding_still_missing)
+                          padding_still_missing, unasked)
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
 # what a kept file's report says in a fork's child, whose writes its parent makes (keep_writer)
@@ -527,6 +529,7 @@ class TfliteRunner:
         self._negotiation_made = None
         self._bound: Optional[list] = None  # per step, the negotiation's binding (configure_cold.Bound)
         self._unchecked = False  # negotiated without validate() on each step's layouts (:meth:`_negotiate`)
+        self._unasked = False  # no step bound nor ACL asked: the decision pass binds (:meth:`_negotiate`)
         key = self._negotiation_key() if facts is not None else None
         self._plan_id = key
         if key is not None:
@@ -582,13 +585,18 @@ class TfliteRunner:
         """:func:`.negotiation.negotiate` of this load's plan, each step's binding kept for the
         decision pass. ``checks`` (None: where the functions are not to be decided first and
         made in one native call, which answers validate() on the final layouts): validate()
-        asked on each step's negotiated layouts."""
+        asked on each step's negotiated layouts. Unchecked where this ACL's kernels ask no
+        padding: :func:`.negotiation.unasked` (no step bound here; the decision pass binds each
+        once, asking nothing)."""
         if checks is None:
             checks = not (self.share_workspaces and self.batch_first_start)
-        self._bound = []
-        made = negotiate(self.plan, self._session, self.backend, self.fallback, checks, self._bound)
         self._unchecked = not checks
-        return made
+        self._unasked = not checks and not kernels_ask_padding(self.backend.name, STEP_DATA_LAYOUT)
+        if self._unasked:  # nothing to ask: each step bound once, by the decision pass
+            self._bound = None
+            return unasked(self.plan)
+        self._bound = []
+        return negotiate(self.plan, self._session, self.backend, self.fallback, checks, self._bound)
 
     def _negotiate_checked(self):
         """:meth:`_negotiate` again with validate() asked on each step's layouts (ACL's answers
@@ -640,7 +648,7 @@ class TfliteRunner:
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
         if cold:  # a first start: every function decided first, then made as a second start makes them
             decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
-                                        self._session_step, self._bound)
+                                        self._session_step, self._bound, padding_asked=not self._unasked)
             self._session.step = None
             self.batch_refused = why or None
             if decided is None and self._unchecked:
