@@ -152,9 +152,13 @@ def test_mltk_model_with_fallback_operators_on_acl(name):
 def refuse_second_activation(monkeypatch) -> type:
     """A stand-in for ACL's validate(): the activation function, except that ACL's answer for
     the second one it is asked about is a refusal. Returns the stand-in's class (its ``calls``
-    count the questions)."""
+    count the questions). The runner's first start makes its negotiation pass, where the
+    stand-in answers, as where the kernels ask padding (where they ask none the decision pass
+    binds each step instead: test_a_step_refused_where_an_unasked_start_binds_it)."""
     from acl_bridge.errors import AclStatusError
     from acl_bridge.models.runtime import tflite_runner
+
+    monkeypatch.setattr(tflite_runner, "kernels_ask_padding", lambda *args: True)
 
     real = tflite_runner.ROLES["activation"]
 
@@ -187,6 +191,31 @@ def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
     Refusing.calls = 0
     with pytest.raises(UnsupportedModelError, match=r"operator #1 RELU .* is refused by ACL .*refused by the test"):
         _runner(chain(["RELU", "RELU", "RELU"], SHAPE), fallback=False, reuse_facts=False)
+
+
+def test_a_step_refused_where_an_unasked_start_binds_it(monkeypatch):
+    """A first start that asks ACL nothing (no negotiation pass where the kernels ask no padding)
+    binds each step in its decision pass: a function that refuses its binding there is
+    negotiated again, asking, and planned onto the fallback, as where the negotiation binds."""
+    from acl_bridge.errors import AclStatusError
+    from acl_bridge.models.runtime import tflite_runner
+
+    real = tflite_runner.ROLES["activation"]
+
+    class Refusing(real):  # every binding of every activation refused, in whichever pass binds it
+        @classmethod
+        def _call(cls, *a, **kw):
+            raise AclStatusError("Refusing::validate: refused by the test", code=1, what="Activation")
+
+    monkeypatch.setitem(tflite_runner.ROLES, "activation", Refusing)
+    r = _runner(chain(["RELU", "RELU", "RELU"], SHAPE), reuse_facts=False)
+    try:
+        assert sorted(r.acl_refused) == [0, 1, 2]
+        assert [(f.op_index, f.kind) for f in r.plan.fallbacks] == [(k, "refused by ACL") for k in range(3)]
+        x = np.random.default_rng(5).standard_normal(SHAPE).astype(np.float32)
+        np.testing.assert_allclose(np.array(r.run(x)["y"]), np.maximum(x, 0))
+    finally:
+        r.close()
 
 
 @pytest.mark.parametrize("name", ["visual_wake_words", "keyword_spotting", "fingerprint_signature_generator"])
