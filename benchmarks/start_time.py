@@ -71,13 +71,13 @@ sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
 CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only",
               "bridge first unprobed", "bridge first uncached", "armnn", "base first", "base second")
-#: the contenders whose caches start empty (a new directory each round)
-COLD = ("bridge first", "base first", "bridge first unprobed", "bridge first uncached")
 #: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
 EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "base first": ("cold", "cold"), "bridge second": ("warm", "warm"),
                    "base second": ("warm", "warm"),
                    "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off"),
                    "bridge first unprobed": ("cold", "cold"), "bridge first uncached": ("off", "off")}
+#: the contenders whose caches start empty (a new directory each round): none of theirs warm
+COLD = tuple(c for c, caches in EXPECTED_CACHES.items() if "warm" not in caches)
 #: (contender, the one it is paired with, the ratio's name, what the ratio says)
 RATIOS = (("bridge second", "bridge second unchecked", "unchecked", "second start with the trust checks / without"),
           ("bridge first", "bridge first unprobed", "unprobed", "first start with the probes / without"),

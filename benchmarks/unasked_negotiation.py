@@ -56,10 +56,10 @@ def model(steps: int, tail: Optional[str]) -> bytes:
 def load(data: bytes, asked: bool):
     """(seconds, (fallbacks, decisions, required paddings asked, layout checks asked))."""
     from acl_bridge import configure_cold
-    from acl_bridge.models.runtime import negotiation, tflite_runner
+    from acl_bridge.models.runtime import negotiation
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
-    users = (negotiation, configure_cold, tflite_runner)  # every module that reads the gate: the asked start as before
+    users = (negotiation, configure_cold)  # every module that reads the gate (the runner through negotiation.asks_acl)
     real = [m.kernels_ask_padding for m in users]
     if asked:
         for m in users:

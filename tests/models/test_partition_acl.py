@@ -158,7 +158,7 @@ def refuse_second_activation(monkeypatch) -> type:
     from acl_bridge.errors import AclStatusError
     from acl_bridge.models.runtime import tflite_runner
 
-    monkeypatch.setattr(tflite_runner, "kernels_ask_padding", lambda *args: True)
+    monkeypatch.setattr(tflite_runner, "asks_acl", lambda *args: True)
 
     real = tflite_runner.ROLES["activation"]
 
@@ -194,9 +194,10 @@ def test_an_operator_acl_refuses_is_replanned_onto_the_fallback(monkeypatch):
 
 
 def test_a_step_refused_where_an_unasked_start_binds_it(monkeypatch):
-    """A first start that asks ACL nothing (no negotiation pass where the kernels ask no padding)
-    binds each step in its decision pass: a function that refuses its binding there is
-    negotiated again, asking, and planned onto the fallback, as where the negotiation binds."""
+    """A first start that asks ACL nothing (no negotiation pass where the kernels ask no padding:
+    24.11) binds each step in its decision pass: a function that refuses its binding there is
+    negotiated again, asking, and planned onto the fallback, as where the negotiation binds
+    (20.08, whose kernels ask padding: the same outcome by the negotiation's refusal)."""
     from acl_bridge.errors import AclStatusError
     from acl_bridge.models.runtime import tflite_runner
 

@@ -48,7 +48,7 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
     step's :class:`Bound` (None for a refused step)."""
     shapes = DenseShapes(plan.model.tensors)  # each tensor's described when a step first names it
     if ask is None:
-        ask = checks or kernels_ask_padding(backend.name, STEP_DATA_LAYOUT)
+        ask = asks_acl(backend.name, checks)
     asked: Asked = {}
     const_pad: List[Dict[str, PaddingSize]] = []
     refused: Dict[int, str] = {}
@@ -80,6 +80,13 @@ def negotiate(plan: Plan, session: ConfigureSession, backend, fallback: bool, ch
     return asked, const_pad
 
 
+def asks_acl(backend_name: str, checks: bool) -> bool:
+    """Whether a negotiation asks ACL anything: validate() on each step's layouts (``checks``),
+    or each step's padding, where this ACL's kernels of the backend may ask some
+    (:func:`~acl_bridge.native.kernels_ask_padding`, on :data:`STEP_DATA_LAYOUT`)."""
+    return checks or kernels_ask_padding(backend_name, STEP_DATA_LAYOUT)
+
+
 def _note(plan: Plan, s, roles: Sequence[str], ids: Sequence[Optional[int]], need: Dict[str, PaddingSize],
           asked: Asked, const_pad: List[Dict[str, PaddingSize]]) -> None:
     """Step ``s``'s padding ``need`` (per role) noted: its constants' in ``const_pad``, its
@@ -91,9 +98,8 @@ def _note(plan: Plan, s, roles: Sequence[str], ids: Sequence[Optional[int]], nee
 
 
 def unasked(plan: Plan) -> Tuple[Asked, List[Dict[str, PaddingSize]]]:
-    """What :func:`negotiate` returns without asking ACL or validate() (``checks=False``
-    where :func:`~acl_bridge.native.kernels_ask_padding` is False): no padding for any tensor
-    of any step, without binding a step. A first start then binds each step once, in the
+    """What :func:`negotiate` returns where it asks ACL nothing (:func:`asks_acl` False): no
+    padding for any tensor of any step, without binding a step. A first start then binds each step once, in the
     decision pass (:func:`acl_bridge.configure_cold.decide_calls` with ``padding_asked=False``),
     where a step its function refuses is refused as a negotiation's binding would refuse it, and
     negotiated again, asking (UncheckedRefused)."""
@@ -155,5 +161,5 @@ def padding_still_missing(plan: Plan, function_plans: Sequence[FunctionPlan], ro
     return grow
 
 
-__all__ = ["MAX_RENEGOTIATIONS", "STEP_DATA_LAYOUT", "UncheckedRefused", "negotiate", "negotiation_key", "padding_still_missing",
-           "unasked"]
+__all__ = ["MAX_RENEGOTIATIONS", "STEP_DATA_LAYOUT", "UncheckedRefused", "asks_acl", "negotiate", "negotiation_key",
+           "padding_still_missing", "unasked"]

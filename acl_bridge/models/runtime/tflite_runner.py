@@ -116,7 +116,6 @@ from ...facts_cache import FactsCache, FactsCacheReport, FactsCacheWarning
 from ...facts_cache import identity as facts_identity
 from ...user_cache import check_cache_option
 from ...mapping import PaddingSize, clear_description_caches
-from ...native import kernels_ask_padding
 from ...plan import FunctionPlan
 from ...schedule import Schedule
 from ...workspace import Workspace
@@ -136,8 +135,8 @@ from .buffers import BufferPlan, allocate, constant_array, constants_marked_unus
 from .function_kinds import ROLES
 from .kept_answers import (KeptFiles, answers_kept, encode_kept, keeps_in_background, layout_code_identity, open_facts,
                            restore_programs)
-from .negotiation import (MAX_RENEGOTIATIONS, STEP_DATA_LAYOUT, UncheckedRefused, negotiate, negotiation_key,
-                          padding_still_missing, unasked)
+from .negotiation import (MAX_RENEGOTIATIONS, STEP_DATA_LAYOUT, UncheckedRefused, asks_acl, negotiate,
+                          negotiation_key, padding_still_missing, unasked)
 from .step_calls import AclRefusedError, call_kwargs, places, raise_refused, refusal, step_operands, tensor_ids
 
 # what a kept file's report says in a fork's child, whose writes its parent makes (keep_writer)
@@ -585,13 +584,13 @@ class TfliteRunner:
         """:func:`.negotiation.negotiate` of this load's plan, each step's binding kept for the
         decision pass. ``checks`` (None: where the functions are not to be decided first and
         made in one native call, which answers validate() on the final layouts): validate()
-        asked on each step's negotiated layouts. Unchecked where this ACL's kernels ask no
-        padding: :func:`.negotiation.unasked` (no step bound here; the decision pass binds each
-        once, asking nothing)."""
+        asked on each step's negotiated layouts. Where it would ask ACL nothing
+        (:func:`.negotiation.asks_acl`): :func:`.negotiation.unasked` (no step bound here; the
+        decision pass binds each once, asking nothing)."""
         if checks is None:
             checks = not (self.share_workspaces and self.batch_first_start)
         self._unchecked = not checks
-        self._unasked = not checks and not kernels_ask_padding(self.backend.name, STEP_DATA_LAYOUT)
+        self._unasked = not asks_acl(self.backend.name, checks)
         if self._unasked:  # nothing to ask: each step bound once, by the decision pass
             self._bound = None
             return unasked(self.plan)
