@@ -31,7 +31,9 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
 * ``bridge first uncached``: the first start with both caches off (``model_cache=False``,
   ``facts_cache=False``): what looking for kept files and keeping them cost a first start,
   reported as the paired ratio first / uncached;
-* ``armnn``: Arm NN 23.08's parser on CpuAcc (pyarmnn; absent: skipped, saying so);
+* ``armnn``: Arm NN's parser on CpuAcc (pyarmnn 23.08 or 20.08; absent: skipped, saying so; a
+  model it refuses, as 20.08 refuses five of the nine: the bridge alone there, the refusal in
+  the table);
 * ``base first``: with ``--base DIR``, the bridge's first start with the Python packages of
   another checkout (``acl_bridge`` and ``ndarray`` in DIR, over this install's native module:
   ``PYTHONPATH``), taking turns with the others: a change's before and after paired round by
@@ -47,8 +49,12 @@ the Python around them, Arm NN's parse, optimize and load), printed after the ta
 Per contender the median over rounds; the
 ratios bridge / Arm NN are medians of the rounds' own ratios (paired: the machine's drift
 between rounds cancels) with their min-max. One ACL thread by default (``--threads 0``: each
-runtime's default). Python byte code is compiled before the rounds (``compileall`` of the
-packages: a device's pip install does it), so no contender pays for compiling modules. Needs
+runtime's default): Arm NN 23.08 is given CpuAcc's ``NumberOfThreads``; Arm NN 20.08's pyarmnn
+has no backend options, and its CpuAcc runs on the ACL library the shim loads (one
+``libarm_compute`` in the process), so ACL's scheduler set to the count is its count too; every
+contender's count is checked after its first result. Python byte code is compiled before the
+rounds (``compileall`` of the packages: a device's pip install does it), so no contender pays
+for compiling modules. Needs
 ACL: ``./docker/emulate.sh run trixie -- python3 benchmarks/start_time.py``. Under QEMU only
 the ratios of one run mean anything.
 """
@@ -145,15 +151,21 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pyarmnn's deprecation notice
             armnn.load()  # pyarmnn and libarmnn: Arm NN's import, as the shim is the bridge's
-        from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel
+        from acl_bridge.models.oracles.armnn_tflite import ArmnnTfliteModel, thread_option_support
     else:
         from acl_bridge.models.runtime.tflite_runner import TfliteRunner
     native.require_native()
     import_s = time.perf_counter() - t0
     native.set_num_threads(threads)
+    armnn_threads = threads if threads > 0 else None
+    if contender == "armnn" and armnn_threads is not None and thread_option_support() is not None:
+        armnn_threads = None  # Arm NN 20.08: its CpuAcc runs on ACL's scheduler, just set (checked below)
     t1 = time.perf_counter()
     if contender == "armnn":
-        m = ArmnnTfliteModel(path, number_of_threads=threads if threads > 0 else None)
+        try:
+            m = ArmnnTfliteModel(path, number_of_threads=armnn_threads)
+        except armnn.ArmnnError as e:  # this Arm NN does not run the model: no contender for it
+            return {"refused": str(e)}
         shape, dtype = m._input_shape, m.input_dtype
     else:
         off = {"bridge parsed only": {"facts_cache": False},
@@ -163,6 +175,9 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     configure_s = time.perf_counter() - t1
     m.run(np.zeros(shape, dtype))
     first_s = time.perf_counter() - t1
+    if threads > 0 and native.num_threads() != threads:
+        raise RuntimeError(f"{contender}: ACL's scheduler runs {native.num_threads()} threads after the first "
+                           f"result, expected {threads}: the timing would not be of {threads} thread(s)")
     out: Dict[str, object] = {"import_s": import_s, "configure_s": configure_s, "first_result_s": first_s,
                               "phases": phases_of(m, contender)}
     if contender != "armnn":
@@ -248,6 +263,11 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
     if "base second" in contenders:  # the base's own warm caches (its file formats may differ)
         warm_base = tempfile.mkdtemp(prefix="start-time-warm-base-")
         check_caches("base first", _run_child("base first", path, threads, warm_base))
+    refused = None
+    if "armnn" in contenders:  # a model this Arm NN refuses (20.08's parser and CpuAcc refuse some): the bridge alone
+        refused = _run_child("armnn", path, threads, warm).get("refused")
+        if refused is not None:
+            contenders = [c for c in contenders if c != "armnn"]
     samples: Dict[str, List[Dict[str, object]]] = {c: [] for c in contenders}
     for k in range(rounds):
         order = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
@@ -257,6 +277,8 @@ def measure_model(name: str, rounds: int, threads: int, contenders: List[str]) -
             samples[c].append(_run_child(c, path, threads, cache))
             check_caches(c, samples[c][-1])
     out: Dict[str, object] = {"model": name, "rounds": rounds, "threads": threads, "order": contenders}
+    if refused is not None:
+        out["armnn_refused"] = refused
     for c in contenders:
         out[c] = {f: statistics.median(s[f] for s in samples[c])  # type: ignore[misc]
                   for f in ("import_s", "configure_s", "first_result_s")}
@@ -295,6 +317,8 @@ def report(results: List[Dict[str, object]]) -> str:
                 ratio = " | |"
             lines.append(f"| {r['model']} | {c} | {m['import_s']:.2f} s | {m['configure_s']:.2f} s |"
                          f" {m['first_result_s']:.2f} s |{ratio}")
+        if "armnn_refused" in r:
+            lines.append(f"| {r['model']} | armnn | refused: {str(r['armnn_refused'])[:160]} | | | | |")
     return "\n".join(lines)
 
 
