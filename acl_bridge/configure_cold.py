@@ -24,15 +24,17 @@ The layout keys are not spelled in the pass (:class:`~acl_bridge.decisions.LazyL
 one object per content, which the memos key by identity): only the kept files need their
 text, spelled after the load by the background writer.
 
-Where the one-call path does not apply (a plan that stages a tensor, a misaligned tensor of
-the caller's, ACL refusing or asking for more padding on the final layouts), nothing is made
-and the reason is returned: the caller makes the functions one at a time, as before, and that
-path says what ACL refused.
+A function whose plan stages a tensor (its run copies through a buffer of the bridge's own,
+in Python) is not made in the one native call: the pass leaves it undecided (None in its
+place) and the caller makes it one at a time, the others in the one call. Where the one-call
+path does not apply at all (a misaligned tensor of the caller's, ACL refusing or asking for
+more padding on the final layouts), nothing is made and the reason is returned: the caller
+makes the functions one at a time, as before, and that path says what ACL refused.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ndarray import NdArray, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
@@ -45,6 +47,13 @@ from .mapping import PerChannelQuantization, SymmetricQuantization, _exact_per_c
 from .native import kernels_ask_padding, require_native
 from .plan import AclFacts, TensorRequest
 from .tensor import desc_content
+
+
+class Staged(NamedTuple):
+    """What :func:`decide_one` says of a call whose plan stages ``roles``: not for the one
+    native call (made one at a time, where its copies run)."""
+
+    roles: Tuple[str, ...]
 
 
 class Bound(NamedTuple):
@@ -277,11 +286,12 @@ def _descs(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple
 
 
 def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound] = None
-               ) -> Tuple[Optional[Decision], str]:
+               ) -> Tuple[Union[Decision, Staged, None], str]:
     """The decision :func:`~acl_bridge.executor.configure` would make for ``call`` on a first
-    start, and ""; or (None, why) where the one-call path cannot make it (a misaligned tensor
-    of the caller's, a plan that stages, validate() refusing the negotiated layouts of a
-    negotiation that did not ask it). ACL's refusals (AclError) propagate. ``memo``: what
+    start, and ""; (:class:`Staged`, why) where its plan stages a tensor; or (None, why) where
+    the one-call path cannot make it (a misaligned tensor of the caller's, validate() refusing
+    the negotiated layouts of a negotiation that did not ask it). ACL's refusals (AclError)
+    propagate. ``memo``: what
     earlier calls of the same pass made (:class:`Decided`; a call of a decided content takes
     its decision). ``bound``: the negotiation's :class:`Bound` of this call
     (its padding is the answer asking again would give, or zero where the kernels ask none)."""
@@ -312,7 +322,7 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
             return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
     plan, facts = decide(call, facts, requests)
     if plan.staged:
-        return None, f"{call.kind}: its plan stages {list(plan.staged)}"
+        return Staged(plan.staged), f"{call.kind}: its plan stages {list(plan.staged)}"
     made = memo.decisions[key] = Decision(call.kind, params, call.data_layout, call.options, layouts, plan, facts,
                                           _descs(call, layouts, qtypes, requests, memo), call.backend.name,
                                           acl_identity())
@@ -355,17 +365,22 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
 
 def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
                  bound: Optional[Sequence[Optional[Bound]]] = None,
-                 padding_asked: bool = True) -> Tuple[Optional[List[Decision]], str]:
+                 padding_asked: bool = True, stop_at_staged: bool = False
+                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
     """Every call's first-start decision ((class, tensors, keyword arguments) as its
-    constructor would be given them), in order: (decisions, "") or (None, why) at the first
-    call the one-call path cannot take (:func:`decide_one`, or ACL's refusal: the
-    one-at-a-time path raises it again, with the operator's name). ``step_of(k)``, where
+    constructor would be given them), in order: (decisions, why) with None in the place of
+    each call whose plan stages a tensor (made one at a time; ``why`` says the first, else
+    ""), or (None, why) at the first call the one-call path cannot take (:func:`decide_one`,
+    or ACL's refusal: the one-at-a-time path raises it again, with the operator's name). ``step_of(k)``, where
     given, is called before call ``k`` (the runner's profile attributes its questions).
     ``bound``: per call, the negotiation's :class:`Bound` of it (None: bound here, and ACL
     asked its padding; with ``padding_asked`` False none is asked: where this ACL's kernels
     ask none, :func:`~acl_bridge.native.kernels_ask_padding`, and no negotiation was made,
-    :func:`acl_bridge.models.runtime.negotiation.unasked`)."""
-    out: List[Decision] = []
+    :func:`acl_bridge.models.runtime.negotiation.unasked`). ``stop_at_staged``: a call whose
+    plan stages ends the pass as the calls the one-call path cannot take do (a negotiation
+    that did not ask validate() is made again, asking it, before anything is staged)."""
+    out: List[Optional[Decision]] = []
+    staged = ""  # the first call left to the one-at-a-time path, and why
     memo = Decided()
     for k, (cls, args, kwargs) in enumerate(calls):
         if step_of is not None:
@@ -383,8 +398,14 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
             return None, f"function {k}: {e}"
         if decision is None:
             return None, f"function {k}: {why}"
+        if isinstance(decision, Staged):
+            if stop_at_staged:
+                return None, f"function {k}: {why}"
+            staged = staged or f"function {k}: {why}"
+            out.append(None)
+            continue
         out.append(decision)
-    return out, ""
+    return out, staged
 
 
-__all__ = ["Bound", "Decided", "decide_calls", "decide_one"]
+__all__ = ["Bound", "Decided", "Staged", "decide_calls", "decide_one"]

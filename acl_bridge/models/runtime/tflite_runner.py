@@ -56,7 +56,8 @@ function asking again what the negotiation asked, reuse it; ``reuse_facts=False`
 per function). Kept between processes (:mod:`acl_bridge.facts_cache`) with the whole
 negotiation and every function's decision (:mod:`acl_bridge.decisions`), a second start of the
 same model negotiates nothing and makes every function from its decision in one native call
-(:mod:`acl_bridge.configure_batch`; :attr:`TfliteRunner.functions_recalled`): ACL's validate()
+(:mod:`acl_bridge.configure_batch`; :attr:`TfliteRunner.functions_recalled`; a function whose
+plan stages a tensor is made one at a time beside it, on a first start too): ACL's validate()
 and configure() and the imports, no description, planning or probe, and each function's
 Python object made only when :attr:`TfliteRunner.functions` is read. The probe is not made
 for a function whose in-place tensors are all dense
@@ -622,9 +623,10 @@ class TfliteRunner:
         return constants_marked_unused(self)
 
     def _configure(self, const_pad, allow_copy: bool, decided=None) -> None:
-        """Every step's function on the buffers: with a kept decision for every step, all in
-        one native call (:func:`~acl_bridge.configure_batch.configure_kept`); else, or
-        where that refuses (:attr:`batch_refused` says why), one at a time."""
+        """Every step's function on the buffers: with a decision for every step (kept, or made
+        by a first start's decision pass), those whose plan stages nothing all in one native
+        call (:func:`~acl_bridge.configure_batch.configure_kept`) and the staging ones one at a
+        time; else, or where that call refuses (:attr:`batch_refused` says why), one at a time."""
         plan = self.plan
         self.constants: List[Dict[str, NdArray]] = []
         calls = []
@@ -642,41 +644,63 @@ class TfliteRunner:
         self._session.step = None
         self.batch_refused: Optional[str] = None
         self.functions_batched = 0  # made in one native call (a second start's, or a first start's: configure_cold)
+        self.functions_recalled = 0
         if not calls:  # every operator on the fallback: no function to make, in a batch or alone
             decided = None
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
         if cold:  # a first start: every function decided first, then made as a second start makes them
             decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
-                                        self._session_step, self._bound, padding_asked=not self._unasked)
+                                        self._session_step, self._bound, padding_asked=not self._unasked,
+                                        stop_at_staged=self._unchecked)
             self._session.step = None
             self.batch_refused = why or None
             if decided is None and self._unchecked:
                 raise UncheckedRefused(why)
+        batch: Sequence[int] = ()
+        functions: Optional[RecalledFunctions] = None
         if decided is not None and self.share_workspaces:
             self.workspaces = [Workspace(self.backend)]
             for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
                 kwargs["workspace"] = self.workspaces[0]
-            functions, why = configure_kept([(ROLES[s.kind], tuple(operands), kwargs)
-                                             for s, operands, kwargs in calls], decided, decided_here=cold)
-            self.batch_refused = why or None
-            if functions is None and cold and self._unchecked:
-                raise UncheckedRefused(why)
+            # a staging plan's copies run in Python around its function: made alone, below
+            batch = [k for k, d in enumerate(decided) if d is not None and not d.plan.staged]
+            if len(batch) < len(calls):
+                first = next(k for k, d in enumerate(decided) if d is None or d.plan.staged)
+                self.batch_refused = (f"{len(calls) - len(batch)} of {len(calls)} functions made one at a time, "
+                                      f"their plans staging a tensor (" + (self.batch_refused or
+                                      f"function {first}: {calls[first][0].kind}: its plan stages "
+                                      f"{list(decided[first].plan.staged)}") + ")")
+            if batch:
+                functions, why = configure_kept([(ROLES[calls[k][0].kind], tuple(calls[k][1]), calls[k][2])
+                                                 for k in batch], [decided[k] for k in batch], decided_here=cold)
+                if functions is None:
+                    self.batch_refused = why or None
+                    batch = ()
+                    if cold and self._unchecked:
+                        raise UncheckedRefused(why)
             if functions is not None:
-                self.functions = functions
                 self.functions_batched = len(functions)
                 functions.recalled = not cold
                 self.functions_recalled = 0 if cold else len(functions)
-                for k, seconds in enumerate(functions.seconds):  # the configure profile's steps
+                for k, seconds in zip(batch, functions.seconds):  # the configure profile's steps
                     self._session.step_seconds[k]["configure"] += seconds
-                return
+                if len(batch) == len(calls):
+                    self.functions = functions
+                    return
         elif decided is not None:
             self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
+        # one at a time: every function, or those the one native call did not make (each
+        # staging function, with its kept decision where there is one), in order with the others
         made: List[F.AclFunction] = []
         refused: Dict[int, str] = {}  # every refusal of this pass (the fallback takes them at once)
         self.functions = made
-        # a fresh workspace: a refused batch may have joined functions to the last one
-        self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
+        batched = dict(zip(batch, functions.made())) if functions is not None else {}
+        if functions is None:  # a fresh workspace: a refused batch may have joined functions to the last one
+            self.workspaces = [Workspace(self.backend)] if self.share_workspaces else []
         for k, (s, operands, kwargs) in enumerate(calls):
+            if k in batched:
+                made.append(batched[k])
+                continue
             self._session.step = k
             if not self.share_workspaces:
                 self.workspaces.append(Workspace(self.backend))
