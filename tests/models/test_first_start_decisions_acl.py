@@ -117,6 +117,49 @@ def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch)
             assert_same_bits(alone, batched, 5, f"{name}: one call and one at a time differ")
 
 
+def test_a_staging_function_is_made_alone_beside_the_one_call(monkeypatch, tmp_path):
+    """A function whose plan stages a tensor is made one at a time, in its place, and every
+    other in the one native call, on a first start and from the kept decisions alike; the
+    decisions are one at a time's and the outputs the same bits as a start with nothing staged.
+    No fetched model stages on 24.11 (20.08 stages int8 convolution outputs): here the probe is
+    made to answer that the additions compute otherwise on their channel slices (front's folded
+    PAD+ADDs), so those stage."""
+    from acl_bridge import executor
+    from acl_bridge.configure_batch import RecalledFunctions
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    path = model_file("face_detection_front")
+    with TfliteRunner(path, facts_cache=False, model_cache=False) as plain:
+        assert not any(p.staged for p in plain.function_plans())
+        real = executor.probe
+
+        def probe(kind, params, descs):
+            writes, same = real(kind, params, descs)
+            return writes, same and kind != "add"
+
+        monkeypatch.setattr(executor, "probe", probe)
+        caches = dict(facts_cache=tmp_path / "facts", model_cache=False)
+        made = []
+        for start in ("first", "second"):  # the second from the first's kept decisions
+            with TfliteRunner(path, **caches) as r:
+                assert r.facts_cache.state == ("cold" if start == "first" else "warm")
+                assert r.functions_recalled == (0 if start == "first" else len(r.functions))
+                staged = [k for k, p in enumerate(r.function_plans()) if p.staged]
+                assert staged and {r.plan.steps[k].kind for k in staged} == {"add"}
+                assert r.functions_batched == len(r.functions) - len(staged) > 0
+                assert f"{len(staged)} of {len(r.functions)} functions made one at a time" in r.batch_refused
+                assert "stages" in r.batch_refused and not isinstance(r.functions, RecalledFunctions)
+                # the schedule: native segments between the staging functions' Python ones
+                assert [kind for kind, _ in r.schedule.segments].count("python") == len(staged)
+                assert_same_bits(plain, r, 3, f"the {start} start with staging functions")
+                made.append(_decisions(r))
+        assert made[1] == made[0]
+        monkeypatch.setattr(TfliteRunner, "batch_first_start", False)
+        with TfliteRunner(path, facts_cache=False, model_cache=False) as alone:
+            assert alone.functions_batched == 0
+            assert _decisions(alone) == made[0]
+
+
 def test_a_refused_batch_negotiates_again_with_validate_asked(monkeypatch):
     """A first start negotiates without asking validate() on each step's negotiated layouts
     (the one native call asks it on the final ones, or the decision pass where they differ);
