@@ -291,9 +291,8 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     start, and ""; (:class:`Staged`, why) where its plan stages a tensor; or (None, why) where
     the one-call path cannot make it (a misaligned tensor of the caller's, validate() refusing
     the negotiated layouts of a negotiation that did not ask it). ACL's refusals (AclError)
-    propagate. ``memo``: what
-    earlier calls of the same pass made (:class:`Decided`; a call of a decided content takes
-    its decision). ``bound``: the negotiation's :class:`Bound` of this call
+    propagate. ``memo``: what earlier calls of the same pass made (:class:`Decided`; a call of
+    a decided content takes its decision). ``bound``: the negotiation's :class:`Bound` of this call
     (its padding is the answer asking again would give, or zero where the kernels ask none)."""
     ffi, _ = require_native()
     memo = Decided() if memo is None else memo
@@ -371,8 +370,9 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
     constructor would be given them), in order: (decisions, why) with None in the place of
     each call whose plan stages a tensor (made one at a time; ``why`` says the first, else
     ""), or (None, why) at the first call the one-call path cannot take (:func:`decide_one`,
-    or ACL's refusal: the one-at-a-time path raises it again, with the operator's name). ``step_of(k)``, where
-    given, is called before call ``k`` (the runner's profile attributes its questions).
+    or ACL's refusal: the one-at-a-time path raises it again, with the operator's name).
+    ``step_of(k)``, where given, is called before call ``k`` (the runner's profile attributes
+    its questions).
     ``bound``: per call, the negotiation's :class:`Bound` of it (None: bound here, and ACL
     asked its padding; with ``padding_asked`` False none is asked: where this ACL's kernels
     ask none, :func:`~acl_bridge.native.kernels_ask_padding`, and no negotiation was made,

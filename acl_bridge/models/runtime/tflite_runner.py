@@ -664,12 +664,12 @@ class TfliteRunner:
                 kwargs["workspace"] = self.workspaces[0]
             # a staging plan's copies run in Python around its function: made alone, below
             batch = [k for k, d in enumerate(decided) if d is not None and not d.plan.staged]
-            if len(batch) < len(calls):
+            if len(batch) < len(calls):  # (a first start's pass said why of the first; kept decisions say it here)
                 first = next(k for k, d in enumerate(decided) if d is None or d.plan.staged)
+                why = self.batch_refused or (f"function {first}: {calls[first][0].kind}: its plan stages "
+                                             f"{list(decided[first].plan.staged)}")
                 self.batch_refused = (f"{len(calls) - len(batch)} of {len(calls)} functions made one at a time, "
-                                      f"their plans staging a tensor (" + (self.batch_refused or
-                                      f"function {first}: {calls[first][0].kind}: its plan stages "
-                                      f"{list(decided[first].plan.staged)}") + ")")
+                                      f"their plans staging a tensor ({why})")
             if batch:
                 functions, why = configure_kept([(ROLES[calls[k][0].kind], tuple(calls[k][1]), calls[k][2])
                                                  for k in batch], [decided[k] for k in batch], decided_here=cold)
