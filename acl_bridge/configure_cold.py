@@ -321,6 +321,10 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
             return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
     plan, facts = decide(call, facts, requests)
     if plan.staged:
+        if bound is not None and not bound.checked:  # made one at a time, not on these layouts: asked here
+            refused = _negotiated_layouts_refused(call, bound, requests, memo, in_one_call=False)
+            if refused is not None:
+                return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
         return Staged(plan.staged), f"{call.kind}: its plan stages {list(plan.staged)}"
     made = memo.decisions[key] = Decision(call.kind, params, call.data_layout, call.options, layouts, plan, facts,
                                           _descs(call, layouts, qtypes, requests, memo), call.backend.name,
@@ -329,7 +333,7 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
 
 
 def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Optional[TensorRequest]],
-                                memo: Optional[Decided] = None) -> Optional[str]:
+                                memo: Optional[Decided] = None, in_one_call: bool = True) -> Optional[str]:
     """ACL's "Insufficient Padding" message where validate() refuses the call's negotiated
     layouts, else None: not asked where every tensor's final layout is its negotiated one (its
     descriptor that of its spec with exactly that padding, declared to ACL as that padding: the
@@ -340,9 +344,13 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
     none of a dense layout; the final layouts are validated by the probe or the one native
     call, and a refusal there negotiates again), asked of ACL otherwise. ``memo``: the pass's,
     where each array's comparison with a spec's padded layout is kept (an array meets it for
-    both its roles)."""
+    both its roles). ``in_one_call`` False (a staging function, made one at a time on its
+    staging buffers): asked wherever the negotiated layouts are not dense ones validate() wants
+    no padding of, the final layouts being no answer for them."""
     if not any(bound.padding) and not kernels_ask_padding(call.backend.name, call.data_layout):
         return None
+    if not in_one_call:
+        return layouts_rejected(call.kind, call.params, negotiated_descs(bound.specs, bound.padding, call.backend))
     same_layout = {} if memo is None else memo.negotiated
     for role, spec, pad, r in zip(call.roles, bound.specs, bound.padding, requests):
         if spec is None:
@@ -364,8 +372,7 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
 
 def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
                  bound: Optional[Sequence[Optional[Bound]]] = None,
-                 padding_asked: bool = True, stop_at_staged: bool = False
-                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
+                 padding_asked: bool = True) -> Tuple[Optional[List[Optional[Decision]]], str]:
     """Every call's first-start decision ((class, tensors, keyword arguments) as its
     constructor would be given them), in order: (decisions, why) with None in the place of
     each call whose plan stages a tensor (made one at a time; ``why`` says the first, else
@@ -376,9 +383,9 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
     ``bound``: per call, the negotiation's :class:`Bound` of it (None: bound here, and ACL
     asked its padding; with ``padding_asked`` False none is asked: where this ACL's kernels
     ask none, :func:`~acl_bridge.native.kernels_ask_padding`, and no negotiation was made,
-    :func:`acl_bridge.models.runtime.negotiation.unasked`). ``stop_at_staged``: a call whose
-    plan stages ends the pass as the calls the one-call path cannot take do (a negotiation
-    that did not ask validate() is made again, asking it, before anything is staged)."""
+    :func:`acl_bridge.models.runtime.negotiation.unasked`). A staging call of a negotiation
+    that did not ask validate() has it asked on its negotiated layouts (:func:`decide_one`):
+    a refusal ends the pass, as for any other call."""
     out: List[Optional[Decision]] = []
     staged = ""  # the first call left to the one-at-a-time path, and why
     memo = Decided()
@@ -399,8 +406,6 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
         if decision is None:
             return None, f"function {k}: {why}"
         if isinstance(decision, Staged):
-            if stop_at_staged:
-                return None, f"function {k}: {why}"
             staged = staged or f"function {k}: {why}"
             out.append(None)
             continue

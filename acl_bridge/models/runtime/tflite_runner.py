@@ -410,6 +410,7 @@ class TfliteRunner:
                 try:
                     self._configure(const_pad, allow_copy, decided if attempt == 0 else None)
                 except UncheckedRefused:  # negotiated again as one at a time negotiates, and configured
+                    self._close_functions()  # (any made before the refusal: functions staging a tensor)
                     asked, const_pad = self._negotiate_checked()
                     self._allocate(asked)
                     self._configure(const_pad, allow_copy, None)
@@ -650,8 +651,7 @@ class TfliteRunner:
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
         if cold:  # a first start: every function decided first, then made as a second start makes them
             decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
-                                        self._session_step, self._bound, padding_asked=not self._unasked,
-                                        stop_at_staged=self._unchecked)
+                                        self._session_step, self._bound, padding_asked=not self._unasked)
             self._session.step = None
             self.batch_refused = why or None
             if decided is None and self._unchecked:
@@ -708,6 +708,8 @@ class TfliteRunner:
                 f = ROLES[s.kind](*operands, **dict(kwargs, workspace=self.workspaces[-1]),
                                   decided=None if decided is None or cold else decided[k])
             except (AclStatusError, AclUnsupportedError) as e:  # refused, or the kind not in this ACL
+                if cold and self._unchecked:  # (a staging function: negotiated again, asking, as a refused batch)
+                    raise UncheckedRefused(f"function {k}: {e}") from e
                 if not self.fallback:
                     raise AclRefusedError({s.op_index: refusal(s, operands, e)}) from e
                 refused[s.op_index] = refusal(s, operands, e)
