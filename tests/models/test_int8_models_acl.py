@@ -15,8 +15,9 @@ softmax's slope carry that to 6-19 output steps on four inputs (TFLite's own def
 are 28 steps from its reference kernels on this model). ACL 20.08 runs the models with
 per-channel int8 depthwise convolutions (VWW, keyword_spotting) whole since issue 36 (the bias
 a constant with the bottom rows 20.08's native depthwise asks): keyword_spotting bit for bit,
-VWW one output step off (its int8 average pooling: STEPS_ON_2008); it stages the alexa model's
-depthwise inputs (its kernel asks for padding an in-place buffer cannot take).
+VWW one output step off (its int8 average pooling: STEPS_ON_2008); it stages the int8
+convolutions' outputs that a depthwise convolution reads (20.08's convolution computes otherwise
+into the padded buffer that depthwise asks for: the probe's LAYOUT_MISMATCH).
 
 fingerprint_signature_generator (ACL 24.11) is not bit for bit either, measured step by step
 on ACL's own inputs (``arena=False`` keeps every intermediate): the per-channel depthwise
