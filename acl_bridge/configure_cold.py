@@ -42,7 +42,7 @@ from ndarray.errors import AclNdarrayError
 from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
 from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
                        layouts_rejected, negotiate_padding, negotiated_descs)
-from .layout import PaddingSize
+from .layout import NO_PADDING, PaddingSize
 from .mapping import PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types, padded_descriptor
 from .native import kernels_ask_padding, require_native
 from .plan import AclFacts, TensorRequest
@@ -92,7 +92,6 @@ def _call(cls: type, args: tuple, kwargs: dict, bound: Optional[Bound] = None) -
 
 
 _NUMBERS = frozenset((int, float))
-_NO_PADDING = PaddingSize()
 
 
 def _immutable(q: object) -> bool:
@@ -399,7 +398,7 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
             call = _call(cls, args, kwargs, b)
             if b is None and not padding_asked:  # bound here: what an unasked negotiation's binding holds
                 b = Bound((call.kind, call.params, call.quantization), [call.spec(r) for r in call.roles],
-                          (_NO_PADDING,) * len(call.roles), False)
+                          (NO_PADDING,) * len(call.roles), False)
             decision, why = decide_one(call, memo, b)
         except AclNdarrayError as e:  # ACL's refusal, or arguments refused: the other path says it
             return None, f"function {k}: {e}"

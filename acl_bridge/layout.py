@@ -106,6 +106,9 @@ class PaddingSize:
         return any(self.as_tuple())
 
 
+NO_PADDING = PaddingSize()  # (one value for every "no padding" default: a load asks it of hundreds of tensors)
+
+
 def window_padding(padding: Any, field: str = "padding") -> PaddingSize:
     """Convolution/pooling padding as a PaddingSize, from an int (every side), ``(pad_h, pad_w)``,
     ``((top, bottom), (left, right))`` (np.pad style) or a PaddingSize."""

@@ -35,7 +35,7 @@ from ndarray.dtypes import require_native_byte_order
 from ndarray.strides import as_int
 from ndarray.errors import UnsupportedOptionError
 
-from .layout import DATA_LAYOUTS, PaddingSize, to_acl_order
+from .layout import DATA_LAYOUTS, NO_PADDING, PaddingSize, to_acl_order
 
 MAX_DIMS = 6
 MAX_U32 = 2**32  # strides and sizes must stay below this many bytes
@@ -540,16 +540,13 @@ def _acl_layout(d: ShapeDescriptor, padding_is_free: bool) -> Tuple[Tuple[int, .
     strides = d.strides_in_bytes or (d.itemsize,)
     if len(shape) > MAX_DIMS or 0 in shape or strides[0] >= MAX_U32:
         return _acl_layout_general(d, padding_is_free)  # refused there, with the reason
-    return to_acl_order(shape), to_acl_order(strides), _NO_PADDING
-
-
-_NO_PADDING = PaddingSize()
+    return to_acl_order(shape), to_acl_order(strides), NO_PADDING
 
 
 def _acl_layout_general(d: ShapeDescriptor, padding_is_free: bool
                         ) -> Tuple[Tuple[int, ...], Tuple[int, ...], PaddingSize]:
     acl_shape, acl_strides = acl_shape_and_strides(d)
-    return acl_shape, acl_strides, _available_padding(d, acl_shape, acl_strides) if padding_is_free else _NO_PADDING
+    return acl_shape, acl_strides, _available_padding(d, acl_shape, acl_strides) if padding_is_free else NO_PADDING
 
 
 _NUMPY_TYPES: Dict[str, np.dtype[Any]] = {name: dt for dt, name in _DATA_TYPES.items()}

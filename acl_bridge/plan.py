@@ -46,7 +46,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 from ndarray.errors import NotRepresentableError
 
-from .layout import PaddingSize
+from .layout import NO_PADDING, PaddingSize
 from .mapping import AclTensorInfo
 
 
@@ -247,9 +247,6 @@ def _staged(t: TensorRequest, padding: PaddingSize, reason: Tuple[Reason, str]) 
     return TensorPlan(t.role, Action.STAGED, padding.for_rank(t.rank), reason[0], reason[1], copies, may_write_padding=True)
 
 
-_NO_PADDING = PaddingSize()  # (a default made once: a load plans hundreds of tensors)
-
-
 def plan_function(kind: str, tensors: Sequence[Optional[TensorRequest]], facts: AclFacts,
                   options: PlanOptions = PlanOptions(), roles: Sequence[str] = ()) -> FunctionPlan:
     """The plan for one call (pure). ``tensors`` in the function's role order, None for an
@@ -259,9 +256,9 @@ def plan_function(kind: str, tensors: Sequence[Optional[TensorRequest]], facts: 
         if t is None:
             plans.append(TensorPlan(roles[i] if i < len(roles) else f"#{i}", Action.ABSENT))
             continue
-        need = facts.required_padding.get(t.role, _NO_PADDING)
+        need = facts.required_padding.get(t.role, NO_PADDING)
         if facts.renegotiate is not None:
-            pad = need.union(facts.auto_padding.get(t.role, _NO_PADDING))
+            pad = need.union(facts.auto_padding.get(t.role, NO_PADDING))
             plans.append(_staged(t, pad, (Reason.RENEGOTIATED, "ACL's validate() asked for more padding than "
                                           f"negotiated ({facts.renegotiate}); staged with ACL's auto padding")))
             continue

@@ -15,6 +15,7 @@ from ...configure_cold import Bound
 from ...configure_session import NEGOTIATED_PLAN, ConfigureSession, question_id
 from ...errors import AclStatusError, AclUnsupportedError
 from ...executor import checked_padding, negotiate_padding
+from ...layout import NO_PADDING
 from ...mapping import PaddingSize
 from ...native import kernels_ask_padding
 from ...plan import FunctionPlan, Reason
@@ -24,7 +25,6 @@ from .function_kinds import ROLES
 from .step_calls import AclRefusedError, DenseShapes, call_kwargs, raise_refused, refusal, step_operands, tensor_ids
 
 MAX_RENEGOTIATIONS = 2
-NO_PADDING = PaddingSize()
 # the data layout every plan step's function is bound in, negotiated and made (a model's tensors are NHWC)
 STEP_DATA_LAYOUT = "NHWC"
 
