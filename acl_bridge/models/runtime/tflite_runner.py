@@ -645,7 +645,6 @@ class TfliteRunner:
         self._session.step = None
         self.batch_refused: Optional[str] = None
         self.functions_batched = 0  # made in one native call (a second start's, or a first start's: configure_cold)
-        self.functions_recalled = 0
         if not calls:  # every operator on the fallback: no function to make, in a batch or alone
             decided = None
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
@@ -681,11 +680,11 @@ class TfliteRunner:
             if functions is not None:
                 self.functions_batched = len(functions)
                 functions.recalled = not cold
-                self.functions_recalled = 0 if cold else len(functions)
                 for k, seconds in zip(batch, functions.seconds):  # the configure profile's steps
                     self._session.step_seconds[k]["configure"] += seconds
                 if len(batch) == len(calls):
                     self.functions = functions
+                    self.functions_recalled = 0 if cold else len(functions)
                     return
         elif decided is not None:
             self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
