@@ -63,7 +63,7 @@ from .functions import AclFunction, _as_ndarray
 from .mapping import PerChannelQuantization, SymmetricQuantization, data_type_for, is_per_channel, size1_strides
 from .errors import AclError
 from .native import check, require_native
-from .tensor import desc_from_content
+from .tensor import desc_from_content, record_format
 from .workspace import check_workspace
 
 
@@ -420,19 +420,8 @@ def _compared_format(ffi) -> Tuple[struct.Struct, struct.Struct]:
     fields as pad bytes (which a kept record has as zeros). Made once per ffi."""
     formats = _FORMATS.get(id(ffi))
     if formats is None:
-        fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
-        codes = {"int32_t": "i", "uint32_t": "I", "uint64_t": "Q", "float": "f"}
-        texts, at = ["=", "="], 0
-        for k, name in enumerate(_COMPARED):
-            f = fields[name]
-            item = f.type.item if f.type.kind == "array" else f.type
-            part = 0 if k < 3 else 1  # num_dims, shape, strides_in_bytes: the dimensions
-            texts[part] += f"{f.offset - at}x" if f.offset > at else ""
-            count = f.type.length if f.type.kind == "array" else 1
-            texts[part] += f"{count}{codes[item.cname]}"
-            at = f.offset + ffi.sizeof(f.type)
-        formats = _FORMATS[id(ffi)] = (struct.Struct(texts[0]), struct.Struct(texts[1]))
-        assert formats[0].size + formats[1].size == at, (texts, at)
+        dims = record_format(ffi, _COMPARED[:3])
+        formats = _FORMATS[id(ffi)] = (dims, record_format(ffi, _COMPARED[3:], start=dims.size))
     return formats
 
 

@@ -36,17 +36,18 @@ from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from ndarray import NdArray, ShapeDescriptor
+from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
-from .executor import (Call, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
-                       layouts_rejected, negotiate_padding, negotiated_descs)
+from .executor import (Call, _is_dense, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
+                       layout_of, layouts_rejected, negotiate_padding, negotiated_descs, origin_of)
 from .layout import NO_PADDING, PaddingSize
-from .mapping import PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types, padded_descriptor
+from .mapping import (PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types, padded_descriptor,
+                      tensor_info)
 from .native import kernels_ask_padding, require_native
-from .plan import AclFacts, TensorRequest
-from .tensor import desc_content
+from .plan import AclFacts, FunctionPlan, TensorRequest, collapse_problem
+from .tensor import desc_content, desc_content_of
 
 
 class Staged(NamedTuple):
@@ -133,6 +134,9 @@ class Decided:
         # by id of an immutable quantization (held here): (it, its quantization_key, its types)
         self.quantizations: Dict[int, Tuple[object, object, object]] = {}
         self.scale_offsets: Dict[tuple, Tuple[object, object, object]] = {}  # by content: (scale, offset) tuples
+        # a tensor's part of a plain call's signature by its description's key (_descs'), False: not plain
+        self.plain: Dict[tuple, object] = {}
+        self.plans: Dict[tuple, FunctionPlan] = {}  # a plain call's plan by its signature (_plain_signature)
 
     def quantization(self, q: object) -> Tuple[object, object]:
         """(:func:`~acl_bridge.decisions.quantization_key` of ``q``, its
@@ -284,6 +288,48 @@ def _descs(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple
     return tuple(out)
 
 
+def _plain_signature(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple,
+                     memo: Decided) -> Optional[tuple]:
+    """Per role, what the planner reads of a plain tensor (rank, origin, whether its padding is
+    free; None: absent), or None where some tensor is not plain. Plain: dense, representable,
+    without padding or a layout ACL's kernels would collapse wrongly, so that with no padding
+    negotiated and no probe the planner's answer for the call is a function of this signature,
+    the call's kind, roles and options: :func:`decide_one` plans a signature once per pass. Each
+    tensor's part made once per content (the key of :func:`_descs`), its description with it."""
+    parts: List[object] = []
+    for role, layout, qt in zip(call.roles, layouts, qtypes):
+        if layout is None:
+            parts.append(None)
+            continue
+        key = (id(layout), qt, call.data_layout, call.backend.name)
+        part = memo.plain.get(key)
+        if part is None:
+            part = memo.plain[key] = _plain_part(call, role, key, memo)
+        if part is False:
+            return None
+        parts.append(part)
+    return tuple(parts)
+
+
+def _plain_part(call: Call, role: str, key: tuple, memo: Decided) -> object:
+    """:func:`_plain_signature`'s part for ``role``'s tensor, or False where it is not plain;
+    its description (what :func:`_descs` makes for it) kept in the pass's memo. A tensor of the
+    caller's that is misaligned has no layout key and never comes here."""
+    a = call.arrays[role]
+    if not _is_dense(a):  # type: ignore[arg-type]
+        return False
+    origin = origin_of(a)  # type: ignore[arg-type]
+    try:
+        info = tensor_info(layout_of(a, origin), call.data_layout, call.quantization[role])  # type: ignore[arg-type]
+    except NotRepresentableError:  # (the planner's problem: not plain)
+        return False
+    if info.padding or collapse_problem(info) is not None:
+        return False
+    if key not in memo.descs:  # in_place_desc of a dense tensor: its info, no padding declared
+        memo.descs[key] = desc_content_of(info, call.backend)
+    return len(a.shape), origin, bool(getattr(a, "padding_is_free", True))  # type: ignore[union-attr]
+
+
 def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound] = None
                ) -> Tuple[Union[Decision, Staged, None], str]:
     """The decision :func:`~acl_bridge.executor.configure` would make for ``call`` on a first
@@ -313,12 +359,27 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     facts = memo.facts.get((call.roles, pads))
     if facts is None:
         facts = memo.facts[(call.roles, pads)] = AclFacts(required_padding=dict(zip(call.roles, pads)))
+    plain_key = None  # where no padding is negotiated and none is left to validate(): the plain signature's plan
+    if not any(pads) and (bound is None or bound.checked or not kernels_ask_padding(call.backend.name,
+                                                                                    call.data_layout)):
+        signature = _plain_signature(call, layouts, qtypes, memo)
+        if signature is not None:
+            plain_key = (call.kind, call.options, call.roles, call.outputs, call.const_roles, signature, id(facts))
+            plan = memo.plans.get(plain_key)
+            if plan is not None:  # planned for an earlier call of this signature: nothing to ask or plan
+                descs = _descs(call, layouts, qtypes, (None,) * len(layouts), memo)  # (each made with its part)
+                made = memo.decisions[key] = Decision(call.kind, params, call.data_layout, call.options, layouts, plan,
+                                                      facts, descs, call.backend.name, acl_identity())
+                return made, ""
     requests = _requests(call, layouts, qtypes, memo)
     if bound is not None and not bound.checked:
         refused = _negotiated_layouts_refused(call, bound, requests, memo)
         if refused is not None:
             return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
-    plan, facts = decide(call, facts, requests)
+    plan, probed = decide(call, facts, requests)
+    if plain_key is not None and probed is facts and not plan.needs_probe and not plan.staged:
+        memo.plans[plain_key] = plan
+    facts = probed
     if plan.staged:
         if bound is not None and not bound.checked:  # made one at a time, not on these layouts: asked here
             refused = _negotiated_layouts_refused(call, bound, requests, memo, in_one_call=False)

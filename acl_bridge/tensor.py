@@ -13,6 +13,7 @@ Lifetime rules (cffi habits of cryptography / cairocffi):
 
 from __future__ import annotations
 
+import struct
 import weakref
 from functools import cached_property
 from typing import Optional, Tuple
@@ -75,6 +76,64 @@ def desc_content(d) -> bytes:
     c = ffi.new("acl_shim_tensor_desc *", d[0])
     c.quantization_scales = ffi.NULL
     return ffi.buffer(c)[:] + ffi.buffer(scales)[:]
+
+
+def record_format(ffi, names: Tuple[str, ...], start: int = 0, to_end: bool = False) -> struct.Struct:
+    """The fields ``names`` of ``acl_shim_tensor_desc`` (consecutive, in the header's order, the
+    first at or after byte ``start``) as one struct format of native byte order: each field's
+    offset and size from the header's own struct, the bytes between fields (and with
+    ``to_end`` those after the last, up to the struct's size) as pad bytes, which a zeroed
+    desc holds as zeros. A pointer is packed as an integer of its size."""
+    fields = dict(ffi.typeof("acl_shim_tensor_desc").fields)
+    codes = {"int32_t": "i", "uint32_t": "I", "uint64_t": "Q", "float": "f"}
+    text, at = "=", start
+    for name in names:
+        f = fields[name]
+        if f.type.kind == "pointer":
+            code, count = {8: "Q", 4: "I"}[ffi.sizeof(f.type)], 1
+        else:
+            item = f.type.item if f.type.kind == "array" else f.type
+            code, count = codes[item.cname], (f.type.length if f.type.kind == "array" else 1)
+        text += (f"{f.offset - at}x" if f.offset > at else "") + f"{count}{code}"
+        at = f.offset + ffi.sizeof(f.type)
+    size = ffi.sizeof("acl_shim_tensor_desc")
+    if to_end and size > at:
+        text += f"{size - at}x"
+    return struct.Struct(text)
+
+
+_WHOLE = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_bytes", "total_size_in_bytes",
+          "data_type", "data_layout", "quantization_scale", "quantization_offset", "declare_padding", "padding_top",
+          "padding_right", "padding_bottom", "padding_left", "backend", "quantization_scales",
+          "quantization_scales_count")
+_WHOLE_FORMATS: dict = {}
+
+
+def desc_content_of(info: AclTensorInfo, backend: Backend = NEON) -> bytes:
+    """``desc_content(native_desc(info, None, backend))`` (no padding declared), packed from
+    ``info``'s fields in one call instead of through a cffi struct and its copy: a first start
+    describes each of a model's tensors once (tests/acl/test_describe_bytes.py holds the two
+    equal). Refuses as native_desc (made there where a field does not pack)."""
+    ffi, _ = require_native()
+    fmt = _WHOLE_FORMATS.get(id(ffi))
+    if fmt is None:
+        fmt = _WHOLE_FORMATS[id(ffi)] = record_format(ffi, _WHOLE, to_end=True)
+    code = abi.DATA_TYPES.get(info.data_type)
+    n = len(info.tensor_shape)
+    if code is None or n != len(info.strides_in_bytes) or n > abi.MAX_DIMS:
+        return desc_content(native_desc(info, None, backend))  # (refused there, in its words)
+    scales = info.quantization_scales if info.data_type == "QSYMM8_PER_CHANNEL" else ()
+    pad = _NO_DIMS[:abi.MAX_DIMS - n]
+    try:
+        head = fmt.pack(n, *info.tensor_shape, *pad, *info.strides_in_bytes, *pad, info.offset_first_element_in_bytes,
+                        info.total_size_in_bytes, code, abi.DATA_LAYOUTS[info.data_layout], info.quantization_scale,
+                        info.quantization_offset, 0, 0, 0, 0, 0, backend.code or 0, 0, len(scales))
+        return head + struct.pack(f"={len(scales)}f", *scales) if scales else head
+    except (struct.error, OverflowError, KeyError):  # a value out of a field's range: as native_desc says it
+        return desc_content(native_desc(info, None, backend))
+
+
+_NO_DIMS = (0,) * 8
 
 
 def desc_from_content(content: bytes):

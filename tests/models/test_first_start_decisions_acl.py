@@ -88,17 +88,25 @@ def test_the_first_start_decides_what_the_second_recalls(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["face_detection_front", "face_landmark", "keyword_spotting_alexa",
-                                  "anomaly_detection"])
+                                  "anomaly_detection", "visual_wake_words"])
 def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch):
     """The first start's functions made in one native call (acl_bridge.configure_cold) have
     the decisions, buffers and bits of the same start making them one at a time (face_landmark
     repeats blocks of one content: about half its functions take the decision made for an
-    earlier one, configure_cold.Decided)."""
+    earlier one, configure_cold.Decided; a call on plain tensors of a signature planned before
+    takes that plan, its descriptions packed from their infos: configure_cold._plain_signature)."""
+    from acl_bridge import configure_cold
     from acl_bridge.configure_batch import RecalledFunctions
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     path = model_file(name)
+    planned = []
+    decide = configure_cold.decide
+    monkeypatch.setattr(configure_cold, "decide", lambda *a, **k: planned.append(1) or decide(*a, **k))
     with TfliteRunner(path, facts_cache=False, model_cache=False) as batched:
+        assert len(planned) <= len(batched.functions)
+        if name == "keyword_spotting_alexa" and batched._unasked:  # 55 functions of a few signatures
+            assert len(planned) < len(batched.functions) // 2, (len(planned), len(batched.functions))
         staged = sum(bool(p.staged) for p in batched.function_plans())
         if staged:  # ACL 20.08 stages some of the int8 model's outputs: those made alone, the rest in one call
             assert "stages" in batched.batch_refused
