@@ -271,21 +271,30 @@ def _requests(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tu
     return out
 
 
-def _descs(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple,
-           requests: Sequence[Optional[TensorRequest]], memo: Decided) -> Tuple[Optional[bytes], ...]:
-    """Per role, the content of what AclTensor gives ACL in place (None: absent), once per
-    content (the layout key, the quantization's types, the data layout, the backend)."""
-    out: List[Optional[bytes]] = []
-    for role, layout, qt, r in zip(call.roles, layouts, qtypes, requests):
+def _by_content(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple, table: dict,
+                make) -> List[object]:
+    """Per role, ``table``'s entry for its tensor's content (None: absent), ``make(at, role,
+    key)`` where the table has none: the key is the layout key's identity, the quantization's
+    types, the data layout and the backend, all a tensor's description depends on."""
+    out: List[object] = []
+    for at, (role, layout, qt) in enumerate(zip(call.roles, layouts, qtypes)):
         if layout is None:
             out.append(None)
             continue
         key = (id(layout), qt, call.data_layout, call.backend.name)
-        d = memo.descs.get(key)
-        if d is None:
-            d = memo.descs[key] = desc_content(in_place_desc(call, role, r))
-        out.append(d)
-    return tuple(out)
+        entry = table.get(key)
+        if entry is None:
+            entry = table[key] = make(at, role, key)
+        out.append(entry)
+    return out
+
+
+def _descs(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple,
+           requests: Sequence[Optional[TensorRequest]], memo: Decided) -> Tuple[Optional[bytes], ...]:
+    """Per role, the content of what AclTensor gives ACL in place (None: absent), once per
+    content (:func:`_by_content`)."""
+    return tuple(_by_content(call, layouts, qtypes, memo.descs,  # type: ignore[arg-type]
+                             lambda at, role, _: desc_content(in_place_desc(call, role, requests[at]))))
 
 
 def _plain_signature(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qtypes: tuple,
@@ -295,20 +304,9 @@ def _plain_signature(call: Call, layouts: Sequence[Optional[LazyLayoutKey]], qty
     without padding or a layout ACL's kernels would collapse wrongly, so that with no padding
     negotiated and no probe the planner's answer for the call is a function of this signature,
     the call's kind, roles and options: :func:`decide_one` plans a signature once per pass. Each
-    tensor's part made once per content (the key of :func:`_descs`), its description with it."""
-    parts: List[object] = []
-    for role, layout, qt in zip(call.roles, layouts, qtypes):
-        if layout is None:
-            parts.append(None)
-            continue
-        key = (id(layout), qt, call.data_layout, call.backend.name)
-        part = memo.plain.get(key)
-        if part is None:
-            part = memo.plain[key] = _plain_part(call, role, key, memo)
-        if part is False:
-            return None
-        parts.append(part)
-    return tuple(parts)
+    tensor's part made once per content (:func:`_by_content`), its description with it."""
+    parts = _by_content(call, layouts, qtypes, memo.plain, lambda _, role, key: _plain_part(call, role, key, memo))
+    return None if False in parts else tuple(parts)
 
 
 def _plain_part(call: Call, role: str, key: tuple, memo: Decided) -> object:
