@@ -60,7 +60,8 @@ from .backend import backend_named
 from .decisions import Decision, KeptDecisions
 from .executor import Call, Configured, acl_identity, destroyer
 from .functions import AclFunction, _as_ndarray
-from .mapping import PerChannelQuantization, SymmetricQuantization, data_type_for, is_per_channel, size1_strides
+from .mapping import (PerChannelQuantization, SymmetricQuantization, _types, data_type_for, is_per_channel,
+                      size1_strides)
 from .errors import AclError
 from .native import check, require_native
 from .tensor import desc_from_content, record_format
@@ -353,8 +354,10 @@ def _not_this_call(ffi, cls: type, args: tuple, kwargs: dict, kept: KeptDecision
     options (``wanted``: its head's) compared as one tuple, its native parameters as bytes. The
     call's kind and parameters are made once per distinct class and options (a model repeats
     them) without binding its tensors; a call its class refuses is not this batch's to say."""
-    try:  # the options as given: a key of the memo (an order of their own only costs a miss)
-        key: object = (cls, tuple([kv for kv in kwargs.items() if kv[0] not in _NOT_OPTIONS]))
+    try:  # the options as given, with their types (1.0 and True are equal to 1, and refused where it
+        # is taken): a key of the memo (an order of their own only costs a miss)
+        options = tuple([kv for kv in kwargs.items() if kv[0] not in _NOT_OPTIONS])
+        key: object = (cls, options, _types(options))
         content = contents.get(key)
     except TypeError:  # an option without a hash (a list): made for this call alone
         key, content = None, None

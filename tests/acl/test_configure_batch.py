@@ -192,6 +192,31 @@ def test_a_call_that_is_not_its_decision_s_is_refused_before_anything_is_made(ot
     assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2, z2), before)), "a refused batch wrote memory"
 
 
+@pytest.mark.parametrize("padding", [1.0, True])
+def test_an_option_equal_in_value_but_refused_by_its_type_is_refused_in_a_batch(padding):
+    """Two convolutions of one content in a batch, the second given ``padding`` as a float or a
+    bool equal to the first's 1 (and of its hash): the constructor refuses such a padding, so
+    the batch says the call is refused, as it would were the call alone (the options' memo keys
+    their types, not only their values), and makes nothing."""
+    from acl_bridge.configure_batch import Recall, configure_recalled
+    from acl_bridge.configure_session import ConfigureSession
+    from acl_bridge.functions import Convolution
+    from ndarray.errors import AclNdarrayError
+
+    x, w, b, y, z = _net()
+    conv = _one_at_a_time(_recalls(x, w, b, y, z), ConfigureSession())[0]
+    with pytest.raises(AclNdarrayError):  # alone, the constructor refuses it
+        Convolution(x.array, w, b, y.array, data_layout="NHWC", padding=padding)
+    x2, w2, b2, y2, z2 = _net()
+    calls = [Recall(Convolution, (x2.array, w2, b2, y2.array), {"data_layout": "NHWC", "padding": p}, conv.decision)
+             for p in (1, padding)]
+    before = [g.raw.copy() for g in (x2, y2)]
+    made, reason = configure_recalled(calls)
+    assert made is None and "function 1 (convolution): its decision is not this call's: the call is refused" \
+        in reason, reason
+    assert all(np.array_equal(g.raw, r) for g, r in zip((x2, y2), before)), "a refused batch wrote memory"
+
+
 def test_a_decision_for_another_kind_is_refused():
     """An addition's decision handed to a subtraction of the same tensors (same roles, same
     parameters): the kinds differ, nothing is made."""
