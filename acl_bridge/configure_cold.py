@@ -20,6 +20,8 @@ its second role's request differing only in the role's part), the memory's part 
 key once per array, and a call whose content is a decided one's
 (what :meth:`~acl_bridge.decisions.Decision.matches` compares, the quantization's types too)
 takes that decision, as a second start would: nothing is described, asked or planned again.
+A call whose tensors are all plain (:func:`_plain_signature`) takes the plan of the first call
+of its signature, its descriptions packed from their infos.
 The layout keys are not spelled in the pass (:class:`~acl_bridge.decisions.LazyLayoutKey`,
 one object per content, which the memos key by identity): only the kept files need their
 text, spelled after the load by the background writer.
