@@ -359,9 +359,9 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
     facts = memo.facts.get((call.roles, pads))
     if facts is None:
         facts = memo.facts[(call.roles, pads)] = AclFacts(required_padding=dict(zip(call.roles, pads)))
-    plain_key = None  # where no padding is negotiated and none is left to validate(): the plain signature's plan
-    if not any(pads) and (bound is None or bound.checked or not kernels_ask_padding(call.backend.name,
-                                                                                    call.data_layout)):
+    plain_key = None  # a start that asks ACL no padding (kernels_ask_padding): the plain signature's plan
+    if bound is not None and not bound.checked and not any(pads) \
+            and not kernels_ask_padding(call.backend.name, call.data_layout):
         signature = _plain_signature(call, layouts, qtypes, memo)
         if signature is not None:
             plain_key = (call.kind, call.options, call.roles, call.outputs, call.const_roles, signature, id(facts))
