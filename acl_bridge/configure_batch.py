@@ -64,7 +64,7 @@ from .mapping import (PerChannelQuantization, SymmetricQuantization, _types, dat
                       size1_strides)
 from .errors import AclError
 from .native import check, require_native
-from .tensor import desc_from_content, record_format
+from .tensor import RECORD_DIM_ZEROS, desc_from_content, record_format
 from .workspace import check_workspace
 
 
@@ -471,11 +471,8 @@ def _dimensions(d, fmt: struct.Struct) -> bytes:
     if not shape:
         shape, strides = (1,), [d.itemsize]
     strides = size1_strides(d, shape, strides)  # mapping.acl_shape_and_strides' rule for size-1 dimensions
-    pad = _ZEROS[:abi.MAX_DIMS - len(shape)]
+    pad = RECORD_DIM_ZEROS[:abi.MAX_DIMS - len(shape)]
     return fmt.pack(len(shape), *shape[::-1], *pad, *strides[::-1], *pad)
-
-
-_ZEROS = (0,) * 8
 
 
 def _tensor_name(calls: Sequence[Tuple[type, tuple, dict]], kept: KeptDecisions, k: int) -> str:

@@ -102,6 +102,8 @@ def record_format(ffi, names: Tuple[str, ...], start: int = 0, to_end: bool = Fa
     return struct.Struct(text)
 
 
+# a record's unused dimensions (shape and strides past num_dims), sliced to what each record needs
+RECORD_DIM_ZEROS = (0,) * abi.MAX_DIMS
 _WHOLE = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_bytes", "total_size_in_bytes",
           "data_type", "data_layout", "quantization_scale", "quantization_offset", "declare_padding", "padding_top",
           "padding_right", "padding_bottom", "padding_left", "backend", "quantization_scales",
@@ -123,7 +125,7 @@ def desc_content_of(info: AclTensorInfo, backend: Backend = NEON) -> bytes:
     if code is None or n != len(info.strides_in_bytes) or n > abi.MAX_DIMS:
         return desc_content(native_desc(info, None, backend))  # (refused there, in its words)
     scales = info.quantization_scales if info.data_type == "QSYMM8_PER_CHANNEL" else ()
-    pad = _NO_DIMS[:abi.MAX_DIMS - n]
+    pad = RECORD_DIM_ZEROS[:abi.MAX_DIMS - n]
     try:
         head = fmt.pack(n, *info.tensor_shape, *pad, *info.strides_in_bytes, *pad, info.offset_first_element_in_bytes,
                         info.total_size_in_bytes, code, abi.DATA_LAYOUTS[info.data_layout], info.quantization_scale,
@@ -131,9 +133,6 @@ def desc_content_of(info: AclTensorInfo, backend: Backend = NEON) -> bytes:
         return head + struct.pack(f"={len(scales)}f", *scales) if scales else head
     except (struct.error, OverflowError, KeyError):  # a value out of a field's range: as native_desc says it
         return desc_content(native_desc(info, None, backend))
-
-
-_NO_DIMS = (0,) * 8
 
 
 def desc_from_content(content: bytes):
