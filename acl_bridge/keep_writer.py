@@ -13,7 +13,7 @@ them and its first inference (native, the GIL released) overlaps them on another
   the interpreter's exit. An exception a job raises becomes a warning of the job's class that
   names it. A job handed over at exit, when no thread can start any more, runs at once.
 * A job may be held (:func:`hold`) until its owner lets it go (:func:`release`): a model
-  runner holds its files until its first inference has returned, so that neither the thread's
+  runner holds its files until its first result is made, so that neither the thread's
   start nor the writing slows a first result. A held job is pending like a queued one; a
   read of its path or :func:`wait_all` releases it, the next :func:`hold` once its owner is
   gone (:func:`release_when_gone`), and those still held at the interpreter's exit are

@@ -93,6 +93,31 @@ def test_files_are_held_until_the_first_inference_or_the_runner_is_let_go(tmp_pa
     assert sorted(_files(tmp_path / "unrun")) == sorted(_files(tmp_path / "run"))
 
 
+def test_files_are_held_while_the_first_run_makes_its_outputs(tmp_path, monkeypatch):
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    runner = TfliteRunner(model_file("keyword_spotting"), model_cache=tmp_path / "m", facts_cache=tmp_path / "f",
+                          keep_in_background=True)
+    held = [job for job, _ in runner._kept_files._jobs]
+    made = runner.outputs
+    seen = []
+
+    def outputs():  # the first result's outputs: the files still held, the writer not started by this load
+        seen.append(all(job in keep_writer._STATE.held for job in held))
+        return made()
+
+    monkeypatch.setattr(runner, "outputs", outputs)
+    x = np.zeros(runner.input_shape, runner.input_dtype)
+    first = runner.run(x)
+    assert held and seen == [True]
+    assert not any(job in keep_writer._STATE.held for job in held)  # released once run() made them
+    runner.wait_kept()
+    assert len(_files(tmp_path)) == 2 and not runner.kept_pending
+    second = runner.run(x)
+    assert seen == [True, False] and first.keys() == second.keys()  # (written by then)
+    runner.close()
+
+
 def test_a_failed_write_is_the_caches_warning_at_the_wait(tmp_path, monkeypatch):
     import acl_bridge.facts_cache as fc
     from acl_bridge.facts_cache import FactsCacheWarning

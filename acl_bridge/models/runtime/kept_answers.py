@@ -147,7 +147,7 @@ class KeptFiles:
     """The files one load keeps (the lowered plan, ACL's answers, a re-planned plan), each a
     job of :mod:`acl_bridge.keep_writer` with what to do with its result (``on_result``, on
     the caller's thread). ``background``: the jobs are held (pending, not run) until
-    :meth:`start` (the runner's first inference has returned), then written by the background
+    :meth:`start` (the runner's first result is made), then written by the background
     writer; else each is written at once, where the load meets it, its warnings issued there."""
 
     def __init__(self, background: bool):

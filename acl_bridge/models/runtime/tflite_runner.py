@@ -15,7 +15,7 @@ Loading (:class:`TfliteRunner`) does everything once:
    puts it elsewhere; :attr:`TfliteRunner.model_cache` reports what it did), and so is the
    lowered plan (:mod:`.plan_cache`, in the same directory): a second start reads the plan
    whole, parses and lowers nothing and imports no ``tflite`` package. What a load keeps is
-   encoded and written once its first inference has returned (or at :meth:`TfliteRunner.wait_kept`,
+   encoded and written once its first result is made (or at :meth:`TfliteRunner.wait_kept`,
    ``close``, a read of the same file, the interpreter's exit), by a background writer
    (:mod:`acl_bridge.keep_writer`, ``keep_in_background``: :attr:`TfliteRunner.kept_pending`);
 2. padding negotiation: every step asks ACL (``Cls.required_padding`` on shapes only) which
@@ -268,7 +268,7 @@ class TfliteRunner:
         finally:
             self._session.forget()  # the answers were for this load only; the times stay
             clear_description_caches()  # the same for the descriptions kept by content
-            if loaded:  # its files written once the first inference has returned (run_in_place)
+            if loaded:  # its files written once the first result is made (run, run_in_place)
                 self._kept_files.start_when_gone(self)
             else:  # a failed load: its files written now
                 self._kept_files.start()
@@ -782,22 +782,38 @@ class TfliteRunner:
         if x is not None:
             for i, value in graph_inputs(self.plan.model, x).items():  # dtype and shape checked there
                 self.input_arrays[i].numpy()[...] = value
-        self.run_in_place()
-        return self.outputs()
+        if self._first_run_seconds is not None:
+            self.schedule.run()
+            return self.outputs()
+        try:  # the first result: the load's files written once its outputs are made
+            self._first_run()
+            return self.outputs()
+        finally:
+            self._release_kept()
 
     def run_in_place(self) -> None:
         """One inference on what the input buffers hold, its results left in the output
         buffers (:meth:`run` without the input's copy or the outputs' views)."""
-        if self._first_run_seconds is None:  # the first inference: ACL prepares weights there
-            t0 = time.perf_counter()
-            try:
-                self.schedule.run()
-            finally:  # the load's files written from now on, beside what follows the first result
-                if self._kept_files is not None:
-                    self._kept_files.start()
-            self._first_run_seconds = time.perf_counter() - t0
-        else:
+        if self._first_run_seconds is not None:
             self.schedule.run()
+            return
+        try:
+            self._first_run()
+        finally:
+            self._release_kept()
+
+    def _first_run(self) -> None:
+        """The first inference (ACL prepares weights there), timed for :meth:`configure_profile`."""
+        t0 = time.perf_counter()
+        self.schedule.run()
+        self._first_run_seconds = time.perf_counter() - t0
+
+    def _release_kept(self) -> None:
+        """The load's held files handed to the background writer (after the first result: its
+        thread's start and its Python would otherwise share the interpreter with the outputs'
+        making, 3 ms of alexa's first result under emulation)."""
+        if self._kept_files is not None:
+            self._kept_files.start()
 
     def profile(self, rounds: int = 5) -> OperatorProfile:
         """Per ACL function, its time in an inference (:mod:`.operator_profile`): ``rounds``
