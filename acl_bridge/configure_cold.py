@@ -45,8 +45,8 @@ from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quant
 from .executor import (Call, _is_dense, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
                        layout_of, layouts_rejected, negotiate_padding, negotiated_descs, origin_of)
 from .layout import NO_PADDING, PaddingSize
-from .mapping import (PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types, padded_descriptor,
-                      tensor_info)
+from .mapping import (_SCALE_OFFSET_TYPES, PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types,
+                      padded_descriptor, tensor_info)
 from .native import kernels_ask_padding, require_native
 from .plan import AclFacts, FunctionPlan, TensorRequest, collapse_problem
 from .tensor import desc_content, desc_content_of
@@ -141,20 +141,21 @@ class Decided:
         self.plans: Dict[tuple, FunctionPlan] = {}  # a plain call's plan by its signature (_plain_signature)
 
     def quantization(self, q: object) -> Tuple[object, object]:
-        """(:func:`~acl_bridge.decisions.quantization_key` of ``q``, its
-        :func:`~acl_bridge.mapping._types`), made once per object of the pass where ``q`` cannot
-        change (None, a tuple of ints and floats, a frozen quantization: a model's calls hand
-        the same object to the roles that share it), a ``(scale > 0, offset)`` tuple of a float
-        and an int once per content (a new tuple per role), else made now. TypeError as
-        quantization_key."""
+        """(a key equal only where the quantizations' texts are, its
+        :func:`~acl_bridge.mapping._types`): :func:`~acl_bridge.decisions.quantization_key`
+        made once per object of the pass where ``q`` cannot change (None, a tuple of ints and
+        floats, a frozen quantization: a model's calls hand the same object to the roles that
+        share it); a ``(scale > 0, offset)`` tuple of a float and an int is its own key, once
+        per content (a new tuple per role), else made now. TypeError as quantization_key."""
         made = self.quantizations.get(id(q))
         if made is not None:
             return made[1], made[2]
         if type(q) is tuple and len(q) == 2 and type(q[0]) is float and type(q[1]) is int and q[0] > 0:
-            # by content: equal floats > 0 have one text (-0.0 and 0.0 would not)
+            # by content, the tuple its own key: equal floats > 0 and equal ints have one text
+            # (-0.0 and 0.0 would not), spelled only if a kept file needs it (LazyLayoutKey)
             made = self.scale_offsets.get(q)
             if made is None:
-                made = self.scale_offsets[q] = (q, quantization_key(q), _types(q))
+                made = self.scale_offsets[q] = (q, q, _SCALE_OFFSET_TYPES)
             return made[1], made[2]
         qkey, types = quantization_key(q), _types(q)
         if _immutable(q):

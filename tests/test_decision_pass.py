@@ -173,10 +173,13 @@ quantizations = st.one_of(
 @example([(0.5, 3), (0.5, True), (0.5, 3.0), (-0.0, 1), (0.0, 1)])
 def test_a_pass_keys_each_quantization_as_quantization_key_and_types_do(qs):
     """Decided.quantization (made once per object of the pass where the object cannot change)
-    gives quantization_key's and _types' answers, their exceptions alike, asked once or again, for
-    values that compare equal and spell differently (0.0 and -0.0, 1 and 1.0, True and 1), and
-    for equal tuples that are other objects (a (scale, offset) pair is kept by content)."""
+    gives _types' answer and a key equal where quantization_key's are (of quantizations of
+    the same types; never equal where those are not), their exceptions alike, asked once or
+    again, for values that compare equal and spell differently (0.0 and -0.0, 1 and 1.0, True
+    and 1), and for equal tuples that are other objects (a (scale, offset) pair of a float > 0
+    and an int is its own key, by content)."""
     memo = Decided()
+    seen = []
     for q in qs + qs + [tuple(list(q)) if type(q) is tuple else q for q in qs]:
         try:
             expected = (quantization_key(q), _types(q))
@@ -184,7 +187,15 @@ def test_a_pass_keys_each_quantization_as_quantization_key_and_types_do(qs):
             with pytest.raises(type(e)):
                 memo.quantization(q)
             continue
-        assert memo.quantization(q) == expected
+        key, types = memo.quantization(q)
+        assert types == expected[1]
+        seen.append((key, expected[0], types))
+    for key, text, types in seen:
+        for other, other_text, other_types in seen:
+            if key == other:
+                assert text == other_text, (key, other)
+            if types == other_types:
+                assert (key == other) == (text == other_text), (key, other)
 
 
 def test_a_quantization_that_can_change_is_keyed_afresh():
