@@ -3,6 +3,7 @@ cache file can be wrong (damaged, truncated, foreign, another format, an unreada
 unwritable directory) is a warning and a cold read, never an error or a wrong model."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -10,6 +11,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("tflite", reason="the 'tflite' parser package is not installed")
 
@@ -394,3 +397,34 @@ def test_a_kept_bias_scale_that_is_not_input_x_weight_is_named():
     from acl_bridge.models.format.tflite_reader import ModelFormatError
     with pytest.raises(ModelFormatError, match=r"quantization.scale\[5\]"):  # the reader's own check, the same words
         check_quantization(crafted)
+
+
+_SCALES = st.floats(allow_nan=True, allow_infinity=True, width=64) | st.sampled_from([0.0, -0.0, 0.5, 1e-300])
+_RUN = st.tuples(st.lists(_SCALES, min_size=1, max_size=5), st.lists(st.integers(-300, 300), min_size=1, max_size=5),
+                 st.sampled_from([(-128, 127), (0, 255), (-32768, 32767)]), st.booleans())
+
+
+@given(st.lists(_RUN, max_size=6))
+@settings(max_examples=200, deadline=None)
+@example([([0.5, float("inf")], [0, 1], (-128, 127), False)])
+@example([([0.5], [3], (-128, 127), True), ([float("nan")], [0], (0, 255), True)])
+@example([([0.25, 0.5], [0, 128], (-128, 127), False)])
+def test_the_kept_values_check_is_that_of_each_value(runs):
+    """_check_runs (runs of the data part, 8-byte aligned or not) and _values_hold's inline
+    values answer what every scale finite and > 0 and every zero point in its limits says,
+    without numpy's reductions."""
+    data, queued, scales, points = bytearray(), [], [], []
+    for s, z, (lo, hi), misaligned in runs:
+        data += b"\0" * (3 if misaligned else 0)
+        at = len(data)
+        data += np.array(s, "<f8").tobytes()
+        zat = len(data)
+        data += np.array(z, "<i8").tobytes()
+        queued.append((at, len(s), zat, len(z), lo, hi))
+        scales += s
+        points += [(v, lo, hi) for v in z]
+    expected = all(math.isfinite(v) and v > 0 for v in scales) and all(lo <= v <= hi for v, lo, hi in points)
+    assert (not queued or mc._check_runs(queued, bytes(data))) == expected
+    inline = (scales, [v for v, _, _ in points], [(lo, hi) for _, lo, hi in points])
+    if len(inline[0]) == len(inline[1]):  # (as _queue_values queues them: a zero point per scale)
+        assert mc._values_hold([], inline, b"") == expected
