@@ -135,7 +135,6 @@ class Decided:
         self.negotiated: Dict[tuple, bool] = {}  # (array id, shape, padding): its layout is the padded spec's
         # by id of an immutable quantization (held here): (it, its quantization_key, its types)
         self.quantizations: Dict[int, Tuple[object, object, object]] = {}
-        self.scale_offsets: Dict[tuple, Tuple[object, object, object]] = {}  # by content: (scale, offset) tuples
         # a tensor's part of a plain call's signature by its description's key (_descs'), False: not plain
         self.plain: Dict[tuple, object] = {}
         self.plans: Dict[tuple, FunctionPlan] = {}  # a plain call's plan by its signature (_plain_signature)
@@ -145,18 +144,15 @@ class Decided:
         :func:`~acl_bridge.mapping._types`): :func:`~acl_bridge.decisions.quantization_key`
         made once per object of the pass where ``q`` cannot change (None, a tuple of ints and
         floats, a frozen quantization: a model's calls hand the same object to the roles that
-        share it); a ``(scale > 0, offset)`` tuple of a float and an int is its own key, once
-        per content (a new tuple per role), else made now. TypeError as quantization_key."""
+        share it); a ``(scale > 0, offset)`` tuple of a float and an int is its own key (a
+        new tuple per role, equal by content), else made now. TypeError as quantization_key."""
         made = self.quantizations.get(id(q))
         if made is not None:
             return made[1], made[2]
         if type(q) is tuple and len(q) == 2 and type(q[0]) is float and type(q[1]) is int and q[0] > 0:
             # by content, the tuple its own key: equal floats > 0 and equal ints have one text
             # (-0.0 and 0.0 would not), spelled only if a kept file needs it (LazyLayoutKey)
-            made = self.scale_offsets.get(q)
-            if made is None:
-                made = self.scale_offsets[q] = (q, q, _SCALE_OFFSET_TYPES)
-            return made[1], made[2]
+            return q, _SCALE_OFFSET_TYPES
         qkey, types = quantization_key(q), _types(q)
         if _immutable(q):
             self.quantizations[id(q)] = (q, qkey, types)
