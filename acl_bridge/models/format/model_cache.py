@@ -51,7 +51,8 @@ from ndarray.errors import ArgumentTypeError
 from ..._version import __version__
 from ...user_cache import (MAX_CACHE_FILE_BYTES, SEAL, CacheFileRejected, check_cache_option, read_trusted, seal,
                           sources_stamp, unseal, user_cache_dir, write_atomically)
-from .tflite_quantization import STORAGE_RANGES, all_true, check_quantization, check_tensor_quantization
+from .tflite_quantization import (STORAGE_RANGES, all_true, check_quantization, check_tensor_quantization,
+                                  values_hold)
 from .tflite_schema import package_directory
 from .tflite_reader import (MAX_ELEMENTS, MAX_RANK, ModelSpec, model_hash, OperatorSpec, Quantization, TensorSpec,
                             fold_constant_dequantize, model_bytes, read_model)
@@ -291,7 +292,7 @@ def _values_hold(runs: List[Tuple[int, int, int, int, int, int]], inline: Tuple[
         limits = np.array(inline[2], np.int64).reshape(-1, 2)
     except (OverflowError, TypeError, ValueError):
         return False
-    return _hold(scales, zero_points, limits[:, 0], limits[:, 1])
+    return values_hold(scales, zero_points, limits[:, 0], limits[:, 1])
 
 
 def _check_runs(runs: List[Tuple[int, int, int, int, int, int]], data: Union[bytes, memoryview]) -> bool:
@@ -308,19 +309,13 @@ def _check_runs(runs: List[Tuple[int, int, int, int, int, int]], data: Union[byt
         words = len(data) // 8
         scales = np.frombuffer(data, "<f8", count=words)[_gather(at // 8, count)]
         zero_points = np.frombuffer(data, "<i8", count=words)[_gather(zat // 8, zcount)]
-    return _hold(scales, zero_points, np.repeat(lo, zcount), np.repeat(hi, zcount))
-
-
-def _hold(scales: np.ndarray, zero_points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:
-    """Whether every scale is finite and > 0 and every zero point within [lo, hi], without
-    numpy's reductions (:func:`.tflite_quantization.all_true`: their first call in a process
-    costs a second start 4-5 ms under emulation, and nothing else in it makes one)."""
-    return all_true(np.isfinite(scales) & (scales > 0)) and all_true((zero_points >= lo) & (zero_points <= hi))
+    return values_hold(scales, zero_points, np.repeat(lo, zcount), np.repeat(hi, zcount))
 
 
 def _gather(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The indices of runs ``counts`` long from ``starts``, one after the other (each run's
-    first place in the result summed in Python: no numpy reduction, as :func:`_hold`)."""
+    first place in the result summed in Python: no numpy reduction, whose first call in a
+    process costs a second start 4-5 ms under emulation, and nothing else in it makes one)."""
     c = counts.tolist()
     before = np.array([0, *itertools.accumulate(c)][:-1], np.int64)
     return np.repeat(starts - before, counts) + np.arange(sum(c))

@@ -189,6 +189,13 @@ def all_true(flags: np.ndarray) -> bool:
     return 0 not in flags.tobytes()
 
 
+def values_hold(scales: np.ndarray, zero_points: np.ndarray, lo: Any, hi: Any) -> bool:
+    """Whether every scale is finite and > 0 and every zero point within [``lo``, ``hi``]
+    (numbers or arrays that broadcast), without numpy's reductions (:func:`all_true`): the
+    reader's check of a tensor's many per-channel values, and a kept file's of all of them."""
+    return all_true(np.isfinite(scales) & (scales > 0)) and all_true((zero_points >= lo) & (zero_points <= hi))
+
+
 def _all_zero(values: Any) -> bool:
     """Whether every one of ``values`` (a tuple of ints, an integer array) is 0; TypeError for
     an array of another kind (what numpy's safe cast to int64 refused before)."""

@@ -51,7 +51,7 @@ from ndarray.errors import AclNdarrayError, MissingPackageError, UnsupportedOpti
 
 from .files import read_bounded
 from .flatbuffer_tables import I32, U32, U64, FlatBufferError, Irregular, Rows, Tables
-from .tflite_quantization import STORAGE_RANGES, all_true
+from .tflite_quantization import STORAGE_RANGES, values_hold
 from .sparsity import (DENSE, SPARSE_CSR, DimensionMetadata, SparseTooLargeError, SparsityFormatError,
                        SparsityParameters, densify, stored_count)
 
@@ -558,7 +558,7 @@ def _tensor_row(rows: Rows, pos: int, i: int, buffers: Tuple[int, ...],
                         raise Irregular
                 else:  # many: the values in the file's bytes, with numpy
                     scales, points = np.frombuffer(buf, "<f4", n, start), np.frombuffer(buf, "<i8", n, zeros)
-                    if not all_true((scales > 0) & (scales < np.inf) & (points >= limits[0]) & (points <= limits[1])):
+                    if not values_hold(scales, points, limits[0], limits[1]):
                         raise Irregular
             quant = _quantization_of(scale, zero_point, axis)
             if n > 1 and limits is not None and arrays is not None:  # (what numpy would make of the tuples)
