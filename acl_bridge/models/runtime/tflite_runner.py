@@ -811,7 +811,7 @@ class TfliteRunner:
     def _release_kept(self) -> None:
         """The load's held files handed to the background writer (after the first result: its
         thread's start and its Python would otherwise share the interpreter with the outputs'
-        making, 3 ms of alexa's first result under emulation)."""
+        making; docs/performance.md Part 19)."""
         if self._kept_files is not None:
             self._kept_files.start()
 
