@@ -46,10 +46,10 @@ from .executor import (Call, _is_dense, acl_identity, array_layout_prefix, decid
                        layout_of, layouts_rejected, negotiate_padding, negotiated_descs, origin_of)
 from .layout import NO_PADDING, PaddingSize
 from .mapping import (_SCALE_OFFSET_TYPES, PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types,
-                      padded_descriptor, tensor_info)
+                      padded_descriptor, tensor_info_fields)
 from .native import kernels_ask_padding, require_native
-from .plan import AclFacts, FunctionPlan, TensorRequest, collapse_problem
-from .tensor import desc_content, desc_content_of
+from .plan import AclFacts, FunctionPlan, TensorRequest, collapse_problem_of
+from .tensor import desc_content, desc_content_of_fields
 
 
 class Staged(NamedTuple):
@@ -316,14 +316,15 @@ def _plain_part(call: Call, role: str, key: tuple, memo: Decided) -> object:
     if not _is_dense(a):  # type: ignore[arg-type]
         return False
     origin = origin_of(a)  # type: ignore[arg-type]
-    try:
-        info = tensor_info(layout_of(a, origin), call.data_layout, call.quantization[role])  # type: ignore[arg-type]
+    side = layout_of(a, origin)  # type: ignore[arg-type]
+    try:  # its info's fields, made once here: neither the info object nor its cache by content
+        fields = tensor_info_fields(side, call.data_layout, call.quantization[role])
     except NotRepresentableError:  # (the planner's problem: not plain)
         return False
-    if info.padding or collapse_problem(info) is not None:
+    if fields[4] or collapse_problem_of(fields[0], fields[1], side) is not None:  # padding, collapse
         return False
     if key not in memo.descs:  # in_place_desc of a dense tensor: its info, no padding declared
-        memo.descs[key] = desc_content_of(info, call.backend)
+        memo.descs[key] = desc_content_of_fields(fields, call.backend)
     return len(a.shape), origin, bool(getattr(a, "padding_is_free", True))  # type: ignore[union-attr]
 
 

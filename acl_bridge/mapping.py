@@ -485,6 +485,25 @@ def _tensor_info_of(d: ShapeDescriptor, data_layout: str, quantization: Quantiza
 
 def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Quantization,
                           padding_is_free: bool) -> AclTensorInfo:
+    return AclTensorInfo(*_tensor_fields(d, data_layout, quantization, padding_is_free))
+
+
+# AclTensorInfo's fields in its constructor's order (tensor_info_fields)
+InfoFields = Tuple[Tuple[int, ...], Tuple[int, ...], int, int, PaddingSize, str, str, float, int, Tuple[float, ...]]
+
+
+def tensor_info_fields(array_or_descriptor: Union[NdArray, ShapeDescriptor], data_layout: str = "NCHW",
+                       quantization: Quantization = None) -> InfoFields:
+    """:func:`tensor_info`'s answer as the tuple of :class:`AclTensorInfo`'s fields (in its
+    constructor's order), computed afresh, without the object or the cache by content: what a
+    first start's decision pass needs of a tensor it describes once (the object and the cache's
+    key cost more than the computation there). Refuses as tensor_info."""
+    return _tensor_fields(_descriptor(array_or_descriptor), data_layout, quantization,
+                          _padding_is_free(array_or_descriptor))
+
+
+def _tensor_fields(d: ShapeDescriptor, data_layout: str, quantization: Quantization,
+                   padding_is_free: bool) -> InfoFields:
     if data_layout not in DATA_LAYOUTS:
         raise UnsupportedOptionError(f"data_layout is {data_layout!r}, expected one of {DATA_LAYOUTS}: {d!r}")
     data_type = data_type_for(d.dtype, quantization)
@@ -513,18 +532,7 @@ def _tensor_info_uncached(d: ShapeDescriptor, data_layout: str, quantization: Qu
     total = d.alloc_size_in_bytes
     if total >= MAX_U32:
         raise NotRepresentableError(f"total_size_in_bytes is {total}, expected < 2**32 for ACL: {d!r}")
-    return AclTensorInfo(
-        tensor_shape=acl_shape,
-        strides_in_bytes=acl_strides,
-        offset_first_element_in_bytes=d.offset_in_bytes,
-        total_size_in_bytes=total,
-        padding=padding,
-        data_type=data_type,
-        data_layout=data_layout,
-        quantization_scale=scale,
-        quantization_offset=qoffset,
-        quantization_scales=scales,
-    )
+    return acl_shape, acl_strides, d.offset_in_bytes, total, padding, data_type, data_layout, scale, qoffset, scales
 
 
 def _acl_layout(d: ShapeDescriptor, padding_is_free: bool) -> Tuple[Tuple[int, ...], Tuple[int, ...], PaddingSize]:

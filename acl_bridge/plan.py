@@ -180,14 +180,19 @@ class FunctionPlan:
 
 def collapse_problem(info: AclTensorInfo) -> Optional[str]:
     """Why ACL kernels would mis-address this layout (rule 3), or None."""
-    shape, strides = info.tensor_shape, info.strides_in_bytes
+    return collapse_problem_of(info.tensor_shape, info.strides_in_bytes, info)
+
+
+def collapse_problem_of(shape: Sequence[int], strides: Sequence[int], what: object) -> Optional[str]:
+    """:func:`collapse_problem` of ACL's ``shape`` and ``strides`` (bytes), the text naming
+    ``what`` (the info, or what it was made of)."""
     for k in range(3, len(shape)):
         if shape[k] > 1 and strides[k] != strides[k - 1] * shape[k - 1]:
             return (f"ACL dimension {k} has stride {strides[k]} bytes, expected {strides[k - 1] * shape[k - 1]} "
-                    f"(dense over dimension {k - 1}): ACL kernels collapse dimensions >= 2: {info!r}")
+                    f"(dense over dimension {k - 1}): ACL kernels collapse dimensions >= 2: {what!r}")
     if len(shape) >= 3 and shape[2] > 1 and strides[2] % strides[1]:
         return (f"ACL dimension 2 has stride {strides[2]} bytes, not a whole number of rows of "
-                f"{strides[1]} bytes: {info!r}")
+                f"{strides[1]} bytes: {what!r}")
     return None
 
 

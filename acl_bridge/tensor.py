@@ -116,23 +116,33 @@ def desc_content_of(info: AclTensorInfo, backend: Backend = NEON) -> bytes:
     ``info``'s fields in one call instead of through a cffi struct and its copy: a first start
     describes each of a model's tensors once (tests/acl/test_describe_bytes.py holds the two
     equal). Refuses as native_desc (made there where a field does not pack)."""
+    return desc_content_of_fields((info.tensor_shape, info.strides_in_bytes, info.offset_first_element_in_bytes,
+                                   info.total_size_in_bytes, info.padding, info.data_type, info.data_layout,
+                                   info.quantization_scale, info.quantization_offset, info.quantization_scales),
+                                  backend)
+
+
+def desc_content_of_fields(fields: tuple, backend: Backend = NEON) -> bytes:
+    """:func:`desc_content_of` of the info whose fields are ``fields``
+    (:func:`~acl_bridge.mapping.tensor_info_fields`), without making the info."""
     ffi, _ = require_native()
     fmt = _WHOLE_FORMATS.get(id(ffi))
     if fmt is None:
         fmt = _WHOLE_FORMATS[id(ffi)] = record_format(ffi, _WHOLE, to_end=True)
-    code = abi.DATA_TYPES.get(info.data_type)
-    n = len(info.tensor_shape)
-    if code is None or n != len(info.strides_in_bytes) or n > abi.MAX_DIMS:
-        return desc_content(native_desc(info, None, backend))  # (refused there, in its words)
-    scales = info.quantization_scales if info.data_type == "QSYMM8_PER_CHANNEL" else ()
+    shape, strides, offset, total, _, data_type, data_layout, scale, qoffset, scales = fields
+    code = abi.DATA_TYPES.get(data_type)
+    n = len(shape)
+    if code is None or n != len(strides) or n > abi.MAX_DIMS:
+        return desc_content(native_desc(AclTensorInfo(*fields), None, backend))  # (refused there, in its words)
+    if data_type != "QSYMM8_PER_CHANNEL":
+        scales = ()
     pad = RECORD_DIM_ZEROS[:abi.MAX_DIMS - n]
     try:
-        head = fmt.pack(n, *info.tensor_shape, *pad, *info.strides_in_bytes, *pad, info.offset_first_element_in_bytes,
-                        info.total_size_in_bytes, code, abi.DATA_LAYOUTS[info.data_layout], info.quantization_scale,
-                        info.quantization_offset, 0, 0, 0, 0, 0, backend.code or 0, 0, len(scales))
+        head = fmt.pack(n, *shape, *pad, *strides, *pad, offset, total, code, abi.DATA_LAYOUTS[data_layout], scale,
+                        qoffset, 0, 0, 0, 0, 0, backend.code or 0, 0, len(scales))
         return head + struct.pack(f"={len(scales)}f", *scales) if scales else head
     except (struct.error, OverflowError, KeyError):  # a value out of a field's range: as native_desc says it
-        return desc_content(native_desc(info, None, backend))
+        return desc_content(native_desc(AclTensorInfo(*fields), None, backend))
 
 
 def desc_from_content(content: bytes):

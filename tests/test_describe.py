@@ -14,7 +14,7 @@ from acl_bridge import mapping
 from acl_bridge.executor import _is_dense, _is_dense_general, bridge_allocate, describe_request
 from acl_bridge.mapping import MAX_U32, PerChannelQuantization, _acl_layout, _acl_layout_general, _integer_range
 from ndarray import NdArray, ShapeDescriptor
-from ndarray.errors import LayoutError
+from ndarray.errors import AclNdarrayError, LayoutError
 
 DTYPES = ["float32", "float16", "int8", "uint8", "int16", "int32", "int64", "bool"]
 
@@ -73,6 +73,40 @@ def test_a_dense_tensor_info_is_the_general_one(d, data_layout):
         return
     assert (got.tensor_shape, got.strides_in_bytes) == shape_strides
     assert got.padding == mapping._available_padding(d, *shape_strides)
+
+
+def _raised(f, *args):
+    """What ``f(*args)`` gives: its value, or the type and text of the library's exception."""
+    try:
+        return f(*args)
+    except AclNdarrayError as e:
+        return type(e), str(e)
+
+
+QUANTIZATIONS = st.sampled_from([None, (0.25, 3), (0.5, 0), (0.5, -200), (0.0, 1), (float("nan"), 0), (0.5, 3.0),
+                                  PerChannelQuantization((0.5, 0.25), 0), PerChannelQuantization((0.5,), 0),
+                                  ((0.5, 0.25), 0), mapping.SymmetricQuantization(2.0 ** -12),
+                                  mapping.SymmetricQuantization(-1.0)])
+
+
+@given(descriptors(max_rank=5), st.sampled_from(["NCHW", "NHWC", "NDHWC"]), QUANTIZATIONS)
+def test_the_info_s_fields_are_the_info_s(d, data_layout, quantization):
+    """tensor_info_fields (a first start's description of a tensor it describes once) is
+    tensor_info's answer field by field, refusals as tensor_info's (type and text), for the
+    descriptor, memory brought in with it (its padding not free) and, where the bridge can
+    allocate it, the bridge's buffer (its padding free)."""
+    arrays = [d, NdArray(np.zeros(max(d.alloc_size_in_bytes, 1), np.uint8), d)]
+    if d.explicit is None:
+        arrays.append(bridge_allocate(d))
+    for x in arrays:
+        mapping.clear_description_caches()
+        info = _raised(mapping.tensor_info, x, data_layout, quantization)
+        fields = _raised(mapping.tensor_info_fields, x, data_layout, quantization)
+        if isinstance(info, mapping.AclTensorInfo):
+            assert mapping.AclTensorInfo(*fields) == info
+            assert fields == tuple(getattr(info, f) for f in info.__dataclass_fields__)
+        else:
+            assert fields == info
 
 
 @given(descriptors())

@@ -1,5 +1,5 @@
 """A tensor's native description as bytes (acl_bridge.tensor.desc_content_of), packed from its
-AclTensorInfo in one call, is byte for byte what the cffi struct gives
+AclTensorInfo (or its fields alone: desc_content_of_fields) in one call, is byte for byte what the cffi struct gives
 (``desc_content(native_desc(info))``): every data type the shim takes, ranks 1-6, quantization
 per tensor, per channel (the scales appended) and symmetric, both backends' marks, and the infos
 native_desc refuses refused in its words."""
@@ -15,11 +15,15 @@ pytestmark = pytest.mark.acl
 
 
 def _both(info, backend=None):
+    """(the packed bytes, the struct's); the packed bytes from the info's fields alone
+    (desc_content_of_fields, a first start's) checked to be the same."""
     from acl_bridge.backend import NEON
-    from acl_bridge.tensor import desc_content, desc_content_of, native_desc
+    from acl_bridge.tensor import desc_content, desc_content_of, desc_content_of_fields, native_desc
 
     backend = backend or NEON
-    return desc_content_of(info, backend), desc_content(native_desc(info, None, backend))
+    packed = desc_content_of(info, backend)
+    assert desc_content_of_fields(tuple(getattr(info, f) for f in info.__dataclass_fields__), backend) == packed
+    return packed, desc_content(native_desc(info, None, backend))
 
 
 @pytest.mark.parametrize("dtype,quantization", [
