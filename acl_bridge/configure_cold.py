@@ -321,7 +321,8 @@ def _plain_part(call: Call, role: str, key: tuple, memo: Decided) -> object:
         fields = tensor_info_fields(side, call.data_layout, call.quantization[role])
     except NotRepresentableError:  # (the planner's problem: not plain)
         return False
-    if fields[4] or collapse_problem_of(fields[0], fields[1], side) is not None:  # padding, collapse
+    shape, strides, _, _, padding = fields[:5]
+    if padding or collapse_problem_of(shape, strides, side) is not None:
         return False
     if key not in memo.descs:  # in_place_desc of a dense tensor: its info, no padding declared
         memo.descs[key] = desc_content_of_fields(fields, call.backend)

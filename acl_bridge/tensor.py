@@ -22,7 +22,8 @@ from ndarray import NdArray, NotRepresentableError
 
 from . import abi
 from .backend import NEON, Backend, backend_named
-from .mapping import ELEMENT_BYTES, AclTensorInfo, PaddingSize, acl_layout_padding, alignment_problem, tensor_info
+from .mapping import (ELEMENT_BYTES, AclTensorInfo, InfoFields, PaddingSize, acl_layout_padding, alignment_problem,
+                      tensor_info)
 from .native import AclInvalidArgumentError, check, require_native
 
 
@@ -122,7 +123,7 @@ def desc_content_of(info: AclTensorInfo, backend: Backend = NEON) -> bytes:
                                   backend)
 
 
-def desc_content_of_fields(fields: tuple, backend: Backend = NEON) -> bytes:
+def desc_content_of_fields(fields: InfoFields, backend: Backend = NEON) -> bytes:
     """:func:`desc_content_of` of the info whose fields are ``fields``
     (:func:`~acl_bridge.mapping.tensor_info_fields`), without making the info."""
     ffi, _ = require_native()
