@@ -112,20 +112,12 @@ _WHOLE = ("num_dims", "shape", "strides_in_bytes", "offset_first_element_in_byte
 _WHOLE_FORMATS: dict = {}
 
 
-def desc_content_of(info: AclTensorInfo, backend: Backend = NEON) -> bytes:
-    """``desc_content(native_desc(info, None, backend))`` (no padding declared), packed from
-    ``info``'s fields in one call instead of through a cffi struct and its copy: a first start
-    describes each of a model's tensors once (tests/acl/test_describe_bytes.py holds the two
-    equal). Refuses as native_desc (made there where a field does not pack)."""
-    return desc_content_of_fields((info.tensor_shape, info.strides_in_bytes, info.offset_first_element_in_bytes,
-                                   info.total_size_in_bytes, info.padding, info.data_type, info.data_layout,
-                                   info.quantization_scale, info.quantization_offset, info.quantization_scales),
-                                  backend)
-
-
 def desc_content_of_fields(fields: InfoFields, backend: Backend = NEON) -> bytes:
-    """:func:`desc_content_of` of the info whose fields are ``fields``
-    (:func:`~acl_bridge.mapping.tensor_info_fields`), without making the info."""
+    """``desc_content(native_desc(AclTensorInfo(*fields), None, backend))`` (no padding
+    declared), packed from an info's ``fields`` (:func:`~acl_bridge.mapping.tensor_info_fields`)
+    in one call, without the info, the cffi struct or its copy: a first start describes each of a
+    model's tensors once (tests/acl/test_describe_bytes.py holds the two equal). Refuses as
+    native_desc (made there where a field does not pack)."""
     ffi, _ = require_native()
     fmt = _WHOLE_FORMATS.get(id(ffi))
     if fmt is None:
