@@ -42,13 +42,16 @@ from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
-from .executor import (Call, _is_dense, acl_identity, array_layout_prefix, decide, describe_request, in_place_desc,
-                       layout_of, layouts_rejected, negotiate_padding, negotiated_descs, origin_of)
+from .configure_session import current as current_session
+from .executor import (Call, _is_dense, acl_identity, array_layout_prefix, describe_request, in_place_desc, layout_of,
+                       facts_with_probe, layouts_rejected, negotiate_padding, negotiated_descs, origin_of, probe_beside,
+                       probed_facts)
 from .layout import NO_PADDING, PaddingSize
 from .mapping import (_SCALE_OFFSET_TYPES, PerChannelQuantization, SymmetricQuantization, _exact_per_channel, _types,
                       padded_descriptor, tensor_info_fields)
 from .native import kernels_ask_padding, require_native
-from .plan import AclFacts, FunctionPlan, TensorRequest, collapse_problem_of
+from .plan import AclFacts, FunctionPlan, TensorRequest, collapse_problem_of, plan_function
+from .question_thread import QuestionThread, cpus_available
 from .tensor import desc_content, desc_content_of_fields
 
 
@@ -329,15 +332,33 @@ def _plain_part(call: Call, role: str, key: tuple, memo: Decided) -> object:
     return len(a.shape), origin, bool(getattr(a, "padding_is_free", True))  # type: ignore[union-attr]
 
 
-def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound] = None
-               ) -> Tuple[Union[Decision, Staged, None], str]:
+class Probing(NamedTuple):
+    """A call :func:`decide_one` planned and whose probe runs beside the pass
+    (:func:`~acl_bridge.executor.probe_beside`): :func:`finish_probing` decides it once the
+    answer has come."""
+
+    call: Call
+    key: tuple
+    bound: Optional[Bound]
+    requests: List[Optional[TensorRequest]]
+    facts: AclFacts
+    layouts: tuple
+    qtypes: tuple
+    params: bytes
+    asked: object  # configure_session.Asked: the probe's answer to come
+
+
+def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound] = None,
+               beside: Optional[QuestionThread] = None) -> Tuple[Union[Decision, Staged, Probing, None], str]:
     """The decision :func:`~acl_bridge.executor.configure` would make for ``call`` on a first
     start, and ""; (:class:`Staged`, why) where its plan stages a tensor; or (None, why) where
     the one-call path cannot make it (a misaligned tensor of the caller's, validate() refusing
     the negotiated layouts of a negotiation that did not ask it). ACL's refusals (AclError)
     propagate. ``memo``: what earlier calls of the same pass made (:class:`Decided`; a call of
     a decided content takes its decision). ``bound``: the negotiation's :class:`Bound` of this call
-    (its padding is the answer asking again would give, or zero where the kernels ask none)."""
+    (its padding is the answer asking again would give, or zero where the kernels ask none).
+    ``beside``: where given, a probe the plan needs is asked on that thread and the call is
+    left :class:`Probing` (:func:`finish_probing` decides it), else it is asked here."""
     ffi, _ = require_native()
     memo = Decided() if memo is None else memo
     made_layouts = _layouts(call, memo)
@@ -375,10 +396,35 @@ def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound
         refused = _negotiated_layouts_refused(call, bound, requests, memo)
         if refused is not None:
             return None, f"{call.kind}: validate() refuses its negotiated layouts: {refused}"
-    plan, probed = decide(call, facts, requests)
-    if plain_key is not None and probed is facts and not plan.needs_probe and not plan.staged:
+    plan = plan_function(call.kind, requests, facts, call.options, call.roles)
+    if plan.needs_probe:
+        if beside is not None:
+            probing = memo.decisions[key] = Probing(call, key, bound, requests, facts, layouts, qtypes, params,
+                                                    probe_beside(call, plan, requests, beside))
+            return probing, ""
+        facts = facts_with_probe(call, plan, facts, requests)
+        plan = plan_function(call.kind, requests, facts, call.options, call.roles)
+    elif plain_key is not None and not plan.staged:
         memo.plans[plain_key] = plan
-    facts = probed
+    return _decided(call, key, bound, requests, facts, plan, layouts, qtypes, params, memo)
+
+
+def finish_probing(probing: Probing, memo: Decided) -> Tuple[Union[Decision, Staged, None], str]:
+    """:func:`decide_one`'s answer for a call left :class:`Probing`, its probe's answer come
+    (waited for where it has not): the plan made again with the probe's findings, as
+    :func:`~acl_bridge.executor.decide` makes it. ACL's refusals propagate."""
+    p = probing
+    facts = probed_facts(p.call, p.facts, p.asked.result())  # type: ignore[attr-defined]
+    plan = plan_function(p.call.kind, p.requests, facts, p.call.options, p.call.roles)
+    return _decided(p.call, p.key, p.bound, p.requests, facts, plan, p.layouts, p.qtypes, p.params, memo)
+
+
+def _decided(call: Call, key: tuple, bound: Optional[Bound], requests: List[Optional[TensorRequest]],
+             facts: AclFacts, plan: FunctionPlan, layouts: tuple, qtypes: tuple, params: bytes,
+             memo: Decided) -> Tuple[Union[Decision, Staged, None], str]:
+    """The end of :func:`decide_one` once ``plan`` is made: (:class:`Staged`, why) for a plan
+    that stages (ACL asked about its negotiated layouts where the negotiation did not), else
+    the Decision, kept in ``memo`` for the calls of the same content."""
     if plan.staged:
         if bound is not None and not bound.checked:  # made one at a time, not on these layouts: asked here
             refused = _negotiated_layouts_refused(call, bound, requests, memo, in_one_call=False)
@@ -431,7 +477,8 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
 
 def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
                  bound: Optional[Sequence[Optional[Bound]]] = None,
-                 padding_asked: bool = True) -> Tuple[Optional[List[Optional[Decision]]], str]:
+                 padding_asked: bool = True, probes_beside: Optional[bool] = None
+                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
     """Every call's first-start decision ((class, tensors, keyword arguments) as its
     constructor would be given them), in order: (decisions, why) with None in the place of
     each call whose plan stages a tensor (made one at a time; ``why`` says the first, else
@@ -444,32 +491,72 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
     ask none, :func:`~acl_bridge.native.kernels_ask_padding`, and no negotiation was made,
     :func:`acl_bridge.models.runtime.negotiation.unasked`). A staging call of a negotiation
     that did not ask validate() has it asked on its negotiated layouts (:func:`decide_one`):
-    a refusal ends the pass, as for any other call."""
-    out: List[Optional[Decision]] = []
-    staged = ""  # the first call left to the one-at-a-time path, and why
+    a refusal ends the pass, as for any other call.
+    ``probes_beside``: the probes asked on a second thread while the pass goes on
+    (:mod:`acl_bridge.question_thread`; None: where a configure session is active and more
+    than one CPU is available), the probed calls decided at the end; the same decisions and
+    answers as asking each in turn."""
+    acl_identity()  # (asked before any probe runs beside: ACL is asked one thing at a time)
+    threaded = probes_beside if probes_beside is not None else (current_session() is not None and cpus_available() > 1)
+    beside = QuestionThread(threaded=True) if threaded else None
+    try:
+        return _decide_all(calls, step_of, bound, padding_asked, beside)
+    finally:
+        if beside is not None:
+            beside.close()  # every probe has run: nothing of ACL is left running
+
+
+def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optional[Sequence[Optional[Bound]]],
+                padding_asked: bool, beside: Optional[QuestionThread]
+                ) -> Tuple[Optional[List[Optional[Decision]]], str]:
+    made: List[Tuple[Union[Decision, Staged, Probing], str]] = []
+    refused = None  # the first call the pass could not take, and why
     memo = Decided()
     for k, (cls, args, kwargs) in enumerate(calls):
         if step_of is not None:
             step_of(k)
         if not isinstance(cls, type):  # a stand-in for a function class: made one at a time
-            return None, f"function {k}: {cls!r} is not a function class"
+            refused = f"function {k}: {cls!r} is not a function class"
+            break
         b = None if bound is None else bound[k]
         try:
             call = _call(cls, args, kwargs, b)
             if b is None and not padding_asked:  # bound here: what an unasked negotiation's binding holds
                 b = Bound((call.kind, call.params, call.quantization), [call.spec(r) for r in call.roles],
                           (NO_PADDING,) * len(call.roles), False)
-            decision, why = decide_one(call, memo, b)
+            decision, why = decide_one(call, memo, b, beside)
         except AclNdarrayError as e:  # ACL's refusal, or arguments refused: the other path says it
-            return None, f"function {k}: {e}"
+            refused = f"function {k}: {e}"
+            break
         if decision is None:
-            return None, f"function {k}: {why}"
+            refused = f"function {k}: {why}"
+            break
+        made.append((decision, why))
+    # in call order: the probed calls decided (a refusal of an earlier call is the pass's answer)
+    out: List[Optional[Decision]] = []
+    staged = ""  # the first call left to the one-at-a-time path, and why
+    finished: Dict[int, Tuple[Union[Decision, Staged, None], str]] = {}  # id(Probing) -> its answer
+    for k, (decision, why) in enumerate(made):
+        if isinstance(decision, Probing):
+            answer = finished.get(id(decision))
+            if answer is None:
+                if step_of is not None:
+                    step_of(k)
+                try:
+                    answer = finished[id(decision)] = finish_probing(decision, memo)
+                except AclNdarrayError as e:
+                    return None, f"function {k}: {e}"
+            decision, why = answer  # type: ignore[assignment]
+            if decision is None:
+                return None, f"function {k}: {why}"
         if isinstance(decision, Staged):
             staged = staged or f"function {k}: {why}"
             out.append(None)
             continue
-        out.append(decision)
+        out.append(decision)  # type: ignore[arg-type]
+    if refused is not None:
+        return None, refused
     return out, staged
 
 
-__all__ = ["Bound", "Decided", "Staged", "decide_calls", "decide_one"]
+__all__ = ["Bound", "Decided", "Probing", "Staged", "decide_calls", "decide_one", "finish_probing"]

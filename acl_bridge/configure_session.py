@@ -30,11 +30,12 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Callable, Dict, Hashable, Iterator, NamedTuple, Optional, Tuple, TypeVar
+from typing import Callable, Dict, Generic, Hashable, Iterator, NamedTuple, Optional, Tuple, TypeVar
 
 from . import decisions
 from .decisions import KeptValueError, pad_from_json, pad_json
 from .mapping import PerChannelQuantization, scales_hex
+from .question_thread import ACL_LOCK, Later, QuestionThread
 
 T = TypeVar("T")
 
@@ -306,7 +307,8 @@ class ConfigureSession:
     the memo, those of ``known`` included) per category; ``remembered[c]`` of them came from
     ``known`` (an earlier process's answers, decoded: {category: {question_id: answer}});
     ``step_seconds[step][c]`` for the step set in :attr:`step` while the call was made (None:
-    no step). :meth:`answers` gives this session's answers encoded, to keep."""
+    no step); ``beside[c]`` of ``seconds[c]`` ran on another thread while this one went on
+    (:meth:`ask_beside`). :meth:`answers` gives this session's answers encoded, to keep."""
 
     def __init__(self, reuse: bool = True, known: Optional[Dict[str, Dict[str, object]]] = None):
         self.reuse = bool(reuse)
@@ -326,50 +328,88 @@ class ConfigureSession:
         # the keys of answers asked where ``known`` had none of their category: their ids are
         # made when the answers are kept (:meth:`answers`), not on the load's path
         self._unkeyed: list = []
+        # questions asked beside this thread and not yet answered (ask_beside), by memo key
+        self._pending: Dict[Hashable, "Asked"] = {}
+        # per category, the seconds of its calls that ran beside the session's thread (not
+        # waited for): part of ``seconds``, not of the caller's wall clock
+        self.beside: Dict[str, float] = defaultdict(float)
 
-    def _add(self, category: str, seconds: float) -> None:
+    def _add(self, category: str, seconds: float, step: object = _MISSING) -> None:
         self.seconds[category] += seconds
         self.calls[category] += 1
-        if self.step is not None:
-            self.step_seconds[self.step][category] += seconds
+        step = self.step if step is _MISSING else step
+        if step is not None:
+            self.step_seconds[step][category] += seconds  # type: ignore[index]
+
+    def _known(self, category: str, key: Callable[[], Hashable]) -> Tuple[object, object, object]:
+        """(memo key, question id, answer): the answer from the memo, ``known`` or a question
+        pending beside (an :class:`Asked`), else _MISSING; key and id None where nothing is kept."""
+        if not (self.reuse and category in REUSABLE):
+            return None, None, _MISSING
+        k = (category, key())
+        if k in self._answers:
+            self.reused[category] += 1
+            return k, None, self._answers[k]
+        pending = self._pending.get(k)
+        if pending is not None:
+            self.reused[category] += 1
+            return k, None, pending
+        known = self.known.get(category)
+        if known is None:  # the id only where the answers are kept (:meth:`answers`)
+            return k, _LATER, _MISSING
+        try:  # an earlier process's answers to look in: the id now
+            qid = question_id(*k)
+        except TypeError:  # content without a canonical text: kept for this load only
+            return k, None, _MISSING
+        answer = known.get(qid, _MISSING)
+        if answer is not _MISSING:  # (an answer that does not decode is absent: KeptAnswers)
+            self._keep(k, qid, answer)
+            self.reused[category] += 1
+            self.remembered[category] += 1
+        return k, qid, answer
+
+    def _keep(self, k: object, qid: object, answer: object) -> None:
+        if k is None:
+            return
+        self._answers[k] = answer
+        if qid is _LATER:
+            self._unkeyed.append(k)
+        elif qid is not None:
+            self._by_id[k[0]][qid] = answer  # type: ignore[index]
 
     def ask(self, category: str, key: Callable[[], Hashable], call: Callable[[], T]) -> T:
         """``call()``'s answer, from the memo when the same ``key()`` was asked before in this
-        session (categories in REUSABLE, ``reuse=True``); timed when it is asked of ACL.
-        A call that raises is timed and not kept."""
-        k = qid = None
-        if self.reuse and category in REUSABLE:
-            k = (category, key())
-            if k in self._answers:
-                self.reused[category] += 1
-                return self._answers[k]  # type: ignore[return-value]
-            known = self.known.get(category)
-            if known is not None:  # an earlier process's answers to look in: the id now
-                try:
-                    qid = question_id(*k)
-                except TypeError:  # content without a canonical text: kept for this load only
-                    qid = None
-            else:  # the id only where the answers are kept (:meth:`answers`)
-                qid = _LATER
-            answer = _MISSING if qid is None or qid is _LATER else known.get(qid, _MISSING)  # type: ignore
-            if answer is not _MISSING:  # (an answer that does not decode is absent: KeptAnswers)
-                self._answers[k] = answer
-                self._by_id[category][qid] = answer
-                self.reused[category] += 1
-                self.remembered[category] += 1
-                return answer  # type: ignore[return-value]
+        session (categories in REUSABLE, ``reuse=True``); timed when it is asked of ACL, holding
+        :data:`~acl_bridge.question_thread.ACL_LOCK`. A call that raises is timed and not kept."""
+        k, qid, answer = self._known(category, key)
+        if type(answer) is Asked:
+            return answer.result()  # type: ignore[return-value]
+        if answer is not _MISSING:
+            return answer  # type: ignore[return-value]
         t0 = time.perf_counter()
         try:
-            answer = call()
+            with ACL_LOCK:
+                answer = call()
         finally:
             self._add(category, time.perf_counter() - t0)
+        self._keep(k, qid, answer)
+        return answer  # type: ignore[return-value]
+
+    def ask_beside(self, category: str, key: Callable[[], Hashable], call: Callable[[], T],
+                   thread: QuestionThread) -> "Asked[T]":
+        """:meth:`ask`'s answer, where it is not known asked on ``thread`` beside this one: an
+        :class:`Asked` whose :meth:`~Asked.result` (on this session's thread) gives it and keeps
+        it, timed, for the step current now, as :meth:`ask` would have. The same question asked
+        again while it is pending gets the same :class:`Asked`."""
+        k, qid, answer = self._known(category, key)
+        if type(answer) is Asked:
+            return answer  # type: ignore[return-value]
+        if answer is not _MISSING:
+            return Asked(self, category, None, None, None, answer)
+        asked: Asked[T] = Asked(self, category, k, qid, thread.submit(call))
         if k is not None:
-            self._answers[k] = answer
-            if qid is _LATER:
-                self._unkeyed.append(k)
-            elif qid is not None:
-                self._by_id[category][qid] = answer
-        return answer
+            self._pending[k] = asked
+        return asked
 
     def answers(self) -> Dict[str, Dict[str, object]]:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
@@ -392,6 +432,7 @@ class ConfigureSession:
         self._answers.clear()
         self._by_id.clear()
         self._unkeyed.clear()
+        self._pending.clear()
         self.descriptions.clear()
         self.known = {}
 
@@ -418,8 +459,41 @@ def ask(category: str, key: Callable[[], Hashable], call: Callable[[], T]) -> T:
     """``call()`` through the active session (reused or timed), or directly without one."""
     session = current()
     if session is None:
-        return call()
+        with ACL_LOCK:
+            return call()
     return session.ask(category, key, call)
+
+
+class Asked(Generic[T]):
+    """A question :meth:`ConfigureSession.ask_beside` asked (or found answered): :meth:`result`
+    waits for its answer and keeps it in the session, once."""
+
+    __slots__ = ("session", "category", "key", "qid", "later", "step", "_answer", "_timed")
+
+    def __init__(self, session: "ConfigureSession", category: str, key: object, qid: object,
+                 later: Optional[Later], answer: object = _MISSING):
+        self.session, self.category, self.key, self.qid, self.later = session, category, key, qid, later
+        self.step = session.step
+        self._answer = answer
+        self._timed = later is None
+
+    def result(self) -> T:
+        """The answer; what asking raised is raised here (timed, not kept), each time asked."""
+        if self._answer is not _MISSING:
+            return self._answer  # type: ignore[return-value]
+        s, later = self.session, self.later
+        assert later is not None
+        try:
+            answer = later.result()
+        finally:
+            if not self._timed:
+                self._timed = True
+                s._pending.pop(self.key, None)
+                s._add(self.category, later.seconds, self.step)
+                s.beside[self.category] += max(0.0, later.seconds - later.waited)
+        s._keep(self.key, self.qid, answer)
+        self._answer = answer
+        return answer
 
 
 class _Timed:
@@ -444,5 +518,5 @@ def timed(category: str) -> _Timed:
     return _Timed(current(), category)
 
 
-__all__ = ["ConfigureSession", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "NEGOTIATED_PLAN",
+__all__ = ["ConfigureSession", "Asked", "current", "ask", "timed", "CATEGORIES", "REUSABLE", "NEGOTIATED_PLAN",
            "KeptSession", "encode_answers", "CONFIGURED_PLAN", "question_id", "encode", "decode", "decode_all", "KeptAnswers"]

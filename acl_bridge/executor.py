@@ -43,6 +43,7 @@ from .mapping import (PerChannelQuantization, _cacheable, _types, acl_layout_pad
                       padded_descriptor, tensor_info)
 from .native import EXPECTED_ABI_VERSION, NativeRun, acl_version, arm, check, require_native
 from .plan import AclFacts, Action, FunctionPlan, Origin, PlanOptions, Reason, TensorRequest, plan_function
+from .question_thread import QuestionThread
 from .tensor import AclTensor, desc_content, native_desc
 from .workspace import Workspace
 
@@ -278,6 +279,27 @@ def probe(kind: str, params, descs: Sequence) -> Tuple[Tuple[int, ...], bool]:
     """(writes_outside per tensor: 0 none, 1 into padding or gaps, 2 past the allocation;
     layout_ok): ACL run once on scratch memory laid out as ``descs`` and once on dense
     buffers (see acl_shim_probe in native/acl_shim.h)."""
+    ffi, _ = require_native()
+    return session.ask("probe", lambda: _descs_key(ffi, kind, params, descs), _probe_call(kind, params, descs))
+
+
+def probe_beside(call: "Call", plan: FunctionPlan, requests: Sequence[Optional[TensorRequest]],
+                 thread: QuestionThread) -> "session.Asked":
+    """:func:`probe` of ``call`` under ``plan`` (:func:`probe_descs`) asked on ``thread`` beside
+    the caller, through the active session: its :class:`~acl_bridge.configure_session.Asked`,
+    whose answer :func:`probed_facts` takes (the job keeps the descriptions alive until it has run)."""
+    ffi, _ = require_native()
+    active = session.current()
+    if active is None:
+        raise RuntimeError("probe_beside needs an active configure session")
+    kind, params, descs = call.kind, call.params, probe_descs(call, plan, requests)
+    # the job asks probe() itself (no session on that thread: straight to ACL), so the session
+    # keeps what probe() answers, as where it is asked on this thread
+    return active.ask_beside("probe", lambda: _descs_key(ffi, kind, params, descs),
+                             lambda: probe(kind, params, descs), thread)
+
+
+def _probe_call(kind: str, params, descs: Sequence) -> Callable[[], Tuple[Tuple[int, ...], bool]]:
     ffi, lib = require_native()
 
     def call() -> Tuple[Tuple[int, ...], bool]:
@@ -287,7 +309,7 @@ def probe(kind: str, params, descs: Sequence) -> Tuple[Tuple[int, ...], bool]:
               f"{kind}: probe")
         return tuple(int(f) for f in flags), bool(same[0])
 
-    return session.ask("probe", lambda: _descs_key(ffi, kind, params, descs), call)
+    return call
 
 
 # ---------------------------------------------------------------------------- configured function
@@ -509,8 +531,9 @@ def in_place_desc(call: Call, role: str, request: Optional[TensorRequest]):
     return native_desc(info, acl_layout_padding(side, info), call.backend)
 
 
-def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts,
-                      requests: Sequence[Optional[TensorRequest]]) -> AclFacts:
+def probe_descs(call: Call, plan: FunctionPlan, requests: Sequence[Optional[TensorRequest]]) -> list:
+    """Per role, the native description the probe of ``call`` under ``plan`` is asked on: each
+    tensor as ACL will see it (in place, or its staging buffer's layout)."""
     descs: List = []
     for role, request in zip(call.roles, requests):
         if plan[role].action is not Action.STAGED:
@@ -519,9 +542,20 @@ def _facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts,
         side = call.acl_side(role, plan)  # the same layout AclTensor will give ACL
         info = tensor_info(side, call.data_layout, call.quantization[role])
         descs.append(native_desc(info, acl_layout_padding(side, info), call.backend))
-    writes, same = probe(call.kind, call.params, descs)
+    return descs
+
+
+def probed_facts(call: Call, facts: AclFacts, answer: Tuple[Tuple[int, ...], bool]) -> AclFacts:
+    """``facts`` with the probe's findings (:func:`probe`'s answer) for ``call``'s roles."""
+    writes, same = answer
     return replace(facts, writes_outside={r: w > 0 for r, w in zip(call.roles, writes)},
                    writes_beyond={r: w > 1 for r, w in zip(call.roles, writes)}, layout_ok=same)
+
+
+def facts_with_probe(call: Call, plan: FunctionPlan, facts: AclFacts,
+                     requests: Sequence[Optional[TensorRequest]]) -> AclFacts:
+    """``facts`` with the findings of :func:`probe`, asked here, of ``call`` under ``plan``."""
+    return probed_facts(call, facts, probe(call.kind, call.params, probe_descs(call, plan, requests)))
 
 
 def describe_call(call: Call) -> List[Optional[TensorRequest]]:
@@ -541,7 +575,7 @@ def decide(call: Call, facts: AclFacts, requests: Optional[Sequence[Optional[Ten
         requests = describe_call(call)
     plan = plan_function(call.kind, requests, facts, call.options, call.roles)
     if plan.needs_probe:
-        facts = _facts_with_probe(call, plan, facts, requests)
+        facts = facts_with_probe(call, plan, facts, requests)
         plan = plan_function(call.kind, requests, facts, call.options, call.roles)
     return plan, facts
 

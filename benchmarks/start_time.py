@@ -28,6 +28,10 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
   on dense buffers) answered "nothing outside, the same" by this benchmark without running
   ACL (:func:`without_probes`): what the probes cost a first start, reported as the paired
   ratio first / unprobed. A measurement only: the library never skips a probe;
+* ``bridge first in turn``: the first start with its probes asked in turn on the decision
+  pass's thread (:func:`probes_in_turn`), as where one CPU is available; the library asks them
+  on a second thread beside the pass (acl_bridge.question_thread): what that saves, reported as
+  the paired ratio first / in turn;
 * ``bridge first uncached``: the first start with both caches off (``model_cache=False``,
   ``facts_cache=False``): what looking for kept files and keeping them cost a first start,
   reported as the paired ratio first / uncached;
@@ -76,17 +80,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import _write_json  # noqa: E402
 CONTENDERS = ("bridge first", "bridge second", "bridge second unchecked", "bridge parsed only",
-              "bridge first unprobed", "bridge first uncached", "armnn", "base first", "base second")
+              "bridge first unprobed", "bridge first in turn", "bridge first uncached", "armnn", "base first",
+              "base second")
 #: what each bridge contender's caches must have done: (parsed-model cache, ACL's answers)
 EXPECTED_CACHES = {"bridge first": ("cold", "cold"), "base first": ("cold", "cold"), "bridge second": ("warm", "warm"),
                    "base second": ("warm", "warm"),
                    "bridge second unchecked": ("warm", "warm"), "bridge parsed only": ("warm", "off"),
-                   "bridge first unprobed": ("cold", "cold"), "bridge first uncached": ("off", "off")}
+                   "bridge first unprobed": ("cold", "cold"), "bridge first in turn": ("cold", "cold"),
+                   "bridge first uncached": ("off", "off")}
 #: the contenders whose caches start empty (a new directory each round): none of theirs warm
 COLD = tuple(c for c, caches in EXPECTED_CACHES.items() if "warm" not in caches)
 #: (contender, the one it is paired with, the ratio's name, what the ratio says)
 RATIOS = (("bridge second", "bridge second unchecked", "unchecked", "second start with the trust checks / without"),
           ("bridge first", "bridge first unprobed", "unprobed", "first start with the probes / without"),
+          ("bridge first", "bridge first in turn", "in turn", "first start, probes beside the pass / asked in turn"),
           ("bridge first", "bridge first uncached", "uncached", "first start with the caches / without"),
           ("bridge first", "base first", "base", "first start, this checkout / the base"),
           ("bridge second", "base second", "base", "second start, this checkout / the base"))
@@ -132,6 +139,15 @@ def without_probes() -> None:
     ex.probe = lambda kind, params, descs: (tuple(0 for _ in descs), True)
 
 
+def probes_in_turn() -> None:
+    """A first start's probes asked in turn on the decision pass's thread, as on a machine with
+    one CPU (acl_bridge.question_thread), for the ``bridge first in turn`` contender only: what
+    asking them beside the pass saves."""
+    import acl_bridge.configure_cold as cc
+
+    cc.cpus_available = lambda: 1
+
+
 def child(contender: str, path: str, threads: int) -> Dict[str, object]:
     import numpy as np
 
@@ -139,6 +155,8 @@ def child(contender: str, path: str, threads: int) -> Dict[str, object]:
         without_trust_checks()
     if contender == "bridge first unprobed":
         without_probes()
+    if contender == "bridge first in turn":
+        probes_in_turn()
 
     t0 = time.perf_counter()
     from acl_bridge import native
@@ -217,7 +235,8 @@ def check_caches(contender: str, sample: Dict[str, object]) -> None:
 def phases_of(m, contender: str) -> Dict[str, float]:
     """Where the start's configure went, in seconds: Arm NN's parse, optimize and load; the
     bridge's phases (``TfliteRunner.configure_profile``), ACL's own calls in the negotiation
-    and the configure apart from the Python around them (the probe apart from the rest)."""
+    and the configure apart from the Python around them (the probe apart from the rest, and
+    how much of it ran beside the decision pass: acl_bridge.question_thread)."""
     if contender == "armnn":
         return dict(getattr(m, "seconds", {}))
     out: Dict[str, float] = {}
@@ -229,7 +248,9 @@ def phases_of(m, contender: str) -> Dict[str, float]:
             out[f"{p.phase}: ACL"] = out.get(f"{p.phase}: ACL", 0.0) + sum(native.values())
             if p.phase == "configure":
                 out["configure: probe"] = out.get("configure: probe", 0.0) + probe
-            out[f"{p.phase}: Python"] = out.get(f"{p.phase}: Python", 0.0) + p.seconds - sum(native.values()) - probe
+                # the probes' seconds that ran beside the decision pass, not waited for
+                out["configure: probe beside"] = out.get("configure: probe beside", 0.0) + p.beside_seconds
+            out[f"{p.phase}: Python"] = out.get(f"{p.phase}: Python", 0.0) + p.python_seconds
     return out
 
 

@@ -101,12 +101,13 @@ def test_the_first_start_in_one_call_decides_as_one_at_a_time(name, monkeypatch)
 
     path = model_file(name)
     planned = []
-    decide = configure_cold.decide
-    monkeypatch.setattr(configure_cold, "decide", lambda *a, **k: planned.append(1) or decide(*a, **k))
+    plan_function = configure_cold.plan_function
+    monkeypatch.setattr(configure_cold, "plan_function", lambda *a, **k: planned.append(1) or plan_function(*a, **k))
     with TfliteRunner(path, facts_cache=False, model_cache=False) as batched:
-        assert len(planned) <= len(batched.functions)
+        probed = batched._session.calls["probe"]  # each probed call is planned again with the probe's findings
+        assert len(planned) - probed <= len(batched.functions)
         if name == "keyword_spotting_alexa" and batched._unasked:  # 55 functions of a few signatures
-            assert len(planned) < len(batched.functions) // 2, (len(planned), len(batched.functions))
+            assert len(planned) - probed < len(batched.functions) // 2, (len(planned), len(batched.functions))
         staged = sum(bool(p.staged) for p in batched.function_plans())
         if staged:  # ACL 20.08 stages some of the int8 model's outputs: those made alone, the rest in one call
             assert "stages" in batched.batch_refused
@@ -228,3 +229,35 @@ def test_a_refusal_after_a_refused_batch_names_its_operator(monkeypatch):
         TfliteRunner(path, facts_cache=False, model_cache=False, fallback=False)
     with TfliteRunner(path, facts_cache=False, model_cache=False) as partitioned:
         assert set(partitioned.acl_refused) == set(e.value.refused)
+
+
+def test_the_probes_beside_the_pass_answer_as_asked_in_turn(monkeypatch):
+    """A first start's probes asked on a second thread while its decision pass goes on
+    (acl_bridge.question_thread) give the decisions, the kept answers, the probed steps and the
+    bits of the same start asking each probe in turn (face_detection_front: 15 probes, its
+    folded PAD+ADDs' channel slices and its head's concatenated outputs)."""
+    from acl_bridge import configure_cold
+    from acl_bridge.configure_session import ConfigureSession, encode_answers
+    from acl_bridge.models.runtime.tflite_runner import TfliteRunner
+
+    kept = []  # each load's answers, as its session held them at the load's end
+    forget = ConfigureSession.forget
+    monkeypatch.setattr(ConfigureSession, "forget", lambda self: kept.append(self.kept()) or forget(self))
+    path = model_file("face_detection_front")
+    runs = {}
+    for cpus in (1, 2):  # one CPU: asked in turn, on the pass's thread
+        monkeypatch.setattr(configure_cold, "cpus_available", lambda: cpus)
+        runner = TfliteRunner(path, facts_cache=False, model_cache=False)
+        s = runner._session
+        probed = sorted(k for k, c in s.step_seconds.items() if c.get("probe"))
+        runs[cpus] = (runner, s.calls["probe"], probed, s.beside.get("probe", 0.0), s.seconds["probe"])
+    (alone, n1, steps1, beside1, _), (beside, n2, steps2, beside2, seconds2) = runs[1], runs[2]
+    try:
+        assert n1 == n2 > 0 and steps1 == steps2 and len(steps1) == n1
+        assert beside1 == 0.0 and 0.0 <= beside2 <= seconds2
+        assert _decisions(beside) == _decisions(alone)
+        assert len(kept) == 2 and encode_answers(kept[1]) == encode_answers(kept[0])
+        assert_same_bits(alone, beside, 3, "probes beside the pass and in turn differ")
+    finally:
+        alone.close()
+        beside.close()

@@ -56,11 +56,14 @@ class PhaseTime:
     phase: str
     seconds: float  # wall clock, this phase alone
     native: Tuple[NativeTime, ...] = ()
+    # of the native seconds, those that ran on another thread while this one went on (a first
+    # start's probes beside its decision pass: acl_bridge.question_thread), not waited for
+    beside_seconds: float = 0.0
 
     @property
     def python_seconds(self) -> float:
-        """The phase's time outside the native calls it made."""
-        return max(0.0, self.seconds - sum(n.seconds for n in self.native))
+        """The phase's time outside the native calls it waited for."""
+        return max(0.0, self.seconds - sum(n.seconds for n in self.native) + self.beside_seconds)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ class ConfigureProfile:
             "first_run_seconds": None if self.first_run_seconds is None else round(self.first_run_seconds, 6),
             "first_result_seconds": None if self.first_result_seconds is None else round(self.first_result_seconds, 6),
             "phases": [{"phase": p.phase, "seconds": round(p.seconds, 6), "python_seconds": round(p.python_seconds, 6),
+                        "beside_seconds": round(p.beside_seconds, 6),
                         "native": [{"category": n.category, "seconds": round(n.seconds, 6), "calls": n.calls,
                                     "reused": n.reused} for n in p.native]} for p in self.phases],
             "steps": [{"step": s.step, "op_index": s.op_index, "opcode": s.opcode, "kind": s.kind,
@@ -135,6 +139,8 @@ class ConfigureProfile:
             for n in p.native:
                 rows.append(f"  {n.category:<26}{n.seconds:>9.3f}{100 * n.seconds / total:>7.1f}%  "
                             f"{n.calls} / {n.reused}")
+            if p.beside_seconds:
+                rows.append(f"  {'(native beside, not waited)':<26}{p.beside_seconds:>9.3f}")
             if p.native:
                 rows.append(f"  {'python':<26}{p.python_seconds:>9.3f}{100 * p.python_seconds / total:>7.1f}%")
         rows.append(f"{'load (configure)':<28}{self.configure_seconds:>9.3f}")
@@ -159,16 +165,19 @@ class LoadPhases:
         self.session = session
         self._seconds: Dict[str, float] = {}
         self._native: Dict[str, Dict[str, List[float]]] = {}
+        self._beside: Dict[str, float] = {}
 
     @contextmanager
     def phase(self, name: str):
         s = self.session
         before = {c: (s.seconds.get(c, 0.0), s.calls.get(c, 0), s.reused.get(c, 0)) for c in CATEGORIES}
+        beside = sum(s.beside.values())
         t0 = time.perf_counter()
         try:
             yield
         finally:
             self._seconds[name] = self._seconds.get(name, 0.0) + time.perf_counter() - t0
+            self._beside[name] = self._beside.get(name, 0.0) + sum(s.beside.values()) - beside
             native = self._native.setdefault(name, {})
             for c, (sec, calls, reused) in before.items():
                 d = [s.seconds.get(c, 0.0) - sec, s.calls.get(c, 0) - calls, s.reused.get(c, 0) - reused]
@@ -186,7 +195,8 @@ class LoadPhases:
                 continue
             native = self._native.get(name, {})
             out.append(PhaseTime(name, self._seconds[name], tuple(
-                NativeTime(c, native[c][0], int(native[c][1]), int(native[c][2])) for c in CATEGORIES if c in native)))
+                NativeTime(c, native[c][0], int(native[c][1]), int(native[c][2])) for c in CATEGORIES if c in native),
+                self._beside.get(name, 0.0)))
         return tuple(out)
 
 
