@@ -506,18 +506,34 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
             beside.close()  # every probe has run: nothing of ACL is left running
 
 
+def _probes_first(calls: Sequence[Tuple[type, tuple, dict]]) -> List[int]:
+    """The calls' indices in the order the pass decides them: first those on memory that other
+    tensors view (``allow_padding_writes`` False: the runner's channel slices, concatenated
+    outputs and their roots, where the probes are), so that their probes run beside the rest
+    of the pass; each group in call order. A call's decision depends on its own content and
+    ACL's answers alone, so the order changes when a probe runs, never what is decided."""
+    first = [k for k, (_, _, kwargs) in enumerate(calls) if not kwargs.get("allow_padding_writes", False)]
+    if len(first) in (0, len(calls)):
+        return list(range(len(calls)))
+    chosen = set(first)
+    return first + [k for k in range(len(calls)) if k not in chosen]
+
+
 def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optional[Sequence[Optional[Bound]]],
                 padding_asked: bool, beside: Optional[QuestionThread]
                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
-    made: List[Tuple[Union[Decision, Staged, Probing], str]] = []
-    refused = None  # the first call the pass could not take, and why
+    made: Dict[int, Tuple[Union[Decision, Staged, Probing], str]] = {}
+    refused: Optional[Tuple[int, str]] = None  # the first call (by index) the pass could not take, and why
     memo = Decided()
-    for k, (cls, args, kwargs) in enumerate(calls):
+    for k in (_probes_first(calls) if beside is not None else range(len(calls))):
+        if refused is not None and k > refused[0]:
+            continue  # (only an earlier call's refusal would be the pass's answer now)
+        cls, args, kwargs = calls[k]
         if step_of is not None:
             step_of(k)
         if not isinstance(cls, type):  # a stand-in for a function class: made one at a time
-            refused = f"function {k}: {cls!r} is not a function class"
-            break
+            refused = (k, f"function {k}: {cls!r} is not a function class")
+            continue
         b = None if bound is None else bound[k]
         try:
             call = _call(cls, args, kwargs, b)
@@ -526,17 +542,18 @@ def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optio
                           (NO_PADDING,) * len(call.roles), False)
             decision, why = decide_one(call, memo, b, beside)
         except AclNdarrayError as e:  # ACL's refusal, or arguments refused: the other path says it
-            refused = f"function {k}: {e}"
-            break
+            refused = (k, f"function {k}: {e}")
+            continue
         if decision is None:
-            refused = f"function {k}: {why}"
-            break
-        made.append((decision, why))
+            refused = (k, f"function {k}: {why}")
+            continue
+        made[k] = (decision, why)
     # in call order: the probed calls decided (a refusal of an earlier call is the pass's answer)
     out: List[Optional[Decision]] = []
     staged = ""  # the first call left to the one-at-a-time path, and why
     finished: Dict[int, Tuple[Union[Decision, Staged, None], str]] = {}  # id(Probing) -> its answer
-    for k, (decision, why) in enumerate(made):
+    for k in range(len(calls) if refused is None else refused[0]):
+        decision, why = made[k]
         if isinstance(decision, Probing):
             answer = finished.get(id(decision))
             if answer is None:
@@ -555,7 +572,7 @@ def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optio
             continue
         out.append(decision)  # type: ignore[arg-type]
     if refused is not None:
-        return None, refused
+        return None, refused[1]
     return out, staged
 
 
