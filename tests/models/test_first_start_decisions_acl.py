@@ -238,6 +238,7 @@ def test_the_probes_beside_the_pass_answer_as_asked_in_turn(monkeypatch):
     folded PAD+ADDs' channel slices and its head's concatenated outputs)."""
     from acl_bridge import configure_cold
     from acl_bridge.configure_session import ConfigureSession, encode_answers
+    from acl_bridge.models.runtime import tflite_runner
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     kept = []  # each load's answers, as its session held them at the load's end
@@ -245,13 +246,14 @@ def test_the_probes_beside_the_pass_answer_as_asked_in_turn(monkeypatch):
     monkeypatch.setattr(ConfigureSession, "forget", lambda self: kept.append(self.kept()) or forget(self))
     path = model_file("face_detection_front")
     runs = {}
-    for cpus in (1, 2):  # one CPU: asked in turn, on the pass's thread
-        monkeypatch.setattr(configure_cold, "cpus_available", lambda: cpus)
+    for beside in (False, True):  # (on 20.08 too, where the pass asks ACL its own questions meanwhile)
+        monkeypatch.setattr(tflite_runner, "decide_calls",
+                            lambda *a, beside=beside, **k: configure_cold.decide_calls(*a, probes_beside=beside, **k))
         runner = TfliteRunner(path, facts_cache=False, model_cache=False)
         s = runner._session
         probed = sorted(k for k, c in s.step_seconds.items() if c.get("probe"))
-        runs[cpus] = (runner, s.calls["probe"], probed, s.beside.get("probe", 0.0), s.seconds["probe"])
-    (alone, n1, steps1, beside1, _), (beside, n2, steps2, beside2, seconds2) = runs[1], runs[2]
+        runs[beside] = (runner, s.calls["probe"], probed, s.beside.get("probe", 0.0), s.seconds["probe"])
+    (alone, n1, steps1, beside1, _), (beside, n2, steps2, beside2, seconds2) = runs[False], runs[True]
     try:
         assert n1 == n2 > 0 and steps1 == steps2 and len(steps1) == n1
         assert beside1 == 0.0 and 0.0 <= beside2 <= seconds2
