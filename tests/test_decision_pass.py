@@ -208,3 +208,52 @@ def test_a_quantization_that_can_change_is_keyed_afresh():
     per_channel = PerChannelQuantization((0.5, 0.25), 0)
     assert memo.quantization(per_channel) == (quantization_key(per_channel), _types(per_channel))
     assert id(per_channel) in memo.quantizations  # a frozen one of floats: kept
+
+
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from(["decided", "refused", "staged"])), min_size=1, max_size=12))
+def test_the_pass_in_any_order_answers_as_in_call_order(calls):
+    """The pass decides the calls on memory other tensors view first (``allow_padding_writes``
+    False) where probes run beside it; its answer is the one of deciding in call order: the
+    decisions in call order, the first staged call named, or the lowest refused call's reason
+    (stand-ins for decide_one: each call's answer depends on its own content alone)."""
+    from acl_bridge import configure_cold
+    from acl_bridge.configure_cold import Staged
+
+    class Kind:  # any function class: _call and decide_one are stood in for
+        pass
+
+    decided = [object() for _ in calls]
+
+    def decide_one(call, memo, bound, beside):
+        k = call
+        outcome = calls[k][1]
+        if outcome == "refused":
+            return None, f"no {k}"
+        if outcome == "staged":
+            return Staged(("dst",)), f"stages {k}"
+        return decided[k], ""
+
+    def answer(beside):
+        order = []
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(configure_cold, "acl_identity", lambda: "ACL")
+            mp.setattr(configure_cold, "_call", lambda cls, args, kwargs, b: args[0])
+            mp.setattr(configure_cold, "decide_one", lambda c, m, b, t: order.append(c) or decide_one(c, m, b, t))
+            got = configure_cold.decide_calls([(Kind, (k,), {"allow_padding_writes": apw})
+                                               for k, (apw, _) in enumerate(calls)], probes_beside=beside)
+        return got, order
+
+    (in_order, order), (beside, beside_order) = answer(False), answer(True)
+    assert beside == in_order
+    assert order == sorted(order)
+    first_refused = next((k for k, (_, o) in enumerate(calls) if o == "refused"), None)
+    if first_refused is None:
+        assert in_order[0] == [None if o == "staged" else decided[k] for k, (_, o) in enumerate(calls)]
+        staged = [k for k, (_, o) in enumerate(calls) if o == "staged"]
+        assert in_order[1] == (f"function {staged[0]}: stages {staged[0]}" if staged else "")
+        assert sorted(beside_order) == list(range(len(calls)))
+    else:
+        assert in_order == (None, f"function {first_refused}: no {first_refused}")
+    hinted = [k for k, (apw, _) in enumerate(calls) if not apw]
+    if 0 < len(hinted) < len(calls) and first_refused is None:
+        assert beside_order[:len(hinted)] == hinted  # those on viewed memory first
