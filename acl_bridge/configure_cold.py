@@ -525,6 +525,8 @@ def _probes_first(calls: Sequence[Tuple[type, tuple, dict]]) -> List[int]:
 def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optional[Sequence[Optional[Bound]]],
                 padding_asked: bool, beside: Optional[QuestionThread]
                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
+    """:func:`decide_calls`' pass: every call decided (with ``beside``, in :func:`_probes_first`'s
+    order, its probes asked there), then the answer made in call order."""
     made: Dict[int, Tuple[Union[Decision, Staged, Probing], str]] = {}
     refused: Optional[Tuple[int, str]] = None  # the first call (by index) the pass could not take, and why
     memo = Decided()
