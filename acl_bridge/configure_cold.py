@@ -42,7 +42,7 @@ from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
 
 from .decisions import Decision, LazyLayoutKey, layout_parts, plain_parts, quantization_key
-from .configure_session import current as current_session
+from .configure_session import Asked, current as current_session
 from .executor import (Call, _is_dense, acl_identity, array_layout_prefix, describe_request, in_place_desc, layout_of,
                        facts_with_probe, layouts_rejected, negotiate_padding, negotiated_descs, origin_of, probe_beside,
                        probed_facts)
@@ -345,7 +345,7 @@ class Probing(NamedTuple):
     layouts: tuple
     qtypes: tuple
     params: bytes
-    asked: object  # configure_session.Asked: the probe's answer to come
+    asked: Asked  # the probe's answer to come
 
 
 def decide_one(call: Call, memo: Optional[Decided] = None, bound: Optional[Bound] = None,
@@ -414,7 +414,7 @@ def finish_probing(probing: Probing, memo: Decided) -> Tuple[Union[Decision, Sta
     (waited for where it has not): the plan made again with the probe's findings, as
     :func:`~acl_bridge.executor.decide` makes it. ACL's refusals propagate."""
     p = probing
-    facts = probed_facts(p.call, p.facts, p.asked.result())  # type: ignore[attr-defined]
+    facts = probed_facts(p.call, p.facts, p.asked.result())
     plan = plan_function(p.call.kind, p.requests, facts, p.call.options, p.call.roles)
     return _decided(p.call, p.key, p.bound, p.requests, facts, plan, p.layouts, p.qtypes, p.params, memo)
 
