@@ -198,7 +198,82 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
     (:func:`acl_bridge.configure_cold.decide_calls`), not read from a file: each call's
     options, parameters and descriptions are then not compared with its decision again (the
     rest is checked, natively too, as for kept ones)."""
-    ffi, lib = require_native()
+    batch, why = prepare_kept(calls, decisions, decided_here)
+    if batch is None:
+        return None, why
+    with session.timed("configure"):  # ACL's validate() and configure(), tensors and imports, all functions
+        batch.create()
+    return batch.made()
+
+
+class PreparedBatch:
+    """One :func:`configure_kept` call made ready and checked in Python (:func:`prepare_kept`):
+    :meth:`create` is the native call alone (it may run on another thread: it holds no Python
+    object's state but its own), :meth:`owned` or :meth:`made` take what it made."""
+
+    def __init__(self, calls: List[Tuple[type, tuple, dict]], kept: KeptDecisions, keep: list, workspace,
+                 planned, n: int, total: int):
+        self.calls, self.kept, self.n, self.total = calls, kept, n, total
+        self._keep, self._workspace, self._planned = keep, workspace, planned  # alive until create() returns
+        self.status: Optional[int] = None  # the native call's, once made
+        self._owned = False
+
+    def create(self) -> None:
+        """ACL's validate() and configure(), the tensors and imports of every function (once)."""
+        ffi, lib = require_native()
+        if self.status is not None:
+            raise RuntimeError("this batch was created already")
+        n, total = self.n, self.total
+        self._functions = ffi.new("acl_shim_function *[]", max(n, 1))
+        self._tensors = ffi.new("acl_shim_tensor *[]", max(total, 1))
+        self._failed = ffi.new("int32_t *")
+        self._seconds = ffi.new("double[]", max(n, 1))
+        self.status = lib.acl_shim_plan_create(ffi.NULL if self._workspace is None else self._workspace.handle,
+                                               self._planned, n, self._functions, self._tensors, self._seconds,
+                                               self._failed)
+
+    def owned(self) -> Tuple[list, list, Tuple[float, ...]]:
+        """(per function its native handle, its native tensors, its seconds in the call), each
+        owned now (each function holds its buffers); AclError where ACL, or the bounds check,
+        refused a function: nothing was made then."""
+        ffi, lib = require_native()
+        if self.status is None or self._owned:
+            raise RuntimeError("this batch was not created, or what it made is owned already")
+        self._owned = True
+        check(self.status, "plan_create")
+        handles, tensors = [], []
+        t = 0
+        for i, (cls, args, _) in enumerate(self.calls):
+            roles = cls.roles  # type: ignore[attr-defined]
+            handles.append(ffi.gc(self._functions[i],
+                                  destroyer(lib.acl_shim_function_destroy, dict(zip(roles, args)))))
+            mine = []
+            for _ in roles:
+                h = self._tensors[t]
+                t += 1
+                mine.append(None if h == ffi.NULL else ffi.gc(h, lib.acl_shim_tensor_destroy))
+            tensors.append(mine)
+        seconds = tuple(self._seconds[i] for i in range(self.n))
+        self._functions = self._tensors = self._planned = None
+        self._keep = []
+        return handles, tensors, seconds
+
+    def made(self) -> Tuple[Optional[RecalledFunctions], str]:
+        """(the functions, "") as :func:`configure_kept` returns them, or (None, why)."""
+        try:
+            handles, tensors, seconds = self.owned()
+        except AclError as e:
+            return None, str(e)
+        made = RecalledFunctions(self.calls, self.kept, handles, tensors)
+        made.seconds = seconds
+        return made, ""
+
+
+def prepare_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequence[Decision],
+                 decided_here: bool = False) -> Tuple[Optional[PreparedBatch], str]:
+    """:func:`configure_kept`'s work before its native call: (the batch, "") or (None, why)
+    where some decision does not fit (nothing asked of ACL)."""
+    ffi, _ = require_native()
     n = len(calls)
     try:  # as the facts cache keeps them: as they are (decided here: plans and facts by object)
         kept = KeptDecisions.of(decisions, by_identity=decided_here)
@@ -315,32 +390,8 @@ def configure_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequenc
         p.kind, p.params, p.backend, p.num_tensors = abi.KINDS[kind], params + i, backends[i], len(args)
         p.descs, p.bases = descs + at, base_array + at
         p.available_in_bytes, p.element_sizes_in_bytes = available_array + at, size_array + at
-    out_functions = ffi.new("acl_shim_function *[]", max(n, 1))
-    out_tensors = ffi.new("acl_shim_tensor *[]", max(total, 1))
-    failed = ffi.new("int32_t *")
-    seconds = ffi.new("double[]", max(n, 1))
-    with session.timed("configure"):  # ACL's validate() and configure(), tensors and imports, all functions
-        status = lib.acl_shim_plan_create(ffi.NULL if workspace is None else workspace.handle, planned, n,
-                                          out_functions, out_tensors, seconds, failed)
-    try:
-        check(status, "plan_create")
-    except AclError as e:  # ACL, or the bounds check, refused a function: nothing was made
-        return None, str(e)
-    # owned at once, before any other Python can raise: each function holds its buffers
-    handles, tensors = [], []
-    t = 0
-    for i, (cls, args, _) in enumerate(calls):
-        roles = cls.roles  # type: ignore[attr-defined]
-        handles.append(ffi.gc(out_functions[i], destroyer(lib.acl_shim_function_destroy, dict(zip(roles, args)))))
-        mine = []
-        for _ in roles:
-            h = out_tensors[t]
-            t += 1
-            mine.append(None if h == ffi.NULL else ffi.gc(h, lib.acl_shim_tensor_destroy))
-        tensors.append(mine)
-    made = RecalledFunctions(calls, kept, handles, tensors)
-    made.seconds = tuple(seconds[i] for i in range(n))
-    return made, ""
+    keep.extend((params, available_array, size_array, descs))
+    return PreparedBatch(calls, kept, keep, workspace, planned, n, total), ""
 
 
 # the constructor's keywords that are not the kind's options (AclFunction._prepare)

@@ -36,7 +36,7 @@ makes the functions one at a time, as before, and that path says what ACL refuse
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Protocol, Sequence, Tuple, Union
 
 from ndarray import NdArray, NotRepresentableError, ShapeDescriptor
 from ndarray.errors import AclNdarrayError
@@ -475,10 +475,28 @@ def _negotiated_layouts_refused(call: Call, bound: Bound, requests: Sequence[Opt
     return None
 
 
+class MakesBeside(Protocol):
+    """What makes the functions while the pass decides them
+    (:class:`acl_bridge.configure_beside.MadeBeside`): its thread, and each call's decision
+    (None: it stages a tensor) given once final."""
+
+    thread: QuestionThread
+
+    def decided(self, k: int, decision: Optional[Decision]) -> None: ...
+
+
+def beside_worthwhile(padding_asked: bool) -> bool:
+    """Whether a pass asks ACL on a second thread beside it: where it asks ACL nothing else
+    (``padding_asked`` False: elsewhere each of its questions would wait for the one running,
+    ACL being asked one thing at a time; measured on ACL 20.08: 12-14% slower), a configure
+    session is active and more than one CPU is available."""
+    return not padding_asked and current_session() is not None and cpus_available() > 1
+
+
 def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
                  bound: Optional[Sequence[Optional[Bound]]] = None,
-                 padding_asked: bool = True, probes_beside: Optional[bool] = None
-                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
+                 padding_asked: bool = True, probes_beside: Optional[bool] = None,
+                 made_beside: Optional[MakesBeside] = None) -> Tuple[Optional[List[Optional[Decision]]], str]:
     """Every call's first-start decision ((class, tensors, keyword arguments) as its
     constructor would be given them), in order: (decisions, why) with None in the place of
     each call whose plan stages a tensor (made one at a time; ``why`` says the first, else
@@ -494,13 +512,14 @@ def decide_calls(calls: Sequence[Tuple[type, tuple, dict]], step_of=None,
     a refusal ends the pass, as for any other call.
     ``probes_beside``: the probes asked on a second thread while the pass goes on
     (:mod:`acl_bridge.question_thread`), the probed calls decided at the end: the same
-    decisions and answers as asking each in turn. None: where the pass asks ACL nothing else
-    (``padding_asked`` False: elsewhere each of its questions would wait for the probe running,
-    ACL being asked one thing at a time; measured on ACL 20.08: 12-14% slower), a configure
-    session is active and more than one CPU is available."""
+    decisions and answers as asking each in turn. None: :func:`beside_worthwhile`.
+    ``made_beside``: each call's final decision given to it as the pass makes it (the
+    functions made on its thread meanwhile), the probes asked on its thread; its owner closes
+    the thread."""
     acl_identity()  # (asked before any probe runs beside: ACL is asked one thing at a time)
-    threaded = probes_beside if probes_beside is not None else (
-        not padding_asked and current_session() is not None and cpus_available() > 1)
+    if made_beside is not None:
+        return _decide_all(calls, step_of, bound, padding_asked, made_beside.thread, made_beside)
+    threaded = probes_beside if probes_beside is not None else beside_worthwhile(padding_asked)
     beside = QuestionThread(threaded=True) if threaded else None
     try:
         return _decide_all(calls, step_of, bound, padding_asked, beside)
@@ -523,10 +542,11 @@ def _probes_first(calls: Sequence[Tuple[type, tuple, dict]]) -> List[int]:
 
 
 def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optional[Sequence[Optional[Bound]]],
-                padding_asked: bool, beside: Optional[QuestionThread]
+                padding_asked: bool, beside: Optional[QuestionThread], made_beside: Optional[MakesBeside] = None
                 ) -> Tuple[Optional[List[Optional[Decision]]], str]:
     """:func:`decide_calls`' pass: every call decided (with ``beside``, in :func:`_probes_first`'s
-    order, its probes asked there), then the answer made in call order."""
+    order, its probes asked there; each final decision given to ``made_beside``), then the
+    answer made in call order."""
     made: Dict[int, Tuple[Union[Decision, Staged, Probing], str]] = {}
     refused: Optional[Tuple[int, str]] = None  # the first call (by index) the pass could not take, and why
     memo = Decided()
@@ -553,6 +573,8 @@ def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optio
             refused = (k, f"function {k}: {why}")
             continue
         made[k] = (decision, why)
+        if made_beside is not None and not isinstance(decision, Probing):
+            made_beside.decided(k, decision if isinstance(decision, Decision) else None)
     # in call order: the probed calls decided (a refusal of an earlier call is the pass's answer)
     out: List[Optional[Decision]] = []
     staged = ""  # the first call left to the one-at-a-time path, and why
@@ -571,6 +593,8 @@ def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optio
             decision, why = answer  # type: ignore[assignment]
             if decision is None:
                 return None, f"function {k}: {why}"
+            if made_beside is not None:
+                made_beside.decided(k, decision if isinstance(decision, Decision) else None)
         if isinstance(decision, Staged):
             staged = staged or f"function {k}: {why}"
             out.append(None)
@@ -581,4 +605,5 @@ def _decide_all(calls: Sequence[Tuple[type, tuple, dict]], step_of, bound: Optio
     return out, staged
 
 
-__all__ = ["Bound", "Decided", "Probing", "Staged", "decide_calls", "decide_one", "finish_probing"]
+__all__ = ["Bound", "Decided", "MakesBeside", "Probing", "Staged", "beside_worthwhile", "decide_calls", "decide_one",
+           "finish_probing"]

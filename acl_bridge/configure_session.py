@@ -411,6 +411,12 @@ class ConfigureSession:
             self._pending[k] = asked
         return asked
 
+    def add_beside(self, category: str, later: Later, step: Optional[int] = None) -> None:
+        """A job's seconds added to ``category`` (for ``step``) once it is answered: the part
+        not waited for (:attr:`Later.waited`) ran beside this session's thread."""
+        self._add(category, later.seconds, step)
+        self.beside[category] += max(0.0, later.seconds - later.waited)
+
     def answers(self) -> Dict[str, Dict[str, object]]:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""
         return encode_answers(self.kept())
@@ -489,8 +495,7 @@ class Asked(Generic[T]):
             if not self._timed:
                 self._timed = True
                 s._pending.pop(self.key, None)
-                s._add(self.category, later.seconds, self.step)
-                s.beside[self.category] += max(0.0, later.seconds - later.waited)
+                s.add_beside(self.category, later, self.step)
         s._keep(self.key, self.qid, answer)
         self._answer = answer
         return answer

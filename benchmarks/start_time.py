@@ -29,9 +29,10 @@ optimize and load on CpuAcc) and the first inference (ACL prepares weights there
   ACL (:func:`without_probes`): what the probes cost a first start, reported as the paired
   ratio first / unprobed. A measurement only: the library never skips a probe;
 * ``bridge first in turn``: the first start with its probes asked in turn on the decision
-  pass's thread (:func:`probes_in_turn`), as where one CPU is available; the library asks them
-  on a second thread beside the pass (acl_bridge.question_thread): what that saves, reported as
-  the paired ratio first / in turn;
+  pass's thread and its functions made in one call after the pass (:func:`probes_in_turn`), as
+  where one CPU is available; the library asks the probes and makes the functions on a second
+  thread beside the pass (acl_bridge.question_thread, acl_bridge.configure_beside): what that
+  saves, reported as the paired ratio first / in turn;
 * ``bridge first uncached``: the first start with both caches off (``model_cache=False``,
   ``facts_cache=False``): what looking for kept files and keeping them cost a first start,
   reported as the paired ratio first / uncached;
@@ -93,7 +94,7 @@ COLD = tuple(c for c, caches in EXPECTED_CACHES.items() if "warm" not in caches)
 #: (contender, the one it is paired with, the ratio's name, what the ratio says)
 RATIOS = (("bridge second", "bridge second unchecked", "unchecked", "second start with the trust checks / without"),
           ("bridge first", "bridge first unprobed", "unprobed", "first start with the probes / without"),
-          ("bridge first", "bridge first in turn", "in turn", "first start, probes beside the pass / asked in turn"),
+          ("bridge first", "bridge first in turn", "in turn", "first start, ACL beside the pass / in turn"),
           ("bridge first", "bridge first uncached", "uncached", "first start with the caches / without"),
           ("bridge first", "base first", "base", "first start, this checkout / the base"),
           ("bridge second", "base second", "base", "second start, this checkout / the base"))
@@ -140,9 +141,9 @@ def without_probes() -> None:
 
 
 def probes_in_turn() -> None:
-    """A first start's probes asked in turn on the decision pass's thread, as on a machine with
-    one CPU (acl_bridge.question_thread), for the ``bridge first in turn`` contender only: what
-    asking them beside the pass saves."""
+    """A first start's probes asked in turn on the decision pass's thread and its functions made
+    after the pass, as on a machine with one CPU (acl_bridge.question_thread), for the ``bridge
+    first in turn`` contender only: what asking ACL beside the pass saves."""
     import acl_bridge.configure_cold as cc
 
     cc.cpus_available = lambda: 1
@@ -236,7 +237,7 @@ def phases_of(m, contender: str) -> Dict[str, float]:
     """Where the start's configure went, in seconds: Arm NN's parse, optimize and load; the
     bridge's phases (``TfliteRunner.configure_profile``), ACL's own calls in the negotiation
     and the configure apart from the Python around them (the probe apart from the rest, and
-    how much of it ran beside the decision pass: acl_bridge.question_thread)."""
+    how much of ACL's work ran beside the decision pass: acl_bridge.question_thread)."""
     if contender == "armnn":
         return dict(getattr(m, "seconds", {}))
     out: Dict[str, float] = {}
@@ -248,8 +249,8 @@ def phases_of(m, contender: str) -> Dict[str, float]:
             out[f"{p.phase}: ACL"] = out.get(f"{p.phase}: ACL", 0.0) + sum(native.values())
             if p.phase == "configure":
                 out["configure: probe"] = out.get("configure: probe", 0.0) + probe
-                # the probes' seconds that ran beside the decision pass, not waited for
-                out["configure: probe beside"] = out.get("configure: probe beside", 0.0) + p.beside_seconds
+                # ACL's seconds (probes, functions made) that ran beside the decision pass, not waited for
+                out["configure: ACL beside"] = out.get("configure: ACL beside", 0.0) + p.beside_seconds
             out[f"{p.phase}: Python"] = out.get(f"{p.phase}: Python", 0.0) + p.python_seconds
     return out
 

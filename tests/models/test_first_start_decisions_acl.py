@@ -177,11 +177,23 @@ def test_a_refused_batch_negotiates_again_with_validate_asked(monkeypatch):
     check_refused_batch_negotiates_again(monkeypatch, model_file("tflite_micro_speech"))
 
 
+def refuse_first_start_batches(monkeypatch, why: str) -> None:
+    """A first start's functions refused as one batch with ``why``, made after its decision
+    pass (configure_kept) or in pieces beside it (MadeBeside: made, then let go); kept
+    decisions' batches as before."""
+    from acl_bridge.configure_beside import MadeBeside
+    from acl_bridge.models.runtime import tflite_runner
+
+    kept, made_beside = tflite_runner.configure_kept, MadeBeside.made
+    monkeypatch.setattr(tflite_runner, "configure_kept", lambda calls, decided, decided_here=False:
+                        (None, why) if decided_here else kept(calls, decided, decided_here))
+    monkeypatch.setattr(MadeBeside, "made", lambda self, batch: (made_beside(self, batch), (None, why))[1])
+
+
 def check_refused_batch_negotiates_again(monkeypatch, path, backend: str = "neon") -> None:
     """Where the first start's one native call refuses (made to here), the runner negotiates
     again asking validate() per step (and ACL's padding: ``negotiate``'s ``checks``) and makes
     the functions a start that never batched makes."""
-    from acl_bridge.models.runtime import tflite_runner
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     options = dict(backend=backend, facts_cache=False, model_cache=False)
@@ -191,10 +203,7 @@ def check_refused_batch_negotiates_again(monkeypatch, path, backend: str = "neon
             assert batched.functions_batched == len(batched.functions) - staged
             assert batched._session.calls["check_layouts"] < len(batched.plan.steps)
         made = _decisions(batched)
-    kept = tflite_runner.configure_kept
-    monkeypatch.setattr(tflite_runner, "configure_kept",
-                        lambda calls, decided, decided_here=False: (None, "refused for the test") if decided_here
-                        else kept(calls, decided, decided_here))
+    refuse_first_start_batches(monkeypatch, "refused for the test")
     with TfliteRunner(path, **options) as again:
         assert not again._unchecked and again.functions_batched == 0 and again.batch_refused == "refused for the test"
         assert again._session.calls["check_layouts"] + again._session.reused["check_layouts"] >= len(again.plan.steps)
@@ -211,12 +220,11 @@ def test_a_refusal_after_a_refused_batch_names_its_operator(monkeypatch):
     never batched raises it; with the fallback, that operator is planned onto it."""
     from acl_bridge import executor
     from acl_bridge.errors import AclStatusError
-    from acl_bridge.models.runtime import tflite_runner
     from acl_bridge.models.runtime.step_calls import AclRefusedError
     from acl_bridge.models.runtime.tflite_runner import TfliteRunner
 
     path = model_file("tflite_micro_speech")
-    monkeypatch.setattr(tflite_runner, "configure_kept", lambda calls, decided, decided_here=False: (None, "refused"))
+    refuse_first_start_batches(monkeypatch, "refused")
     real = executor._layouts_rejected
 
     def refuse_softmax(ffi, lib, kind, params, descs):
@@ -231,11 +239,15 @@ def test_a_refusal_after_a_refused_batch_names_its_operator(monkeypatch):
         assert set(partitioned.acl_refused) == set(e.value.refused)
 
 
-def test_the_probes_beside_the_pass_answer_as_asked_in_turn(monkeypatch):
-    """A first start's probes asked on a second thread while its decision pass goes on
-    (acl_bridge.question_thread) give the decisions, the kept answers, the probed steps and the
-    bits of the same start asking each probe in turn (face_detection_front: 15 probes, its
-    folded PAD+ADDs' channel slices and its head's concatenated outputs)."""
+@pytest.mark.parametrize("name", ["face_detection_front", "keyword_spotting_alexa"])
+def test_the_work_beside_the_pass_answers_as_asked_in_turn(monkeypatch, name):
+    """A first start's probes asked, and its functions made, on a second thread while its
+    decision pass goes on (acl_bridge.question_thread, acl_bridge.configure_beside) give the
+    decisions, the kept answers, the probed steps, the functions made in one batch and the
+    bits of the same start asking each probe in turn and making the functions in one call
+    after the pass (face_detection_front: 15 probes, its folded PAD+ADDs' channel slices and
+    its head's concatenated outputs; keyword_spotting_alexa: 55 functions, no probe on 24.11,
+    24 on 20.08)."""
     from acl_bridge import configure_cold
     from acl_bridge.configure_session import ConfigureSession, encode_answers
     from acl_bridge.models.runtime import tflite_runner
@@ -244,19 +256,26 @@ def test_the_probes_beside_the_pass_answer_as_asked_in_turn(monkeypatch):
     kept = []  # each load's answers, as its session held them at the load's end
     forget = ConfigureSession.forget
     monkeypatch.setattr(ConfigureSession, "forget", lambda self: kept.append(self.kept()) or forget(self))
-    path = model_file("face_detection_front")
+    path = model_file(name)
     runs = {}
     for beside in (False, True):  # (on 20.08 too, where the pass asks ACL its own questions meanwhile)
         monkeypatch.setattr(tflite_runner, "decide_calls",
                             lambda *a, beside=beside, **k: configure_cold.decide_calls(*a, probes_beside=beside, **k))
+        monkeypatch.setattr(tflite_runner, "beside_worthwhile", lambda padding_asked, beside=beside: beside)
         runner = TfliteRunner(path, facts_cache=False, model_cache=False)
         s = runner._session
         probed = sorted(k for k, c in s.step_seconds.items() if c.get("probe"))
-        runs[beside] = (runner, s.calls["probe"], probed, s.beside.get("probe", 0.0), s.seconds["probe"])
-    (alone, n1, steps1, beside1, _), (beside, n2, steps2, beside2, seconds2) = runs[False], runs[True]
+        runs[beside] = (runner, s.calls["probe"], probed, s.beside.get("probe", 0.0), s.seconds["probe"],
+                        s.calls["configure"], s.beside.get("configure", 0.0), s.seconds["configure"])
+    (alone, n1, steps1, beside1, _, pieces1, made1, _) = runs[False]
+    (beside, n2, steps2, beside2, seconds2, pieces2, made2, configure2) = runs[True]
     try:
-        assert n1 == n2 > 0 and steps1 == steps2 and len(steps1) == n1
+        assert n1 == n2 and steps1 == steps2 and len(steps1) == n1
         assert beside1 == 0.0 and 0.0 <= beside2 <= seconds2
+        # one native call after the pass, or pieces beside it (the first as soon as a call is
+        # decided); a staging function (20.08) made alone after either
+        assert made1 == 0.0 and pieces2 >= pieces1 + 1 and 0.0 < made2 <= configure2
+        assert alone.functions_batched == beside.functions_batched > 0
         assert _decisions(beside) == _decisions(alone)
         assert len(kept) == 2 and encode_answers(kept[1]) == encode_answers(kept[0])
         assert_same_bits(alone, beside, 3, "probes beside the pass and in turn differ")

@@ -57,7 +57,8 @@ class PhaseTime:
     seconds: float  # wall clock, this phase alone
     native: Tuple[NativeTime, ...] = ()
     # of the native seconds, those that ran on another thread while this one went on (a first
-    # start's probes beside its decision pass: acl_bridge.question_thread), not waited for
+    # start's probes and functions made beside its decision pass: acl_bridge.question_thread,
+    # acl_bridge.configure_beside), not waited for
     beside_seconds: float = 0.0
 
     @property

@@ -109,7 +109,8 @@ from ...backend import backend_named
 from ...cl_program_cache import CacheReport
 from ...decisions import code_identity
 from ...configure_batch import RecalledFunctions, configure_kept
-from ...configure_cold import decide_calls
+from ...configure_beside import MadeBeside
+from ...configure_cold import beside_worthwhile, decide_calls
 from ...configure_session import (CATEGORIES, CONFIGURED_PLAN, MEMORY_PLAN, NEGOTIATED_PLAN, ConfigureSession,
                                  question_id)
 from ...errors import AclError, AclStatusError, AclUnavailableError, AclUnsupportedError
@@ -648,9 +649,20 @@ class TfliteRunner:
         if not calls:  # every operator on the fallback: no function to make, in a batch or alone
             decided = None
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
+        beside: Optional[MadeBeside] = None
         if cold:  # a first start: every function decided first, then made as a second start makes them
-            decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs) for s, operands, kwargs in calls],
-                                        self._session_step, self._bound, padding_asked=not self._unasked)
+            if beside_worthwhile(padding_asked=not self._unasked):  # made in pieces while the pass goes on
+                self.workspaces = [Workspace(self.backend)]
+                beside = MadeBeside([(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=self.workspaces[0]))
+                                     for s, operands, kwargs in calls])
+            try:
+                decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs)
+                                             for s, operands, kwargs in calls],
+                                            self._session_step, self._bound, padding_asked=not self._unasked,
+                                            made_beside=beside)
+            finally:
+                if beside is not None and decided is None:
+                    beside.close()  # (what was made is let go: the one-at-a-time path has a fresh workspace)
             self._session.step = None
             self.batch_refused = why or None
             if decided is None and self._unchecked:
@@ -658,7 +670,8 @@ class TfliteRunner:
         batch: Sequence[int] = ()
         functions: Optional[RecalledFunctions] = None
         if decided is not None and self.share_workspaces:
-            self.workspaces = [Workspace(self.backend)]
+            if beside is None:
+                self.workspaces = [Workspace(self.backend)]
             for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
                 kwargs["workspace"] = self.workspaces[0]
             # a staging plan's copies run in Python around its function: made alone, below
@@ -670,13 +683,16 @@ class TfliteRunner:
                 self.batch_refused = (f"{len(calls) - len(batch)} of {len(calls)} functions made one at a time, "
                                       f"their plans staging a tensor ({why})")
             if batch:
-                functions, why = configure_kept([(ROLES[calls[k][0].kind], tuple(calls[k][1]), calls[k][2])
-                                                 for k in batch], [decided[k] for k in batch], decided_here=cold)
+                functions, why = beside.made(batch) if beside is not None else configure_kept(
+                    [(ROLES[calls[k][0].kind], tuple(calls[k][1]), calls[k][2]) for k in batch],
+                    [decided[k] for k in batch], decided_here=cold)
                 if functions is None:
                     self.batch_refused = why or None
                     batch = ()
                     if cold and self._unchecked:
                         raise UncheckedRefused(why)
+            if beside is not None:
+                beside.close()  # (made() closed it where it ran; else nothing made is kept)
             if functions is not None:
                 self.functions_batched = len(functions)
                 functions.recalled = not cold

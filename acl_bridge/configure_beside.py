@@ -1,0 +1,127 @@
+"""A first start's functions made in pieces while its decision pass goes on.
+
+A first start decides every function (:func:`acl_bridge.configure_cold.decide_calls`), then
+makes them all in one native call (:func:`acl_bridge.configure_batch.configure_kept`). The pass
+is Python, the making is ACL's work with the GIL released: :class:`MadeBeside` takes each
+decision as the pass makes it and, whenever its :class:`~acl_bridge.question_thread.QuestionThread`
+is idle, hands the calls decided since (a prefix in call order, the staging ones left out) to
+that thread as one ``acl_shim_plan_create`` call. The pieces make the same functions, in the
+same order, into the same workspace as the one call would (the native call makes one function
+after another and nothing else), and :meth:`MadeBeside.made` joins them into one
+:class:`~acl_bridge.configure_batch.RecalledFunctions`. ACL is asked one thing at a time
+(:data:`~acl_bridge.question_thread.ACL_LOCK`): the pass's probes go to the same thread.
+
+All or nothing, as the one call: where a piece cannot be prepared or ACL refuses one, every
+piece made is let go, the reason is returned, and the caller makes the functions one at a time
+with a fresh workspace.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ndarray.errors import AclNdarrayError
+
+from . import configure_session as session
+from .configure_batch import PreparedBatch, RecalledFunctions, prepare_kept
+from .decisions import Decision, KeptDecisions
+from .errors import AclError
+from .question_thread import Later, QuestionThread
+
+
+class MadeBeside:
+    """The functions of ``calls`` ((class, tensors, keyword arguments with one workspace), as
+    :func:`~acl_bridge.configure_batch.configure_kept` takes them) made on ``thread`` as their
+    decisions come (:meth:`decided`); :meth:`made` waits and joins them, :meth:`close` lets
+    them go. The thread (default: a threaded :class:`QuestionThread`) is this object's, closed
+    by :meth:`made` or :meth:`close`."""
+
+    def __init__(self, calls: Sequence[Tuple[type, tuple, dict]], thread: Optional[QuestionThread] = None):
+        self.thread = QuestionThread(threaded=True) if thread is None else thread
+        self._calls = list(calls)
+        self._decided: Dict[int, Optional[Decision]] = {}
+        self._next = 0  # the first call not handed on yet (every earlier one is decided)
+        self._pieces: List[Tuple[List[int], PreparedBatch, Later[None]]] = []
+        self._why = ""  # why a piece could not be prepared (nothing more is handed on then)
+
+    def decided(self, k: int, decision: Optional[Decision]) -> None:
+        """Call ``k``'s decision (None: it stages a tensor, made one at a time by the caller);
+        the calls decided since the last piece are handed on now where the thread is idle."""
+        self._decided[k] = decision
+        if not self._pieces or self._pieces[-1][2].done:
+            self._hand_on()
+
+    def _hand_on(self) -> None:
+        """The calls decided in a row from the first not handed on, as one piece on the thread."""
+        if self._why:
+            return
+        ks = []
+        while self._next in self._decided:
+            d = self._decided[self._next]
+            if d is not None and not d.plan.staged:
+                ks.append(self._next)
+            self._next += 1
+        if not ks:
+            return
+        try:
+            batch, why = prepare_kept([self._calls[k] for k in ks], [self._decided[k] for k in ks],  # type: ignore[misc]
+                                      decided_here=True)
+        except AclNdarrayError as e:  # (an output read-only: the one-at-a-time path raises it)
+            batch, why = None, str(e)
+        if batch is None:
+            self._why = f"functions {ks[0]}-{ks[-1]}: {why}"
+            return
+        self._pieces.append((ks, batch, self.thread.submit(batch.create)))
+
+    def made(self, batch: Sequence[int]) -> Tuple[Optional[RecalledFunctions], str]:
+        """The functions of the calls ``batch`` (the caller's: every decided call that stages
+        nothing, in order), joined, and ""; or (None, why) with nothing made (module
+        docstring). Waits for every piece; the thread is closed."""
+        self._hand_on()
+        handed = [k for ks, _, _ in self._pieces for k in ks]
+        why = self._why or ("" if handed == list(batch) else
+                            f"{len(handed)} functions made beside the pass, {len(batch)} to make")
+        kept = None
+        if not why:  # (made while the last piece runs)
+            kept = KeptDecisions.of([self._decided[k] for k in handed], by_identity=True)  # type: ignore[misc]
+        parts = self._wait()
+        if why or any(isinstance(p, str) for p in parts):
+            why = why or next(p for p in parts if isinstance(p, str))  # type: ignore[assignment]
+            return None, why  # (every piece made is let go with ``parts``)
+        handles: list = []
+        tensors: list = []
+        seconds: list = []
+        for h, t, s in parts:  # type: ignore[misc]
+            handles += h
+            tensors += t
+            seconds += s
+        out = RecalledFunctions([self._calls[k] for k in handed], kept, handles, tensors)  # type: ignore[arg-type]
+        out.seconds = tuple(seconds)
+        return out, ""
+
+    def _wait(self) -> list:
+        """Every piece waited for and owned (timed in the session, the part not waited for as
+        beside it): per piece (handles, tensors, seconds) or why ACL refused it. The thread is
+        closed after (its jobs are these pieces and probes already answered)."""
+        s = session.current()
+        parts: list = []
+        for _, batch, later in self._pieces:
+            try:
+                later.result()  # (ACL's refusal is create()'s status, not raised)
+                parts.append(batch.owned())
+            except (AclError, RuntimeError, MemoryError) as e:
+                parts.append(str(e))
+            finally:
+                if s is not None:
+                    s.add_beside("configure", later)
+        self._pieces = []
+        self.thread.close()
+        return parts
+
+    def close(self) -> None:
+        """Wait for what runs; let every piece made go (idempotent)."""
+        self._why = self._why or "closed"
+        self._wait()
+
+
+__all__ = ["MadeBeside"]
