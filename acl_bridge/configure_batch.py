@@ -216,6 +216,7 @@ class PreparedBatch:
         self.calls, self.kept, self.n, self.total = calls, kept, n, total
         self._keep, self._workspace, self._planned = keep, workspace, planned  # alive until create() returns
         self.status: Optional[int] = None  # the native call's, once made
+        self._refused: Optional[AclError] = None  # what a refusing status raised, with ACL's message
         self._owned = False
 
     def create(self) -> None:
@@ -231,6 +232,10 @@ class PreparedBatch:
         self.status = lib.acl_shim_plan_create(ffi.NULL if self._workspace is None else self._workspace.handle,
                                                self._planned, n, self._functions, self._tensors, self._seconds,
                                                self._failed)
+        try:  # (ACL's message is the calling thread's: taken here)
+            check(self.status, "plan_create")
+        except AclError as e:
+            self._refused = e
 
     def owned(self) -> Tuple[list, list, Tuple[float, ...]]:
         """(per function its native handle, its native tensors, its seconds in the call), each
@@ -240,7 +245,8 @@ class PreparedBatch:
         if self.status is None or self._owned:
             raise RuntimeError("this batch was not created, or what it made is owned already")
         self._owned = True
-        check(self.status, "plan_create")
+        if self._refused is not None:
+            raise self._refused
         handles, tensors = [], []
         t = 0
         for i, (cls, args, _) in enumerate(self.calls):
