@@ -82,6 +82,7 @@ class MadeBeside:
         why = self._why or ("" if handed == list(batch) else
                             f"{len(handed)} functions made beside the pass, {len(batch)} to make")
         kept = None
+        calls = [c for _, piece, _ in self._pieces for c in piece.calls]  # (as each piece took them)
         if not why:  # (made while the last piece runs)
             kept = KeptDecisions.of([self._decided[k] for k in handed], by_identity=True)  # type: ignore[misc]
         parts = self._wait()
@@ -95,7 +96,7 @@ class MadeBeside:
             handles += h
             tensors += t
             seconds += s
-        out = RecalledFunctions([self._calls[k] for k in handed], kept, handles, tensors)  # type: ignore[arg-type]
+        out = RecalledFunctions(calls, kept, handles, tensors)  # type: ignore[arg-type]
         out.seconds = tuple(seconds)
         return out, ""
 
