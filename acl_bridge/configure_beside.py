@@ -103,20 +103,28 @@ class MadeBeside:
     def _wait(self) -> list:
         """Every piece waited for and owned (timed in the session, the part not waited for as
         beside it): per piece (handles, tensors, seconds) or why ACL refused it. The thread is
-        closed after (its jobs are these pieces and probes already answered)."""
+        closed after (its jobs are these pieces and probes already answered); a wait cut short
+        (an interrupt) still owns, and so lets go, every piece made."""
         s = session.current()
+        pieces, self._pieces = self._pieces, []
         parts: list = []
-        for _, batch, later in self._pieces:
-            try:
-                later.result()  # (ACL's refusal is create()'s status, not raised)
-                parts.append(batch.owned())
-            except (AclError, RuntimeError, MemoryError) as e:
-                parts.append(str(e))
-            finally:
-                if s is not None:
-                    s.add_beside("configure", later)
-        self._pieces = []
-        self.thread.close()
+        try:
+            for _, batch, later in pieces:
+                try:
+                    later.result()  # (ACL's refusal is create()'s status, not raised)
+                    parts.append(batch.owned())
+                except (AclError, RuntimeError, MemoryError) as e:
+                    parts.append(str(e))
+                finally:
+                    if s is not None:
+                        s.add_beside("configure", later)
+        finally:
+            self.thread.close()
+            for _, batch, _ in pieces[len(parts):]:  # (cut short: the rest, made by now, let go)
+                try:
+                    batch.owned()
+                except (AclError, RuntimeError):
+                    pass
         return parts
 
     def close(self) -> None:

@@ -127,3 +127,27 @@ def test_an_output_nobody_may_write_is_left_to_the_one_at_a_time_path():
     functions, why = made.made([0])
     assert functions is None and "dst is written by add" in why, why
     assert not made.thread._running and z.untouched()
+
+
+def test_a_wait_cut_short_still_lets_every_piece_go(monkeypatch):
+    """An interrupt while made() waits (here: the first piece's wait raises
+    KeyboardInterrupt) reaches the caller; the thread is closed and every piece made is owned,
+    so let go, not left native."""
+    from acl_bridge.question_thread import Later
+
+    decisions, _ = _decided()
+    made, guarded, _, session = _beside(decisions)
+    pieces = [batch for _, batch, _ in made._pieces]
+    result = Later.result
+
+    def interrupted(self):
+        monkeypatch.setattr(Later, "result", result)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Later, "result", interrupted)
+    before = [g.raw.copy() for g in guarded]
+    with session.active(), pytest.raises(KeyboardInterrupt):
+        made.made([0, 1, 2])
+    assert not made.thread._running and not made._pieces
+    assert len(pieces) >= 1 and all(batch._owned for batch in pieces)
+    assert all(np.array_equal(g.raw, r) for g, r in zip(guarded, before))
