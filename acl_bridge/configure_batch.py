@@ -15,7 +15,9 @@ same imports, in the same order. What it
 returns, :class:`RecalledFunctions`, runs as it is (a :class:`~acl_bridge.schedule.Schedule`
 takes it); its :class:`~acl_bridge.functions.AclFunction` objects are made when someone asks
 for them, each with its arguments bound and checked as its constructor would and its call
-compared with its decision.
+compared with its decision. :func:`prepare_kept` and :class:`PreparedBatch` are
+:func:`configure_kept` in its two parts, the Python and the native call, for a caller that
+makes the call on another thread (:mod:`acl_bridge.configure_beside`).
 
 What is checked before the native call, since the decisions come from a file
 (docs/robustness.md, "What the caches trust"): per function, that its decision plans as many

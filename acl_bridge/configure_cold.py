@@ -9,7 +9,9 @@ that path makes it (the same questions, asked through the same
 :mod:`~acl_bridge.configure_session`, the same plan, the same native descriptions) without
 making anything native; :func:`~acl_bridge.configure_batch.configure_kept` then makes every
 function from those decisions in one call (``acl_shim_plan_create``), the path a second start
-takes, so a first start and a second start make their functions the same way.
+takes, so a first start and a second start make their functions the same way (where ACL's
+work runs beside the pass, :func:`beside_worthwhile`, in pieces while it decides:
+:mod:`acl_bridge.configure_beside`).
 
 A model repeats calls: the same function on tensors of the same layouts (a block of equal
 shapes), and the same tensor read by one function and written by another. Within one
