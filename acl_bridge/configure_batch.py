@@ -213,9 +213,9 @@ class PreparedBatch:
     :meth:`create` is the native call alone (it may run on another thread: it holds no Python
     object's state but its own), :meth:`owned` or :meth:`made` take what it made."""
 
-    def __init__(self, calls: List[Tuple[type, tuple, dict]], kept: KeptDecisions, keep: list, workspace,
-                 planned, n: int, total: int):
-        self.calls, self.kept, self.n, self.total = calls, kept, n, total
+    def __init__(self, calls: List[Tuple[type, tuple, dict]], decisions: Sequence[Decision], kept: KeptDecisions,
+                 keep: list, workspace, planned, n: int, total: int):
+        self.calls, self.decisions, self.kept, self.n, self.total = calls, decisions, kept, n, total
         self._keep, self._workspace, self._planned = keep, workspace, planned  # alive until create() returns
         self.status: Optional[int] = None  # the native call's, once made
         self._refused: Optional[AclError] = None  # what a refusing status raised, with ACL's message
@@ -399,7 +399,7 @@ def prepare_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequence[
         p.descs, p.bases = descs + at, base_array + at
         p.available_in_bytes, p.element_sizes_in_bytes = available_array + at, size_array + at
     keep.extend((params, available_array, size_array, descs))
-    return PreparedBatch(calls, kept, keep, workspace, planned, n, total), ""
+    return PreparedBatch(calls, decisions, kept, keep, workspace, planned, n, total), ""
 
 
 # the constructor's keywords that are not the kind's options (AclFunction._prepare)

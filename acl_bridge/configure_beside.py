@@ -55,17 +55,18 @@ class MadeBeside:
         """The calls decided in a row from the first not handed on, as one piece on the thread."""
         if self._why:
             return
-        ks = []
+        ks: List[int] = []
+        ds: List[Decision] = []
         while self._next in self._decided:
             d = self._decided[self._next]
             if d is not None and not d.plan.staged:
                 ks.append(self._next)
+                ds.append(d)
             self._next += 1
         if not ks:
             return
         try:
-            batch, why = prepare_kept([self._calls[k] for k in ks], [self._decided[k] for k in ks],  # type: ignore[misc]
-                                      decided_here=True)
+            batch, why = prepare_kept([self._calls[k] for k in ks], ds, decided_here=True)
         except AclNdarrayError as e:  # (an output read-only: the one-at-a-time path raises it)
             batch, why = None, str(e)
         if batch is None:
@@ -81,22 +82,22 @@ class MadeBeside:
         handed = [k for ks, _, _ in self._pieces for k in ks]
         why = self._why or ("" if handed == list(batch) else
                             f"{len(handed)} functions made beside the pass, {len(batch)} to make")
-        kept = None
+        kept: Optional[KeptDecisions] = None
         calls = [c for _, piece, _ in self._pieces for c in piece.calls]  # (as each piece took them)
         if not why:  # (made while the last piece runs)
-            kept = KeptDecisions.of([self._decided[k] for k in handed], by_identity=True)  # type: ignore[misc]
+            kept = KeptDecisions.of([d for _, piece, _ in self._pieces for d in piece.decisions], by_identity=True)
         parts = self._wait()
-        if why or any(isinstance(p, str) for p in parts):
-            why = why or next(p for p in parts if isinstance(p, str))  # type: ignore[assignment]
-            return None, why  # (every piece made is let go with ``parts``)
+        refusals = [p for p in parts if isinstance(p, str)]
+        if why or refusals or kept is None:
+            return None, why or refusals[0]  # (every piece made is let go with ``parts``)
         handles: list = []
         tensors: list = []
         seconds: list = []
-        for h, t, s in parts:  # type: ignore[misc]
+        for h, t, s in parts:
             handles += h
             tensors += t
             seconds += s
-        out = RecalledFunctions(calls, kept, handles, tensors)  # type: ignore[arg-type]
+        out = RecalledFunctions(calls, kept, handles, tensors)
         out.seconds = tuple(seconds)
         return out, ""
 
