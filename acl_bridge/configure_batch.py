@@ -239,6 +239,11 @@ class PreparedBatch:
         except AclError as e:
             self._refused = e
 
+    @property
+    def failed_index(self) -> int:
+        """The index in this batch of the function ACL or the bounds check refused (-1: none)."""
+        return -1 if self._refused is None else int(self._failed[0])
+
     def owned(self) -> Tuple[list, list, Tuple[float, ...]]:
         """(per function its native handle, its native tensors, its seconds in the call), each
         owned now (each function holds its buffers); AclError where ACL, or the bounds check,

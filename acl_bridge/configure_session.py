@@ -307,8 +307,8 @@ class ConfigureSession:
     the memo, those of ``known`` included) per category; ``remembered[c]`` of them came from
     ``known`` (an earlier process's answers, decoded: {category: {question_id: answer}});
     ``step_seconds[step][c]`` for the step set in :attr:`step` while the call was made (None:
-    no step); ``beside[c]`` of ``seconds[c]`` ran on another thread while this one went on
-    (:meth:`ask_beside`). :meth:`answers` gives this session's answers encoded, to keep."""
+    no step); of ``seconds[c]``, ``beside[c]`` ran on another thread while this one went on
+    (:meth:`ask_beside`, :meth:`add_beside`; meaningful summed over categories). :meth:`answers` gives this session's answers encoded, to keep."""
 
     def __init__(self, reuse: bool = True, known: Optional[Dict[str, Dict[str, object]]] = None):
         self.reuse = bool(reuse)
@@ -412,10 +412,12 @@ class ConfigureSession:
         return asked
 
     def add_beside(self, category: str, later: Later, step: Optional[int] = None) -> None:
-        """A job's seconds added to ``category`` (for ``step``) once it is answered: the part
-        not waited for (:attr:`Later.waited`) ran beside this session's thread."""
+        """A job's seconds added to ``category`` (for ``step``) once it is answered, and its
+        seconds less the caller's wait for it (:attr:`Later.waited`) to ``beside``: a wait for
+        one job also waits for the jobs queued before it, so a category's part may be negative;
+        summed over the jobs of a thread, it is the time they ran while the caller went on."""
         self._add(category, later.seconds, step)
-        self.beside[category] += max(0.0, later.seconds - later.waited)
+        self.beside[category] += later.seconds - later.waited
 
     def answers(self) -> Dict[str, Dict[str, object]]:
         """This session's answers (asked or remembered), encoded: what a facts cache keeps."""

@@ -56,14 +56,15 @@ class Later(Generic[T]):
 
     def _run(self) -> None:
         call, self._call = self._call, None
-        t0 = time.perf_counter()
+        t0 = None
         try:
-            with ACL_LOCK:
+            with ACL_LOCK:  # (timed once it holds the lock: waiting for it is not ACL's work)
+                t0 = time.perf_counter()
                 self._answer = call()  # type: ignore[misc]
         except BaseException as e:  # raised again by result(), on the caller's thread
             self._error = e
         finally:
-            self.seconds = time.perf_counter() - t0
+            self.seconds = 0.0 if t0 is None else time.perf_counter() - t0
             self._done.set()
 
     @property

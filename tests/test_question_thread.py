@@ -98,7 +98,8 @@ def test_a_session_keeps_what_asking_in_turn_keeps():
     for s in (in_turn, beside):  # the repeated question answered from the memo, not asked again
         assert s.calls["probe"] == 2 and s.reused["probe"] == 1 and s.calls["check_layouts"] == 1
         assert set(s.step_seconds) == {0, 1, 2}  # each asked question's time on the step that asked it
-    assert 0.0 <= beside.beside["probe"] <= beside.seconds["probe"]
+    # (less the waits for them: a wait may outlast its job, so only the bound above holds)
+    assert beside.beside["probe"] <= beside.seconds["probe"]
     assert in_turn.beside.get("probe", 0.0) == 0.0
 
 

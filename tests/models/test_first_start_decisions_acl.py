@@ -265,16 +265,18 @@ def test_the_work_beside_the_pass_answers_as_asked_in_turn(monkeypatch, name):
         runner = TfliteRunner(path, facts_cache=False, model_cache=False)
         s = runner._session
         probed = sorted(k for k, c in s.step_seconds.items() if c.get("probe"))
-        runs[beside] = (runner, s.calls["probe"], probed, s.beside.get("probe", 0.0), s.seconds["probe"],
-                        s.calls["configure"], s.beside.get("configure", 0.0), s.seconds["configure"])
-    (alone, n1, steps1, beside1, _, pieces1, made1, _) = runs[False]
-    (beside, n2, steps2, beside2, seconds2, pieces2, made2, configure2) = runs[True]
+        # (the seconds of ACL's work beside the pass are meaningful summed: a wait for a probe
+        # queued behind a piece waits for both; ConfigureSession.add_beside)
+        runs[beside] = (runner, s.calls["probe"], probed, s.calls["configure"],
+                        s.beside.get("probe", 0.0) + s.beside.get("configure", 0.0),
+                        s.seconds["probe"] + s.seconds["configure"])
+    (alone, n1, steps1, pieces1, beside1, _) = runs[False]
+    (beside, n2, steps2, pieces2, beside2, seconds2) = runs[True]
     try:
-        assert n1 == n2 and steps1 == steps2 and len(steps1) == n1
-        assert beside1 == 0.0 and 0.0 <= beside2 <= seconds2
+        assert n1 == n2 and steps1 == steps2 and len(steps1) == n1 and (n1 > 0 or name != "face_detection_front")
         # one native call after the pass, or pieces beside it (the first as soon as a call is
         # decided); a staging function (20.08) made alone after either
-        assert made1 == 0.0 and pieces2 >= pieces1 + 1 and 0.0 < made2 <= configure2
+        assert beside1 == 0.0 and pieces2 >= pieces1 + 1 and 0.0 < beside2 <= seconds2
         assert alone.functions_batched == beside.functions_batched > 0
         assert _decisions(beside) == _decisions(alone)
         assert len(kept) == 2 and encode_answers(kept[1]) == encode_answers(kept[0])

@@ -197,7 +197,7 @@ class LoadPhases:
             native = self._native.get(name, {})
             out.append(PhaseTime(name, self._seconds[name], tuple(
                 NativeTime(c, native[c][0], int(native[c][1]), int(native[c][2])) for c in CATEGORIES if c in native),
-                self._beside.get(name, 0.0)))
+                max(0.0, self._beside.get(name, 0.0))))  # (a wait longer than the jobs it waited for: none beside)
         return tuple(out)
 
 

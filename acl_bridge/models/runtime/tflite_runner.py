@@ -650,60 +650,62 @@ class TfliteRunner:
             decided = None
         cold = bool(calls) and decided is None and self.share_workspaces and self.batch_first_start
         beside: Optional[MadeBeside] = None
-        if cold:  # a first start: every function decided first, then made as a second start makes them
-            if beside_worthwhile(padding_asked=not self._unasked):  # made in pieces while the pass goes on
-                self.workspaces = [Workspace(self.backend)]
-                beside = MadeBeside([(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=self.workspaces[0]))
-                                     for s, operands, kwargs in calls])
-            try:
-                decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs)
-                                             for s, operands, kwargs in calls],
-                                            self._session_step, self._bound, padding_asked=not self._unasked,
-                                            made_beside=beside)
-            finally:
-                if beside is not None and decided is None:
-                    beside.close()  # (what was made is let go: the one-at-a-time path has a fresh workspace)
-            self._session.step = None
-            self.batch_refused = why or None
-            if decided is None and self._unchecked:
-                raise UncheckedRefused(why)
         batch: Sequence[int] = ()
         functions: Optional[RecalledFunctions] = None
-        if decided is not None and self.share_workspaces:
-            if beside is None:
-                self.workspaces = [Workspace(self.backend)]
-            for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
-                kwargs["workspace"] = self.workspaces[0]
-            # a staging plan's copies run in Python around its function: made alone, below
-            batch = [k for k, d in enumerate(decided) if d is not None and not d.plan.staged]
-            if len(batch) < len(calls):  # (a first start's pass said why of the first; kept decisions say it here)
-                first = next(k for k, d in enumerate(decided) if d is None or d.plan.staged)
-                why = self.batch_refused or (f"function {first}: {calls[first][0].kind}: its plan stages "
-                                             f"{list(decided[first].plan.staged)}")
-                self.batch_refused = (f"{len(calls) - len(batch)} of {len(calls)} functions made one at a time, "
-                                      f"their plans staging a tensor ({why})")
-            if batch:
-                functions, why = beside.made(batch) if beside is not None else configure_kept(
-                    [(ROLES[calls[k][0].kind], tuple(calls[k][1]), calls[k][2]) for k in batch],
-                    [decided[k] for k in batch], decided_here=cold)
-                if functions is None:
-                    self.batch_refused = why or None
-                    batch = ()
-                    if cold and self._unchecked:
-                        raise UncheckedRefused(why)
-            if beside is not None:
-                beside.close()  # (made() closed it where it ran; else nothing made is kept)
-            if functions is not None:
-                self.functions_batched = len(functions)
-                functions.recalled = not cold
-                for k, seconds in zip(batch, functions.seconds):  # the configure profile's steps
-                    self._session.step_seconds[k]["configure"] += seconds
-                if len(batch) == len(calls):
-                    self.functions = functions
-                    self.functions_recalled = 0 if cold else len(functions)
-                    return
-        elif decided is not None:
-            self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
+        try:
+            if cold:  # a first start: every function decided first, then made as a second start makes them
+                if beside_worthwhile(padding_asked=not self._unasked):  # made in pieces while the pass goes on
+                    self.workspaces = [Workspace(self.backend)]
+                    beside = MadeBeside([(ROLES[s.kind], tuple(operands), dict(kwargs, workspace=self.workspaces[0]))
+                                         for s, operands, kwargs in calls])
+                try:
+                    decided, why = decide_calls([(ROLES[s.kind], tuple(operands), kwargs)
+                                                 for s, operands, kwargs in calls],
+                                                self._session_step, self._bound, padding_asked=not self._unasked,
+                                                made_beside=beside)
+                finally:
+                    if beside is not None and decided is None:
+                        beside.close()  # (what was made is let go: the one-at-a-time path has a fresh workspace)
+                self._session.step = None
+                self.batch_refused = why or None
+                if decided is None and self._unchecked:
+                    raise UncheckedRefused(why)
+            if decided is not None and self.share_workspaces:
+                if beside is None:
+                    self.workspaces = [Workspace(self.backend)]
+                for _, _, kwargs in calls:  # (a refused batch's one-at-a-time path gives its own)
+                    kwargs["workspace"] = self.workspaces[0]
+                # a staging plan's copies run in Python around its function: made alone, below
+                batch = [k for k, d in enumerate(decided) if d is not None and not d.plan.staged]
+                if len(batch) < len(calls):  # (a first start's pass said why of the first; kept decisions say it here)
+                    first = next(k for k, d in enumerate(decided) if d is None or d.plan.staged)
+                    why = self.batch_refused or (f"function {first}: {calls[first][0].kind}: its plan stages "
+                                                 f"{list(decided[first].plan.staged)}")
+                    self.batch_refused = (f"{len(calls) - len(batch)} of {len(calls)} functions made one at a time, "
+                                          f"their plans staging a tensor ({why})")
+                if batch:
+                    functions, why = beside.made(batch) if beside is not None else configure_kept(
+                        [(ROLES[calls[k][0].kind], tuple(calls[k][1]), calls[k][2]) for k in batch],
+                        [decided[k] for k in batch], decided_here=cold)
+                    if functions is None:
+                        self.batch_refused = why or None
+                        batch = ()
+                        if cold and self._unchecked:
+                            raise UncheckedRefused(why)
+            elif decided is not None:
+                self.batch_refused = "a workspace per function (share_workspaces=False): one native call takes one"
+        finally:
+            if beside is not None:  # (made() closed it where it ran; else, or on any error, nothing made is kept)
+                beside.close()
+        if functions is not None:
+            self.functions_batched = len(functions)
+            functions.recalled = not cold
+            for k, seconds in zip(batch, functions.seconds):  # the configure profile's steps
+                self._session.step_seconds[k]["configure"] += seconds
+            if len(batch) == len(calls):
+                self.functions = functions
+                self.functions_recalled = 0 if cold else len(functions)
+                return
         # one at a time: every function, or those the one native call did not make (each
         # staging function, with its kept decision where there is one), in order with the others
         made: List[F.AclFunction] = []
