@@ -214,8 +214,9 @@ class PreparedBatch:
     object's state but its own), :meth:`owned` or :meth:`made` take what it made."""
 
     def __init__(self, calls: List[Tuple[type, tuple, dict]], decisions: Sequence[Decision], kept: KeptDecisions,
-                 keep: list, workspace, planned, n: int, total: int):
-        self.calls, self.decisions, self.kept, self.n, self.total = calls, decisions, kept, n, total
+                 keep: list, workspace, planned, total: int):
+        self.calls, self.decisions, self.kept, self.total = calls, decisions, kept, total  # total: tensors, all roles
+        self.n = len(calls)
         self._keep, self._workspace, self._planned = keep, workspace, planned  # alive until create() returns
         self.status: Optional[int] = None  # the native call's, once made
         self._refused: Optional[AclError] = None  # what a refusing status raised, with ACL's message
@@ -404,7 +405,7 @@ def prepare_kept(calls: Sequence[Tuple[type, tuple, dict]], decisions: Sequence[
         p.descs, p.bases = descs + at, base_array + at
         p.available_in_bytes, p.element_sizes_in_bytes = available_array + at, size_array + at
     keep.extend((params, available_array, size_array, descs))
-    return PreparedBatch(calls, decisions, kept, keep, workspace, planned, n, total), ""
+    return PreparedBatch(calls, decisions, kept, keep, workspace, planned, total), ""
 
 
 # the constructor's keywords that are not the kind's options (AclFunction._prepare)

@@ -308,7 +308,8 @@ class ConfigureSession:
     ``known`` (an earlier process's answers, decoded: {category: {question_id: answer}});
     ``step_seconds[step][c]`` for the step set in :attr:`step` while the call was made (None:
     no step); of ``seconds[c]``, ``beside[c]`` ran on another thread while this one went on
-    (:meth:`ask_beside`, :meth:`add_beside`; meaningful summed over categories). :meth:`answers` gives this session's answers encoded, to keep."""
+    (:meth:`ask_beside`, :meth:`add_beside`; meaningful summed over categories).
+    :meth:`answers` gives this session's answers encoded, to keep."""
 
     def __init__(self, reuse: bool = True, known: Optional[Dict[str, Dict[str, object]]] = None):
         self.reuse = bool(reuse)
